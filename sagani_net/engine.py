@@ -1,0 +1,954 @@
+"""The Sagani rules engine: one state object, deterministic from a seed.
+
+The turn sequence lives here and only here (RULINGS R2, R5, R6, R7). A turn is two decisions for
+the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``, ``pass``,
+``reveal``), then ``place`` it.
+
+>>> state = State.new(players=2, seed=7)
+>>> state.current_seat, state.phase
+(0, 'choose')
+>>> events = state.apply(Action.take(0))
+>>> events = state.apply(Action.place((0, 0), 90))
+>>> state.current_seat
+1
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from sagani_net.game import Data, RuleError, register
+from sagani_net.tiles import (
+    ARROWS,
+    DIRECTIONS,
+    ELEMENT_OF,
+    ELEMENTS,
+    NEIGHBOURS,
+    ROTATIONS,
+    TILE_IDS,
+    TILES,
+)
+
+MODES = ("multi", "solo", "solo-advanced")
+#: RULINGS R1: end thresholds by number of players (the German rulebook's).
+THRESHOLDS = {1: 75, 2: 75, 3: 60, 4: 45}
+DISCS = 24
+OFFER_SIZE = 5
+STORAGE_SIZE = 4
+CACOPHONY_POINTS = 2
+SOLO_GOAL = 75
+SET_ASIDE = 5
+BONUS_POINTS = 5
+BONUS_FROM_TILE = 5
+BONUS_MAX_UNFLIPPED = 2
+
+CHOOSE, PLACE, OVER = "choose", "place", "over"
+ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
+
+
+class Action(NamedTuple):
+    """One decision. Text form: ``take 2``, ``draw``, ``pick 0``, ``pass``, ``reveal``,
+    ``place 1,-1 90``; wire form: :meth:`to_dict`.
+
+    >>> Action.parse("place 1,-1 90")
+    Action(type='place', index=None, cell=(1, -1), rotation=90)
+    >>> str(Action.take(2))
+    'take 2'
+    """
+
+    type: str
+    index: int | None = None
+    cell: tuple[int, int] | None = None
+    rotation: int = 0
+
+    @classmethod
+    def take(cls, index: int) -> Action:
+        return cls("take", index)
+
+    @classmethod
+    def pick(cls, index: int) -> Action:
+        return cls("pick", index)
+
+    @classmethod
+    def place(cls, cell: tuple[int, int], rotation: int = 0) -> Action:
+        return cls("place", None, (cell[0], cell[1]), rotation)
+
+    def __str__(self) -> str:
+        if self.type in ("take", "pick"):
+            return f"{self.type} {self.index}"
+        if self.type == "place":
+            assert self.cell is not None
+            return f"place {self.cell[0]},{self.cell[1]} {self.rotation}"
+        return self.type
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read the text form; raises RuleError("bad_action", ...)."""
+        words = text.split()
+        try:
+            if words and words[0] in ("take", "pick") and len(words) == 2:
+                return cls(words[0], int(words[1]))
+            if words and words[0] == "place" and len(words) in (2, 3):
+                x, y = (int(v) for v in words[1].split(","))
+                return cls.place((x, y), int(words[2]) if len(words) == 3 else 0)
+            if len(words) == 1 and words[0] in ("draw", "pass", "reveal"):
+                return cls(words[0])
+        except ValueError:
+            pass
+        raise RuleError("bad_action", f"cannot read {text!r} as an action")
+
+    def to_dict(self) -> Data:
+        """The wire and record form, e.g. ``{"type": "take", "index": 2}``."""
+        if self.type in ("take", "pick"):
+            return {"type": self.type, "index": self.index}
+        if self.type == "place":
+            assert self.cell is not None
+            return {
+                "type": "place",
+                "cell": [self.cell[0], self.cell[1]],
+                "rotation": self.rotation,
+            }
+        return {"type": self.type}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Action:
+        """Read the wire form, checking every field; raises RuleError("bad_action", ...)."""
+        if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
+            raise RuleError("bad_action", f"an action is a map with a type in {ACTION_TYPES}")
+        kind = data["type"]
+        fields = {"type"} | {
+            "take": {"index"},
+            "pick": {"index"},
+            "place": {"cell", "rotation"},
+        }.get(kind, set())
+        extra = set(data) - fields - {"seat"}
+        missing = fields - set(data)
+        if extra or missing:
+            raise RuleError("bad_action", f"{kind} takes fields {sorted(fields)}")
+        if kind in ("take", "pick"):
+            if not _is_int(data["index"]):
+                raise RuleError("bad_action", "index must be an integer")
+            return cls(kind, data["index"])
+        if kind == "place":
+            cell, rotation = data["cell"], data["rotation"]
+            if not (isinstance(cell, list | tuple) and len(cell) == 2 and all(map(_is_int, cell))):
+                raise RuleError("bad_action", "cell must be [x, y] with integers")
+            if not _is_int(rotation) or rotation not in ROTATIONS:
+                raise RuleError("bad_action", "rotation must be 0, 90, 180 or 270")
+            return cls.place((cell[0], cell[1]), rotation)
+        return cls(kind)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Placement(NamedTuple):
+    """What placing a tile would do, computed without changing anything (see :meth:`State.preview`).
+
+    ``covers`` are ``(cell, direction)`` of arrows already in the display that the new tile
+    covers; ``flips`` the cells of those tiles that complete; ``covered`` the new tile's own
+    arrows that are covered at once (direction indexes); ``open`` the rest.
+    """
+
+    tile: int
+    cell: tuple[int, int]
+    rotation: int
+    covers: tuple[tuple[tuple[int, int], int], ...]
+    flips: tuple[tuple[int, int], ...]
+    covered: tuple[int, ...]
+    open: tuple[int, ...]
+    points: int  # flipped value, the new tile's included when it completes at once
+    discs_freed: int
+    cacophony: int  # cacophony discs this placement takes
+
+    @property
+    def completes(self) -> bool:
+        return not self.open
+
+    def score_change(self, cacophony_counts: bool = True) -> int:
+        return self.points - (CACOPHONY_POINTS * self.cacophony if cacophony_counts else 0)
+
+    def summary(self) -> Data:
+        """Plain data for the console and the wire."""
+        return {
+            "tile": self.tile,
+            "cell": list(self.cell),
+            "rotation": self.rotation,
+            "covers": [[c[0], c[1], DIRECTIONS[d]] for c, d in self.covers],
+            "flips": [list(c) for c in self.flips] + ([list(self.cell)] if self.completes else []),
+            "covered": [DIRECTIONS[d] for d in self.covered],
+            "open": [DIRECTIONS[d] for d in self.open],
+            "points": self.points,
+            "discs_freed": self.discs_freed,
+            "cacophony": self.cacophony,
+        }
+
+
+# Lines through a cell, used to find what an arrow sees in O(1). An arrow in direction d runs
+# along line kind d % 4 (0: column, 1: NE-SW diagonal, 2: row, 3: SE-NW diagonal), towards a
+# larger position along that line when d < 4.
+def _line_keys(x: int, y: int, element: int) -> tuple[tuple[int, int], ...]:
+    """(key, position along the line) for the four lines through (x, y), for one element."""
+    return (
+        ((x * 4 + element) * 4, y),
+        (((x - y) * 4 + element) * 4 + 1, x),
+        ((y * 4 + element) * 4 + 2, x),
+        (((x + y) * 4 + element) * 4 + 3, x),
+    )
+
+
+def _arrow_line(x: int, y: int, d: int, element: int) -> tuple[int, int]:
+    """(key, position) of the line an arrow from (x, y) in direction d runs along."""
+    kind = d & 3
+    if kind == 0:
+        return (x * 4 + element) * 4, y
+    coord = x - y if kind == 1 else (y if kind == 2 else x + y)
+    return (coord * 4 + element) * 4 + kind, x
+
+
+class Player:
+    """One seat's display and supply. Shared between clones until one of them writes to it."""
+
+    __slots__ = (
+        "score", "landed", "supply", "cacophony", "turns", "bonus", "placed",
+        "tiles", "open", "frontier", "reach", "watch", "owner",
+    )  # fmt: skip
+
+    def __init__(self, landed: int) -> None:
+        self.score = 0
+        self.landed = landed  # R4: the tick at which the marker last landed; lower is ahead
+        self.supply = DISCS
+        self.cacophony = 0
+        self.turns = 0
+        self.bonus = 0
+        self.placed = 0
+        self.tiles: dict[tuple[int, int], tuple[int, int]] = {}  # cell -> (tile id, rotation index)
+        self.open: dict[tuple[int, int], tuple[int, ...]] = {}  # unflipped cell -> open directions
+        self.frontier: dict[tuple[int, int], None] = {}  # empty cells next to the display, ordered
+        self.reach: dict[int, tuple[int, int]] = {}  # line key -> (lowest, highest) position
+        self.watch: dict[int, tuple[tuple[int, tuple[int, int], int], ...]] = {}  # open arrows
+        self.owner: object = None
+
+    def copy(self, owner: object) -> Player:
+        p = Player.__new__(Player)
+        p.score, p.landed, p.supply, p.cacophony = (
+            self.score,
+            self.landed,
+            self.supply,
+            self.cacophony,
+        )
+        p.turns, p.bonus, p.placed = self.turns, self.bonus, self.placed
+        p.tiles, p.open, p.frontier = self.tiles.copy(), self.open.copy(), self.frontier.copy()
+        p.reach, p.watch = self.reach.copy(), self.watch.copy()
+        p.owner = owner
+        return p
+
+    def unflipped_value(self) -> int:
+        return sum(TILES[self.tiles[c][0]].value for c in self.open)
+
+    def evaluate(
+        self, tile: int, cell: tuple[int, int], rot: int, cacophony_costs: bool
+    ) -> Placement:
+        """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
+        x, y = cell
+        element = ELEMENT_OF[tile]
+        covers = []
+        hits: dict[tuple[int, int], int] = {}
+        watch = self.watch
+        for key, pos in _line_keys(x, y, element):
+            for at, source, d in watch.get(key, ()):
+                if (pos > at) if d < 4 else (pos < at):
+                    covers.append((source, d))
+                    hits[source] = hits.get(source, 0) + 1
+        tiles, open_ = self.tiles, self.open
+        flips = tuple(c for c, n in hits.items() if n == len(open_[c]))
+        points = 0
+        freed = 0
+        for c in flips:
+            t = tiles[c][0]
+            points += TILES[t].value
+            freed += len(ARROWS[t, 0])
+        arrows = ARROWS[tile, rot]
+        need = len(arrows)
+        supply = self.supply + freed
+        cacophony = need - supply if need > supply else 0
+        reach = self.reach
+        covered = []
+        still_open = []
+        for d, want in arrows:
+            key, pos = _arrow_line(x, y, d, want)
+            ext = reach.get(key)
+            if ext is not None and ((ext[1] > pos) if d < 4 else (ext[0] < pos)):
+                covered.append(d)
+            else:
+                still_open.append(d)
+        if not still_open:
+            points += TILES[tile].value
+        return Placement(
+            tile,
+            cell,
+            ROTATIONS[rot],
+            tuple(covers),
+            flips,
+            tuple(covered),
+            tuple(still_open),
+            points,
+            freed,
+            cacophony,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: scores as shown at the end (advanced solo: the final score) and ranking."""
+
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    tiles_used: int | None = None  # basic solo: tiles placed
+    won: bool | None = None  # solo modes: goal reached
+
+    def to_dict(self) -> Data:
+        data: Data = {"scores": list(self.scores), "ranking": list(self.ranking)}
+        if self.tiles_used is not None:
+            data["tiles_used"] = self.tiles_used
+        if self.won is not None:
+            data["won"] = self.won
+        return data
+
+
+def shuffled_tiles(seed: int) -> list[int]:
+    """The draw pile for ``seed``, top first."""
+    tiles = list(TILE_IDS)
+    random.Random(seed).shuffle(tiles)
+    return tiles
+
+
+class State:
+    """A game of Sagani in progress. See the module docstring for an example."""
+
+    __slots__ = (
+        "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
+        "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo", "taken_in_intermezzo",
+        "end_triggered", "last_round", "history", "tick", "outcome",
+    )  # fmt: skip
+
+    # -- creation ---------------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        players: int = 2,
+        mode: str = "multi",
+        seed: int | None = None,
+        tiles: list[int] | None = None,
+    ) -> State:
+        """A new game. ``tiles`` (top first) overrides the shuffle, for tests and records."""
+        if mode not in MODES:
+            raise RuleError("bad_config", f"mode must be one of {MODES}")
+        if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
+            raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
+        if tiles is None:
+            if seed is None:
+                seed = random.SystemRandom().randrange(2**63)
+            tiles = shuffled_tiles(seed)
+        elif sorted(tiles) != list(TILE_IDS):
+            raise RuleError("bad_record", "tiles must be the 72 tile ids, each once")
+        elif seed is not None and shuffled_tiles(seed) != list(tiles):
+            raise RuleError("bad_record", "tiles are not the shuffle of this seed")
+        s = cls.__new__(cls)
+        s.players = players
+        s.mode = mode
+        s.seed = seed
+        s.tiles = tuple(tiles)
+        s.threshold = THRESHOLDS[players]
+        s.pile = list(reversed(tiles))  # top at the end, so dealing pops
+        s.set_aside = []
+        s.offer = []
+        s.storage = []
+        s.removed = []
+        s.seats = [Player(i) for i in range(players)]
+        s.seat = 0
+        s.phase = CHOOSE
+        s.held = None
+        s.turn_seat = 0
+        s.intermezzo = None
+        s.taken_in_intermezzo = 0
+        s.end_triggered = False
+        s.last_round = False
+        s.history = []
+        s.tick = players
+        s.outcome = None
+        for p in s.seats:
+            p.owner = s
+        if mode == "multi":
+            s._refill(None)
+        else:
+            s._set_aside_top(None)
+        return s
+
+    def clone(self) -> State:
+        """An independent copy; displays are shared until either side changes them."""
+        c = State.__new__(State)
+        c.players, c.mode, c.seed, c.tiles = self.players, self.mode, self.seed, self.tiles
+        c.threshold, c.pile, c.set_aside = self.threshold, self.pile.copy(), self.set_aside.copy()
+        c.offer, c.storage, c.removed = self.offer.copy(), self.storage.copy(), self.removed.copy()
+        for p in self.seats:
+            p.owner = None
+        c.seats = self.seats.copy()
+        c.seat, c.phase, c.held, c.turn_seat = self.seat, self.phase, self.held, self.turn_seat
+        c.intermezzo, c.taken_in_intermezzo = self.intermezzo, self.taken_in_intermezzo
+        c.end_triggered, c.last_round = self.end_triggered, self.last_round
+        c.history, c.tick, c.outcome = self.history.copy(), self.tick, self.outcome
+        return c
+
+    def _own(self, seat: int) -> Player:
+        p = self.seats[seat]
+        if p.owner is not self:
+            p = self.seats[seat] = p.copy(self)
+        return p
+
+    # -- questions --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return len(self.history)
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.phase == OVER else self.seat
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> list[int]:
+        if self.outcome is not None:
+            return list(self.outcome.scores)
+        return [p.score for p in self.seats]
+
+    def ranking(self) -> list[int]:
+        """Seats best first (R4): more points, then the marker lower in its stack."""
+        if self.outcome is not None:
+            return list(self.outcome.ranking)
+        seats = self.seats
+        return sorted(range(self.players), key=lambda i: (-seats[i].score, seats[i].landed))
+
+    def pile_size(self) -> int:
+        return len(self.pile) + len(self.set_aside)
+
+    def top_tile(self) -> int | None:
+        """The pile's next tile; only its back (element, value) is public."""
+        if self.pile:
+            return self.pile[-1]
+        return self.set_aside[0] if self.set_aside else None
+
+    def can_draw(self) -> bool:
+        return (
+            self.intermezzo is None and self.mode == "multi" and len(self.offer) == 1
+            and bool(self.pile) and len(self.storage) < STORAGE_SIZE
+        )  # fmt: skip
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal decision for the seat to move, in a stable order."""
+        if self.phase == PLACE:
+            rotations = ROTATIONS
+            return [Action("place", None, c, r) for c in self._cells() for r in rotations]
+        if self.phase == OVER:
+            return []
+        if self.mode != "multi":
+            return [Action("reveal")]
+        if self.intermezzo is not None:
+            return [Action("pick", i) for i in range(len(self.storage))] + [Action("pass")]
+        actions = [Action("take", i) for i in range(len(self.offer))]
+        if self.can_draw():
+            actions.append(Action("draw"))
+        return actions or [Action("pass")]
+
+    def _cells(self) -> list[tuple[int, int]]:
+        frontier = self.seats[self.seat].frontier
+        return list(frontier) if frontier else [(0, 0)]
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A uniformly random legal action, without listing them all."""
+        if self.phase == PLACE:
+            frontier = self.seats[self.seat].frontier
+            cell = tuple(frontier)[int(rng.random() * len(frontier))] if frontier else (0, 0)
+            return Action("place", None, cell, ROTATIONS[int(rng.random() * 4)])
+        actions = self.legal_actions()
+        return actions[int(rng.random() * len(actions))]
+
+    def preview(self, action: Action) -> Placement:
+        """What placing the held tile as ``action`` would cover, flip, score and cost.
+
+        Changes nothing. Raises RuleError if that placement is not legal now.
+        """
+        self._check(action)
+        return self._evaluate(action)
+
+    def _evaluate(self, action: Action) -> Placement:
+        assert self.held is not None and action.cell is not None
+        costs = self.mode != "solo-advanced"
+        rot = ROTATIONS.index(action.rotation)
+        return self.seats[self.seat].evaluate(self.held, action.cell, rot, costs)
+
+    # -- the turn sequence ------------------------------------------------------------------
+
+    def parse_action(self, data: Data) -> Action:
+        return Action.from_dict(data)
+
+    def apply(self, action: Action) -> list[Data]:
+        """Validate and play ``action`` for the seat to move; return the events it caused.
+
+        :raises RuleError: with a reason code when the action is not legal; nothing changes.
+        """
+        self._check(action)
+        events: list[Data] = []
+        self._do(action, events)
+        return events
+
+    def push(self, action: Action) -> None:
+        """Play ``action`` without checking it or reporting events (search and playouts)."""
+        self._do(action, None)
+
+    def playout(self, rng: random.Random) -> None:
+        """Play uniformly random legal actions until the game is over."""
+        while self.phase != OVER:
+            self._do(self.random_action(rng), None)
+
+    def _check(self, action: Action) -> None:
+        phase = self.phase
+        kind = action.type
+        if phase == OVER:
+            raise RuleError("game_over", "the game is over")
+        if phase == PLACE:
+            if kind != "place":
+                raise RuleError("wrong_phase", f"place the tile you hold first, not {kind}")
+            if action.rotation not in ROTATIONS:
+                raise RuleError("bad_rotation", "rotation must be 0, 90, 180 or 270")
+            frontier = self.seats[self.seat].frontier
+            if frontier and action.cell not in frontier:
+                raise RuleError(
+                    "not_adjacent",
+                    f"cell {action.cell} is not empty and next to a tile of your display",
+                )
+            if not frontier and action.cell != (0, 0):
+                raise RuleError(
+                    "first_tile_at_origin", "the first tile of a display goes at (0, 0)"
+                )
+            return
+        if kind == "place":
+            raise RuleError("wrong_phase", "choose a tile before placing one")
+        if kind not in {a.type for a in self.legal_actions()}:
+            raise RuleError("not_allowed", f"{kind} is not allowed now")
+        if kind in ("take", "pick"):
+            source = self.offer if kind == "take" else self.storage
+            if not _is_int(action.index) or not 0 <= action.index < len(source):
+                raise RuleError("bad_index", f"{kind} index must be from 0 to {len(source) - 1}")
+
+    def _do(self, action: Action, ev: list[Data] | None) -> None:
+        """R2 step 1 (choose) or steps 2-5 (place), then whatever the turn's end brings."""
+        seat = self.seat
+        kind = action.type
+        self.history.append((seat, action))
+        if kind == "place":
+            self._place(action, ev)
+            return
+        if kind == "take":
+            self.held = self.offer.pop(action.index)
+        elif kind == "pick":
+            self.held = self.storage.pop(action.index)
+            self.taken_in_intermezzo += 1
+        elif kind == "draw":
+            stored = self.offer.pop()
+            self.storage.append(stored)
+            self.held = self.pile.pop()
+            if ev is not None:
+                ev.append({"type": "tile_stored", "seat": seat, "tile": stored})
+        elif kind == "reveal":
+            self.held = self.pile.pop() if self.pile else self.set_aside.pop(0)
+        else:  # pass
+            in_intermezzo = self.intermezzo is not None
+            if ev is not None:
+                reason = "intermezzo" if in_intermezzo else "no_tile"
+                ev.append({"type": "player_passed", "seat": seat, "reason": reason})
+            if in_intermezzo:
+                self._next_in_intermezzo(ev)
+            else:
+                self._after_turn(ev)
+            return
+        self.phase = PLACE
+        if ev is not None:
+            source = {"take": "offer", "pick": "storage", "draw": "pile", "reveal": "pile"}[kind]
+            event: Data = {"type": "tile_taken", "seat": seat, "tile": self.held, "source": source}
+            if action.index is not None:
+                event["index"] = action.index
+            ev.append(event)
+
+    def _place(self, action: Action, ev: list[Data] | None) -> None:
+        seat = self.seat
+        pl = self._evaluate(action)
+        p = self._own(seat)
+        tile, cell = pl.tile, pl.cell
+        x, y = cell
+        rot = ROTATIONS.index(pl.rotation)
+        element = ELEMENT_OF[tile]
+        # R2 step 2: the tile lies in the display and becomes a target on its four lines.
+        p.tiles[cell] = (tile, rot)
+        p.placed += 1
+        frontier = p.frontier
+        frontier.pop(cell, None)
+        for dx, dy in NEIGHBOURS:
+            n = (x + dx, y + dy)
+            if n not in p.tiles:
+                frontier[n] = None
+        reach = p.reach
+        for key, pos in _line_keys(x, y, element):
+            ext = reach.get(key)
+            if ext is None:
+                reach[key] = (pos, pos)
+            elif pos < ext[0]:
+                reach[key] = (pos, ext[1])
+            elif pos > ext[1]:
+                reach[key] = (ext[0], pos)
+        if ev is not None:
+            ev.append({
+                "type": "tile_placed", "seat": seat, "tile": tile, "cell": [x, y],
+                "rotation": pl.rotation,
+            })  # fmt: skip
+        # R2 step 3: arrows already in the display that now see it; completed tiles flip.
+        watch = p.watch
+        for source, d in pl.covers:
+            sx, sy = source
+            key, _ = _arrow_line(sx, sy, d, element)
+            watch[key] = tuple(w for w in watch[key] if w[1] != source or w[2] != d)
+            if not watch[key]:
+                del watch[key]
+            p.open[source] = tuple(o for o in p.open[source] if o != d)
+            if ev is not None:
+                ev.append({
+                    "type": "arrow_covered", "seat": seat, "cell": [sx, sy],
+                    "arrow": DIRECTIONS[d], "by": [x, y],
+                })  # fmt: skip
+        for source in pl.flips:
+            self._flip(p, seat, source, ev)
+        # R2 step 4: discs on the new tile, cacophony for the missing ones, even if it completes.
+        arrows = ARROWS[tile, rot]
+        need = len(arrows)
+        if pl.cacophony:
+            p.cacophony += pl.cacophony
+            p.supply = 0
+            if self.mode != "solo-advanced":
+                self._move(p, -CACOPHONY_POINTS * pl.cacophony)
+            if ev is not None:
+                ev.append({
+                    "type": "cacophony_taken", "seat": seat, "count": pl.cacophony,
+                    "score": p.score, "total": p.cacophony,
+                })  # fmt: skip
+        else:
+            p.supply -= need
+        # R2 step 5: the new tile's own arrows.
+        if ev is not None:
+            for d in pl.covered:
+                ev.append({
+                    "type": "arrow_covered", "seat": seat, "cell": [x, y],
+                    "arrow": DIRECTIONS[d], "by": None,
+                })  # fmt: skip
+        p.open[cell] = pl.open
+        if pl.open:
+            wants = dict(arrows)
+            for d in pl.open:
+                key, pos = _arrow_line(x, y, d, wants[d])
+                watch[key] = watch.get(key, ()) + ((pos, cell, d),)
+        else:
+            self._flip(p, seat, cell, ev)
+        self.held = None
+        if self.intermezzo is not None:
+            self._next_in_intermezzo(ev)
+        else:
+            self._after_turn(ev)
+
+    def _flip(self, p: Player, seat: int, cell: tuple[int, int], ev: list[Data] | None) -> None:
+        tile = p.tiles[cell][0]
+        del p.open[cell]
+        p.supply += len(ARROWS[tile, 0])
+        value = TILES[tile].value
+        self._move(p, value)
+        if ev is not None:
+            ev.append({
+                "type": "tile_flipped", "seat": seat, "cell": list(cell), "tile": tile,
+                "points": value, "score": p.score,
+            })  # fmt: skip
+        if self.mode == "multi" and p.score >= self.threshold and not self.end_triggered:
+            self.end_triggered = True  # R6: at once, and for good, even if cacophony follows
+            if ev is not None:
+                ev.append({"type": "end_triggered", "seat": seat, "score": p.score})
+
+    def _move(self, p: Player, points: int) -> None:
+        """Move a score marker; it lands on top of the stack of its new value (R4)."""
+        p.score += points
+        p.landed = self.tick
+        self.tick += 1
+
+    def _after_turn(self, ev: list[Data] | None) -> None:
+        """The end of a regular turn: solo ends, intermezzo, game end, refill, next seat."""
+        seat = self.seat
+        p = self._own(seat)
+        p.turns += 1
+        self.phase = CHOOSE
+        if self.mode != "multi":
+            self._after_solo_turn(p, ev)
+            return
+        if not self.offer and len(self.storage) == STORAGE_SIZE:
+            self._start_intermezzo(ev)
+            return
+        self._continue_round(ev)
+
+    def _continue_round(self, ev: list[Data] | None) -> None:
+        """After a regular turn (and its intermezzo): end the game or hand over to the next seat."""
+        seat = self.turn_seat
+        if (self.end_triggered or self.last_round) and seat == self.players - 1:
+            self._finish(ev)
+            return
+        if not self.offer:
+            self._refill(ev)
+        self.seat = self.turn_seat = (seat + 1) % self.players
+
+    def _refill(self, ev: list[Data] | None) -> None:
+        dealt = [self.pile.pop() for _ in range(min(OFFER_SIZE, len(self.pile)))]
+        self.offer.extend(dealt)
+        if ev is not None:
+            ev.append({"type": "offer_refilled", "tiles": dealt})
+        if len(self.pile) <= 4 and not self.last_round:
+            self.last_round = True  # R6: the pile ran low, this round is the last
+            if ev is not None:
+                ev.append({"type": "last_round", "pile": len(self.pile)})
+
+    def _start_intermezzo(self, ev: list[Data] | None) -> None:
+        order = tuple(reversed(self.ranking()))  # R5: furthest behind first, fixed now
+        self.intermezzo = (order, 0)
+        self.taken_in_intermezzo = 0
+        self.seat = order[0]
+        if ev is not None:
+            ev.append(
+                {"type": "intermezzo_started", "order": list(order), "storage": self.storage[:]}
+            )
+
+    def _next_in_intermezzo(self, ev: list[Data] | None) -> None:
+        assert self.intermezzo is not None
+        order, i = self.intermezzo
+        self.phase = CHOOSE
+        if i + 1 < len(order) and self.storage:
+            self.intermezzo = (order, i + 1)
+            self.seat = order[i + 1]
+            return
+        self.intermezzo = None
+        if ev is not None:
+            ev.append({"type": "intermezzo_ended", "taken": self.taken_in_intermezzo})
+        if self.taken_in_intermezzo == 0:
+            cleared, self.storage = self.storage, []
+            self.removed.extend(cleared)
+            if ev is not None:
+                ev.append({"type": "storage_cleared", "tiles": cleared})
+        self._continue_round(ev)
+
+    def _after_solo_turn(self, p: Player, ev: list[Data] | None) -> None:
+        if self.mode == "solo":
+            if p.score >= SOLO_GOAL or not self.pile:
+                self._finish(ev)
+            return
+        if p.placed >= BONUS_FROM_TILE and len(p.open) <= BONUS_MAX_UNFLIPPED:
+            p.bonus += BONUS_POINTS
+            if ev is not None:
+                ev.append({"type": "bonus", "seat": 0, "points": BONUS_POINTS, "total": p.bonus})
+        if not self.pile and not self.set_aside:
+            self._finish(ev)
+            return
+        self._set_aside_top(ev)
+
+    def _set_aside_top(self, ev: list[Data] | None) -> None:
+        """Advanced solo: the first five 1- or 3-point tiles come up face down, to be played last."""
+        if self.mode != "solo-advanced":
+            return
+        pile = self.pile
+        while pile and len(self.set_aside) < SET_ASIDE and TILES[pile[-1]].value in (1, 3):
+            tile = pile.pop()
+            self.set_aside.append(tile)
+            if ev is not None:
+                t = TILES[tile]
+                ev.append({"type": "tile_set_aside", "element": t.element, "value": t.value})
+
+    def _finish(self, ev: list[Data] | None) -> None:
+        self.phase = OVER
+        self.intermezzo = None
+        p = self.seats[0]
+        if self.mode == "solo":
+            won = p.score >= SOLO_GOAL
+            self.outcome = Outcome((p.score,), (0,), tiles_used=p.placed, won=won)
+        elif self.mode == "solo-advanced":
+            final = p.score - p.unflipped_value() + p.bonus - CACOPHONY_POINTS * p.cacophony
+            self.outcome = Outcome((final,), (0,))
+        else:
+            self.outcome = Outcome(tuple(self.scores()), tuple(self.ranking()))
+        if ev is not None:
+            ev.append({"type": "game_over", **self.outcome.to_dict()})
+
+    # -- views and records ------------------------------------------------------------------
+
+    def view(self, seat: int | None = None) -> Data:
+        """Everything ``seat`` may see (R8); None is a spectator. Plain data, nothing secret.
+
+        Each display tile is ``[x, y, tile, rotation, covered, flipped]`` where ``covered`` is
+        a bitmask over the rotated arrow directions (bit 0 = N, 1 = NE, ... 7 = NW).
+        """
+        top = self.top_tile()
+        over = self.phase == OVER
+        data: Data = {
+            "game": "sagani",
+            "players": self.players,
+            "mode": self.mode,
+            "version": len(self.history),
+            "phase": self.phase,
+            "turn": None if over else self.seat,
+            "held": self.held,
+            "offer": self.offer[:],
+            "storage": self.storage[:],
+            "removed": self.removed[:],
+            "pile": len(self.pile) + len(self.set_aside),
+            "top": None if top is None else [TILES[top].element, TILES[top].value],
+            "set_aside": [[TILES[t].element, TILES[t].value] for t in self.set_aside],
+            "unseen": sorted(self.pile + self.set_aside),
+            "can_draw": self.phase == CHOOSE and self.can_draw(),
+            "intermezzo": None if self.intermezzo is None else list(self.intermezzo[0]),
+            "threshold": self.threshold if self.mode == "multi" else SOLO_GOAL,
+            "end_triggered": self.end_triggered,
+            "last_round": self.last_round,
+            "ranking": self.ranking(),
+            "seats": [_seat_view(p) for p in self.seats],
+        }
+        if over:
+            assert self.outcome is not None
+            data["result"] = self.outcome.to_dict()
+            data["seed"] = self.seed
+            data["tiles"] = list(self.tiles)
+        if seat is not None:
+            data["you"] = seat
+        return data
+
+    def to_record(self) -> Data:
+        """The game record (``protocol/RECORD.md``): enough to replay the game exactly."""
+        record: Data = {
+            "game": "sagani",
+            "players": self.players,
+            "mode": self.mode,
+            "seed": self.seed,
+            "tiles": list(self.tiles),
+            "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
+        }
+        if self.outcome is not None:
+            record["result"] = self.outcome.to_dict()
+        return record
+
+    @classmethod
+    def from_record(cls, record: Data) -> State:
+        """Replay a record. Raises RuleError at the first action that does not hold, saying where."""
+        state, events = replay(record)
+        return state
+
+    def __repr__(self) -> str:
+        return (
+            f"<State {self.mode} players={self.players} version={self.version} "
+            f"phase={self.phase} seat={self.current_seat} scores={self.scores()}>"
+        )
+
+
+def _seat_view(p: Player) -> Data:
+    display = []
+    for (x, y), (tile, rot) in p.tiles.items():
+        arrows = ARROWS[tile, rot]
+        open_ = p.open.get((x, y))
+        flipped = open_ is None
+        covered = 0
+        for d, _ in arrows:
+            if flipped or d not in open_:
+                covered |= 1 << d
+        display.append([x, y, tile, ROTATIONS[rot], covered, flipped])
+    return {
+        "score": p.score,
+        "supply": p.supply,
+        "cacophony": p.cacophony,
+        "turns": p.turns,
+        "bonus": p.bonus,
+        "display": display,
+        "frontier": [list(c) for c in p.frontier] or [[0, 0]],
+    }
+
+
+def replay(record: Data) -> tuple[State, list[Data]]:
+    """Rebuild a game from its record; returns the state and every event, in order.
+
+    :raises RuleError: ``bad_record`` for a malformed record, or the rule's own code, with the
+        action's number, for the first action that is not legal.
+    """
+    if not isinstance(record, dict) or record.get("game") != "sagani":
+        raise RuleError("bad_record", 'a record is a map with "game": "sagani"')
+    for field in ("players", "mode", "tiles", "actions"):
+        if field not in record:
+            raise RuleError("bad_record", f"the record has no {field!r}")
+    if not isinstance(record["tiles"], list) or not isinstance(record["actions"], list):
+        raise RuleError("bad_record", "tiles and actions must be lists")
+    state = State.new(record["players"], record["mode"], record.get("seed"), record["tiles"])
+    events: list[Data] = []
+    for n, data in enumerate(record["actions"]):
+        try:
+            action = Action.from_dict(data)
+            if data.get("seat", state.current_seat) != state.current_seat:
+                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
+            events.extend(state.apply(action))
+        except RuleError as e:
+            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    if (
+        "result" in record
+        and state.outcome is not None
+        and record["result"] != state.outcome.to_dict()
+    ):
+        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    return state, events
+
+
+class Sagani:
+    """Sagani behind the :class:`sagani_net.game.Game` seam."""
+
+    name = "sagani"
+
+    def parse_config(self, data: Data) -> Data:
+        if not isinstance(data, dict):
+            raise RuleError("bad_config", "a config is a map")
+        mode = data.get("mode", "multi")
+        players = data.get("players", 1 if mode != "multi" else 2)
+        extra = set(data) - {"players", "mode"}
+        if extra:
+            raise RuleError("bad_config", f"unknown config fields {sorted(extra)}")
+        if mode not in MODES or not _is_int(players):
+            raise RuleError("bad_config", f"mode is one of {MODES}, players an integer")
+        if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
+            raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
+        return {"players": players, "mode": mode}
+
+    def seats(self, config: Data) -> int:
+        return int(config["players"])
+
+    def new_state(self, config: Data, seed: int) -> State:
+        return State.new(config["players"], config["mode"], seed)
+
+    def from_record(self, record: Data) -> State:
+        return State.from_record(record)
+
+
+SAGANI = register(Sagani())
+
+__all__ = [
+    "Action", "Outcome", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
+    "ELEMENTS", "DIRECTIONS",
+]  # fmt: skip

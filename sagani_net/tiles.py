@@ -1,0 +1,92 @@
+"""The 72 tiles and the geometry of arrows, precomputed once at import.
+
+Conventions shared by records, the protocol and every client: cells are integer ``(x, y)``,
+x grows East and y grows North; arrows as printed upright are N, NE, E, SE, S, SW, W, NW;
+rotation is 0, 90, 180 or 270 degrees clockwise.
+
+>>> TILES[8].element, TILES[8].value, TILES[8].arrows
+('fire', 10, (('N', 'fire'), ('NE', 'earth'), ('E', 'earth'), ('NW', 'fire')))
+>>> rotated_arrows(8, 90)
+(('E', 'fire'), ('SE', 'earth'), ('S', 'earth'), ('NE', 'fire'))
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from importlib import resources
+
+ELEMENTS = ("fire", "water", "earth", "air")
+DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+ROTATIONS = (0, 90, 180, 270)
+#: Unit step of each direction, indexed like DIRECTIONS.
+STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+#: Orthogonal neighbours, for adjacency.
+NEIGHBOURS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+#: Points by number of arrows.
+VALUE_BY_ARROWS = {1: 1, 2: 3, 3: 6, 4: 10}
+
+ELEMENT_INDEX = {name: i for i, name in enumerate(ELEMENTS)}
+DIRECTION_INDEX = {name: i for i, name in enumerate(DIRECTIONS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """One tile as printed upright: its element, its value and its arrows ``(direction, element)``."""
+
+    id: int
+    element: str
+    value: int
+    arrows: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        arrows = " ".join(f"{d}:{e}" for d, e in self.arrows)
+        return f"#{self.id} {self.element} {self.value} [{arrows}]"
+
+
+def _load() -> dict[int, Tile]:
+    text = resources.files("sagani_net").joinpath("data/sagani_tiles.csv").read_text("utf-8")
+    tiles = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))
+        tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)  # type: ignore[arg-type]
+        if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
+            raise ValueError(f"tile list is damaged at {tile}")
+        tiles[tile.id] = tile
+    if len(tiles) != 72:
+        raise ValueError(f"tile list has {len(tiles)} tiles, expected 72")
+    return tiles
+
+
+TILES: dict[int, Tile] = _load()
+TILE_IDS: tuple[int, ...] = tuple(sorted(TILES))
+
+#: Tile id -> element index, for the hot path.
+ELEMENT_OF: dict[int, int] = {t.id: ELEMENT_INDEX[t.element] for t in TILES.values()}
+#: (tile id, rotation index) -> tuple of (direction index, element index), rotated clockwise.
+ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
+    (t.id, r): tuple(((DIRECTION_INDEX[d] + 2 * r) % 8, ELEMENT_INDEX[e]) for d, e in t.arrows)
+    for t in TILES.values()
+    for r in range(4)
+}
+
+
+def rotated_arrows(tile_id: int, rotation: int) -> tuple[tuple[str, str], ...]:
+    """The tile's arrows after turning it ``rotation`` degrees clockwise."""
+    return tuple(
+        (DIRECTIONS[d], ELEMENTS[e]) for d, e in ARROWS[tile_id, ROTATIONS.index(rotation)]
+    )
+
+
+def direction_between(dx: int, dy: int) -> int:
+    """The direction index in which ``(dx, dy)`` lies on an exact ray, or -1 if on none."""
+    if dx == 0:
+        return 0 if dy > 0 else (4 if dy < 0 else -1)
+    if dy == 0:
+        return 2 if dx > 0 else 6
+    if dx == dy:
+        return 1 if dx > 0 else 5
+    if dx == -dy:
+        return 3 if dx > 0 else 7
+    return -1
