@@ -246,6 +246,37 @@ class Player:
         p.owner = owner
         return p
 
+    def lay(self, cell: tuple[int, int], tile: int, rot: int) -> None:
+        """Put a tile in the display: it fills a frontier cell and becomes a target on its lines."""
+        x, y = cell
+        self.tiles[cell] = (tile, rot)
+        self.placed += 1
+        frontier = self.frontier
+        frontier.pop(cell, None)
+        for dx, dy in NEIGHBOURS:
+            n = (x + dx, y + dy)
+            if n not in self.tiles:
+                frontier[n] = None
+        reach = self.reach
+        for key, pos in _line_keys(x, y, ELEMENT_OF[tile]):
+            ext = reach.get(key)
+            if ext is None:
+                reach[key] = (pos, pos)
+            elif pos < ext[0]:
+                reach[key] = (pos, ext[1])
+            elif pos > ext[1]:
+                reach[key] = (ext[0], pos)
+
+    def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
+        """Note the tile's open arrows, so that a later tile on their lines covers them."""
+        self.open[cell] = open_
+        wants = dict(ARROWS[tile, rot])
+        x, y = cell
+        watch = self.watch
+        for d in open_:
+            key, pos = _arrow_line(x, y, d, wants[d])
+            watch[key] = watch.get(key, ()) + ((pos, cell, d),)
+
     def unflipped_value(self) -> int:
         return sum(TILES[self.tiles[c][0]].value for c in self.open)
 
@@ -332,7 +363,7 @@ class State:
     __slots__ = (
         "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
         "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo", "taken_in_intermezzo",
-        "end_triggered", "last_round", "history", "tick", "outcome",
+        "end_triggered", "last_round", "history", "origin", "tick", "outcome",
     )  # fmt: skip
 
     # -- creation ---------------------------------------------------------------------------
@@ -379,6 +410,7 @@ class State:
         s.end_triggered = False
         s.last_round = False
         s.history = []
+        s.origin = 0
         s.tick = players
         s.outcome = None
         for p in s.seats:
@@ -401,7 +433,8 @@ class State:
         c.seat, c.phase, c.held, c.turn_seat = self.seat, self.phase, self.held, self.turn_seat
         c.intermezzo, c.taken_in_intermezzo = self.intermezzo, self.taken_in_intermezzo
         c.end_triggered, c.last_round = self.end_triggered, self.last_round
-        c.history, c.tick, c.outcome = self.history.copy(), self.tick, self.outcome
+        c.history, c.origin = self.history.copy(), self.origin
+        c.tick, c.outcome = self.tick, self.outcome
         return c
 
     def _own(self, seat: int) -> Player:
@@ -414,7 +447,7 @@ class State:
 
     @property
     def version(self) -> int:
-        return len(self.history)
+        return self.origin + len(self.history)
 
     @property
     def current_seat(self) -> int | None:
@@ -595,23 +628,7 @@ class State:
         rot = ROTATIONS.index(pl.rotation)
         element = ELEMENT_OF[tile]
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
-        p.tiles[cell] = (tile, rot)
-        p.placed += 1
-        frontier = p.frontier
-        frontier.pop(cell, None)
-        for dx, dy in NEIGHBOURS:
-            n = (x + dx, y + dy)
-            if n not in p.tiles:
-                frontier[n] = None
-        reach = p.reach
-        for key, pos in _line_keys(x, y, element):
-            ext = reach.get(key)
-            if ext is None:
-                reach[key] = (pos, pos)
-            elif pos < ext[0]:
-                reach[key] = (pos, ext[1])
-            elif pos > ext[1]:
-                reach[key] = (ext[0], pos)
+        p.lay(cell, tile, rot)
         if ev is not None:
             ev.append({
                 "type": "tile_placed", "seat": seat, "tile": tile, "cell": [x, y],
@@ -655,13 +672,8 @@ class State:
                     "type": "arrow_covered", "seat": seat, "cell": [x, y],
                     "arrow": DIRECTIONS[d], "by": None,
                 })  # fmt: skip
-        p.open[cell] = pl.open
-        if pl.open:
-            wants = dict(arrows)
-            for d in pl.open:
-                key, pos = _arrow_line(x, y, d, wants[d])
-                watch[key] = watch.get(key, ()) + ((pos, cell, d),)
-        else:
+        p.wait_for(cell, tile, rot, pl.open)
+        if not pl.open:
             self._flip(p, seat, cell, ev)
         self.held = None
         if self.intermezzo is not None:
@@ -808,7 +820,7 @@ class State:
             "game": "sagani",
             "players": self.players,
             "mode": self.mode,
-            "version": len(self.history),
+            "version": self.origin + len(self.history),
             "phase": self.phase,
             "turn": None if over else self.seat,
             "held": self.held,
@@ -820,7 +832,9 @@ class State:
             "set_aside": [[TILES[t].element, TILES[t].value] for t in self.set_aside],
             "unseen": sorted(self.pile + self.set_aside),
             "can_draw": self.phase == CHOOSE and self.can_draw(),
-            "intermezzo": None if self.intermezzo is None else list(self.intermezzo[0]),
+            "intermezzo": None
+            if self.intermezzo is None
+            else {"order": list(self.intermezzo[0]), "after": self.turn_seat},
             "threshold": self.threshold if self.mode == "multi" else SOLO_GOAL,
             "end_triggered": self.end_triggered,
             "last_round": self.last_round,
@@ -838,6 +852,8 @@ class State:
 
     def to_record(self) -> Data:
         """The game record (``protocol/RECORD.md``): enough to replay the game exactly."""
+        if self.origin:
+            raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sagani",
             "players": self.players,
@@ -855,6 +871,68 @@ class State:
         """Replay a record. Raises RuleError at the first action that does not hold, saying where."""
         state, events = replay(record)
         return state
+
+    @classmethod
+    def from_view(cls, view: Data, rng: random.Random) -> State:
+        """A state that agrees with a public ``view``, the unknown draw order sampled at random.
+
+        This is how a bot, which never sees the draw order, gets a state to search: every
+        unseen tile is equally likely anywhere in the pile, except that the top tile and the
+        set-aside tiles (advanced solo) match their public backs.
+        """
+        unseen = list(view["unseen"])
+        rng.shuffle(unseen)
+
+        def take_back(back: list[Any]) -> int:
+            for i, t in enumerate(unseen):
+                if TILES[t].element == back[0] and TILES[t].value == back[1]:
+                    return unseen.pop(i)
+            raise RuleError("bad_view", f"no unseen tile has the back {back}")
+
+        set_aside = [take_back(back) for back in view["set_aside"]]
+        main_pile = view["pile"] - len(set_aside)
+        top = [take_back(view["top"])] if main_pile > 0 else []
+        players = view["players"]
+        s = cls.__new__(cls)
+        s.players, s.mode, s.seed, s.tiles = players, view["mode"], None, ()
+        s.threshold = THRESHOLDS[players]
+        s.pile = unseen[: max(0, main_pile - len(top))] + top  # top at the end
+        s.set_aside = set_aside
+        s.offer, s.storage, s.removed = (
+            list(view["offer"]),
+            list(view["storage"]),
+            list(view["removed"]),
+        )
+        s.seat = view["turn"] if view["turn"] is not None else 0
+        s.phase = view["phase"]
+        s.held = view["held"]
+        intermezzo = view["intermezzo"]
+        if intermezzo is None:
+            s.intermezzo, s.turn_seat, s.taken_in_intermezzo = None, s.seat, 0
+        else:
+            order = tuple(intermezzo["order"])
+            s.intermezzo = (order, order.index(s.seat))
+            s.turn_seat = intermezzo["after"]
+            s.taken_in_intermezzo = STORAGE_SIZE - len(s.storage)
+        s.end_triggered, s.last_round = view["end_triggered"], view["last_round"]
+        s.history, s.origin, s.tick, s.outcome = [], view["version"], players, None
+        s.seats = []
+        for seat, data in enumerate(view["seats"]):
+            p = Player(view["ranking"].index(seat))
+            p.owner = s
+            p.score, p.supply, p.cacophony = data["score"], data["supply"], data["cacophony"]
+            p.turns, p.bonus = data["turns"], data["bonus"]
+            for x, y, tile, rotation, covered, flipped in data["display"]:
+                p.lay((x, y), tile, ROTATIONS.index(rotation))
+            for x, y, tile, rotation, covered, flipped in data["display"]:
+                if not flipped:
+                    rot = ROTATIONS.index(rotation)
+                    open_ = tuple(d for d, _ in ARROWS[tile, rot] if not covered >> d & 1)
+                    p.wait_for((x, y), tile, rot, open_)
+            s.seats.append(p)
+        if s.phase == OVER:
+            s.outcome = Outcome(tuple(view["result"]["scores"]), tuple(view["result"]["ranking"]))
+        return s
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,190 @@
+"""The host's durable memory: tables, sessions, accepted actions and finished records in SQLite.
+
+One connection, WAL mode. The host writes inside an open transaction and calls
+:meth:`Store.commit` before it sends the replies and broadcasts of a batch, so every accepted
+action is on disk (in the WAL) before anyone hears of it. Seats keep token hashes, never tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DB_NAME = "sagani.sqlite3"
+#: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
+#: survives a power cut, at the price of an fsync per commit.
+SYNCHRONOUS = "NORMAL"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    config TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL,
+    status TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    created_s REAL NOT NULL,
+    record TEXT
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    seat INTEGER,
+    role TEXT NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    session TEXT NOT NULL,
+    msg_id INTEGER NOT NULL,
+    reply BLOB NOT NULL,
+    PRIMARY KEY (table_id, version)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS actions_by_message ON actions (session, msg_id);
+"""
+
+
+@dataclass
+class SessionRow:
+    token_hash: str
+    table_id: str
+    seat: int | None
+    role: str
+    name: str
+    accepted: set[int] = field(default_factory=set)
+
+
+@dataclass
+class TableRow:
+    id: str
+    game: str
+    config: dict[str, Any]
+    seed: int
+    bots: list[int]
+    status: str
+    seq: int
+    created_s: float
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    sessions: list[SessionRow] = field(default_factory=list)
+
+
+class Store:
+    """SQLite in ``data_dir``; see the module docstring for the commit rule."""
+
+    def __init__(self, data_dir: Path | str, *, synchronous: str = SYNCHRONOUS) -> None:
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.data_dir / DB_NAME
+        self.db = sqlite3.connect(self.path, isolation_level="DEFERRED", check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={synchronous}")
+        self.db.executescript(_SCHEMA)
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def commit(self) -> None:
+        """Make everything written since the last commit durable."""
+        if self.db.in_transaction:
+            self.db.commit()
+
+    # -- writes (inside the open transaction) -----------------------------------------------
+
+    def add_table(self, row: TableRow) -> None:
+        self.db.execute(
+            "INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
+             row.seq, row.created_s),
+        )  # fmt: skip
+
+    def set_table(self, table_id: str, status: str, seq: int) -> None:
+        self.db.execute(
+            "UPDATE tables SET status = ?, seq = ? WHERE id = ?", (status, seq, table_id)
+        )
+
+    def finish_table(self, table_id: str, seq: int, record: dict[str, Any]) -> None:
+        self.db.execute(
+            "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
+            (seq, _json(record), table_id),
+        )
+
+    def add_session(self, row: SessionRow) -> None:
+        self.db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+            (row.token_hash, row.table_id, row.seat, row.role, row.name),
+        )
+
+    def drop_session(self, token_hash: str) -> None:
+        self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    def add_action(
+        self,
+        table_id: str,
+        version: int,
+        seat: int,
+        action: dict[str, Any],
+        session: str,
+        msg_id: int,
+        reply: bytes,
+    ) -> None:
+        """Record an accepted action (``version`` is the state version it was made on)."""
+        self.db.execute(
+            "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table_id, version, seat, _json(action), session, msg_id, reply),
+        )
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def cached_reply(self, session: str, msg_id: int) -> bytes | None:
+        row = self.db.execute(
+            "SELECT reply FROM actions WHERE session = ? AND msg_id = ?", (session, msg_id)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def record(self, table_id: str) -> dict[str, Any] | None:
+        """The finished record of a table, or None (unknown table or game not over)."""
+        row = self.db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return None if row is None or row[0] is None else json.loads(row[0])
+
+    def table_ids(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created_s")]
+
+    def unfinished(self) -> list[TableRow]:
+        """Every table whose game is not over, with its actions in order and its sessions."""
+        rows = [
+            TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7])
+            for r in self.db.execute(
+                "SELECT id, game, config, seed, bots, status, seq, created_s FROM tables "
+                "WHERE status != 'over' ORDER BY created_s"
+            )
+        ]
+        by_id = {row.id: row for row in rows}
+        sessions: dict[str, SessionRow] = {}
+        for r in self.db.execute(
+            "SELECT token_hash, table_id, seat, role, name FROM sessions WHERE table_id IN "
+            "(SELECT id FROM tables WHERE status != 'over')"
+        ):
+            if r[1] in by_id:
+                sessions[r[0]] = SessionRow(*r)
+                by_id[r[1]].sessions.append(sessions[r[0]])
+        for table_id, seat, action, session, msg_id in self.db.execute(
+            "SELECT table_id, seat, action, session, msg_id FROM actions WHERE table_id IN "
+            "(SELECT id FROM tables WHERE status != 'over') ORDER BY table_id, version"
+        ):
+            if table_id in by_id:
+                by_id[table_id].actions.append({"seat": seat, **json.loads(action)})
+                if session in sessions:
+                    sessions[session].accepted.add(msg_id)
+        return rows
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
