@@ -1,0 +1,23 @@
+"""The wire protocol of sagani_net: message catalogue, msgpack codec, version and errors.
+
+The full specification, for people writing clients in any language, is ``PROTOCOL.md`` beside
+this file; ``vectors/`` holds golden msgpack frames with their meaning.
+"""
+
+from protocol.errors import ERROR_CODES, ProtocolError
+from protocol.messages import REQUESTS, check_request, error, reply, request_id
+from protocol.wire import VERSION, decode_message, decode_request, encode
+
+__all__ = [
+    "ERROR_CODES",
+    "REQUESTS",
+    "VERSION",
+    "ProtocolError",
+    "check_request",
+    "decode_message",
+    "decode_request",
+    "encode",
+    "error",
+    "reply",
+    "request_id",
+]

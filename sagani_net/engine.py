@@ -334,7 +334,7 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game: scores as shown at the end (advanced solo: the final score) and ranking."""
+    """The end of a game: the scores as shown (advanced solo: the final score) and the ranking."""
 
     scores: tuple[int, ...]
     ranking: tuple[int, ...]
@@ -362,8 +362,9 @@ class State:
 
     __slots__ = (
         "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
-        "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo", "taken_in_intermezzo",
-        "end_triggered", "last_round", "history", "origin", "tick", "outcome",
+        "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo",
+        "taken_in_intermezzo", "end_triggered", "last_round", "history", "origin", "tick",
+        "outcome",
     )  # fmt: skip
 
     # -- creation ---------------------------------------------------------------------------
@@ -780,7 +781,7 @@ class State:
         self._set_aside_top(ev)
 
     def _set_aside_top(self, ev: list[Data] | None) -> None:
-        """Advanced solo: the first five 1- or 3-point tiles come up face down, to be played last."""
+        """Advanced solo: the first five 1- or 3-point tiles go aside face down, to come last."""
         if self.mode != "solo-advanced":
             return
         pile = self.pile
@@ -868,7 +869,7 @@ class State:
 
     @classmethod
     def from_record(cls, record: Data) -> State:
-        """Replay a record. Raises RuleError at the first action that does not hold, saying where."""
+        """Replay a record; raises RuleError at the first action that does not hold."""
         state, events = replay(record)
         return state
 
@@ -922,7 +923,7 @@ class State:
             p.owner = s
             p.score, p.supply, p.cacophony = data["score"], data["supply"], data["cacophony"]
             p.turns, p.bonus = data["turns"], data["bonus"]
-            for x, y, tile, rotation, covered, flipped in data["display"]:
+            for x, y, tile, rotation, *_ in data["display"]:
                 p.lay((x, y), tile, ROTATIONS.index(rotation))
             for x, y, tile, rotation, covered, flipped in data["display"]:
                 if not flipped:

@@ -33,7 +33,7 @@ DIRECTION_INDEX = {name: i for i, name in enumerate(DIRECTIONS)}
 
 @dataclass(frozen=True, slots=True)
 class Tile:
-    """One tile as printed upright: its element, its value and its arrows ``(direction, element)``."""
+    """A tile as printed upright: element, value and arrows as ``(direction, element)``."""
 
     id: int
     element: str
