@@ -1,0 +1,167 @@
+"""The message catalogue: every request with its fields, and the checks run on each.
+
+A request is a map ``{"v": VERSION, "type": <request type>, "id": <client message id>, ...}``.
+:func:`check_request` validates one completely (presence, absence, types, ranges) before the host
+looks at it, and fills optional fields with their defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.errors import ProtocolError
+from protocol.wire import MAX_MAP_LEN, SUPPORTED_VERSIONS, VERSION
+
+MAX_ID = 2**63 - 1
+MAX_NAME_LEN = 64
+MAX_TABLE_ID_LEN = 32
+MAX_TOKEN_LEN = 64
+MAX_SEATS = 16
+ROLES = ("player", "bot", "spectator")
+
+Check = Callable[[str, Any], Any]
+
+
+@dataclass(frozen=True)
+class Field:
+    check: Check
+    required: bool = True
+    default: Any = None
+
+
+def _int(low: int, high: int) -> Check:
+    def check(name: str, value: Any) -> int:
+        # bool is an int in Python but not on the wire.
+        if type(value) is not int:
+            raise ProtocolError("bad_field", f"{name} must be an integer")
+        if not low <= value <= high:
+            raise ProtocolError("bad_field", f"{name} must be in {low}..{high}, not {value}")
+        return value
+
+    return check
+
+
+def _str(max_len: int, choices: tuple[str, ...] = ()) -> Check:
+    def check(name: str, value: Any) -> str:
+        if not isinstance(value, str):
+            raise ProtocolError("bad_field", f"{name} must be a string")
+        if not 0 < len(value) <= max_len:
+            raise ProtocolError("bad_field", f"{name} must be 1..{max_len} characters long")
+        if choices and value not in choices:
+            raise ProtocolError("bad_field", f"{name} must be one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+def _nullable(inner: Check) -> Check:
+    def check(name: str, value: Any) -> Any:
+        return None if value is None else inner(name, value)
+
+    return check
+
+
+def _map(name: str, value: Any) -> dict[str, Any]:
+    # Contents are the game's business (parse_config / parse_action validate them).
+    if not isinstance(value, dict):
+        raise ProtocolError("bad_field", f"{name} must be a map")
+    return value
+
+
+def _seat_list(name: str, value: Any) -> list[int]:
+    if not isinstance(value, list) or len(value) > MAX_SEATS:
+        raise ProtocolError("bad_field", f"{name} must be a list of at most {MAX_SEATS} seats")
+    seats = [_int(0, MAX_SEATS - 1)(f"{name}[]", seat) for seat in value]
+    if len(set(seats)) != len(seats):
+        raise ProtocolError("bad_field", f"{name} lists a seat twice")
+    return seats
+
+
+_TABLE = Field(_str(MAX_TABLE_ID_LEN))
+_TOKEN = Field(_str(MAX_TOKEN_LEN))
+_SEAT = Field(_int(0, MAX_SEATS - 1))
+
+#: Request type -> its fields beyond the envelope (v, type, id).
+REQUESTS: dict[str, dict[str, Field]] = {
+    "hello": {"client": Field(_str(MAX_NAME_LEN), required=False, default="")},
+    "tables": {},
+    "create": {
+        "game": Field(_str(MAX_NAME_LEN)),
+        "config": Field(_map),
+        "seed": Field(_nullable(_int(0, MAX_ID)), required=False),
+        "bots": Field(_seat_list, required=False, default=[]),
+    },
+    "join": {
+        "table": _TABLE,
+        "role": Field(_str(16, ROLES), required=False, default="player"),
+        "seat": Field(_nullable(_int(0, MAX_SEATS - 1)), required=False),
+        "name": Field(_str(MAX_NAME_LEN), required=False, default=""),
+        "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False),
+    },
+    "sync": {"table": _TABLE, "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False)},
+    "act": {
+        "table": _TABLE,
+        "seat": _SEAT,
+        "token": _TOKEN,
+        "version": Field(_int(0, MAX_ID)),
+        "action": Field(_map),
+    },
+    "leave": {"table": _TABLE, "token": _TOKEN},
+    "record": {"table": _TABLE},
+}
+
+ENVELOPE = ("v", "type", "id")
+_check_id = _int(0, MAX_ID)
+
+
+def request_id(message: dict[str, Any]) -> int | None:
+    """The client message id of a (maybe bad) request, if it has a usable one."""
+    value = message.get("id")
+    return value if type(value) is int and 0 <= value <= MAX_ID else None
+
+
+def check_request(message: dict[str, Any]) -> dict[str, Any]:
+    """Validate a decoded request; return it with defaults filled. Raises ProtocolError.
+
+    >>> check_request({"v": 1, "type": "sync", "id": 7, "table": "t1"})["token"] is None
+    True
+    """
+    version = message.get("v")
+    if type(version) is not int or version not in SUPPORTED_VERSIONS:
+        raise ProtocolError(
+            "bad_version", f"protocol version {version!r} is not spoken here; use {VERSION}"
+        )
+    kind = message.get("type")
+    fields = REQUESTS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        raise ProtocolError("unknown_type", f"no request of type {kind!r}")
+    if "id" not in message:
+        raise ProtocolError("missing_field", "id is required")
+    _check_id("id", message["id"])
+    extra = sorted(set(message) - set(fields) - set(ENVELOPE))
+    if extra:
+        raise ProtocolError("extra_field", f"{kind} has no field {extra[0]!r}")
+    checked = {"v": version, "type": kind, "id": message["id"]}
+    for name, field in fields.items():
+        if name in message:
+            checked[name] = field.check(name, message[name])
+        elif field.required:
+            raise ProtocolError("missing_field", f"{kind} needs {name}")
+        else:
+            checked[name] = field.default
+    return checked
+
+
+def reply(kind: str, msg_id: int | None, **fields: Any) -> dict[str, Any]:
+    """A reply or broadcast map with the envelope filled in."""
+    return {"v": VERSION, "type": kind, "id": msg_id, **fields}
+
+
+def error(msg_id: int | None, code: str, message: str, **fields: Any) -> dict[str, Any]:
+    """An error reply: ``code`` from ERROR_CODES and a sentence."""
+    return reply("error", msg_id, code=code, message=message, **fields)
+
+
+assert all(len(fields) + len(ENVELOPE) <= MAX_MAP_LEN for fields in REQUESTS.values())

@@ -1,0 +1,107 @@
+"""The msgpack codec: one map per frame, decoded with limits, checked before use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from protocol.errors import ProtocolError
+
+#: The protocol version this code speaks; every frame carries it as ``v``.
+VERSION = 1
+#: Versions a host accepts (negotiation: a client learns them from a ``bad_version`` error).
+SUPPORTED_VERSIONS = (1,)
+
+#: Limits on a request frame the host decodes (bytes and element counts).
+MAX_REQUEST_BYTES = 64 * 1024
+MAX_STR_LEN = 4096
+MAX_BIN_LEN = 0
+MAX_ARRAY_LEN = 1024
+MAX_MAP_LEN = 64
+MAX_DEPTH = 8
+
+#: Looser limits for what a client decodes from its host (views and records are larger).
+MAX_HOST_FRAME_BYTES = 16 * 1024 * 1024
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ProtocolError("bad_frame", f"msgpack ext type {code} is not allowed")
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as msgpack bytes (str as str, no ext types)."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def decode_request(frame: bytes) -> dict[str, Any]:
+    """Decode a frame a client sent; raises ProtocolError on anything but a sane map.
+
+    >>> decode_request(encode({"v": 1, "type": "hello", "id": 1}))["type"]
+    'hello'
+    """
+    if len(frame) > MAX_REQUEST_BYTES:
+        limit = MAX_REQUEST_BYTES
+        raise ProtocolError("too_big", f"frame of {len(frame)} bytes; the limit is {limit}")
+    message = _unpack(frame, MAX_STR_LEN, MAX_BIN_LEN, MAX_ARRAY_LEN, MAX_MAP_LEN)
+    _check_tree(message, MAX_DEPTH)
+    return message
+
+
+def decode_message(frame: bytes) -> dict[str, Any]:
+    """Decode a frame from the host (a reply, update or heartbeat)."""
+    if len(frame) > MAX_HOST_FRAME_BYTES:
+        raise ProtocolError("too_big", f"frame of {len(frame)} bytes")
+    return _unpack(frame, -1, -1, -1, -1)
+
+
+def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: int) -> Any:
+    try:
+        message = msgpack.unpackb(
+            frame,
+            raw=False,
+            strict_map_key=True,
+            ext_hook=_refuse_ext,
+            max_str_len=max_str,
+            max_bin_len=max_bin,
+            max_array_len=max_array,
+            max_map_len=max_map,
+        )
+    except ProtocolError:
+        raise
+    except msgpack.StackError:
+        raise ProtocolError("too_deep", "nesting beyond the decoder's stack") from None
+    except msgpack.ExtraData:
+        raise ProtocolError("bad_frame", "bytes after the first msgpack object") from None
+    except ValueError as exc:
+        # msgpack reports over-long containers as ValueError("... exceeds max_..._len(...)").
+        if "exceeds max" in str(exc):
+            raise ProtocolError("too_big", str(exc)) from None
+        raise ProtocolError("bad_frame", f"not msgpack: {exc}") from None
+    except Exception as exc:  # the unpacker raises several types for garbage input
+        raise ProtocolError("bad_frame", f"not msgpack: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("bad_frame", f"a frame is one map, not {type(message).__name__}")
+    return message
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _check_tree(value: Any, max_depth: int) -> None:
+    # Iterative, so a hostile frame cannot blow Python's recursion limit here.
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        elif isinstance(item, _SCALARS):
+            continue
+        else:
+            # msgpack decodes the timestamp ext (-1) without asking ext_hook.
+            raise ProtocolError("bad_frame", f"{type(item).__name__} values are not allowed")
+        if depth > max_depth:
+            raise ProtocolError("too_deep", f"nested deeper than {max_depth}")
+        stack.extend((child, depth + 1) for child in children)

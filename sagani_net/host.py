@@ -1,0 +1,522 @@
+"""The headless host: authoritative games behind a ZeroMQ ROUTER, broadcast on a PUB.
+
+One socket loop (:meth:`Host.step`) reads a batch of requests, handles each, commits the store,
+then publishes the batch's updates and sends its replies; nothing is heard before it is on disk.
+The host knows games only through :mod:`sagani_net.game`; the wire format is :mod:`protocol`.
+
+>>> host = Host(Store(tmp), port=0)      # doctest: +SKIP
+>>> host.serve()                         # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+import sagani_net.engine  # noqa: F401  (registers the built-in games)
+from protocol import ProtocolError, check_request, decode_request, encode, error, reply, request_id
+from protocol.wire import MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
+from sagani_net.game import GAMES, Game, GameState, RuleError, get_game
+from sagani_net.store import SessionRow, Store, TableRow
+
+log = logging.getLogger("sagani_net.host")
+
+DEFAULT_PORT = 47410
+#: A table that published nothing for this long gets a heartbeat on its topic.
+HEARTBEAT_S = 1.0
+#: Longest wait in one poll, so that stop() is noticed promptly.
+POLL_MS = 100
+TOKEN_BYTES = 24
+#: Accepted replies kept in memory per session for instant retries (older ones come from disk).
+REPLY_CACHE_SIZE = 16
+#: Create and join replies remembered for retries (in memory only).
+RECENT_SIZE = 4096
+
+OPEN, RUNNING, OVER = "open", "running", "over"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Capacity limits; each refusal has its own error code (protocol/errors.py).
+
+    Room for more (per-peer rate limits, CURVE) is kept here so they slot in as fields.
+    """
+
+    max_tables: int = 1000
+    max_sessions: int = 20000
+    max_spectators: int = 64
+    #: Requests handled between two commits; bounds the latency a burst adds.
+    max_batch: int = 256
+    #: ZeroMQ high-water marks (messages queued per peer before dropping).
+    sndhwm: int = 10000
+    rcvhwm: int = 10000
+
+
+@dataclass
+class Session:
+    """One join: a token (kept only as its hash) bound to a table and a seat (None: spectator)."""
+
+    token_hash: str
+    table_id: str
+    seat: int | None
+    role: str
+    name: str
+    accepted: set[int] = field(default_factory=set)
+    replies: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
+
+
+@dataclass
+class Table:
+    """A game and who sits at it. ``seq`` counts this table's broadcasts."""
+
+    id: str
+    game_name: str
+    config: dict[str, Any]
+    seed: int
+    bots: list[int]
+    state: GameState
+    status: str
+    seq: int
+    created_s: float
+    holders: list[str | None]
+    spectators: set[str] = field(default_factory=set)
+    published: bool = True
+
+    @property
+    def topic(self) -> bytes:
+        return topic_for(self.id)
+
+    @property
+    def turn(self) -> int | None:
+        return self.state.current_seat if self.status == RUNNING else None
+
+
+def topic_for(table_id: str) -> bytes:
+    """The PUB topic of a table; the trailing dot keeps "t1" from matching "t12"."""
+    return f"table.{table_id}.".encode()
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Host:
+    """Serves many tables; see the module docstring. Sockets are bound in the constructor."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bind: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        pub_port: int | None = None,
+        limits: Limits | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+        context: zmq.Context | None = None,
+        secure: Callable[[zmq.Socket], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.limits = limits or Limits()
+        self.heartbeat_s = heartbeat_s
+        self.tables: dict[str, Table] = {}
+        self.sessions: dict[str, Session] = {}
+        self._outbox: list[tuple[bytes, bytes]] = []
+        # Replies to creates and joins by (type, table, id): a retried join gets the same seat.
+        self._recent: OrderedDict[tuple[str, str | None, int | None], bytes] = OrderedDict()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._restore()
+        ctx = context or zmq.Context.instance()
+        self.router = ctx.socket(zmq.ROUTER)
+        self.pub = ctx.socket(zmq.PUB)
+        for sock in (self.router, self.pub):
+            sock.linger = 0
+            sock.sndhwm = self.limits.sndhwm
+            sock.rcvhwm = self.limits.rcvhwm
+            if secure is not None:  # issue 6: CURVE server keys go here
+                secure(sock)
+        if pub_port is None:
+            pub_port = port + 1 if port else 0
+        self.endpoint = _bind(self.router, bind, port)
+        self.pub_endpoint = _bind(self.pub, bind, pub_port)
+        self._next_heartbeat_s = time.monotonic() + heartbeat_s
+        self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any] | bytes]] = {
+            "hello": self._hello,
+            "tables": self._tables,
+            "create": self._create,
+            "join": self._join,
+            "sync": self._sync,
+            "act": self._act,
+            "leave": self._leave,
+            "record": self._record,
+        }
+        log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
+                 store.path)  # fmt: skip
+
+    # -- the socket loop --------------------------------------------------------------------
+
+    def serve(self) -> None:
+        """Run until :meth:`stop`; then close the sockets and the store."""
+        try:
+            while not self._stop.is_set():
+                self.step(POLL_MS)
+        finally:
+            self.router.close()
+            self.pub.close()
+            self.store.close()
+
+    def serve_in_thread(self) -> threading.Thread:
+        """Serve on a daemon thread (tests, ``sagani play``); :meth:`stop` ends it."""
+        self._thread = threading.Thread(target=self.serve, name="sagani-host", daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def step(self, timeout_ms: int) -> int:
+        """Wait up to ``timeout_ms`` for requests, handle one batch; returns how many."""
+        wait_ms = max(0, min(timeout_ms, (self._next_heartbeat_s - time.monotonic()) * 1000))
+        replies = []
+        if self.router.poll(wait_ms, zmq.POLLIN):
+            for _ in range(self.limits.max_batch):
+                try:
+                    frames = self.router.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                replies.append(self._handle(frames))
+            # The rule: committed before anyone hears of it.
+            self.store.commit()
+            # Broadcasts first: the act-to-everyone-updated latency is what players feel.
+            for topic, body in self._outbox:
+                self.pub.send_multipart((topic, body))
+            self._outbox.clear()
+            for frames in replies:
+                self.router.send_multipart(frames)
+        if time.monotonic() >= self._next_heartbeat_s:
+            self._heartbeats()
+        return len(replies)
+
+    def _handle(self, frames: list[bytes]) -> list[bytes]:
+        # REQ peers put an empty delimiter before the body; DEALER peers may not.
+        if len(frames) == 3 and frames[1] == b"":
+            head, body = frames[:2], frames[2]
+        elif len(frames) == 2:
+            head, body = frames[:1], frames[1]
+        else:
+            head = frames[:2] if len(frames) > 2 and frames[1] == b"" else frames[:1]
+            return [*head, encode(error(None, "bad_frame", "a request is exactly one frame"))]
+        msg_id = None
+        try:
+            message = decode_request(body)
+            msg_id = request_id(message)
+            request = check_request(message)
+            key = (request["type"], request.get("table"), msg_id)
+            out = self._recent.get(key) or self._handlers[request["type"]](request)
+            if request["type"] in ("create", "join") and key not in self._recent:
+                out = self._recent[key] = encode(out)
+                if len(self._recent) > RECENT_SIZE:
+                    self._recent.popitem(last=False)
+        except ProtocolError as exc:
+            log.info("refused %s: %s", msg_id, exc)
+            out = error(msg_id, exc.code, exc.message, **exc.fields)
+        except Exception:  # the host never dies of one request
+            log.exception("request %s failed", msg_id)
+            out = error(msg_id, "internal", "the host failed on this request")
+        return [*head, out if isinstance(out, bytes) else encode(out)]
+
+    def _heartbeats(self) -> None:
+        for table in self.tables.values():
+            if not table.published:
+                body = {"v": VERSION, "type": "heartbeat", "table": table.id, "seq": table.seq,
+                        "version": table.state.version}  # fmt: skip
+                self.pub.send_multipart((table.topic, encode(body)))
+            table.published = False
+        self._next_heartbeat_s = time.monotonic() + self.heartbeat_s
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        return reply(
+            "welcome",
+            request["id"],
+            version=VERSION,
+            versions=list(SUPPORTED_VERSIONS),
+            games=sorted(GAMES),
+            pub=self.pub_endpoint,
+            pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
+            heartbeat_s=self.heartbeat_s,
+            max_request_bytes=MAX_REQUEST_BYTES,
+        )
+
+    def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
+        listing = [
+            {"table": t.id, "game": t.game_name, "config": t.config, "status": t.status,
+             "seq": t.seq, "version": t.state.version, "seats": self._seats(t),
+             "spectators": len(t.spectators)}
+            for t in self.tables.values()
+        ]  # fmt: skip
+        return reply("tables", request["id"], tables=listing)
+
+    def _create(self, request: dict[str, Any]) -> dict[str, Any]:
+        if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
+            raise ProtocolError("too_many_tables", "the host has no room for another table")
+        try:
+            game = get_game(request["game"])
+            config = game.parse_config(request["config"])
+        except RuleError as exc:
+            code = "unknown_game" if exc.code == "unknown_game" else "bad_config"
+            raise ProtocolError(code, exc.message) from None
+        seats = game.seats(config)
+        if any(seat >= seats for seat in request["bots"]):
+            raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
+        seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
+        table_id = secrets.token_hex(4)
+        while table_id in self.tables:
+            table_id = secrets.token_hex(4)
+        row = TableRow(table_id, game.name, config, seed, sorted(request["bots"]), OPEN, 0,
+                       time.time())  # fmt: skip
+        table = self._table_from_row(row, game)
+        self.store.add_table(row)
+        self.tables[table_id] = table
+        log.info("table %s: created, %s %s", table_id, game.name, config)
+        return reply("created", request["id"], table=table_id, game=game.name, config=config,
+                     seats=seats, bots=row.bots)  # fmt: skip
+
+    def _join(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = self._table(request["table"])
+        if request["token"] is not None:  # coming back with a saved token
+            session = self._session(request["token"], table)
+            return self._joined(request, table, session, request["token"])
+        role = request["role"]
+        if len(self.sessions) >= self.limits.max_sessions:
+            raise ProtocolError("too_many_sessions", "the host has no room for another session")
+        if role == "spectator":
+            if request["seat"] is not None:
+                raise ProtocolError("bad_field", "a spectator takes no seat")
+            if len(table.spectators) >= self.limits.max_spectators:
+                raise ProtocolError("too_many_spectators", "this table has no room to watch")
+            seat = None
+        else:
+            seat = self._free_seat(table, role, request["seat"])
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        session = Session(hash_token(token), table.id, seat, role, request["name"])
+        self.sessions[session.token_hash] = session
+        self.store.add_session(SessionRow(session.token_hash, table.id, seat, role, session.name))
+        if seat is None:
+            table.spectators.add(session.token_hash)
+        else:
+            table.holders[seat] = session.token_hash
+            events: list[dict[str, Any]] = [
+                {"type": "seat_taken", "seat": seat, "role": role, "name": session.name}
+            ]
+            if table.status == OPEN and all(table.holders):
+                table.status = RUNNING
+                events.append({"type": "game_started"})
+            self._publish(table, events)
+        return self._joined(request, table, session, token)
+
+    def _joined(
+        self, request: dict[str, Any], table: Table, session: Session, token: str
+    ) -> dict[str, Any]:
+        return reply("joined", request["id"], table=table.id, seat=session.seat,
+                     role=session.role, token=token,
+                     snapshot=self._snapshot(table, session.seat))  # fmt: skip
+
+    def _free_seat(self, table: Table, role: str, wanted: int | None) -> int:
+        if wanted is not None:
+            if wanted >= len(table.holders):
+                raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
+            if table.holders[wanted] is not None:
+                raise ProtocolError("seat_taken", f"seat {wanted} is taken")
+            return wanted
+        free = [seat for seat, holder in enumerate(table.holders) if holder is None]
+        if role == "bot":
+            # Bots fill the seats kept for bots first, then any free seat.
+            preferred = [seat for seat in free if seat in table.bots] or free
+        else:
+            preferred = [seat for seat in free if seat not in table.bots]
+        if not preferred:
+            raise ProtocolError("table_full", f"no free seat for a {role} at this table")
+        return preferred[0]
+
+    def _sync(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = self._table(request["table"])
+        seat = None
+        if request["token"] is not None:
+            seat = self._session(request["token"], table).seat
+        return reply("snapshot", request["id"], **self._snapshot(table, seat))
+
+    def _act(self, request: dict[str, Any]) -> dict[str, Any] | bytes:
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        if session.seat is None:
+            raise ProtocolError("not_a_player", "spectators watch; they cannot act")
+        seat = request["seat"]
+        if session.seat != seat:
+            raise ProtocolError("bad_token", f"this token holds seat {session.seat}, not {seat}")
+        msg_id = request["id"]
+        if msg_id in session.accepted:
+            return self._cached_reply(session, msg_id)
+        state = table.state
+
+        def refuse(code: str, message: str, **fields: Any) -> ProtocolError:
+            return ProtocolError(code, message, snapshot=self._snapshot(table, seat), **fields)
+
+        if table.status == OPEN:
+            raise refuse("not_started", "the table is still waiting for players")
+        if table.status == OVER:
+            raise refuse("game_over", "the game has ended")
+        if request["version"] != state.version:
+            raise refuse("stale_version",
+                         f"the action was made on version {request['version']}, "
+                         f"the game is at {state.version}")  # fmt: skip
+        if state.current_seat != seat:
+            raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
+        data = {key: value for key, value in request["action"].items() if key != "seat"}
+        try:
+            events = state.apply(state.parse_action(data))
+        except RuleError as exc:
+            code = "bad_action" if exc.code == "bad_action" else "illegal_action"
+            raise refuse(code, exc.message, rule=exc.code) from None
+        if state.is_over():
+            table.status = OVER
+        self._publish(table, events)
+        if table.status == OVER:
+            self.store.finish_table(table.id, table.seq, state.to_record())
+            log.info("table %s: over, ranking %s, scores %s", table.id, state.ranking(),
+                     state.scores())  # fmt: skip
+        body = encode(reply("accepted", msg_id, table=table.id, seat=seat, seq=table.seq,
+                            version=state.version, status=table.status, turn=table.turn,
+                            events=events, view=state.view(seat)))  # fmt: skip
+        self.store.add_action(table.id, request["version"], seat, data, session.token_hash,
+                              msg_id, body)  # fmt: skip
+        session.accepted.add(msg_id)
+        self._remember(session, msg_id, body)
+        return body
+
+    def _cached_reply(self, session: Session, msg_id: int) -> bytes:
+        body = session.replies.get(msg_id)
+        if body is None:
+            body = self.store.cached_reply(session.token_hash, msg_id)
+            assert body is not None, "accepted message ids always have a stored reply"
+            self._remember(session, msg_id, body)
+        log.info("table %s: retry of message %d answered from the cache", session.table_id, msg_id)
+        return body
+
+    def _leave(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        del self.sessions[session.token_hash]
+        self.store.drop_session(session.token_hash)
+        if session.seat is None:
+            table.spectators.discard(session.token_hash)
+        else:
+            table.holders[session.seat] = None
+            self._publish(table, [{"type": "seat_left", "seat": session.seat}])
+        return reply("left", request["id"], table=table.id, seat=session.seat)
+
+    def _record(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = self.tables.get(request["table"])
+        if table is not None and table.status != OVER:
+            raise ProtocolError("not_over", "the record is given out once the game is over")
+        record = table.state.to_record() if table is not None else None
+        record = record or self.store.record(request["table"])
+        if record is None:
+            if request["table"] in self.store.table_ids():
+                raise ProtocolError("not_over", "the record is given out once the game is over")
+            raise ProtocolError("no_table", f"no table {request['table']!r}")
+        return reply("record", request["id"], table=request["table"], record=record)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise ProtocolError("no_table", f"no table {table_id!r} is being played here")
+        return table
+
+    def _session(self, token: str, table: Table) -> Session:
+        session = self.sessions.get(hash_token(token))
+        if session is None or session.table_id != table.id:
+            raise ProtocolError("bad_token", f"that token does not belong to table {table.id}")
+        return session
+
+    def _seats(self, table: Table) -> list[dict[str, Any]]:
+        seats = []
+        for seat, holder in enumerate(table.holders):
+            session = self.sessions.get(holder) if holder else None
+            seats.append({
+                "seat": seat,
+                "kind": "bot" if seat in table.bots else "player",
+                "taken": session is not None,
+                "role": session.role if session else None,
+                "name": session.name if session else None,
+            })  # fmt: skip
+        return seats
+
+    def _snapshot(self, table: Table, seat: int | None) -> dict[str, Any]:
+        return {"table": table.id, "game": table.game_name, "config": table.config,
+                "status": table.status, "seq": table.seq, "version": table.state.version,
+                "turn": table.turn, "seats": self._seats(table), "you": seat,
+                "view": table.state.view(seat)}  # fmt: skip
+
+    def _publish(self, table: Table, events: list[dict[str, Any]]) -> None:
+        table.seq += 1
+        table.published = True
+        update = {"v": VERSION, "type": "update", "table": table.id, "seq": table.seq,
+                  "version": table.state.version, "status": table.status, "turn": table.turn,
+                  "events": events, "seats": self._seats(table),
+                  "view": table.state.view(None)}  # fmt: skip
+        self._outbox.append((table.topic, encode(update)))
+        self.store.set_table(table.id, table.status, table.seq)
+        if log.isEnabledFor(logging.INFO):
+            for event in events:
+                log.info("table %s #%d v%d: %s", table.id, table.seq, table.state.version,
+                         " ".join(f"{k}={v}" for k, v in event.items()))  # fmt: skip
+
+    def _remember(self, session: Session, msg_id: int, body: bytes) -> None:
+        session.replies[msg_id] = body
+        if len(session.replies) > REPLY_CACHE_SIZE:
+            session.replies.popitem(last=False)
+
+    def _table_from_row(self, row: TableRow, game: Game) -> Table:
+        state = game.new_state(row.config, row.seed)
+        seats = game.seats(row.config)
+        return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
+                     row.seq, row.created_s, [None] * seats)  # fmt: skip
+
+    def _restore(self) -> None:
+        """Bring back every unfinished table from the store, at its version and sequence."""
+        for row in self.store.unfinished():
+            table = self._table_from_row(row, get_game(row.game))
+            for data in row.actions:
+                seat = data.pop("seat")
+                assert table.state.current_seat == seat, (row.id, table.state.version)
+                table.state.apply(table.state.parse_action(data))
+            for s in row.sessions:
+                session = Session(s.token_hash, s.table_id, s.seat, s.role, s.name, s.accepted)
+                self.sessions[s.token_hash] = session
+                if s.seat is None:
+                    table.spectators.add(s.token_hash)
+                else:
+                    table.holders[s.seat] = s.token_hash
+            self.tables[row.id] = table
+            log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
+                     table.seq)  # fmt: skip
+
+
+def _bind(sock: zmq.Socket, address: str, port: int) -> str:
+    sock.bind(f"tcp://{address}:{port or '*'}")
+    return sock.getsockopt_string(zmq.LAST_ENDPOINT)
