@@ -5,7 +5,7 @@ this file; ``vectors/`` holds golden msgpack frames with their meaning.
 """
 
 from protocol.errors import ERROR_CODES, ProtocolError
-from protocol.messages import REQUESTS, check_request, error, reply, request_id
+from protocol.messages import REQUESTS, check_request, error, reply, request_id, topic
 from protocol.wire import VERSION, decode_message, decode_request, encode
 
 __all__ = [
@@ -20,4 +20,5 @@ __all__ = [
     "error",
     "reply",
     "request_id",
+    "topic",
 ]

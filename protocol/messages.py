@@ -116,6 +116,11 @@ ENVELOPE = ("v", "type", "id")
 _check_id = _int(0, MAX_ID)
 
 
+def topic(table_id: str) -> bytes:
+    """The PUB topic of a table; the trailing dot keeps "t1" from matching "t12"."""
+    return f"table.{table_id}.".encode()
+
+
 def request_id(message: dict[str, Any]) -> int | None:
     """The client message id of a (maybe bad) request, if it has a usable one."""
     value = message.get("id")

@@ -23,7 +23,16 @@ from typing import Any
 import zmq
 
 import sagani_net.engine  # noqa: F401  (registers the built-in games)
-from protocol import ProtocolError, check_request, decode_request, encode, error, reply, request_id
+from protocol import (
+    ProtocolError,
+    check_request,
+    decode_request,
+    encode,
+    error,
+    reply,
+    request_id,
+    topic,
+)
 from protocol.wire import MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net.game import GAMES, Game, GameState, RuleError, get_game
 from sagani_net.store import SessionRow, Store, TableRow
@@ -93,16 +102,11 @@ class Table:
 
     @property
     def topic(self) -> bytes:
-        return topic_for(self.id)
+        return topic(self.id)
 
     @property
     def turn(self) -> int | None:
         return self.state.current_seat if self.status == RUNNING else None
-
-
-def topic_for(table_id: str) -> bytes:
-    """The PUB topic of a table; the trailing dot keeps "t1" from matching "t12"."""
-    return f"table.{table_id}.".encode()
 
 
 def hash_token(token: str) -> str:

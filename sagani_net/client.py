@@ -1,0 +1,411 @@
+"""The client library: what the console and the bots use to talk to a host.
+
+Requests are Lazy Pirate (a timeout per try, then close and reopen the REQ socket and send the
+same message again, a bounded number of times; the host answers a repeated id from its cache).
+State follows the Clone pattern: subscribe to the table's topic first, take a snapshot with its
+sequence number, drop updates at or below it, and resync on a gap or after heartbeat silence.
+
+:class:`AsyncClient` is the core (asyncio, ``zmq.asyncio``); :class:`Client` is the same API for
+code without an event loop.
+
+>>> client = Client("tcp://127.0.0.1:47410")          # doctest: +SKIP
+>>> table = client.create({"players": 2})              # doctest: +SKIP
+>>> replica = client.join(table, name="ann")           # doctest: +SKIP
+>>> if client.my_turn: client.act({"type": "take", "index": 0})   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import zmq
+import zmq.asyncio
+
+from protocol import VERSION, decode_message, encode, topic
+
+#: How long one try of a request waits for its reply.
+REQUEST_TIMEOUT_S = 2.5
+#: Tries after the first before a request gives up.
+REQUEST_RETRIES = 3
+#: Heartbeat silence, in heartbeat periods, after which the client resyncs.
+SILENCE_HEARTBEATS = 3.0
+
+T = TypeVar("T")
+
+
+class HostError(Exception):
+    """The host refused a request: its ``code`` (protocol/errors.py), ``message`` and reply."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        self.code = str(reply.get("code"))
+        self.message = str(reply.get("message"))
+        self.reply = reply
+        super().__init__(f"{self.code}: {self.message}")
+
+
+class HostTimeout(Exception):
+    """No reply after every retry: the host is down or unreachable."""
+
+
+@dataclass
+class Replica:
+    """The client's copy of one table, kept in step by snapshots and sequenced updates."""
+
+    table: str
+    seq: int = -1
+    version: int = 0
+    status: str = "open"
+    turn: int | None = None
+    you: int | None = None
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    view: dict[str, Any] = field(default_factory=dict)
+    game: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def load(self, snapshot: dict[str, Any]) -> None:
+        """Take a snapshot (from join, sync or an error reply) as the whole truth."""
+        self.seq = snapshot["seq"]
+        self.you = snapshot["you"]
+        self.game = snapshot["game"]
+        self.config = snapshot["config"]
+        self._take(snapshot)
+
+    def receive(self, message: dict[str, Any]) -> str:
+        """Apply a broadcast; returns "applied", "old" (dropped) or "gap" (resync needed)."""
+        if message.get("table") != self.table:
+            return "old"
+        seq = message["seq"]
+        if message["type"] == "heartbeat":
+            return "gap" if seq > self.seq else "old"
+        if seq <= self.seq:
+            return "old"
+        if seq != self.seq + 1:
+            return "gap"
+        self.seq = seq
+        self._take(message)
+        return "applied"
+
+    def accept(self, reply: dict[str, Any]) -> None:
+        """Take the host's reply to an own action (it carries the update's seq)."""
+        self.seq = max(self.seq, reply["seq"])
+        self.version = reply["version"]
+        self.status = reply["status"]
+        self.turn = reply["turn"]
+        self.view = reply["view"]
+
+    def _take(self, message: dict[str, Any]) -> None:
+        self.version = message["version"]
+        self.status = message["status"]
+        self.turn = message["turn"]
+        self.seats = message["seats"]
+        self.view = message["view"]
+
+    @property
+    def my_turn(self) -> bool:
+        return self.status == "running" and self.you is not None and self.turn == self.you
+
+
+@dataclass(frozen=True)
+class Session:
+    """What a client saves to come back to its seat after a crash or a restart."""
+
+    address: str
+    table: str
+    seat: int | None
+    token: str
+
+
+class AsyncClient:
+    """One connection to a host and (after :meth:`join`) one table. Not shared between loops."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        context: zmq.asyncio.Context | None = None,
+        timeout_s: float = REQUEST_TIMEOUT_S,
+        retries: int = REQUEST_RETRIES,
+    ) -> None:
+        self.address = address
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.ctx = context or zmq.asyncio.Context.instance()
+        self.welcome: dict[str, Any] = {}
+        self.replica: Replica | None = None
+        self.token: str | None = None
+        self._req: zmq.asyncio.Socket | None = None
+        self._sub: zmq.asyncio.Socket | None = None
+        self._pub_address = ""
+        self._next_id = secrets.randbits(40)
+        self._lock = asyncio.Lock()
+        self._pending: deque[dict[str, Any]] = deque()
+        self._heard_s = time.monotonic()
+
+    # -- requests ---------------------------------------------------------------------------
+
+    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send one request, Lazy Pirate style; returns the reply.
+
+        Raises HostError for a refusal and HostTimeout when every try went unanswered.
+        """
+        async with self._lock:
+            self._next_id += 1
+            body = encode({"v": VERSION, "type": kind, "id": self._next_id, **fields})
+            for _ in range(self.retries + 1):
+                if self._req is None:
+                    self._req = self.ctx.socket(zmq.REQ)
+                    self._req.linger = 0
+                    self._req.connect(self.address)
+                await self._req.send(body)
+                if await self._req.poll(self.timeout_s * 1000, zmq.POLLIN):
+                    reply = decode_message(await self._req.recv())
+                    if reply.get("type") == "error":
+                        raise HostError(reply)
+                    return reply
+                # A REQ socket that timed out is stuck waiting; only a new one can send again.
+                self._req.close()
+                self._req = None
+            tries = self.retries + 1
+            raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
+
+    async def connect(self) -> dict[str, Any]:
+        """Say hello; learn the protocol version, the games and where broadcasts come from."""
+        self.welcome = await self.request("hello", client="sagani_net")
+        # The host may bind 0.0.0.0; subscribe where requests go, on the port it names.
+        host = self.address.rsplit(":", 1)[0]
+        self._pub_address = f"{host}:{self.welcome['pub_port']}"
+        return self.welcome
+
+    async def tables(self) -> list[dict[str, Any]]:
+        return (await self.request("tables"))["tables"]
+
+    async def create(
+        self,
+        config: dict[str, Any],
+        *,
+        game: str = "sagani",
+        seed: int | None = None,
+        bots: list[int] | tuple[int, ...] = (),
+    ) -> str:
+        """Create a table; returns its id."""
+        reply = await self.request("create", game=game, config=config, seed=seed, bots=list(bots))
+        return reply["table"]
+
+    async def join(
+        self, table: str, *, role: str = "player", seat: int | None = None, name: str = ""
+    ) -> Replica:
+        """Take a seat (or watch, with role "spectator"); subscribes before the snapshot."""
+        await self._subscribe(table)
+        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role)
+        return self._joined(reply)
+
+    async def resume(self, table: str, token: str) -> Replica:
+        """Come back to a seat with a saved token (after a crash, or a host restart)."""
+        await self._subscribe(table)
+        return self._joined(await self.request("join", table=table, token=token))
+
+    async def sync(self) -> Replica:
+        """Fetch a fresh snapshot of the table (the Clone pattern's resync)."""
+        replica = self._need_replica()
+        reply = await self.request("sync", table=replica.table, token=self.token)
+        replica.load(reply)
+        # Updates buffered before the snapshot are older than it; next_update drops them.
+        self._pending.clear()
+        return replica
+
+    async def act(self, action: dict[str, Any]) -> list[dict[str, Any]]:
+        """Play ``action`` on the current version; returns its events.
+
+        Raises HostError (after loading the fresh snapshot it carries) when refused.
+        """
+        replica = self._need_replica()
+        try:
+            reply = await self.request("act", table=replica.table, seat=replica.you,
+                                       token=self.token, version=replica.version,
+                                       action=action)  # fmt: skip
+        except HostError as exc:
+            if "snapshot" in exc.reply:
+                replica.load(exc.reply["snapshot"])
+            raise
+        replica.accept(reply)
+        self._pending.append(reply)
+        return reply["events"]
+
+    async def leave(self) -> None:
+        replica = self._need_replica()
+        await self.request("leave", table=replica.table, token=self.token)
+        self.token = None
+
+    async def record(self, table: str) -> dict[str, Any]:
+        """The record of a finished game."""
+        return (await self.request("record", table=table))["record"]
+
+    # -- updates ----------------------------------------------------------------------------
+
+    async def next_update(self, timeout_s: float | None = None) -> dict[str, Any] | None:
+        """The next change to the replica: an "update", an "accepted" (own action) or a
+        "snapshot" (after a resync); None if nothing came within ``timeout_s``."""
+        replica = self._need_replica()
+        assert self._sub is not None
+        deadline_s = None if timeout_s is None else time.monotonic() + timeout_s
+        silence_s = SILENCE_HEARTBEATS * self.welcome.get("heartbeat_s", 1.0)
+        while True:
+            if self._pending:
+                return self._pending.popleft()
+            now = time.monotonic()
+            wait_s = self._heard_s + silence_s - now
+            if deadline_s is not None:
+                if now >= deadline_s:
+                    return None
+                wait_s = min(wait_s, deadline_s - now)
+            if await self._sub.poll(max(0.0, wait_s) * 1000, zmq.POLLIN):
+                _, body = await self._sub.recv_multipart()
+                self._heard_s = time.monotonic()
+                message = decode_message(body)
+                outcome = replica.receive(message)
+                if outcome == "applied":
+                    return message
+                if outcome == "gap":
+                    return await self._resync()
+            elif time.monotonic() >= self._heard_s + silence_s:
+                # Silence: the host may have restarted (maybe elsewhere); hello and resync.
+                await self.connect()
+                await self._subscribe(replica.table)
+                return await self._resync()
+
+    async def updates(self) -> AsyncIterator[dict[str, Any]]:
+        """Every change to the replica, in order, forever (cancel the task to stop)."""
+        while True:
+            update = await self.next_update()
+            if update is not None:
+                yield update
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> Replica:
+        return self._need_replica()
+
+    @property
+    def my_turn(self) -> bool:
+        return self.replica is not None and self.replica.my_turn
+
+    @property
+    def session(self) -> Session:
+        replica = self._need_replica()
+        assert self.token is not None
+        return Session(self.address, replica.table, replica.you, self.token)
+
+    def close(self) -> None:
+        for sock in (self._req, self._sub):
+            if sock is not None:
+                sock.close(linger=0)
+        self._req = self._sub = None
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    async def _subscribe(self, table: str) -> None:
+        if not self._pub_address:
+            await self.connect()
+        if self._sub is not None:
+            self._sub.close(linger=0)
+        self._sub = self.ctx.socket(zmq.SUB)
+        self._sub.linger = 0
+        self._sub.connect(self._pub_address)
+        self._sub.subscribe(topic(table))
+        self._heard_s = time.monotonic()
+
+    def _joined(self, reply: dict[str, Any]) -> Replica:
+        self.token = reply["token"]
+        self.replica = Replica(reply["table"])
+        self.replica.load(reply["snapshot"])
+        self._pending.clear()
+        return self.replica
+
+    async def _resync(self) -> dict[str, Any]:
+        replica = await self.sync()
+        return {"type": "snapshot", "table": replica.table, "seq": replica.seq,
+                "version": replica.version}  # fmt: skip
+
+    def _need_replica(self) -> Replica:
+        if self.replica is None:
+            raise RuntimeError("join a table first")
+        return self.replica
+
+
+class Client:
+    """The blocking face of :class:`AsyncClient`, on a private event loop (bots, scripts)."""
+
+    def __init__(self, address: str, **options: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._ctx = zmq.asyncio.Context()
+        self.core = AsyncClient(address, context=self._ctx, **options)
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run_until_complete(coro)
+
+    def connect(self) -> dict[str, Any]:
+        return self._run(self.core.connect())
+
+    def tables(self) -> list[dict[str, Any]]:
+        return self._run(self.core.tables())
+
+    def create(self, config: dict[str, Any], **options: Any) -> str:
+        return self._run(self.core.create(config, **options))
+
+    def join(self, table: str, **options: Any) -> Replica:
+        return self._run(self.core.join(table, **options))
+
+    def resume(self, table: str, token: str) -> Replica:
+        return self._run(self.core.resume(table, token))
+
+    def sync(self) -> Replica:
+        return self._run(self.core.sync())
+
+    def act(self, action: dict[str, Any]) -> list[dict[str, Any]]:
+        return self._run(self.core.act(action))
+
+    def leave(self) -> None:
+        self._run(self.core.leave())
+
+    def record(self, table: str) -> dict[str, Any]:
+        return self._run(self.core.record(table))
+
+    def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self._run(self.core.request(kind, **fields))
+
+    def next_update(self, timeout_s: float | None = None) -> dict[str, Any] | None:
+        return self._run(self.core.next_update(timeout_s))
+
+    def wait_for(self, ready: Callable[[Replica], bool], timeout_s: float) -> bool:
+        """Follow updates until ``ready(replica)`` holds; False if ``timeout_s`` runs out."""
+        deadline_s = time.monotonic() + timeout_s
+        while not ready(self.core.state):
+            left_s = deadline_s - time.monotonic()
+            if left_s <= 0:
+                return False
+            self.next_update(left_s)
+        return True
+
+    @property
+    def state(self) -> Replica:
+        return self.core.state
+
+    @property
+    def my_turn(self) -> bool:
+        return self.core.my_turn
+
+    @property
+    def session(self) -> Session:
+        return self.core.session
+
+    def close(self) -> None:
+        self.core.close()
+        self._ctx.term()
+        self._loop.close()
