@@ -1,0 +1,114 @@
+"""``sagani host`` (the headless host node) and ``sagani record export TABLE``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
+from sagani_net.store import Store
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("sagani"))
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``host`` and ``record`` to the ``sagani`` command (cli/main.py)."""
+    add_host_parser(sub)
+    add_record_parser(sub)
+
+
+def add_host_parser(sub: Any) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "host",
+        help="run a headless host node",
+        description="Serve tables on a ROUTER (requests) and a PUB (broadcasts). "
+        "Binds 127.0.0.1 only unless --bind says otherwise.",
+    )
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"request port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--pub-port", type=int, default=None,
+                        help="broadcast port (default: --port + 1, or a free one with --port 0)")
+    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                        help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help=f"where the games are kept (default {default_data_dir()})")
+    parser.add_argument("--heartbeat-s", type=float, default=HEARTBEAT_S,
+                        help="seconds of silence on a table before a heartbeat")
+    parser.add_argument("--fsync", action="store_true",
+                        help="fsync every commit (survives power cuts, slower)")
+    parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
+    parser.set_defaults(func=run_host)  # fmt: skip
+    return parser
+
+
+def add_record_parser(sub: Any) -> argparse.ArgumentParser:
+    parser = sub.add_parser("record", help="game records kept by a host")
+    actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
+    export = actions.add_parser("export", help="write a finished game's JSON record")
+    export.add_argument("table", metavar="TABLE", help="the table id")
+    export.add_argument("--data-dir", type=Path, default=None,
+                        help=f"the host's data directory (default {default_data_dir()})")
+    export.add_argument("-o", "--output", type=Path, default=None,
+                        help="file to write (default: standard output)")
+    export.set_defaults(func=run_record_export)  # fmt: skip
+    return parser
+
+
+def run_host(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(message)s",
+        stream=sys.stderr,
+    )
+    synchronous = "FULL" if args.fsync else "NORMAL"
+    store = Store(args.data_dir or default_data_dir(), synchronous=synchronous)
+    host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
+                heartbeat_s=args.heartbeat_s)  # fmt: skip
+    # One machine-readable line, so scripts and tests can find a host started on port 0.
+    print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: host.stop())
+    with contextlib.suppress(KeyboardInterrupt):
+        host.serve()
+    return 0
+
+
+def run_record_export(args: argparse.Namespace) -> int:
+    data_dir = args.data_dir or default_data_dir()
+    store = Store(data_dir)
+    try:
+        record = store.record(args.table)
+        if record is None:
+            known = args.table in store.table_ids()
+            why = "its game is not over" if known else f"no such table in {data_dir}"
+            print(f"sagani record export: cannot export {args.table}: {why}", file=sys.stderr)
+            return 1
+    finally:
+        store.close()
+    text = json.dumps(record, indent=1) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``host`` or ``record`` without the rest of the ``sagani`` command."""
+    parser = argparse.ArgumentParser(prog="sagani")
+    add_parsers(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
