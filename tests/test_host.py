@@ -1,0 +1,276 @@
+"""The host on real sockets (127.0.0.1, free ports), spoken to frame by frame."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+from test_net_support import Raw, choose, running_host
+
+from protocol import ERROR_CODES, VERSION, encode, topic
+from sagani_net.host import Host, Limits
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[Host]:
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        yield host
+
+
+@pytest.fixture
+def raw(host: Host) -> Iterator[Raw]:
+    raw = Raw(host.endpoint)
+    yield raw
+    raw.close()
+
+
+def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[str]]:
+    """A started table and the token of each seat."""
+    table = raw("create", game="sagani", config={"players": players}, seed=seed)["table"]
+    tokens = [raw("join", table=table, name=f"p{i}")["token"] for i in range(players)]
+    return table, tokens
+
+
+def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any) -> dict:
+    """One random legal action by the seat to move (fields in ``over`` replace the real ones)."""
+    snap = raw("sync", table=table)
+    seat = snap["turn"]
+    fields = {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
+              "action": choose(snap["view"], rng)}  # fmt: skip
+    return raw("act", **{**fields, **over})
+
+
+def test_hello_names_the_broadcast_address_and_version(raw: Raw, host: Host) -> None:
+    welcome = raw("hello", client="test")
+    assert welcome["type"] == "welcome" and welcome["version"] == VERSION
+    assert welcome["pub"] == host.pub_endpoint
+    assert "sagani" in welcome["games"]
+
+
+def test_table_starts_when_every_seat_is_taken(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
+    first = raw("join", table=table, name="ann")
+    assert first["seat"] == 0 and first["snapshot"]["status"] == "open"
+    bot = raw("join", table=table, role="bot", name="bot")
+    assert bot["seat"] == 1 and bot["snapshot"]["status"] == "running"
+    assert raw("join", table=table)["code"] == "table_full"
+    listing = raw("tables")["tables"]
+    assert [t["status"] for t in listing if t["table"] == table] == ["running"]
+
+
+def test_accepted_action_is_broadcast_with_the_next_sequence_number(host: Host, raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.linger, sub.rcvtimeo = 0, 5000
+    sub.connect(host.pub_endpoint)
+    sub.subscribe(topic(table))
+    before = raw("sync", table=table)
+    while True:  # wait until the subscription is live: heartbeats arrive when idle
+        _, body = sub.recv_multipart()
+        if msgpack.unpackb(body)["type"] == "heartbeat":
+            break
+    accepted = act(raw, table, tokens, random.Random(1))
+    assert accepted["type"] == "accepted" and accepted["version"] == before["version"] + 1
+    update = msgpack.unpackb(sub.recv_multipart()[1])
+    assert update["type"] == "update" and update["seq"] == before["seq"] + 1
+    assert update["events"] == accepted["events"] and update["view"]["version"] == 1
+    sub.close()
+
+
+def test_idle_table_gets_heartbeats(host: Host, raw: Raw) -> None:
+    table, _ = seated_table(raw)
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.linger, sub.rcvtimeo = 0, 5000
+    sub.connect(host.pub_endpoint)
+    sub.subscribe(topic(table))
+    beat = msgpack.unpackb(sub.recv_multipart()[1])
+    assert beat == {"v": VERSION, "type": "heartbeat", "table": table, "seq": 2, "version": 0}
+    sub.close()
+
+
+def test_lost_reply_retried_is_applied_once(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    snap = raw("sync", table=table)
+    action = choose(snap["view"], random.Random(2))
+    request = {"v": VERSION, "type": "act", "id": 77, "table": table, "seat": snap["turn"],
+               "token": tokens[snap["turn"]], "version": snap["version"], "action": action}
+    first = raw.send_bytes(encode(request))
+    again = raw.send_bytes(encode(request))
+    assert first["type"] == "accepted" and again == first
+    assert raw("sync", table=table)["version"] == snap["version"] + 1
+
+
+def test_stale_version_is_refused_with_a_fresh_snapshot(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    rng = random.Random(3)
+    act(raw, table, tokens, rng)
+    refused = act(raw, table, tokens, rng, version=0)
+    assert refused["code"] == "stale_version" and refused["message"]
+    assert refused["snapshot"]["version"] == 1
+
+
+def test_illegal_action_is_refused_with_the_rule_and_a_snapshot(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    refused = act(raw, table, tokens, random.Random(4), action={"type": "take", "index": 9})
+    assert refused["code"] == "illegal_action" and refused["rule"]
+    assert refused["snapshot"]["version"] == 0
+    malformed = act(raw, table, tokens, random.Random(4), action={"type": "fly"})
+    assert malformed["code"] == "bad_action"
+
+
+def test_token_used_for_another_seat_is_refused(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    snap = raw("sync", table=table)
+    other = 1 - snap["turn"]
+    refused = act(raw, table, tokens, random.Random(5), token=tokens[other])
+    assert refused["code"] == "bad_token"
+    not_yours = act(raw, table, tokens, random.Random(5), seat=other, token=tokens[other])
+    assert not_yours["code"] == "not_your_turn"
+    assert raw("sync", table=table)["version"] == 0
+
+
+def test_spectator_cannot_act(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    watcher = raw("join", table=table, role="spectator")
+    assert watcher["seat"] is None
+    refused = act(raw, table, tokens, random.Random(6), token=watcher["token"])
+    assert refused["code"] == "not_a_player"
+
+
+def test_retried_join_gets_the_same_seat(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 3})["table"]
+    request = encode({"v": VERSION, "type": "join", "id": 5, "table": table, "name": "ann"})
+    assert raw.send_bytes(request) == raw.send_bytes(request)
+    assert raw("join", table=table)["seat"] == 1
+
+
+def test_seat_left_can_be_taken_by_a_bot_and_game_goes_on(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    assert raw("leave", table=table, token=tokens[1])["type"] == "left"
+    assert raw("sync", table=table, token=tokens[1])["code"] == "bad_token"
+    bot = raw("join", table=table, role="bot", seat=1)
+    assert bot["seat"] == 1
+    tokens[1] = bot["token"]
+    rng = random.Random(7)
+    for _ in range(6):
+        assert act(raw, table, tokens, rng)["type"] == "accepted"
+
+
+def test_record_is_secret_until_the_game_is_over(raw: Raw) -> None:
+    table, tokens = seated_table(raw, seed=12)
+    assert raw("record", table=table)["code"] == "not_over"
+    rng = random.Random(8)
+    while raw("sync", table=table)["status"] != "over":
+        assert act(raw, table, tokens, rng)["type"] == "accepted"
+    record = raw("record", table=table)["record"]
+    assert record["seed"] == 12 and "result" in record
+    late = raw("act", table=table, seat=0, token=tokens[0], version=0, action={"type": "pass"})
+    assert late["code"] == "game_over"
+
+
+def test_solo_game_is_played_by_one_seat(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 1, "mode": "solo"}, seed=3)["table"]
+    token = raw("join", table=table)["token"]
+    rng = random.Random(9)
+    for _ in range(10):
+        assert act(raw, table, [token], rng)["type"] == "accepted"
+
+
+def test_bad_configs_and_unknown_games_are_refused(raw: Raw) -> None:
+    assert raw("create", game="chess", config={})["code"] == "unknown_game"
+    assert raw("create", game="sagani", config={"players": 9})["code"] == "bad_config"
+    assert raw("create", game="sagani", config={"players": 2}, bots=[5])["code"] == "bad_field"
+
+
+def test_table_cap_is_an_error_code(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(max_tables=1, max_spectators=1)) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={"players": 2})["table"]
+        assert raw("create", game="sagani", config={"players": 2})["code"] == "too_many_tables"
+        raw("join", table=table, role="spectator")
+        assert raw("join", table=table, role="spectator")["code"] == "too_many_spectators"
+        raw.close()
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _act_frame(**fields: Any) -> dict[str, Any]:
+    return {"v": VERSION, "type": "act", "id": 1, "table": "t", "seat": 0, "token": "x",
+            "version": 0, "action": {"type": "pass"}, **fields}  # fmt: skip
+
+
+#: Every kind of bad frame, with the error code it must get.
+BAD_FRAMES: dict[str, tuple[bytes, str]] = {
+    "not msgpack": (b"\xc1\x00garbage", "bad_frame"),
+    "empty": (b"", "bad_frame"),
+    "not a map": (msgpack.packb([1, 2, 3]), "bad_frame"),
+    "trailing bytes": (encode({"v": 1, "type": "hello", "id": 1}) + b"\x00", "bad_frame"),
+    "integer map key": (msgpack.packb({1: 2}), "bad_frame"),
+    "bytes value": (msgpack.packb({"v": 1, "type": "hello", "id": 1, "client": b"x"}),
+                    "too_big"),
+    "ext type": (msgpack.packb({"v": 1, "type": "hello", "id": msgpack.ExtType(5, b"x")}),
+                 "bad_frame"),
+    "timestamp ext": (msgpack.packb({"v": 1, "type": "hello", "id": msgpack.Timestamp(1)}),
+                      "bad_frame"),
+    "huge frame": (encode({"v": 1, "type": "hello", "id": 1, "client": "x" * 100_000}),
+                   "too_big"),
+    "huge string": (encode({"v": 1, "type": "hello", "id": 1, "client": "x" * 5000}),
+                    "too_big"),
+    "long list": (encode(_act_frame(action={"type": "pass", "cell": list(range(5000))})),
+                  "too_big"),
+    "deeply nested": (encode(_act_frame(action={"type": "pass", "cell": _nested(50)})),
+                      "too_deep"),
+    "nested past the decoder": (b"\x91" * 5000 + b"\x01", "too_deep"),
+    "no version": (encode({"type": "hello", "id": 1}), "bad_version"),
+    "wrong version": (encode({"v": 99, "type": "hello", "id": 1}), "bad_version"),
+    "version as text": (encode({"v": "1", "type": "hello", "id": 1}), "bad_version"),
+    "unknown type": (encode({"v": 1, "type": "teleport", "id": 1}), "unknown_type"),
+    "no id": (encode({"v": 1, "type": "hello"}), "missing_field"),
+    "id as text": (encode({"v": 1, "type": "hello", "id": "1"}), "bad_field"),
+    "negative id": (encode({"v": 1, "type": "hello", "id": -1}), "bad_field"),
+    "missing field": (encode({"v": 1, "type": "sync", "id": 1}), "missing_field"),
+    "extra field": (encode({"v": 1, "type": "hello", "id": 1, "admin": True}), "extra_field"),
+    "seat as bool": (encode(_act_frame(seat=True)), "bad_field"),
+    "seat out of range": (encode(_act_frame(seat=99)), "bad_field"),
+    "version as float": (encode(_act_frame(version=1.0)), "bad_field"),
+    "table as int": (encode({"v": 1, "type": "sync", "id": 1, "table": 5}), "bad_field"),
+    "action not a map": (encode(_act_frame(action="pass")), "bad_field"),
+    "empty table id": (encode({"v": 1, "type": "sync", "id": 1, "table": ""}), "bad_field"),
+    "role unknown": (encode({"v": 1, "type": "join", "id": 1, "table": "t", "role": "god"}),
+                     "bad_field"),
+}  # fmt: skip
+
+
+def test_every_bad_frame_gets_an_error_and_the_game_goes_on(raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    rng = random.Random(10)
+    for name, (frame, code) in BAD_FRAMES.items():
+        reply = raw.send_bytes(frame)
+        assert reply["type"] == "error", name
+        assert (reply["code"], name) == (code, name)
+        assert reply["code"] in ERROR_CODES and reply["message"]
+        assert act(raw, table, tokens, rng)["type"] == "accepted", name
+
+
+def test_multipart_request_gets_an_error(host: Host, raw: Raw) -> None:
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger, dealer.rcvtimeo = 0, 5000
+    dealer.connect(host.endpoint)
+    dealer.send_multipart([b"", b"one", b"two"])
+    frames = dealer.recv_multipart()
+    assert msgpack.unpackb(frames[-1])["code"] == "bad_frame"
+    # A DEALER without the empty delimiter is served too.
+    dealer.send(encode({"v": 1, "type": "hello", "id": 3}))
+    assert msgpack.unpackb(dealer.recv())["type"] == "welcome"
+    dealer.close()
+    assert raw("hello")["type"] == "welcome"

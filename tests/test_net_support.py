@@ -1,0 +1,129 @@
+"""Helpers shared by the network tests: hosts on free 127.0.0.1 ports, raw requests, a bot.
+
+Run as a script it is one player process: ``python test_net_support.py ADDRESS TABLE SEED``
+joins TABLE, plays random legal actions until the game is over and prints its final replica as
+JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # when run as a player process
+    sys.path.insert(0, str(ROOT))
+
+from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.client import Client, HostError  # noqa: E402
+from sagani_net.host import Host  # noqa: E402
+from sagani_net.store import Store  # noqa: E402
+
+#: How long a test waits for anything on the wire before it fails.
+WAIT_S = 10.0
+ROTATIONS = (0, 90, 180, 270)
+
+
+@contextmanager
+def running_host(data_dir: Path, **options: Any) -> Iterator[Host]:
+    """A host on free 127.0.0.1 ports, serving on a thread for the duration."""
+    host = Host(Store(data_dir), port=0, **options)
+    host.serve_in_thread()
+    try:
+        yield host
+    finally:
+        host.stop()
+
+
+class Raw:
+    """A bare REQ socket speaking the protocol by hand, for frames the client never sends."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.sock = zmq.Context.instance().socket(zmq.REQ)
+        self.sock.linger = 0
+        self.sock.rcvtimeo = int(WAIT_S * 1000)
+        self.sock.connect(endpoint)
+        self.next_id = 0
+
+    def send_bytes(self, body: bytes) -> dict[str, Any]:
+        self.sock.send(body)
+        return decode_message(self.sock.recv())
+
+    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.next_id += 1
+        return self.send_bytes(encode({"v": VERSION, "type": kind, "id": self.next_id, **fields}))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random legal Sagani action read from a view alone, as a bot in any language would."""
+    if view["phase"] == "place":
+        frontier = view["seats"][view["turn"]]["frontier"]
+        return {"type": "place", "cell": rng.choice(frontier), "rotation": rng.choice(ROTATIONS)}
+    if view["mode"] != "multi":
+        return {"type": "reveal"}
+    if view["intermezzo"] is not None:
+        options = [{"type": "pick", "index": i} for i in range(len(view["storage"]))]
+        return rng.choice([*options, {"type": "pass"}])
+    if not view["offer"]:
+        return {"type": "pass"}
+    return {"type": "take", "index": rng.randrange(len(view["offer"]))}
+
+
+def play_to_end(client: Client, rng: random.Random, timeout_s: float = 60.0) -> None:
+    """Act whenever it is this client's turn until the game is over."""
+    while client.state.status != "over":
+        if client.my_turn:
+            try:
+                client.act(choose(client.state.view, rng))
+            except HostError as exc:
+                # Another seat moved first or our copy was behind; the reply resynced it.
+                if exc.code not in ("stale_version", "not_your_turn"):
+                    raise
+        else:
+            client.next_update(timeout_s)
+
+
+def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:
+    """``sagani host`` in a subprocess; returns it with its request and broadcast endpoints."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--data-dir", str(data_dir),
+         *args],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(r"requests (\S+) broadcasts (\S+)", line)
+    assert found, f"host did not start: {line!r}"
+    return proc, found[1], found[2]
+
+
+def port_of(endpoint: str) -> str:
+    return endpoint.rsplit(":", 1)[1]
+
+
+def player_main(address: str, table: str, seed: int) -> None:
+    client = Client(address)
+    try:
+        client.join(table, name=f"player-{seed}")
+        play_to_end(client, random.Random(seed))
+        state = client.state
+        json.dump({"seat": state.you, "seq": state.seq, "version": state.version,
+                   "view": state.view}, sys.stdout)  # fmt: skip
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    player_main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
