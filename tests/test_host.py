@@ -274,3 +274,21 @@ def test_multipart_request_gets_an_error(host: Host, raw: Raw) -> None:
     assert msgpack.unpackb(dealer.recv())["type"] == "welcome"
     dealer.close()
     assert raw("hello")["type"] == "welcome"
+
+
+def test_retry_after_a_restart_is_answered_from_disk(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw)
+        snap = raw("sync", table=table)
+        request = encode({"v": VERSION, "type": "act", "id": 9, "table": table,
+                          "seat": snap["turn"], "token": tokens[snap["turn"]], "version": 0,
+                          "action": choose(snap["view"], random.Random(11))})  # fmt: skip
+        first = raw.send_bytes(request)
+        raw.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        assert raw.send_bytes(request) == first
+        again = raw("sync", table=table, token=tokens[0])
+        assert (again["version"], again["seq"], again["you"]) == (1, first["seq"], 0)
+        raw.close()
