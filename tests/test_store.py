@@ -1,0 +1,67 @@
+"""The SQLite store: what is committed comes back after reopening; what is not, does not."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sagani_net.store import SessionRow, Store, TableRow
+
+
+def table_row(table_id: str = "t1") -> TableRow:
+    return TableRow(table_id, "sagani", {"players": 2, "mode": "multi"}, 7, [1], "running", 3, 1.0)
+
+
+def test_committed_tables_sessions_and_actions_come_back(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.add_session(SessionRow("hash-a", "t1", 0, "player", "ann"))
+    store.add_session(SessionRow("hash-w", "t1", None, "spectator", "watcher"))
+    store.add_action("t1", 0, 0, {"type": "take", "index": 2}, "hash-a", 41, b"reply-41")
+    store.set_table("t1", "running", 4)
+    store.commit()
+    store.close()
+
+    (row,) = Store(tmp_path).unfinished()
+    assert (row.id, row.seed, row.bots, row.seq) == ("t1", 7, [1], 4)
+    assert row.config == {"players": 2, "mode": "multi"}
+    assert row.actions == [{"seat": 0, "type": "take", "index": 2}]
+    sessions = {s.token_hash: s for s in row.sessions}
+    assert sessions["hash-a"].seat == 0 and sessions["hash-a"].accepted == {41}
+    assert sessions["hash-w"].seat is None
+
+
+def test_uncommitted_writes_are_lost_with_the_process(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.commit()
+    store.add_action("t1", 0, 0, {"type": "draw"}, "hash-a", 1, b"r")
+    # No commit: another connection (the next host) must not see the action.
+    assert Store(tmp_path).unfinished()[0].actions == []
+
+
+def test_cached_reply_is_found_by_session_and_message_id(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.add_action("t1", 0, 0, {"type": "draw"}, "hash-a", 5, b"the reply")
+    assert store.cached_reply("hash-a", 5) == b"the reply"
+    assert store.cached_reply("hash-a", 6) is None
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_action("t1", 1, 0, {"type": "draw"}, "hash-a", 5, b"twice")
+
+
+def test_finished_table_keeps_its_record_and_is_not_resumed(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.finish_table("t1", 9, {"game": "sagani", "result": {"ranking": [1, 0]}})
+    store.commit()
+    assert store.unfinished() == []
+    assert store.record("t1") == {"game": "sagani", "result": {"ranking": [1, 0]}}
+    assert store.record("nope") is None and store.table_ids() == ["t1"]
+
+
+def test_database_is_in_wal_mode(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
