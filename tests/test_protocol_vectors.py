@@ -1,0 +1,161 @@
+"""Golden vectors: msgpack frames in ``protocol/vectors/`` beside their meaning, both ways.
+
+``python tests/test_protocol_vectors.py --write`` records the example session of PROTOCOL.md
+from a real host and rewrites the vectors (tokens, table id and ports made fixed).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "protocol" / "vectors"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
+
+REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
+               "record", "error"}  # fmt: skip
+BROADCAST_TYPES = {"update", "heartbeat"}
+
+
+def load_vectors() -> list[tuple[str, dict[str, Any], bytes]]:
+    return [
+        (path.stem, json.loads(path.read_text()), path.with_suffix(".msgpack").read_bytes())
+        for path in sorted(VECTORS.glob("*.json"))
+    ]
+
+
+VECTOR_CASES = load_vectors()
+
+
+@pytest.mark.parametrize(
+    ("name", "meaning", "frame"), VECTOR_CASES, ids=[v[0] for v in VECTOR_CASES]
+)
+def test_vector_encodes_to_its_bytes_and_decodes_to_its_meaning(
+    name: str, meaning: dict[str, Any], frame: bytes
+) -> None:
+    assert encode(meaning["message"]) == frame
+    assert decode_message(frame) == meaning["message"]
+    assert bytes.fromhex(meaning["hex"]) == frame
+
+
+def test_vectors_cover_every_message_type() -> None:
+    kinds: dict[str, set[str]] = {"request": set(), "reply": set(), "broadcast": set()}
+    for _, meaning, _ in VECTOR_CASES:
+        kinds[meaning["direction"]].add(meaning["message"]["type"])
+    assert kinds == {"request": set(REQUESTS), "reply": REPLY_TYPES, "broadcast": BROADCAST_TYPES}
+
+
+def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
+    for name, meaning, _ in VECTOR_CASES:
+        message = meaning["message"]
+        if meaning["direction"] == "request" and not meaning.get("refused"):
+            check_request(message)
+        if message["type"] == "error":
+            assert message["code"] in ERROR_CODES, name
+
+
+# -- writing the vectors ------------------------------------------------------------------
+
+
+def write_vectors() -> None:
+    import zmq
+    from test_net_support import Raw, choose, running_host
+
+    from protocol import VERSION, topic
+
+    frames: list[tuple[str, str, dict[str, Any], str]] = []
+    with tempfile.TemporaryDirectory() as tmp, running_host(Path(tmp), heartbeat_s=0.3) as host:
+        raw = Raw(host.endpoint)
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        sub.linger = 0
+        sub.connect(host.pub_endpoint)
+
+        def ask(label: str, note: str, kind: str, **fields: Any) -> dict[str, Any]:
+            message = {"v": VERSION, "type": kind, "id": raw.next_id + 1, **fields}
+            frames.append((label, "request", message, note))
+            answer = raw(kind, **fields)
+            frames.append((label.replace("request", "reply"), "reply", answer, note))
+            return answer
+
+        def heard(label: str, note: str, kind: str) -> None:
+            while True:
+                _, body = sub.recv_multipart()
+                message = decode_message(body)
+                if message["type"] == kind:
+                    frames.append((label, "broadcast", message, note))
+                    return
+
+        ask("01-hello-request", "say hello; learn where to subscribe", "hello", client="doc")
+        table = ask("02-create-request", "create a 2-player table, seat 1 for a bot", "create",
+                    game="sagani", config={"players": 2}, seed=2026, bots=[1])["table"]  # fmt: skip
+        sub.subscribe(topic(table))
+        a = ask("03-join-request", "take a seat as a player", "join", table=table, name="ann")
+        b = ask("04-join-bot-request", "a bot takes the bot seat", "join", table=table,
+                role="bot", name="greedy")  # fmt: skip
+        heard("05-update-broadcast", "the seat taken and the game started", "update")
+        tokens = [a["token"], b["token"]]
+        snap = ask("06-sync-request", "a snapshot for seat 0", "sync", table=table,
+                   token=tokens[0])  # fmt: skip
+        action = choose(snap["view"], random.Random(1))
+        ask("07-act-request", "seat 0 takes a tile", "act", table=table, seat=0,
+            token=tokens[0], version=0, action=action)  # fmt: skip
+        heard("08-update-broadcast", "everyone hears the action", "update")
+        ask("09-act-stale-request", "a retry made on version 0 with a new id: refused", "act",
+            table=table, seat=0, token=tokens[0], version=0, action=action)  # fmt: skip
+        heard("10-heartbeat-broadcast", "the table is idle", "heartbeat")
+        frames.append(("11-bad-version-request", "request", {"v": 2, "type": "hello", "id": 99},
+                       "a version this host does not speak"))  # fmt: skip
+        raw.next_id = 98
+        frames.append(("11-bad-version-reply", "reply", raw.send_bytes(encode(frames[-1][2])),
+                       "a version this host does not speak"))  # fmt: skip
+        ask("12-tables-request", "list the tables", "tables")
+        ask("13-record-request", "the record is secret until the game is over", "record",
+            table=table)  # fmt: skip
+        rng = random.Random(2)
+        while (snap := raw("sync", table=table))["status"] != "over":
+            raw("act", table=table, seat=snap["turn"], token=tokens[snap["turn"]],
+                version=snap["version"], action=choose(snap["view"], rng))  # fmt: skip
+        ask("14-record-request", "the record of the finished game", "record", table=table)
+        ask("15-leave-request", "the bot leaves its seat", "leave", table=table, token=tokens[1])
+        raw.close()
+        sub.close()
+        pub = host.pub_endpoint
+    # Random parts made fixed, so the vectors read like the spec's example session.
+    fixed = {
+        tokens[0]: "Jq3v0lGmUK2bRpt5yXo8i4aMWcN7eHsD",
+        tokens[1]: "8Zb1dTqfL0rVxCk3mYs9uPw2EaNj6HgR",
+        table: "5a6e7f01",
+        pub: "tcp://127.0.0.1:47411",
+    }
+    for old in VECTORS.glob("*.*"):
+        old.unlink()
+    VECTORS.mkdir(exist_ok=True)
+    for name, direction, message, note in frames:
+        text = json.dumps(message)
+        for old_text, new_text in fixed.items():
+            text = text.replace(old_text, new_text)
+        message = json.loads(text)
+        if message["type"] == "welcome":
+            message["pub_port"] = 47411
+        frame = encode(message)
+        meaning = {"direction": direction, "note": note, "message": message, "hex": frame.hex()}
+        if direction == "request" and name.startswith("11-"):
+            meaning["refused"] = True
+        # One key per line, the message itself on one line: small files, readable diffs.
+        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meaning.items())
+        (VECTORS / f"{name}.json").write_text("{\n" + lines + "\n}\n")
+        (VECTORS / f"{name}.msgpack").write_bytes(frame)
+
+
+if __name__ == "__main__" and "--write" in sys.argv:
+    write_vectors()
