@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sagani_net.engine import Action, Placement, State, replay
+from sagani_net.engine import Action, Placement, State
 from sagani_net.tiles import TILE_IDS, TILES
 
 DATA = Path(__file__).parent / "data"
@@ -26,6 +26,31 @@ def pile(*top: int) -> list[int]:
     """All 72 tile ids, top first: ``top`` in the order given, then the rest by id."""
     assert len(set(top)) == len(top), "a tile can be in the pile only once"
     return [*top, *(t for t in TILE_IDS if t not in top)]
+
+
+def pile_at(placed: dict[int, int]) -> list[int]:
+    """All 72 tile ids, top first, with ``placed[i]`` at position ``i``; the other positions
+    take the low tiles, then the rest, in id order.
+    """
+    used = set(placed.values())
+    rest = iter([t for t in (*LOW_TILES, *TILE_IDS) if t not in used])
+    order: list[int] = []
+    for i in range(72):
+        tile = placed[i] if i in placed else next(rest)
+        while tile in order:
+            tile = next(rest)
+        order.append(tile)
+    assert sorted(order) == list(TILE_IDS)
+    return order
+
+
+def dealt(turn_number: int) -> int:
+    """The pile position of the tile that turn ``turn_number`` (0-based) plays in
+    :func:`fill_storage`: each cycle deals six tiles, the first four are taken, the fifth is
+    stored when the sixth is drawn. Storage gets positions 4, 10, 16 and 22.
+    """
+    cycle, k = divmod(turn_number, 5)
+    return 6 * cycle + (k if k < 4 else 5)
 
 
 def quiet(pl: Placement) -> bool:
@@ -131,6 +156,3 @@ def replay_until(record: dict, stop: Callable[[State, list[dict]], bool]) -> tup
         if stop(state, events):
             return state, events
     raise AssertionError("the record never reaches the situation")
-
-
-__all__ = ["replay"]
