@@ -25,10 +25,10 @@ from sagani_net.tiles import (
     DIRECTIONS,
     ELEMENT_OF,
     ELEMENTS,
-    NEIGHBOURS,
     ROTATIONS,
     TILE_IDS,
     TILES,
+    VALUE_OF,
 )
 
 MODES = ("multi", "solo", "solo-advanced")
@@ -45,6 +45,7 @@ BONUS_FROM_TILE = 5
 BONUS_MAX_UNFLIPPED = 2
 
 CHOOSE, PLACE, OVER = "choose", "place", "over"
+ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
 
@@ -145,6 +146,11 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+TAKES = [Action("take", i) for i in range(OFFER_SIZE)]
+PICKS = [Action("pick", i) for i in range(STORAGE_SIZE)]
+DRAW, PASS, REVEAL = Action("draw"), Action("pass"), Action("reveal")
+
+
 class Placement(NamedTuple):
     """What placing a tile would do, computed without changing anything (see :meth:`State.preview`).
 
@@ -188,25 +194,29 @@ class Placement(NamedTuple):
 
 
 # Lines through a cell, used to find what an arrow sees in O(1). An arrow in direction d runs
-# along line kind d % 4 (0: column, 1: NE-SW diagonal, 2: row, 3: SE-NW diagonal), towards a
-# larger position along that line when d < 4.
+# along line kind d & 3 (0: column, 1: NE-SW diagonal, 2: row, 3: SE-NW diagonal), towards a
+# larger position along that line when d < 4. A line key packs (line, element, kind) in one int.
+def _coords(x: int, y: int) -> tuple[int, int, int, int]:
+    """Which line of each kind passes through (x, y)."""
+    return (x, x - y, y, x + y)
+
+
 def _line_keys(x: int, y: int, element: int) -> tuple[tuple[int, int], ...]:
     """(key, position along the line) for the four lines through (x, y), for one element."""
+    e = element * 4
     return (
-        ((x * 4 + element) * 4, y),
-        (((x - y) * 4 + element) * 4 + 1, x),
-        ((y * 4 + element) * 4 + 2, x),
-        (((x + y) * 4 + element) * 4 + 3, x),
+        (x * 16 + e, y),
+        ((x - y) * 16 + e + 1, x),
+        (y * 16 + e + 2, x),
+        ((x + y) * 16 + e + 3, x),
     )
 
 
-def _arrow_line(x: int, y: int, d: int, element: int) -> tuple[int, int]:
-    """(key, position) of the line an arrow from (x, y) in direction d runs along."""
-    kind = d & 3
-    if kind == 0:
-        return (x * 4 + element) * 4, y
-    coord = x - y if kind == 1 else (y if kind == 2 else x + y)
-    return (coord * 4 + element) * 4 + kind, x
+#: (tile, rotation index) -> per arrow (direction, line kind, element * 4 + line kind).
+ARROW_LINES = {
+    key: tuple((d, d & 3, want * 4 + (d & 3)) for d, want in arrows)
+    for key, arrows in ARROWS.items()
+}
 
 
 class Player:
@@ -249,17 +259,22 @@ class Player:
     def lay(self, cell: tuple[int, int], tile: int, rot: int) -> None:
         """Put a tile in the display: it fills a frontier cell and becomes a target on its lines."""
         x, y = cell
-        self.tiles[cell] = (tile, rot)
+        tiles = self.tiles
+        tiles[cell] = (tile, rot)
         self.placed += 1
         frontier = self.frontier
         frontier.pop(cell, None)
-        for dx, dy in NEIGHBOURS:
-            n = (x + dx, y + dy)
-            if n not in self.tiles:
+        for n in ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)):
+            if n not in tiles:
                 frontier[n] = None
         reach = self.reach
-        for key, pos in _line_keys(x, y, ELEMENT_OF[tile]):
-            ext = reach.get(key)
+        get = reach.get
+        e = ELEMENT_OF[tile] * 4
+        for key, pos in (
+            (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
+            ((x + y) * 16 + e + 3, x),
+        ):  # fmt: skip
+            ext = get(key)
             if ext is None:
                 reach[key] = (pos, pos)
             elif pos < ext[0]:
@@ -270,54 +285,65 @@ class Player:
     def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
         """Note the tile's open arrows, so that a later tile on their lines covers them."""
         self.open[cell] = open_
-        wants = dict(ARROWS[tile, rot])
         x, y = cell
+        coords = (x, x - y, y, x + y)
         watch = self.watch
-        for d in open_:
-            key, pos = _arrow_line(x, y, d, wants[d])
-            watch[key] = watch.get(key, ()) + ((pos, cell, d),)
+        for d, kind, offset in ARROW_LINES[tile, rot]:
+            if d in open_:
+                key = coords[kind] * 16 + offset
+                watch[key] = watch.get(key, ()) + ((y if kind == 0 else x, cell, d),)
 
     def unflipped_value(self) -> int:
         return sum(TILES[self.tiles[c][0]].value for c in self.open)
 
-    def evaluate(
-        self, tile: int, cell: tuple[int, int], rot: int, cacophony_costs: bool
-    ) -> Placement:
+    def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
         x, y = cell
-        element = ELEMENT_OF[tile]
         covers = []
-        hits: dict[tuple[int, int], int] = {}
+        flips: tuple[tuple[int, int], ...] = ()
         watch = self.watch
-        for key, pos in _line_keys(x, y, element):
-            for at, source, d in watch.get(key, ()):
-                if (pos > at) if d < 4 else (pos < at):
-                    covers.append((source, d))
-                    hits[source] = hits.get(source, 0) + 1
-        tiles, open_ = self.tiles, self.open
-        flips = tuple(c for c, n in hits.items() if n == len(open_[c]))
+        if watch:
+            e = ELEMENT_OF[tile] * 4
+            for key, pos in (
+                (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
+                ((x + y) * 16 + e + 3, x),
+            ):  # fmt: skip
+                waiting = watch.get(key)
+                if waiting:
+                    for at, source, d in waiting:
+                        if (pos > at) if d < 4 else (pos < at):
+                            covers.append((source, d))
         points = 0
         freed = 0
-        for c in flips:
-            t = tiles[c][0]
-            points += TILES[t].value
-            freed += len(ARROWS[t, 0])
-        arrows = ARROWS[tile, rot]
-        need = len(arrows)
+        if covers:
+            hits: dict[tuple[int, int], int] = {}
+            for source, _ in covers:
+                hits[source] = hits.get(source, 0) + 1
+            open_ = self.open
+            flips = tuple([c for c, n in hits.items() if n == len(open_[c])])
+            tiles = self.tiles
+            for c in flips:
+                t = tiles[c][0]
+                points += VALUE_OF[t]
+                freed += len(ARROWS[t, 0])
+        lines = ARROW_LINES[tile, rot]
+        need = len(lines)
         supply = self.supply + freed
         cacophony = need - supply if need > supply else 0
         reach = self.reach
+        coords = (x, x - y, y, x + y)
         covered = []
         still_open = []
-        for d, want in arrows:
-            key, pos = _arrow_line(x, y, d, want)
-            ext = reach.get(key)
-            if ext is not None and ((ext[1] > pos) if d < 4 else (ext[0] < pos)):
+        for d, kind, offset in lines:
+            ext = reach.get(coords[kind] * 16 + offset)
+            if ext is not None and (
+                (ext[1] > (y if kind == 0 else x)) if d < 4 else (ext[0] < (y if kind == 0 else x))
+            ):
                 covered.append(d)
             else:
                 still_open.append(d)
         if not still_open:
-            points += TILES[tile].value
+            points += VALUE_OF[tile]
         return Placement(
             tile,
             cell,
@@ -492,13 +518,13 @@ class State:
         if self.phase == OVER:
             return []
         if self.mode != "multi":
-            return [Action("reveal")]
+            return [REVEAL]
         if self.intermezzo is not None:
-            return [Action("pick", i) for i in range(len(self.storage))] + [Action("pass")]
-        actions = [Action("take", i) for i in range(len(self.offer))]
+            return PICKS[: len(self.storage)] + [PASS]
+        actions = TAKES[: len(self.offer)]
         if self.can_draw():
-            actions.append(Action("draw"))
-        return actions or [Action("pass")]
+            actions.append(DRAW)
+        return actions or [PASS]
 
     def _cells(self) -> list[tuple[int, int]]:
         frontier = self.seats[self.seat].frontier
@@ -508,8 +534,13 @@ class State:
         """A uniformly random legal action, without listing them all."""
         if self.phase == PLACE:
             frontier = self.seats[self.seat].frontier
-            cell = tuple(frontier)[int(rng.random() * len(frontier))] if frontier else (0, 0)
-            return Action("place", None, cell, ROTATIONS[int(rng.random() * 4)])
+            i = int(rng.random() * 4 * (len(frontier) or 1))  # one draw picks cell and rotation
+            cell = list(frontier)[i >> 2] if frontier else (0, 0)
+            return Action("place", None, cell, ROTATIONS[i & 3])
+        if self.mode != "multi":
+            return REVEAL
+        if self.intermezzo is None and len(self.offer) > 1:
+            return TAKES[int(rng.random() * len(self.offer))]
         actions = self.legal_actions()
         return actions[int(rng.random() * len(actions))]
 
@@ -523,9 +554,8 @@ class State:
 
     def _evaluate(self, action: Action) -> Placement:
         assert self.held is not None and action.cell is not None
-        costs = self.mode != "solo-advanced"
-        rot = ROTATIONS.index(action.rotation)
-        return self.seats[self.seat].evaluate(self.held, action.cell, rot, costs)
+        rot = ROT_INDEX[action.rotation]
+        return self.seats[self.seat].evaluate(self.held, action.cell, rot)
 
     # -- the turn sequence ------------------------------------------------------------------
 
@@ -622,11 +652,12 @@ class State:
 
     def _place(self, action: Action, ev: list[Data] | None) -> None:
         seat = self.seat
-        pl = self._evaluate(action)
-        p = self._own(seat)
-        tile, cell = pl.tile, pl.cell
+        p = self.seats[seat]
+        if p.owner is not self:
+            p = self._own(seat)
+        tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
+        pl = p.evaluate(tile, cell, rot)
         x, y = cell
-        rot = ROTATIONS.index(pl.rotation)
         element = ELEMENT_OF[tile]
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
         p.lay(cell, tile, rot)
@@ -639,11 +670,11 @@ class State:
         watch = p.watch
         for source, d in pl.covers:
             sx, sy = source
-            key, _ = _arrow_line(sx, sy, d, element)
-            watch[key] = tuple(w for w in watch[key] if w[1] != source or w[2] != d)
+            key = _coords(sx, sy)[d & 3] * 16 + element * 4 + (d & 3)
+            watch[key] = tuple([w for w in watch[key] if w[1] != source or w[2] != d])
             if not watch[key]:
                 del watch[key]
-            p.open[source] = tuple(o for o in p.open[source] if o != d)
+            p.open[source] = tuple([o for o in p.open[source] if o != d])
             if ev is not None:
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [sx, sy],
@@ -707,7 +738,9 @@ class State:
     def _after_turn(self, ev: list[Data] | None) -> None:
         """The end of a regular turn: solo ends, intermezzo, game end, refill, next seat."""
         seat = self.seat
-        p = self._own(seat)
+        p = self.seats[seat]
+        if p.owner is not self:
+            p = self._own(seat)
         p.turns += 1
         self.phase = CHOOSE
         if self.mode != "multi":

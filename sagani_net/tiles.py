@@ -64,6 +64,7 @@ TILE_IDS: tuple[int, ...] = tuple(sorted(TILES))
 
 #: Tile id -> element index, for the hot path.
 ELEMENT_OF: dict[int, int] = {t.id: ELEMENT_INDEX[t.element] for t in TILES.values()}
+VALUE_OF: dict[int, int] = {t.id: t.value for t in TILES.values()}
 #: (tile id, rotation index) -> tuple of (direction index, element index), rotated clockwise.
 ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
     (t.id, r): tuple(((DIRECTION_INDEX[d] + 2 * r) % 8, ELEMENT_INDEX[e]) for d, e in t.arrows)

@@ -48,7 +48,7 @@ def best_placement(state: State, tile: int) -> tuple[float, Action]:
             (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
         )
         for rot in range(4):
-            value = placement_value(player.evaluate(tile, cell, rot, costs), costs) + snug
+            value = placement_value(player.evaluate(tile, cell, rot), costs) + snug
             if value > best_value:
                 best_value, best = value, Action.place(cell, ROTATIONS[rot])
     return best_value, best
