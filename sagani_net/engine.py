@@ -201,17 +201,6 @@ def _coords(x: int, y: int) -> tuple[int, int, int, int]:
     return (x, x - y, y, x + y)
 
 
-def _line_keys(x: int, y: int, element: int) -> tuple[tuple[int, int], ...]:
-    """(key, position along the line) for the four lines through (x, y), for one element."""
-    e = element * 4
-    return (
-        (x * 16 + e, y),
-        ((x - y) * 16 + e + 1, x),
-        (y * 16 + e + 2, x),
-        ((x + y) * 16 + e + 3, x),
-    )
-
-
 #: (tile, rotation index) -> per arrow (direction, line kind, element * 4 + line kind).
 ARROW_LINES = {
     key: tuple((d, d & 3, want * 4 + (d & 3)) for d, want in arrows)

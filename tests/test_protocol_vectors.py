@@ -87,11 +87,11 @@ def write_vectors() -> None:
             frames.append((label.replace("request", "reply"), "reply", answer, note))
             return answer
 
-        def heard(label: str, note: str, kind: str) -> None:
+        def heard(label: str, note: str, kind: str, seq: int) -> None:
             while True:
                 _, body = sub.recv_multipart()
                 message = decode_message(body)
-                if message["type"] == kind:
+                if message["type"] == kind and message["seq"] == seq:
                     frames.append((label, "broadcast", message, note))
                     return
 
@@ -102,17 +102,17 @@ def write_vectors() -> None:
         a = ask("03-join-request", "take a seat as a player", "join", table=table, name="ann")
         b = ask("04-join-bot-request", "a bot takes the bot seat", "join", table=table,
                 role="bot", name="greedy")  # fmt: skip
-        heard("05-update-broadcast", "the seat taken and the game started", "update")
+        heard("05-update-broadcast", "the seat taken and the game started", "update", 2)
         tokens = [a["token"], b["token"]]
         snap = ask("06-sync-request", "a snapshot for seat 0", "sync", table=table,
                    token=tokens[0])  # fmt: skip
         action = choose(snap["view"], random.Random(1))
         ask("07-act-request", "seat 0 takes a tile", "act", table=table, seat=0,
             token=tokens[0], version=0, action=action)  # fmt: skip
-        heard("08-update-broadcast", "everyone hears the action", "update")
+        heard("08-update-broadcast", "everyone hears the action", "update", 3)
         ask("09-act-stale-request", "a retry made on version 0 with a new id: refused", "act",
             table=table, seat=0, token=tokens[0], version=0, action=action)  # fmt: skip
-        heard("10-heartbeat-broadcast", "the table is idle", "heartbeat")
+        heard("10-heartbeat-broadcast", "the table is idle", "heartbeat", 3)
         frames.append(("11-bad-version-request", "request", {"v": 2, "type": "hello", "id": 99},
                        "a version this host does not speak"))  # fmt: skip
         raw.next_id = 98

@@ -33,7 +33,7 @@ def policy(name: str) -> Callable[[Callable[..., Policy]], Callable[..., Policy]
 
 def make_policy(name: str, **options: object) -> Policy:
     """A policy by name (``random``, ``greedy``, ...)."""
-    from sagani_net.bots import simple  # noqa: F401  (registers the built-in policies)
+    from sagani_net.bots import mcts, simple  # noqa: F401  (registers the built-in policies)
 
     try:
         factory = POLICIES[name]
