@@ -1,0 +1,246 @@
+"""``sagani bot`` (a bot client at a network table) and ``sagani tournament``."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sagani_net.bots.tournament import (
+    GameResult,
+    TournamentSpec,
+    format_table,
+    play_local,
+    run_games,
+    summarize,
+)
+from sagani_net.engine import MODES
+
+STRATEGIES = ("random", "greedy", "mcts")
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``bot`` and ``tournament`` to the ``sagani`` command (cli/main.py)."""
+    add_bot_parser(sub)
+    add_tournament_parser(sub)
+
+
+def _add_policy_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--think",
+        type=float,
+        default=None,
+        metavar="S",
+        help="mcts: seconds of search per turn (default 1, or none with --iterations)",
+    )
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="mcts: iterations per turn; alone it makes the search deterministic",
+    )
+
+
+def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "bot",
+        help="play a table as a bot client",
+        description="Join a table (or create one) at a host and play until the game ends, "
+        "coming back with the seat's token if the host restarts.",
+    )
+    p.add_argument(
+        "address",
+        metavar="ADDRESS",
+        help="the host's request address, e.g. 127.0.0.1:47410 or tcp://host:port",
+    )
+    p.add_argument("--strategy", choices=STRATEGIES, default="mcts")
+    _add_policy_options(p)
+    p.add_argument("--seed", type=int, default=None, help="the bot's own randomness")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", metavar="T", help="join this table")
+    where.add_argument(
+        "--create",
+        type=int,
+        metavar="PLAYERS",
+        help="create a table for 1-4 players (1: a solo mode) and join it",
+    )
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="with --create: the mode (default multi, or solo for 1 player)",
+    )
+    p.add_argument(
+        "--table-seed", type=int, default=None, help="with --create: the table's shuffle seed"
+    )
+    p.add_argument("--seat", type=int, default=None, help="the seat to take (default: any)")
+    p.add_argument("--name", default="", help="the name shown at the table")
+    p.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="answer every move within S seconds (caps --think)",
+    )
+    p.add_argument(
+        "--reconnect",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="how long to keep trying to get back after the host went away",
+    )
+    p.add_argument("--quiet", action="store_true", help="log warnings only")
+    p.set_defaults(func=run_bot_cmd)  # fmt: skip
+    return p
+
+
+def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "tournament",
+        help="many games between strategies, with a result table",
+        description="Play many games between strategies, seats rotated so that each deal is "
+        "played from every seat, on worker processes; print games, wins, win share with a 95%% "
+        "confidence interval, mean score and Elo.",
+    )
+    p.add_argument(
+        "--strategies",
+        default="greedy,random",
+        metavar="A,B,...",
+        help="one strategy per seat (a solo mode: strategies take turns on the deals)",
+    )
+    p.add_argument(
+        "--players", type=int, default=None, help="2-4 (default: as many as strategies named)"
+    )
+    p.add_argument("--mode", choices=MODES, default="multi")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0, help="decides every deal and every bot")
+    _add_policy_options(p)
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument(
+        "--records",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write each game's JSON record (and index.json) here",
+    )
+    p.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the result table as JSON",
+    )
+    p.add_argument(
+        "--network",
+        action="store_true",
+        help="play through a real host on 127.0.0.1 (free ports, a temporary data dir)",
+    )
+    p.set_defaults(func=run_tournament_cmd)  # fmt: skip
+    return p
+
+
+def tcp_address(address: str) -> str:
+    """``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint."""
+    return address if "://" in address else f"tcp://{address}"
+
+
+def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
+    think = args.think if args.think is not None else (None if args.iterations else 1.0)
+    return {"think_s": think, "iterations": args.iterations}
+
+
+def run_bot_cmd(args: argparse.Namespace) -> int:
+    from sagani_net.bots.runner import BotRunner
+
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
+    options = mcts_options(args)
+    runner = BotRunner(tcp_address(args.address), args.strategy, seed=args.seed,
+                       name=args.name, think_s=options["think_s"],
+                       iterations=options["iterations"], move_deadline_s=args.deadline,
+                       reconnect_s=args.reconnect)  # fmt: skip
+    try:
+        table = args.table
+        if table is None:
+            mode = args.mode or ("multi" if args.create > 1 else "solo")
+            table = runner.create({"players": args.create, "mode": mode}, seed=args.table_seed)
+            print(f"sagani bot: created table {table}", flush=True)
+        seat = runner.join(table, args.seat)
+        print(f"sagani bot: {runner.policy.name} at table {table}, seat {seat}", flush=True)
+        replica = runner.play()
+    finally:
+        runner.close()
+    result = replica.view.get("result", {})
+    print(f"sagani bot: game over, scores {result.get('scores')}, ranking "
+          f"{result.get('ranking')}; {runner.moves} moves, slowest "
+          f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)  # fmt: skip
+    return 0
+
+
+def run_tournament_cmd(args: argparse.Namespace) -> int:
+    lineup = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
+    unknown = sorted(set(lineup) - set(STRATEGIES))
+    if unknown:
+        raise SystemExit(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
+    players = 1 if args.mode != "multi" else (args.players or len(lineup))
+    if args.mode == "multi" and len(lineup) == 1:
+        lineup *= players
+    try:
+        spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, players=players,
+                              mode=args.mode, options={"mcts": mcts_options(args)})  # fmt: skip
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    if args.records:
+        args.records.mkdir(parents=True, exist_ok=True)
+    on_result = functools.partial(_save_record, args.records) if args.records else None
+    started_s = time.monotonic()
+    if args.network:
+        results = _run_networked(spec, args.workers, on_result)
+    else:
+        results = run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
+                            on_result=on_result)  # fmt: skip
+    rows = summarize(spec, results)
+    print(format_table(spec, rows, time.monotonic() - started_s))
+    if args.records:
+        index = [{"game": r.index, "seed": r.record["seed"], "strategies": list(r.strategies),
+                  "scores": list(r.scores), "ranking": list(r.ranking),
+                  "file": _record_name(r)} for r in results]  # fmt: skip
+        (args.records / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    if args.json:
+        args.json.write_text(json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
+    return 0
+
+
+def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) -> list[GameResult]:
+    """The tournament through a host on 127.0.0.1, free ports, a throwaway data dir."""
+    import multiprocessing
+
+    from sagani_net.bots.runner import play_network
+    from sagani_net.host import Host
+    from sagani_net.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="sagani-tournament-") as data_dir:
+        host = Host(Store(data_dir), bind="127.0.0.1", port=0)
+        host.serve_in_thread()
+        try:
+            print(f"sagani tournament: host at {host.endpoint}", file=sys.stderr)
+            return run_games(spec, workers=workers, play=functools.partial(play_network,
+                             host.endpoint), progress=sys.stderr, on_result=on_result,
+                             context=multiprocessing.get_context("spawn"))  # fmt: skip
+        finally:
+            host.stop()
+
+
+def _record_name(result: GameResult) -> str:
+    return f"game-{result.index:05d}.json"
+
+
+def _save_record(directory: Path, result: GameResult) -> None:
+    (directory / _record_name(result)).write_text(json.dumps(result.record, indent=1) + "\n")

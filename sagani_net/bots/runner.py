@@ -1,0 +1,258 @@
+"""A bot at a network table: an ordinary client of the protocol that asks a policy for moves.
+
+The runner joins (or creates) a table through :class:`sagani_net.client.Client`, follows the
+table's updates, and whenever it is its seat's turn rebuilds a state from its own view
+(:meth:`State.from_view`: the draw order is sampled, never known), asks the policy, checks the
+answer against that state and acts. If the host goes away it keeps its token and comes back
+with it (:meth:`Client.resume`) once the host is up again.
+
+Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
+turn to the moment its action is sent. The policy's thinking time is capped below it with
+:data:`DEADLINE_MARGIN_S` to spare, and an answer that the local rules refuse is replaced by a
+legal one, so a bot never sends an illegal action and never runs over.
+
+>>> runner = BotRunner("tcp://127.0.0.1:47410", "greedy")   # doctest: +SKIP
+>>> runner.join(runner.create({"players": 2}))              # doctest: +SKIP
+>>> runner.play()                                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import threading
+import time
+from typing import Any
+
+from sagani_net.bots import Policy, make_policy
+from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
+from sagani_net.client import Client, HostError, HostTimeout, Replica
+from sagani_net.engine import Action, RuleError, State
+from sagani_net.game import Data
+
+log = logging.getLogger("sagani_net.bots.runner")
+
+#: Time kept back from a move deadline for rebuilding the state and sending the action.
+DEADLINE_MARGIN_S = 0.25
+#: How long a bot keeps trying to get back to its seat after the host went away.
+RECONNECT_S = 60.0
+RECONNECT_PAUSE_S = 0.5
+#: Longest wait for one update before the loop looks again (the client resyncs on silence).
+UPDATE_WAIT_S = 1.0
+#: Refusals after which the state is simply fetched again and the turn retried.
+RESYNC_CODES = ("stale_version", "not_your_turn", "not_started")
+
+
+def policy_for(
+    strategy: str,
+    *,
+    think_s: float | None = 1.0,
+    iterations: int | None = None,
+    move_deadline_s: float | None = None,
+) -> Policy:
+    """A policy by name, its thinking time kept inside ``move_deadline_s`` if there is one."""
+    if strategy != "mcts":
+        return make_policy(strategy)
+    if move_deadline_s is not None:
+        cap_s = max(0.05, move_deadline_s - DEADLINE_MARGIN_S)
+        think_s = cap_s if think_s is None else min(think_s, cap_s)
+    return make_policy("mcts", think_s=think_s, iterations=iterations)
+
+
+def safe_action(policy: Policy, view: Data, rng: random.Random, view_rng: random.Random) -> Action:
+    """The policy's move for ``view``, or the first legal move if the rules refuse the answer."""
+    state = State.from_view(view, view_rng)
+    try:
+        action = policy.choose(state.clone(), rng)
+        state.clone().apply(action)
+    except RuleError as exc:
+        log.warning("policy %s answered an illegal move (%s); playing a legal one", policy.name,
+                    exc)  # fmt: skip
+        action = state.legal_actions()[0]
+    return action
+
+
+class BotRunner:
+    """One bot seat over the network; see the module docstring."""
+
+    def __init__(
+        self,
+        address: str,
+        strategy: str | Policy,
+        *,
+        seed: int | str | None = None,
+        name: str = "",
+        think_s: float | None = 1.0,
+        iterations: int | None = None,
+        move_deadline_s: float | None = None,
+        reconnect_s: float = RECONNECT_S,
+        client_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.address = address
+        self.policy = (
+            policy_for(strategy, think_s=think_s, iterations=iterations,
+                       move_deadline_s=move_deadline_s)
+            if isinstance(strategy, str) else strategy
+        )  # fmt: skip
+        self.name = name or f"{self.policy.name}-bot"
+        seed = random.SystemRandom().randrange(2**63) if seed is None else seed
+        self.rng, self.view_rng = seat_rngs(seed)
+        self.reconnect_s = reconnect_s
+        self.client_options = client_options or {}
+        self.client = Client(address, **self.client_options)
+        self.table: str | None = None
+        self.token: str | None = None
+        self.moves = 0
+        self.reconnects = 0
+        #: Slowest decision so far, from seeing the turn to sending the action.
+        self.slowest_move_s = 0.0
+
+    # -- getting a seat ---------------------------------------------------------------------
+
+    def create(
+        self, config: dict[str, Any], *, seed: int | None = None, bots: list[int] | None = None
+    ) -> str:
+        """Create a table (its bot seats default to all seats); returns its id."""
+        seats = 1 if config.get("mode", "multi") != "multi" else int(config.get("players", 2))
+        return self.client.create(config, seed=seed,
+                                  bots=list(range(seats)) if bots is None else bots)  # fmt: skip
+
+    def join(self, table: str, seat: int | None = None) -> int:
+        """Take a seat as a bot; returns the seat."""
+        replica = self.client.join(table, role="bot", seat=seat, name=self.name)
+        self.table, self.token = table, self.client.session.token
+        assert replica.you is not None
+        return replica.you
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(self, stop: threading.Event | None = None) -> Replica:
+        """Play until the game is over (or ``stop`` is set); returns the final replica."""
+        if self.table is None:
+            raise RuntimeError("join a table first")
+        while stop is None or not stop.is_set():
+            try:
+                replica = self.client.state
+                if replica.status == "over":
+                    return replica
+                if replica.my_turn:
+                    self._move(replica)
+                else:
+                    self.client.next_update(UPDATE_WAIT_S)
+            except HostTimeout:
+                self._reconnect()
+        return self.client.state
+
+    def _move(self, replica: Replica) -> None:
+        started_s = time.monotonic()
+        action = safe_action(self.policy, replica.view, self.rng, self.view_rng)
+        self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
+        try:
+            self.client.act(action.to_dict())
+            self.moves += 1
+        except HostError as exc:
+            # The reply carried a fresh snapshot (the client loaded it): look again.
+            if exc.code in RESYNC_CODES or exc.code == "game_over":
+                log.info("%s: %s; looking again", self.name, exc)
+                return
+            raise
+
+    def _reconnect(self) -> None:
+        """Come back to the seat with the saved token, for up to ``reconnect_s``."""
+        assert self.table is not None and self.token is not None
+        give_up_s = time.monotonic() + self.reconnect_s
+        log.warning("%s: host %s is silent; reconnecting", self.name, self.address)
+        while True:
+            self.client.close()
+            self.client = Client(self.address, **self.client_options)
+            try:
+                self.client.resume(self.table, self.token)
+                self.reconnects += 1
+                log.warning("%s: back at table %s", self.name, self.table)
+                return
+            except HostTimeout:
+                if time.monotonic() >= give_up_s:
+                    raise
+                time.sleep(RECONNECT_PAUSE_S)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def run_bot(
+    address: str,
+    strategy: str,
+    *,
+    table: str | None = None,
+    seat: int | None = None,
+    create: dict[str, Any] | None = None,
+    table_seed: int | None = None,
+    **options: Any,
+) -> Replica:
+    """Join ``table`` (or create one from ``create``) and play it to the end."""
+    runner = BotRunner(address, strategy, **options)
+    try:
+        if table is None:
+            if create is None:
+                raise ValueError("give a table to join or a config to create one")
+            table = runner.create(create, seed=table_seed)
+        runner.join(table, seat)
+        return runner.play()
+    finally:
+        runner.close()
+
+
+def start_bot_thread(address: str, table: str, strategy: str, **options: Any) -> threading.Thread:
+    """A bot playing ``table`` on a daemon thread (``sagani play`` fills free seats this way)."""
+    thread = threading.Thread(target=run_bot, args=(address, strategy),
+                              kwargs={"table": table, **options},
+                              name=f"bot-{strategy}", daemon=True)  # fmt: skip
+    thread.start()
+    return thread
+
+
+def bot_command(address: str, table: str, strategy: str, *extra: str) -> list[str]:
+    """The argv of a ``sagani bot`` subprocess for one seat of ``table``."""
+    return [sys.executable, "-m", "cli.main", "bot", address, "--table", table,
+            "--strategy", strategy, *extra]  # fmt: skip
+
+
+def play_network(address: str, game: GameSpec) -> GameResult:
+    """One tournament game through the host at ``address``: a bot thread per seat.
+
+    Seats get the same randomness as in :func:`sagani_net.bots.tournament.play_local`, so a
+    deterministic lineup plays the same game both ways.
+    """
+    started_s = time.perf_counter()
+    config: dict[str, Any] = {"players": game.players, "mode": game.mode}
+    creator = Client(address)
+    try:
+        table = creator.create(config, seed=game.seed, bots=list(range(game.players)))
+        runners = []
+        for seat, policy in enumerate(game.policies()):
+            runner = BotRunner(address, policy, seed=game.seat_seed(seat),
+                               name=f"{game.strategies[seat]}-{seat}")  # fmt: skip
+            runner.join(table, seat)
+            runners.append(runner)
+        errors: list[BaseException] = []
+
+        def play(runner: BotRunner) -> None:
+            try:
+                runner.play()
+            except BaseException as exc:  # reported below, in the caller's thread
+                errors.append(exc)
+            finally:
+                runner.close()
+
+        threads = [threading.Thread(target=play, args=(r,), daemon=True) for r in runners]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        record = creator.record(table)
+    finally:
+        creator.close()
+    return result_of(game, record, time.perf_counter() - started_s)

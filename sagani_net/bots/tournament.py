@@ -1,0 +1,333 @@
+"""Tournaments between strategies: many games, seats rotated, on every core, with a result table.
+
+Game ``i`` deals the pile of ``deal_seed(seed, i // L)`` and seats the lineup rotated by
+``i % L`` (``L`` is the lineup's length), so each deal is played once from every seat and no
+strategy always starts. In solo modes the lineup's strategies take turns on the same deals.
+Every seat decides from a state rebuilt from its own view, in-process exactly as over the
+network, so no strategy can peek at the draw order and both paths give the same games.
+
+>>> spec = TournamentSpec(lineup=("greedy", "random"), games=4, seed=1)
+>>> table = summarize(spec, run_games(spec, workers=1))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
+from typing import Any, TextIO
+
+from sagani_net.bots import Policy, make_policy
+from sagani_net.engine import Action, State
+from sagani_net.game import Data
+
+#: z for a two-sided 95% interval.
+Z95 = 1.959964
+ELO_BASE = 1500.0
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What to play. ``options`` maps a strategy name to its policy options."""
+
+    lineup: tuple[str, ...]
+    games: int
+    seed: int = 0
+    players: int = 2
+    mode: str = "multi"
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        seats = 1 if self.mode != "multi" else self.players
+        if self.mode == "multi" and len(self.lineup) != self.players:
+            raise ValueError(f"a {self.players}-player lineup names {self.players} strategies")
+        if seats == 1 and not self.lineup:
+            raise ValueError("name at least one strategy")
+
+    def game(self, index: int) -> GameSpec:
+        rotations = len(self.lineup)
+        turn = index % rotations
+        if self.mode == "multi":
+            strategies = self.lineup[turn:] + self.lineup[:turn]
+        else:
+            strategies = (self.lineup[turn],)
+        return GameSpec(index, len(strategies), self.mode,
+                        deal_seed(self.seed, index // rotations), strategies,
+                        self.options)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of a tournament: the deal's seed and the strategy of every seat."""
+
+    index: int
+    players: int
+    mode: str
+    seed: int
+    strategies: tuple[str, ...]
+    options: dict[str, dict[str, Any]]
+
+    def policies(self) -> list[Policy]:
+        return [make_policy(name, **self.options.get(name, {})) for name in self.strategies]
+
+    def seat_seed(self, seat: int) -> str:
+        """The seed of a seat's randomness (see :func:`seat_rngs`)."""
+        return f"{self.seed}:{self.index}:{seat}"
+
+
+def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
+    """A seat's policy randomness and its determinization randomness, both from one seed."""
+    return random.Random(f"{seed}:policy"), random.Random(f"{seed}:view")
+
+
+@dataclass
+class GameResult:
+    """How one game ended, with its record."""
+
+    index: int
+    strategies: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    record: Data
+    seconds: float
+    tiles_used: int | None = None
+    won: bool | None = None
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The pile's seed for deal number ``deal`` of a tournament seeded with ``seed``."""
+    return random.Random(f"sagani-tournament:{seed}:{deal}").getrandbits(63)
+
+
+def decide(policy: Policy, view: Data, rng: random.Random, view_rng: random.Random) -> Action:
+    """What ``policy`` plays from ``view``: it gets a state rebuilt from the view alone."""
+    return policy.choose(State.from_view(view, view_rng), rng)
+
+
+def play_local(game: GameSpec) -> GameResult:
+    """One game in this process."""
+    started = time.perf_counter()
+    state = State.new(game.players, game.mode, game.seed)
+    policies = game.policies()
+    rngs = [seat_rngs(game.seat_seed(seat)) for seat in range(game.players)]
+    while not state.is_over():
+        seat = state.seat
+        state.apply(decide(policies[seat], state.view(seat), *rngs[seat]))
+    return result_of(game, state.to_record(), time.perf_counter() - started)
+
+
+def result_of(game: GameSpec, record: Data, seconds: float) -> GameResult:
+    result = record["result"]
+    return GameResult(game.index, game.strategies, tuple(result["scores"]),
+                      tuple(result["ranking"]), record, seconds, result.get("tiles_used"),
+                      result.get("won"))  # fmt: skip
+
+
+def run_games(
+    spec: TournamentSpec,
+    *,
+    workers: int | None = None,
+    play: Callable[[GameSpec], GameResult] = play_local,
+    progress: TextIO | None = None,
+    on_result: Callable[[GameResult], None] | None = None,
+    context: BaseContext | None = None,
+) -> list[GameResult]:
+    """Play every game of ``spec`` on ``workers`` processes (default: every core).
+
+    Results come back in game order whatever order the workers finish in, so the table
+    depends only on the spec. ``play`` must be a module-level function (it is pickled).
+    """
+    workers = workers or os.cpu_count() or 1
+    games = [spec.game(i) for i in range(spec.games)]
+    bar = Progress(len(games), progress)
+    results: list[GameResult] = []
+    if workers == 1:
+        for game in games:
+            results.append(play(game))
+            bar.tick(results[-1])
+            if on_result:
+                on_result(results[-1])
+        return results
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
+        pending = set(futures)
+        while pending:
+            done = {f for f in pending if f.done()}
+            if not done:
+                time.sleep(0.05)
+                continue
+            for future in done:
+                result = future.result()
+                bar.tick(result)
+                if on_result:
+                    on_result(result)
+            pending -= done
+        results = [f.result() for f in futures]
+    return results
+
+
+class Progress:
+    """A one-line text progress bar on ``out`` (stderr); redrawn in place on a terminal."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, out: TextIO | None) -> None:
+        self.total = total
+        self.out = out
+        self.done = 0
+        self.started_s = time.monotonic()
+        self.tty = bool(out and out.isatty())
+        self._shown = -1
+
+    def tick(self, result: GameResult) -> None:
+        self.done += 1
+        if self.out is None:
+            return
+        tenth = self.done * 10 // max(1, self.total)
+        if not self.tty and tenth == self._shown and self.done != self.total:
+            return  # not a terminal: a line per tenth is enough
+        self._shown = tenth
+        elapsed_s = time.monotonic() - self.started_s
+        eta_s = elapsed_s / self.done * (self.total - self.done)
+        filled = self.done * self.WIDTH // max(1, self.total)
+        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} games"
+                f"  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")  # fmt: skip
+        end = "\n" if not self.tty or self.done == self.total else ""
+        self.out.write(("\r" if self.tty else "") + line + end)
+        self.out.flush()
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One strategy's line in the result table (counts are per seat played)."""
+
+    strategy: str
+    games: int = 0
+    wins: int = 0
+    score_sum: float = 0.0
+    tiles: list[int] = field(default_factory=list)
+    elo: float = ELO_BASE
+
+    @property
+    def share(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.games if self.games else 0.0
+
+    def to_dict(self) -> Data:
+        low, high = self.ci
+        data: Data = {"strategy": self.strategy, "games": self.games, "wins": self.wins,
+                      "share": round(self.share, 4), "ci95": [round(low, 4), round(high, 4)],
+                      "mean_score": round(self.mean_score, 2),
+                      "elo": round(self.elo, 1)}  # fmt: skip
+        if self.tiles:
+            data["mean_tiles"] = round(sum(self.tiles) / len(self.tiles), 2)
+            data["best_tiles"] = min(self.tiles)
+        return data
+
+
+def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for ``wins`` out of ``n``.
+
+    >>> [round(v, 3) for v in wilson(95, 100)]
+    [0.888, 0.978]
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str, float]:
+    """Elo ratings fit (Bradley-Terry, by minorization-maximization) to ``(winner, loser)`` pairs.
+
+    Each pair of strategies that met also gets one virtual draw, so that a clean sweep gives a
+    large but finite gap. The ratings average :data:`ELO_BASE`.
+    """
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    wins = [[0.0] * n for _ in range(n)]
+    for winner, loser in pairs:
+        if winner != loser:
+            wins[index[winner]][index[loser]] += 1
+    for i in range(n):
+        for j in range(i + 1, n):
+            if wins[i][j] + wins[j][i]:
+                wins[i][j] += 0.5
+                wins[j][i] += 0.5
+    gamma = [1.0] * n
+    for _ in range(500):
+        new = []
+        for i in range(n):
+            total_wins = sum(wins[i])
+            denom = sum((wins[i][j] + wins[j][i]) / (gamma[i] + gamma[j])
+                        for j in range(n) if j != i)  # fmt: skip
+            new.append(total_wins / denom if denom and total_wins else gamma[i])
+        mean_log = sum(math.log(g) for g in new) / n
+        gamma = [g / math.exp(mean_log) for g in new]
+    return {name: ELO_BASE + 400 * math.log10(gamma[index[name]]) for name in names}
+
+
+def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
+    """The result table, one row per strategy in lineup order."""
+    names = list(dict.fromkeys(spec.lineup))
+    rows = {name: Row(name) for name in names}
+    pairs: list[tuple[str, str]] = []
+    for result in results:
+        for seat, name in enumerate(result.strategies):
+            row = rows[name]
+            row.games += 1
+            row.score_sum += result.scores[seat]
+            if result.tiles_used is not None and result.won:
+                row.tiles.append(result.tiles_used)
+        if spec.mode == "multi":
+            rows[result.strategies[result.ranking[0]]].wins += 1
+            ranked = [result.strategies[seat] for seat in result.ranking]
+            pairs.extend((a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 :])
+        elif result.won:
+            rows[result.strategies[0]].wins += 1
+    if len(names) > 1 and pairs:
+        for name, elo in fit_elo(pairs, names).items():
+            rows[name].elo = elo
+    return [rows[name] for name in names]
+
+
+def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> str:
+    """The table as text for a terminal."""
+    solo = spec.mode != "multi"
+    win = "goal" if spec.mode == "solo" else "wins"
+    lines = [f"{spec.games} games, mode {spec.mode}, "
+             f"{1 if solo else spec.players} seats, lineup {','.join(spec.lineup)}, "
+             f"seed {spec.seed}, {seconds:.0f} s"]  # fmt: skip
+    head = f"{'strategy':<10} {'games':>6} {win:>6} {'share':>7} {'95% CI':>15} {'mean score':>11}"
+    head += f" {'mean tiles':>11} {'best':>5}" if spec.mode == "solo" else f" {'Elo':>7}"
+    lines.append(head)
+    for row in rows:
+        low, high = row.ci
+        line = (f"{row.strategy:<10} {row.games:>6} {row.wins:>6} {row.share:>7.1%} "
+                f"{f'{low:.1%}-{high:.1%}':>15} {row.mean_score:>11.2f}")  # fmt: skip
+        if spec.mode == "solo":
+            mean = f"{sum(row.tiles) / len(row.tiles):.2f}" if row.tiles else "-"
+            best = str(min(row.tiles)) if row.tiles else "-"
+            line += f" {mean:>11} {best:>5}"
+        else:
+            line += f" {row.elo:>7.0f}"
+        lines.append(line)
+    return "\n".join(lines)
