@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: Modules that each define ``add_parsers(subparsers)``; every parser sets ``func(args) -> int``.
-COMMAND_MODULES = ("cli.selfplay", "cli.bot_cmd")
+COMMAND_MODULES = ("cli.selfplay", "cli.bot_cmd", "cli.play_cmd")
 
 
 def build_parser() -> argparse.ArgumentParser:
