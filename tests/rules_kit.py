@@ -53,6 +53,10 @@ def dealt(turn_number: int) -> int:
     return 6 * cycle + (k if k < 4 else 5)
 
 
+#: The pile positions :func:`fill_storage` sends to storage, in order.
+STORED_AT = (4, 10, 16, 22)
+
+
 def quiet(pl: Placement) -> bool:
     """A placement that covers nothing, is not covered, and costs no cacophony."""
     return not pl.covers and not pl.covered and pl.cacophony == 0
