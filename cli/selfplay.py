@@ -37,6 +37,7 @@ class Summary:
     scores: list[int] = field(default_factory=list)
     wins: list[int] = field(default_factory=list)
     ends_triggered: int = 0
+    tiles_to_goal: list[int] = field(default_factory=list)  # basic solo: games that reached 75
 
     def __post_init__(self) -> None:
         self.scores = [0] * self.players
@@ -49,6 +50,8 @@ class Summary:
             self.scores[seat] += score
         self.wins[state.ranking()[0]] += 1
         self.ends_triggered += state.end_triggered
+        if state.outcome is not None and state.outcome.won and state.outcome.tiles_used:
+            self.tiles_to_goal.append(state.outcome.tiles_used)
 
 
 def play_game(players: int, mode: str, seed: int, policies: list) -> State:
@@ -86,6 +89,13 @@ def run(args: argparse.Namespace) -> int:
         share = summary.wins[seat] / summary.games
         print(f"  seat {seat} {names[seat]:>8}: mean score {mean:7.2f}  win share {share:6.1%}")
     print(f"  mean turns per seat {summary.turns / summary.games:.1f}")
-    print(f"  end triggered in {summary.ends_triggered} of {summary.games} games")
+    if args.mode == "multi":
+        print(f"  end triggered in {summary.ends_triggered} of {summary.games} games")
+    if args.mode == "solo":
+        won = summary.tiles_to_goal
+        print(f"  reached 75 in {len(won)} of {summary.games} games", end="")
+        if won:
+            print(f"; tiles to 75: mean {sum(won) / len(won):.1f}, best {min(won)}", end="")
+        print()
     print(f"  {summary.games / elapsed:.1f} games/s")
     return 0

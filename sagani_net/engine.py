@@ -584,7 +584,7 @@ class State:
             if frontier and action.cell not in frontier:
                 raise RuleError(
                     "not_adjacent",
-                    f"cell {action.cell} is not empty and next to a tile of your display",
+                    f"cell {action.cell} is not an empty cell next to your display",
                 )
             if not frontier and action.cell != (0, 0):
                 raise RuleError(
