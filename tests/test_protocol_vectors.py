@@ -115,7 +115,7 @@ def write_vectors() -> None:
         heard("10-heartbeat-broadcast", "the table is idle", "heartbeat", 3)
         frames.append(("11-bad-version-request", "request", {"v": 2, "type": "hello", "id": 99},
                        "a version this host does not speak"))  # fmt: skip
-        raw.next_id = 98
+        raw.next_id = 99
         frames.append(("11-bad-version-reply", "reply", raw.send_bytes(encode(frames[-1][2])),
                        "a version this host does not speak"))  # fmt: skip
         ask("12-tables-request", "list the tables", "tables")
