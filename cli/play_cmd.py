@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import getpass
 import json
 import logging
 import random
@@ -37,46 +38,86 @@ JOIN_FILE = "join.json"
 MCTS_THINK_S = 1.0
 
 
+def _user_name() -> str:
+    try:
+        return getpass.getuser()[:16] or "you"
+    except Exception:  # no user name in this environment: any name will do
+        return "you"
+
+
 def user_dir() -> Path:
     return Path(platformdirs.user_data_dir("sagani"))
 
 
 def add_parsers(sub: Any) -> None:
     """Add ``play``, ``join`` and ``replay`` to the ``sagani`` command."""
-    p = sub.add_parser("play", help="play on this machine against bots (no setup)",
-                       description="Start a host on 127.0.0.1, bots in the free seats, and you "
-                       "in the console. Quitting ends everything it started; starting again "
-                       "offers to resume an unfinished game.")  # fmt: skip
+    p = sub.add_parser(
+        "play",
+        help="play on this machine against bots (no setup)",
+        description="Start a host on 127.0.0.1, bots in the free seats, and you "
+        "in the console. Quitting ends everything it started; starting again "
+        "offers to resume an unfinished game.",
+    )
     p.add_argument("--players", type=int, default=2, help="2-4 (default 2)")
     p.add_argument("--solo", action="store_true", help="the basic solo game (reach 75)")
     p.add_argument("--solo-advanced", action="store_true", help="the advanced solo game")
     p.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")
-    p.add_argument("--bots", default="greedy", metavar="KIND[,KIND...]",
-                   help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})")  # fmt: skip
-    p.add_argument("--open", type=int, action="append", default=[], metavar="SEAT",
-                   help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)")  # fmt: skip
+    p.add_argument(
+        "--bots",
+        default="greedy",
+        metavar="KIND[,KIND...]",
+        help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})",
+    )
+    p.add_argument(
+        "--open",
+        type=int,
+        action="append",
+        default=[],
+        metavar="SEAT",
+        help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
+    )
     p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
-    p.add_argument("--name", default="you", help="your name at the table")
+    p.add_argument("--name", default=_user_name(), help="your name at the table")
     p.add_argument("--port", type=int, default=0, help="request port (default: a free one)")
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help=f"where games are kept (default {user_dir() / 'play'})")  # fmt: skip
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help=f"where games are kept (default {user_dir() / 'play'})",
+    )
     resume = p.add_mutually_exclusive_group()
     resume.add_argument("--resume", action="store_true", help="resume the unfinished game")
     resume.add_argument("--new", action="store_true", help="start a new game, do not ask")
-    p.add_argument("--autoplay", choices=BOT_KINDS, default=None,
-                   help="no console: a bot plays your seat and the result is printed (scripts)")  # fmt: skip
+    p.add_argument(
+        "--autoplay",
+        choices=BOT_KINDS,
+        default=None,
+        help="no console: a bot plays your seat and the result is printed (scripts)",
+    )
     p.set_defaults(func=run_play)
 
     j = sub.add_parser("join", help="join a host by address (or find one with --lan)")
-    j.add_argument("address", nargs="?", default=None,
-                   help=f"host[:port] or tcp://host:port (default 127.0.0.1:{DEFAULT_PORT})")  # fmt: skip
+    j.add_argument(
+        "address",
+        nargs="?",
+        default=None,
+        help=f"host[:port] or tcp://host:port (default 127.0.0.1:{DEFAULT_PORT})",
+    )
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
     j.add_argument("--table", default=None, help="table id (default: one with a free seat)")
-    j.add_argument("--players", type=int, default=2,
-                   help="players of the table created when none has a free seat")  # fmt: skip
-    j.add_argument("--bots", type=int, default=0,
-                   help="seats kept for bots on a table this creates (`sagani bot` fills them)")  # fmt: skip
+    j.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help="players of the table created when none has a free seat",
+    )
+    j.add_argument(
+        "--bots",
+        type=int,
+        default=0,
+        help="seats kept for bots on a table this creates (`sagani bot` fills them)",
+    )
     j.add_argument("--name", default="", help="your name at the table")
     j.set_defaults(func=run_join)
 
@@ -149,15 +190,20 @@ def plan(args: argparse.Namespace) -> PlayPlan:
         kinds *= len(free)
     if len(kinds) != len(free):
         raise SystemExit(f"--bots names {len(kinds)} kinds for {len(free)} bot seats")
-    return PlayPlan({"players": players, "mode": mode}, you, dict(zip(free, kinds)), open_seats)
+    return PlayPlan(
+        {"players": players, "mode": mode}, you, dict(zip(free, kinds, strict=True)), open_seats
+    )
 
 
 def run_play(args: argparse.Namespace) -> int:
     plan_ = plan(args)
     data_dir = args.data_dir or user_dir() / "play"
     data_dir.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(filename=data_dir / "play.log", level=logging.INFO,
-                        format="%(asctime)s %(name)s %(message)s")  # fmt: skip
+    logging.basicConfig(
+        filename=data_dir / "play.log",
+        level=logging.INFO,
+        format="%(asctime)s %(name)s %(message)s",
+    )
     host = Host(Store(data_dir), port=args.port)
     host.serve_in_thread()
     try:
@@ -231,10 +277,12 @@ async def _play(
             await me.sync()
             print_result(me)
             return 0
-        model = ConsoleModel(connection=LOCAL)
+        model = ConsoleModel()
         if plan_.open:
             seats = ", ".join(str(s + 1) for s in plan_.open)
-            model.message = f"seat(s) {seats} wait for: sagani join {address.removeprefix('tcp://')}"
+            model.message = (
+                f"seat(s) {seats} wait for: sagani join {address.removeprefix('tcp://')}"
+            )
         return await run_console(Console(model, me))
     finally:
         for task in tasks:
@@ -253,8 +301,10 @@ def print_result(client: AsyncClient) -> None:
     """The final ranking in plain text."""
     replica = client.state
     view = replica.view
-    result = view.get("result") or {"ranking": view["ranking"],
-                                    "scores": [s["score"] for s in view["seats"]]}  # fmt: skip
+    result = view.get("result") or {
+        "ranking": view["ranking"],
+        "scores": [s["score"] for s in view["seats"]],
+    }
     print(f"table {replica.table}: {replica.status}")
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
@@ -360,9 +410,9 @@ def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
     for t in tables:
         if role == "spectator" and t["status"] == "running":
             return t["table"]
-        if role == "player" and t["status"] != "over":
-            if any(not s["taken"] and s["kind"] == "player" for s in t["seats"]):
-                return t["table"]
+        free = any(not s["taken"] and s["kind"] == "player" for s in t["seats"])
+        if role == "player" and t["status"] != "over" and free:
+            return t["table"]
     return None
 
 

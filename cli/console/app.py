@@ -27,7 +27,16 @@ from prompt_toolkit.output import Output
 
 from cli.console import render
 from cli.console.commands import CommandError, complete, parse
-from cli.console.model import FINAL, GAME, HELP, OFFLINE, ONLINE, RECONNECTING, ConsoleModel
+from cli.console.model import (
+    CONNECTING,
+    FINAL,
+    GAME,
+    HELP,
+    OFFLINE,
+    ONLINE,
+    RECONNECTING,
+    ConsoleModel,
+)
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.engine import Action
 
@@ -126,6 +135,9 @@ class Console:
             input=input,
             output=output,
         )
+        # Esc alone must act at once, not wait to see whether it starts a key sequence.
+        self.app.ttimeoutlen = 0.05
+        self.app.timeoutlen = 0.3
         if replay is not None:
             replay.show(model, 0)
 
@@ -163,7 +175,7 @@ class Console:
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
-                if self.model.connection != ONLINE:
+                if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self.model.connection = ONLINE
                     self.model.message = ""
                 if message is not None:
@@ -210,8 +222,14 @@ class Console:
         self._seen_seq = max(self._seen_seq, replica.seq if seq is None else seq)
         self.model.you = replica.you
         self.model.table = replica.table
-        self.model.receive({"events": events, "view": replica.view, "seats": replica.seats,
-                            "status": replica.status})  # fmt: skip
+        self.model.receive(
+            {
+                "events": events,
+                "view": replica.view,
+                "seats": replica.seats,
+                "status": replica.status,
+            }
+        )
         self.redraw()
 
     _seen_seq = -1
@@ -394,8 +412,12 @@ class Console:
             if model.page == HELP:
                 model.page = GAME
 
-        for key, (dx, dy) in {"up": (0, 1), "down": (0, -1), "left": (-1, 0),
-                              "right": (1, 0)}.items():  # fmt: skip
+        for key, (dx, dy) in {
+            "up": (0, 1),
+            "down": (0, -1),
+            "left": (-1, 0),
+            "right": (1, 0),
+        }.items():
 
             @kb.add(key, filter=on_main & ~replaying)
             def _move(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:

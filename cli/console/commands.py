@@ -7,8 +7,9 @@ Offer and storage numbers count from 1, as on screen::
     place 1,-1 90             at 1,-1 rot 90  rot 180
     pass   show 2   help   quit   (replays: next, back, first, last, step 12)
 
->>> parse("take 2 at 1,-1 rot 90")
-Command(kind='play', choice=Action(type='take', index=1, cell=None, rotation=0), cell=(1, -1), rotation=90, number=None)
+>>> command = parse("take 2 at 1,-1 rot 90")
+>>> str(command.choice), command.cell, command.rotation
+('take 1', (1, -1), 90)
 """
 
 from __future__ import annotations

@@ -163,7 +163,9 @@ class ConsoleModel:
         self.changed = {}
         for seat, data in enumerate(self.view["seats"]):
             before = self._mark.get(seat, {})
-            cells = {(t[0], t[1]) for t in data["display"] if before.get((t[0], t[1])) != tuple(t[2:])}
+            cells = {
+                (t[0], t[1]) for t in data["display"] if before.get((t[0], t[1])) != tuple(t[2:])
+            }
             if cells:
                 self.changed[seat] = cells
 

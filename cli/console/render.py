@@ -41,36 +41,38 @@ DISC = "●"
 #: (row, column) of each direction's arrow inside a tile, indexed like DIRECTIONS.
 ARROW_AT = ((0, 3), (0, 6), (1, 6), (2, 6), (2, 3), (2, 0), (1, 0), (0, 0))
 
-STYLE = Style.from_dict({
-    "status": "reverse",
-    "status.online": "reverse fg:ansigreen",
-    "status.offline": "reverse fg:ansired",
-    "you": "bold",
-    "turn": "bold",
-    "title": "bold underline",
-    "dim": "fg:ansibrightblack",
-    "tile.fire": "bg:#5f1a00 fg:#ffd7af",
-    "tile.water": "bg:#00235f fg:#afd7ff",
-    "tile.earth": "bg:#1f3f00 fg:#d7ffaf",
-    "tile.air": "bg:#4f4f4f fg:#ffffd7",
-    "arrow.fire": "fg:#ff5f5f bold",
-    "arrow.water": "fg:#5fafff bold",
-    "arrow.earth": "fg:#87d75f bold",
-    "arrow.air": "fg:#ffff87 bold",
-    "covered": "fg:#ffffff",
-    "slot": "fg:ansibrightblack",
-    "flipped": "bold",
-    "new": "underline",
-    "ghost": "reverse",
-    "will-cover": "reverse blink",
-    "will-flip": "bold reverse",
-    "legal": "fg:ansiyellow bold",
-    "back": "fg:ansibrightblack",
-    "message": "bold",
-    "error": "fg:ansired bold",
-    "hint": "fg:ansibrightblack",
-    "log.new": "bold",
-})  # fmt: skip
+STYLE = Style.from_dict(
+    {
+        "status": "reverse",
+        "status.online": "reverse fg:ansigreen",
+        "status.offline": "reverse fg:ansired",
+        "you": "bold",
+        "turn": "bold",
+        "title": "bold underline",
+        "dim": "fg:ansibrightblack",
+        "tile.fire": "bg:#5f1a00 fg:#ffd7af",
+        "tile.water": "bg:#00235f fg:#afd7ff",
+        "tile.earth": "bg:#1f3f00 fg:#d7ffaf",
+        "tile.air": "bg:#4f4f4f fg:#ffffd7",
+        "arrow.fire": "fg:#ff5f5f bold",
+        "arrow.water": "fg:#5fafff bold",
+        "arrow.earth": "fg:#87d75f bold",
+        "arrow.air": "fg:#ffff87 bold",
+        "covered": "fg:#ffffff",
+        "slot": "fg:ansibrightblack",
+        "flipped": "bold",
+        "new": "underline",
+        "ghost": "reverse",
+        "will-cover": "reverse blink",
+        "will-flip": "bold reverse",
+        "legal": "fg:ansiyellow bold",
+        "back": "fg:ansibrightblack",
+        "message": "bold",
+        "error": "fg:ansired bold",
+        "hint": "fg:ansibrightblack",
+        "log.new": "bold",
+    }
+)
 
 
 # -- tiles --------------------------------------------------------------------------------------
@@ -124,8 +126,11 @@ def tile_rows(
 def back_rows(back: list[Any] | None, count: int) -> list[Line]:
     """The draw pile: the back of its top tile (element and value) and how many are left."""
     if back is None:
-        return [[("class:back", "░" * TILE_W)], [("class:back", " empty  ")],
-                [("class:back", "░" * TILE_W)]]  # fmt: skip
+        return [
+            [("class:back", "░" * TILE_W)],
+            [("class:back", " empty  ")],
+            [("class:back", "░" * TILE_W)],
+        ]
     element, value = back
     style = f"class:tile.{element} class:back"
     label = f"{LETTER[element]}{value}".center(4)
@@ -267,11 +272,22 @@ def _cell_rows(
     if cell in tiles:
         _, _, tile, rotation, covered, flipped = tiles[cell]
         extra = "class:will-flip" if cell in flips else ""
-        return tile_rows(tile, rotation, covered, flipped, new=cell in new, extra=extra,
-                         will_cover=covers.get(cell, ()))  # fmt: skip
+        return tile_rows(
+            tile,
+            rotation,
+            covered,
+            flipped,
+            new=cell in new,
+            extra=extra,
+            will_cover=covers.get(cell, ()),
+        )
     if cell in legal:
         label = f"{cell[0]},{cell[1]}".center(TILE_W)
-        return [[("class:legal", "┌      ┐")], [("class:legal", label)], [("class:legal", "└      ┘")]]
+        return [
+            [("class:legal", "┌      ┐")],
+            [("class:legal", label)],
+            [("class:legal", "└      ┘")],
+        ]
     return [[("", " " * TILE_W)] for _ in range(TILE_H)]
 
 
@@ -288,8 +304,14 @@ def status_line(model: ConsoleModel, width: int) -> Line:
     elif not model.replay_step:
         parts.append(("class:status", "· watching "))
     parts.append(("class:status", "· " + turn_text(model) + " "))
-    right = f" {model.replay_step} " if model.replay_step else f" {_CONN_GLYPH.get(model.connection, '?')} {model.connection} "
-    conn_style = "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
+    right = (
+        f" {model.replay_step} "
+        if model.replay_step
+        else f" {_CONN_GLYPH.get(model.connection, '?')} {model.connection} "
+    )
+    conn_style = (
+        "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
+    )
     used = len(line_text(parts))
     pad = max(0, width - used - len(right))
     line = [*parts, ("class:status", " " * pad), (conn_style, right)]
@@ -332,16 +354,22 @@ def score_lines(model: ConsoleModel, width: int) -> list[Line]:
         same = [o for o in ranking if seats[o]["score"] == s["score"]]
         if len(same) > 1:
             stack = "↓" if same.index(seat) == 0 else "↑"  # lower in the stack is ahead
-        text = f"{mark}{rank + 1} {model.name(seat):<9.9} {s['score']:>3}{stack:1} ●{s['supply']:<2}"
+        text = (
+            f"{mark}{rank + 1} {model.name(seat):<9.9} {s['score']:>3}{stack:1} ●{s['supply']:<2}"
+        )
         if s["cacophony"]:
             text += f" ✗{s['cacophony']}"
         lines.append([(style, text)])
     bar_w = max(4, width - 6)
     track = ["·"] * bar_w
     for seat in reversed(ranking):
-        pos = min(bar_w - 1, max(0, seats[seat]["score"] * (bar_w - 1) // max(1, view["threshold"])))
+        pos = min(
+            bar_w - 1, max(0, seats[seat]["score"] * (bar_w - 1) // max(1, view["threshold"]))
+        )
         track[pos] = str(seat + 1)
-    lines.append([("class:dim", "0 "), ("", "".join(track)), ("class:dim", f" {view['threshold']}")])
+    lines.append(
+        [("class:dim", "0 "), ("", "".join(track)), ("class:dim", f" {view['threshold']}")]
+    )
     flags = []
     if view["end_triggered"]:
         flags.append("END TRIGGERED")
@@ -374,7 +402,9 @@ def unseen_lines(model: ConsoleModel) -> list[Line]:
     for tile in view["unseen"]:
         t = TILES[tile]
         counts[t.element, t.value] = counts.get((t.element, t.value), 0) + 1
-    lines: list[Line] = [[("class:title", f"Unseen {len(view['unseen'])}"), ("class:dim", "  1  3  6 10")]]
+    lines: list[Line] = [
+        [("class:title", f"Unseen {len(view['unseen'])}"), ("class:dim", "  1  3  6 10")]
+    ]
     for element in ELEMENTS:
         row = "".join(f"{counts.get((element, v), 0):>3}" for v in (1, 3, 6, 10))
         lines.append([(f"class:arrow.{element}", f"  {element:<7}"), ("", row)])
@@ -402,7 +432,9 @@ def choice_strip(model: ConsoleModel, width: int) -> list[Line]:
     intermezzo = view["intermezzo"] is not None
     source = view["storage"] if intermezzo else view["offer"]
     sel = model.selection
-    chosen = sel.source.index if sel and sel.source and sel.source.type in ("take", "pick") else None
+    chosen = (
+        sel.source.index if sel and sel.source and sel.source.type in ("take", "pick") else None
+    )
     head: Line = []
     blocks: list[list[Line]] = []
     for i, tile in enumerate(source):
@@ -441,18 +473,19 @@ def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
 def preview_text(preview: dict[str, Any]) -> str:
     """A placement preview in words."""
     x, y = preview["cell"]
-    own = len(preview["covered"])
-    parts = [f"at {x},{y} rot {preview['rotation']}:"]
-    parts.append(f"covers {len(preview['covers'])} arrow(s) in the display, {own} of its own")
+    parts = [f"{x},{y} rot {preview['rotation']}:"]
+    covers = len(preview["covers"]) + len(preview["covered"])
+    parts.append(f"covers {covers}" if covers else "covers none")
     flips = len(preview["flips"])
     if flips:
         parts.append(f"flips {flips}")
-    parts.append(f"+{preview['points']} pts")
+    parts.append(f"+{preview['points']}")
+    if preview["discs_freed"]:
+        parts.append(f"frees {preview['discs_freed']} discs")
     if preview["cacophony"]:
         parts.append(f"CACOPHONY x{preview['cacophony']} (-{2 * preview['cacophony']})")
-    if preview["discs_freed"]:
-        parts.append(f"frees {preview['discs_freed']} disc(s)")
-    return ", ".join(parts[:1]) + " " + ", ".join(parts[1:])
+    parts.append(f"open arrows left {len(preview['open'])}")
+    return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
 def message_line(model: ConsoleModel, width: int) -> Line:
@@ -467,6 +500,8 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
     """The keys that do something now."""
     if model.page == HELP_PAGE:
         keys = "any key: back"
+    elif model.page == FINAL_PAGE:
+        keys = "Tab look at the displays  f this screen  q quit"
     elif model.replay_step:
         keys = "←/→ step  Home/End first/last  Tab displays  ? help  q quit"
     elif model.selection is not None:
@@ -487,28 +522,23 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
 HELP_PAGE, FINAL_PAGE = "help", "final"
 
 HELP_TEXT = """\
-Sagani console: keys
-  1-5       take that tile of the offer (in an intermezzo: pick from storage)
-  d         draw: move the last offer tile to storage, take the pile's top tile
-  r         reveal the next tile (solo); while placing: rotate 90 degrees clockwise
-  p         pass (intermezzo, or when there is no tile to take)
-  arrows    move the ghost over the legal cells (dotted); otherwise pan the display
-  R         rotate counter-clockwise
-  Enter     place the tile where the ghost stands    Esc  cancel the choice
-  Tab       show the next player's display           S-Tab the previous one
-  :  or /   type a command; Tab completes, Up/Down history
-  q, C-c    quit (your seat stays; come back with the same command)
-
-Commands (offer and storage numbers count from 1)
-  take 2 at 1,-1 rot 90     draw at 0,1 rot 0     pick 1 at 2,0 rot 180
-  place 1,-1 90             pass                  reveal
-  show 2 (display of seat 2)   help   quit
-
-Tiles: element letter and value in the middle (F fire, W water, E earth, A air).
-Each arrow points its way with the letter of the element it wants; a covered arrow
-holds a disc (●). A flipped tile is framed and shows its value. A preview marks the
-arrows the ghost would cover and the tiles it would flip; * marks what changed
-since your last turn.
+Keys                                      Commands (tiles numbered from 1)
+ 1-5    take that offer tile               take 2 at 1,-1 rot 90
+        (intermezzo: pick from storage)    take 2        (then move the ghost)
+ d      draw (last offer tile to storage)  draw at 0,1 rot 0
+ p      pass                               pick 1 at 2,0 rot 180
+ r      rotate the tile in hand (R back);  place 1,-1 90     rot 180
+        solo: reveal the next tile         pass   reveal   show 2
+ arrows move the ghost over the legal      help   quit
+        cells (x,y); otherwise pan        Replays: n/b or arrows, Home, End;
+ Enter  place the tile   Esc  cancel       next back first last step 12
+ Tab    next player's display (S-Tab back)
+ : /    type a command (Tab completes, Up/Down history)   q  quit
+Tiles: F fire, W water, E earth, A air, with the value. Arrows point their way
+with the letter of the element they want (↗w: a water tile up-right, any
+distance); ● is a covered arrow (a disc on it). A framed tile has flipped.
+* changed since your last turn; + the tile in hand. The preview line tells what
+placing it there covers, flips, scores and costs (cacophony: -2 per missing disc).
 """
 
 
@@ -538,13 +568,22 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """The ranking and each player's breakdown."""
     view = model.view
     assert view is not None
-    result = view.get("result") or {"scores": [s["score"] for s in view["seats"]],
-                                    "ranking": view["ranking"]}  # fmt: skip
+    result = view.get("result") or {
+        "scores": [s["score"] for s in view["seats"]],
+        "ranking": view["ranking"],
+    }
     lines: list[Line] = [[("class:title", "Game over")], []]
     if view["mode"] == "solo":
         won = result.get("won")
-        lines.append([("", f"{'Goal reached' if won else 'Goal missed'}: {result['scores'][0]} "
-                           f"points with {result.get('tiles_used', '?')} tiles")])  # fmt: skip
+        lines.append(
+            [
+                (
+                    "",
+                    f"{'Goal reached' if won else 'Goal missed'}: {result['scores'][0]} "
+                    f"points with {result.get('tiles_used', '?')} tiles",
+                )
+            ]
+        )
         if won and result.get("tiles_used", 99) <= 25:
             lines.append([("class:title", "A magical symphony!")])
     head = " #  player      score  tiles flipped  points  cacophony  bonus  unflipped"
@@ -552,11 +591,14 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
     for rank, seat in enumerate(result["ranking"]):
         b = breakdown(view, seat)
         style = "class:you" if seat == model.you else ""
-        lines.append([(style, (
-            f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}  {b['tiles']:>5}"
-            f" {b['flipped']:>7}  {b['flipped_points']:>6}  {b['cacophony']:>4} (-{2 * b['cacophony']:<2})"
+        score = result["scores"][seat]
+        cacophony = f"{b['cacophony']:>4} (-{2 * b['cacophony']:<2})"
+        row = (
+            f" {rank + 1}  {model.name(seat):<10.10}  {score:>5}  {b['tiles']:>5}"
+            f" {b['flipped']:>7}  {b['flipped_points']:>6}  {cacophony}"
             f"  {b['bonus']:>5}  {b['unflipped_points']:>9}"
-        ))])
+        )
+        lines.append([(style, row)])
     lines.append([])
     winner = result["ranking"][0]
     if view["mode"] == "multi":
