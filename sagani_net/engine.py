@@ -46,6 +46,7 @@ BONUS_MAX_UNFLIPPED = 2
 
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
+_new_tuple = tuple.__new__
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
 
@@ -201,11 +202,15 @@ def _coords(x: int, y: int) -> tuple[int, int, int, int]:
     return (x, x - y, y, x + y)
 
 
-#: (tile, rotation index) -> per arrow (direction, line kind, element * 4 + line kind).
-ARROW_LINES = {
-    key: tuple((d, d & 3, want * 4 + (d & 3)) for d, want in arrows)
-    for key, arrows in ARROWS.items()
-}
+#: Indexed by tile * 4 + rotation index (a list: faster than a dict with tuple keys), per arrow
+#: (direction, line kind, element * 4 + line kind).
+ARROW_LINES: list[tuple[tuple[int, int, int], ...]] = [()] * (4 * (max(TILES) + 1))
+for (_tile, _rot), _arrows in ARROWS.items():
+    ARROW_LINES[_tile * 4 + _rot] = tuple((d, d & 3, want * 4 + (d & 3)) for d, want in _arrows)
+#: Indexed by tile id.
+ELEMENT: list[int] = [ELEMENT_OF.get(t, 0) for t in range(max(TILES) + 1)]
+VALUE: list[int] = [VALUE_OF.get(t, 0) for t in range(max(TILES) + 1)]
+ARROW_COUNT: list[int] = [len(ARROWS[t, 0]) if t in TILES else 0 for t in range(max(TILES) + 1)]
 
 
 class Player:
@@ -258,7 +263,7 @@ class Player:
                 frontier[n] = None
         reach = self.reach
         get = reach.get
-        e = ELEMENT_OF[tile] * 4
+        e = ELEMENT[tile] * 4
         for key, pos in (
             (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
             ((x + y) * 16 + e + 3, x),
@@ -277,7 +282,7 @@ class Player:
         x, y = cell
         coords = (x, x - y, y, x + y)
         watch = self.watch
-        for d, kind, offset in ARROW_LINES[tile, rot]:
+        for d, kind, offset in ARROW_LINES[tile * 4 + rot]:
             if d in open_:
                 key = coords[kind] * 16 + offset
                 watch[key] = watch.get(key, ()) + ((y if kind == 0 else x, cell, d),)
@@ -292,7 +297,7 @@ class Player:
         flips: tuple[tuple[int, int], ...] = ()
         watch = self.watch
         if watch:
-            e = ELEMENT_OF[tile] * 4
+            e = ELEMENT[tile] * 4
             for key, pos in (
                 (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
                 ((x + y) * 16 + e + 3, x),
@@ -313,9 +318,9 @@ class Player:
             tiles = self.tiles
             for c in flips:
                 t = tiles[c][0]
-                points += VALUE_OF[t]
-                freed += len(ARROWS[t, 0])
-        lines = ARROW_LINES[tile, rot]
+                points += VALUE[t]
+                freed += ARROW_COUNT[t]
+        lines = ARROW_LINES[tile * 4 + rot]
         need = len(lines)
         supply = self.supply + freed
         cacophony = need - supply if need > supply else 0
@@ -332,19 +337,15 @@ class Player:
             else:
                 still_open.append(d)
         if not still_open:
-            points += VALUE_OF[tile]
-        return Placement(
-            tile,
-            cell,
-            ROTATIONS[rot],
-            tuple(covers),
-            flips,
-            tuple(covered),
-            tuple(still_open),
-            points,
-            freed,
-            cacophony,
-        )
+            points += VALUE[tile]
+        # tuple.__new__ skips the named tuple's Python-level __new__: this is the hot path.
+        return _new_tuple(
+            Placement,
+            (
+                tile, cell, ROTATIONS[rot], tuple(covers), flips, tuple(covered),
+                tuple(still_open), points, freed, cacophony,
+            ),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,7 +526,7 @@ class State:
             frontier = self.seats[self.seat].frontier
             i = int(rng.random() * 4 * (len(frontier) or 1))  # one draw picks cell and rotation
             cell = list(frontier)[i >> 2] if frontier else (0, 0)
-            return Action("place", None, cell, ROTATIONS[i & 3])
+            return _new_tuple(Action, ("place", None, cell, ROTATIONS[i & 3]))
         if self.mode != "multi":
             return REVEAL
         if self.intermezzo is None and len(self.offer) > 1:
@@ -647,7 +648,7 @@ class State:
         tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
         pl = p.evaluate(tile, cell, rot)
         x, y = cell
-        element = ELEMENT_OF[tile]
+        element = ELEMENT[tile]
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
         p.lay(cell, tile, rot)
         if ev is not None:
@@ -672,8 +673,6 @@ class State:
         for source in pl.flips:
             self._flip(p, seat, source, ev)
         # R2 step 4: discs on the new tile, cacophony for the missing ones, even if it completes.
-        arrows = ARROWS[tile, rot]
-        need = len(arrows)
         if pl.cacophony:
             p.cacophony += pl.cacophony
             p.supply = 0
@@ -685,7 +684,7 @@ class State:
                     "score": p.score, "total": p.cacophony,
                 })  # fmt: skip
         else:
-            p.supply -= need
+            p.supply -= ARROW_COUNT[tile]
         # R2 step 5: the new tile's own arrows.
         if ev is not None:
             for d in pl.covered:
@@ -705,7 +704,7 @@ class State:
     def _flip(self, p: Player, seat: int, cell: tuple[int, int], ev: list[Data] | None) -> None:
         tile = p.tiles[cell][0]
         del p.open[cell]
-        p.supply += len(ARROWS[tile, 0])
+        p.supply += ARROW_COUNT[tile]
         value = TILES[tile].value
         self._move(p, value)
         if ev is not None:
