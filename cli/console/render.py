@@ -442,7 +442,7 @@ def choice_strip(model: ConsoleModel, width: int) -> list[Line]:
         blocks.append(tile_rows(tile, 0, extra="class:ghost" if i == chosen else ""))
     if intermezzo:
         you = model.my_turn and model.phase == "choose"
-        head.append(("class:legal", "intermezzo: pick, or [p]ass" if you else "intermezzo"))
+        head.append(("class:legal", "or [p]ass" if you else "intermezzo"))
     else:
         if view["can_draw"] and model.my_turn:
             head.append(("class:legal", "[d]raw"))
@@ -604,7 +604,6 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
     if view["mode"] == "multi":
         who = "You win!" if winner == model.you else f"{model.name(winner)} wins."
         lines.append([("class:message", who)])
-    lines.append([("class:hint", "Tab: look at the displays   q: quit")])
     return [fit(line, width) for line in lines[:height]] + [
         [("", " " * width)] for _ in range(height - min(height, len(lines)))
     ]

@@ -1,0 +1,149 @@
+"""The console against a real host on 127.0.0.1: keys in through a pipe, a bot as opponent."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from cli.console.app import Console
+from cli.console.model import FINAL, ConsoleModel
+from cli.console.render import screen_text
+from cli.play_cmd import bot_loop
+from sagani_net.client import AsyncClient
+from sagani_net.host import Host
+from sagani_net.store import Store
+
+GAME_TIMEOUT_S = 60
+
+
+async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def host(tmp_path: Path):  # type: ignore[no-untyped-def]
+    host = Host(Store(tmp_path), port=0, heartbeat_s=0.2)
+    host.serve_in_thread()
+    yield host
+    host.stop()
+
+
+async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
+    me = AsyncClient(host.endpoint)
+    await me.connect()
+    table = await me.create({"players": 2}, seed=seed, bots=[1])
+    bot = AsyncClient(host.endpoint)
+    await bot.join(table, role="bot", seat=1, name="greedy")
+    await me.join(table, seat=0, name="ann")
+    return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
+
+
+def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) -> None:
+    async def main() -> str:
+        me, bot, bot_task = await start(host, seed=11)
+        model = ConsoleModel()
+        with create_pipe_input() as keys:
+            console = Console(model, me, input=keys, output=DummyOutput())
+            app_task = asyncio.create_task(console.run())
+            await until(lambda: model.view is not None)
+            turns = 0
+            while model.status != "over":
+                await until(lambda: model.my_turn or model.status == "over", GAME_TIMEOUT_S)
+                if model.status == "over":
+                    break
+                version = model.view["version"]
+                kinds = {a.type for a in model.choices()}
+                if model.phase == "place" and model.selection is not None:
+                    keys.send_text("r\r")  # a held tile: rotate once, place
+                elif "take" in kinds or "pick" in kinds:
+                    keys.send_text("1")
+                    await until(lambda: model.selection is not None)
+                    keys.send_text("\x1b[C")  # right arrow: move the ghost
+                    keys.send_text("\r")
+                else:
+                    keys.send_text("p")
+                await until(lambda v=version: model.view["version"] > v or model.status == "over")
+                turns += 1
+            await until(lambda: model.page == FINAL)
+            text = screen_text(model, 80, 24)
+            keys.send_text("q")
+            assert await asyncio.wait_for(app_task, 5) == 0
+        await asyncio.wait_for(bot_task, 5)
+        me.close()
+        bot.close()
+        assert turns > 10
+        return text
+
+    text = asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+    assert "Game over" in text
+    assert "ann" in text and "greedy" in text
+    assert "wins" in text
+
+
+def test_typed_commands_play_a_turn_and_keep_history(host: Host) -> None:
+    async def main() -> None:
+        me, bot, bot_task = await start(host, seed=5)
+        model = ConsoleModel()
+        with create_pipe_input() as keys:
+            console = Console(model, me, input=keys, output=DummyOutput())
+            app_task = asyncio.create_task(console.run())
+            await until(lambda: model.my_turn)
+            keys.send_text(":take 2 at 0,0 rot 90\r")
+            await until(lambda: len(model.view["seats"][0]["display"]) == 1)
+            placed = model.view["seats"][0]["display"][0]
+            assert placed[:2] == [0, 0] and placed[3] == 90
+            assert "take 2 at 0,0 rot 90" in console.history.get_strings()
+            await until(lambda: model.my_turn)
+            keys.send_text(":frobnicate\r")
+            await until(lambda: "cannot read" in model.message)
+            keys.send_text("q")
+            await asyncio.wait_for(app_task, 5)
+        bot_task.cancel()
+        me.close()
+        bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
+    async def main() -> None:
+        first = Host(Store(tmp_path), port=0, heartbeat_s=0.2)
+        first.serve_in_thread()
+        port = int(first.endpoint.rsplit(":", 1)[1])
+        pub_port = int(first.pub_endpoint.rsplit(":", 1)[1])
+        me = AsyncClient(first.endpoint, timeout_s=0.3, retries=1)
+        await me.connect()
+        table = await me.create({"players": 2}, seed=2)
+        await me.join(table, seat=0, name="ann")
+        other = AsyncClient(first.endpoint)
+        await other.join(table, seat=1, name="bo")
+        model = ConsoleModel()
+        with create_pipe_input() as keys:
+            console = Console(model, me, input=keys, output=DummyOutput())
+            app_task = asyncio.create_task(console.run())
+            await until(lambda: model.my_turn)
+            first.stop()
+            await until(lambda: model.connection == "reconnecting", 10)
+            second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
+            second.serve_in_thread()
+            try:
+                await until(lambda: model.connection == "online", 15)
+                keys.send_text("1\r")
+                await until(lambda: len(model.view["seats"][0]["display"]) == 1, 10)
+                assert second.tables[table].state.version == 2
+            finally:
+                keys.send_text("q")
+                await asyncio.wait_for(app_task, 5)
+                second.stop()
+        me.close()
+        other.close()
+
+    asyncio.run(asyncio.wait_for(main(), 45))
