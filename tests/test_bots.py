@@ -1,0 +1,128 @@
+"""The bots in-process: every strategy finishes games, and the search bot sees only its view."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sagani_net.bots import make_policy
+from sagani_net.bots.mcts import MctsPolicy
+from sagani_net.bots.runner import policy_for, safe_action
+from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.engine import Action, State, shuffled_tiles
+
+#: Tiny budgets keep the search bot quick in tests; it is deterministic with think_s=None.
+FAST_MCTS = {"think_s": None, "iterations": 12}
+
+
+def fast_mcts() -> MctsPolicy:
+    return MctsPolicy(**FAST_MCTS)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "strategies",
+    [("random", "greedy"), ("mcts", "random"), ("greedy", "mcts", "random"),
+     ("mcts", "greedy", "random", "mcts")],
+)  # fmt: skip
+def test_every_strategy_finishes_multiplayer_games_against_the_others(
+    strategies: tuple[str, ...],
+) -> None:
+    game = GameSpec(0, len(strategies), "multi", 11, strategies, {"mcts": FAST_MCTS})
+    result = play_local(game)
+    state = State.from_record(result.record)
+    assert state.is_over()
+    assert sorted(result.ranking) == list(range(len(strategies)))
+
+
+@pytest.mark.parametrize("mode", ["solo", "solo-advanced"])
+def test_the_search_bot_plays_both_solo_modes_to_the_end(mode: str) -> None:
+    options = {"mcts": {**FAST_MCTS, "iterations": 4}}
+    result = play_local(GameSpec(0, 1, mode, 5, ("mcts",), options))
+    assert State.from_record(result.record).is_over()
+    if mode == "solo":
+        assert result.tiles_used is not None and result.won is not None
+
+
+def test_the_search_bot_is_deterministic_for_a_seed_and_an_iteration_budget() -> None:
+    state = State.new(3, seed=4)
+    for _ in range(6):
+        state.apply(make_policy("greedy").choose(state, random.Random(0)))
+    first = fast_mcts().choose(state, random.Random(99))
+    again = fast_mcts().choose(state, random.Random(99))
+    assert first == again
+
+
+def hidden_order_twin(state_tiles: list[int], keep: int) -> list[int]:
+    """The same deal with the tiles below the first ``keep`` reversed: only the order differs."""
+    return state_tiles[:keep] + state_tiles[keep:][::-1]
+
+
+def test_the_search_bot_decides_the_same_for_two_secret_orders_behind_one_view() -> None:
+    tiles = shuffled_tiles(21)
+    # The offer (5) and the top tile must match; the order of the other 66 is the secret.
+    twin = hidden_order_twin(tiles, 6)
+    twin_top = tiles[5]
+    assert twin != tiles and twin[5] == twin_top
+    a, b = State.new(2, tiles=tiles), State.new(2, tiles=twin)
+    for _ in range(3):  # a few identical turns (take + place), drawn from the offer only
+        for state in (a, b):
+            state.apply(Action.take(0))
+        cell = next(iter(a.seats[a.seat].frontier), (0, 0))
+        for state in (a, b):
+            state.apply(Action.place(cell, 0))
+    assert a.view(a.seat) == b.view(b.seat) and a.pile != b.pile
+    decisions = []
+    for state in (a, b):
+        bot = fast_mcts()
+        rng = random.Random(5)
+        first = bot.choose(state, rng)
+        state.apply(first)
+        decisions.append((first, bot.choose(state, rng)))
+    assert decisions[0] == decisions[1]
+
+
+def test_the_search_bot_never_reads_the_state_beyond_its_view() -> None:
+    state = State.new(2, seed=8)
+
+    class ViewOnly:
+        """Answers ``view`` and ``current_seat`` and nothing else."""
+
+        current_seat = state.current_seat
+
+        def view(self, seat: int | None = None) -> dict:
+            return state.view(seat)
+
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the search bot read state.{name}")
+
+    action = fast_mcts().choose(ViewOnly(), random.Random(1))  # type: ignore[arg-type]
+    state.apply(action)
+
+
+def test_the_planned_placement_is_played_on_the_turns_second_decision() -> None:
+    state = State.new(2, seed=2)
+    bot = fast_mcts()
+    rng = random.Random(3)
+    state.apply(bot.choose(state, rng))
+    bot.config = type(bot.config)(think_s=None, iterations=1)  # the plan must not need a search
+    place = bot.choose(state, rng)
+    assert place.type == "place"
+    state.apply(place)
+
+
+def test_a_deadline_caps_the_search_bots_thinking_time() -> None:
+    bot = policy_for("mcts", think_s=5.0, move_deadline_s=0.5)
+    assert isinstance(bot, MctsPolicy) and bot.config.think_s == pytest.approx(0.25)
+
+
+def test_an_illegal_answer_is_replaced_by_a_legal_move() -> None:
+    class Broken:
+        name = "broken"
+
+        def choose(self, state: State, rng: random.Random) -> Action:
+            return Action.place((9, 9), 0)
+
+    state = State.new(2, seed=1)
+    action = safe_action(Broken(), state.view(0), random.Random(0), random.Random(0))
+    state.apply(action)

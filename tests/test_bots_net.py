@@ -1,0 +1,103 @@
+"""Bots over a real host on 127.0.0.1: whole games, a host restart, the ``sagani bot`` command."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from test_net_support import ROOT, WAIT_S, port_of, running_host, start_host_process
+
+from sagani_net.bots import make_policy
+from sagani_net.bots.runner import BotRunner, play_network
+from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.client import Client
+from sagani_net.engine import Action, State
+
+FAST_MCTS = {"think_s": None, "iterations": 6}
+
+
+def test_bots_of_every_strategy_finish_a_game_over_the_host_as_they_would_in_process(
+    tmp_path: Path,
+) -> None:
+    game = GameSpec(0, 3, "multi", 17, ("mcts", "greedy", "random"), {"mcts": FAST_MCTS})
+    with running_host(tmp_path) as host:
+        networked = play_network(host.endpoint, game)
+    local = play_local(game)
+    assert State.from_record(networked.record).is_over()
+    # Same seeds, same views: the network path plays exactly the in-process game.
+    assert networked.record["actions"] == local.record["actions"]
+    assert networked.scores == local.scores
+
+
+def test_a_solo_bot_plays_over_the_host(tmp_path: Path) -> None:
+    game = GameSpec(0, 1, "solo", 3, ("mcts",), {"mcts": {"think_s": None, "iterations": 3}})
+    with running_host(tmp_path) as host:
+        result = play_network(host.endpoint, game)
+    assert result.tiles_used is not None
+
+
+class Slow:
+    """Greedy, but a little slow, so that a host restart falls in the middle of the game."""
+
+    name = "slow-greedy"
+
+    def __init__(self) -> None:
+        self.inner = make_policy("greedy")
+
+    def choose(self, state: State, rng: random.Random) -> Action:
+        time.sleep(0.01)
+        return self.inner.choose(state, rng)
+
+
+def test_bots_come_back_to_their_seats_after_the_host_restarts(tmp_path: Path) -> None:
+    proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0",
+                                                      "--heartbeat-s", "0.2")  # fmt: skip
+    ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint),
+             "--heartbeat-s", "0.2")  # fmt: skip
+    quick = {"timeout_s": 0.3, "retries": 1}
+    runners = [BotRunner(endpoint, Slow(), seed=i, client_options=quick, reconnect_s=30.0)
+               for i in range(2)]  # fmt: skip
+    watcher = Client(endpoint, timeout_s=0.3, retries=60)
+    try:
+        table = runners[0].create({"players": 2}, seed=5)
+        for runner in runners:
+            runner.join(table)
+        watcher.join(table, role="spectator")
+        finals = []
+        threads = [threading.Thread(target=lambda r=r: finals.append(r.play())) for r in runners]
+        for thread in threads:
+            thread.start()
+        assert watcher.wait_for(lambda r: r.version >= 20, WAIT_S)
+        proc.kill()
+        proc.wait()
+        time.sleep(1.0)  # long enough for both bots to give up on the old connection
+        proc, _, _ = start_host_process(tmp_path, *ports)
+        for thread in threads:
+            thread.join(60)
+            assert not thread.is_alive()
+        assert [f.status for f in finals] == ["over", "over"]
+        assert sum(r.reconnects for r in runners) >= 1
+        assert watcher.wait_for(lambda r: r.status == "over", WAIT_S)
+        assert watcher.state.view["result"] == finals[0].view["result"]
+    finally:
+        for runner in runners:
+            runner.close()
+        watcher.close()
+        proc.terminate()
+        proc.wait()
+
+
+def test_the_bot_command_creates_a_table_and_plays_it_to_the_end(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "bot", host.endpoint.removeprefix("tcp://"),
+             "--create", "1", "--strategy", "mcts", "--iterations", "3", "--deadline", "2",
+             "--seed", "1", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "created table" in done.stdout and "game over" in done.stdout

@@ -1,0 +1,82 @@
+"""The tournament runner: seats rotated, reproducible tables, the statistics it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from sagani_net.bots.tournament import (
+    TournamentSpec,
+    fit_elo,
+    format_table,
+    run_games,
+    summarize,
+    wilson,
+)
+
+FAST_MCTS = {"think_s": None, "iterations": 3}
+
+
+def test_seats_are_rotated_so_that_every_strategy_starts_equally_often() -> None:
+    spec = TournamentSpec(lineup=("mcts", "greedy", "random"), players=3, games=6, seed=1)
+    starters = [spec.game(i).strategies[0] for i in range(6)]
+    assert sorted(starters) == ["greedy", "greedy", "mcts", "mcts", "random", "random"]
+    # Each deal is played once from every seat.
+    assert len({spec.game(i).seed for i in range(6)}) == 2
+
+
+def test_a_small_tournament_reproduces_the_same_table_from_the_same_seed() -> None:
+    spec = TournamentSpec(lineup=("mcts", "greedy"), games=2, seed=7, options={"mcts": FAST_MCTS})
+    first = summarize(spec, run_games(spec, workers=2))
+    second = summarize(spec, run_games(spec, workers=1))
+    assert [row.to_dict() for row in first] == [row.to_dict() for row in second]
+    assert sum(row.games for row in first) == 4
+
+
+def test_a_different_seed_deals_different_games() -> None:
+    one = TournamentSpec(lineup=("greedy", "random"), games=2, seed=1)
+    two = TournamentSpec(lineup=("greedy", "random"), games=2, seed=2)
+    assert one.game(0).seed != two.game(0).seed
+
+
+def test_solo_lineups_take_turns_on_the_same_deals() -> None:
+    spec = TournamentSpec(lineup=("greedy", "random"), mode="solo", players=1, games=4, seed=3)
+    games = [spec.game(i) for i in range(4)]
+    assert [g.strategies for g in games] == [("greedy",), ("random",)] * 2
+    assert games[0].seed == games[1].seed != games[2].seed
+    rows = summarize(spec, run_games(spec, workers=1))
+    assert "mean tiles" in format_table(spec, rows, 1.0)
+
+
+def test_wilson_interval_brackets_the_share() -> None:
+    low, high = wilson(65, 100)
+    assert low < 0.65 < high and high - low == pytest.approx(0.18, abs=0.01)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_elo_puts_the_stronger_strategy_ahead_and_stays_finite_on_a_sweep() -> None:
+    ratings = fit_elo([("greedy", "random")] * 20 + [("mcts", "greedy")] * 15
+                      + [("greedy", "mcts")] * 5, ["mcts", "greedy", "random"])  # fmt: skip
+    assert ratings["mcts"] > ratings["greedy"] > ratings["random"]
+    assert sum(ratings.values()) / 3 == pytest.approx(1500)
+
+
+def test_the_tournament_command_prints_the_table_and_saves_every_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["tournament", "--strategies", "greedy,random", "--games", "4", "--seed", "2",
+                 "--workers", "1", "--records", str(tmp_path), "--json",
+                 str(tmp_path / "table.json")])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "greedy" in out and "95% CI" in out and "Elo" in out
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert len(index) == 4
+    for entry in index:
+        record = json.loads((tmp_path / entry["file"]).read_text())
+        assert record["result"]["scores"] == entry["scores"]
+    table = json.loads((tmp_path / "table.json").read_text())
+    assert {row["strategy"] for row in table} == {"greedy", "random"}
