@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: Modules that each define ``add_parsers(subparsers)``; every parser sets ``func(args) -> int``.
-COMMAND_MODULES = ("cli.selfplay", "cli.bot_cmd", "cli.play_cmd")
+COMMAND_MODULES = ("cli.play_cmd", "cli.host_cmd", "cli.bot_cmd", "cli.selfplay")
 
 
 def build_parser() -> argparse.ArgumentParser:
