@@ -1,0 +1,182 @@
+"""The installed ``sagani`` command, end to end, in subprocesses (a pseudo-terminal for the
+console). Everything stays on 127.0.0.1 and in a temporary data dir."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+SAGANI = shutil.which("sagani")
+pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
+RUN_TIMEOUT_S = 60
+
+
+def sagani(*args: str) -> subprocess.CompletedProcess[str]:
+    assert SAGANI is not None
+    return subprocess.run(
+        [SAGANI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+    )
+
+
+class Screen:
+    """Just enough of a VT100 to read what prompt_toolkit draws (it moves the cursor over
+    unchanged characters, so the raw stream cannot simply be searched)."""
+
+    CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07]*\x07|\x1b[=>78]|\x1b\(B")
+
+    def __init__(self, rows: int = 24, columns: int = 80) -> None:
+        self.rows, self.columns = rows, columns
+        self.cells = [[" "] * columns for _ in range(rows)]
+        self.row = self.col = 0
+
+    def feed(self, data: str) -> None:
+        pos = 0
+        while pos < len(data):
+            match = self.CSI.match(data, pos)
+            if match:
+                if match.group(2):
+                    self._csi(match.group(1), match.group(2))
+                pos = match.end()
+                continue
+            ch = data[pos]
+            pos += 1
+            if ch == "\r":
+                self.col = 0
+            elif ch == "\n":
+                self.row = min(self.rows - 1, self.row + 1)
+            elif ch == "\b":
+                self.col = max(0, self.col - 1)
+            elif ch >= " ":
+                if self.col < self.columns:
+                    self.cells[self.row][self.col] = ch
+                self.col += 1
+
+    def _csi(self, params: str, final: str) -> None:
+        numbers = [int(p) if p.isdigit() else 0 for p in params.lstrip("?").split(";")]
+        n = max(1, numbers[0])
+        if final == "A":
+            self.row = max(0, self.row - n)
+        elif final == "B":
+            self.row = min(self.rows - 1, self.row + n)
+        elif final == "C":
+            self.col = min(self.columns - 1, self.col + n)
+        elif final == "D":
+            self.col = max(0, self.col - n)
+        elif final == "G":
+            self.col = n - 1
+        elif final in "Hf" and not params.startswith("?"):
+            self.row = max(1, numbers[0]) - 1
+            self.col = (max(1, numbers[1]) if len(numbers) > 1 else 1) - 1
+        elif final == "K":
+            start = 0 if numbers[0] == 2 else self.col
+            end = self.col + 1 if numbers[0] == 1 else self.columns
+            self.cells[self.row][start:end] = [" "] * (end - start)
+        elif final == "J":
+            rows = range(self.rows) if numbers[0] == 2 else range(self.row + 1, self.rows)
+            for r in rows:
+                self.cells[r] = [" "] * self.columns
+            if numbers[0] != 2:
+                self.cells[self.row][self.col :] = [" "] * (self.columns - self.col)
+
+    def text(self) -> str:
+        return "\n".join("".join(row).rstrip() for row in self.cells)
+
+
+class Terminal:
+    """A command on an 80x24 pseudo-terminal: send keys, wait for text on the screen."""
+
+    def __init__(self, *args: str) -> None:
+        assert SAGANI is not None
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+        self.proc = subprocess.Popen(
+            [SAGANI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
+        )
+        os.close(slave)
+        self.screen = Screen()
+
+    def wait_for(self, text: str, timeout_s: float = 20) -> None:
+        deadline = time.monotonic() + timeout_s
+        while text not in self.screen.text():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{text!r} never showed; the screen:\n{self.screen.text()}")
+            ready, _, _ = select.select([self.master], [], [], min(left, 0.1))
+            if ready:
+                try:
+                    self.screen.feed(os.read(self.master, 65536).decode("utf-8", "replace"))
+                except OSError:  # the child closed the terminal
+                    break
+        assert text in self.screen.text()
+
+    def send(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=15)
+        finally:
+            os.close(self.master)
+
+
+def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
+    done = sagani("selfplay", "--games", "1", "--seed", "4", "--records", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (record,) = tmp_path.glob("*.json")
+    shown = sagani("replay", str(record), "--print")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    assert "game over" in lines[0]
+
+
+def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
+    done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "greedy,random",
+                  "--seed", "8", "--new", "--data-dir", str(tmp_path))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert ": over" in done.stdout
+    assert len([line for line in done.stdout.splitlines() if "points" in line]) == 3
+    assert not (tmp_path / "play.json").exists()  # a finished game leaves nothing to resume
+
+
+def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
+    term = Terminal("play", "--seed", "3", "--new", "--name", "ann", "--data-dir", str(tmp_path))
+    term.wait_for("YOUR TURN")
+    term.send("1")
+    term.wait_for("Enter place")
+    term.send("\r")
+    term.wait_for("(1 tiles")
+    term.send("q")
+    assert term.close() == 0
+    term = Terminal("play", "--data-dir", str(tmp_path))
+    term.wait_for("Resume it?")
+    term.send("y\r")
+    term.wait_for("(1 tiles")
+    term.send("q")
+    assert term.close() == 0
+
+
+def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
+    assert done.returncode != 0
+    assert "--bots kinds are" in done.stderr
+
+
+def test_help_lists_the_console_commands() -> None:
+    done = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    for command in ("play", "join", "replay"):
+        assert command in done.stdout
