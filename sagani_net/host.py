@@ -372,7 +372,7 @@ class Host:
             raise ProtocolError("bad_token", f"this token holds seat {session.seat}, not {seat}")
         msg_id = request["id"]
         if msg_id in session.accepted:
-            return self._cached_reply(session, msg_id)
+            return self._cached_reply(table, session, msg_id)
         state = table.state
 
         def refuse(code: str, message: str, **fields: Any) -> ProtocolError:
@@ -388,7 +388,7 @@ class Host:
                          f"the game is at {state.version}")  # fmt: skip
         if state.current_seat != seat:
             raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
-        data = {key: value for key, value in request["action"].items() if key != "seat"}
+        data = _without_seat(request["action"])
         try:
             events = state.apply(state.parse_action(data))
         except RuleError as exc:
@@ -396,27 +396,33 @@ class Host:
             raise refuse(code, exc.message, rule=exc.code) from None
         if state.is_over():
             table.status = OVER
-        self._publish(table, events)
+        self._publish(table, events, persist=False)
+        self.store.add_action(table.id, request["version"], seat, data, session.token_hash,
+                              msg_id, table.seq)  # fmt: skip
         if table.status == OVER:
             self.store.finish_table(table.id, table.seq, state.to_record())
             log.info("table %s: over, ranking %s, scores %s", table.id, state.ranking(),
                      state.scores())  # fmt: skip
-        body = encode(reply("accepted", msg_id, table=table.id, seat=seat, seq=table.seq,
-                            version=state.version, status=table.status, turn=table.turn,
-                            events=events, view=state.view(seat)))  # fmt: skip
-        self.store.add_action(table.id, request["version"], seat, data, session.token_hash,
-                              msg_id, body)  # fmt: skip
+        body = _accepted(table.id, seat, msg_id, table.seq, state, events)
         session.accepted.add(msg_id)
         self._remember(session, msg_id, body)
         return body
 
-    def _cached_reply(self, session: Session, msg_id: int) -> bytes:
+    def _cached_reply(self, table: Table, session: Session, msg_id: int) -> bytes:
         body = session.replies.get(msg_id)
         if body is None:
-            body = self.store.cached_reply(session.token_hash, msg_id)
-            assert body is not None, "accepted message ids always have a stored reply"
+            # Rare (a retry after a restart, or long after): rebuild it by replaying the table.
+            found = self.store.accepted_action(table.id, session.token_hash, msg_id)
+            assert found is not None, "accepted message ids are always stored"
+            version, seq = found
+            state = get_game(table.game_name).new_state(table.config, table.seed)
+            actions = self.store.actions(table.id)
+            for data in actions[:version]:
+                state.apply(state.parse_action(_without_seat(data)))
+            events = state.apply(state.parse_action(_without_seat(actions[version])))
+            body = _accepted(table.id, session.seat, msg_id, seq, state, events)
             self._remember(session, msg_id, body)
-        log.info("table %s: retry of message %d answered from the cache", session.table_id, msg_id)
+        log.info("table %s: retry of message %d answered from the cache", table.id, msg_id)
         return body
 
     def _leave(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -476,7 +482,9 @@ class Host:
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
                 "view": table.state.view(seat)}  # fmt: skip
 
-    def _publish(self, table: Table, events: list[dict[str, Any]]) -> None:
+    def _publish(self, table: Table, events: list[dict[str, Any]], persist: bool = True) -> None:
+        """Queue an update (sent after the commit); ``persist`` saves the new seq with the table.
+        """
         table.seq += 1
         table.published = True
         update = {"v": VERSION, "type": "update", "table": table.id, "seq": table.seq,
@@ -484,7 +492,8 @@ class Host:
                   "events": events, "seats": self._seats(table),
                   "view": table.state.view(None)}  # fmt: skip
         self._outbox.append((table.topic, encode(update)))
-        self.store.set_table(table.id, table.status, table.seq)
+        if persist:
+            self.store.set_table(table.id, table.status, table.seq)
         if log.isEnabledFor(logging.INFO):
             for event in events:
                 log.info("table %s #%d v%d: %s", table.id, table.seq, table.state.version,
@@ -506,9 +515,8 @@ class Host:
         for row in self.store.unfinished():
             table = self._table_from_row(row, get_game(row.game))
             for data in row.actions:
-                seat = data.pop("seat")
-                assert table.state.current_seat == seat, (row.id, table.state.version)
-                table.state.apply(table.state.parse_action(data))
+                assert table.state.current_seat == data["seat"], (row.id, table.state.version)
+                table.state.apply(table.state.parse_action(_without_seat(data)))
             for s in row.sessions:
                 session = Session(s.token_hash, s.table_id, s.seat, s.role, s.name, s.accepted)
                 self.sessions[s.token_hash] = session
@@ -519,6 +527,27 @@ class Host:
             self.tables[row.id] = table
             log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
                      table.seq)  # fmt: skip
+
+
+def _accepted(
+    table_id: str,
+    seat: int | None,
+    msg_id: int,
+    seq: int,
+    state: GameState,
+    events: list[dict[str, Any]],
+) -> bytes:
+    """The reply to an accepted action; built the same way when a retry needs it again."""
+    over = state.is_over()
+    return encode(reply("accepted", msg_id, table=table_id, seat=seat, seq=seq,
+                        version=state.version, status=OVER if over else RUNNING,
+                        turn=None if over else state.current_seat, events=events,
+                        view=state.view(seat)))  # fmt: skip
+
+
+def _without_seat(action: dict[str, Any]) -> dict[str, Any]:
+    # Records name the seat of each action; the game's parse_action wants the action alone.
+    return {key: value for key, value in action.items() if key != "seat"}
 
 
 def _bind(sock: zmq.Socket, address: str, port: int) -> str:

@@ -17,6 +17,9 @@ DB_NAME = "sagani.sqlite3"
 #: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
 #: survives a power cut, at the price of an fsync per commit.
 SYNCHRONOUS = "NORMAL"
+#: WAL pages between checkpoints. A checkpoint fsyncs (milliseconds); the default 1000 pages
+#: would stall a busy host several times a second, and a commit writes about one page.
+WAL_AUTOCHECKPOINT_PAGES = 16384
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -44,10 +47,9 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     session TEXT NOT NULL,
     msg_id INTEGER NOT NULL,
-    reply BLOB NOT NULL,
+    seq INTEGER NOT NULL,
     PRIMARY KEY (table_id, version)
-);
-CREATE UNIQUE INDEX IF NOT EXISTS actions_by_message ON actions (session, msg_id);
+) WITHOUT ROWID;
 """
 
 
@@ -85,6 +87,7 @@ class Store:
         self.db = sqlite3.connect(self.path, isolation_level="DEFERRED", check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={synchronous}")
+        self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
         self.db.executescript(_SCHEMA)
         self.db.commit()
 
@@ -133,21 +136,35 @@ class Store:
         action: dict[str, Any],
         session: str,
         msg_id: int,
-        reply: bytes,
+        seq: int,
     ) -> None:
-        """Record an accepted action (``version`` is the state version it was made on)."""
+        """Record an accepted action: made on ``version``, broadcast as ``seq``.
+
+        The table's own row is not touched, so that a commit writes about one page.
+        """
         self.db.execute(
             "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (table_id, version, seat, _json(action), session, msg_id, reply),
+            (table_id, version, seat, _json(action), session, msg_id, seq),
         )
 
     # -- reads ------------------------------------------------------------------------------
 
-    def cached_reply(self, session: str, msg_id: int) -> bytes | None:
+    def accepted_action(self, table_id: str, session: str, msg_id: int) -> tuple[int, int] | None:
+        """(version, seq) of the action ``session`` sent as ``msg_id``, if it was accepted."""
         row = self.db.execute(
-            "SELECT reply FROM actions WHERE session = ? AND msg_id = ?", (session, msg_id)
+            "SELECT version, seq FROM actions WHERE table_id = ? AND session = ? AND msg_id = ?",
+            (table_id, session, msg_id),
         ).fetchone()
-        return None if row is None else bytes(row[0])
+        return None if row is None else (row[0], row[1])
+
+    def actions(self, table_id: str) -> list[dict[str, Any]]:
+        """The accepted actions of a table in order, each with its ``seat``."""
+        return [
+            {"seat": seat, **json.loads(action)}
+            for seat, action in self.db.execute(
+                "SELECT seat, action FROM actions WHERE table_id = ? ORDER BY version", (table_id,)
+            )
+        ]
 
     def record(self, table_id: str) -> dict[str, Any] | None:
         """The finished record of a table, or None (unknown table or game not over)."""
@@ -175,14 +192,15 @@ class Store:
             if r[1] in by_id:
                 sessions[r[0]] = SessionRow(*r)
                 by_id[r[1]].sessions.append(sessions[r[0]])
-        for table_id, seat, action, session, msg_id in self.db.execute(
-            "SELECT table_id, seat, action, session, msg_id FROM actions WHERE table_id IN "
+        for table_id, seat, action, session, msg_id, seq in self.db.execute(
+            "SELECT table_id, seat, action, session, msg_id, seq FROM actions WHERE table_id IN "
             "(SELECT id FROM tables WHERE status != 'over') ORDER BY table_id, version"
         ):
-            if table_id in by_id:
-                by_id[table_id].actions.append({"seat": seat, **json.loads(action)})
-                if session in sessions:
-                    sessions[session].accepted.add(msg_id)
+            row = by_id[table_id]
+            row.actions.append({"seat": seat, **json.loads(action)})
+            row.seq = max(row.seq, seq)
+            if session in sessions:
+                sessions[session].accepted.add(msg_id)
         return rows
 
 

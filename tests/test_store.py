@@ -19,13 +19,12 @@ def test_committed_tables_sessions_and_actions_come_back(tmp_path: Path) -> None
     store.add_table(table_row())
     store.add_session(SessionRow("hash-a", "t1", 0, "player", "ann"))
     store.add_session(SessionRow("hash-w", "t1", None, "spectator", "watcher"))
-    store.add_action("t1", 0, 0, {"type": "take", "index": 2}, "hash-a", 41, b"reply-41")
-    store.set_table("t1", "running", 4)
+    store.add_action("t1", 0, 0, {"type": "take", "index": 2}, "hash-a", 41, 5)
     store.commit()
     store.close()
 
     (row,) = Store(tmp_path).unfinished()
-    assert (row.id, row.seed, row.bots, row.seq) == ("t1", 7, [1], 4)
+    assert (row.id, row.seed, row.bots, row.seq) == ("t1", 7, [1], 5)
     assert row.config == {"players": 2, "mode": "multi"}
     assert row.actions == [{"seat": 0, "type": "take", "index": 2}]
     sessions = {s.token_hash: s for s in row.sessions}
@@ -37,19 +36,21 @@ def test_uncommitted_writes_are_lost_with_the_process(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.add_table(table_row())
     store.commit()
-    store.add_action("t1", 0, 0, {"type": "draw"}, "hash-a", 1, b"r")
+    store.add_action("t1", 0, 0, {"type": "draw"}, "hash-a", 1, 4)
     # No commit: another connection (the next host) must not see the action.
     assert Store(tmp_path).unfinished()[0].actions == []
 
 
-def test_cached_reply_is_found_by_session_and_message_id(tmp_path: Path) -> None:
+def test_accepted_action_is_found_by_session_and_message_id(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.add_table(table_row())
-    store.add_action("t1", 0, 0, {"type": "draw"}, "hash-a", 5, b"the reply")
-    assert store.cached_reply("hash-a", 5) == b"the reply"
-    assert store.cached_reply("hash-a", 6) is None
+    store.add_action("t1", 0, 0, {"type": "take", "index": 1}, "hash-a", 5, 4)
+    store.add_action("t1", 1, 0, {"type": "place", "cell": [0, 0], "rotation": 0}, "hash-a", 6, 5)
+    assert store.accepted_action("t1", "hash-a", 6) == (1, 5)
+    assert store.accepted_action("t1", "hash-a", 7) is None
+    assert [a["type"] for a in store.actions("t1")] == ["take", "place"]
     with pytest.raises(sqlite3.IntegrityError):
-        store.add_action("t1", 1, 0, {"type": "draw"}, "hash-a", 5, b"twice")
+        store.add_action("t1", 1, 0, {"type": "draw"}, "hash-b", 1, 6)
 
 
 def test_finished_table_keeps_its_record_and_is_not_resumed(tmp_path: Path) -> None:
