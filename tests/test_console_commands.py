@@ -1,0 +1,223 @@
+"""Typed commands, the console model (ghost, preview, changes) and LAN discovery without a LAN."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cli.console.commands import CommandError, complete, parse
+from cli.console.model import ConsoleModel, describe
+from cli.play_cmd import endpoint, plan, replay_frames
+from sagani_net import discovery
+from sagani_net.bots import make_policy
+from sagani_net.engine import Action, State
+
+# -- commands -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "choice", "cell", "rotation"),
+    [
+        ("take 2 at 1,-1 rot 90", "take 1", (1, -1), 90),
+        ("take 2", "take 1", None, None),
+        ("draw at 0,1 rot 0", "draw", (0, 1), 0),
+        ("pick 1 at 2,0", "pick 0", (2, 0), 0),
+        ("reveal at 0,0 270", "reveal", (0, 0), 270),
+        ("pass", "pass", None, None),
+    ],
+)
+def test_play_commands_read_choice_and_placement(
+    text: str, choice: str, cell: tuple[int, int] | None, rotation: int | None
+) -> None:
+    command = parse(text)
+    assert command.kind == "play"
+    assert str(command.choice) == choice
+    assert (command.cell, command.rotation) == (cell, rotation)
+
+
+def test_place_reads_cell_and_rotation() -> None:
+    assert parse("place 1,-1 90")[2:4] == ((1, -1), 90)
+    assert parse("at -2,3 rot 180")[2:4] == ((-2, 3), 180)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "take", "take x", "take 0", "place", "place 1 90", "take 1 at 1,1 rot 45", "fly"]
+)
+def test_bad_commands_say_what_was_expected(text: str) -> None:
+    with pytest.raises(CommandError):
+        parse(text)
+
+
+def test_completion_offers_what_is_open_now() -> None:
+    choices = [Action.take(0), Action.take(1), Action("draw")]
+    assert complete("ta", choices) == ["take"]
+    assert complete("take ", choices) == ["1", "2"]
+    assert complete("take 1 ", choices) == ["at"]
+    assert complete("take 1 at ", choices, [(0, 1), (-1, 0)]) == ["0,1", "-1,0"]
+    assert complete("take 1 at 0,1 ", choices) == ["rot"]
+    assert complete("take 1 at 0,1 rot ", choices) == ["0", "90", "180", "270"]
+    assert "pick" not in complete("", choices)
+
+
+# -- the model ------------------------------------------------------------------------------------
+
+
+def model_at(moves: int, seed: int = 3) -> tuple[ConsoleModel, State]:
+    state = State.new(2, seed=seed)
+    policy, rng = make_policy("greedy"), random.Random(1)
+    for _ in range(moves):
+        state.apply(policy.choose(state, rng))
+    return model_of(state), state
+
+
+def model_of(state: State) -> ConsoleModel:
+    model = ConsoleModel(connection="online")
+    seat = state.current_seat
+    model.load({"table": "t", "you": seat, "status": "running", "view": state.view(seat),
+                "seats": [{"name": "ann"}, {"name": "bo"}]})  # fmt: skip
+    return model
+
+
+def test_take_starts_a_ghost_and_sends_nothing_until_confirmed() -> None:
+    model, state = model_at(32)
+    assert model.select(Action.take(0)) == []
+    assert model.selection is not None and model.selection.tile == state.offer[0]
+    assert model.preview is not None
+    actions = model.confirm()
+    assert [a.type for a in actions] == ["take", "place"]
+    state.apply(actions[0])
+    state.apply(actions[1])  # what the console sends is legal
+
+
+def test_ghost_moves_only_over_legal_cells_and_rotates() -> None:
+    model, _ = model_at(32)
+    model.select(Action.take(0))
+    legal = set(model.legal_cells())
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 0)):
+        model.move(dx, dy)
+        assert model.selection is not None and model.selection.cell in legal
+    model.rotate()
+    model.rotate()
+    assert model.selection is not None and model.selection.rotation == 180
+    assert model.preview is not None and model.preview["rotation"] == 180
+
+
+def test_escape_drops_an_unsent_choice() -> None:
+    model, _ = model_at(32)
+    model.select(Action.take(0))
+    model.cancel()
+    assert model.selection is None and model.confirm() == []
+
+
+def test_draw_is_sent_at_once() -> None:
+    _, state = model_at(0)
+    policy, rng = make_policy("greedy"), random.Random(0)
+    while not (state.phase == "choose" and state.can_draw()):
+        state.apply(policy.choose(state, rng))
+    model = model_of(state)
+    assert model.select(Action("draw")) == [Action("draw")]
+    assert model.selection is None
+
+
+def test_a_move_not_open_now_is_refused_with_a_message() -> None:
+    model, _ = model_at(32)
+    assert model.select(Action.pick(0)) == []
+    assert "not possible" in model.message
+
+
+def test_changes_since_your_last_turn_are_marked() -> None:
+    model, state = model_at(32)
+    you = model.you
+    assert you is not None
+    model.remember()
+    policy, rng = make_policy("greedy"), random.Random(2)
+    state.apply(policy.choose(state, rng))
+    state.apply(policy.choose(state, rng))  # you played
+    assert state.current_seat != you
+    other = state.current_seat
+    state.apply(policy.choose(state, rng))
+    state.apply(policy.choose(state, rng))  # the other seat played
+    model.receive({"status": "running", "view": state.view(you), "events": []})
+    assert other in model.changed
+
+
+def test_events_read_as_words() -> None:
+    model, _ = model_at(0)
+    text = describe({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
+                     "rotation": 90}, model)  # fmt: skip
+    assert text == "bo placed fire 10 at 1,-1 rot 90"
+
+
+# -- play, join, replay ---------------------------------------------------------------------------
+
+
+class Args:
+    def __init__(self, **kw: object) -> None:
+        defaults = dict(solo=False, solo_advanced=False, players=2, seat=1, open=[],
+                        bots="greedy")  # fmt: skip
+        self.__dict__.update(defaults | kw)
+
+
+def test_play_seats_bots_in_the_free_seats() -> None:
+    p = plan(Args(players=4, seat=2, bots="greedy,mcts,random"))
+    assert p.you == 1 and p.bots == {0: "greedy", 2: "mcts", 3: "random"}
+    p = plan(Args(players=3, open=[3]))
+    assert p.bots == {1: "greedy"} and p.open == [2]
+    assert plan(Args(solo=True)).config == {"players": 1, "mode": "solo"}
+
+
+def test_play_refuses_clashing_options() -> None:
+    with pytest.raises(SystemExit):
+        plan(Args(players=5))
+    with pytest.raises(SystemExit):
+        plan(Args(players=3, bots="greedy,greedy,greedy"))
+
+
+def test_addresses_become_endpoints() -> None:
+    assert endpoint(None) == "tcp://127.0.0.1:47410"
+    assert endpoint("10.0.0.2:5000") == "tcp://10.0.0.2:5000"
+    assert endpoint("tcp://h:1") == "tcp://h:1"
+
+
+def test_replay_frames_step_through_every_action() -> None:
+    state = State.new(2, seed=1)
+    policy, rng = make_policy("greedy"), random.Random(1)
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    record = state.to_record()
+    frames = replay_frames(record)
+    assert len(frames) == len(record["actions"]) + 1
+    assert frames[-1][0]["phase"] == "over"
+
+
+# -- discovery, with no network -------------------------------------------------------------------
+
+
+def test_advertisement_properties_are_read_safely() -> None:
+    found = discovery.found_from_properties("x", "10.0.0.2", 5000, {b"pub_port": b"nope"})
+    assert found.pub_port == 5001 and found.endpoint == "tcp://10.0.0.2:5000"
+
+
+def test_advertise_registers_the_service_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    registered: list[object] = []
+
+    class FakeZeroconf:
+        def register_service(self, info: object) -> None:
+            registered.append(info)
+
+        def unregister_service(self, info: object) -> None:
+            registered.remove(info)
+
+        def close(self) -> None:
+            pass
+
+    import zeroconf
+
+    monkeypatch.setattr(zeroconf, "Zeroconf", FakeZeroconf)
+    with discovery.advertise(47410, 47411, bind="192.168.1.5", name="t") as advert:
+        assert advert is not None
+        (info,) = registered
+        assert info.port == 47410  # type: ignore[attr-defined]
+        assert info.parsed_addresses() == ["192.168.1.5"]  # type: ignore[attr-defined]
+    assert registered == []
