@@ -1,0 +1,318 @@
+"""Network figures on loopback, all in one run: prints numbers and ratios, asserts nothing.
+
+    python bench/net.py                 # the full run (about 15 s)
+    python bench/net.py --samples 300 --tables 20   # a quick look
+
+(a) the floor: a bare pyzmq REQ -> ROUTER round trip (an echo process, no decoding) with msgpack
+    payloads the size of an act and of its reply; (b) act -> reply and act -> the update has
+    reached all 4 subscribers of a 4-player table, each as a ratio to the floor; (c) accepted
+    actions per second of one host process serving many tables of fast bots; (d) bytes per
+    update and per snapshot late in a 4-player game.
+
+The host is ``sagani host`` in its own process with a fresh data directory (SQLite WAL, every
+action committed before its reply). The bots mirror their table from its seed with the engine,
+so choosing a move costs them microseconds and the host is what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.game import get_game  # noqa: E402
+
+PLAYERS = 4
+WAIT_MS = 10_000
+
+
+def start_host(data_dir: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
+         "--data-dir", data_dir, "--heartbeat-s", "0.2"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    found = re.search(r"requests (\S+) broadcasts (\S+)", proc.stdout.readline())
+    assert found, "the host did not start"
+    return proc, found[1]
+
+
+class Requester:
+    """A REQ socket with numbered requests (no retries: loopback, a host we started)."""
+
+    def __init__(self, ctx: zmq.Context, endpoint: str) -> None:
+        self.sock = ctx.socket(zmq.REQ)
+        self.sock.linger = 0
+        self.sock.connect(endpoint)
+        self.next_id = 0
+
+    def frame(self, kind: str, **fields: Any) -> bytes:
+        self.next_id += 1
+        return encode({"v": VERSION, "type": kind, "id": self.next_id, **fields})
+
+    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.sock.send(self.frame(kind, **fields))
+        reply = decode_message(self.sock.recv())
+        assert reply["type"] != "error", reply
+        return reply
+
+
+class MirroredTable:
+    """A table seated with bots that mirror the game from its seed."""
+
+    def __init__(self, req: Requester, seed: int) -> None:
+        game = get_game("sagani")
+        config = game.parse_config({"players": PLAYERS})
+        self.id = req("create", game="sagani", config=config, seed=seed)["table"]
+        self.tokens = [req("join", table=self.id, role="bot")["token"] for _ in range(PLAYERS)]
+        self.state = game.new_state(config, seed)
+        self.rng = random.Random(seed)
+        self.action: dict[str, Any] = {}
+
+    def act_fields(self) -> dict[str, Any]:
+        seat = self.state.current_seat
+        assert seat is not None
+        self.action = self.state.random_action(self.rng).to_dict()
+        return {"table": self.id, "seat": seat, "token": self.tokens[seat],
+                "version": self.state.version, "action": self.action}  # fmt: skip
+
+    def accepted(self) -> None:
+        self.state.apply(self.state.parse_action(self.action))
+
+
+def percentiles(samples_s: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples_s)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return p50 * 1e6, p99 * 1e6
+
+
+# -- (b) and (d): one 4-player table, four subscribers -------------------------------------
+
+
+def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, Any]:
+    req = Requester(ctx, endpoint)
+    pub_port = req("hello")["pub_port"]
+    subs = []
+    for _ in range(PLAYERS):
+        sub = ctx.socket(zmq.SUB)
+        sub.linger = 0
+        sub.connect(f"{endpoint.rsplit(':', 1)[0]}:{pub_port}")
+        sub.subscribe(b"table.")
+        subs.append(sub)
+    poller = zmq.Poller()
+    poller.register(req.sock, zmq.POLLIN)
+    for sub in subs:
+        poller.register(sub, zmq.POLLIN)
+    to_reply_s: list[float] = []
+    to_all_s: list[float] = []
+    update_sizes: list[tuple[float, int]] = []
+    snapshot_bytes = 0
+    act_bytes = reply_bytes = 0
+    seed = 100
+    while len(to_reply_s) < samples:
+        table = MirroredTable(req, seed)
+        seed += 1
+        _wait_for_subscribers(subs, poller)
+        final_version = 110  # about where a 4-player game ends; refined below
+        while not table.state.is_over() and len(to_reply_s) < samples:
+            frame = req.frame("act", **table.act_fields())
+            started = time.perf_counter()
+            req.sock.send(frame)
+            reply_at = None
+            heard: list[bytes] = []
+            arrived = 0.0
+            while reply_at is None or len(heard) < PLAYERS:
+                events = dict(poller.poll(WAIT_MS))
+                now = time.perf_counter()
+                assert events, "no reply or update within the wait"
+                if req.sock in events:
+                    reply = req.sock.recv()
+                    reply_at = now
+                for sub in subs:
+                    if sub in events:
+                        body = sub.recv_multipart()[1]
+                        if msgpack.unpackb(body)["type"] == "update":
+                            heard.append(body)
+                            arrived = now
+            message = decode_message(reply)
+            assert message["type"] == "accepted", message
+            table.accepted()
+            to_reply_s.append(reply_at - started)
+            to_all_s.append(arrived - started)
+            act_bytes, reply_bytes = len(frame), len(reply)
+            update_sizes.append((table.state.version / final_version, len(heard[0])))
+            if table.state.version == int(final_version * 0.9) and not snapshot_bytes:
+                req.sock.send(req.frame("sync", table=table.id, token=table.tokens[0]))
+                snapshot_bytes = len(req.sock.recv())
+    for sub in subs:
+        sub.close()
+    req.sock.close()
+    late = [size for progress, size in update_sizes if progress >= 0.8]
+    return {
+        "to_reply": percentiles(to_reply_s),
+        "to_all": percentiles(to_all_s),
+        "act_bytes": act_bytes,
+        "reply_bytes": reply_bytes,
+        "update_late_mean": statistics.mean(late) if late else 0,
+        "update_max": max(size for _, size in update_sizes),
+        "snapshot_bytes": snapshot_bytes,
+    }
+
+
+def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller) -> None:
+    """Subscriptions take a moment to reach the host: wait until each sub hears something."""
+    heard: set[zmq.Socket] = set()
+    while len(heard) < len(subs):
+        for sock in dict(poller.poll(WAIT_MS)):
+            if sock in subs:
+                sock.recv_multipart()
+                heard.add(sock)
+            else:
+                raise AssertionError("an unexpected reply")
+    for sub in subs:  # drop whatever else is queued
+        while sub.poll(0):
+            sub.recv_multipart()
+
+
+# -- (a): the floor ------------------------------------------------------------------------
+
+
+def _echo(port_out: Any, reply_size: int) -> None:
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.linger = 0
+    router.bind("tcp://127.0.0.1:*")
+    port_out.put(router.getsockopt_string(zmq.LAST_ENDPOINT))
+    reply = msgpack.packb({"pad": "x" * max(0, reply_size - 10)})
+    while True:
+        identity, empty, body = router.recv_multipart()
+        if body == b"stop":
+            router.send_multipart((identity, empty, b"ok"))
+            return
+        router.send_multipart((identity, empty, reply))
+
+
+def measure_floor(ctx: zmq.Context, samples: int, act_bytes: int, reply_bytes: int) -> Any:
+    mp = multiprocessing.get_context("spawn")
+    port_out = mp.Queue()
+    server = mp.Process(target=_echo, args=(port_out, reply_bytes), daemon=True)
+    server.start()
+    endpoint = port_out.get(timeout=30)
+    req = ctx.socket(zmq.REQ)
+    req.linger = 0
+    req.connect(endpoint)
+    payload = msgpack.packb({"pad": "x" * max(0, act_bytes - 10)})
+    times_s = []
+    for _ in range(samples + 100):
+        started = time.perf_counter()
+        req.send(payload)
+        req.recv()
+        times_s.append(time.perf_counter() - started)
+    req.send(b"stop")
+    req.recv()
+    req.close()
+    server.join(5)
+    return percentiles(times_s[100:])
+
+
+# -- (c): throughput -----------------------------------------------------------------------
+
+
+def measure_throughput(ctx: zmq.Context, endpoint: str, tables: int) -> tuple[int, float]:
+    """Every table's bots act the moment they may; returns (accepted actions, seconds)."""
+    setup = Requester(ctx, endpoint)
+    games = [MirroredTable(setup, 1000 + i) for i in range(tables)]
+    setup.sock.close()
+    dealers = []
+    poller = zmq.Poller()
+    for _ in games:
+        dealer = ctx.socket(zmq.DEALER)
+        dealer.linger = 0
+        dealer.connect(endpoint)
+        poller.register(dealer, zmq.POLLIN)
+        dealers.append(dealer)
+    by_socket = dict(zip(dealers, games, strict=True))
+    next_id = 0
+
+    def send(dealer: zmq.Socket) -> None:
+        nonlocal next_id
+        next_id += 1
+        fields = by_socket[dealer].act_fields()
+        dealer.send_multipart((b"", encode({"v": VERSION, "type": "act", "id": next_id,
+                                            **fields})))  # fmt: skip
+
+    accepted = 0
+    started = time.perf_counter()
+    for dealer in dealers:
+        send(dealer)
+    running = len(dealers)
+    while running:
+        for dealer in dict(poller.poll(WAIT_MS)):
+            reply = decode_message(dealer.recv_multipart()[-1])
+            assert reply["type"] == "accepted", reply
+            accepted += 1
+            game = by_socket[dealer]
+            game.accepted()
+            if game.state.is_over():
+                running -= 1
+            else:
+                send(dealer)
+    elapsed_s = time.perf_counter() - started
+    for dealer in dealers:
+        dealer.close()
+    return accepted, elapsed_s
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=2000, help="latency samples")
+    parser.add_argument("--tables", type=int, default=50, help="tables in the throughput run")
+    parser.add_argument("--rounds", type=int, default=2, help="throughput runs (fresh tables)")
+    args = parser.parse_args(argv)
+    ctx = zmq.Context()
+    with tempfile.TemporaryDirectory() as data_dir:
+        host, endpoint = start_host(data_dir)
+        try:
+            lat = measure_latency(ctx, endpoint, args.samples)
+            rates = [measure_throughput(ctx, endpoint, args.tables) for _ in range(args.rounds)]
+        finally:
+            host.terminate()
+            host.wait()
+    floor = measure_floor(ctx, args.samples, lat["act_bytes"], lat["reply_bytes"])
+    ctx.term()
+
+    print(f"sagani_net network bench: loopback, {args.samples} samples, host process with "
+          f"SQLite WAL (synchronous=NORMAL)")  # fmt: skip
+    print(f"(a) floor REQ->ROUTER echo ({lat['act_bytes']} B out, {lat['reply_bytes']} B back):"
+          f" p50 {floor[0]:.0f} us, p99 {floor[1]:.0f} us")  # fmt: skip
+    for label, key in (("act -> reply", "to_reply"), ("act -> all 4 updated", "to_all")):
+        p50, p99 = lat[key]
+        print(f"(b) {label}: p50 {p50:.0f} us ({p50 / floor[0]:.2f}x floor), "
+              f"p99 {p99:.0f} us ({p99 / floor[1]:.2f}x floor p99)")  # fmt: skip
+    for accepted, elapsed_s in rates:
+        print(f"(c) {args.tables} tables x {PLAYERS} bots: {accepted} accepted actions in "
+              f"{elapsed_s:.2f} s = {accepted / elapsed_s:,.0f} actions/s")  # fmt: skip
+    print(f"(d) late-game 4-player update: mean {lat['update_late_mean']:.0f} B, largest update "
+          f"{lat['update_max']} B (limit 4096); snapshot {lat['snapshot_bytes']} B")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
