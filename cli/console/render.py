@@ -67,6 +67,7 @@ STYLE = Style.from_dict(
         "will-flip": "bold reverse",
         "legal": "fg:ansiyellow bold",
         "back": "fg:ansibrightblack",
+        "centre": "bold",
         "message": "bold",
         "error": "fg:ansired bold",
         "hint": "fg:ansibrightblack",
@@ -132,11 +133,12 @@ def back_rows(back: list[Any] | None, count: int) -> list[Line]:
             [("class:back", "░" * TILE_W)],
         ]
     element, value = back
-    style = f"class:tile.{element} class:back"
+    style = f"class:tile.{element}"
+    shade = style + " class:back"
     label = f"{LETTER[element]}{value}".center(4)
     return [
-        [(style, "░░░░░░░░")],
-        [(style, "░░" + label + "░░")],
+        [(shade, "░░░░░░░░")],
+        [(shade, "░░"), (style + " class:centre", label), (shade, "░░")],
         [(style, f"{count:>3} left"[:TILE_W].ljust(TILE_W))],
     ]
 
@@ -474,8 +476,12 @@ def preview_text(preview: dict[str, Any]) -> str:
     """A placement preview in words."""
     x, y = preview["cell"]
     parts = [f"{x},{y} rot {preview['rotation']}:"]
-    covers = len(preview["covers"]) + len(preview["covered"])
-    parts.append(f"covers {covers}" if covers else "covers none")
+    covers = [f"{x},{y}{ARROW[DIRECTIONS.index(d)]}" for x, y, d in preview["covers"]]
+    own = len(preview["covered"])
+    if covers:
+        shown = " ".join(covers[:3]) + (" ..." if len(covers) > 3 else "")
+        parts.append(f"covers {len(covers)} ({shown})")
+    parts.append(f"{own} own covered" if own else "none of its own covered")
     flips = len(preview["flips"])
     if flips:
         parts.append(f"flips {flips}")
@@ -611,14 +617,16 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
 
 # -- the whole screen ---------------------------------------------------------------------------
 
-#: Lines under the main area: log, message, hints.
-LOG_H = 3
+def log_height(height: int) -> int:
+    """Log lines under the main area: two on a small terminal, more when there is room."""
+    return 2 if height < 29 else 2 + (height - 23) // 4
 
 
 def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
     lines: list[Line] = [status_line(model, width)]
-    body_h = height - 1 - LOG_H - 2
+    log_h = log_height(height)
+    body_h = height - 1 - log_h - 2
     if model.view is None:
         text = {"connecting": "connecting to the host ..."}.get(model.connection, "waiting ...")
         body = [[("", text)]] + [[] for _ in range(body_h - 1)]
@@ -629,7 +637,7 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
         lines.extend(final_lines(model, width, body_h))
     else:
         lines.extend(game_body(model, width, body_h))
-    lines.extend(log_lines(model, LOG_H, width))
+    lines.extend(log_lines(model, log_h, width))
     lines.append(message_line(model, width))
     lines.append(hint_line(model, width))
     return lines[:height]
