@@ -7,12 +7,14 @@ import contextlib
 import json
 import logging
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
+from sagani_net import security
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
 from sagani_net.store import Store
 
@@ -46,6 +48,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="seconds of silence on a table before a heartbeat")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
+    parser.add_argument("--secure", action="store_true",
+                        help="encrypt with CURVE (key pair kept in the data dir) and print a "
+                        "join code for sagani join / sagani bot; see SECURITY.md")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
@@ -71,11 +76,21 @@ def run_host(args: argparse.Namespace) -> int:
         stream=sys.stderr,
     )
     synchronous = "FULL" if args.fsync else "NORMAL"
-    store = Store(args.data_dir or default_data_dir(), synchronous=synchronous)
+    data_dir = args.data_dir or default_data_dir()
+    try:
+        store = Store(data_dir, synchronous=synchronous)
+        keys = security.host_keys(data_dir) if args.secure else None
+    except (OSError, sqlite3.Error, security.SecurityError) as exc:
+        print(f"sagani host: cannot use the data dir {data_dir}: {exc}", file=sys.stderr)
+        return 2
+    secure = security.server_setup(keys) if keys else None
     host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                heartbeat_s=args.heartbeat_s)  # fmt: skip
+                heartbeat_s=args.heartbeat_s, secure=secure)  # fmt: skip
     # One machine-readable line, so scripts and tests can find a host started on port 0.
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
+    if keys:
+        print(f"sagani host: join code {security.host_join_code(host.endpoint, keys)}",
+              flush=True)  # fmt: skip
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.suppress(KeyboardInterrupt):
         host.serve()

@@ -43,6 +43,7 @@ ERROR_CODES: dict[str, str] = {
     "rate_limited": "too many requests from this peer; slow down",
     # the host's own fault
     "internal": "the host failed on this request; it keeps serving",
+    "storage_failed": "the host cannot write its data dir (full or read-only); nothing changed",
 }
 
 

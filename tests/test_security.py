@@ -1,0 +1,296 @@
+"""Secure mode (CURVE, join codes) and the host's limits, on real sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import zmq
+from fault_kit import port_number, proxied
+from test_net_support import ROOT, Raw, play_to_end, running_host
+
+from protocol import VERSION, encode
+from sagani_net import security
+from sagani_net.client import Client, HostTimeout
+from sagani_net.host import Limits
+
+pytestmark = pytest.mark.skipif(not security.curve_available(), reason="libzmq without CURVE")
+
+
+def secure_host(data_dir: Path, **options):
+    keys = security.host_keys(data_dir)
+    return running_host(data_dir, secure=security.server_setup(keys), **options), keys
+
+
+def code_for(endpoint: str, public_key: bytes) -> str:
+    return security.join_code("127.0.0.1", port_number(endpoint), public_key)
+
+
+# -- join codes and keys ------------------------------------------------------------------------
+
+
+def test_join_code_carries_the_address_and_the_host_key(tmp_path: Path) -> None:
+    keys = security.host_keys(tmp_path)
+    code = security.join_code("192.168.1.20", 47410, keys.public)
+    assert code.startswith("sagani://192.168.1.20:47410?key=")
+    assert security.parse_address(code) == security.Address("tcp://192.168.1.20:47410",
+                                                            keys.public)  # fmt: skip
+
+
+def test_plain_addresses_mean_a_plain_host() -> None:
+    assert security.parse_address("10.0.0.5:47410") == security.Address("tcp://10.0.0.5:47410")
+    assert security.parse_address("tcp://h:1").server_key is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "sagani://127.0.0.1?key=abc",  # no port
+        "sagani://127.0.0.1:47410",  # no key
+        "sagani://127.0.0.1:47410?key=tooshort",
+        "http://127.0.0.1:47410?key=" + "A" * 43,
+    ],
+)
+def test_damaged_join_codes_are_refused_with_a_reason(code: str) -> None:
+    with pytest.raises(security.SecurityError):
+        security.parse_join_code(code)
+
+
+def test_host_key_pair_is_kept_owner_only_in_the_data_dir(tmp_path: Path) -> None:
+    first = security.host_keys(tmp_path)
+    assert security.host_keys(tmp_path) == first
+    mode = stat.S_IMODE(os.stat(tmp_path / security.KEY_FILE).st_mode)
+    assert mode == 0o600
+
+
+def test_damaged_key_file_is_an_error_not_a_new_key(tmp_path: Path) -> None:
+    (tmp_path / security.KEY_FILE).write_text('{"public": "x", "secret": "y"}')
+    with pytest.raises(security.SecurityError, match="not a usable key file"):
+        security.host_keys(tmp_path)
+
+
+# -- CURVE on the wire --------------------------------------------------------------------------
+
+
+def test_client_with_the_join_code_plays_a_whole_secure_game(tmp_path: Path) -> None:
+    hosting, keys = secure_host(tmp_path, heartbeat_s=0.2)
+    with hosting as host:
+        code = code_for(host.endpoint, keys.public)
+        a, b = Client(code), Client(code)
+        try:
+            table = a.create({"players": 2}, seed=41)
+            a.join(table, name="a")
+            b.join(table, name="b")
+            threads = [threading.Thread(target=play_to_end, args=(c, random.Random(i)))
+                       for i, c in enumerate((a, b))]  # fmt: skip
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert a.state.status == b.state.status == "over"
+            assert a.record(table)["result"] == b.state.view["result"]
+        finally:
+            a.close()
+            b.close()
+
+
+def test_client_with_the_wrong_key_cannot_talk_to_the_host(tmp_path: Path) -> None:
+    hosting, keys = secure_host(tmp_path)
+    with hosting as host:
+        impostor_key, _ = zmq.curve_keypair()
+        for address in (code_for(host.endpoint, impostor_key), host.endpoint):
+            client = Client(address, timeout_s=0.3, retries=1)
+            try:
+                with pytest.raises(HostTimeout):
+                    client.connect()
+            finally:
+                client.close()
+        # The right key still gets in.
+        client = Client(code_for(host.endpoint, keys.public), timeout_s=2.0, retries=1)
+        try:
+            assert client.connect()["type"] == "welcome"
+        finally:
+            client.close()
+
+
+def test_subscriber_with_the_wrong_key_hears_nothing(tmp_path: Path) -> None:
+    hosting, keys = secure_host(tmp_path, heartbeat_s=0.05)
+    with hosting as host:
+        Client(code_for(host.endpoint, keys.public)).create({"players": 2})
+        subs = {}
+        for name, key in (("right", keys.public), ("wrong", zmq.curve_keypair()[0])):
+            sub = subs[name] = zmq.Context.instance().socket(zmq.SUB)
+            sub.linger, sub.rcvtimeo = 0, 1000
+            security.client_setup(sub, key)
+            sub.connect(host.pub_endpoint)
+            sub.subscribe(b"")
+        try:
+            assert subs["right"].recv_multipart()[0].startswith(b"table.")  # a heartbeat
+            with pytest.raises(zmq.Again):
+                subs["wrong"].recv_multipart()
+        finally:
+            for sub in subs.values():
+                sub.close()
+
+
+def test_secure_traffic_shows_no_plaintext_on_the_wire(tmp_path: Path) -> None:
+    hosting, keys = secure_host(tmp_path)
+    with hosting as host, proxied(port_number(host.endpoint)) as proxy:
+        client = Client(code_for(proxy.endpoint, keys.public))
+        try:
+            table = client.create({"players": 2})
+            client.request("join", table=table, name="eavesdropped")
+        finally:
+            client.close()
+        assert len(proxy.heard) > 500
+        for word in (b"welcome", b"joined", b"token", b"eavesdropped", table.encode()):
+            assert word not in proxy.heard, word
+
+
+def test_sagani_host_secure_prints_the_same_join_code_after_a_restart(tmp_path: Path) -> None:
+    codes = []
+    for _ in range(2):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--secure", "--port", "0",
+             "--data-dir", str(tmp_path)],
+            cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert proc.stdout is not None
+            endpoint = proc.stdout.readline().split()[3]
+            code = proc.stdout.readline().split("join code ")[1].strip()
+            client = Client(code)
+            assert client.connect()["type"] == "welcome"
+            client.close()
+            codes.append(code.split("?")[1])
+            assert security.parse_address(code).endpoint == endpoint
+        finally:
+            proc.terminate()
+            proc.wait()
+    assert codes[0] == codes[1]
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+
+def test_a_peer_over_its_rate_gets_rate_limited_and_others_are_served(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(rate_per_s=5, rate_burst=10)) as host:
+        flooder, other = Raw(host.endpoint), Raw(host.endpoint)
+        replies = [flooder("hello")["type"] for _ in range(12)]
+        assert replies[:10] == ["welcome"] * 10
+        assert replies[10:] == ["error", "error"]
+        assert flooder("hello")["code"] == "rate_limited"
+        assert other("hello")["type"] == "welcome"
+        time.sleep(0.5)  # the bucket refills at 5 a second
+        assert flooder("hello")["type"] == "welcome"
+        flooder.close()
+        other.close()
+
+
+def test_session_cap_is_an_error_code(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(max_sessions=2)) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={"players": 3})["table"]
+        raw("join", table=table)
+        raw("join", table=table, role="spectator")
+        refused = raw("join", table=table)
+        assert refused["code"] == "too_many_sessions" and refused["message"]
+        raw.close()
+
+
+def test_message_over_the_socket_limit_is_dropped_and_the_host_serves_on(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(max_frame_bytes=128 * 1024)) as host:
+        huge = zmq.Context.instance().socket(zmq.DEALER)
+        huge.linger, huge.rcvtimeo = 0, 500
+        huge.connect(host.endpoint)
+        huge.send_multipart([b"", encode({"v": VERSION, "type": "hello", "id": 1,
+                                          "client": "x" * 200_000})])  # fmt: skip
+        with pytest.raises(zmq.Again):
+            huge.recv_multipart()
+        huge.close()
+        raw = Raw(host.endpoint)
+        assert raw("hello", client="x" * 60)["type"] == "welcome"
+        over_decoder = encode({"v": VERSION, "type": "hello", "id": 2, "client": "x" * 70_000})
+        assert raw.send_bytes(over_decoder)["code"] == "too_big"
+        raw.close()
+
+
+def test_stalled_subscriber_and_stalled_requester_do_not_slow_the_host(tmp_path: Path) -> None:
+    limits = Limits(sndhwm=50, rate_per_s=1e6, rate_burst=10**6)
+    with running_host(tmp_path, limits=limits, heartbeat_s=0.2) as host:
+        ctx = zmq.Context.instance()
+        # A subscriber to everything that never reads, with the smallest buffers it can ask for.
+        stalled_sub = ctx.socket(zmq.SUB)
+        stalled_sub.linger, stalled_sub.rcvhwm, stalled_sub.rcvbuf = 0, 1, 4096
+        stalled_sub.connect(host.pub_endpoint)
+        stalled_sub.subscribe(b"")
+        # A requester that asks for big snapshots as fast as it can and never reads a reply.
+        stalled_req = ctx.socket(zmq.DEALER)
+        stalled_req.linger, stalled_req.rcvhwm, stalled_req.rcvbuf = 0, 1, 4096
+        stalled_req.connect(host.endpoint)
+        a, b = Client(host.endpoint), Client(host.endpoint)
+        try:
+            table = a.create({"players": 2}, seed=43)
+            a.join(table, name="a")
+            b.join(table, name="b")
+            sync = encode({"v": VERSION, "type": "sync", "id": 1, "table": table})
+            for _ in range(3000):
+                stalled_req.send_multipart([b"", sync])
+            started_s = time.monotonic()
+            threads = [threading.Thread(target=play_to_end, args=(c, random.Random(i)))
+                       for i, c in enumerate((a, b))]  # fmt: skip
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert a.state.status == b.state.status == "over"
+            assert {**a.state.view, "you": 0} == {**b.state.view, "you": 0}
+            # Generous: an unstalled game takes well under a second here.
+            assert time.monotonic() - started_s < 30
+            assert Raw(host.endpoint)("hello")["type"] == "welcome"
+        finally:
+            for sock in (stalled_sub, stalled_req):
+                sock.close()
+            a.close()
+            b.close()
+
+
+def test_retried_join_from_another_peer_never_gets_the_first_token(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        first, replayer = Raw(host.endpoint), Raw(host.endpoint)
+        table = first("create", game="sagani", config={"players": 3})["table"]
+        join = encode({"v": VERSION, "type": "join", "id": 5, "table": table, "name": "ann"})
+        mine = first.send_bytes(join)
+        assert first.send_bytes(join) == mine  # the same peer's retry: the same seat
+        theirs = replayer.send_bytes(join)  # a replay by someone else: a seat of their own
+        assert theirs["type"] == "joined" and theirs["token"] != mine["token"]
+        assert theirs["seat"] != mine["seat"]
+        first.close()
+        replayer.close()
+
+
+def test_client_retry_on_a_new_socket_keeps_its_seat(tmp_path: Path) -> None:
+    """Lazy Pirate reopens its socket; the host still sees the same peer and the same join."""
+    with running_host(tmp_path) as host, proxied(port_number(host.endpoint)) as proxy:
+        client = Client(proxy.endpoint, timeout_s=0.3, retries=10)
+        try:
+            table = client.create({"players": 2})
+            proxy.cut()
+            threading.Timer(0.5, proxy.restore).start()
+            # The first try is held in the cut link; retries go out on new sockets.
+            replica = client.join(table, name="ann")
+            raw = Raw(host.endpoint)
+            listing = raw("tables")["tables"]
+            seats = next(t["seats"] for t in listing if t["table"] == table)
+            assert [s["taken"] for s in seats] == [True, False] and replica.you == 0
+            raw.close()
+        finally:
+            client.close()
+
