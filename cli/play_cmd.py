@@ -276,6 +276,7 @@ async def _play(
             await bot_loop(me, args.autoplay, 99)
             await me.sync()
             print_result(me)
+            print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
         model = ConsoleModel()
         if plan_.open:
@@ -283,7 +284,11 @@ async def _play(
             model.message = (
                 f"seat(s) {seats} wait for: sagani join {address.removeprefix('tcp://')}"
             )
-        return await run_console(Console(model, me))
+        status = await run_console(Console(model, me))
+        if me.replica is not None and me.replica.status == "over":
+            path = await save_record(me, data_dir / "records")
+            print(f"the game's record: {path}\nwatch it again: sagani replay {path}")
+        return status
     finally:
         for task in tasks:
             task.cancel()
@@ -295,6 +300,16 @@ async def _play(
         if over:
             with contextlib.suppress(OSError):
                 (data_dir / SESSION_FILE).unlink()
+
+
+async def save_record(client: AsyncClient, folder: Path) -> Path:
+    """Write the finished game's record as JSON; returns its path."""
+    table = client.state.table
+    record = await client.record(table)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"sagani-{table}.json"
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    return path
 
 
 def print_result(client: AsyncClient) -> None:
@@ -453,11 +468,11 @@ def run_replay(args: argparse.Namespace) -> int:
         return 1
     names = [{"name": f"seat {i + 1}"} for i in range(record["players"])]
     model = ConsoleModel(connection=LOCAL, seats=names, table=args.record.stem)
-    console = Console(model, replay=Replay(frames))
+    steps = Replay(frames)
     if args.print:
         from cli.console.render import screen_text
 
-        console.replay.show(model, len(frames) - 1)  # type: ignore[union-attr]
+        steps.show(model, len(frames) - 1)
         print(screen_text(model, 80, 24), end="")
         return 0
-    return asyncio.run(run_console(console))
+    return asyncio.run(run_console(Console(model, replay=steps)))
