@@ -28,7 +28,6 @@ import zmq
 import zmq.asyncio
 
 from protocol import VERSION, decode_message, encode, topic
-from sagani_net.security import client_setup, parse_address
 
 #: How long one try of a request waits for its reply.
 REQUEST_TIMEOUT_S = 2.5
@@ -36,6 +35,8 @@ REQUEST_TIMEOUT_S = 2.5
 REQUEST_RETRIES = 3
 #: Heartbeat silence, in heartbeat periods, after which the client resyncs.
 SILENCE_HEARTBEATS = 3.0
+#: How long act() waits for the broadcast of its own action before it asks for a snapshot.
+CATCH_UP_S = 0.5
 
 T = TypeVar("T")
 
@@ -92,14 +93,6 @@ class Replica:
         self._take(message)
         return "applied"
 
-    def accept(self, reply: dict[str, Any]) -> None:
-        """Take the host's reply to an own action (it carries the update's seq)."""
-        self.seq = max(self.seq, reply["seq"])
-        self.version = reply["version"]
-        self.status = reply["status"]
-        self.turn = reply["turn"]
-        self.view = reply["view"]
-
     def _take(self, message: dict[str, Any]) -> None:
         self.version = message["version"]
         self.status = message["status"]
@@ -133,13 +126,7 @@ class AsyncClient:
         timeout_s: float = REQUEST_TIMEOUT_S,
         retries: int = REQUEST_RETRIES,
     ) -> None:
-        # A join code (sagani://HOST:PORT?key=...) also brings the secure host's key.
-        where = parse_address(address)
-        self.address = where.endpoint
-        self.server_key = where.server_key
-        # One routing id for every REQ socket of this client: a retry on a reopened socket is
-        # the same peer to the host, so it finds its cached reply to a join.
-        self._routing_id = b"c" + secrets.token_bytes(15)  # a leading 0 byte is reserved
+        self.address = address
         self.timeout_s = timeout_s
         self.retries = retries
         self.ctx = context or zmq.asyncio.Context.instance()
@@ -151,6 +138,7 @@ class AsyncClient:
         self._pub_address = ""
         self._next_id = secrets.randbits(40)
         self._lock = asyncio.Lock()
+        self._sub_lock = asyncio.Lock()
         self._pending: deque[dict[str, Any]] = deque()
         self._heard_s = time.monotonic()
 
@@ -168,8 +156,6 @@ class AsyncClient:
                 if self._req is None:
                     self._req = self.ctx.socket(zmq.REQ)
                     self._req.linger = 0
-                    self._req.routing_id = self._routing_id
-                    client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
                 await self._req.send(body)
                 if await self._req.poll(self.timeout_s * 1000, zmq.POLLIN):
@@ -229,7 +215,8 @@ class AsyncClient:
         return replica
 
     async def act(self, action: dict[str, Any]) -> list[dict[str, Any]]:
-        """Play ``action`` on the current version; returns its events.
+        """Play ``action`` on the current version; returns its events once the replica shows
+        them (the update for the action is broadcast before the reply is sent).
 
         Raises HostError (after loading the fresh snapshot it carries) when refused.
         """
@@ -242,8 +229,14 @@ class AsyncClient:
             if "snapshot" in exc.reply:
                 replica.load(exc.reply["snapshot"])
             raise
-        replica.accept(reply)
-        self._pending.append(reply)
+        deadline_s = time.monotonic() + CATCH_UP_S
+        while replica.seq < reply["seq"]:
+            left_s = deadline_s - time.monotonic()
+            if left_s <= 0:
+                # The update went missing (a subscription still settling): fetch the state.
+                await self._resync()
+                break
+            await self._pump(left_s)
         return reply["events"]
 
     async def leave(self) -> None:
@@ -258,35 +251,42 @@ class AsyncClient:
     # -- updates ----------------------------------------------------------------------------
 
     async def next_update(self, timeout_s: float | None = None) -> dict[str, Any] | None:
-        """The next change to the replica: an "update", an "accepted" (own action) or a
-        "snapshot" (after a resync); None if nothing came within ``timeout_s``."""
+        """The next change to the replica: an "update", or a "snapshot" after a resync; None if
+        nothing came within ``timeout_s``."""
         replica = self._need_replica()
-        assert self._sub is not None
         deadline_s = None if timeout_s is None else time.monotonic() + timeout_s
         silence_s = SILENCE_HEARTBEATS * self.welcome.get("heartbeat_s", 1.0)
-        while True:
-            if self._pending:
-                return self._pending.popleft()
+        while not self._pending:
             now = time.monotonic()
             wait_s = self._heard_s + silence_s - now
             if deadline_s is not None:
                 if now >= deadline_s:
                     return None
                 wait_s = min(wait_s, deadline_s - now)
-            if await self._sub.poll(max(0.0, wait_s) * 1000, zmq.POLLIN):
-                _, body = await self._sub.recv_multipart()
-                self._heard_s = time.monotonic()
-                message = decode_message(body)
-                outcome = replica.receive(message)
-                if outcome == "applied":
-                    return message
-                if outcome == "gap":
-                    return await self._resync()
-            elif time.monotonic() >= self._heard_s + silence_s:
+            if not await self._pump(wait_s) and time.monotonic() >= self._heard_s + silence_s:
                 # Silence: the host may have restarted (maybe elsewhere); hello and resync.
                 await self.connect()
                 await self._subscribe(replica.table)
-                return await self._resync()
+                await self._resync()
+        return self._pending.popleft()
+
+    async def _pump(self, wait_s: float) -> bool:
+        """Read one broadcast (waiting up to ``wait_s``) into the replica; False if none came."""
+        replica = self._need_replica()
+        async with self._sub_lock:  # one reader at a time: act() and updates() may overlap
+            sub = self._sub
+            assert sub is not None
+            if not await sub.poll(max(0.0, wait_s) * 1000, zmq.POLLIN):
+                return False
+            _, body = await sub.recv_multipart()
+        self._heard_s = time.monotonic()
+        message = decode_message(body)
+        outcome = replica.receive(message)
+        if outcome == "applied":
+            self._pending.append(message)
+        elif outcome == "gap":
+            await self._resync()
+        return True
 
     async def updates(self) -> AsyncIterator[dict[str, Any]]:
         """Every change to the replica, in order, forever (cancel the task to stop)."""
@@ -326,7 +326,6 @@ class AsyncClient:
             self._sub.close(linger=0)
         self._sub = self.ctx.socket(zmq.SUB)
         self._sub.linger = 0
-        client_setup(self._sub, self.server_key)
         self._sub.connect(self._pub_address)
         self._sub.subscribe(topic(table))
         self._heard_s = time.monotonic()
@@ -338,10 +337,10 @@ class AsyncClient:
         self._pending.clear()
         return self.replica
 
-    async def _resync(self) -> dict[str, Any]:
+    async def _resync(self) -> None:
         replica = await self.sync()
-        return {"type": "snapshot", "table": replica.table, "seq": replica.seq,
-                "version": replica.version}  # fmt: skip
+        self._pending.append({"type": "snapshot", "table": replica.table, "seq": replica.seq,
+                              "version": replica.version})  # fmt: skip
 
     def _need_replica(self) -> Replica:
         if self.replica is None:
