@@ -28,6 +28,7 @@ import zmq
 import zmq.asyncio
 
 from protocol import VERSION, decode_message, encode, topic
+from sagani_net.security import client_setup, parse_address
 
 #: How long one try of a request waits for its reply.
 REQUEST_TIMEOUT_S = 2.5
@@ -126,7 +127,13 @@ class AsyncClient:
         timeout_s: float = REQUEST_TIMEOUT_S,
         retries: int = REQUEST_RETRIES,
     ) -> None:
-        self.address = address
+        # A join code (sagani://HOST:PORT?key=...) also brings the secure host's key.
+        where = parse_address(address)
+        self.address = where.endpoint
+        self.server_key = where.server_key
+        # One routing id for every REQ socket of this client: a retry on a reopened socket is
+        # the same peer to the host, so it finds its cached reply to a join.
+        self._routing_id = b"c" + secrets.token_bytes(15)  # a leading 0 byte is reserved
         self.timeout_s = timeout_s
         self.retries = retries
         self.ctx = context or zmq.asyncio.Context.instance()
@@ -156,6 +163,8 @@ class AsyncClient:
                 if self._req is None:
                     self._req = self.ctx.socket(zmq.REQ)
                     self._req.linger = 0
+                    self._req.routing_id = self._routing_id
+                    client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
                 await self._req.send(body)
                 if await self._req.poll(self.timeout_s * 1000, zmq.POLLIN):
@@ -326,6 +335,7 @@ class AsyncClient:
             self._sub.close(linger=0)
         self._sub = self.ctx.socket(zmq.SUB)
         self._sub.linger = 0
+        client_setup(self._sub, self.server_key)
         self._sub.connect(self._pub_address)
         self._sub.subscribe(topic(table))
         self._heard_s = time.monotonic()

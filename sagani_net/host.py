@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -26,6 +27,7 @@ import sagani_net.engine  # noqa: F401  (registers the built-in games)
 from protocol import (
     ProtocolError,
     check_request,
+    decode_message,
     decode_request,
     encode,
     error,
@@ -35,6 +37,7 @@ from protocol import (
 )
 from protocol.wire import MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net.game import GAMES, Game, GameState, RuleError, get_game
+from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, RateLimiter
 from sagani_net.store import SessionRow, Store, TableRow
 
 log = logging.getLogger("sagani_net.host")
@@ -68,6 +71,11 @@ class Limits:
     #: ZeroMQ high-water marks (messages queued per peer before dropping).
     sndhwm: int = 10000
     rcvhwm: int = 10000
+    #: Per-peer token bucket (sagani_net.limits): sustained requests a second, and burst.
+    rate_per_s: float = RATE_PER_S
+    rate_burst: int = RATE_BURST
+    #: Largest request message the socket accepts (ZMQ_MAXMSGSIZE; bigger drops the peer).
+    max_frame_bytes: int = MAX_FRAME_BYTES
 
 
 @dataclass
@@ -135,8 +143,11 @@ class Host:
         self.sessions: dict[str, Session] = {}
         self._outbox: list[tuple[bytes, bytes]] = []
         # Replies to creates and joins by (type, table, id): a retried join gets the same seat.
-        self._recent: OrderedDict[tuple[str, str | None, int | None], bytes] = OrderedDict()
+        self._recent: OrderedDict[tuple[bytes, str, str | None, int | None], bytes] = (
+            OrderedDict()
+        )
         self._stop = threading.Event()
+        self._storage_failure: sqlite3.Error | None = None
         self._thread: threading.Thread | None = None
         self._restore()
         ctx = context or zmq.Context.instance()
@@ -150,6 +161,11 @@ class Host:
                 secure(sock)
         if pub_port is None:
             pub_port = port + 1 if port else 0
+        # A peer's oversized message is cut off by libzmq before it is buffered; a new
+        # connection with a known routing id (a client's Lazy Pirate retry) takes it over.
+        self.router.maxmsgsize = self.limits.max_frame_bytes
+        self.router.router_handover = 1
+        self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
         self.endpoint = _bind(self.router, bind, port)
         self.pub_endpoint = _bind(self.pub, bind, pub_port)
         self._next_heartbeat_s = time.monotonic() + heartbeat_s
@@ -201,7 +217,8 @@ class Host:
                     break
                 replies.append(self._handle(frames))
             # The rule: committed before anyone hears of it.
-            self.store.commit()
+            if not self._commit():
+                replies = [[*frames[:-1], _storage_error(frames[-1])] for frames in replies]
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self._outbox:
                 self.pub.send_multipart((topic, body))
@@ -221,12 +238,15 @@ class Host:
         else:
             head = frames[:2] if len(frames) > 2 and frames[1] == b"" else frames[:1]
             return [*head, encode(error(None, "bad_frame", "a request is exactly one frame"))]
+        if not self._rate.allow(frames[0]):
+            return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
         msg_id = None
         try:
             message = decode_request(body)
             msg_id = request_id(message)
             request = check_request(message)
-            key = (request["type"], request.get("table"), msg_id)
+            # Keyed by peer too: another peer replaying the same id gets no one else's token.
+            key = (frames[0], request["type"], request.get("table"), msg_id)
             out = self._recent.get(key) or self._handlers[request["type"]](request)
             if request["type"] in ("create", "join") and key not in self._recent:
                 out = self._recent[key] = encode(out)
@@ -235,10 +255,33 @@ class Host:
         except ProtocolError as exc:
             log.info("refused %s: %s", msg_id, exc)
             out = error(msg_id, exc.code, exc.message, **exc.fields)
+        except sqlite3.Error as exc:  # a full or read-only data dir: _commit() recovers
+            self._storage_failure = exc
+            out = error(msg_id, "storage_failed", f"the host cannot write its data: {exc}")
         except Exception:  # the host never dies of one request
             log.exception("request %s failed", msg_id)
             out = error(msg_id, "internal", "the host failed on this request")
         return [*head, out if isinstance(out, bytes) else encode(out)]
+
+    def _commit(self) -> bool:
+        """Commit the batch. If the data dir refuses it (full, read-only), roll it back and
+        reload every game from disk, so memory never runs ahead of what is durable."""
+        failure, self._storage_failure = self._storage_failure, None
+        if failure is None:
+            try:
+                self.store.commit()
+                return True
+            except sqlite3.Error as exc:
+                failure = exc
+        log.error("cannot write %s (%s): the batch is refused and the games stay at their "
+                  "last committed state", self.store.path, failure)  # fmt: skip
+        self.store.db.rollback()
+        self._outbox.clear()
+        self._recent.clear()
+        self.tables.clear()
+        self.sessions.clear()
+        self._restore()
+        return False
 
     def _heartbeats(self) -> None:
         for table in self.tables.values():
@@ -527,6 +570,13 @@ class Host:
             self.tables[row.id] = table
             log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
                      table.seq)  # fmt: skip
+
+
+def _storage_error(body: bytes) -> bytes:
+    """The error that replaces a reply whose batch could not be committed."""
+    msg_id = request_id(decode_message(body))
+    return encode(error(msg_id, "storage_failed",
+                        "the host cannot write its data dir; nothing was changed"))  # fmt: skip
 
 
 def _accepted(
