@@ -41,24 +41,31 @@ def tile_text(rows: list) -> str:
     return "\n".join(line_text(row) for row in rows)
 
 
+EVENTS: dict[int, list[dict]] = {}
+
+
 def played(moves: int, players: int = 2, seed: int = 3) -> State:
-    """A game after ``moves`` greedy decisions (deterministic)."""
+    """A game after ``moves`` greedy decisions (deterministic); its events in EVENTS."""
     state = State.new(players, seed=seed)
     policy, rng = make_policy("greedy"), random.Random(1)
+    events: list[dict] = []
     for _ in range(moves):
         if state.is_over():
             break
-        state.apply(policy.choose(state, rng))
+        events.extend(state.apply(policy.choose(state, rng)))
+    EVENTS[id(state)] = events
     return state
 
 
 def model_for(state: State, you: int = 0) -> ConsoleModel:
+    """The console's model after it heard the game's last events, as from a host."""
     model = ConsoleModel(connection="online")
     names = ["ann", "greedy", "bo", "cy"][: state.players]
     model.load({
         "table": "t1", "you": you, "status": "over" if state.is_over() else "running",
         "seats": [{"name": n} for n in names], "view": state.view(you),
     })  # fmt: skip
+    model.receive({"events": EVENTS.get(id(state), [])[-8:], "view": state.view(you)})
     return model
 
 

@@ -440,7 +440,8 @@ def choice_strip(model: ConsoleModel, width: int) -> list[Line]:
     head: Line = []
     blocks: list[list[Line]] = []
     for i, tile in enumerate(source):
-        head.append(("class:title" if i == chosen else "", f"[{i + 1}]".ljust(CELL_W)))
+        label = f"[{i + 1}]" + ("◀ held" if i == chosen else "")
+        head.append(("class:title" if i == chosen else "", label.ljust(CELL_W)))
         blocks.append(tile_rows(tile, 0, extra="class:ghost" if i == chosen else ""))
     if intermezzo:
         you = model.my_turn and model.phase == "choose"
