@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import random
 import re
 import statistics
@@ -39,6 +40,9 @@ from sagani_net.game import get_game  # noqa: E402
 
 PLAYERS = 4
 WAIT_MS = 10_000
+#: Pause between two timed round trips (floor and actions alike): players do not act back to
+#: back, and the host's per-peer rate limit (sagani_net.limits) would refuse a peer doing so.
+PACE_S = 0.0015
 
 
 def start_host(data_dir: str) -> tuple[subprocess.Popen[str], str]:
@@ -96,6 +100,12 @@ class MirroredTable:
         self.state.apply(self.state.parse_action(self.action))
 
 
+def cpu_s(pid: int) -> float:
+    """CPU time (user + system) a process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentiles(samples_s: list[float]) -> tuple[float, float]:
     ordered = sorted(samples_s)
     p50 = statistics.median(ordered)
@@ -109,6 +119,8 @@ def percentiles(samples_s: list[float]) -> tuple[float, float]:
 def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, Any]:
     req = Requester(ctx, endpoint)
     pub_port = req("hello")["pub_port"]
+    # One request socket per seat, as four players would have.
+    seat_reqs = [Requester(ctx, endpoint) for _ in range(PLAYERS)]
     subs = []
     for _ in range(PLAYERS):
         sub = ctx.socket(zmq.SUB)
@@ -117,7 +129,8 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
         sub.subscribe(b"table.")
         subs.append(sub)
     poller = zmq.Poller()
-    poller.register(req.sock, zmq.POLLIN)
+    for seat_req in seat_reqs:
+        poller.register(seat_req.sock, zmq.POLLIN)
     for sub in subs:
         poller.register(sub, zmq.POLLIN)
     to_reply_s: list[float] = []
@@ -132,9 +145,11 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
         _wait_for_subscribers(subs, poller)
         final_version = 110  # about where a 4-player game ends; refined below
         while not table.state.is_over() and len(to_reply_s) < samples:
-            frame = req.frame("act", **table.act_fields())
+            time.sleep(PACE_S)
+            actor = seat_reqs[table.state.current_seat or 0]
+            frame = actor.frame("act", **table.act_fields())
             started = time.perf_counter()
-            req.sock.send(frame)
+            actor.sock.send(frame)
             reply_at = None
             heard: list[bytes] = []
             arrived = 0.0
@@ -142,8 +157,8 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
                 events = dict(poller.poll(WAIT_MS))
                 now = time.perf_counter()
                 assert events, "no reply or update within the wait"
-                if req.sock in events:
-                    reply = req.sock.recv()
+                if actor.sock in events:
+                    reply = actor.sock.recv()
                     reply_at = now
                 for sub in subs:
                     if sub in events:
@@ -161,9 +176,8 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
             if table.state.version == int(final_version * 0.9) and not snapshot_bytes:
                 req.sock.send(req.frame("sync", table=table.id, token=table.tokens[0]))
                 snapshot_bytes = len(req.sock.recv())
-    for sub in subs:
-        sub.close()
-    req.sock.close()
+    for sock in [*subs, req.sock, *(seat_req.sock for seat_req in seat_reqs)]:
+        sock.close()
     late = [size for progress, size in update_sizes if progress >= 0.8]
     return {
         "to_reply": percentiles(to_reply_s),
@@ -181,11 +195,9 @@ def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller) -> None:
     heard: set[zmq.Socket] = set()
     while len(heard) < len(subs):
         for sock in dict(poller.poll(WAIT_MS)):
-            if sock in subs:
-                sock.recv_multipart()
-                heard.add(sock)
-            else:
-                raise AssertionError("an unexpected reply")
+            assert sock in subs, "an unexpected reply"
+            sock.recv_multipart()
+            heard.add(sock)
     for sub in subs:  # drop whatever else is queued
         while sub.poll(0):
             sub.recv_multipart()
@@ -221,6 +233,7 @@ def measure_floor(ctx: zmq.Context, samples: int, act_bytes: int, reply_bytes: i
     payload = msgpack.packb({"pad": "x" * max(0, act_bytes - 10)})
     times_s = []
     for _ in range(samples + 100):
+        time.sleep(PACE_S)  # paced like the actions, so both wake a sleeping server
         started = time.perf_counter()
         req.send(payload)
         req.recv()
@@ -291,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         host, endpoint = start_host(data_dir)
         try:
             lat = measure_latency(ctx, endpoint, args.samples)
-            rates = [measure_throughput(ctx, endpoint, args.tables) for _ in range(args.rounds)]
+            rates = []
+            for _ in range(args.rounds):
+                before_s = cpu_s(host.pid)
+                accepted, elapsed_s = measure_throughput(ctx, endpoint, args.tables)
+                rates.append((accepted, elapsed_s, cpu_s(host.pid) - before_s))
         finally:
             host.terminate()
             host.wait()
@@ -299,16 +316,19 @@ def main(argv: list[str] | None = None) -> int:
     ctx.term()
 
     print(f"sagani_net network bench: loopback, {args.samples} samples, host process with "
-          f"SQLite WAL (synchronous=NORMAL)")  # fmt: skip
+          f"SQLite WAL (synchronous=NORMAL); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs")  # fmt: skip
     print(f"(a) floor REQ->ROUTER echo ({lat['act_bytes']} B out, {lat['reply_bytes']} B back):"
           f" p50 {floor[0]:.0f} us, p99 {floor[1]:.0f} us")  # fmt: skip
     for label, key in (("act -> reply", "to_reply"), ("act -> all 4 updated", "to_all")):
         p50, p99 = lat[key]
         print(f"(b) {label}: p50 {p50:.0f} us ({p50 / floor[0]:.2f}x floor), "
               f"p99 {p99:.0f} us ({p99 / floor[1]:.2f}x floor p99)")  # fmt: skip
-    for accepted, elapsed_s in rates:
+    for accepted, elapsed_s, host_cpu_s in rates:
         print(f"(c) {args.tables} tables x {PLAYERS} bots: {accepted} accepted actions in "
-              f"{elapsed_s:.2f} s = {accepted / elapsed_s:,.0f} actions/s")  # fmt: skip
+              f"{elapsed_s:.2f} s = {accepted / elapsed_s:,.0f} actions/s; host CPU "
+              f"{host_cpu_s / accepted * 1e6:.0f} us per action = "
+              f"{accepted / max(host_cpu_s, 1e-9):,.0f} actions per CPU-second")  # fmt: skip
     print(f"(d) late-game 4-player update: mean {lat['update_late_mean']:.0f} B, largest update "
           f"{lat['update_max']} B (limit 4096); snapshot {lat['snapshot_bytes']} B")  # fmt: skip
     return 0
