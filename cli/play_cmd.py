@@ -372,6 +372,7 @@ async def _join(args: argparse.Namespace, address: str) -> int:
         print(f"no host answers at {address}", file=sys.stderr)
         client.close()
         return 1
+    note = ""
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
@@ -392,7 +393,8 @@ async def _join(args: argparse.Namespace, address: str) -> int:
             return 1
         bots = list(range(args.players - args.bots, args.players))
         table = await client.create({"players": args.players}, bots=bots)
-        print(f"created table {table}; others join with: sagani join {address}")
+        note = f"new table {table}: others join with  sagani join {address.removeprefix('tcp://')}"
+        print(note)
     if token is None and not args.spectate:
         token = saved.get(f"{address} {table}")
 
@@ -415,7 +417,7 @@ async def _join(args: argparse.Namespace, address: str) -> int:
         saved[f"{address} {table}"] = client.token
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
-    model = ConsoleModel()
+    model = ConsoleModel(message=note)
     return await run_console(Console(model, client, rejoin=rejoin))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -37,13 +38,15 @@ from cli.console.model import (
     RECONNECTING,
     ConsoleModel,
 )
-from sagani_net.client import AsyncClient, HostError, HostTimeout
+from sagani_net.client import SILENCE_HEARTBEATS, AsyncClient, HostError, HostTimeout
 from sagani_net.engine import Action
 
 log = logging.getLogger("cli.console")
 
 #: Pause between tries to reach a host that went away.
 RETRY_S = 0.5
+#: How often the console checks that the host is still heard from.
+WATCH_S = 0.5
 
 
 class Replay:
@@ -161,11 +164,36 @@ class Console:
     async def run(self) -> int:
         """Run until quit; returns an exit status."""
         if self.client is not None:
-            self.app.pre_run_callables.append(
-                lambda: self.app.create_background_task(self._follow())
-            )
+            self.app.pre_run_callables.append(self._start_tasks)
         result = await self.app.run_async()
         return result or 0
+
+    def _start_tasks(self) -> None:
+        self.app.create_background_task(self._follow())
+        self.app.create_background_task(self._watch())
+
+    async def _watch(self) -> None:
+        """Say "reconnecting" as soon as the host falls silent; the client's own recovery
+        (hello, resubscribe, resync) can take a while before it gives up with an error."""
+        client = self.client
+        assert client is not None
+        while True:
+            await asyncio.sleep(WATCH_S)
+            # The client notes when it last heard the host (updates and heartbeats alike).
+            heard_s = getattr(client, "_heard_s", None)
+            heartbeat_s = client.welcome.get("heartbeat_s", 1.0)
+            silent = (
+                heard_s is not None
+                and time.monotonic() - heard_s > SILENCE_HEARTBEATS * heartbeat_s
+            )
+            if silent and self.model.connection == ONLINE:
+                self.model.connection = RECONNECTING
+                self.redraw()
+            elif not silent and self.model.connection == RECONNECTING and not self._down:
+                self.model.connection = ONLINE
+                self.redraw()
+
+    _down = False
 
     async def _follow(self) -> None:
         """Keep the model in step with the host: updates, and reconnects after silence."""
@@ -185,6 +213,7 @@ class Console:
                 raise
             except (HostTimeout, HostError, OSError) as exc:
                 # The host went away (restart, network blip): say so, then try again.
+                self._down = True
                 self.model.connection = RECONNECTING
                 self.model.message = f"host unreachable ({exc}); retrying"
                 self.redraw()
@@ -205,6 +234,7 @@ class Console:
                 await self.rejoin(client)
             else:
                 await client.sync()
+            self._down = False
             self.model.connection = ONLINE
             self.model.message = ""
             self._feed([])

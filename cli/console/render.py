@@ -326,7 +326,10 @@ _CONN_GLYPH = {"online": "●", "local": "●", "connecting": "◌", "reconnecti
 def turn_text(model: ConsoleModel) -> str:
     view = model.view
     if view is None or model.status == "open":
-        return "waiting for players"
+        taken = sum(1 for seat in model.seats if seat.get("taken"))
+        return (
+            f"waiting for players ({taken}/{len(model.seats)} seated)" if model.seats else "waiting"
+        )
     if model.status == "over":
         return "game over"
     seat = model.turn
@@ -617,6 +620,7 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
 
 
 # -- the whole screen ---------------------------------------------------------------------------
+
 
 def log_height(height: int) -> int:
     """Log lines under the main area: two on a small terminal, more when there is room."""
