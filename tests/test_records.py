@@ -116,7 +116,9 @@ def test_unfinished_record_has_no_result_and_replays_to_the_same_position():
 # -- round trip -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "mode"), [(2, "multi"), (4, "multi"), (1, "solo"), (1, "solo-advanced")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("players", "mode"), [(2, "multi"), (4, "multi"), (1, "solo"), (1, "solo-advanced")]
+)
 def test_record_round_trips_through_json(players, mode):
     state = State.new(players, mode, seed=23)
     rng = random.Random(23)
