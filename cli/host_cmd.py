@@ -36,45 +36,21 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
         description="Serve tables on a ROUTER (requests) and a PUB (broadcasts). "
         "Binds 127.0.0.1 only unless --bind says otherwise.",
     )
-    parser.add_argument(
-        "--port",
-        type=int,
-        default=DEFAULT_PORT,
-        help=f"request port (default {DEFAULT_PORT}; 0 picks a free one)",
-    )
-    parser.add_argument(
-        "--pub-port",
-        type=int,
-        default=None,
-        help="broadcast port (default: --port + 1, or a free one with --port 0)",
-    )
-    parser.add_argument(
-        "--bind",
-        default="127.0.0.1",
-        metavar="ADDR",
-        help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=None,
-        help=f"where the games are kept (default {default_data_dir()})",
-    )
-    parser.add_argument(
-        "--heartbeat-s",
-        type=float,
-        default=HEARTBEAT_S,
-        help="seconds of silence on a table before a heartbeat",
-    )
-    parser.add_argument(
-        "--fsync", action="store_true", help="fsync every commit (survives power cuts, slower)"
-    )
-    parser.add_argument(
-        "--secure",
-        action="store_true",
-        help="encrypt with CURVE (key pair kept in the data dir) and print a "
-        "join code for sagani join / sagani bot; see SECURITY.md",
-    )
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"request port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--pub-port", type=int, default=None,
+                        help="broadcast port (default: --port + 1, or a free one with --port 0)")
+    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                        help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help=f"where the games are kept (default {default_data_dir()})")
+    parser.add_argument("--heartbeat-s", type=float, default=HEARTBEAT_S,
+                        help="seconds of silence on a table before a heartbeat")
+    parser.add_argument("--fsync", action="store_true",
+                        help="fsync every commit (survives power cuts, slower)")
+    parser.add_argument("--secure", action="store_true",
+                        help="encrypt with CURVE (key pair kept in the data dir) and print a "
+                        "join code for sagani join / sagani bot; see SECURITY.md")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
@@ -85,15 +61,10 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a finished game's JSON record")
     export.add_argument("table", metavar="TABLE", help="the table id")
-    export.add_argument(
-        "--data-dir",
-        type=Path,
-        default=None,
-        help=f"the host's data directory (default {default_data_dir()})",
-    )
-    export.add_argument(
-        "-o", "--output", type=Path, default=None, help="file to write (default: standard output)"
-    )
+    export.add_argument("--data-dir", type=Path, default=None,
+                        help=f"the host's data directory (default {default_data_dir()})")
+    export.add_argument("-o", "--output", type=Path, default=None,
+                        help="file to write (default: standard output)")
     export.set_defaults(func=run_record_export)  # fmt: skip
     return parser
 
