@@ -1,0 +1,63 @@
+"""``sagani selfplay`` (issue 2 point 5): headless games, one record per game, a summary."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli.main import main
+from sagani_net.engine import replay
+
+
+def selfplay(tmp_path, *args: str) -> list[dict]:
+    out = tmp_path / "records"
+    assert main(["selfplay", *args, "--records", str(out)]) == 0
+    return [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--players", "2", "--policy", "random"),
+        ("--players", "3", "--policy", "greedy"),
+        ("--players", "4", "--policy", "greedy,random,random,greedy"),
+        ("--mode", "solo", "--policy", "greedy"),
+        ("--mode", "solo-advanced", "--policy", "random"),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_selfplay_writes_one_record_per_game_and_each_replays(tmp_path, args):
+    records = selfplay(tmp_path, *args, "--games", "3", "--seed", "40")
+    assert len(records) == 3
+    assert sorted(r["seed"] for r in records) == [40, 41, 42]
+    for record in records:
+        state, _events = replay(record)  # refuses a result that differs from the replay
+        assert state.is_over()
+        assert record["result"] == state.to_record()["result"]
+        assert state.to_record() == record
+
+
+def test_selfplay_prints_a_summary(tmp_path, capsys):
+    selfplay(tmp_path, "--players", "2", "--games", "2", "--policy", "greedy,random")
+    out = capsys.readouterr().out
+    assert "2 games, 2 seats (greedy, random)" in out
+    for words in ("mean score", "win share", "mean turns per seat", "games/s"):
+        assert words in out
+
+
+def test_selfplay_is_reproducible_from_its_seed(tmp_path):
+    first = selfplay(tmp_path / "a", "--players", "3", "--games", "2", "--seed", "7")
+    again = selfplay(tmp_path / "b", "--players", "3", "--games", "2", "--seed", "7")
+    assert first == again
+
+
+def test_selfplay_greedy_games_reach_the_end(tmp_path):
+    records = selfplay(tmp_path, "--players", "4", "--games", "3", "--policy", "greedy")
+    for record in records:
+        assert max(record["result"]["scores"]) >= 45
+
+
+def test_selfplay_refuses_a_policy_list_of_the_wrong_length(tmp_path):
+    with pytest.raises(SystemExit):
+        selfplay(tmp_path, "--players", "3", "--games", "1", "--policy", "greedy,random")
