@@ -81,7 +81,8 @@ def run_host(args: argparse.Namespace) -> int:
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
     except (OSError, sqlite3.Error, security.SecurityError) as exc:
-        print(f"sagani host: cannot use the data dir {data_dir}: {exc}", file=sys.stderr)
+        print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
+              "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
     secure = security.server_setup(keys) if keys else None
     host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,

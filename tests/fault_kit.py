@@ -1,15 +1,30 @@
-"""Tools for the fault, fuzz and security tests: a TCP proxy that can cut a link or listen in.
+"""Tools for the fault, fuzz and security tests: a TCP proxy that can cut a link or listen in,
+and a random player that logs what the host accepted from it.
 
-Everything listens and connects on 127.0.0.1 only.
+Everything listens and connects on 127.0.0.1 only. Run as a script it is one player process:
+``python fault_kit.py ADDRESS TABLE SEED [TOKEN]`` joins TABLE (or comes back to its seat with
+TOKEN), prints ``seat S token T``, then one ``accepted [version, seat, action]`` line per
+accepted action, and ``over`` when the game has ended.
 """
 
 from __future__ import annotations
 
+import json
+import random
 import select
 import socket
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+from test_net_support import choose
+
+from sagani_net.client import Client, HostError
+
+#: Client options that ride out a host restart: short tries, many of them.
+PATIENT = {"timeout_s": 0.3, "retries": 60}
 
 CHUNK = 65536
 TICK_S = 0.02
@@ -39,8 +54,15 @@ class Proxy:
     def endpoint(self) -> str:
         return f"tcp://127.0.0.1:{self.port}"
 
-    def cut(self) -> None:
+    def cut(self, drop: bool = False) -> None:
+        """Stop every byte; with ``drop`` also break the open connections (what was in flight
+        is lost, as when a laptop sleeps long enough for TCP to give up)."""
         self._open.clear()
+        if drop:
+            with self._lock:
+                for sock in self._sockets:
+                    sock.close()
+                self._sockets.clear()
 
     def restore(self) -> None:
         self._open.set()
@@ -95,3 +117,50 @@ def proxied(target_port: int) -> Iterator[Proxy]:
 
 def port_number(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
+
+
+Accepted = tuple[int, int, dict[str, Any]]
+
+
+def play_logged(
+    client: Client,
+    rng: random.Random,
+    on_accept: Callable[[Accepted], None],
+    on_update: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Play random legal actions until the game is over; report each accepted one as (version
+    it was made on, seat, action) and each change that came from the host."""
+    while client.state.status != "over":
+        if client.my_turn:
+            version, action = client.state.version, choose(client.state.view, rng)
+            try:
+                client.act(action)
+            except HostError as exc:
+                # Another seat moved first or the copy was behind; the reply resynced it.
+                if exc.code not in ("stale_version", "not_your_turn"):
+                    raise
+                continue
+            on_accept((version, client.state.you, action))
+        else:
+            update = client.next_update(60.0)
+            if update is not None and on_update is not None:
+                on_update(update)
+
+
+def player_main(address: str, table: str, seed: int, token: str | None) -> None:
+    client = Client(address, **PATIENT)
+    try:
+        replica = client.resume(table, token) if token else client.join(table, name=f"p{seed}")
+        print(f"seat {replica.you} token {client.session.token}", flush=True)
+
+        def report(accepted: Accepted) -> None:
+            print("accepted", json.dumps(accepted), flush=True)
+
+        play_logged(client, random.Random(seed), report)
+        print("over", flush=True)
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    player_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), (sys.argv[4:] or [None])[0])
