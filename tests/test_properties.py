@@ -11,11 +11,12 @@ import json
 import random
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sagani_net.bots import make_policy
-from sagani_net.engine import State, replay
+from sagani_net.engine import Action, RuleError, State, replay
 from sagani_net.tiles import DIRECTIONS, STEPS, TILES, rotated_arrows
 
 #: A game has at most 72 placements, 72 choices and a few intermezzo passes.
@@ -285,3 +286,71 @@ def test_state_from_view_agrees_with_the_view_and_has_the_same_legal_actions(gam
         guess = State.from_view(view, random.Random(k))
         assert guess.view(seat) == view
         assert guess.legal_actions() == state.legal_actions()
+
+
+# -- the API around the rules ---------------------------------------------------------------
+
+ILLEGAL_TRIES = (
+    Action.take(5), Action.take(-1), Action.pick(4), Action("draw"), Action("pass"),
+    Action("reveal"), Action.place((0, 0), 0), Action.place((99, 99), 90),
+    Action.place((1, 0), 45),
+)  # fmt: skip
+
+
+def snapshot(state: State) -> tuple:
+    return state.view(), state.version, state.legal_actions(), state.to_record()
+
+
+@FEW
+@given(any_games, st.data())
+def test_illegal_actions_are_refused_and_change_nothing(game, data):
+    played = play(*game)
+    history = played.state.history
+    k = data.draw(st.integers(0, len(history) - 1), label="actions played")
+    state = State.new(game[0], game[1], game[3])
+    for _seat, action in history[:k]:
+        state.apply(action)
+    legal = set(state.legal_actions())
+    before = snapshot(state)
+    for action in ILLEGAL_TRIES:
+        if action in legal:
+            continue
+        with pytest.raises(RuleError):
+            state.apply(action)
+        assert snapshot(state) == before
+
+
+@FEW
+@given(any_games, st.data())
+def test_preview_changes_nothing_and_foretells_the_placement(game, data):
+    played = play(*game)
+    places = [i for i, (_seat, a) in enumerate(played.state.history) if a.type == "place"]
+    k = data.draw(st.sampled_from(places), label="placement")
+    state = State.new(game[0], game[1], game[3])
+    for _seat, action in played.state.history[:k]:
+        state.apply(action)
+    before = snapshot(state)
+    previews = {a: state.preview(a) for a in state.legal_actions()}
+    assert snapshot(state) == before
+    action = played.state.history[k][1]
+    seat = state.current_seat
+    score = state.seats[seat].score
+    events = state.apply(action)
+    placement = previews[action]
+    flipped = [e for e in events if e["type"] == "tile_flipped"]
+    assert sum(e["points"] for e in flipped) == placement.points
+    assert len(flipped) == len(placement.flips) + placement.completes
+    cost = 2 * placement.cacophony if game[1] != "solo-advanced" else 0
+    assert state.seats[seat].score == score + placement.points - cost
+
+
+@FEW
+@given(any_games, st.data())
+def test_random_action_is_always_legal(game, data):
+    players, mode, _policy, seed = game
+    state = State.new(players, mode, seed)
+    rng = random.Random(data.draw(seeds, label="rng"))
+    while not state.is_over():
+        action = state.random_action(rng)
+        assert action in state.legal_actions()
+        state.apply(action)

@@ -124,7 +124,13 @@ def test_end_triggered_by_the_last_seat_ends_the_game_after_its_turn(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["end_in_intermezzo_2p", "end_in_intermezzo_3p", "end_in_intermezzo_4p"]
+    "name",
+    [
+        "end_in_intermezzo_2p",
+        "end_in_intermezzo_3p",
+        "end_in_intermezzo_4p",
+        "end_in_intermezzo_start_player_next_3p",
+    ],
 )
 def test_end_triggered_in_intermezzo_finishes_it_then_the_round(name):
     # German FAQ: the intermezzo is finished, then the interrupted round.
