@@ -199,6 +199,7 @@ class Console:
         """Keep the model in step with the host: updates, and reconnects after silence."""
         client = self.client
         assert client is not None
+        self.model.connection = ONLINE  # joined: the client holds a fresh snapshot
         self._feed([])
         while True:
             try:
@@ -292,10 +293,12 @@ class Console:
     # -- playing ----------------------------------------------------------------------------
 
     def choose(self, action: Action) -> None:
-        self.send(self.model.select(action))
+        if not self._sending:  # the view is about to change; decide on the new one
+            self.send(self.model.select(action))
 
     def confirm(self) -> None:
-        self.send(self.model.confirm())
+        if not self._sending:
+            self.send(self.model.confirm())
 
     def run_command(self, text: str) -> None:
         """Carry out one typed command."""

@@ -127,12 +127,16 @@ class ConsoleModel:
         """Take an update or an accepted reply: new view, and its events in words."""
         if "seats" in message:
             self.seats = message["seats"]
+        ended = False
         for event in message.get("events", ()):
             self.add_log(describe(event, self))
+            mine = event.get("seat") == self.you and self.you is not None
+            ended |= mine and event.get("type") in ("tile_placed", "player_passed")
         self._take(message)
+        if ended:
+            self.remember()  # your turn ended: changes count from here (solo games too)
 
     def _take(self, message: Data) -> None:
-        before = self.my_turn
         self.status = message.get("status", self.status)
         if "view" in message and message["view"]:
             self.view = message["view"]
@@ -140,8 +144,6 @@ class ConsoleModel:
             self.shown = self.you
         if self.view is not None and not self._mark:
             self.remember()
-        if before and not self.my_turn:
-            self.remember()  # your turn just ended: changes count from here
         self._keep_selection()
         if self.status == "over" and self.page == GAME and self.view is not None:
             self.page = FINAL
@@ -186,8 +188,9 @@ class ConsoleModel:
             else:
                 sel.source = None  # the host holds the choice now; keep the ghost where it is
             self.update_preview()
-        elif self.selection is not None and self.selection.source is not None:
-            if self.selection.source not in self.choices():
+        elif self.selection is not None:
+            # A ghost for a choice no longer open (or for a tile already placed) goes.
+            if self.selection.source is None or self.selection.source not in self.choices():
                 self.selection = None
             self.update_preview()
 
@@ -286,6 +289,9 @@ class ConsoleModel:
         if sel is None or not self.my_turn:
             return []
         actions = [sel.source] if sel.source is not None else []
+        # The ghost is spent: keys pressed before the host answers must not act on it again.
+        self.selection = None
+        self.preview = None
         return [*actions, Action.place(sel.cell, sel.rotation)]
 
 

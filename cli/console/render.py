@@ -349,7 +349,8 @@ def score_lines(model: ConsoleModel, width: int) -> list[Line]:
     view = model.view
     assert view is not None
     seats = view["seats"]
-    lines: list[Line] = [[("class:title", f"Score  (ends at {view['threshold']})")]]
+    goal = "ends at" if view["mode"] == "multi" else "goal"
+    lines: list[Line] = [[("class:title", f"Score  ({goal} {view['threshold']})")]]
     ranking = view["ranking"]
     for rank, seat in enumerate(ranking):
         s = seats[seat]
@@ -392,6 +393,8 @@ def pile_lines(model: ConsoleModel) -> list[Line]:
     back = f"top {LETTER[top[0]]}{top[1]} ({top[0]})" if top else "empty"
     lines: list[Line] = [[("", f"Pile {view['pile']:>2}  {back}")]]
     storage = view["storage"]
+    if view["mode"] != "multi":
+        return lines  # no offer, no storage in the solo games
     label = f"Storage {len(storage)}/4"
     lines.append([("class:title" if view["intermezzo"] else "", label)])
     for i, tile in enumerate(storage):
