@@ -167,7 +167,7 @@ def test_end_triggered_just_before_intermezzo_ends_the_game_with_it_when_start_p
     end = first(steps, "game_over")
     assert steps[end].has("intermezzo_ended") and end == len(steps) - 1
     deciders = [s.seat for s in steps[i + 1 :] if s.has("tile_taken") or s.has("player_passed")]
-    assert deciders == order[: len(deciders)] and deciders  # the intermezzo ran
+    assert deciders == order  # the whole intermezzo ran (fewer choosers than four tiles)
     assert not any(s.has("offer_refilled") for s in steps[i:])
     assert len(set(steps[-1].turns)) == 1
 
