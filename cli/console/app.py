@@ -67,13 +67,16 @@ class Replay:
         model.view = view
         model.status = "over" if view["phase"] == "over" else "running"
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
-        model._find_changes()
         last = self.frames[self.index][1]
         model.changed = {}
         for event in last:
             if event.get("type") == "tile_placed":
                 model.changed.setdefault(event["seat"], set()).add(tuple(event["cell"]))
-        if view["turn"] is not None:
+        # Show the display the last move changed; before any move, the first to play.
+        actors = [e["seat"] for e in last if isinstance(e.get("seat"), int)]
+        if actors:
+            model.shown = actors[-1]
+        elif view["turn"] is not None:
             model.shown = view["turn"]
 
 

@@ -128,7 +128,13 @@ class ConsoleModel:
         if "seats" in message:
             self.seats = message["seats"]
         ended = False
-        for event in message.get("events", ()):
+        events = message.get("events", ())
+        placed = [e["seat"] for e in events if e.get("type") == "tile_placed"]
+        if self.you is None and placed:
+            # A spectator has no turns: highlight the latest move, on the display it changed.
+            self.remember()
+            self.shown = placed[-1]
+        for event in events:
             self.add_log(describe(event, self))
             mine = event.get("seat") == self.you and self.you is not None
             ended |= mine and event.get("type") in ("tile_placed", "player_passed")
