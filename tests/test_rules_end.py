@@ -6,12 +6,14 @@ replayed action by action, each chosen because it reaches one rare situation.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import pytest
-from rules_kit import load_record, of_type, pile_at, quiet, scores, turn, types
+from rules_kit import load_record, of_type, pile, pile_at, quiet, scores, solo, turn, types
 
 from sagani_net.engine import Action, State
+from sagani_net.tiles import TILES
 
 
 @dataclass
@@ -190,6 +192,37 @@ def test_end_triggered_just_before_intermezzo_mid_round_finishes_intermezzo_then
     assert steps[end].has("offer_refilled")
     assert turn_seats(steps[end + 1 :]) == list(range(steps[i].seat + 1, players))
     assert len(set(steps[-1].turns)) == 1
+
+
+def test_end_stays_triggered_when_the_score_drops_again():
+    # Seat 0 stands at 44 (of 45) with the disc column of test_rules_discs: F2 at the origin
+    # waits for fire to its E, seven tiles above hold 21 discs, two are left. It lays F9 at
+    # (1, 0): F2 flips (45: the end is triggered), then F9's four discs cost one cacophony disc
+    # (43). The table is made from a public view with State.from_view, the public way to seat
+    # a player at 44 points without playing a whole game.
+    column = (5, 22, 23, 31, 32, 33, 36)
+    board = solo((2, (0, 0), 90), *((t, (0, 1 + i), 90) for i, t in enumerate(column)))
+    view = State.new(4, tiles=pile(9, 1, 3, 10, 12)).view()
+    view["seats"][0] = {**board.view()["seats"][0], "score": 44}
+    for seat in view["seats"]:
+        seat["turns"] = 8
+    laid = {t[2] for t in view["seats"][0]["display"]}
+    view["unseen"] = [t for t in view["unseen"] if t not in laid]
+    view["pile"] = len(view["unseen"])
+    view["top"] = [TILES[view["unseen"][0]].element, TILES[view["unseen"][0]].value]
+    state = State.from_view(view, random.Random(0))
+    state.apply(Action.take(0))
+    events = state.apply(Action.place((1, 0), 0))
+    assert [(e["type"], e.get("score")) for e in events if "score" in e] == [
+        ("tile_flipped", 45), ("end_triggered", 45), ("cacophony_taken", 43),
+    ]  # fmt: skip
+    assert state.view()["end_triggered"] is True
+    for seat in (1, 2, 3):
+        assert state.current_seat == seat and state.view()["end_triggered"] is True
+        turn(state, None, anywhere)
+    assert state.is_over()
+    assert max(state.scores()) < 45
+    assert state.ranking()[0] == 0
 
 
 # -- R6: the pile runs low ---------------------------------------------------------------
