@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 
 from sagani_net.bots import policy
-from sagani_net.bots.simple import best_placement, placement_value
+from sagani_net.bots.simple import placement_value
 from sagani_net.engine import CHOOSE, OVER, PLACE, Action, Player, State
 from sagani_net.game import Data
 from sagani_net.tiles import ROTATIONS, TILES
@@ -36,6 +36,8 @@ Macro = tuple[Action | None, Action | None]
 #: Solo goal and the pace greedy keeps in basic solo, for estimating tiles still needed.
 SOLO_GOAL = 75
 SOLO_POINTS_PER_TILE = 2.6
+#: Placements kept per tile and display (more than any search keeps).
+RANKED = 8
 #: Share of an unflipped tile's value counted as already earned, by open arrows left.
 OPEN_CREDIT = (1.0, 0.5, 0.25, 0.1, 0.05)
 
@@ -54,6 +56,10 @@ class SearchConfig:
     exploration: float = 0.7
     #: Points of equity difference that make a win about 73% likely (logistic scale).
     margin_scale: float = 8.0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.placements <= self.root_placements <= RANKED:
+            raise ValueError(f"placements per tile must be 1..{RANKED}, fewer below the root")
 
 
 class Node:
@@ -91,6 +97,7 @@ class MctsPolicy:
             raise ValueError("give the search a time budget, an iteration budget, or both")
         self.config = SearchConfig(think_s=think_s, iterations=iterations, **options)  # type: ignore[arg-type]
         self._plan: tuple[tuple, Action] | None = None
+        self._placements = Placements()
         #: Iterations run by the last search (for tests and logs).
         self.last_iterations = 0
 
@@ -130,6 +137,7 @@ class MctsPolicy:
         deadline = None if cfg.think_s is None else started + cfg.think_s
         limit = cfg.iterations if cfg.iterations is not None else 10**9
         root = Node()
+        self._placements = Placements()
         n = 0
         while n < limit:
             if deadline is not None and n and time.perf_counter() >= deadline:
@@ -159,7 +167,7 @@ class MctsPolicy:
             if fresh is not None:
                 child = node.children[fresh] = Node()
                 child.available = 1
-                _play(state, fresh)
+                self._placements.play(state, fresh)
                 path.append((child, seat))
                 break
             log_weights = cfg.exploration
@@ -172,7 +180,7 @@ class MctsPolicy:
                 if value > best_value:
                     best_value, best_macro = value, m
             node = node.children[best_macro]
-            _play(state, best_macro)
+            self._placements.play(state, best_macro)
             path.append((node, seat))
             depth += 1
         rewards = self._rollout(state, rng)
@@ -197,7 +205,7 @@ class MctsPolicy:
         k = self.config.root_placements if root else self.config.placements
         if state.phase == PLACE:
             assert state.held is not None
-            return [(None, a) for _, a in _top_placements(state, state.held, k)]
+            return [(None, a) for _, a in self._placements.ranking(state, state.held)[:k]]
         scored: list[tuple[float, Macro]] = []
         for action in state.legal_actions():
             if action.type in ("take", "pick", "reveal"):
@@ -207,7 +215,7 @@ class MctsPolicy:
                     source = state.offer if action.type == "take" else state.storage
                     tile = source[action.index]  # type: ignore[index]
                 assert tile is not None
-                for value, place in _top_placements(state, tile, k):
+                for value, place in self._placements.ranking(state, tile)[:k]:
                     scored.append((value, (action, place)))
             elif action.type == "draw":
                 scored.append((-1e6, (action, None)))
@@ -223,7 +231,7 @@ class MctsPolicy:
         turns = 0
         limit = self.config.rollout_turns
         while state.phase != OVER and turns < limit:
-            _play(state, _greedy_macro(state))
+            self._placements.play(state, self._placements.greedy_macro(state))
             turns += 1
         return self._rewards(state)
 
@@ -264,28 +272,78 @@ def _only_candidates(root: Node) -> int:
     return max((len(c) for c in root.candidates.values()), default=0)
 
 
-def _play(state: State, macro: Macro) -> None:
-    choice, place = macro
-    if choice is not None:
-        # A reveal's placement was listed for the tile this sample reveals (the candidate key
-        # holds the pile's top tile), so it fits.
-        state.push(choice)
-    if state.phase == PLACE:
-        if place is None:
+class Placements:
+    """Placements of a tile ranked by the greedy heuristic, remembered for the whole search.
+
+    The ranking depends only on the display and the supply, which many samples and rollouts
+    share (the seat that is not searching keeps its display for a whole turn), so most
+    lookups are hits. Ties keep the greedy policy's order: its best is our first.
+    """
+
+    __slots__ = ("ranked",)
+
+    def __init__(self) -> None:
+        self.ranked: dict[tuple, list[tuple[float, Action]]] = {}
+
+    def ranking(self, state: State, tile: int) -> list[tuple[float, Action]]:
+        player = state.seats[state.seat]
+        costs = state.mode != "solo-advanced"
+        key = (tile, player.supply, costs, frozenset(player.tiles.items()))
+        found = self.ranked.get(key)
+        if found is None:
+            found = self.ranked[key] = _rank_placements(player, tile, costs)
+        return found
+
+    def best(self, state: State, tile: int) -> tuple[float, Action]:
+        return self.ranking(state, tile)[0]
+
+    def play(self, state: State, macro: Macro) -> None:
+        """Play a macro-action; a missing placement is the greedy one."""
+        choice, place = macro
+        if choice is not None:
+            # A reveal's placement was listed for the tile this sample reveals (the candidate
+            # key holds the pile's top tile), so it fits.
+            state.push(choice)
+        if state.phase == PLACE:
+            if place is None:
+                assert state.held is not None
+                place = self.best(state, state.held)[1]
+            state.push(place)
+
+    def greedy_macro(self, state: State) -> Macro:
+        """The rollout policy: the greedy bot's turn, without weighing a draw from the pile."""
+        if state.phase == PLACE:
             assert state.held is not None
-            place = best_placement(state, state.held)[1]
-        state.push(place)
+            return (None, self.best(state, state.held)[1])
+        best_value, best = -1e9, None
+        for action in state.legal_actions():
+            if action.type == "take":
+                tile = state.offer[action.index]  # type: ignore[index]
+            elif action.type == "pick":
+                tile = state.storage[action.index]  # type: ignore[index]
+            elif action.type == "pass":
+                if best is None:
+                    best_value, best = 0.0, (action, None)
+                continue
+            elif action.type == "reveal":
+                return (action, None)
+            else:  # draw: the rollout leaves it alone
+                continue
+            value, place = self.best(state, tile)
+            if value > best_value:
+                best_value, best = value, (action, place)
+        assert best is not None
+        return best
 
 
-def _top_placements(state: State, tile: int, k: int) -> list[tuple[float, Action]]:
-    """The ``k`` best placements of ``tile`` for the seat to move, by the greedy heuristic."""
-    player = state.seats[state.seat]
-    costs = state.mode != "solo-advanced"
+def _rank_placements(player: Player, tile: int, costs: bool) -> list[tuple[float, Action]]:
+    """The best :data:`RANKED` placements of ``tile`` in ``player``'s display, best first."""
     cells = list(player.frontier) or [(0, 0)]
     tiles = player.tiles
     scored = []
     for cell in cells:
         x, y = cell
+        # Compact displays keep more tiles on each arrow's line: greedy's tie-breaker.
         snug = 0.05 * sum(
             (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
         )
@@ -293,33 +351,7 @@ def _top_placements(state: State, tile: int, k: int) -> list[tuple[float, Action
             value = placement_value(player.evaluate(tile, cell, rot), costs) + snug
             scored.append((value, cell, rot))
     scored.sort(key=lambda v: -v[0])
-    return [(v, Action.place(cell, ROTATIONS[rot])) for v, cell, rot in scored[:k]]
-
-
-def _greedy_macro(state: State) -> Macro:
-    """The rollout policy: the greedy bot's turn, without weighing a draw from the pile."""
-    if state.phase == PLACE:
-        assert state.held is not None
-        return (None, best_placement(state, state.held)[1])
-    best_value, best = -1e9, None
-    for action in state.legal_actions():
-        if action.type == "take":
-            tile = state.offer[action.index]  # type: ignore[index]
-        elif action.type == "pick":
-            tile = state.storage[action.index]  # type: ignore[index]
-        elif action.type == "pass":
-            if best is None:
-                best_value, best = 0.0, (action, None)
-            continue
-        else:  # reveal (solo), or draw, which the rollout leaves alone
-            if action.type == "reveal":
-                return (action, None)
-            continue
-        value, place = best_placement(state, tile)
-        if value > best_value:
-            best_value, best = value, (action, place)
-    assert best is not None
-    return best
+    return [(v, Action.place(cell, ROTATIONS[rot])) for v, cell, rot in scored[:RANKED]]
 
 
 def _potential(p: Player) -> float:

@@ -212,7 +212,7 @@ class Row:
     strategy: str
     games: int = 0
     wins: int = 0
-    score_sum: float = 0.0
+    scores: list[int] = field(default_factory=list)
     tiles: list[int] = field(default_factory=list)
     elo: float = ELO_BASE
 
@@ -226,7 +226,7 @@ class Row:
 
     @property
     def mean_score(self) -> float:
-        return self.score_sum / self.games if self.games else 0.0
+        return sum(self.scores) / len(self.scores) if self.scores else 0.0
 
     def to_dict(self) -> Data:
         low, high = self.ci
@@ -234,6 +234,8 @@ class Row:
                       "share": round(self.share, 4), "ci95": [round(low, 4), round(high, 4)],
                       "mean_score": round(self.mean_score, 2),
                       "elo": round(self.elo, 1)}  # fmt: skip
+        if self.scores:
+            data["best_score"] = max(self.scores)
         if self.tiles:
             data["mean_tiles"] = round(sum(self.tiles) / len(self.tiles), 2)
             data["best_tiles"] = min(self.tiles)
@@ -294,7 +296,7 @@ def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
         for seat, name in enumerate(result.strategies):
             row = rows[name]
             row.games += 1
-            row.score_sum += result.scores[seat]
+            row.scores.append(result.scores[seat])
             if result.tiles_used is not None and result.won:
                 row.tiles.append(result.tiles_used)
         if spec.mode == "multi":
@@ -310,24 +312,35 @@ def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
 
 
 def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> str:
-    """The table as text for a terminal."""
-    solo = spec.mode != "multi"
-    win = "goal" if spec.mode == "solo" else "wins"
-    lines = [f"{spec.games} games, mode {spec.mode}, "
-             f"{1 if solo else spec.players} seats, lineup {','.join(spec.lineup)}, "
-             f"seed {spec.seed}, {seconds:.0f} s"]  # fmt: skip
-    head = f"{'strategy':<10} {'games':>6} {win:>6} {'share':>7} {'95% CI':>15} {'mean score':>11}"
-    head += f" {'mean tiles':>11} {'best':>5}" if spec.mode == "solo" else f" {'Elo':>7}"
+    """The table as text for a terminal.
+
+    Multiplayer: wins and Elo. Basic solo: how often the goal was reached and the tiles it
+    took (fewer is better). Advanced solo: final scores only, as it has no win.
+    """
+    seats = spec.players if spec.mode == "multi" else 1
+    lines = [f"{spec.games} games, mode {spec.mode}, {seats} seats, "
+             f"lineup {','.join(spec.lineup)}, seed {spec.seed}, {seconds:.0f} s"]  # fmt: skip
+    head = f"{'strategy':<10} {'games':>6}"
+    if spec.mode != "solo-advanced":
+        win = "goal" if spec.mode == "solo" else "wins"
+        head += f" {win:>6} {'share':>7} {'95% CI':>15}"
+    head += f" {'mean score':>11}"
+    head += {"multi": f" {'Elo':>7}", "solo": f" {'mean tiles':>11} {'best':>5}",
+             "solo-advanced": f" {'best':>5}"}[spec.mode]  # fmt: skip
     lines.append(head)
     for row in rows:
-        low, high = row.ci
-        line = (f"{row.strategy:<10} {row.games:>6} {row.wins:>6} {row.share:>7.1%} "
-                f"{f'{low:.1%}-{high:.1%}':>15} {row.mean_score:>11.2f}")  # fmt: skip
-        if spec.mode == "solo":
+        line = f"{row.strategy:<10} {row.games:>6}"
+        if spec.mode != "solo-advanced":
+            low, high = row.ci
+            line += f" {row.wins:>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"
+        line += f" {row.mean_score:>11.2f}"
+        if spec.mode == "multi":
+            line += f" {row.elo:>7.0f}"
+        elif spec.mode == "solo":
             mean = f"{sum(row.tiles) / len(row.tiles):.2f}" if row.tiles else "-"
             best = str(min(row.tiles)) if row.tiles else "-"
             line += f" {mean:>11} {best:>5}"
         else:
-            line += f" {row.elo:>7.0f}"
+            line += f" {max(row.scores) if row.scores else '-':>5}"
         lines.append(line)
     return "\n".join(lines)
