@@ -45,6 +45,9 @@ log = logging.getLogger("sagani_net.host")
 DEFAULT_PORT = 47410
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0
+#: How long a finished table stays in memory (listed, synced, heartbeats) before only its
+#: record is kept.
+FINISHED_KEEP_S = 600.0
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
 TOKEN_BYTES = 24
@@ -107,6 +110,8 @@ class Table:
     holders: list[str | None]
     spectators: set[str] = field(default_factory=set)
     published: bool = True
+    #: When the game ended (monotonic seconds), for forgetting finished tables.
+    over_s: float | None = None
 
     @property
     def topic(self) -> bytes:
@@ -284,13 +289,24 @@ class Host:
         return False
 
     def _heartbeats(self) -> None:
-        for table in self.tables.values():
-            if not table.published:
+        now_s = time.monotonic()
+        for table in list(self.tables.values()):
+            if table.over_s is not None and now_s - table.over_s > FINISHED_KEEP_S:
+                self._forget(table)
+            elif not table.published:
                 body = {"v": VERSION, "type": "heartbeat", "table": table.id, "seq": table.seq,
                         "version": table.state.version}  # fmt: skip
                 self.pub.send_multipart((table.topic, encode(body)))
             table.published = False
-        self._next_heartbeat_s = time.monotonic() + self.heartbeat_s
+        self._next_heartbeat_s = now_s + self.heartbeat_s
+
+    def _forget(self, table: Table) -> None:
+        """Drop a long finished table from memory (its record stays in the store)."""
+        del self.tables[table.id]
+        for token_hash in [*table.holders, *table.spectators]:
+            if token_hash is not None:
+                self.sessions.pop(token_hash, None)
+        log.info("table %s: finished a while ago; only its record is kept", table.id)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -439,6 +455,7 @@ class Host:
             raise refuse(code, exc.message, rule=exc.code) from None
         if state.is_over():
             table.status = OVER
+            table.over_s = time.monotonic()
         self._publish(table, events, persist=False)
         self.store.add_action(table.id, request["version"], seat, data, session.token_hash,
                               msg_id, table.seq)  # fmt: skip

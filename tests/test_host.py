@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -291,4 +292,23 @@ def test_retry_after_a_restart_is_answered_from_disk(tmp_path: Path) -> None:
         assert raw.send_bytes(request) == first
         again = raw("sync", table=table, token=tokens[0])
         assert (again["version"], again["seq"], again["you"]) == (1, first["seq"], 0)
+        raw.close()
+
+
+def test_finished_table_is_forgotten_after_a_while_but_its_record_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sagani_net.host.FINISHED_KEEP_S", 0.0)
+    with running_host(tmp_path, heartbeat_s=0.05) as host:
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, seed=13)
+        rng = random.Random(12)
+        while raw("sync", table=table)["status"] != "over":
+            act(raw, table, tokens, rng)
+        deadline_s = time.monotonic() + 5
+        while raw("sync", table=table).get("code") != "no_table":
+            assert time.monotonic() < deadline_s
+            time.sleep(0.05)
+        assert raw("record", table=table)["record"]["seed"] == 13
+        assert not host.sessions
         raw.close()
