@@ -9,8 +9,10 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from test_net_support import ROOT, WAIT_S, port_of, running_host, start_host_process
 
+from cli.main import main
 from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
@@ -101,3 +103,15 @@ def test_the_bot_command_creates_a_table_and_plays_it_to_the_end(tmp_path: Path)
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "created table" in done.stdout and "game over" in done.stdout
+
+
+def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    common = ["tournament", "--strategies", "greedy,random", "--games", "2", "--seed", "9",
+              "--workers", "1"]  # fmt: skip
+    assert main([*common, "--network"]) == 0
+    networked = capsys.readouterr().out.splitlines()[1:]  # the first line has the time taken
+    assert main(common) == 0
+    local = capsys.readouterr().out.splitlines()[1:]
+    assert networked == local and len(local) == 3
