@@ -512,9 +512,24 @@ class Host:
     # -- helpers ----------------------------------------------------------------------------
 
     def _table(self, table_id: str) -> Table:
-        table = self.tables.get(table_id)
+        table = self.tables.get(table_id) or self._load_finished(table_id)
         if table is None:
             raise ProtocolError("no_table", f"no table {table_id!r} is being played here")
+        return table
+
+    def _load_finished(self, table_id: str) -> Table | None:
+        """Bring a finished table back from disk: forgotten, or finished just before a crash
+        (its last update may never have gone out, so its players will come asking)."""
+        found = self.store.finished(table_id)
+        if found is None:
+            return None
+        row, record = found
+        game = get_game(row.game)
+        table = Table(row.id, row.game, row.config, row.seed, row.bots, game.from_record(record),
+                      OVER, row.seq, row.created_s, [None] * game.seats(row.config),
+                      over_s=time.monotonic())  # fmt: skip
+        self._add_sessions(table, row.sessions)
+        self.tables[table.id] = table
         return table
 
     def _session(self, token: str, table: Table) -> Session:
@@ -570,6 +585,15 @@ class Host:
         return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
                      row.seq, row.created_s, [None] * seats)  # fmt: skip
 
+    def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
+        for s in rows:
+            self.sessions[s.token_hash] = Session(s.token_hash, s.table_id, s.seat, s.role,
+                                                  s.name, s.accepted)  # fmt: skip
+            if s.seat is None:
+                table.spectators.add(s.token_hash)
+            else:
+                table.holders[s.seat] = s.token_hash
+
     def _restore(self) -> None:
         """Bring back every unfinished table from the store, at its version and sequence."""
         for row in self.store.unfinished():
@@ -577,13 +601,7 @@ class Host:
             for data in row.actions:
                 assert table.state.current_seat == data["seat"], (row.id, table.state.version)
                 table.state.apply(table.state.parse_action(_without_seat(data)))
-            for s in row.sessions:
-                session = Session(s.token_hash, s.table_id, s.seat, s.role, s.name, s.accepted)
-                self.sessions[s.token_hash] = session
-                if s.seat is None:
-                    table.spectators.add(s.token_hash)
-                else:
-                    table.holders[s.seat] = s.token_hash
+            self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
             log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
                      table.seq)  # fmt: skip

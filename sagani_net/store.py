@@ -174,6 +174,25 @@ class Store:
     def table_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created_s")]
 
+    def finished(self, table_id: str) -> tuple[TableRow, dict[str, Any]] | None:
+        """A finished table, with its sessions, and its record; None if unknown or running."""
+        r = self.db.execute(
+            "SELECT id, game, config, seed, bots, status, seq, created_s, record FROM tables "
+            "WHERE id = ? AND status = 'over'",
+            (table_id,),
+        ).fetchone()
+        if r is None:
+            return None
+        row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7])
+        row.sessions = [
+            SessionRow(*s)
+            for s in self.db.execute(
+                "SELECT token_hash, table_id, seat, role, name FROM sessions WHERE table_id = ?",
+                (table_id,),
+            )
+        ]
+        return row, json.loads(r[8])
+
     def unfinished(self) -> list[TableRow]:
         """Every table whose game is not over, with its actions in order and its sessions."""
         rows = [
