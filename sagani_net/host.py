@@ -82,15 +82,10 @@ class Limits:
 
 
 @dataclass
-class Session:
-    """One join: a token (kept only as its hash) bound to a table and a seat (None: spectator)."""
+class Session(SessionRow):
+    """One join: a token (kept only as its hash) bound to a table and a seat (None: spectator),
+    the message ids of its accepted actions, and the latest of their replies."""
 
-    token_hash: str
-    table_id: str
-    seat: int | None
-    role: str
-    name: str
-    accepted: set[int] = field(default_factory=set)
     replies: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
 
 

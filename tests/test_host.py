@@ -64,12 +64,17 @@ def test_table_starts_when_every_seat_is_taken(raw: Raw) -> None:
     assert [t["status"] for t in listing if t["table"] == table] == ["running"]
 
 
-def test_accepted_action_is_broadcast_with_the_next_sequence_number(host: Host, raw: Raw) -> None:
-    table, tokens = seated_table(raw)
+def subscriber(host: Host, table: str) -> zmq.Socket:
     sub = zmq.Context.instance().socket(zmq.SUB)
     sub.linger, sub.rcvtimeo = 0, 5000
     sub.connect(host.pub_endpoint)
     sub.subscribe(topic(table))
+    return sub
+
+
+def test_accepted_action_is_broadcast_with_the_next_sequence_number(host: Host, raw: Raw) -> None:
+    table, tokens = seated_table(raw)
+    sub = subscriber(host, table)
     before = raw("sync", table=table)
     while True:  # wait until the subscription is live: heartbeats arrive when idle
         _, body = sub.recv_multipart()
@@ -85,10 +90,7 @@ def test_accepted_action_is_broadcast_with_the_next_sequence_number(host: Host, 
 
 def test_idle_table_gets_heartbeats(host: Host, raw: Raw) -> None:
     table, _ = seated_table(raw)
-    sub = zmq.Context.instance().socket(zmq.SUB)
-    sub.linger, sub.rcvtimeo = 0, 5000
-    sub.connect(host.pub_endpoint)
-    sub.subscribe(topic(table))
+    sub = subscriber(host, table)
     beat = msgpack.unpackb(sub.recv_multipart()[1])
     assert beat == {"v": VERSION, "type": "heartbeat", "table": table, "seq": 2, "version": 0}
     sub.close()
