@@ -109,10 +109,9 @@ def test_advanced_solo_track_is_flipped_values_and_final_score_settles_the_rest(
 # -- arrows (R2, R3) ------------------------------------------------------------------------
 
 
-def sees(cells: dict[tuple[int, int], str], x: int, y: int, direction: str, want: str) -> bool:
-    """Whether a tile of element ``want`` lies anywhere on the ray from (x, y)."""
-    dx, dy = STEPS[DIRECTIONS.index(direction)]
-    reach = 1 + max(max(abs(cx - x), abs(cy - y)) for cx, cy in cells)
+def sees(cells: dict[tuple[int, int], str], reach: int, x: int, y: int, d: str, want: str) -> bool:
+    """Whether a tile of element ``want`` lies anywhere within ``reach`` on the ray."""
+    dx, dy = STEPS[DIRECTIONS.index(d)]
     return any(cells.get((x + k * dx, y + k * dy)) == want for k in range(1, reach + 1))
 
 
@@ -124,9 +123,13 @@ def test_arrows_are_covered_exactly_when_they_see_a_matching_tile(game):
     for step in play(*game).steps:
         seat = step.view["seats"][step.seat]
         cells = {(x, y): TILES[t].element for x, y, t, *_ in seat["display"]}
+        if not cells:
+            continue
+        xs, ys = [x for x, _ in cells], [y for _, y in cells]
+        reach = max(max(xs) - min(xs), max(ys) - min(ys))
         for x, y, tile, rotation, covered, flipped in seat["display"]:
             arrows = rotated_arrows(tile, rotation)
-            seen = [sees(cells, x, y, d, want) for d, want in arrows]
+            seen = [sees(cells, reach, x, y, d, want) for d, want in arrows]
             assert flipped == all(seen)
             for (d, _want), is_seen in zip(arrows, seen, strict=True):
                 assert bool(covered >> DIRECTIONS.index(d) & 1) == is_seen
