@@ -166,9 +166,17 @@ class AsyncClient:
                     self._req.routing_id = self._routing_id
                     client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
-                await self._req.send(body)
-                if await self._req.poll(self.timeout_s * 1000, zmq.POLLIN):
-                    reply = decode_message(await self._req.recv())
+                try:
+                    await self._req.send(body)
+                    answered = await self._req.poll(self.timeout_s * 1000, zmq.POLLIN)
+                    raw_reply = await self._req.recv() if answered else b""
+                except asyncio.CancelledError:
+                    # Cancelled between send and reply: this REQ socket can never send again.
+                    self._req.close()
+                    self._req = None
+                    raise
+                if answered:
+                    reply = decode_message(raw_reply)
                     if reply.get("type") == "error":
                         raise HostError(reply)
                     return reply

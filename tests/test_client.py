@@ -231,3 +231,19 @@ def test_async_client_plays_and_streams_updates(host: Host) -> None:
 
     seen, version = asyncio.run(scenario())
     assert version == 6 and seen == list(range(seen[0], seen[0] + len(seen)))
+
+
+def test_request_cancelled_midway_leaves_the_client_usable(host: Host) -> None:
+    async def scenario() -> str:
+        client = AsyncClient(host.endpoint)
+        await client.connect()
+        asking = asyncio.ensure_future(client.request("tables"))
+        await asyncio.sleep(0)  # sent, not yet answered
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        welcome = await client.connect()
+        client.close()
+        return welcome["type"]
+
+    assert asyncio.run(scenario()) == "welcome"
