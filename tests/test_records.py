@@ -218,3 +218,20 @@ def test_record_without_a_required_field_is_refused(field):
     del record[field]
     with pytest.raises(RuleError):
         replay(record)
+
+
+def test_altered_pick_index_fails_loudly_at_that_action():
+    record = with_intermezzo()
+    n = next(i for i, a in enumerate(record["actions"]) if a["type"] == "pick")
+    error = refused(alter(record, n, index=4))
+    assert error.code == "bad_index"
+    assert f"action {n} " in error.message
+
+
+def test_action_after_the_end_fails_at_that_action():
+    record = with_intermezzo()
+    n = len(record["actions"])
+    record["actions"].append({"type": "pass"})  # no seat: nobody is to move
+    error = refused(record)
+    assert error.code == "game_over"
+    assert f"action {n} " in error.message

@@ -170,3 +170,15 @@ def test_intermezzo_order_is_fixed_when_it_begins():
     assert state.view()["intermezzo"]["order"] == [2, 1, 0]
     state.apply(Action("pass"))
     assert state.current_seat == 0
+
+
+def test_tiles_left_in_storage_bring_the_next_intermezzo_sooner():
+    # One tile taken, three stay: the very next draw fills storage again, one offer later.
+    state = to_intermezzo(3)
+    turn(state, state.storage[0])
+    state.apply(Action("pass"))
+    state.apply(Action("pass"))
+    assert len(state.storage) == 3
+    events = fill_storage(state)
+    assert len(of_type(events, "tile_placed")) == 5  # four takes and one draw
+    assert len(of_type(events, "intermezzo_started")) == 1
