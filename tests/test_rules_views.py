@@ -173,3 +173,16 @@ def test_state_from_view_keeps_the_top_back_and_samples_the_rest():
         assert sorted(guess.pile) == view["unseen"]
         orders.add(tuple(guess.pile))
     assert len(orders) > 1
+
+
+def test_set_aside_tiles_stay_face_down_until_revealed():
+    # Tiles 1 and 2 share a back (fire, 1): games that set aside one or the other look the
+    # same to everyone until the set-aside tiles come up at the end.
+    one = State.new(1, "solo-advanced", tiles=pile(1, 4, 2))
+    other = State.new(1, "solo-advanced", tiles=pile(2, 4, 1))
+    assert one.set_aside != other.set_aside
+    assert one.view() == other.view()
+    for state in (one, other):
+        reveal(state)
+        state.apply(Action.place((0, 0), 0))
+    assert one.view() == other.view()
