@@ -101,7 +101,7 @@ def add_parsers(sub: Any) -> None:
         "address",
         nargs="?",
         default=None,
-        help=f"host[:port] or tcp://host:port (default 127.0.0.1:{DEFAULT_PORT})",
+        help=f"host[:port], tcp://host:port or a join code (default 127.0.0.1:{DEFAULT_PORT})",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
@@ -330,14 +330,15 @@ def print_result(client: AsyncClient) -> None:
 
 
 def endpoint(address: str | None) -> str:
-    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint.
+    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint (a join code
+    ``sagani://...`` from ``sagani host --secure`` passes as it is).
 
     >>> endpoint("192.168.1.20")
     'tcp://192.168.1.20:47410'
     """
     if not address:
         address = "127.0.0.1"
-    if address.startswith("tcp://"):
+    if address.startswith(("tcp://", "sagani://")):  # sagani:// is a secure host's join code
         return address
     if ":" not in address:
         address = f"{address}:{DEFAULT_PORT}"
