@@ -58,7 +58,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "address",
         metavar="ADDRESS",
-        help="the host's request address, e.g. 127.0.0.1:47410 or tcp://host:port",
+        help="the host's request address: HOST[:PORT] (port 47410 by default) or tcp://HOST:PORT",
     )
     p.add_argument("--strategy", choices=STRATEGIES, default="mcts")
     _add_policy_options(p)
@@ -147,8 +147,17 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def tcp_address(address: str) -> str:
-    """``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint."""
-    return address if "://" in address else f"tcp://{address}"
+    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint.
+
+    >>> tcp_address("192.168.1.20")
+    'tcp://192.168.1.20:47410'
+    """
+    from sagani_net.host import DEFAULT_PORT
+
+    bare = address.removeprefix("tcp://")
+    if ":" not in bare:
+        bare = f"{bare}:{DEFAULT_PORT}"
+    return f"tcp://{bare}"
 
 
 def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
