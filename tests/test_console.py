@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cli.console.app import Console
+from cli.console.app import Console, Replay
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import screen_text
-from cli.play_cmd import bot_loop
+from cli.play_cmd import bot_loop, replay_frames
+from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
+from sagani_net.engine import State
 from sagani_net.host import Host
 from sagani_net.store import Store
 
@@ -147,3 +150,28 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
         other.close()
 
     asyncio.run(asyncio.wait_for(main(), 45))
+
+
+def test_replay_steps_forwards_and_backwards_with_keys() -> None:
+    state = State.new(2, seed=9)
+    policy, rng = make_policy("greedy"), random.Random(9)
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    steps = Replay(replay_frames(state.to_record()))
+    model = ConsoleModel(connection="local", seats=[{"name": "a"}, {"name": "b"}])
+
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            console = Console(model, replay=steps, input=keys, output=DummyOutput())
+            task = asyncio.create_task(console.run())
+            keys.send_text("\x1b[C\x1b[C\x1b[C")  # right, right, right
+            await until(lambda: steps.index == 3)
+            keys.send_text("\x1b[D")  # left
+            await until(lambda: steps.index == 2)
+            keys.send_text(":last\r")
+            await until(lambda: steps.index == len(steps.frames) - 1)
+            assert model.status == "over"
+            keys.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(asyncio.wait_for(main(), 20))

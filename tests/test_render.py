@@ -182,3 +182,12 @@ def test_screen_is_exactly_the_terminal_size(moves: int, size: tuple[int, int]) 
     lines = screen(model, width, height - 1)
     assert len(lines) == height - 1
     assert all(len(line_text(line)) == width for line in lines)
+
+
+def test_help_fits_an_80_by_24_terminal() -> None:
+    model = model_for(played(0))
+    model.page = "help"
+    text = screen_text(model, 80, 24)
+    assert "Keys" in text and "Commands" in text
+    assert "missing disc)" in text  # the last help line is on screen, whole
+    assert all(len(line) <= 80 for line in text.splitlines())

@@ -551,7 +551,7 @@ Tiles: F fire, W water, E earth, A air, with the value. Arrows point their way
 with the letter of the element they want (↗w: a water tile up-right, any
 distance); ● is a covered arrow (a disc on it). A framed tile has flipped.
 * changed since your last turn; + the tile in hand. The preview line tells what
-placing it there covers, flips, scores and costs (cacophony: -2 per missing disc).
+placing it covers, flips, scores and costs (cacophony: -2 per missing disc).
 """
 
 
