@@ -1003,6 +1003,8 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     for n, data in enumerate(record["actions"]):
         try:
             action = Action.from_dict(data)
+            if state.is_over():
+                raise RuleError("game_over", "the game is over")
             if data.get("seat", state.current_seat) != state.current_seat:
                 raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
             events.extend(state.apply(action))
