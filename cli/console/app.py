@@ -2,7 +2,8 @@
 
 The screen is drawn from :func:`cli.console.render.screen` over a :class:`ConsoleModel`; the
 network runs as background tasks of the app (``app.create_background_task``) that feed the
-model and ask for a redraw. Keys and typed commands both end in :meth:`Console.play`.
+model and ask for a redraw. Keys and typed commands both end in :meth:`Console.choose`,
+:meth:`Console.confirm` or :meth:`Console.send`.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from prompt_toolkit.filters import Condition, has_focus
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import Output
 
 from cli.console import render
@@ -37,6 +39,7 @@ from cli.console.model import (
     ONLINE,
     RECONNECTING,
     ConsoleModel,
+    describe,
 )
 from sagani_net.client import SILENCE_HEARTBEATS, AsyncClient, HostError, HostTimeout
 from sagani_net.engine import Action
@@ -63,7 +66,7 @@ class Replay:
         model.log = []
         for _, events in self.frames[1 : self.index + 1]:
             for event in events:
-                model.add_log(_describe(event, model))
+                model.add_log(describe(event, model))
         model.view = view
         model.status = "over" if view["phase"] == "over" else "running"
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
@@ -80,12 +83,6 @@ class Replay:
             model.shown = view["turn"]
 
 
-def _describe(event: dict[str, Any], model: ConsoleModel) -> str:
-    from cli.console.model import describe
-
-    return describe(event, model)
-
-
 class _CommandCompleter(Completer):
     def __init__(self, model: ConsoleModel) -> None:
         self.model = model
@@ -100,8 +97,9 @@ class _CommandCompleter(Completer):
 
 
 class Console:
-    """The console for one table. ``client`` is an :class:`AsyncClient` that has joined (or
-    None for a replay); ``on_exit`` runs when the app ends, to stop what the caller started."""
+    """The console for one table. ``client`` is an :class:`AsyncClient` that has joined (None
+    for a replay); ``rejoin(client)`` gets the seat back after the host was away (default: a
+    resync)."""
 
     def __init__(
         self,
@@ -118,11 +116,13 @@ class Console:
         self.replay = replay
         self.rejoin = rejoin
         self._sending = False
+        self._down = False  # the last request to the host failed
+        self._seen_seq = -1  # the last broadcast whose events are in the log
         self.history = InMemoryHistory()
         self.command = Buffer(
             multiline=False,
             completer=_CommandCompleter(model),
-            complete_while_typing=True,
+            complete_while_typing=False,  # Tab completes; Up and Down stay for the history
             history=self.history,
             accept_handler=self._accept,
         )
@@ -132,8 +132,10 @@ class Console:
         )
         prompt = Window(FormattedTextControl([("class:hint", "> ")]), width=2, height=1)
         line = VSplit([prompt, Window(BufferControl(self.command), height=1)])
+        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=6))
+        body = FloatContainer(HSplit([self.main, line]), floats=[menu])
         self.app: Application[int] = Application(
-            layout=Layout(HSplit([self.main, line]), focused_element=self.main),
+            layout=Layout(body, focused_element=self.main),
             key_bindings=self._bindings(),
             style=render.STYLE,
             full_screen=True,
@@ -195,8 +197,6 @@ class Console:
             elif not silent and self.model.connection == RECONNECTING and not self._down:
                 self.model.connection = ONLINE
                 self.redraw()
-
-    _down = False
 
     async def _follow(self) -> None:
         """Keep the model in step with the host: updates, and reconnects after silence."""
@@ -265,8 +265,6 @@ class Console:
             }
         )
         self.redraw()
-
-    _seen_seq = -1
 
     def send(self, actions: list[Action]) -> None:
         """Send actions in order, in the background; the first refusal stops the rest."""
