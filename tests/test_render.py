@@ -191,3 +191,9 @@ def test_help_fits_an_80_by_24_terminal() -> None:
     assert "Keys" in text and "Commands" in text
     assert "missing disc)" in text  # the last help line is on screen, whole
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_readme_shows_the_golden_screen() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    screen_80x24 = (GOLDEN / "screen-placing-80x24.txt").read_text(encoding="utf-8")
+    assert screen_80x24.rstrip("\n") in readme, "paste tests/golden/screen-placing-80x24.txt"
