@@ -520,13 +520,14 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
     elif model.selection is not None:
         keys = "arrows move  r rotate  Enter place  Esc cancel  : type a command  ? help"
     elif model.my_turn and model.phase == "choose":
-        intermezzo = model.view is not None and model.view["intermezzo"] is not None
-        first = "1-4 pick  p pass" if intermezzo else "1-5 take"
-        if model.view is not None and model.view["can_draw"]:
-            first += "  d draw"
-        if model.view is not None and model.view["mode"] != "multi":
-            first = "r reveal"
-        keys = f"{first}  Tab displays  : command  ? help  q quit"
+        choices = model.choices()
+        numbers = [a for a in choices if a.type in ("take", "pick")]
+        first = []
+        if numbers:
+            first.append(f"1-{len(numbers)} {numbers[0].type}" if len(numbers) > 1 else
+                         f"1 {numbers[0].type}")  # fmt: skip
+        first += [f"{a.type[0]} {a.type}" for a in choices if a.type in ("draw", "pass", "reveal")]
+        keys = "  ".join(first) + "  Tab displays  : command  ? help  q quit"
     else:
         keys = "Tab displays  arrows pan  : command  ? help  q quit"
     return fit([("class:hint", keys)], width)
