@@ -143,7 +143,7 @@ def test_display_fits_its_box() -> None:
 # -- whole screens --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 40)])
 def test_screen_golden_while_placing(size: tuple[int, int]) -> None:
     state = played(32)
     model = model_for(state)
@@ -175,7 +175,7 @@ def test_screen_golden_intermezzo() -> None:
 
 
 @pytest.mark.parametrize("moves", [0, 1, 40, 120, 10_000])
-@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40)])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40), (160, 48)])
 def test_screen_is_exactly_the_terminal_size(moves: int, size: tuple[int, int]) -> None:
     width, height = size
     model = model_for(played(moves, players=3))

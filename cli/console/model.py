@@ -238,8 +238,12 @@ class ConsoleModel:
         """Move the ghost to the nearest legal cell in direction (dx, dy)."""
         sel = self.selection
         if sel is None:
-            self.pan[0] += dx
-            self.pan[1] -= dy
+            # Pan: offsets from the display's west and north edges, kept within the display.
+            cells = [(t[0], t[1]) for t in self.view["seats"][self.shown]["display"]] if (
+                self.view) else []  # fmt: skip
+            xs, ys = [c[0] for c in cells] or [0], [c[1] for c in cells] or [0]
+            self.pan[0] = min(max(0, self.pan[0] + dx), max(xs) - min(xs))
+            self.pan[1] = min(max(0, self.pan[1] - dy), max(ys) - min(ys))
             return
         x, y = sel.cell
         best: tuple[int, Cell] | None = None

@@ -652,31 +652,59 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     return lines[:height]
 
 
+#: From this width on, a second display stands beside yours (Tab picks which).
+WIDE_W = 150
+
+
 def game_body(model: ConsoleModel, width: int, height: int) -> list[Line]:
-    """The display on the left with the offer under it; the side panel on the right."""
+    """The display on the left with the offer under it; the side panel on the right. On a wide
+    terminal another player's display stands beside yours."""
     view = model.view
     assert view is not None
     side_w = SIDE_W if width < 110 else SIDE_W + 6
     left_w = width - side_w - 1
     strip = choice_strip(model, left_w)
     seat = model.shown
+    beside: list[Line] = []
+    if width >= WIDE_W and view["players"] > 1:
+        # Yours (or, watching, the one Tab chose) on the left; Tab picks the one beside it.
+        main = model.you if model.you is not None else seat
+        other = seat if seat != main else (main + 1) % view["players"]
+        other_w = left_w * 2 // 5
+        left_w -= other_w + 1
+        strip = choice_strip(model, left_w)
+        beside = display_block(model, other, other_w, height)
+        seat = main
+    left = display_block(model, seat, left_w, height - len(strip), title_note="Tab: next")
+    left += strip
+    side = side_panel(model, side_w, height)
+    if beside:
+        left = [[*left[i], ("class:dim", "│"), *beside[i]] for i in range(height)]
+    return [[*left[i], ("class:dim", "│"), *side[i]] for i in range(height)]
+
+
+def display_block(
+    model: ConsoleModel, seat: int, width: int, height: int, title_note: str = ""
+) -> list[Line]:
+    """A titled display of ``seat``, with the ghost if it is yours and you hold a tile."""
+    view = model.view
+    assert view is not None
     data = view["seats"][seat]
     title = "Your display" if seat == model.you else f"{model.name(seat)}'s display"
-    title += f"  ({len(data['display'])} tiles, seat {seat + 1}/{view['players']}; Tab: next)"
+    note = f"; {title_note}" if title_note else ""
+    title += f"  ({len(data['display'])} tiles, seat {seat + 1}/{view['players']}{note})"
     sel = model.selection if seat == model.you else None
     grid = display_rows(
         data["display"],
-        left_w,
-        height - 1 - len(strip),
+        width,
+        height - 1,
         legal=model.legal_cells() if sel else (),
         ghost=(sel.tile, sel.cell, sel.rotation) if sel else None,
         preview=model.preview if sel else None,
         new=model.changed.get(seat, ()),
-        pan=(model.pan[0], model.pan[1]),
+        pan=(model.pan[0], model.pan[1]) if seat == model.shown else (0, 0),
     )
-    left = [fit([("class:title", title)], left_w), *grid, *strip]
-    side = side_panel(model, side_w, height)
-    return [[*left[i], ("class:dim", "│"), *side[i]] for i in range(height)]
+    return [fit([("class:title", title)], width), *grid]
 
 
 def screen_text(model: ConsoleModel, width: int, height: int, command: str = "") -> str:
