@@ -25,9 +25,7 @@ def games_per_second(players: int, seconds: float) -> float:
     games = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        state = State.new(players, seed=games)
-        while not state.is_over():
-            state.push(state.random_action(rng))
+        State.new(players, seed=games).playout(rng)
         games += 1
     return games / (time.perf_counter() - started)
 
