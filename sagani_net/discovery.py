@@ -92,6 +92,8 @@ def advertise(
         from zeroconf import ServiceInfo, Zeroconf
     except ImportError:
         raise RuntimeError("--lan needs zeroconf: pip install 'sagani-net[lan]'") from None
+    if bind not in ("0.0.0.0", "*", "") and ipaddress.ip_address(bind).is_loopback:
+        raise RuntimeError(f"a host bound to {bind} is out of the LAN's reach; add --bind 0.0.0.0")
     addresses = lan_addresses(bind)
     if not addresses:
         raise RuntimeError("no LAN address to advertise; bind the host with --bind 0.0.0.0")

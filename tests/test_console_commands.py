@@ -221,3 +221,8 @@ def test_advertise_registers_the_service_it_is_given(monkeypatch: pytest.MonkeyP
         assert info.port == 47410  # type: ignore[attr-defined]
         assert info.parsed_addresses() == ["192.168.1.5"]  # type: ignore[attr-defined]
     assert registered == []
+
+
+def test_advertising_a_host_bound_to_loopback_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="--bind 0.0.0.0"):
+        discovery.advertise(47410, 47411, bind="127.0.0.1")
