@@ -20,7 +20,7 @@ from sagani_net.engine import State
 from sagani_net.host import Host
 from sagani_net.store import Store
 
-GAME_TIMEOUT_S = 60
+GAME_TIMEOUT_S = 120
 
 
 async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
