@@ -57,7 +57,7 @@ class ConsoleModel:
     pan: list[int] = field(default_factory=lambda: [0, 0])
     #: seat -> cells that are new or changed since your last turn ended.
     changed: dict[int, set[Cell]] = field(default_factory=dict)
-    #: Replay: "step 12/80" for the status line; empty when live.
+    #: Replay: "move 12/80" for the status line; empty when live.
     replay_step: str = ""
     _mark: dict[int, dict[Cell, tuple[Any, ...]]] = field(default_factory=dict)
     _state: State | None = None
