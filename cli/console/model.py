@@ -149,7 +149,9 @@ class ConsoleModel:
         if self.you is not None and self.view is not None and self.shown >= self.players:
             self.shown = self.you
         if self.view is not None and not self._mark:
-            self.remember()
+            self.remember()  # the first view: nothing is new yet, and your display comes first
+            if self.you is not None:
+                self.shown = self.you
         self._keep_selection()
         if self.status == "over" and self.page == GAME and self.view is not None:
             self.page = FINAL
