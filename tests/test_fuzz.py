@@ -1,0 +1,292 @@
+"""Fuzzing a real host on 127.0.0.1 with hypothesis-made frames.
+
+Four kinds of frame: random bytes, random msgpack of any shape (ext types, bin, huge ints,
+odd keys, deep nesting), valid requests with mutated fields, and valid requests out of sequence
+(real tokens used out of turn, on stale versions, for the wrong seat, after the game is over).
+Every frame must get an error reply when it is bad (with the code the codec gives it locally),
+the host must stay up, and the games on it must not change. At least 10,000 frames a run.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_net_support import WAIT_S, Raw, choose, running_host
+
+from protocol import ProtocolError, check_request, decode_message, decode_request, encode
+from protocol.messages import MAX_ID, request_id
+from sagani_net.host import Host, Limits
+
+EXAMPLES = 240
+#: Frames hypothesis draws per example; each single-part one also goes out in DERIVED
+#: byte-level variants (flipped, cut short, spliced) made by a generator hypothesis seeds.
+FRAMES_PER_EXAMPLE = (15, 25)
+DERIVED = 3
+MIN_FRAMES = 10_000
+#: Ids the real sessions never used, so no fuzz frame hits a cached accepted reply.
+FUZZ_IDS = st.integers(10**9, MAX_ID)
+
+
+@dataclass
+class Tables:
+    """What the fuzzer aims at: a running table, a finished one, and tokens of every kind."""
+
+    running: str
+    finished: str
+    tokens: list[str]
+    spectator: str
+    finished_tokens: list[str]
+    left: str
+    version: int
+    turn: int
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    # No rate limit here: the fuzzer sends as fast as it can on purpose (rate limits have
+    # their own test in test_security.py).
+    limits = Limits(rate_per_s=1e9, rate_burst=10**9)
+    with running_host(Path(tmp_path_factory.mktemp("fuzz")), limits=limits) as host:
+        yield host
+
+
+def play(raw: Raw, table: str, tokens: list[str], rng: random.Random, until_over: bool,
+         moves: int = 0) -> None:  # fmt: skip
+    while True:
+        snap = raw("sync", table=table)
+        if snap["status"] == "over" or (not until_over and snap["version"] >= moves):
+            return
+        seat = snap["turn"]
+        reply = raw("act", table=table, seat=seat, token=tokens[seat], version=snap["version"],
+                    action=choose(snap["view"], rng))  # fmt: skip
+        assert reply["type"] == "accepted", reply
+
+
+@pytest.fixture(scope="module")
+def tables(host: Host) -> Iterator[Tables]:
+    raw = Raw(host.endpoint)
+    rng = random.Random(5)
+    running = raw("create", game="sagani", config={"players": 2}, seed=801)["table"]
+    tokens = [raw("join", table=running)["token"] for _ in range(2)]
+    spectator = raw("join", table=running, role="spectator")["token"]
+    play(raw, running, tokens, rng, until_over=False, moves=7)
+    finished = raw("create", game="sagani", config={"players": 2}, seed=802)["table"]
+    finished_tokens = [raw("join", table=finished)["token"] for _ in range(2)]
+    play(raw, finished, finished_tokens, rng, until_over=True)
+    spare = raw("create", game="sagani", config={"players": 3})["table"]
+    left = raw("join", table=spare)["token"]
+    raw("leave", table=spare, token=left)
+    snap = raw("sync", table=running)
+    yield Tables(running, finished, tokens, spectator, finished_tokens, left, snap["version"],
+                 snap["turn"])  # fmt: skip
+    raw.close()
+
+
+# -- strategies ---------------------------------------------------------------------------------
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(),
+    st.text(max_size=24), st.binary(max_size=24),
+)  # fmt: skip
+exts = st.one_of(
+    st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=12)),
+    st.builds(msgpack.Timestamp, st.integers(0, 2**32 - 1)),
+)
+keys = st.one_of(st.text(max_size=12), st.integers(-5, 5), st.binary(max_size=4), st.none())
+values = st.recursive(
+    st.one_of(scalars, exts),
+    lambda kids: st.lists(kids, max_size=6) | st.dictionaries(keys, kids, max_size=6),
+    max_leaves=8,
+)
+
+
+def nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+deep = st.integers(1, 120).map(nested)
+odd_values = st.sampled_from([0, -1, 1, 2**63, 2**64 - 1, "", "x" * 5000, True, None, [], {},
+                              1.5, "sagani", "table.", b"\x00"])  # fmt: skip
+fake_tokens = st.text(min_size=1, max_size=64)
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+random_bytes = st.binary(max_size=400).map(lambda b: [b])
+random_msgpack = st.one_of(values, st.dictionaries(keys, values, max_size=10), deep).map(
+    lambda value: [pack(value)]
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
+    """A well-formed request (with a made-up token) with fields dropped, added or changed."""
+    action = draw(st.sampled_from([{"type": "take", "index": 0}, {"type": "pass"},
+                                   {"type": "place", "cell": [0, 1], "rotation": 90}]))  # fmt: skip
+    templates = [
+        {"type": "hello", "client": "fuzz"},
+        {"type": "tables"},
+        {"type": "sync", "table": t.running, "token": draw(fake_tokens)},
+        {"type": "record", "table": t.running},
+        {"type": "act", "table": t.running, "seat": draw(st.integers(0, 3)),
+         "token": draw(fake_tokens), "version": t.version, "action": action},
+        {"type": "join", "table": t.running, "role": "player", "name": "fuzz",
+         "token": draw(fake_tokens)},
+        {"type": "leave", "table": t.running, "token": draw(fake_tokens)},
+        {"type": "create", "game": "sagani", "config": {"players": 9}, "bots": []},
+    ]  # fmt: skip
+    message = {"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(templates))}
+    for _ in range(draw(st.integers(1, 3))):
+        field = draw(st.sampled_from(sorted(message)))
+        how = draw(st.sampled_from(["drop", "replace", "odd", "add", "action"]))
+        if how == "drop":
+            message.pop(field)
+        elif how == "replace":
+            message[field] = draw(values)
+        elif how == "odd":
+            message[field] = draw(odd_values)
+        elif how == "add":
+            message[draw(st.text(min_size=1, max_size=8))] = draw(values)
+        elif "action" in message:
+            message["action"] = draw(st.dictionaries(st.text(max_size=8), values, max_size=4))
+    return [pack(message)]
+
+
+@st.composite
+def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
+    """A valid request with a real token that the game must refuse, and nothing else."""
+    other = 1 - t.turn
+    stale = draw(st.integers(0, MAX_ID).filter(lambda v: v != t.version))
+    action = draw(st.fixed_dictionaries(
+        {"type": st.sampled_from(["take", "pass", "place", "draw", "pick"])},
+        optional={"index": st.integers(0, 5), "rotation": st.sampled_from([0, 90]),
+                  "cell": st.lists(st.integers(-3, 3), min_size=2, max_size=2)},
+    ))  # fmt: skip
+    act = {"type": "act", "table": t.running, "action": action}
+    cases = [
+        {**act, "seat": other, "token": t.tokens[other], "version": t.version},  # not your turn
+        {**act, "seat": t.turn, "token": t.tokens[t.turn], "version": stale},  # stale version
+        {**act, "seat": t.turn, "token": t.tokens[other], "version": t.version},  # wrong seat
+        {**act, "seat": t.turn, "token": t.spectator, "version": t.version},  # a watcher
+        {**act, "seat": t.turn, "token": t.left, "version": t.version},  # after leaving
+        {**act, "table": t.finished, "seat": 0, "token": t.finished_tokens[0],
+         "version": draw(st.integers(0, MAX_ID))},  # after the end
+        {"type": "join", "table": t.running, "token": t.finished_tokens[1]},  # another table's
+        {"type": "sync", "table": t.running, "token": t.finished_tokens[0]},
+        {"type": "record", "table": t.running},  # before the end
+        {"type": "leave", "table": t.finished, "token": t.tokens[0]},
+    ]  # fmt: skip
+    return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
+
+
+multipart = st.lists(st.binary(max_size=40), min_size=2, max_size=4)
+
+
+def derived(parts: list[bytes], rng: random.Random) -> list[list[bytes]]:
+    """Byte-level variants of a one-part frame: a few bytes flipped, cut short, spliced."""
+    if len(parts) != 1 or not parts[0]:
+        return []
+    body = parts[0]
+    flipped = bytearray(body)
+    for _ in range(rng.randint(1, 3)):
+        flipped[rng.randrange(len(body))] ^= 1 << rng.randrange(8)
+    cut = body[: rng.randrange(len(body))]
+    at = rng.randrange(len(body) + 1)
+    spliced = body[:at] + rng.randbytes(rng.randint(1, 8)) + body[at:]
+    return [[bytes(flipped)], [cut], [spliced]][:DERIVED]
+
+
+def frames(t: Tables) -> st.SearchStrategy[list[bytes]]:
+    return st.one_of(random_bytes, random_msgpack, mutated(t), mutated(t), out_of_sequence(t),
+                     multipart)  # fmt: skip
+
+
+# -- the oracle ---------------------------------------------------------------------------------
+
+#: Replies a request that passes the codec may get besides an error: nothing in the fuzz
+#: corpus may act, join, leave or end anything.
+HARMLESS = {"hello": {"welcome"}, "tables": {"tables"}, "sync": {"snapshot"}, "record": set(),
+            "create": {"created"}, "act": set(), "join": set(), "leave": set()}  # fmt: skip
+
+
+def expect(parts: list[bytes]) -> tuple[str | None, set[str], int | None]:
+    """(the error code the frame must get or None, the other reply types allowed, its id)."""
+    if len(parts) != 1:
+        return "bad_frame", set(), None
+    try:
+        message = decode_request(parts[0])
+    except ProtocolError as exc:
+        return exc.code, set(), None
+    msg_id = request_id(message)
+    try:
+        request = check_request(message)
+    except ProtocolError as exc:
+        return exc.code, set(), msg_id
+    return None, HARMLESS[request["type"]], msg_id
+
+
+class Counter:
+    frames = 0
+    errors = 0
+
+
+def snapshot(raw: Raw, table: str) -> tuple[int, int, str, dict[str, Any]]:
+    snap = raw("sync", table=table)
+    return snap["version"], snap["seq"], snap["status"], snap["view"]
+
+
+def test_fuzzed_frames_get_errors_and_change_no_game(host: Host, tables: Tables) -> None:
+    raw = Raw(host.endpoint)
+    before = {table: snapshot(raw, table) for table in (tables.running, tables.finished)}
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger, sock.rcvtimeo = 0, int(WAIT_S * 1000)
+    sock.connect(host.endpoint)
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.lists(frames(tables), min_size=FRAMES_PER_EXAMPLE[0],
+                    max_size=FRAMES_PER_EXAMPLE[1]), st.randoms(use_true_random=False))  # fmt: skip
+    def fuzz(drawn: list[list[bytes]], rng: random.Random) -> None:
+        batch = [*drawn, *(variant for parts in drawn for variant in derived(parts, rng))]
+        # Pipelined: every frame goes out before any reply is read; replies come in order.
+        for parts in batch:
+            sock.send_multipart([b"", *parts])
+        for parts in batch:
+            reply = decode_message(sock.recv_multipart()[-1])
+            code, allowed, msg_id = expect(parts)
+            Counter.frames += 1
+            if code is not None:
+                assert reply["type"] == "error", (parts, reply)
+                assert reply["code"] == code and reply["message"], (parts, reply)
+                assert reply["id"] == msg_id, (parts, reply)
+                Counter.errors += 1
+            else:
+                assert reply["type"] == "error" or reply["type"] in allowed, (parts, reply)
+                Counter.errors += reply["type"] == "error"
+        assert snapshot(raw, tables.running) == before[tables.running]
+
+    fuzz()
+    sock.close()
+    after = {table: snapshot(raw, table) for table in before}
+    assert after == before
+    assert Counter.frames >= MIN_FRAMES, Counter.frames
+    print(f"fuzz: {Counter.frames} frames, {Counter.errors} error replies")
+    # Still serving, and the game still plays.
+    assert raw("hello")["type"] == "welcome"
+    play(raw, tables.running, tables.tokens, random.Random(6), until_over=False,
+         moves=tables.version + 4)  # fmt: skip
+    raw.close()
