@@ -97,11 +97,11 @@ class Screen:
 class Terminal:
     """A command on an 80x24 pseudo-terminal: send keys, wait for text on the screen."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         assert SAGANI is not None
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", **(env or {})}
         self.proc = subprocess.Popen(
             [SAGANI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
         )
@@ -180,3 +180,39 @@ def test_help_lists_the_console_commands() -> None:
                           text=True, check=True)  # fmt: skip
     for command in ("play", "join", "replay"):
         assert command in done.stdout
+
+
+def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
+    """Three commands, as at a LAN party but on 127.0.0.1: a host, a person, a bot."""
+    assert SAGANI is not None
+    host = subprocess.Popen(
+        [SAGANI, "host", "--port", "0", "--data-dir", str(tmp_path / "host"), "--quiet"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    bot = None
+    try:
+        assert host.stdout is not None
+        line = host.stdout.readline()  # "sagani host: requests tcp://127.0.0.1:PORT ..."
+        address = line.split()[3]
+        # The console keeps its seat tokens in the user data dir: keep them in tmp_path.
+        home = {"XDG_DATA_HOME": str(tmp_path / "data")}
+        person = Terminal("join", address, "--players", "2", "--bots", "1", "--name", "ann",
+                          env=home)  # fmt: skip
+        person.wait_for("waiting for players (1/2 seated)")
+        table = re.search(r"table ([0-9a-f]+)", person.screen.text())
+        assert table is not None
+        bot = subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1), "--quiet"])
+        person.wait_for("YOUR TURN")
+        person.send("1")
+        person.wait_for("Enter place")
+        person.send("\r")
+        person.wait_for("ann placed")
+        person.wait_for("YOUR TURN")  # the bot answered over the network
+        person.send("q")
+        assert person.close() == 0
+        assert (tmp_path / "data" / "sagani" / "join.json").exists()
+    finally:
+        for proc in (bot, host):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=10)
