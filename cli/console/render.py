@@ -206,8 +206,8 @@ def display_rows(
     nrows = max(1, (height - 1) // CELL_H)
     minx, maxx = min(c[0] for c in cells), max(c[0] for c in cells)
     miny, maxy = min(c[1] for c in cells), max(c[1] for c in cells)
-    x0 = _window(minx, maxx, ncols, pan[0], ghost[1][0] if ghost else None, +1)
-    top = -_window(-maxy, -miny, nrows, pan[1], -ghost[1][1] if ghost else None, +1)
+    x0 = _window(minx, maxx, ncols, pan[0], ghost[1][0] if ghost else None)
+    top = -_window(-maxy, -miny, nrows, pan[1], -ghost[1][1] if ghost else None)
     covers: dict[Cell, set[int]] = {}
     flips: set[Cell] = set()
     if preview:
@@ -244,7 +244,7 @@ def display_rows(
     ]
 
 
-def _window(low: int, high: int, size: int, pan: int, focus: int | None, _: int) -> int:
+def _window(low: int, high: int, size: int, pan: int, focus: int | None) -> int:
     """The first visible index of a window of ``size`` over ``low..high``."""
     if high - low + 1 <= size:
         start = low - (size - (high - low + 1)) // 2  # centred
