@@ -419,11 +419,25 @@ def unseen_lines(model: ConsoleModel) -> list[Line]:
     return lines
 
 
+def unseen_short(model: ConsoleModel) -> Line:
+    """Tiles not yet seen, in one line: ``Unseen 43 F12 W10 E11 A10``."""
+    view = model.view
+    assert view is not None
+    line: Line = [("class:title", f"Unseen {len(view['unseen'])}")]
+    for element in ELEMENTS:
+        count = sum(TILES[t].element == element for t in view["unseen"])
+        line.append((f"class:arrow.{element}", f" {LETTER[element]}{count}"))
+    return line
+
+
 def side_panel(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """Score, pile and storage, unseen tiles: as many sections as fit, in that order."""
     lines: list[Line] = []
-    for section in (score_lines(model, width), pile_lines(model), unseen_lines(model)):
+    unseen = unseen_lines(model)
+    for section in (score_lines(model, width), pile_lines(model), unseen):
         if lines and len(lines) + 1 + len(section) > height:
+            if section is unseen and len(lines) + 2 <= height:
+                lines += [[], unseen_short(model)]  # no room for the table: counts by element
             break
         if lines:
             lines.append([])
