@@ -160,7 +160,8 @@ async def bot_loop(client: AsyncClient, kind: str, seed: int) -> None:
 
 @dataclass
 class PlayPlan:
-    """Who sits where: ``bots`` maps seat -> kind; ``you`` is your seat (None: autoplay)."""
+    """Who sits where: ``you`` is your seat, ``bots`` maps seat -> kind, ``open`` seats wait
+    for people who join."""
 
     config: dict[str, Any]
     you: int
