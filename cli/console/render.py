@@ -344,15 +344,17 @@ def turn_text(model: ConsoleModel) -> str:
 
 
 def score_lines(model: ConsoleModel, width: int) -> list[Line]:
-    """The score track: seats best first, with score, discs and cacophony; a bar towards the
-    threshold; ties show the stack order (the marker below is ahead)."""
+    """The score track: seats best first (numbered by seat), with score, discs in supply and
+    cacophony discs; a bar towards the threshold with each seat's number on it; ties show the
+    stack order (↓ the marker below, which is ahead)."""
     view = model.view
     assert view is not None
     seats = view["seats"]
     goal = "ends at" if view["mode"] == "multi" else "goal"
     lines: list[Line] = [[("class:title", f"Score  ({goal} {view['threshold']})")]]
     ranking = view["ranking"]
-    for rank, seat in enumerate(ranking):
+    # Best first; the numbers are seats, as on the track below and in the display titles.
+    for seat in ranking:
         s = seats[seat]
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
@@ -361,7 +363,7 @@ def score_lines(model: ConsoleModel, width: int) -> list[Line]:
         if len(same) > 1:
             stack = "↓" if same.index(seat) == 0 else "↑"  # lower in the stack is ahead
         text = (
-            f"{mark}{rank + 1} {model.name(seat):<9.9} {s['score']:>3}{stack:1} ●{s['supply']:<2}"
+            f"{mark}{seat + 1} {model.name(seat):<9.9} {s['score']:>3}{stack:1} ●{s['supply']:<2}"
         )
         if s["cacophony"]:
             text += f" ✗{s['cacophony']}"
