@@ -51,9 +51,12 @@ class SearchConfig:
     #: Placements kept per tile: at the root, and deeper in the tree.
     root_placements: int = 5
     placements: int = 3
-    #: Rollout length in turns (all seats together) before the heuristic scores the state.
+    #: Rollout length in turns (all seats together) before the heuristic scores the state;
+    #: solo turns are cheaper (one tile to place, no offer to weigh), so they look further.
     rollout_turns: int = 4
-    exploration: float = 0.7
+    solo_rollout_turns: int = 8
+    #: UCB1's constant; rewards lie in [0, 1] and differ little between good moves.
+    exploration: float = 0.35
     #: Points of equity difference that make a win about 73% likely (logistic scale).
     margin_scale: float = 8.0
 
@@ -170,11 +173,12 @@ class MctsPolicy:
                 self._placements.play(state, fresh)
                 path.append((child, seat))
                 break
-            log_weights = cfg.exploration
+            explore = cfg.exploration
             best_value, best_macro = -1.0, candidates[0]
             for m in candidates:
                 c = node.children[m]
-                value = c.total / c.visits + log_weights * math.sqrt(
+                # UCB1 over the samples in which the child was legal (ISMCTS availability).
+                value = c.total / c.visits + explore * math.sqrt(
                     math.log(c.available) / c.visits
                 )
                 if value > best_value:
@@ -194,7 +198,7 @@ class MctsPolicy:
         key = (
             state.seat, state.phase, state.held, tuple(state.offer), tuple(state.storage),
             state.intermezzo is not None, state.top_tile() if state.mode != "multi" else None,
-            frozenset(p.tiles),
+            frozenset(p.tiles.items()),
         )  # fmt: skip
         found = node.candidates.get(key)
         if found is None:
@@ -229,7 +233,8 @@ class MctsPolicy:
     def _rollout(self, state: State, rng: random.Random) -> list[float]:
         """Greedy turns until the game ends or the rollout length is reached; then rewards."""
         turns = 0
-        limit = self.config.rollout_turns
+        cfg = self.config
+        limit = cfg.rollout_turns if state.mode == "multi" else cfg.solo_rollout_turns
         while state.phase != OVER and turns < limit:
             self._placements.play(state, self._placements.greedy_macro(state))
             turns += 1
