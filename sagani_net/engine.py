@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, NamedTuple
 
 from sagani_net.game import Data, RuleError, register
@@ -525,7 +526,7 @@ class State:
         if self.phase == PLACE:
             frontier = self.seats[self.seat].frontier
             i = int(rng.random() * 4 * (len(frontier) or 1))  # one draw picks cell and rotation
-            cell = list(frontier)[i >> 2] if frontier else (0, 0)
+            cell = next(islice(frontier, i >> 2, None)) if frontier else (0, 0)
             return _new_tuple(Action, ("place", None, cell, ROTATIONS[i & 3]))
         if self.mode != "multi":
             return REVEAL
