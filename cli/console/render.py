@@ -616,7 +616,7 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
         )
         if won and result.get("tiles_used", 99) <= 25:
             lines.append([("class:title", "A magical symphony!")])
-    head = " #  player      score  tiles flipped  points  cacophony  bonus  unflipped"
+    head = " #  player      score  tiles flipped  points  cacophony  bonus  unflipped pts"
     lines.append([("class:dim", head)])
     for rank, seat in enumerate(result["ranking"]):
         b = breakdown(view, seat)
@@ -629,6 +629,12 @@ def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
             f"  {b['bonus']:>5}  {b['unflipped_points']:>9}"
         )
         lines.append([(style, row)])
+    formula = {
+        "multi": "score = points of flipped tiles - 2 per cacophony disc",
+        "solo": "score = points of flipped tiles - 2 per cacophony disc",
+        "solo-advanced": "score = flipped - unflipped + bonus - 2 per cacophony disc",
+    }[view["mode"]]
+    lines.append([("class:dim", formula)])
     lines.append([])
     winner = result["ranking"][0]
     if view["mode"] == "multi":
