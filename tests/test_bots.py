@@ -105,9 +105,9 @@ def test_the_planned_placement_is_played_on_the_turns_second_decision() -> None:
     bot = fast_mcts()
     rng = random.Random(3)
     state.apply(bot.choose(state, rng))
-    bot.config = type(bot.config)(think_s=None, iterations=1)  # the plan must not need a search
+    bot.last_iterations = -1
     place = bot.choose(state, rng)
-    assert place.type == "place"
+    assert place.type == "place" and bot.last_iterations == -1  # no second search
     state.apply(place)
 
 
