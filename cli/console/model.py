@@ -59,6 +59,9 @@ class ConsoleModel:
     changed: dict[int, set[Cell]] = field(default_factory=dict)
     #: Replay: "move 12/80" for the status line; empty when live.
     replay_step: str = ""
+    #: Log lines from this index on, and these scores, are what happened since your last turn.
+    log_mark: int = 0
+    scores_mark: list[int] = field(default_factory=list)
     _mark: dict[int, dict[Cell, tuple[Any, ...]]] = field(default_factory=dict)
     _state: State | None = None
     _state_version: int = -1
@@ -165,6 +168,8 @@ class ConsoleModel:
             seat: {(t[0], t[1]): tuple(t[2:]) for t in data["display"]}
             for seat, data in enumerate(self.view["seats"])
         }
+        self.log_mark = len(self.log)
+        self.scores_mark = [data["score"] for data in self.view["seats"]]
         self.changed = {}
 
     def _find_changes(self) -> None:
@@ -204,7 +209,10 @@ class ConsoleModel:
 
     def add_log(self, line: str) -> None:
         self.log.append(line)
-        del self.log[:-LOG_LIMIT]
+        if len(self.log) > LOG_LIMIT:
+            dropped = len(self.log) - LOG_LIMIT
+            del self.log[:dropped]
+            self.log_mark = max(0, self.log_mark - dropped)
 
     # -- choosing and placing ---------------------------------------------------------------
 

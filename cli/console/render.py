@@ -362,12 +362,16 @@ def score_lines(model: ConsoleModel, width: int) -> list[Line]:
         same = [o for o in ranking if seats[o]["score"] == s["score"]]
         if len(same) > 1:
             stack = "↓" if same.index(seat) == 0 else "↑"  # lower in the stack is ahead
-        text = (
-            f"{mark}{seat + 1} {model.name(seat):<9.9} {s['score']:>3}{stack:1} ●{s['supply']:<2}"
-        )
+        before = model.scores_mark[seat] if seat < len(model.scores_mark) else s["score"]
+        score_style = style + (" class:new" if s["score"] != before else "")
+        line: Line = [
+            (style, f"{mark}{seat + 1} {model.name(seat):<9.9} "),
+            (score_style, f"{s['score']:>3}"),
+            (style, f"{stack:1} ●{s['supply']:<2}"),
+        ]
         if s["cacophony"]:
-            text += f" ✗{s['cacophony']}"
-        lines.append([(style, text)])
+            line.append((style, f" ✗{s['cacophony']}"))
+        lines.append(line)
     bar_w = max(4, width - 6)
     track = ["·"] * bar_w
     for seat in reversed(ranking):
@@ -489,8 +493,13 @@ def choice_strip(model: ConsoleModel, width: int) -> list[Line]:
 
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
     """The last events, newest at the bottom."""
-    shown = model.log[-height:] if height > 0 else []
-    lines: list[Line] = [[("class:dim", "· "), ("", text)] for text in shown]
+    first = max(0, len(model.log) - height) if height > 0 else len(model.log)
+    lines: list[Line] = []
+    for i in range(first, len(model.log)):
+        # Since your last turn: bold, and a different bullet for NO_COLOR.
+        new = i >= model.log_mark and not model.replay_step
+        bullet = ("class:log.new", "▸ ") if new else ("class:dim", "· ")
+        lines.append([bullet, ("class:log.new" if new else "", model.log[i])])
     lines = [[("", "")]] * (height - len(lines)) + lines
     return [fit(line, width) for line in lines]
 
