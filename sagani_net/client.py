@@ -164,6 +164,10 @@ class AsyncClient:
                     self._req = self.ctx.socket(zmq.REQ)
                     self._req.linger = 0
                     self._req.routing_id = self._routing_id
+                    # With one routing id, a late reply to an abandoned request can reach the
+                    # new socket; correlation ids make the socket drop it.
+                    self._req.setsockopt(zmq.REQ_CORRELATE, 1)
+                    self._req.setsockopt(zmq.REQ_RELAXED, 1)
                     client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
                 try:

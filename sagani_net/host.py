@@ -230,13 +230,14 @@ class Host:
         return len(replies)
 
     def _handle(self, frames: list[bytes]) -> list[bytes]:
-        # REQ peers put an empty delimiter before the body; DEALER peers may not.
-        if len(frames) == 3 and frames[1] == b"":
-            head, body = frames[:2], frames[2]
+        # REQ peers put an empty delimiter before the body (after the routing ids of any
+        # proxies on the way); DEALER peers may send the body alone.
+        if len(frames) >= 3 and frames[-2] == b"":
+            head, body = frames[:-1], frames[-1]
         elif len(frames) == 2:
             head, body = frames[:1], frames[1]
         else:
-            head = frames[:2] if len(frames) > 2 and frames[1] == b"" else frames[:1]
+            head = frames[: frames.index(b"") + 1] if b"" in frames else frames[:1]
             return [*head, encode(error(None, "bad_frame", "a request is exactly one frame"))]
         if not self._rate.allow(frames[0]):
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]

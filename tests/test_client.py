@@ -247,3 +247,49 @@ def test_request_cancelled_midway_leaves_the_client_usable(host: Host) -> None:
         return welcome["type"]
 
     assert asyncio.run(scenario()) == "welcome"
+
+
+def test_lost_reply_is_retried_with_the_same_id_and_applied_once(host: Host) -> None:
+    """A proxy in front of the host swallows the first reply to an action."""
+    ctx = zmq.Context.instance()
+    front, back = ctx.socket(zmq.ROUTER), ctx.socket(zmq.DEALER)
+    front.linger = back.linger = 0
+    front.bind("tcp://127.0.0.1:*")
+    back.connect(host.endpoint)
+    stop = threading.Event()
+    swallowed: list[bytes] = []
+
+    def relay() -> None:
+        poller = zmq.Poller()
+        poller.register(front, zmq.POLLIN)
+        poller.register(back, zmq.POLLIN)
+        while not stop.is_set():
+            ready = dict(poller.poll(50))
+            if front in ready:
+                back.send_multipart(front.recv_multipart())
+            if back in ready:
+                frames = back.recv_multipart()
+                if b'\xa8accepted' in frames[-1] and not swallowed:
+                    swallowed.append(frames[-1])
+                    continue
+                front.send_multipart(frames)
+
+    relay_thread = threading.Thread(target=relay, daemon=True)
+    relay_thread.start()
+    client = Client(front.getsockopt_string(zmq.LAST_ENDPOINT), timeout_s=0.3, retries=5)
+    other = Client(host.endpoint)
+    try:
+        table = other.create({"players": 2}, seed=28)
+        client.join(table)
+        other.join(table)
+        assert client.wait_for(lambda r: r.my_turn, WAIT_S)
+        events = client.act(choose(client.state.view, random.Random(3)))
+        assert swallowed and events
+        assert client.state.version == 1 == other.sync().version
+    finally:
+        stop.set()
+        relay_thread.join()
+        for c in (client, other):
+            c.close()
+        front.close()
+        back.close()

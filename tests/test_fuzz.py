@@ -225,6 +225,8 @@ HARMLESS = {"hello": {"welcome"}, "tables": {"tables"}, "sync": {"snapshot"}, "r
 
 def expect(parts: list[bytes]) -> tuple[str | None, set[str], int | None]:
     """(the error code the frame must get or None, the other reply types allowed, its id)."""
+    if len(parts) >= 2 and parts[-2] == b"":
+        parts = parts[-1:]  # an envelope ending in a delimiter, as a proxy or REQ_CORRELATE sends
     if len(parts) != 1:
         return "bad_frame", set(), None
     try:
