@@ -168,9 +168,14 @@ def parse_join_code(code: str) -> Address:
 
 
 def parse_address(address: str) -> Address:
-    """A join code, a ``tcp://`` endpoint or ``HOST:PORT``, as an :class:`Address`."""
-    if address.strip().startswith(f"{SCHEME}:"):
-        return parse_join_code(address)
+    """A join code, a ``tcp://`` endpoint or ``HOST:PORT``, as an :class:`Address`.
+
+    A join code that a front end wrapped as an endpoint (``tcp://sagani://...``) is still read
+    as a join code.
+    """
+    code = address.strip().removeprefix("tcp://")
+    if code.startswith(f"{SCHEME}:"):
+        return parse_join_code(code)
     return Address(address if "://" in address else f"tcp://{address}")
 
 

@@ -44,6 +44,11 @@ def test_join_code_carries_the_address_and_the_host_key(tmp_path: Path) -> None:
                                                             keys.public)  # fmt: skip
 
 
+def test_join_code_wrapped_as_an_endpoint_is_still_a_join_code() -> None:
+    code = security.join_code("127.0.0.1", 47410, b"k" * 32)
+    assert security.parse_address("tcp://" + code) == security.parse_address(code)
+
+
 def test_plain_addresses_mean_a_plain_host() -> None:
     assert security.parse_address("10.0.0.5:47410") == security.Address("tcp://10.0.0.5:47410")
     assert security.parse_address("tcp://h:1").server_key is None
@@ -294,3 +299,25 @@ def test_client_retry_on_a_new_socket_keeps_its_seat(tmp_path: Path) -> None:
         finally:
             client.close()
 
+
+
+def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--secure", "--port", "0",
+         "--data-dir", str(tmp_path)],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        code = proc.stdout.readline().split("join code ")[1].strip()
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "bot", code, "--create", "1", "--strategy",
+             "random", "--seed", "3", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "game over" in done.stdout
+    finally:
+        proc.terminate()
+        proc.wait()
