@@ -178,9 +178,7 @@ class MctsPolicy:
             for m in candidates:
                 c = node.children[m]
                 # UCB1 over the samples in which the child was legal (ISMCTS availability).
-                value = c.total / c.visits + explore * math.sqrt(
-                    math.log(c.available) / c.visits
-                )
+                value = c.total / c.visits + explore * math.sqrt(math.log(c.available) / c.visits)
                 if value > best_value:
                     best_value, best_macro = value, m
             node = node.children[best_macro]
