@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""A minimal Sagani bot, written from protocol/PROTOCOL.md alone.
+
+It needs only pyzmq and msgpack. Copy it, then replace `choose` with something clever.
+
+    python minimal_bot.py 127.0.0.1:47410                  # a 2-player table, seat 1 for a bot
+    sagani bot 127.0.0.1:47410 --table T --strategy greedy   # which someone must fill
+    python minimal_bot.py 127.0.0.1:47410 --table T        # or join an existing table
+
+It prints `table T` as soon as it has one, and `result scores=[..] ranking=[..] me=S` at the end.
+Exit codes: 0 the game ended, 1 the host refused us, 2 the host is unreachable.
+"""
+
+import argparse
+import os
+import random
+import sys
+import time
+
+import msgpack
+import zmq
+
+V = 1                      # protocol version
+REQUEST_TIMEOUT_S = 2.5    # Lazy Pirate: wait this long for a reply ...
+REQUEST_RETRIES = 3        # ... then reopen the socket and resend the same bytes, this many times
+ACK_WAIT_S = 0.5           # after `accepted`, wait this long for its update, then `sync`
+
+
+class Unreachable(Exception):
+    pass
+
+
+class Refused(Exception):
+    pass
+
+
+class Client:
+    def __init__(self, address):
+        address = address.removeprefix("tcp://")
+        self.host, _, port = address.rpartition(":") if ":" in address else (address, "", "")
+        self.endpoint = f"tcp://{self.host}:{port or 47410}"
+        self.ctx = zmq.Context.instance()
+        # One fixed routing id: a reopened REQ socket is the same peer, so retried joins are cached.
+        self.routing_id = b"mb-" + os.urandom(8).hex().encode()
+        self.next_id = random.getrandbits(40)
+        self.req = self.sub = None
+        self.topics = []
+
+    def request(self, type_, **fields):
+        """One request, one reply, with Lazy Pirate retries of the very same bytes."""
+        self.next_id += 1
+        msg_id = self.next_id
+        body = msgpack.packb({"v": V, "type": type_, "id": msg_id, **fields})
+        tries = 0
+        while True:
+            if self.req is None:
+                self.req = self.ctx.socket(zmq.REQ)
+                self.req.setsockopt(zmq.LINGER, 0)
+                self.req.setsockopt(zmq.ROUTING_ID, self.routing_id)
+                self.req.setsockopt(zmq.REQ_CORRELATE, 1)
+                self.req.connect(self.endpoint)
+            self.req.send(body)
+            if self.req.poll(REQUEST_TIMEOUT_S * 1000):
+                reply = msgpack.unpackb(self.req.recv(), raw=False)
+                if reply.get("code") in ("rate_limited", "storage_failed"):
+                    time.sleep(0.2)    # nothing was done: the same bytes again, a little later
+                    continue
+                return reply
+            self.req.close()           # a REQ socket without its reply is stuck: start afresh
+            self.req = None
+            tries += 1
+            if tries > REQUEST_RETRIES:
+                raise Unreachable(f"no reply from {self.endpoint} to {type_}")
+
+    def hello(self):
+        """hello -> welcome; (re)connect the SUB socket to the port it names, resubscribe."""
+        w = self.request("hello", client="minimal_bot")
+        if w["type"] != "welcome":
+            raise Refused(w)
+        self.heartbeat_s = w["heartbeat_s"]
+        if self.sub is not None:
+            self.sub.close()
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.connect(f"tcp://{self.host}:{w['pub_port']}")
+        for topic in self.topics:
+            self.sub.setsockopt(zmq.SUBSCRIBE, topic)
+
+    def subscribe(self, table):
+        topic = f"table.{table}.".encode()
+        self.topics.append(topic)
+        self.sub.setsockopt(zmq.SUBSCRIBE, topic)
+
+
+def choose(view, seat, rng):
+    """A legal action for `seat` (PROTOCOL.md section 6): random cell and rotation, first tile."""
+    if view["phase"] == "place":
+        x, y = rng.choice(view["seats"][seat]["frontier"])
+        return {"type": "place", "cell": [x, y], "rotation": rng.choice([0, 90, 180, 270])}
+    if view["mode"] != "multi":
+        return {"type": "reveal"}
+    if view["intermezzo"] is not None:
+        return {"type": "pick", "index": 0} if view["storage"] else {"type": "pass"}
+    return {"type": "take", "index": 0} if view["offer"] else {"type": "pass"}
+
+
+def play(c, table, seat, token, state, rng):
+    """Follow the table (Clone pattern) and act on our turns until the game is over."""
+
+    def sync():
+        r = c.request("sync", table=table, token=token)
+        if r["type"] != "snapshot":
+            raise Refused(r)
+        return r
+
+    heard = time.monotonic()
+    awaiting = None            # (seq, deadline) of the update our accepted action caused
+    while state["status"] != "over":
+        now = time.monotonic()
+        if awaiting and (state["seq"] >= awaiting[0] or now > awaiting[1]):
+            if state["seq"] < awaiting[0]:
+                state = sync()
+            awaiting = None
+        if state["status"] == "running" and state["turn"] == seat and not awaiting:
+            action = choose(state["view"], seat, rng)
+            r = c.request("act", table=table, seat=seat, token=token,
+                          version=state["version"], action=action)
+            if r["type"] == "accepted":
+                awaiting = (r["seq"], time.monotonic() + ACK_WAIT_S)
+            elif "snapshot" in r:   # stale_version, not_your_turn, illegal_action...: decide again
+                print(f"refused {action}: {r['code']} {r.get('rule', '')}", file=sys.stderr)
+                state = r["snapshot"]
+            else:
+                raise Refused(r)
+            continue
+        if c.sub.poll(100):
+            topic, body = c.sub.recv_multipart()
+            msg = msgpack.unpackb(body, raw=False)
+            heard = time.monotonic()
+            if topic != f"table.{table}.".encode():
+                continue
+            if msg["type"] == "update":
+                if msg["seq"] == state["seq"] + 1:
+                    state = {**state, **{k: msg[k] for k in
+                                         ("seq", "version", "status", "turn", "seats", "view")}}
+                elif msg["seq"] > state["seq"]:
+                    state = sync()        # a gap: we missed an update
+            elif msg["type"] == "heartbeat" and msg["seq"] > state["seq"]:
+                state = sync()            # the table moved on without us hearing it
+        elif time.monotonic() - heard > 3 * c.heartbeat_s:
+            print("host silent: hello again, resubscribe, sync", file=sys.stderr)
+            c.hello()
+            state = sync()
+            heard = time.monotonic()
+    return state
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("address", help="the host's request address: HOST[:PORT] or tcp://HOST:PORT")
+    p.add_argument("--table", help="join this table instead of creating one")
+    p.add_argument("--players", type=int, default=2,
+                   help="players of the table we create: 2-4 (seats 1.. kept for bots), 1 solo")
+    p.add_argument("--name", default="minimal_bot")
+    p.add_argument("--seed", type=int, help="the bot's own randomness")
+    args = p.parse_args(argv)
+    rng = random.Random(args.seed)
+    c = Client(args.address)
+    try:
+        c.hello()
+        table = args.table
+        if table is None:
+            n = args.players
+            config = {"players": n, "mode": "multi" if n > 1 else "solo"}
+            r = c.request("create", game="sagani", config=config, bots=list(range(1, n)))
+            if r["type"] != "created":
+                raise Refused(r)
+            table = r["table"]
+        print(f"table {table}", flush=True)
+        c.subscribe(table)                    # subscribe first, then the snapshot
+        # On our own table we sit as a player (seat 0; seat 1 is kept for a bot). On someone
+        # else's we come as a bot: a bot takes the first free bot seat, else any free seat.
+        role = "bot" if args.table else "player"
+        r = c.request("join", table=table, role=role, name=args.name)
+        if r["type"] != "joined":
+            raise Refused(r)
+        seat, token = r["seat"], r["token"]   # keep the token: it is the seat's only key
+        print(f"seat {seat}", flush=True)
+        state = play(c, table, seat, token, r["snapshot"], rng)
+    except Refused as e:
+        err = e.args[0]
+        print(f"refused: {err.get('code')}: {err.get('message')}", file=sys.stderr)
+        return 1
+    except Unreachable as e:
+        print(f"unreachable: {e}", file=sys.stderr)
+        return 2
+    result = state["view"]["result"]
+    print(f"result scores={result['scores']} ranking={result['ranking']} me={seat}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

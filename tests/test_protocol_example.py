@@ -1,0 +1,69 @@
+"""protocol/examples/minimal_bot.py, the bot written from PROTOCOL.md alone, plays whole games
+against a real host (`sagani host` in a subprocess) and a greedy `sagani bot`."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "protocol" / "examples" / "minimal_bot.py"
+SAGANI = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+
+
+def spawn(args, **kw):
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def read_until(proc, pattern):
+    """Read stdout lines until one matches; the match, or a failure with what was read."""
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        m = re.search(pattern, line)
+        if m:
+            return m
+    pytest.fail(f"no {pattern!r} in {''.join(seen)!r}; stderr {proc.stderr.read()!r}")
+
+
+@pytest.fixture
+def host(tmp_path):
+    proc = spawn([*SAGANI, "host", "--data-dir", str(tmp_path), "--port", "0",
+                  "--heartbeat-s", "0.3", "--quiet"])
+    try:
+        yield read_until(proc, r"requests (tcp://127\.0\.0\.1:\d+)").group(1)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def finish(bot, others):
+    try:
+        out, err = bot.communicate(timeout=30)
+        for p in others:
+            p.communicate(timeout=10)
+    finally:
+        for p in (bot, *others):
+            p.kill()
+            p.wait()
+    assert bot.returncode == 0, err
+    assert re.search(r"^result scores=\[-?\d+, -?\d+\] ranking=\[\d, \d\] me=\d$", out, re.M), out
+
+
+@pytest.mark.timeout(60)
+def test_minimal_bot_creates_a_table_and_plays_it_to_the_end(host):
+    bot = spawn([sys.executable, str(BOT), host, "--seed", "7"])
+    table = read_until(bot, r"^table (\S+)$").group(1)
+    greedy = spawn([*SAGANI, "bot", host, "--table", table, "--strategy", "greedy", "--quiet"])
+    finish(bot, [greedy])
+
+
+@pytest.mark.timeout(60)
+def test_minimal_bot_joins_a_table_given_with_table(host):
+    greedy = spawn([*SAGANI, "bot", host, "--create", "2", "--strategy", "greedy"])
+    table = read_until(greedy, r"at table (\w+)").group(1)
+    bot = spawn([sys.executable, str(BOT), host, "--table", table, "--seed", "8"])
+    finish(bot, [greedy])
