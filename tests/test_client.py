@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from test_net_support import WAIT_S, choose, play_to_end, running_host
+from test_net_support import WAIT_S, PlayerThread, choose, running_host
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.host import Host
@@ -39,14 +39,12 @@ def new_client(clients: list[Client], host: Host, **options: float) -> Client:
 
 def bots_in_threads(
     host: Host, clients: list[Client], table: str, seats: int
-) -> list[threading.Thread]:
+) -> list[PlayerThread]:
     """Seat ``seats`` random bots (joined now, playing on their own threads once started)."""
     bots = [new_client(clients, host) for _ in range(seats)]
     for i, bot in enumerate(bots):
         bot.join(table, role="bot", name=f"bot{i}")
-    threads = [threading.Thread(target=play_to_end, args=(bot, random.Random(i)), daemon=True)
-               for i, bot in enumerate(bots)]  # fmt: skip
-    return threads
+    return [PlayerThread(bot, random.Random(i)) for i, bot in enumerate(bots)]
 
 
 def mover(*players: Client) -> Client:
@@ -57,12 +55,11 @@ def mover(*players: Client) -> Client:
     return next(player for player in players if player.my_turn)
 
 
-def finish(threads: list[threading.Thread]) -> None:
+def finish(threads: list[PlayerThread]) -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(60)
-        assert not thread.is_alive()
+        thread.finish(60)
 
 
 def public(view: dict) -> dict:

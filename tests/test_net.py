@@ -6,16 +6,15 @@ import json
 import random
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import test_net_support
 from test_net_support import (
     ROOT,
     WAIT_S,
+    PlayerThread,
     Raw,
     choose,
-    play_to_end,
     port_of,
     running_host,
     start_host_process,
@@ -79,8 +78,7 @@ def test_host_killed_mid_game_resumes_and_finishes_like_its_record(tmp_path: Pat
                                                                            before.view)
 
         # Busy moment: the host dies while the players are acting as fast as they can.
-        threads = [threading.Thread(target=play_to_end, args=(client, random.Random(i)))
-                   for i, client in enumerate((a, b))]  # fmt: skip
+        threads = [PlayerThread(client, random.Random(i)) for i, client in enumerate((a, b))]
         for thread in threads:
             thread.start()
         assert watcher.wait_for(lambda r: r.version >= 40, WAIT_S)
@@ -88,8 +86,7 @@ def test_host_killed_mid_game_resumes_and_finishes_like_its_record(tmp_path: Pat
         proc.wait()
         proc, _, _ = start_host_process(tmp_path, *ports)
         for thread in threads:
-            thread.join(120)
-            assert not thread.is_alive()
+            thread.finish()
         assert watcher.wait_for(lambda r: r.status == "over", WAIT_S)
         final = watcher.state
     finally:

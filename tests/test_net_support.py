@@ -12,6 +12,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +94,27 @@ def play_to_end(client: Client, rng: random.Random, timeout_s: float = 60.0) -> 
                     raise
         else:
             client.next_update(timeout_s)
+
+
+class PlayerThread(threading.Thread):
+    """:func:`play_to_end` on its own thread; :meth:`finish` re-raises what went wrong there."""
+
+    def __init__(self, client: Client, rng: random.Random) -> None:
+        super().__init__(daemon=True)
+        self.client, self.rng = client, rng
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            play_to_end(self.client, self.rng)
+        except BaseException as exc:  # handed to the test thread by finish()
+            self.error = exc
+
+    def finish(self, timeout_s: float = 120.0) -> None:
+        self.join(timeout_s)
+        assert not self.is_alive(), "the player did not finish"
+        if self.error is not None:
+            raise self.error
 
 
 def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:
