@@ -35,7 +35,7 @@ import zmq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from protocol import VERSION, decode_message, encode  # noqa: E402
+from protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from sagani_net.game import get_game  # noqa: E402
 
 PLAYERS = 4
@@ -260,13 +260,28 @@ def measure_floor(ctx: zmq.Context, samples: int, act_bytes: int, reply_bytes: i
 # -- (c): throughput -----------------------------------------------------------------------
 
 
-def measure_throughput(ctx: zmq.Context, endpoint: str, tables: int) -> tuple[int, float]:
-    """Every table's bots act the moment they may; returns (accepted actions, seconds)."""
+def measure_throughput(
+    ctx: zmq.Context, endpoint: str, tables: int, subscribers: int
+) -> tuple[int, float]:
+    """Every table's bots act the moment they may, with ``subscribers`` SUB sockets on each
+    table's topic drained as updates come; returns (accepted actions, seconds)."""
     setup = Requester(ctx, endpoint)
+    pub_address = f"{endpoint.rsplit(':', 1)[0]}:{setup('hello')['pub_port']}"
     games = [MirroredTable(setup, 1000 + i) for i in range(tables)]
     setup.sock.close()
     dealers = []
     poller = zmq.Poller()
+    subs = []
+    for game in games:
+        for _ in range(subscribers):
+            sub = ctx.socket(zmq.SUB)
+            sub.linger = 0
+            sub.connect(pub_address)
+            sub.subscribe(topic(game.id))
+            poller.register(sub, zmq.POLLIN)
+            subs.append(sub)
+    if subs:
+        _wait_for_subscribers(subs, poller)
     for _ in games:
         dealer = ctx.socket(zmq.DEALER)
         dealer.linger = 0
@@ -288,8 +303,14 @@ def measure_throughput(ctx: zmq.Context, endpoint: str, tables: int) -> tuple[in
     for dealer in dealers:
         send(dealer)
     running = len(dealers)
+    heard = 0
     while running:
-        for dealer in dict(poller.poll(WAIT_MS)):
+        for sock in dict(poller.poll(WAIT_MS)):
+            if sock not in by_socket:
+                sock.recv_multipart()
+                heard += 1
+                continue
+            dealer = sock
             reply = decode_message(dealer.recv_multipart()[-1])
             assert reply["type"] == "accepted", reply
             accepted += 1
@@ -300,8 +321,8 @@ def measure_throughput(ctx: zmq.Context, endpoint: str, tables: int) -> tuple[in
             else:
                 send(dealer)
     elapsed_s = time.perf_counter() - started
-    for dealer in dealers:
-        dealer.close()
+    for sock in [*dealers, *subs]:
+        sock.close()
     return accepted, elapsed_s
 
 
@@ -310,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=2000, help="latency samples")
     parser.add_argument("--tables", type=int, default=50, help="tables in the throughput run")
     parser.add_argument("--rounds", type=int, default=2, help="throughput runs (fresh tables)")
+    parser.add_argument("--subscribers", type=int, default=PLAYERS,
+                        help="SUB sockets per table in the throughput run")  # fmt: skip
     args = parser.parse_args(argv)
     ctx = zmq.Context()
     with tempfile.TemporaryDirectory() as data_dir:
@@ -319,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
             rates = []
             for _ in range(args.rounds):
                 before_s = cpu_s(host.pid)
-                accepted, elapsed_s = measure_throughput(ctx, endpoint, args.tables)
+                accepted, elapsed_s = measure_throughput(ctx, endpoint, args.tables,
+                                                         args.subscribers)  # fmt: skip
                 rates.append((accepted, elapsed_s, cpu_s(host.pid) - before_s))
         finally:
             host.terminate()
@@ -337,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"(b) {label}: p50 {p50:.0f} us ({p50 / floor[0]:.2f}x floor), "
               f"p99 {p99:.0f} us ({p99 / floor[1]:.2f}x floor p99)")  # fmt: skip
     for accepted, elapsed_s, host_cpu_s in rates:
-        print(f"(c) {args.tables} tables x {PLAYERS} bots: {accepted} accepted actions in "
+        print(f"(c) {args.tables} tables x {PLAYERS} bots, {args.subscribers} subscribers per "
+              f"table: {accepted} accepted actions in "
               f"{elapsed_s:.2f} s = {accepted / elapsed_s:,.0f} actions/s; host CPU "
               f"{host_cpu_s / accepted * 1e6:.0f} us per action = "
               f"{accepted / max(host_cpu_s, 1e-9):,.0f} actions per CPU-second")  # fmt: skip
