@@ -231,7 +231,8 @@ class AsyncClient:
         replica = self._need_replica()
         reply = await self.request("sync", table=replica.table, token=self.token)
         replica.load(reply)
-        # Updates buffered before the snapshot are older than it; next_update drops them.
+        # The snapshot supersedes updates not yet handed out; ones still in the SUB queue are
+        # dropped by their seq as they come.
         self._pending.clear()
         return replica
 
