@@ -51,6 +51,7 @@ FINISHED_KEEP_S = 600.0
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
 TOKEN_BYTES = 24
+TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
 REPLY_CACHE_SIZE = 16
 #: Create and join replies remembered for retries (in memory only).
@@ -341,9 +342,9 @@ class Host:
         if any(seat >= seats for seat in request["bots"]):
             raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
         seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
-        table_id = secrets.token_hex(4)
-        while table_id in self.tables:
-            table_id = secrets.token_hex(4)
+        table_id = secrets.token_hex(TABLE_ID_BYTES)
+        while table_id in self.tables or self.store.has_table(table_id):
+            table_id = secrets.token_hex(TABLE_ID_BYTES)
         row = TableRow(table_id, game.name, config, seed, sorted(request["bots"]), OPEN, 0,
                        time.time())  # fmt: skip
         table = self._table_from_row(row, game)

@@ -171,6 +171,10 @@ class Store:
         row = self.db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
         return None if row is None or row[0] is None else json.loads(row[0])
 
+    def has_table(self, table_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return row is not None
+
     def table_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created_s")]
 
