@@ -495,16 +495,10 @@ class Host:
         return reply("left", request["id"], table=table.id, seat=session.seat)
 
     def _record(self, request: dict[str, Any]) -> dict[str, Any]:
-        table = self.tables.get(request["table"])
-        if table is not None and table.status != OVER:
+        table = self._table(request["table"])
+        if table.status != OVER:
             raise ProtocolError("not_over", "the record is given out once the game is over")
-        record = table.state.to_record() if table is not None else None
-        record = record or self.store.record(request["table"])
-        if record is None:
-            if request["table"] in self.store.table_ids():
-                raise ProtocolError("not_over", "the record is given out once the game is over")
-            raise ProtocolError("no_table", f"no table {request['table']!r}")
-        return reply("record", request["id"], table=request["table"], record=record)
+        return reply("record", request["id"], table=table.id, record=table.state.to_record())
 
     # -- helpers ----------------------------------------------------------------------------
 
