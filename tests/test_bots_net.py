@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -93,16 +94,20 @@ def test_bots_come_back_to_their_seats_after_the_host_restarts(tmp_path: Path) -
         proc.wait()
 
 
-def test_the_bot_command_creates_a_table_and_plays_it_to_the_end(tmp_path: Path) -> None:
+def test_the_bot_command_creates_a_table_and_answers_every_move_within_its_deadline(
+    tmp_path: Path,
+) -> None:
     with running_host(tmp_path) as host:
         done = subprocess.run(
             [sys.executable, "-m", "cli.main", "bot", host.endpoint.removeprefix("tcp://"),
-             "--create", "1", "--strategy", "mcts", "--iterations", "3", "--deadline", "2",
+             "--create", "1", "--strategy", "mcts", "--think", "5", "--deadline", "0.5",
              "--seed", "1", "--quiet"],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "created table" in done.stdout and "game over" in done.stdout
+    slowest = re.search(r"slowest ([0-9.]+) s", done.stdout)
+    assert slowest and float(slowest[1]) < 0.5
 
 
 def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
