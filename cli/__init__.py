@@ -1,0 +1,1 @@
+"""The ``sagani`` command (``main``): one module per group of subcommands, and the console."""
