@@ -99,7 +99,7 @@ class Proxy:
                     with self._lock:
                         self.heard += data
                     peers[sock].sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # closed under us by cut(drop=True) or close()
             pass
         finally:
             a.close()
