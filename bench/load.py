@@ -285,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
           f"one host, loopback, think {args.think_ms:.0f} ms; {elapsed_s:.1f} s on "
           f"{len(cores)} cores" + (f", host pinned to core {cores[0]}" if host_cpus else "")
           + ("" if args.bot_gc else ", bots without cycle GC"))
+    print(f"machine load average     {os.getloadavg()[1]:.1f} over the last 5 min (other "
+          "work on the machine shows here)")
     print(f"CPU                      host {host_cpu_s:.1f} s ({host_cpu_s / elapsed_s:.0%} of a "
           f"core), bot processes {bots_cpu_s:.1f} s ({bots_cpu_s / elapsed_s:.0%} of a core)")
     print(f"games finished           {finished} / {args.tables}")
