@@ -147,13 +147,16 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def tcp_address(address: str) -> str:
-    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint.
+    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint; a join code
+    (``sagani://...``, secure mode) goes to the client as it is.
 
     >>> tcp_address("192.168.1.20")
     'tcp://192.168.1.20:47410'
     """
     from sagani_net.host import DEFAULT_PORT
 
+    if "://" in address and not address.startswith("tcp://"):
+        return address
     bare = address.removeprefix("tcp://")
     if ":" not in bare:
         bare = f"{bare}:{DEFAULT_PORT}"
