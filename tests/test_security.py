@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import stat
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import zmq
 from fault_kit import port_number, proxied
+from test_cli_smoke import SAGANI, Terminal
 from test_net_support import ROOT, Raw, play_to_end, running_host
 
 from protocol import VERSION, encode
@@ -321,3 +323,39 @@ def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait()
+
+
+@pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
+def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_path: Path) -> None:
+    """The LAN-party commands of test_cli_smoke.py, with ``--secure`` and the join code."""
+    assert SAGANI is not None
+    host = subprocess.Popen(
+        [SAGANI, "host", "--secure", "--port", "0", "--data-dir", str(tmp_path / "host"),
+         "--quiet"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    bot = None
+    try:
+        assert host.stdout is not None
+        host.stdout.readline()
+        code = host.stdout.readline().split("join code ")[1].strip()
+        person = Terminal("join", code, "--players", "2", "--bots", "1", "--name", "ann",
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})  # fmt: skip
+        person.wait_for("waiting for players (1/2 seated)")
+        table = re.search(r"table ([0-9a-f]+)", person.screen.text())
+        assert table is not None
+        bot = subprocess.Popen([SAGANI, "bot", code, "--table", table.group(1), "--quiet",
+                                "--strategy", "random"])  # fmt: skip
+        person.wait_for("YOUR TURN")
+        person.send("1")
+        person.wait_for("Enter place")
+        person.send("\r")
+        person.wait_for("ann placed")
+        person.wait_for("YOUR TURN")  # the bot answered, over CURVE
+        person.send("q")
+        assert person.close() == 0
+    finally:
+        for proc in (bot, host):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=10)
