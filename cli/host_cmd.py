@@ -14,7 +14,7 @@ from typing import Any
 
 import platformdirs
 
-from sagani_net import security
+from sagani_net import discovery, security
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
 from sagani_net.store import Store
 
@@ -51,6 +51,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--secure", action="store_true",
                         help="encrypt with CURVE (key pair kept in the data dir) and print a "
                         "join code for sagani join / sagani bot; see SECURITY.md")
+    parser.add_argument("--lan", action="store_true",
+                        help="advertise the host on the LAN with zeroconf (DNS-SD) so that "
+                        "sagani join --lan finds it; needs --bind 0.0.0.0 or a LAN address")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
@@ -93,9 +96,22 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: join code {security.host_join_code(host.endpoint, keys)}",
               flush=True)  # fmt: skip
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
-    with contextlib.suppress(KeyboardInterrupt):
-        host.serve()
+    with contextlib.ExitStack() as stack:
+        if args.lan:  # multicast only when asked for on the command line
+            try:
+                stack.enter_context(discovery.advertise(
+                    _port(host.endpoint), _port(host.pub_endpoint), bind=args.bind))
+            except RuntimeError as exc:
+                print(f"sagani host: --lan: {exc}", file=sys.stderr)
+                return 2
+            print("sagani host: advertised on the LAN (sagani join --lan finds it)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            host.serve()
     return 0
+
+
+def _port(endpoint: str) -> int:
+    return int(endpoint.rsplit(":", 1)[1])
 
 
 def run_record_export(args: argparse.Namespace) -> int:
