@@ -219,7 +219,7 @@ class Player:
 
     __slots__ = (
         "score", "landed", "supply", "cacophony", "turns", "bonus", "placed",
-        "tiles", "open", "frontier", "reach", "watch", "owner",
+        "tiles", "open", "frontier", "reach", "watch", "owner", "shown",
     )  # fmt: skip
 
     def __init__(self, landed: int) -> None:
@@ -236,6 +236,7 @@ class Player:
         self.reach: dict[int, tuple[int, int]] = {}  # line key -> (lowest, highest) position
         self.watch: dict[int, tuple[tuple[int, tuple[int, int], int], ...]] = {}  # open arrows
         self.owner: object = None
+        self.shown: tuple[tuple[tuple[Any, ...], ...], tuple[tuple[int, int], ...]] | None = None
 
     def copy(self, owner: object) -> Player:
         p = Player.__new__(Player)
@@ -249,11 +250,13 @@ class Player:
         p.tiles, p.open, p.frontier = self.tiles.copy(), self.open.copy(), self.frontier.copy()
         p.reach, p.watch = self.reach.copy(), self.watch.copy()
         p.owner = owner
+        p.shown = self.shown
         return p
 
     def lay(self, cell: tuple[int, int], tile: int, rot: int) -> None:
         """Put a tile in the display: it fills a frontier cell and becomes a target on its lines."""
         x, y = cell
+        self.shown = None
         tiles = self.tiles
         tiles[cell] = (tile, rot)
         self.placed += 1
@@ -280,6 +283,7 @@ class Player:
     def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
         """Note the tile's open arrows, so that a later tile on their lines covers them."""
         self.open[cell] = open_
+        self.shown = None
         x, y = cell
         coords = (x, x - y, y, x + y)
         watch = self.watch
@@ -666,6 +670,7 @@ class State:
             if not watch[key]:
                 del watch[key]
             p.open[source] = tuple([o for o in p.open[source] if o != d])
+            p.shown = None
             if ev is not None:
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [sx, sy],
@@ -705,6 +710,7 @@ class State:
     def _flip(self, p: Player, seat: int, cell: tuple[int, int], ev: list[Data] | None) -> None:
         tile = p.tiles[cell][0]
         del p.open[cell]
+        p.shown = None
         p.supply += ARROW_COUNT[tile]
         value = TILES[tile].value
         self._move(p, value)
@@ -965,24 +971,26 @@ class State:
 
 
 def _seat_view(p: Player) -> Data:
-    display = []
-    for (x, y), (tile, rot) in p.tiles.items():
-        arrows = ARROWS[tile, rot]
-        open_ = p.open.get((x, y))
-        flipped = open_ is None
-        covered = 0
-        for d, _ in arrows:
-            if flipped or d not in open_:
-                covered |= 1 << d
-        display.append([x, y, tile, ROTATIONS[rot], covered, flipped])
+    if p.shown is None:
+        # Worked out once per change of the display: the host sends a view after every action.
+        display = []
+        for (x, y), (tile, rot) in p.tiles.items():
+            open_ = p.open.get((x, y))
+            covered = 0
+            for d, _ in ARROWS[tile, rot]:
+                if open_ is None or d not in open_:
+                    covered |= 1 << d
+            display.append((x, y, tile, ROTATIONS[rot], covered, open_ is None))
+        p.shown = (tuple(display), tuple(p.frontier) or ((0, 0),))
+    display, frontier = p.shown
     return {
         "score": p.score,
         "supply": p.supply,
         "cacophony": p.cacophony,
         "turns": p.turns,
         "bonus": p.bonus,
-        "display": display,
-        "frontier": [list(c) for c in p.frontier] or [[0, 0]],
+        "display": list(map(list, display)),
+        "frontier": list(map(list, frontier)),
     }
 
 
