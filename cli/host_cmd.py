@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import logging
 import signal
@@ -90,6 +91,9 @@ def run_host(args: argparse.Namespace) -> int:
     secure = security.server_setup(keys) if keys else None
     host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
                 heartbeat_s=args.heartbeat_s, secure=secure)  # fmt: skip
+    # The games restored from disk live as long as the host: keep them out of every cycle
+    # collection, whose pauses would otherwise land on some player's act.
+    gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
     if keys:
