@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass
 
 from sagani_net.bots import policy
-from sagani_net.bots.simple import placement_value
+from sagani_net.bots.simple import ranked_placements
 from sagani_net.engine import CHOOSE, OVER, PLACE, Action, Player, State
 from sagani_net.game import Data
-from sagani_net.tiles import ROTATIONS, TILES
+from sagani_net.tiles import TILES
 
 #: One searched decision: the choice (None when the tile is already held) and the placement
 #: (None: placed by the rollout policy, for a draw from the pile or a pass).
@@ -294,7 +294,7 @@ class Placements:
         key = (tile, player.supply, costs, frozenset(player.tiles.items()))
         found = self.ranked.get(key)
         if found is None:
-            found = self.ranked[key] = _rank_placements(player, tile, costs)
+            found = self.ranked[key] = ranked_placements(player, tile, costs, keep=RANKED)
         return found
 
     def best(self, state: State, tile: int) -> tuple[float, Action]:
@@ -337,24 +337,6 @@ class Placements:
                 best_value, best = value, (action, place)
         assert best is not None
         return best
-
-
-def _rank_placements(player: Player, tile: int, costs: bool) -> list[tuple[float, Action]]:
-    """The best :data:`RANKED` placements of ``tile`` in ``player``'s display, best first."""
-    cells = list(player.frontier) or [(0, 0)]
-    tiles = player.tiles
-    scored = []
-    for cell in cells:
-        x, y = cell
-        # Compact displays keep more tiles on each arrow's line: greedy's tie-breaker.
-        snug = 0.05 * sum(
-            (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
-        )
-        for rot in range(4):
-            value = placement_value(player.evaluate(tile, cell, rot), costs) + snug
-            scored.append((value, cell, rot))
-    scored.sort(key=lambda v: -v[0])
-    return [(v, Action.place(cell, ROTATIONS[rot])) for v, cell, rot in scored[:RANKED]]
 
 
 def _potential(p: Player) -> float:

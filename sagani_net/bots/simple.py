@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from sagani_net.bots import policy
-from sagani_net.engine import CHOOSE, Action, Placement, State
+from sagani_net.engine import CHOOSE, Action, Placement, Player, State
 from sagani_net.tiles import ROTATIONS, TILES
 
 #: How many tiles that fit the pile's back the greedy policy tries when it weighs a draw.
@@ -34,24 +34,31 @@ def placement_value(pl: Placement, costs: bool = True) -> float:
     )  # fmt: skip
 
 
-def best_placement(state: State, tile: int) -> tuple[float, Action]:
-    """The best placement of ``tile`` for the seat to move, by :func:`placement_value`."""
-    player = state.seats[state.seat]
-    costs = state.mode != "solo-advanced"
-    cells = list(player.frontier) or [(0, 0)]
-    best_value, best = -1e9, Action.place(cells[0], 0)
+def ranked_placements(
+    player: Player, tile: int, costs: bool, keep: int | None = None
+) -> list[tuple[float, Action]]:
+    """The ``keep`` best placements (all by default) of ``tile`` in ``player``'s display, best
+    first by :func:`placement_value`; ties keep the frontier's order."""
     tiles = player.tiles
-    for cell in cells:
+    scored = []
+    for cell in list(player.frontier) or [(0, 0)]:
         x, y = cell
         # Compact displays keep more tiles on each arrow's line: a small tie-breaker.
         snug = 0.05 * sum(
             (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
         )
         for rot in range(4):
-            value = placement_value(player.evaluate(tile, cell, rot), costs) + snug
-            if value > best_value:
-                best_value, best = value, Action.place(cell, ROTATIONS[rot])
-    return best_value, best
+            scored.append(
+                (placement_value(player.evaluate(tile, cell, rot), costs) + snug, cell, rot)
+            )
+    scored.sort(key=lambda v: -v[0])
+    return [(value, Action.place(cell, ROTATIONS[rot])) for value, cell, rot in scored]
+
+
+def best_placement(state: State, tile: int) -> tuple[float, Action]:
+    """The best placement of ``tile`` for the seat to move, by :func:`placement_value`."""
+    costs = state.mode != "solo-advanced"
+    return ranked_placements(state.seats[state.seat], tile, costs, keep=1)[0]
 
 
 @policy("greedy")
