@@ -47,6 +47,7 @@ BONUS_MAX_UNFLIPPED = 2
 
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
+FAR = 1 << 30  # beyond any position a display can reach
 _new_tuple = tuple.__new__
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
@@ -219,7 +220,7 @@ class Player:
 
     __slots__ = (
         "score", "landed", "supply", "cacophony", "turns", "bonus", "placed",
-        "tiles", "open", "frontier", "reach", "watch", "owner", "shown",
+        "tiles", "open", "frontier", "low", "high", "watch", "owner", "shown",
     )  # fmt: skip
 
     def __init__(self, landed: int) -> None:
@@ -233,7 +234,9 @@ class Player:
         self.tiles: dict[tuple[int, int], tuple[int, int]] = {}  # cell -> (tile id, rotation index)
         self.open: dict[tuple[int, int], tuple[int, ...]] = {}  # unflipped cell -> open directions
         self.frontier: dict[tuple[int, int], None] = {}  # empty cells next to the display, ordered
-        self.reach: dict[int, tuple[int, int]] = {}  # line key -> (lowest, highest) position
+        # Line key -> lowest and highest position of a tile on it: what an arrow can see.
+        self.low: dict[int, int] = {}
+        self.high: dict[int, int] = {}
         self.watch: dict[int, tuple[tuple[int, tuple[int, int], int], ...]] = {}  # open arrows
         self.owner: object = None
         self.shown: tuple[tuple[tuple[Any, ...], ...], tuple[tuple[int, int], ...]] | None = None
@@ -248,7 +251,7 @@ class Player:
         )
         p.turns, p.bonus, p.placed = self.turns, self.bonus, self.placed
         p.tiles, p.open, p.frontier = self.tiles.copy(), self.open.copy(), self.frontier.copy()
-        p.reach, p.watch = self.reach.copy(), self.watch.copy()
+        p.low, p.high, p.watch = self.low.copy(), self.high.copy(), self.watch.copy()
         p.owner = owner
         p.shown = self.shown
         return p
@@ -265,20 +268,16 @@ class Player:
         for n in ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)):
             if n not in tiles:
                 frontier[n] = None
-        reach = self.reach
-        get = reach.get
+        low, high = self.low, self.high
         e = ELEMENT[tile] * 4
         for key, pos in (
             (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
             ((x + y) * 16 + e + 3, x),
         ):  # fmt: skip
-            ext = get(key)
-            if ext is None:
-                reach[key] = (pos, pos)
-            elif pos < ext[0]:
-                reach[key] = (pos, ext[1])
-            elif pos > ext[1]:
-                reach[key] = (ext[0], pos)
+            if pos < low.get(key, FAR):
+                low[key] = pos
+            if pos > high.get(key, -FAR):
+                high[key] = pos
 
     def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
         """Note the tile's open arrows, so that a later tile on their lines covers them."""
@@ -329,15 +328,14 @@ class Player:
         need = len(lines)
         supply = self.supply + freed
         cacophony = need - supply if need > supply else 0
-        reach = self.reach
+        low, high = self.low, self.high
         coords = (x, x - y, y, x + y)
         covered = []
         still_open = []
         for d, kind, offset in lines:
-            ext = reach.get(coords[kind] * 16 + offset)
-            if ext is not None and (
-                (ext[1] > (y if kind == 0 else x)) if d < 4 else (ext[0] < (y if kind == 0 else x))
-            ):
+            key = coords[kind] * 16 + offset
+            pos = y if kind == 0 else x
+            if (high.get(key, -FAR) > pos) if d < 4 else (low.get(key, FAR) < pos):
                 covered.append(d)
             else:
                 still_open.append(d)
@@ -557,6 +555,9 @@ class State:
     def parse_action(self, data: Data) -> Action:
         return Action.from_dict(data)
 
+    def action_data(self, action: Action) -> Data:
+        return action.to_dict()
+
     def apply(self, action: Action) -> list[Data]:
         """Validate and play ``action`` for the seat to move; return the events it caused.
 
@@ -757,7 +758,9 @@ class State:
         self.seat = self.turn_seat = (seat + 1) % self.players
 
     def _refill(self, ev: list[Data] | None) -> None:
-        dealt = [self.pile.pop() for _ in range(min(OFFER_SIZE, len(self.pile)))]
+        pile = self.pile
+        dealt = pile[: -OFFER_SIZE - 1 : -1]  # the top five (fewer when short), top first
+        del pile[-OFFER_SIZE:]
         self.offer.extend(dealt)
         if ev is not None:
             ev.append({"type": "offer_refilled", "tiles": dealt})
