@@ -87,7 +87,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="answer every move within S seconds (caps --think)",
+        help="answer every move within S seconds (caps --think; default: the table's own "
+        "deadline, if the host set one)",
     )
     p.add_argument(
         "--reconnect",

@@ -47,6 +47,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help=f"where the games are kept (default {default_data_dir()})")
     parser.add_argument("--heartbeat-s", type=float, default=HEARTBEAT_S,
                         help="seconds of silence on a table before a heartbeat")
+    parser.add_argument("--bot-deadline", type=_deadline, default=None, metavar="S",
+                        help="per-move deadline for the bot seats of tables whose create request "
+                        "names none; past it (+0.25 s) the host plays the first legal move")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
     parser.add_argument("--secure", action="store_true",
@@ -58,6 +61,19 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
+
+
+def _deadline(text: str) -> float:
+    """A --bot-deadline value, in the range a create request may ask for."""
+    from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not MIN_DEADLINE_S <= value <= MAX_DEADLINE_S:
+        raise argparse.ArgumentTypeError(f"must be in {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s")
+    return value
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
@@ -90,7 +106,8 @@ def run_host(args: argparse.Namespace) -> int:
         return 2
     secure = security.server_setup(keys) if keys else None
     host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                heartbeat_s=args.heartbeat_s, secure=secure)  # fmt: skip
+                heartbeat_s=args.heartbeat_s, secure=secure,
+                bot_deadline_s=args.bot_deadline)  # fmt: skip
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()

@@ -20,6 +20,10 @@ MAX_TABLE_ID_LEN = 32
 MAX_TOKEN_LEN = 64
 MAX_SEATS = 16
 ROLES = ("player", "bot", "spectator")
+#: Range of a table's per-move deadline for bot seats, seconds: long enough for a network round
+#: trip, short enough that a forgotten table cannot hold a timer for days.
+MIN_DEADLINE_S = 0.1
+MAX_DEADLINE_S = 3600.0
 
 Check = Callable[[str, Any], Any]
 
@@ -52,6 +56,19 @@ def _str(max_len: int, choices: tuple[str, ...] = ()) -> Check:
         if choices and value not in choices:
             raise ProtocolError("bad_field", f"{name} must be one of {', '.join(choices)}")
         return value
+
+    return check
+
+
+def _seconds(low: float, high: float) -> Check:
+    def check(name: str, value: Any) -> float:
+        # An int or a float on the wire (msgpack writes 2.0 as a float, many languages write 2 as
+        # an int); bool is neither; NaN fails the range test.
+        if type(value) not in (int, float):
+            raise ProtocolError("bad_field", f"{name} must be a number of seconds")
+        if not low <= value <= high:
+            raise ProtocolError("bad_field", f"{name} must be in {low}..{high}, not {value}")
+        return float(value)
 
     return check
 
@@ -92,6 +109,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "config": Field(_map),
         "seed": Field(_nullable(_int(0, MAX_ID)), required=False),
         "bots": Field(_seat_list, required=False, default=[]),
+        "deadline_s": Field(_nullable(_seconds(MIN_DEADLINE_S, MAX_DEADLINE_S)), required=False),
     },
     "join": {
         "table": _TABLE,

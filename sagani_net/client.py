@@ -70,6 +70,9 @@ class Replica:
     view: dict[str, Any] = field(default_factory=dict)
     game: str = ""
     config: dict[str, Any] = field(default_factory=dict)
+    #: The table's per-move deadline for bot seats in seconds (None: none); a bot budgets its
+    #: thinking from the moment it sees its turn.
+    deadline_s: float | None = None
 
     def load(self, snapshot: dict[str, Any]) -> None:
         """Take a snapshot (from join, sync or an error reply) as the whole truth."""
@@ -77,6 +80,8 @@ class Replica:
         self.you = snapshot["you"]
         self.game = snapshot["game"]
         self.config = snapshot["config"]
+        # .get: a host from before deadlines sends no such field.
+        self.deadline_s = snapshot.get("deadline_s")
         self._take(snapshot)
 
     def receive(self, message: dict[str, Any]) -> str:
@@ -208,9 +213,14 @@ class AsyncClient:
         game: str = "sagani",
         seed: int | None = None,
         bots: list[int] | tuple[int, ...] = (),
+        deadline_s: float | None = None,
     ) -> str:
-        """Create a table; returns its id."""
-        reply = await self.request("create", game=game, config=config, seed=seed, bots=list(bots))
+        """Create a table; returns its id. ``deadline_s``: per-move deadline of its bot seats
+        (None: the host's default, if any)."""
+        fields: dict[str, Any] = {"game": game, "config": config, "seed": seed, "bots": list(bots)}
+        if deadline_s is not None:  # sent only when asked for, so older hosts understand the rest
+            fields["deadline_s"] = deadline_s
+        reply = await self.request("create", **fields)
         return reply["table"]
 
     async def join(

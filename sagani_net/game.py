@@ -36,7 +36,12 @@ class GameState(Protocol):
     def current_seat(self) -> int | None:
         """The seat whose decision it is, or None once the game is over."""
 
-    def legal_actions(self) -> list[Any]: ...
+    def legal_actions(self) -> list[Any]:
+        """Every legal decision for the seat to move, in a stable order (the host's default
+        move for a bot that missed its deadline is the first)."""
+
+    def action_data(self, action: Any) -> Data:
+        """The wire and record form of ``action``: ``parse_action`` reads it back."""
 
     def parse_action(self, data: Data) -> Any:
         """Turn wire data into an action; raises RuleError("bad_action", ...)."""

@@ -56,6 +56,13 @@ TABLE_ID_BYTES = 4
 REPLY_CACHE_SIZE = 16
 #: Create and join replies remembered for retries (in memory only).
 RECENT_SIZE = 4096
+#: Time a bot seat gets beyond its table's deadline before the host plays for it: the update
+#: announcing the turn and the bot's act both cross the network.
+DEADLINE_GRACE_S = 0.25
+#: What the store records as the session of a move the host played for a bot that missed its
+#: deadline. Real sessions are 64 hex digits (token hashes), so it never matches one, and a
+#: retry lookup (by session and message id) never finds it.
+HOST_DEFAULT_SESSION = "host:deadline"
 
 OPEN, RUNNING, OVER = "open", "running", "over"
 
@@ -108,6 +115,10 @@ class Table:
     published: bool = True
     #: When the game ended (monotonic seconds), for forgetting finished tables.
     over_s: float | None = None
+    #: Per-move deadline of the bot seats (seconds), None: none.
+    deadline_s: float | None = None
+    #: The pending decision the deadline clock runs for: (version, seat), or None.
+    timed: tuple[int, int] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -136,8 +147,14 @@ class Host:
         heartbeat_s: float = HEARTBEAT_S,
         context: zmq.Context | None = None,
         secure: Callable[[zmq.Socket], None] | None = None,
+        bot_deadline_s: float | None = None,
     ) -> None:
         self.store = store
+        #: The deadline of tables whose create request names none (``--bot-deadline``).
+        self.bot_deadline_s = bot_deadline_s
+        #: Table id -> when (monotonic s) its bot seat to move runs out of time. Only tables with
+        #: a pending timed decision are here, so the loop's min() over it stays small.
+        self._due: dict[str, float] = {}
         self.limits = limits or Limits()
         self.heartbeat_s = heartbeat_s
         self.tables: dict[str, Table] = {}
@@ -208,7 +225,9 @@ class Host:
 
     def step(self, timeout_ms: int) -> int:
         """Wait up to ``timeout_ms`` for requests, handle one batch; returns how many."""
-        wait_ms = max(0, min(timeout_ms, (self._next_heartbeat_s - time.monotonic()) * 1000))
+        # The next thing the loop must do unasked: a heartbeat, or a bot's move deadline.
+        wake_s = min([self._next_heartbeat_s, *self._due.values()])
+        wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
         replies = []
         if self.router.poll(wait_ms, zmq.POLLIN):
             for _ in range(self.limits.max_batch):
@@ -217,6 +236,8 @@ class Host:
                 except zmq.Again:
                     break
                 replies.append(self._handle(frames))
+        expired = self._expire() if self._due else False
+        if replies or expired:
             # The rule: committed before anyone hears of it.
             if not self._commit():
                 replies = [[*frames[:-1], _storage_error(frames[-1])] for frames in replies]
@@ -282,6 +303,7 @@ class Host:
         self._recent.clear()
         self.tables.clear()
         self.sessions.clear()
+        self._due.clear()
         self._restore()
         return False
 
@@ -300,6 +322,7 @@ class Host:
     def _forget(self, table: Table) -> None:
         """Drop a long finished table from memory (its record stays in the store)."""
         del self.tables[table.id]
+        self._due.pop(table.id, None)
         for token_hash in [*table.holders, *table.spectators]:
             if token_hash is not None:
                 self.sessions.pop(token_hash, None)
@@ -324,7 +347,7 @@ class Host:
         listing = [
             {"table": t.id, "game": t.game_name, "config": t.config, "status": t.status,
              "seq": t.seq, "version": t.state.version, "seats": self._seats(t),
-             "spectators": len(t.spectators)}
+             "spectators": len(t.spectators), "deadline_s": t.deadline_s}
             for t in self.tables.values()
         ]  # fmt: skip
         return reply("tables", request["id"], tables=listing)
@@ -342,17 +365,21 @@ class Host:
         if any(seat >= seats for seat in request["bots"]):
             raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
         seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
+        deadline_s = request["deadline_s"]
+        if deadline_s is None and self.bot_deadline_s is not None:
+            deadline_s = float(self.bot_deadline_s)
         table_id = secrets.token_hex(TABLE_ID_BYTES)
         while table_id in self.tables or self.store.has_table(table_id):
             table_id = secrets.token_hex(TABLE_ID_BYTES)
         row = TableRow(table_id, game.name, config, seed, sorted(request["bots"]), OPEN, 0,
-                       time.time())  # fmt: skip
+                       time.time(), deadline_s=deadline_s)  # fmt: skip
         table = self._table_from_row(row, game)
         self.store.add_table(row)
         self.tables[table_id] = table
-        log.info("table %s: created, %s %s", table_id, game.name, config)
+        log.info("table %s: created, %s %s%s", table_id, game.name, config,
+                 "" if deadline_s is None else f", bot deadline {deadline_s:g} s")  # fmt: skip
         return reply("created", request["id"], table=table_id, game=game.name, config=config,
-                     seats=seats, bots=row.bots)  # fmt: skip
+                     seats=seats, bots=row.bots, deadline_s=deadline_s)  # fmt: skip
 
     def _join(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])
@@ -385,6 +412,7 @@ class Host:
                 table.status = RUNNING
                 events.append({"type": "game_started"})
             self._publish(table, events)
+            self._arm(table)
         return self._joined(request, table, session, token)
 
     def _joined(
@@ -450,20 +478,104 @@ class Host:
         except RuleError as exc:
             code = "bad_action" if exc.code == "bad_action" else "illegal_action"
             raise refuse(code, exc.message, rule=exc.code) from None
-        if state.is_over():
-            table.status = OVER
-            table.over_s = time.monotonic()
-        self._publish(table, events, persist=False)
-        self.store.add_action(table.id, request["version"], seat, data, session.token_hash,
-                              msg_id, table.seq)  # fmt: skip
-        if table.status == OVER:
-            self.store.finish_table(table.id, table.seq, state.to_record())
-            log.info("table %s: over, ranking %s, scores %s", table.id, state.ranking(),
-                     state.scores())  # fmt: skip
+        self._accept(table, seat, data, events, session.token_hash, msg_id)
         body = _accepted(table.id, seat, msg_id, table.seq, state, events)
         session.accepted.add(msg_id)
         self._remember(session, msg_id, body)
         return body
+
+    def _accept(
+        self,
+        table: Table,
+        seat: int,
+        data: dict[str, Any],
+        events: list[dict[str, Any]],
+        session: str,
+        msg_id: int,
+    ) -> None:
+        """Publish and store an action just applied to ``table.state`` (made on the version
+        before it): one path for a client's act and for the host's default move."""
+        state = table.state
+        if state.is_over():
+            table.status = OVER
+            table.over_s = time.monotonic()
+        self._publish(table, events, persist=False)
+        self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
+                              table.seq)  # fmt: skip
+        if table.status == OVER:
+            self.store.finish_table(table.id, table.seq, state.to_record())
+            log.info("table %s: over, ranking %s, scores %s", table.id, state.ranking(),
+                     state.scores())  # fmt: skip
+        self._arm(table)
+
+    # -- deadlines for bot seats ------------------------------------------------------------
+
+    def _timed_seat(self, table: Table) -> int | None:
+        """The seat whose decision runs on the clock now, if any: a running table with a
+        deadline, whose seat to move is kept for bots or held by a bot. Players never are."""
+        if table.deadline_s is None or table.status != RUNNING:
+            return None
+        seat = table.state.current_seat
+        if seat is None:
+            return None
+        if seat in table.bots:
+            return seat
+        holder = table.holders[seat]
+        session = self.sessions.get(holder) if holder else None
+        return seat if session is not None and session.role == "bot" else None
+
+    def _arm(self, table: Table) -> None:
+        """Start (or keep, or stop) the clock of the table's pending decision.
+
+        Called after every change of state, status or seat holder. The clock of a decision
+        that is still the same one keeps running: a bot that rejoins does not get more time.
+        """
+        seat = self._timed_seat(table)
+        if seat is None:
+            table.timed = None
+            self._due.pop(table.id, None)
+            return
+        pending = (table.state.version, seat)
+        if table.timed != pending or table.id not in self._due:
+            table.timed = pending
+            assert table.deadline_s is not None
+            self._due[table.id] = time.monotonic() + table.deadline_s + DEADLINE_GRACE_S
+
+    def _expire(self) -> bool:
+        """Play the default move for every bot seat past its deadline; True if any was played.
+
+        The default is the game's first legal action: deterministic, so a replay of the record
+        and a restarted host agree on it. It is stored like any accepted action, with the
+        session :data:`HOST_DEFAULT_SESSION` and the version as its message id.
+        """
+        now_s = time.monotonic()
+        played = False
+        for table_id in [t for t, due_s in self._due.items() if due_s <= now_s]:
+            table = self.tables[table_id]
+            seat = self._timed_seat(table)
+            if seat is None:  # nothing pending any more; _arm keeps this from happening
+                self._arm(table)
+                continue
+            state = table.state
+            version = state.version
+            try:
+                action = state.legal_actions()[0]
+                data = state.action_data(action)
+                events = state.apply(action)
+                missed = {"type": "deadline_missed", "seat": seat}
+                self._accept(table, seat, data, [missed, *events], HOST_DEFAULT_SESSION,
+                             version)  # fmt: skip
+                played = True
+                log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
+                            "played %s for it", table.id, seat, table.deadline_s, version,
+                            data)  # fmt: skip
+            except sqlite3.Error as exc:  # _commit() rolls back and reloads
+                self._storage_failure = exc
+                return True
+            except Exception:  # the host never dies of one table
+                log.exception("table %s: the default move failed; its clock is stopped", table_id)
+                self._due.pop(table_id, None)
+        return played
 
     def _cached_reply(self, table: Table, session: Session, msg_id: int) -> bytes:
         body = session.replies.get(msg_id)
@@ -492,6 +604,7 @@ class Host:
         else:
             table.holders[session.seat] = None
             self._publish(table, [{"type": "seat_left", "seat": session.seat}])
+            self._arm(table)
         return reply("left", request["id"], table=table.id, seat=session.seat)
 
     def _record(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -518,7 +631,7 @@ class Host:
         game = get_game(row.game)
         table = Table(row.id, row.game, row.config, row.seed, row.bots, game.from_record(record),
                       OVER, row.seq, row.created_s, [None] * game.seats(row.config),
-                      over_s=time.monotonic())  # fmt: skip
+                      over_s=time.monotonic(), deadline_s=row.deadline_s)  # fmt: skip
         self._add_sessions(table, row.sessions)
         self.tables[table.id] = table
         return table
@@ -546,7 +659,7 @@ class Host:
         return {"table": table.id, "game": table.game_name, "config": table.config,
                 "status": table.status, "seq": table.seq, "version": table.state.version,
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
-                "view": table.state.view(seat)}  # fmt: skip
+                "view": table.state.view(seat), "deadline_s": table.deadline_s}  # fmt: skip
 
     def _publish(self, table: Table, events: list[dict[str, Any]], persist: bool = True) -> None:
         """Queue an update (sent after the commit); ``persist`` saves the new seq with the table.
@@ -574,7 +687,7 @@ class Host:
         state = game.new_state(row.config, row.seed)
         seats = game.seats(row.config)
         return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
-                     row.seq, row.created_s, [None] * seats)  # fmt: skip
+                     row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s)  # fmt: skip
 
     def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
         for s in rows:
@@ -594,6 +707,9 @@ class Host:
                 table.state.apply(table.state.parse_action(_without_seat(data)))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
+            # A pending bot decision's clock starts again from the restart: the bot may not
+            # even have heard of its turn before the host went down.
+            self._arm(table)
             log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
                      table.seq)  # fmt: skip
 

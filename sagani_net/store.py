@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS tables (
     status TEXT NOT NULL,
     seq INTEGER NOT NULL,
     created_s REAL NOT NULL,
-    record TEXT
+    record TEXT,
+    deadline_s REAL
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -75,6 +76,8 @@ class TableRow:
     created_s: float
     actions: list[dict[str, Any]] = field(default_factory=list)
     sessions: list[SessionRow] = field(default_factory=list)
+    #: Per-move deadline of the bot seats in seconds; None: no deadline.
+    deadline_s: float | None = None
 
 
 class Store:
@@ -89,6 +92,10 @@ class Store:
         self.db.execute(f"PRAGMA synchronous={synchronous}")
         self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
         self.db.executescript(_SCHEMA)
+        # A data dir made before tables had deadline_s gets the column (NULL: no deadline).
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
+        if "deadline_s" not in columns:
+            self.db.execute("ALTER TABLE tables ADD COLUMN deadline_s REAL")
         self.db.commit()
 
     def close(self) -> None:
@@ -103,9 +110,10 @@ class Store:
 
     def add_table(self, row: TableRow) -> None:
         self.db.execute(
-            "INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, record, "
+            "deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
             (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
-             row.seq, row.created_s),
+             row.seq, row.created_s, row.deadline_s),
         )  # fmt: skip
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
@@ -181,13 +189,14 @@ class Store:
     def finished(self, table_id: str) -> tuple[TableRow, dict[str, Any]] | None:
         """A finished table, with its sessions, and its record; None if unknown or running."""
         r = self.db.execute(
-            "SELECT id, game, config, seed, bots, status, seq, created_s, record FROM tables "
-            "WHERE id = ? AND status = 'over'",
+            "SELECT id, game, config, seed, bots, status, seq, created_s, record, deadline_s "
+            "FROM tables WHERE id = ? AND status = 'over'",
             (table_id,),
         ).fetchone()
         if r is None:
             return None
-        row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7])
+        row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
+                       deadline_s=r[9])  # fmt: skip
         row.sessions = [
             SessionRow(*s)
             for s in self.db.execute(
@@ -200,10 +209,11 @@ class Store:
     def unfinished(self) -> list[TableRow]:
         """Every table whose game is not over, with its actions in order and its sessions."""
         rows = [
-            TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7])
+            TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
+                     deadline_s=r[8])  # fmt: skip
             for r in self.db.execute(
-                "SELECT id, game, config, seed, bots, status, seq, created_s FROM tables "
-                "WHERE status != 'over' ORDER BY created_s"
+                "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s "
+                "FROM tables WHERE status != 'over' ORDER BY created_s"
             )
         ]
         by_id = {row.id: row for row in rows}

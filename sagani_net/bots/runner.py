@@ -9,7 +9,9 @@ with it (:meth:`Client.resume`) once the host is up again.
 Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
 turn to the moment its action is sent. The policy's thinking time is capped below it with
 :data:`DEADLINE_MARGIN_S` to spare, and an answer that the local rules refuse is replaced by a
-legal one, so a bot never sends an illegal action and never runs over.
+legal one, so a bot never sends an illegal action and never runs over. The deadline is the
+command line's (``--deadline``) or, when it gives none, the table's own ``deadline_s`` from the
+snapshot (the host plays a default move for a bot seat past it); with both, the shorter.
 
 >>> runner = BotRunner("tcp://127.0.0.1:47410", "greedy")   # doctest: +SKIP
 >>> runner.join(runner.create({"players": 2}))              # doctest: +SKIP
@@ -90,6 +92,11 @@ class BotRunner:
         client_options: dict[str, Any] | None = None,
     ) -> None:
         self.address = address
+        self.strategy = strategy
+        self.think_s = think_s
+        self.iterations = iterations
+        #: The deadline asked for by the caller; the table's may shorten it (see :meth:`join`).
+        self.move_deadline_s = move_deadline_s
         self.policy = (
             policy_for(strategy, think_s=think_s, iterations=iterations,
                        move_deadline_s=move_deadline_s)
@@ -111,19 +118,37 @@ class BotRunner:
     # -- getting a seat ---------------------------------------------------------------------
 
     def create(
-        self, config: dict[str, Any], *, seed: int | None = None, bots: list[int] | None = None
+        self,
+        config: dict[str, Any],
+        *,
+        seed: int | None = None,
+        bots: list[int] | None = None,
+        deadline_s: float | None = None,
     ) -> str:
         """Create a table (its bot seats default to all seats); returns its id."""
         seats = 1 if config.get("mode", "multi") != "multi" else int(config.get("players", 2))
-        return self.client.create(config, seed=seed,
+        return self.client.create(config, seed=seed, deadline_s=deadline_s,
                                   bots=list(range(seats)) if bots is None else bots)  # fmt: skip
 
     def join(self, table: str, seat: int | None = None) -> int:
         """Take a seat as a bot; returns the seat."""
         replica = self.client.join(table, role="bot", seat=seat, name=self.name)
         self.table, self.token = table, self.client.session.token
+        self._heed_table_deadline(replica.deadline_s)
         assert replica.you is not None
         return replica.you
+
+    def _heed_table_deadline(self, table_deadline_s: float | None) -> None:
+        """Keep thinking inside the table's deadline too (the host would play for us past it)."""
+        if table_deadline_s is None or not isinstance(self.strategy, str):
+            return
+        if self.move_deadline_s is not None and self.move_deadline_s <= table_deadline_s:
+            return
+        self.move_deadline_s = table_deadline_s
+        self.policy = policy_for(self.strategy, think_s=self.think_s, iterations=self.iterations,
+                                 move_deadline_s=table_deadline_s)  # fmt: skip
+        log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
+                 table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))  # fmt: skip
 
     # -- playing ----------------------------------------------------------------------------
 
