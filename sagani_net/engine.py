@@ -48,6 +48,8 @@ BONUS_MAX_UNFLIPPED = 2
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
 FAR = 1 << 30  # beyond any position a display can reach
+#: Cell -> its four orthogonal neighbours, made once: placing a tile is the hot path.
+NEIGHBOURS_OF: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
 _new_tuple = tuple.__new__
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
@@ -265,7 +267,10 @@ class Player:
         self.placed += 1
         frontier = self.frontier
         frontier.pop(cell, None)
-        for n in ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)):
+        neighbours = NEIGHBOURS_OF.get(cell)
+        if neighbours is None:
+            neighbours = NEIGHBOURS_OF[cell] = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
+        for n in neighbours:
             if n not in tiles:
                 frontier[n] = None
         low, high = self.low, self.high
