@@ -48,8 +48,6 @@ BONUS_MAX_UNFLIPPED = 2
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
 FAR = 1 << 30  # beyond any position a display can reach
-#: Cell -> its four orthogonal neighbours, made once: placing a tile is the hot path.
-NEIGHBOURS_OF: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
 _new_tuple = tuple.__new__
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
@@ -201,16 +199,28 @@ class Placement(NamedTuple):
 # Lines through a cell, used to find what an arrow sees in O(1). An arrow in direction d runs
 # along line kind d & 3 (0: column, 1: NE-SW diagonal, 2: row, 3: SE-NW diagonal), towards a
 # larger position along that line when d < 4. A line key packs (line, element, kind) in one int.
-def _coords(x: int, y: int) -> tuple[int, int, int, int]:
-    """Which line of each kind passes through (x, y)."""
-    return (x, x - y, y, x + y)
+Lines = tuple[tuple[int, int], ...]
+#: Cell -> (its four orthogonal neighbours, per element the (line key, position) of the four
+#: lines through it), made once per cell: placing a tile is the hot path.
+CELLS: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]] = {}
+
+
+def _cell(cell: tuple[int, int]) -> tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]:
+    x, y = cell
+    neighbours = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
+    lines = tuple(
+        ((x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x), ((x + y) * 16 + e + 3, x))
+        for e in range(0, 16, 4)
+    )
+    info = CELLS[cell] = (neighbours, lines)
+    return info
 
 
 #: Indexed by tile * 4 + rotation index (a list: faster than a dict with tuple keys), per arrow
-#: (direction, line kind, element * 4 + line kind).
+#: (direction, line kind, wanted element).
 ARROW_LINES: list[tuple[tuple[int, int, int], ...]] = [()] * (4 * (max(TILES) + 1))
 for (_tile, _rot), _arrows in ARROWS.items():
-    ARROW_LINES[_tile * 4 + _rot] = tuple((d, d & 3, want * 4 + (d & 3)) for d, want in _arrows)
+    ARROW_LINES[_tile * 4 + _rot] = tuple((d, d & 3, want) for d, want in _arrows)
 #: Indexed by tile id.
 ELEMENT: list[int] = [ELEMENT_OF.get(t, 0) for t in range(max(TILES) + 1)]
 VALUE: list[int] = [VALUE_OF.get(t, 0) for t in range(max(TILES) + 1)]
@@ -260,25 +270,18 @@ class Player:
 
     def lay(self, cell: tuple[int, int], tile: int, rot: int) -> None:
         """Put a tile in the display: it fills a frontier cell and becomes a target on its lines."""
-        x, y = cell
         self.shown = None
         tiles = self.tiles
         tiles[cell] = (tile, rot)
         self.placed += 1
         frontier = self.frontier
         frontier.pop(cell, None)
-        neighbours = NEIGHBOURS_OF.get(cell)
-        if neighbours is None:
-            neighbours = NEIGHBOURS_OF[cell] = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
+        neighbours, lines = CELLS.get(cell) or _cell(cell)
         for n in neighbours:
             if n not in tiles:
                 frontier[n] = None
         low, high = self.low, self.high
-        e = ELEMENT[tile] * 4
-        for key, pos in (
-            (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
-            ((x + y) * 16 + e + 3, x),
-        ):  # fmt: skip
+        for key, pos in lines[ELEMENT[tile]]:
             if pos < low.get(key, FAR):
                 low[key] = pos
             if pos > high.get(key, -FAR):
@@ -288,29 +291,24 @@ class Player:
         """Note the tile's open arrows, so that a later tile on their lines covers them."""
         self.open[cell] = open_
         self.shown = None
-        x, y = cell
-        coords = (x, x - y, y, x + y)
+        lines = (CELLS.get(cell) or _cell(cell))[1]
         watch = self.watch
-        for d, kind, offset in ARROW_LINES[tile * 4 + rot]:
+        for d, kind, want in ARROW_LINES[tile * 4 + rot]:
             if d in open_:
-                key = coords[kind] * 16 + offset
-                watch[key] = watch.get(key, ()) + ((y if kind == 0 else x, cell, d),)
+                key, pos = lines[want][kind]
+                watch[key] = watch.get(key, ()) + ((pos, cell, d),)
 
     def unflipped_value(self) -> int:
         return sum(TILES[self.tiles[c][0]].value for c in self.open)
 
     def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
-        x, y = cell
+        lines = (CELLS.get(cell) or _cell(cell))[1]
         covers = []
         flips: tuple[tuple[int, int], ...] = ()
         watch = self.watch
         if watch:
-            e = ELEMENT[tile] * 4
-            for key, pos in (
-                (x * 16 + e, y), ((x - y) * 16 + e + 1, x), (y * 16 + e + 2, x),
-                ((x + y) * 16 + e + 3, x),
-            ):  # fmt: skip
+            for key, pos in lines[ELEMENT[tile]]:
                 waiting = watch.get(key)
                 if waiting:
                     for at, source, d in waiting:
@@ -329,17 +327,15 @@ class Player:
                 t = tiles[c][0]
                 points += VALUE[t]
                 freed += ARROW_COUNT[t]
-        lines = ARROW_LINES[tile * 4 + rot]
-        need = len(lines)
+        arrows = ARROW_LINES[tile * 4 + rot]
+        need = len(arrows)
         supply = self.supply + freed
         cacophony = need - supply if need > supply else 0
         low, high = self.low, self.high
-        coords = (x, x - y, y, x + y)
         covered = []
         still_open = []
-        for d, kind, offset in lines:
-            key = coords[kind] * 16 + offset
-            pos = y if kind == 0 else x
+        for d, kind, want in arrows:
+            key, pos = lines[want][kind]
             if (high.get(key, -FAR) > pos) if d < 4 else (low.get(key, FAR) < pos):
                 covered.append(d)
             else:
@@ -671,7 +667,7 @@ class State:
         watch = p.watch
         for source, d in pl.covers:
             sx, sy = source
-            key = _coords(sx, sy)[d & 3] * 16 + element * 4 + (d & 3)
+            key = CELLS[source][1][element][d & 3][0]  # the line the arrow waits on
             watch[key] = tuple([w for w in watch[key] if w[1] != source or w[2] != d])
             if not watch[key]:
                 del watch[key]
