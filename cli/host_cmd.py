@@ -16,6 +16,7 @@ from typing import Any
 import platformdirs
 
 from sagani_net import discovery, security
+from sagani_net.bots.house import HouseBots
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
 from sagani_net.store import Store
 
@@ -58,6 +59,11 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--lan", action="store_true",
                         help="advertise the host on the LAN with zeroconf (DNS-SD) so that "
                         "sagani join --lan finds it; needs --bind 0.0.0.0 or a LAN address")
+    parser.add_argument("--bots", choices=("random", "greedy", "mcts"), default=None,
+                        metavar="STRATEGY",
+                        help="play the seats kept for bots with house bots of this strategy "
+                        "(random, greedy or mcts), in this process; they come back after a "
+                        "restart (default: leave those seats to `sagani bot` clients)")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
@@ -116,6 +122,12 @@ def run_host(args: argparse.Namespace) -> int:
     if keys:
         print(f"sagani host: join code {security.host_join_code(host.endpoint, keys)}",
               flush=True)  # fmt: skip
+    if args.bots:
+        # House bots are clients like any other; they reach the host on loopback.
+        address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
+        if keys:
+            address = security.host_join_code(address, keys)
+        HouseBots(address, args.bots, data_dir).start()
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.lan:  # multicast only when asked for on the command line

@@ -138,6 +138,14 @@ class BotRunner:
         assert replica.you is not None
         return replica.you
 
+    def resume(self, table: str, token: str) -> int:
+        """Come back to a seat this bot held, with its token; returns the seat."""
+        replica = self.client.resume(table, token)
+        self.table, self.token = table, token
+        self._heed_table_deadline(replica.deadline_s)
+        assert replica.you is not None
+        return replica.you
+
     def _heed_table_deadline(self, table_deadline_s: float | None) -> None:
         """Keep thinking inside the table's deadline too (the host would play for us past it)."""
         if table_deadline_s is None or not isinstance(self.strategy, str):

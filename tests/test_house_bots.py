@@ -1,0 +1,73 @@
+"""``sagani host --bots STRATEGY``: the host's own bots play the seats kept for bots, and come
+back to them after the host is killed and started again."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from pathlib import Path
+
+from test_net_support import WAIT_S, port_of, start_host_process
+
+from sagani_net.bots import make_policy
+from sagani_net.bots.house import TOKENS_FILE
+from sagani_net.bots.runner import BotRunner
+from sagani_net.client import Client
+from sagani_net.engine import Action, State
+
+
+class Slow:
+    """Greedy, a little slow, so that the restart falls in the middle of the game."""
+
+    name = "slow-greedy"
+
+    def __init__(self) -> None:
+        self.inner = make_policy("greedy")
+
+    def choose(self, state: State, rng: random.Random) -> Action:
+        time.sleep(0.01)
+        return self.inner.choose(state, rng)
+
+
+def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: Path) -> None:
+    options = ("--heartbeat-s", "0.2", "--bots", "greedy")
+    proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0", *options)
+    ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint))
+    creator = Client(endpoint)
+    table = creator.create({"players": 2}, seed=7, bots=[1])
+    assert creator.join(table).you == 0  # a player takes the seat not kept for bots
+    token = creator.session.token
+    creator.close()
+    me = BotRunner(endpoint, Slow(), seed=1, client_options={"timeout_s": 0.3, "retries": 1},
+                   reconnect_s=30.0)  # fmt: skip
+    me.resume(table, token)
+    watcher = Client(endpoint, timeout_s=0.3, retries=60)
+    finals = []
+    try:
+        watcher.join(table, role="spectator")
+        thread = threading.Thread(target=lambda: finals.append(me.play()))
+        thread.start()
+        # The game only moves if the house bot plays seat 1.
+        assert watcher.wait_for(lambda r: r.version >= 20, WAIT_S)
+        assert table in json.loads((tmp_path / TOKENS_FILE).read_text())
+        proc.kill()
+        proc.wait()
+        killed_at = watcher.state.version
+        time.sleep(1.0)
+        proc, _, _ = start_host_process(tmp_path, *ports, *options)
+        thread.join(90)
+        assert not thread.is_alive() and finals[0].status == "over"
+        record = watcher.record(table)
+        after = [a["seat"] for a in record["actions"][killed_at + 2 :]]
+        assert 1 in after, "the house bot played on after the restart"
+        deadline_s = time.monotonic() + WAIT_S
+        while table in json.loads((tmp_path / TOKENS_FILE).read_text()):
+            assert time.monotonic() < deadline_s, "a finished table's bot token was kept"
+            time.sleep(0.1)
+    finally:
+        me.close()
+        watcher.close()
+        proc.terminate()
+        proc.wait()
