@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 import subprocess
 import sys
@@ -11,14 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from test_net_support import ROOT, WAIT_S, port_of, running_host, start_host_process
+from test_net_support import ROOT, WAIT_S, Slow, port_of, running_host, start_host_process
 
 from cli.main import main
-from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.client import Client
-from sagani_net.engine import Action, State
+from sagani_net.engine import State
 
 FAST_MCTS = {"think_s": None, "iterations": 6}
 
@@ -41,19 +39,6 @@ def test_a_solo_bot_plays_over_the_host(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
         result = play_network(host.endpoint, game)
     assert result.tiles_used is not None
-
-
-class Slow:
-    """Greedy, but a little slow, so that a host restart falls in the middle of the game."""
-
-    name = "slow-greedy"
-
-    def __init__(self) -> None:
-        self.inner = make_policy("greedy")
-
-    def choose(self, state: State, rng: random.Random) -> Action:
-        time.sleep(0.01)
-        return self.inner.choose(state, rng)
 
 
 def test_bots_come_back_to_their_seats_after_the_host_restarts(tmp_path: Path) -> None:

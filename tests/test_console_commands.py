@@ -176,7 +176,7 @@ def test_play_refuses_clashing_options() -> None:
 
 def test_addresses_become_endpoints() -> None:
     assert endpoint(None) == "tcp://127.0.0.1:47410"
-    assert endpoint("10.0.0.2:5000") == "tcp://10.0.0.2:5000"
+    assert endpoint("192.0.2.2:5000") == "tcp://192.0.2.2:5000"
     assert endpoint("tcp://h:1") == "tcp://h:1"
 
 
@@ -195,8 +195,8 @@ def test_replay_frames_step_through_every_action() -> None:
 
 
 def test_advertisement_properties_are_read_safely() -> None:
-    found = discovery.found_from_properties("x", "10.0.0.2", 5000, {b"pub_port": b"nope"})
-    assert found.pub_port == 5001 and found.endpoint == "tcp://10.0.0.2:5000"
+    found = discovery.found_from_properties("x", "192.0.2.2", 5000, {b"pub_port": b"nope"})
+    assert found.pub_port == 5001 and found.endpoint == "tcp://192.0.2.2:5000"
 
 
 def test_advertise_registers_the_service_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:

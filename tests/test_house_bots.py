@@ -4,31 +4,15 @@ back to them after the host is killed and started again."""
 from __future__ import annotations
 
 import json
-import random
 import threading
 import time
 from pathlib import Path
 
-from test_net_support import WAIT_S, port_of, start_host_process
+from test_net_support import WAIT_S, Slow, port_of, start_host_process
 
-from sagani_net.bots import make_policy
 from sagani_net.bots.house import TOKENS_FILE
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
-from sagani_net.engine import Action, State
-
-
-class Slow:
-    """Greedy, a little slow, so that the restart falls in the middle of the game."""
-
-    name = "slow-greedy"
-
-    def __init__(self) -> None:
-        self.inner = make_policy("greedy")
-
-    def choose(self, state: State, rng: random.Random) -> Action:
-        time.sleep(0.01)
-        return self.inner.choose(state, rng)
 
 
 def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: Path) -> None:

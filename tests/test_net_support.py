@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,7 +26,9 @@ if str(ROOT) not in sys.path:  # when run as a player process
     sys.path.insert(0, str(ROOT))
 
 from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
+from sagani_net.engine import Action, State  # noqa: E402
 from sagani_net.host import Host  # noqa: E402
 from sagani_net.store import Store  # noqa: E402
 
@@ -149,3 +152,16 @@ def player_main(address: str, table: str, seed: int) -> None:
 
 if __name__ == "__main__":
     player_main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+
+
+class Slow:
+    """Greedy, but a little slow, so that a host restart falls in the middle of the game."""
+
+    name = "slow-greedy"
+
+    def __init__(self) -> None:
+        self.inner = make_policy("greedy")
+
+    def choose(self, state: State, rng: random.Random) -> Action:
+        time.sleep(0.01)
+        return self.inner.choose(state, rng)

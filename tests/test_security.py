@@ -40,9 +40,9 @@ def code_for(endpoint: str, public_key: bytes) -> str:
 
 def test_join_code_carries_the_address_and_the_host_key(tmp_path: Path) -> None:
     keys = security.host_keys(tmp_path)
-    code = security.join_code("192.168.1.20", 47410, keys.public)
-    assert code.startswith("sagani://192.168.1.20:47410?key=")
-    assert security.parse_address(code) == security.Address("tcp://192.168.1.20:47410",
+    code = security.join_code("192.0.2.20", 47410, keys.public)
+    assert code.startswith("sagani://192.0.2.20:47410?key=")
+    assert security.parse_address(code) == security.Address("tcp://192.0.2.20:47410",
                                                             keys.public)  # fmt: skip
 
 
@@ -52,7 +52,7 @@ def test_join_code_wrapped_as_an_endpoint_is_still_a_join_code() -> None:
 
 
 def test_plain_addresses_mean_a_plain_host() -> None:
-    assert security.parse_address("10.0.0.5:47410") == security.Address("tcp://10.0.0.5:47410")
+    assert security.parse_address("192.0.2.5:47410") == security.Address("tcp://192.0.2.5:47410")
     assert security.parse_address("tcp://h:1").server_key is None
 
 
