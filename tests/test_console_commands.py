@@ -215,11 +215,11 @@ def test_advertise_registers_the_service_it_is_given(monkeypatch: pytest.MonkeyP
     import zeroconf
 
     monkeypatch.setattr(zeroconf, "Zeroconf", FakeZeroconf)
-    with discovery.advertise(47410, 47411, bind="192.168.1.5", name="t") as advert:
+    with discovery.advertise(47410, 47411, bind="192.0.2.5", name="t") as advert:
         assert advert is not None
         (info,) = registered
         assert info.port == 47410  # type: ignore[attr-defined]
-        assert info.parsed_addresses() == ["192.168.1.5"]  # type: ignore[attr-defined]
+        assert info.parsed_addresses() == ["192.0.2.5"]  # type: ignore[attr-defined]
     assert registered == []
 
 
