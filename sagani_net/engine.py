@@ -177,9 +177,6 @@ class Placement(NamedTuple):
     def completes(self) -> bool:
         return not self.open
 
-    def score_change(self, cacophony_counts: bool = True) -> int:
-        return self.points - (CACOPHONY_POINTS * self.cacophony if cacophony_counts else 0)
-
     def summary(self) -> Data:
         """Plain data for the console and the wire."""
         return {

@@ -22,8 +22,6 @@ DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 ROTATIONS = (0, 90, 180, 270)
 #: Unit step of each direction, indexed like DIRECTIONS.
 STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-#: Orthogonal neighbours, for adjacency.
-NEIGHBOURS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 #: Points by number of arrows.
 VALUE_BY_ARROWS = {1: 1, 2: 3, 3: 6, 4: 10}
 
