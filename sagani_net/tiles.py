@@ -76,16 +76,3 @@ def rotated_arrows(tile_id: int, rotation: int) -> tuple[tuple[str, str], ...]:
     return tuple(
         (DIRECTIONS[d], ELEMENTS[e]) for d, e in ARROWS[tile_id, ROTATIONS.index(rotation)]
     )
-
-
-def direction_between(dx: int, dy: int) -> int:
-    """The direction index in which ``(dx, dy)`` lies on an exact ray, or -1 if on none."""
-    if dx == 0:
-        return 0 if dy > 0 else (4 if dy < 0 else -1)
-    if dy == 0:
-        return 2 if dx > 0 else 6
-    if dx == dy:
-        return 1 if dx > 0 else 5
-    if dx == -dy:
-        return 3 if dx > 0 else 7
-    return -1
