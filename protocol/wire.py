@@ -85,23 +85,22 @@ def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: i
     return message
 
 
-_SCALARS = (str, int, float, bool, type(None))
+#: The types msgpack decodes plain values to (exact types: a decoded timestamp is none of them).
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _check_tree(value: Any, max_depth: int) -> None:
-    # Iterative, so a hostile frame cannot blow Python's recursion limit here.
+    # Iterative, so a hostile frame cannot blow Python's recursion limit here; scalars are
+    # checked where they stand and never stacked, since a request is mostly scalars.
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        elif isinstance(item, _SCALARS):
-            continue
-        else:
-            # msgpack decodes the timestamp ext (-1) without asking ext_hook.
-            raise ProtocolError("bad_frame", f"{type(item).__name__} values are not allowed")
         if depth > max_depth:
             raise ProtocolError("too_deep", f"nested deeper than {max_depth}")
-        stack.extend((child, depth + 1) for child in children)
+        for child in item.values() if type(item) is dict else item:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind not in _SCALARS:
+                # msgpack decodes the timestamp ext (-1) without asking ext_hook.
+                raise ProtocolError("bad_frame", f"{kind.__name__} values are not allowed")
