@@ -4,7 +4,8 @@
     python bench/net.py --samples 300 --tables 20   # a quick look
 
 (a) the floor: a bare pyzmq REQ -> ROUTER round trip (an echo process, no decoding) with msgpack
-    payloads the size of an act and of its reply; (b) act -> reply and act -> the update has
+    payloads the size of an act and of its reply, one before each timed act so that both see
+    the same machine; (b) act -> reply and act -> the update has
     reached all 4 subscribers of a 4-player table, each as a ratio to the floor; (c) accepted
     actions per second of one host process serving many tables of fast bots; (d) bytes per
     update and per snapshot late in a 4-player game.
@@ -43,6 +44,8 @@ WAIT_MS = 10_000
 #: Pause between two timed round trips (floor and actions alike): players do not act back to
 #: back, and the host's per-peer rate limit (sagani_net.limits) would refuse a peer doing so.
 PACE_S = 0.0015
+#: The floor's reply size: about an `accepted` reply's.
+REPLY_BYTES = 137
 #: A snapshot is fetched (untimed) every this many actions, for its size.
 SNAPSHOT_EVERY = 10
 #: "Late game": the last fifth of a game's actions.
@@ -124,7 +127,11 @@ def percentiles(samples_s: list[float]) -> tuple[float, float]:
 UPDATE_MARK = msgpack.packb("type") + msgpack.packb("update")
 
 
-def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, Any]:
+def measure_latency(
+    ctx: zmq.Context, endpoint: str, samples: int, echo: zmq.Socket
+) -> dict[str, Any]:
+    """(b) and (d); each timed act follows one timed round trip to the ``echo`` server (the
+    floor), so that both are taken under the same load of this shared machine."""
     req = Requester(ctx, endpoint)
     pub_port = req("hello")["pub_port"]
     # One request socket per seat, as four players would have.
@@ -143,6 +150,7 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
         poller.register(sub, zmq.POLLIN)
     to_reply_s: list[float] = []
     to_all_s: list[float] = []
+    floor_s: list[float] = []
     # Sizes from finished games: (progress through the game, bytes) of each update, and of a
     # snapshot taken every SNAPSHOT_EVERY actions.
     update_sizes: list[tuple[float, int]] = []
@@ -156,9 +164,11 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
         game_updates: list[tuple[int, int]] = []
         game_snapshots: list[tuple[int, int]] = []
         while not table.state.is_over() and len(to_reply_s) < samples:
-            time.sleep(PACE_S)
             actor = seat_reqs[table.state.current_seat or 0]
             frame = actor.frame("act", **table.act_fields())
+            time.sleep(PACE_S)
+            floor_s.append(_echo_round_trip(echo, len(frame)))
+            time.sleep(PACE_S)
             started = time.perf_counter()
             actor.sock.send(frame)
             reply_at = None
@@ -199,6 +209,7 @@ def measure_latency(ctx: zmq.Context, endpoint: str, samples: int) -> dict[str, 
     late = [size for progress, size in update_sizes if progress >= LATE]
     late_snapshots = [size for progress, size in snapshot_sizes if progress >= LATE]
     return {
+        "floor": percentiles(floor_s),
         "to_reply": percentiles(to_reply_s),
         "to_all": percentiles(to_all_s),
         "act_bytes": act_bytes,
@@ -240,28 +251,31 @@ def _echo(port_out: Any, reply_size: int) -> None:
         router.send_multipart((identity, empty, reply))
 
 
-def measure_floor(ctx: zmq.Context, samples: int, act_bytes: int, reply_bytes: int) -> Any:
+def start_echo(ctx: zmq.Context) -> tuple[Any, zmq.Socket]:
+    """The floor's server: a bare ROUTER echo in its own process (no decoding)."""
     mp = multiprocessing.get_context("spawn")
     port_out = mp.Queue()
-    server = mp.Process(target=_echo, args=(port_out, reply_bytes), daemon=True)
+    server = mp.Process(target=_echo, args=(port_out, REPLY_BYTES), daemon=True)
     server.start()
-    endpoint = port_out.get(timeout=30)
     req = ctx.socket(zmq.REQ)
     req.linger = 0
-    req.connect(endpoint)
-    payload = msgpack.packb({"pad": "x" * max(0, act_bytes - 10)})
-    times_s = []
-    for _ in range(samples + 100):
-        time.sleep(PACE_S)  # paced like the actions, so both wake a sleeping server
-        started = time.perf_counter()
-        req.send(payload)
-        req.recv()
-        times_s.append(time.perf_counter() - started)
+    req.connect(port_out.get(timeout=30))
+    return server, req
+
+
+def stop_echo(server: Any, req: zmq.Socket) -> None:
     req.send(b"stop")
     req.recv()
     req.close()
     server.join(5)
-    return percentiles(times_s[100:])
+
+
+def _echo_round_trip(req: zmq.Socket, size: int) -> float:
+    payload = msgpack.packb({"pad": "x" * max(0, size - 10)})
+    started = time.perf_counter()
+    req.send(payload)
+    req.recv()
+    return time.perf_counter() - started
 
 
 # -- (c): throughput -----------------------------------------------------------------------
@@ -342,10 +356,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="SUB sockets per table in the throughput run")  # fmt: skip
     args = parser.parse_args(argv)
     ctx = zmq.Context()
+    echo_server, echo = start_echo(ctx)
     with tempfile.TemporaryDirectory() as data_dir:
         host, endpoint = start_host(data_dir)
         try:
-            lat = measure_latency(ctx, endpoint, args.samples)
+            lat = measure_latency(ctx, endpoint, args.samples, echo)
             rates = []
             for _ in range(args.rounds):
                 before_s = cpu_s(host.pid)
@@ -355,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             host.terminate()
             host.wait()
-    floor = measure_floor(ctx, args.samples, lat["act_bytes"], lat["reply_bytes"])
+    stop_echo(echo_server, echo)
+    floor = lat["floor"]
     ctx.term()
 
     print(f"sagani_net network bench: loopback, {args.samples} samples, host process with "

@@ -838,11 +838,13 @@ class State:
 
     # -- views and records ------------------------------------------------------------------
 
-    def view(self, seat: int | None = None) -> Data:
+    def view(self, seat: int | None = None, shared: bool = False) -> Data:
         """Everything ``seat`` may see (R8); None is a spectator. Plain data, nothing secret.
 
         Each display tile is ``[x, y, tile, rotation, covered, flipped]`` where ``covered`` is
         a bitmask over the rotated arrow directions (bit 0 = N, 1 = NE, ... 7 = NW).
+        ``shared=True`` gives the displays and frontiers as the engine's own tuples instead of
+        fresh lists: for a caller that encodes the view at once (the host, after every action).
         """
         top = self.top_tile()
         over = self.phase == OVER
@@ -869,7 +871,7 @@ class State:
             "end_triggered": self.end_triggered,
             "last_round": self.last_round,
             "ranking": self.ranking(),
-            "seats": [_seat_view(p) for p in self.seats],
+            "seats": [_seat_view(p, shared) for p in self.seats],
         }
         if over:
             assert self.outcome is not None
@@ -971,7 +973,7 @@ class State:
         )
 
 
-def _seat_view(p: Player) -> Data:
+def _seat_view(p: Player, shared: bool = False) -> Data:
     if p.shown is None:
         # Worked out once per change of the display: the host sends a view after every action.
         display = []
@@ -990,8 +992,8 @@ def _seat_view(p: Player) -> Data:
         "cacophony": p.cacophony,
         "turns": p.turns,
         "bonus": p.bonus,
-        "display": list(map(list, display)),
-        "frontier": list(map(list, frontier)),
+        "display": display if shared else list(map(list, display)),
+        "frontier": frontier if shared else list(map(list, frontier)),
     }
 
 

@@ -52,8 +52,11 @@ class GameState(Protocol):
         Raises RuleError and changes nothing when the action is illegal.
         """
 
-    def view(self, seat: int | None = None) -> Data:
-        """What ``seat`` may see (None: a spectator). Never holds hidden information."""
+    def view(self, seat: int | None = None, shared: bool = False) -> Data:
+        """What ``seat`` may see (None: a spectator). Never holds hidden information.
+
+        ``shared=True``: parts may be the game's own immutable data, to be encoded at once.
+        """
 
     def is_over(self) -> bool: ...
 

@@ -659,7 +659,8 @@ class Host:
         return {"table": table.id, "game": table.game_name, "config": table.config,
                 "status": table.status, "seq": table.seq, "version": table.state.version,
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
-                "view": table.state.view(seat), "deadline_s": table.deadline_s}  # fmt: skip
+                "view": table.state.view(seat, shared=True),  # encoded at once
+                "deadline_s": table.deadline_s}  # fmt: skip
 
     def _publish(self, table: Table, events: list[dict[str, Any]], persist: bool = True) -> None:
         """Queue an update (sent after the commit); ``persist`` saves the new seq with the table.
@@ -669,7 +670,7 @@ class Host:
         update = {"v": VERSION, "type": "update", "table": table.id, "seq": table.seq,
                   "version": table.state.version, "status": table.status, "turn": table.turn,
                   "events": events, "seats": self._seats(table),
-                  "view": table.state.view(None)}  # fmt: skip
+                  "view": table.state.view(None, shared=True)}  # fmt: skip
         self._outbox.append((table.topic, encode(update)))
         if persist:
             self.store.set_table(table.id, table.status, table.seq)
