@@ -10,17 +10,11 @@ from pathlib import Path
 
 import pytest
 import zmq
-from test_net_support import WAIT_S, PlayerThread, choose, running_host
+from test_net_support import WAIT_S, PlayerThread, choose
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.host import Host
 from sagani_net.store import Store
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        yield host
 
 
 @pytest.fixture

@@ -10,11 +10,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import zmq
 from test_net_support import WAIT_S, Raw, choose, port_of, running_host, start_host_process
 
@@ -105,19 +103,6 @@ def play_player_turn(raw: Raw, table: str, token: str) -> None:
         reply = raw("act", table=table, seat=0, token=token, version=snap["version"],
                     action=choose(snap["view"], rng))  # fmt: skip
         assert reply["type"] == "accepted", reply
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        yield host
-
-
-@pytest.fixture
-def raw(host: Host) -> Iterator[Raw]:
-    raw = Raw(host.endpoint)
-    yield raw
-    raw.close()
 
 
 def test_create_checks_the_deadline_and_snapshots_and_listings_carry_it(raw: Raw) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +14,6 @@ from test_net_support import Raw, choose, running_host
 
 from protocol import ERROR_CODES, VERSION, encode, topic
 from sagani_net.host import Host, Limits
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        yield host
-
-
-@pytest.fixture
-def raw(host: Host) -> Iterator[Raw]:
-    raw = Raw(host.endpoint)
-    yield raw
-    raw.close()
 
 
 def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[str]]:
