@@ -69,10 +69,7 @@ OPEN, RUNNING, OVER = "open", "running", "over"
 
 @dataclass(frozen=True)
 class Limits:
-    """Capacity limits; each refusal has its own error code (protocol/errors.py).
-
-    Room for more (per-peer rate limits, CURVE) is kept here so they slot in as fields.
-    """
+    """Capacity limits; each refusal has its own error code (protocol/errors.py)."""
 
     max_tables: int = 1000
     max_sessions: int = 20000
