@@ -197,13 +197,21 @@ class Store:
             return None
         row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
                        deadline_s=r[9])  # fmt: skip
-        row.sessions = [
-            SessionRow(*s)
+        sessions = {
+            s[0]: SessionRow(*s)
             for s in self.db.execute(
                 "SELECT token_hash, table_id, seat, role, name FROM sessions WHERE table_id = ?",
                 (table_id,),
             )
-        ]
+        }
+        # The message ids too: the game-ending action's reply may be lost in a crash, and its
+        # retry must get that reply, not "game_over".
+        for session, msg_id in self.db.execute(
+            "SELECT session, msg_id FROM actions WHERE table_id = ?", (table_id,)
+        ):
+            if session in sessions:
+                sessions[session].accepted.add(msg_id)
+        row.sessions = list(sessions.values())
         return row, json.loads(r[8])
 
     def unfinished(self) -> list[TableRow]:

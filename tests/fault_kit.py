@@ -1,5 +1,5 @@
 """Tools for the fault, fuzz and security tests: a TCP proxy that can cut a link or listen in,
-and a random player that logs what the host accepted from it.
+and a player process that logs what the host accepted from it.
 
 Everything listens and connects on 127.0.0.1 only. Run as a script it is one player process:
 ``python fault_kit.py ADDRESS TABLE SEED [TOKEN]`` joins TABLE (or comes back to its seat with
@@ -15,13 +15,12 @@ import select
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from test_net_support import choose
+from test_net_support import Accepted, play_to_end
 
-from sagani_net.client import Client, HostError
+from sagani_net.client import Client
 
 #: Client options that ride out a host restart: short tries, many of them.
 PATIENT = {"timeout_s": 0.3, "retries": 60}
@@ -119,34 +118,6 @@ def port_number(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
 
 
-Accepted = tuple[int, int, dict[str, Any]]
-
-
-def play_logged(
-    client: Client,
-    rng: random.Random,
-    on_accept: Callable[[Accepted], None],
-    on_update: Callable[[dict[str, Any]], None] | None = None,
-) -> None:
-    """Play random legal actions until the game is over; report each accepted one as (version
-    it was made on, seat, action) and each change that came from the host."""
-    while client.state.status != "over":
-        if client.my_turn:
-            version, action = client.state.version, choose(client.state.view, rng)
-            try:
-                client.act(action)
-            except HostError as exc:
-                # Another seat moved first or the copy was behind; the reply resynced it.
-                if exc.code not in ("stale_version", "not_your_turn"):
-                    raise
-                continue
-            on_accept((version, client.state.you, action))
-        else:
-            update = client.next_update(60.0)
-            if update is not None and on_update is not None:
-                on_update(update)
-
-
 def player_main(address: str, table: str, seed: int, token: str | None) -> None:
     client = Client(address, **PATIENT)
     try:
@@ -156,7 +127,7 @@ def player_main(address: str, table: str, seed: int, token: str | None) -> None:
         def report(accepted: Accepted) -> None:
             print("accepted", json.dumps(accepted), flush=True)
 
-        play_logged(client, random.Random(seed), report)
+        play_to_end(client, random.Random(seed), on_accept=report)
         print("over", flush=True)
     finally:
         client.close()

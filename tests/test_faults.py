@@ -15,8 +15,17 @@ from typing import Any
 import fault_kit
 import pytest
 import zmq
-from fault_kit import PATIENT, Accepted, play_logged, port_number, proxied
-from test_net_support import WAIT_S, Raw, choose, running_host, start_host_process
+from fault_kit import PATIENT, port_number, proxied
+from test_net_support import (
+    RACE_CODES,
+    WAIT_S,
+    Accepted,
+    PlayerThread,
+    Raw,
+    choose,
+    running_host,
+    start_host_process,
+)
 
 from protocol import VERSION, decode_message, encode
 from sagani_net.client import Client
@@ -71,14 +80,13 @@ def test_host_killed_at_random_moments_loses_no_accepted_action(tmp_path: Path, 
     players = [Client(host.endpoint, **PATIENT) for _ in range(2)]
     watcher = Client(host.endpoint, **PATIENT)
     accepted: list[Accepted] = []
+    threads = [PlayerThread(player, random.Random(seed + i), on_accept=accepted.append)
+               for i, player in enumerate(players)]  # fmt: skip
     try:
         table = players[0].create({"players": 2}, seed=seed)
         for i, player in enumerate(players):
             player.join(table, name=f"p{i}")
         watcher.join(table, role="spectator")
-        threads = [threading.Thread(target=play_logged,
-                                    args=(player, random.Random(seed + i), accepted.append))
-                   for i, player in enumerate(players)]  # fmt: skip
         for thread in threads:
             thread.start()
         # Two kills at random versions, each at a random instant after that version was seen.
@@ -93,14 +101,14 @@ def test_host_killed_at_random_moments_loses_no_accepted_action(tmp_path: Path, 
             assert raw("sync", table=table)["version"] >= heard
             raw.close()
         for thread in threads:
-            thread.join(120)
-            assert not thread.is_alive()
+            thread.finish()
         assert watcher.wait_for(lambda r: r.status == "over", WAIT_S)
         record = watcher.record(table)
         final = watcher.state
     finally:
-        for client in (*players, watcher):
-            client.close()
+        for thread in threads:
+            thread.close()
+        watcher.close()
         host.stop()
     check_against_record(record, accepted)
     # The players' accepted actions are the whole game: none was lost, none doubled.
@@ -133,13 +141,12 @@ def test_client_killed_and_restarted_rejoins_its_seat_with_its_token(tmp_path: P
     with running_host(tmp_path, heartbeat_s=0.2) as host:
         other, watcher = Client(host.endpoint, **PATIENT), Client(host.endpoint, **PATIENT)
         accepted: list[Accepted] = []
+        thread = PlayerThread(other, random.Random(2), on_accept=accepted.append)
         try:
             table = other.create({"players": 2}, seed=404)
             watcher.join(table, role="spectator")
             proc, seat, token = start_player(host.endpoint, table, 1)
             other.join(table, name="other")
-            thread = threading.Thread(target=play_logged,
-                                      args=(other, random.Random(2), accepted.append))  # fmt: skip
             thread.start()
             assert watcher.wait_for(lambda r: r.version >= 30, WAIT_S)
             proc.kill()  # SIGKILL: no goodbye, no leave
@@ -149,11 +156,11 @@ def test_client_killed_and_restarted_rejoins_its_seat_with_its_token(tmp_path: P
             assert (seat_again, token_again) == (seat, token)
             after, over = read_accepted(again)
             again.wait(60)
-            thread.join(60)
-            assert over and not thread.is_alive()
+            thread.finish(60)
+            assert over
             record = other.record(table)
         finally:
-            other.close()
+            thread.close()
             watcher.close()
     assert before and after
     check_against_record(record, accepted + before + after)
@@ -170,18 +177,16 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
         direct, watcher = Client(host.endpoint, **PATIENT), Client(host.endpoint, **PATIENT)
         accepted: list[Accepted] = []
         heard: list[str] = []
+        threads = [
+            PlayerThread(cut_off, random.Random(1), on_accept=accepted.append,
+                         on_update=lambda u: heard.append(u["type"])),
+            PlayerThread(direct, random.Random(2), on_accept=accepted.append),
+        ]  # fmt: skip
         try:
             table = direct.create({"players": 2}, seed=505)
             watcher.join(table, role="spectator")
             cut_off.join(table, name="far")
             direct.join(table, name="near")
-            threads = [
-                threading.Thread(target=play_logged, args=(cut_off, random.Random(1),
-                                                           accepted.append,
-                                                           lambda u: heard.append(u["type"]))),
-                threading.Thread(target=play_logged, args=(direct, random.Random(2),
-                                                           accepted.append)),
-            ]  # fmt: skip
             for thread in threads:
                 thread.start()
             near_seat = direct.state.you
@@ -195,13 +200,13 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
                 req_link.restore()
                 pub_link.restore()
             for thread in threads:
-                thread.join(60)
-                assert not thread.is_alive()
+                thread.finish(60)
             record = direct.record(table)
             far, near = cut_off.state, direct.state
         finally:
-            for client in (cut_off, direct, watcher):
-                client.close()
+            for thread in threads:
+                thread.close()
+            watcher.close()
     assert "snapshot" in heard  # it noticed the silence and resynced
     assert far.status == near.status == "over" and far.seq == near.seq
     assert public(far.view) == public(near.view)
@@ -359,18 +364,18 @@ def test_two_library_clients_resumed_on_one_token_never_double_a_move(tmp_path: 
         twin = Client(host.endpoint)
         twin.resume(table, owner.session.token)
         accepted: list[Accepted] = []
-        threads = [threading.Thread(target=play_logged, args=(c, random.Random(i),
-                                                               accepted.append))
+        # The twin that loses the race for the last move hears "game_over".
+        threads = [PlayerThread(c, random.Random(i), on_accept=accepted.append,
+                                shrug=(*RACE_CODES, "game_over"))
                    for i, c in enumerate((owner, twin, opponent))]  # fmt: skip
         try:
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join(60)
-                assert not thread.is_alive()
+                thread.finish(60)
             record = owner.record(table)
         finally:
-            for client in (owner, twin, opponent):
-                client.close()
+            for thread in threads:
+                thread.close()
     check_against_record(record, accepted)
     assert len(accepted) == len(record["actions"])

@@ -21,8 +21,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from fault_kit import play_logged
-from test_net_support import WAIT_S, running_host
+from test_net_support import WAIT_S, Background, play_to_end, running_host
 
 import sagani_net.client
 from protocol import decode_message
@@ -126,7 +125,7 @@ def player(client: Client, table: str, role: str, seed: int) -> None:
                 client.act(bad)
         with contextlib.suppress(HostError):
             client.record(table)
-    play_logged(client, random.Random(seed), lambda accepted: None)
+    play_to_end(client, random.Random(seed))
 
 
 def watch(client: Client, table: str) -> None:
@@ -142,19 +141,14 @@ def test_no_trace_of_the_draw_order_or_the_seed_before_the_game_is_over(
         clients = {name: Client(host.endpoint) for name in ("player", "bot", "spectator")}
         try:
             table = creator.create({"players": 2}, seed=SEED, bots=[1])
-            threads = [
-                threading.Thread(target=player, name="player",
-                                 args=(clients["player"], table, "player", 1)),
-                threading.Thread(target=player, name="bot",
-                                 args=(clients["bot"], table, "bot", 2)),
-                threading.Thread(target=watch, name="spectator",
-                                 args=(clients["spectator"], table)),
-            ]  # fmt: skip
-            for thread in threads:
+            threads = [Background(player, clients["player"], table, "player", 1),
+                       Background(player, clients["bot"], table, "bot", 2),
+                       Background(watch, clients["spectator"], table)]  # fmt: skip
+            for thread, who in zip(threads, ("player", "bot", "spectator"), strict=True):
+                thread.name = who  # what the capture files the frames under
                 thread.start()
             for thread in threads:
-                thread.join(WAIT_S * 6)
-                assert not thread.is_alive()
+                thread.finish(WAIT_S * 6)
             # Everyone has seen the end; what comes after this (the record) is public.
             before_end = {who: len(frames) for who, frames in captured.items()}
             record = creator.record(table)

@@ -303,3 +303,30 @@ def test_finished_table_is_forgotten_after_a_while_and_read_back_when_asked(
         assert {**again, "id": 0} == {**final, "id": 0}
         assert raw("record", table=table)["record"]["seed"] == 13
         raw.close()
+
+
+def test_retry_of_the_game_ending_action_after_a_restart_is_answered_from_disk(
+    tmp_path: Path,
+) -> None:
+    # The host stored the last action and died before its reply went out: the retry must get
+    # that reply, not "game_over".
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, seed=17)
+        rng = random.Random(5)
+        snap = raw("sync", table=table)
+        while snap["status"] != "over":
+            seat = snap["turn"]
+            request = encode({"v": VERSION, "type": "act", "id": 1000 + snap["version"],
+                              "table": table, "seat": seat, "token": tokens[seat],
+                              "version": snap["version"],
+                              "action": choose(snap["view"], rng)})  # fmt: skip
+            last = raw.send_bytes(request)
+            assert last["type"] == "accepted"
+            snap = raw("sync", table=table)
+        raw.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        assert raw.send_bytes(request) == last
+        assert raw("sync", table=table)["version"] == snap["version"]
+        raw.close()

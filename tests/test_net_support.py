@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -85,39 +85,74 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"type": "take", "index": rng.randrange(len(view["offer"]))}
 
 
-def play_to_end(client: Client, rng: random.Random, timeout_s: float = 60.0) -> None:
-    """Act whenever it is this client's turn until the game is over."""
+#: Refusals a player shrugs off: another seat moved first, or its copy was behind (the reply
+#: resynced it).
+RACE_CODES = ("stale_version", "not_your_turn")
+
+Accepted = tuple[int, int, dict[str, Any]]
+
+
+def play_to_end(
+    client: Client,
+    rng: random.Random,
+    timeout_s: float = 60.0,
+    on_accept: Callable[[Accepted], None] | None = None,
+    on_update: Callable[[dict[str, Any]], None] | None = None,
+    shrug: tuple[str, ...] = RACE_CODES,
+) -> None:
+    """Act whenever it is this client's turn until the game is over; report each accepted
+    action as (version it was made on, seat, action) and each change heard from the host."""
     while client.state.status != "over":
         if client.my_turn:
+            version, action = client.state.version, choose(client.state.view, rng)
             try:
-                client.act(choose(client.state.view, rng))
+                client.act(action)
             except HostError as exc:
-                # Another seat moved first or our copy was behind; the reply resynced it.
-                if exc.code not in ("stale_version", "not_your_turn"):
+                if exc.code not in shrug:
                     raise
+                continue
+            if on_accept is not None:
+                on_accept((version, client.state.you, action))
         else:
-            client.next_update(timeout_s)
+            update = client.next_update(timeout_s)
+            if update is not None and on_update is not None:
+                on_update(update)
 
 
-class PlayerThread(threading.Thread):
-    """:func:`play_to_end` on its own thread; :meth:`finish` re-raises what went wrong there."""
+class Background(threading.Thread):
+    """``call(*args, **kwargs)`` on its own thread; :meth:`finish` re-raises what went wrong
+    there, so a failure in a player shows as itself and not as a wrong result later."""
 
-    def __init__(self, client: Client, rng: random.Random) -> None:
+    def __init__(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         super().__init__(daemon=True)
-        self.client, self.rng = client, rng
+        self.call, self.args, self.kwargs = call, args, kwargs
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
-            play_to_end(self.client, self.rng)
+            self.call(*self.args, **self.kwargs)
         except BaseException as exc:  # handed to the test thread by finish()
             self.error = exc
 
     def finish(self, timeout_s: float = 120.0) -> None:
         self.join(timeout_s)
-        assert not self.is_alive(), "the player did not finish"
+        assert not self.is_alive(), f"{self.call.__name__} did not finish"
         if self.error is not None:
             raise self.error
+
+
+class PlayerThread(Background):
+    """:func:`play_to_end` on its own thread."""
+
+    def __init__(self, client: Client, rng: random.Random, **options: Any) -> None:
+        super().__init__(play_to_end, client, rng, **options)
+        self.client = client
+
+    def close(self) -> None:
+        """Close the client, unless the thread still runs on it (a test that failed early);
+        closing it under the thread would hide that failure behind another."""
+        if not self.is_alive():
+            self.client.close()
 
 
 def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:

@@ -16,7 +16,7 @@ import pytest
 import zmq
 from fault_kit import port_number, proxied
 from test_cli_smoke import SAGANI, Terminal
-from test_net_support import ROOT, Raw, play_to_end, running_host
+from test_net_support import ROOT, PlayerThread, Raw, running_host
 
 from protocol import VERSION, encode
 from sagani_net import security
@@ -95,12 +95,11 @@ def test_client_with_the_join_code_plays_a_whole_secure_game(tmp_path: Path) -> 
             table = a.create({"players": 2}, seed=41)
             a.join(table, name="a")
             b.join(table, name="b")
-            threads = [threading.Thread(target=play_to_end, args=(c, random.Random(i)))
-                       for i, c in enumerate((a, b))]  # fmt: skip
+            threads = [PlayerThread(c, random.Random(i)) for i, c in enumerate((a, b))]
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join(60)
+                thread.finish(60)
             assert a.state.status == b.state.status == "over"
             assert a.record(table)["result"] == b.state.view["result"]
         finally:
@@ -251,12 +250,11 @@ def test_stalled_subscriber_and_stalled_requester_do_not_slow_the_host(tmp_path:
             for _ in range(3000):
                 stalled_req.send_multipart([b"", sync])
             started_s = time.monotonic()
-            threads = [threading.Thread(target=play_to_end, args=(c, random.Random(i)))
-                       for i, c in enumerate((a, b))]  # fmt: skip
+            threads = [PlayerThread(c, random.Random(i)) for i, c in enumerate((a, b))]
             for thread in threads:
                 thread.start()
             for thread in threads:
-                thread.join(60)
+                thread.finish(60)
             assert a.state.status == b.state.status == "over"
             assert {**a.state.view, "you": 0} == {**b.state.view, "you": 0}
             # Generous: an unstalled game takes well under a second here.
