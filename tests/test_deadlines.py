@@ -8,13 +8,15 @@ action played for it by the host, stored and broadcast like any action with a
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import zmq
-from test_net_support import WAIT_S, Raw, choose, port_of, running_host, start_host_process
+from test_net_support import WAIT_S, Raw, choose, port_of, start_host_process
 
 from protocol import decode_message, topic
 from sagani_net.bots.runner import BotRunner
@@ -222,30 +224,35 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
     tmp_path: Path,
 ) -> None:
     deadline_s = 0.5
-    with running_host(tmp_path, heartbeat_s=0.2, bot_deadline_s=deadline_s) as host:
-        # think 5 s on the command line; the table's deadline must cap it.
-        searcher = BotRunner(host.endpoint, "mcts", seed=1, think_s=5.0)
-        other = BotRunner(host.endpoint, "greedy", seed=2)
-        try:
-            table = searcher.create({"players": 2}, seed=9)
-            searcher.join(table, 0)
-            other.join(table, 1)
-            assert searcher.move_deadline_s == deadline_s
-            stop = threading.Event()
-            threads = [threading.Thread(target=r.play, args=(stop,), daemon=True)
-                       for r in (searcher, other)]  # fmt: skip
-            for thread in threads:
-                thread.start()
-            wait_until(lambda: searcher.moves >= 6, timeout_s=15.0)
-            stop.set()
-            for thread in threads:
-                thread.join(WAIT_S)
-            assert 0 < searcher.slowest_move_s < deadline_s
-            assert other.slowest_move_s < deadline_s
-            assert default_moves(tmp_path, table) == []
-        finally:
-            searcher.close()
-            other.close()
+    # The host and the other bot in processes of their own, as they would be: a search thread
+    # beside them would hold the GIL and slow them, and the host would see that as lateness.
+    host, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--bot-deadline",
+                                           str(deadline_s))  # fmt: skip
+    # think 5 s on the command line; the table's deadline must cap it.
+    searcher = BotRunner(endpoint, "mcts", seed=1, think_s=5.0)
+    other = None
+    try:
+        table = searcher.create({"players": 2}, seed=9)
+        searcher.join(table, 0)
+        assert searcher.move_deadline_s == deadline_s
+        other = subprocess.Popen([sys.executable, "-m", "cli.main", "bot",
+                                  endpoint.removeprefix("tcp://"), "--table", table, "--seat",
+                                  "1", "--strategy", "greedy", "--quiet"])  # fmt: skip
+        stop = threading.Event()
+        thread = threading.Thread(target=searcher.play, args=(stop,), daemon=True)
+        thread.start()
+        wait_until(lambda: searcher.moves >= 6, timeout_s=WAIT_S)
+        stop.set()
+        thread.join(WAIT_S)
+        assert 0 < searcher.slowest_move_s < deadline_s
+        assert default_moves(tmp_path, table) == []
+    finally:
+        searcher.close()
+        if other is not None:
+            other.kill()
+            other.wait()
+        host.terminate()
+        host.wait()
 
 
 def test_an_older_data_dir_gets_the_deadline_column(tmp_path: Path) -> None:

@@ -193,7 +193,8 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
             for version, drop in ((20, False), (60, True)):
                 # Cut while the other seat is to move, so that the game goes on without it.
                 assert watcher.wait_for(lambda r, v=version: r.version >= v
-                                        and r.turn == near_seat, WAIT_S)  # fmt: skip
+                                        and r.turn == near_seat, WAIT_S), (
+                    version, watcher.state.version, cut_off.state.version, heard[-3:])  # fmt: skip
                 req_link.cut(drop)
                 pub_link.cut(drop)
                 time.sleep(1.5)  # silence of 7 heartbeat periods; the client gives up at 3

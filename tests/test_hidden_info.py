@@ -148,7 +148,7 @@ def test_no_trace_of_the_draw_order_or_the_seed_before_the_game_is_over(
                 thread.name = who  # what the capture files the frames under
                 thread.start()
             for thread in threads:
-                thread.finish(WAIT_S * 6)
+                thread.finish(WAIT_S * 3)
             # Everyone has seen the end; what comes after this (the record) is public.
             before_end = {who: len(frames) for who, frames in captured.items()}
             record = creator.record(table)
