@@ -16,7 +16,7 @@ from typing import Any
 import platformdirs
 
 from sagani_net import discovery, security
-from sagani_net.bots.house import HouseBots
+from sagani_net.bots import house
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
 from sagani_net.store import Store
 
@@ -122,14 +122,14 @@ def run_host(args: argparse.Namespace) -> int:
     if keys:
         print(f"sagani host: join code {security.host_join_code(host.endpoint, keys)}",
               flush=True)  # fmt: skip
-    if args.bots:
-        # House bots are clients like any other; they reach the host on loopback.
-        address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
-        if keys:
-            address = security.host_join_code(address, keys)
-        HouseBots(address, args.bots, data_dir).start()
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
+        if args.bots:
+            # House bots are clients like any other; they reach the host on loopback.
+            address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
+            if keys:
+                address = security.host_join_code(address, keys)
+            stack.enter_context(house.running(address, args.bots, data_dir, args.quiet))
         if args.lan:  # multicast only when asked for on the command line
             try:
                 stack.enter_context(discovery.advertise(

@@ -15,6 +15,26 @@ from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
 
 
+def house_processes(data_dir: Path) -> list[int]:
+    """Pids of the house-bot processes serving ``data_dir`` (read from /proc)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:  # gone while we looked
+            continue
+        if b"sagani_net.bots.house" in words and str(data_dir).encode() in words:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def wait_gone(data_dir: Path) -> None:
+    deadline_s = time.monotonic() + WAIT_S
+    while house_processes(data_dir):
+        assert time.monotonic() < deadline_s, "the house bots outlived their host"
+        time.sleep(0.05)
+
+
 def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: Path) -> None:
     options = ("--heartbeat-s", "0.2", "--bots", "greedy")
     proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0", *options)
@@ -36,8 +56,10 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: P
         # The game only moves if the house bot plays seat 1.
         assert watcher.wait_for(lambda r: r.version >= 20, WAIT_S)
         assert table in json.loads((tmp_path / TOKENS_FILE).read_text())
+        assert len(house_processes(tmp_path)) == 1  # the bots think beside the host, not in it
         proc.kill()
         proc.wait()
+        wait_gone(tmp_path)  # a killed host takes its house bots with it
         killed_at = watcher.state.version
         time.sleep(1.0)
         proc, _, _ = start_host_process(tmp_path, *ports, *options)
@@ -55,3 +77,4 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: P
         watcher.close()
         proc.terminate()
         proc.wait()
+    wait_gone(tmp_path)

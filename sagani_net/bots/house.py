@@ -1,15 +1,21 @@
 """House bots: ``sagani host --bots STRATEGY`` fills the seats kept for bots with bots of its own.
 
 They are ordinary network clients of the host (the same :class:`BotRunner` that ``sagani bot``
-and ``sagani play`` use), each on a thread of the host process. Their tokens are kept in the
-data dir, so that after a restart every house bot comes back to its seat.
+and ``sagani play`` use), each on a thread of one process beside the host's (:func:`running`):
+a search holds Python's GIL for its whole thinking time, and in the host's process that would
+slow every table's socket loop. Their tokens are kept in the data dir, so that after a restart
+every house bot comes back to its seat.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import subprocess
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +27,8 @@ log = logging.getLogger(__name__)
 #: How often the host's tables are looked at for empty bot seats.
 POLL_S = 0.5
 TOKENS_FILE = "house-bots.json"
+#: How long the host waits for its house bots to stop before it kills them.
+STOP_WAIT_S = 5.0
 
 
 class HouseBots:
@@ -119,3 +127,42 @@ class HouseBots:
             if not seats:
                 del self._seated[table]
             self._save()
+
+
+@contextlib.contextmanager
+def running(address: str, strategy: str, data_dir: Path, quiet: bool = False) -> Iterator[None]:
+    """House bots in a child process for as long as the block runs.
+
+    The child stops when its stdin closes: when the block ends, and also when the host is
+    killed (the kernel closes the pipe), so a host started again never finds the old bots
+    still playing beside the new ones for long.
+    """
+    command = [sys.executable, "-m", "sagani_net.bots.house", address, strategy, str(data_dir)]
+    child = subprocess.Popen([*command, *(["--quiet"] if quiet else [])], stdin=subprocess.PIPE)
+    try:
+        yield
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        try:
+            child.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The child process of :func:`running`: ``ADDRESS STRATEGY DATA_DIR [--quiet]``."""
+    args = sys.argv[1:] if argv is None else argv
+    address, strategy, data_dir = args[:3]
+    logging.basicConfig(level=logging.WARNING if "--quiet" in args else logging.INFO,
+                        format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
+    bots = HouseBots(address, strategy, Path(data_dir))
+    bots.start()
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C reaches the whole process group
+        sys.stdin.buffer.read()  # until the host closes the pipe, or dies
+    bots.stop()
+
+
+if __name__ == "__main__":
+    main()
