@@ -177,14 +177,13 @@ class AsyncClient:
                     self._req.connect(self.address)
                 try:
                     await self._req.send(body)
-                    answered = await self._req.poll(self.timeout_s * 1000, zmq.POLLIN)
-                    raw_reply = await self._req.recv() if answered else b""
+                    raw_reply = await self._reply(self._req)
                 except asyncio.CancelledError:
                     # Cancelled between send and reply: this REQ socket can never send again.
                     self._req.close()
                     self._req = None
                     raise
-                if answered:
+                if raw_reply is not None:
                     reply = decode_message(raw_reply)
                     if reply.get("type") == "error":
                         raise HostError(reply)
@@ -194,6 +193,23 @@ class AsyncClient:
                 self._req = None
             tries = self.retries + 1
             raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
+
+    async def _reply(self, req: zmq.asyncio.Socket) -> bytes | None:
+        """The reply to the request just sent on ``req``, or None after one try's timeout.
+
+        A late reply to an abandoned request (same routing id) wakes the poll too, and the
+        socket then drops it for its correlation id: the receive finds nothing and the wait
+        goes on.
+        """
+        give_up_s = time.monotonic() + self.timeout_s
+        while (left_s := give_up_s - time.monotonic()) > 0:
+            if not await req.poll(left_s * 1000, zmq.POLLIN):
+                return None
+            try:
+                return await req.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                continue
+        return None
 
     async def connect(self) -> dict[str, Any]:
         """Say hello; learn the protocol version, the games and where broadcasts come from."""

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import zmq
-from test_net_support import WAIT_S, PlayerThread, choose
+from test_net_support import WAIT_S, Background, PlayerThread, choose
 
+from protocol import VERSION, decode_message, encode
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.host import Host
 from sagani_net.store import Store
@@ -284,3 +286,29 @@ def test_lost_reply_is_retried_with_the_same_id_and_applied_once(host: Host) -> 
             c.close()
         front.close()
         back.close()
+
+
+def test_late_reply_to_an_abandoned_try_is_dropped_and_the_wait_goes_on() -> None:
+    # A host that answers the first try only after the client has retried on a new socket:
+    # that late reply reaches the new socket (same routing id) and must not break the request.
+    router = zmq.Context.instance().socket(zmq.ROUTER)
+    router.linger, router.rcvtimeo, router.router_handover = 0, int(WAIT_S * 1000), 1
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    client = Client(f"tcp://127.0.0.1:{port}", timeout_s=0.5, retries=3)
+    replies: list[dict] = []
+    asked = Background(lambda: replies.append(client.request("hello")))
+    asked.start()
+    try:
+        first = router.recv_multipart()
+        second = router.recv_multipart()  # the retry, on a new socket
+        assert first[0] == second[0] and first[-1] == second[-1]  # same peer, same message
+        msg_id = decode_message(first[-1])["id"]
+        for frames, attempt in ((first, 1), (second, 2)):
+            reply = {"v": VERSION, "type": "welcome", "id": msg_id, "try": attempt}
+            router.send_multipart([*frames[:-1], encode(reply)])
+            time.sleep(0.1)
+        asked.finish(WAIT_S)
+        assert [reply["try"] for reply in replies] == [2]
+    finally:
+        client.close()
+        router.close()

@@ -100,10 +100,12 @@ def play_to_end(
     on_accept: Callable[[Accepted], None] | None = None,
     on_update: Callable[[dict[str, Any]], None] | None = None,
     shrug: tuple[str, ...] = RACE_CODES,
+    stop: threading.Event | None = None,
 ) -> None:
-    """Act whenever it is this client's turn until the game is over; report each accepted
-    action as (version it was made on, seat, action) and each change heard from the host."""
-    while client.state.status != "over":
+    """Act whenever it is this client's turn until the game is over (or ``stop`` is set);
+    report each accepted action as (version it was made on, seat, action) and each change
+    heard from the host."""
+    while client.state.status != "over" and not (stop is not None and stop.is_set()):
         if client.my_turn:
             version, action = client.state.version, choose(client.state.view, rng)
             try:
@@ -146,13 +148,19 @@ class PlayerThread(Background):
     """:func:`play_to_end` on its own thread."""
 
     def __init__(self, client: Client, rng: random.Random, **options: Any) -> None:
-        super().__init__(play_to_end, client, rng, **options)
+        self.stop = threading.Event()
+        super().__init__(play_to_end, client, rng, timeout_s=0.5, stop=self.stop, **options)
         self.client = client
 
     def close(self) -> None:
-        """Close the client, unless the thread still runs on it (a test that failed early);
-        closing it under the thread would hide that failure behind another."""
-        if not self.is_alive():
+        """Stop the player (a test that failed early leaves it running) and close its client.
+
+        A client left open would be closed by the garbage collector later, in another test,
+        where closing its context can block."""
+        self.stop.set()
+        if self.is_alive():
+            self.join(WAIT_S)
+        if not self.is_alive():  # closing it under a thread still on it would crash that
             self.client.close()
 
 
