@@ -58,10 +58,16 @@ class Client:
                 self.req.setsockopt(zmq.LINGER, 0)
                 self.req.setsockopt(zmq.ROUTING_ID, self.routing_id)
                 self.req.setsockopt(zmq.REQ_CORRELATE, 1)
+                # A receive timeout, not a poll: a late reply to an abandoned try can wake a
+                # poll, and the socket then drops it for its correlation id.
+                self.req.setsockopt(zmq.RCVTIMEO, int(REQUEST_TIMEOUT_S * 1000))
                 self.req.connect(self.endpoint)
             self.req.send(body)
-            if self.req.poll(REQUEST_TIMEOUT_S * 1000):
+            try:
                 reply = msgpack.unpackb(self.req.recv(), raw=False)
+            except zmq.Again:
+                reply = None
+            if reply is not None:
                 if reply.get("code") in ("rate_limited", "storage_failed"):
                     time.sleep(0.2)    # nothing was done: the same bytes again, a little later
                     continue
