@@ -13,8 +13,10 @@ import contextlib
 import getpass
 import json
 import logging
+import multiprocessing
 import random
 import sys
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ import platformdirs
 
 from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, ConsoleModel
-from sagani_net.bots.runner import policy_for, safe_action
+from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.engine import Action, State, replay
 from sagani_net.host import DEFAULT_PORT, Host
@@ -77,6 +79,13 @@ def add_parsers(sub: Any) -> None:
         help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
     )
     p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
+    p.add_argument(
+        "--think",
+        type=float,
+        default=MCTS_THINK_S,
+        metavar="S",
+        help=f"seconds an mcts bot thinks per move (default {MCTS_THINK_S:g})",
+    )
     p.add_argument("--name", default=_user_name(), help="your name at the table")
     p.add_argument("--port", type=int, default=0, help="request port (default: a free one)")
     p.add_argument(
@@ -130,13 +139,19 @@ def add_parsers(sub: Any) -> None:
 # -- bots inside `sagani play` ----------------------------------------------------------------
 
 
-async def bot_loop(client: AsyncClient, kind: str, seed: int) -> None:
+async def bot_loop(
+    client: AsyncClient,
+    kind: str,
+    seed: int,
+    pool: Executor | None = None,
+    think_s: float = MCTS_THINK_S,
+) -> None:
     """Play a seat over the network, as any bot would, until the game is over.
 
-    The policy thinks in a worker thread so that the console stays responsive.
+    The policy thinks in ``pool`` (a worker process: a search holds the GIL for its whole
+    thinking time, which the console and the host need) or, without one, in a thread.
     """
-    policy = policy_for(kind, think_s=MCTS_THINK_S)
-    rng, view_rng = random.Random(seed), random.Random(seed + 1)
+    seeds = random.Random(seed)
     loop = asyncio.get_running_loop()
     while True:
         try:
@@ -146,13 +161,22 @@ async def bot_loop(client: AsyncClient, kind: str, seed: int) -> None:
             if not replica.my_turn:
                 await client.next_update(timeout_s=1.0)
                 continue
-            view = replica.view
-            action = await loop.run_in_executor(None, safe_action, policy, view, rng, view_rng)
-            await client.act(action.to_dict())
+            action = await loop.run_in_executor(pool, think, kind, replica.view,
+                                                seeds.getrandbits(64), think_s)  # fmt: skip
+            await client.act(action)
         except HostError as exc:  # stale after a resync: the refusal carried a fresh snapshot
             log.info("bot %s refused: %s", kind, exc)
         except HostTimeout:
             await asyncio.sleep(0.5)
+
+
+def thinker(kinds: list[str]) -> ProcessPoolExecutor | None:
+    """A worker process for the bots' thinking if a search bot is among ``kinds``; the others
+    answer in a few milliseconds and think in a thread."""
+    if "mcts" not in kinds:
+        return None
+    # spawn, not fork: this process already runs the host's and ZeroMQ's threads.
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
 
 
 # -- sagani play ------------------------------------------------------------------------------
@@ -271,10 +295,12 @@ async def _play(
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         (data_dir / SESSION_FILE).write_text(json.dumps(saved))
-    tasks = [asyncio.create_task(bot_loop(c, kind, i)) for i, (c, kind) in enumerate(bots)]
+    pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
+    tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
+             for i, (c, kind) in enumerate(bots)]  # fmt: skip
     try:
         if args.autoplay:
-            await bot_loop(me, args.autoplay, 99)
+            await bot_loop(me, args.autoplay, 99, pool, args.think)
             await me.sync()
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
@@ -294,6 +320,8 @@ async def _play(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         for client, _ in bots:
             client.close()
         over = me.replica is not None and me.replica.status == "over"

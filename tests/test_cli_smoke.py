@@ -144,8 +144,10 @@ def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
 
 
 def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
-    done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "greedy,random",
-                  "--seed", "8", "--new", "--data-dir", str(tmp_path))  # fmt: skip
+    # mcts thinks in a worker process; a short --think keeps the game quick.
+    done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "mcts,random",
+                  "--think", "0.02", "--seed", "8", "--new",
+                  "--data-dir", str(tmp_path))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert ": over" in done.stdout
     assert len([line for line in done.stdout.splitlines() if "points" in line]) == 3

@@ -75,6 +75,21 @@ def safe_action(policy: Policy, view: Data, rng: random.Random, view_rng: random
     return action
 
 
+#: Policies kept between moves by :func:`think`, by (strategy, think time, seat): a search
+#: plans its placement together with its take and plays it on the next decision.
+_KEPT: dict[tuple[str, float | None, int], Policy] = {}
+
+
+def think(strategy: str, view: Data, seed: int, think_s: float | None = 1.0) -> Data:
+    """The move of a ``strategy`` bot for ``view``, as plain data, from plain data and a seed:
+    what a worker process is given (``sagani play`` thinks there, apart from its console)."""
+    key = (strategy, think_s, view["turn"])  # the seat to move: this bot's
+    if key not in _KEPT:
+        _KEPT[key] = policy_for(strategy, think_s=think_s)
+    rng = random.Random(seed)
+    return safe_action(_KEPT[key], view, rng, random.Random(rng.getrandbits(64))).to_dict()
+
+
 class BotRunner:
     """One bot seat over the network; see the module docstring."""
 
