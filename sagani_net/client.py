@@ -303,7 +303,7 @@ class AsyncClient:
         nothing came within ``timeout_s``."""
         replica = self._need_replica()
         deadline_s = None if timeout_s is None else time.monotonic() + timeout_s
-        silence_s = SILENCE_HEARTBEATS * self.welcome.get("heartbeat_s", 1.0)
+        silence_s = self._silence_s
         while not self._pending:
             now = time.monotonic()
             wait_s = self._heard_s + silence_s - now
@@ -352,6 +352,16 @@ class AsyncClient:
     @property
     def my_turn(self) -> bool:
         return self.replica is not None and self.replica.my_turn
+
+    @property
+    def silent(self) -> bool:
+        """The host has said nothing (no update, no heartbeat) for longer than the client
+        waits before it reconnects and resyncs: a front end can say so at once."""
+        return time.monotonic() - self._heard_s > self._silence_s
+
+    @property
+    def _silence_s(self) -> float:
+        return SILENCE_HEARTBEATS * self.welcome.get("heartbeat_s", 1.0)
 
     @property
     def session(self) -> Session:

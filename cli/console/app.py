@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -41,7 +40,7 @@ from cli.console.model import (
     ConsoleModel,
     describe,
 )
-from sagani_net.client import SILENCE_HEARTBEATS, AsyncClient, HostError, HostTimeout
+from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.engine import Action
 
 log = logging.getLogger("cli.console")
@@ -184,13 +183,7 @@ class Console:
         assert client is not None
         while True:
             await asyncio.sleep(WATCH_S)
-            # The client notes when it last heard the host (updates and heartbeats alike).
-            heard_s = getattr(client, "_heard_s", None)
-            heartbeat_s = client.welcome.get("heartbeat_s", 1.0)
-            silent = (
-                heard_s is not None
-                and time.monotonic() - heard_s > SILENCE_HEARTBEATS * heartbeat_s
-            )
+            silent = client.silent
             if silent and self.model.connection == ONLINE:
                 self.model.connection = RECONNECTING
                 self.redraw()
