@@ -1,4 +1,4 @@
-"""Typed commands, the console model (ghost, preview, changes) and LAN discovery without a LAN."""
+"""Typed commands, the console model (ghost, preview, changes) and LAN discovery's parsing."""
 
 from __future__ import annotations
 
@@ -191,36 +191,12 @@ def test_replay_frames_step_through_every_action() -> None:
     assert frames[-1][0]["phase"] == "over"
 
 
-# -- discovery, with no network -------------------------------------------------------------------
+# -- discovery, parsing only (tests/test_host_lan.py finds a real advert) ---------------------
 
 
 def test_advertisement_properties_are_read_safely() -> None:
     found = discovery.found_from_properties("x", "192.0.2.2", 5000, {b"pub_port": b"nope"})
     assert found.pub_port == 5001 and found.endpoint == "tcp://192.0.2.2:5000"
-
-
-def test_advertise_registers_the_service_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    registered: list[object] = []
-
-    class FakeZeroconf:
-        def register_service(self, info: object) -> None:
-            registered.append(info)
-
-        def unregister_service(self, info: object) -> None:
-            registered.remove(info)
-
-        def close(self) -> None:
-            pass
-
-    import zeroconf
-
-    monkeypatch.setattr(zeroconf, "Zeroconf", FakeZeroconf)
-    with discovery.advertise(47410, 47411, bind="192.0.2.5", name="t") as advert:
-        assert advert is not None
-        (info,) = registered
-        assert info.port == 47410  # type: ignore[attr-defined]
-        assert info.parsed_addresses() == ["192.0.2.5"]  # type: ignore[attr-defined]
-    assert registered == []
 
 
 def test_advertising_a_host_bound_to_loopback_is_refused() -> None:

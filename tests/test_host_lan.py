@@ -1,17 +1,92 @@
-"""``sagani host --lan``: it advertises only a host the LAN can reach, and says why not otherwise.
+"""``sagani host --lan`` and ``sagani join --lan``: a host is advertised with zeroconf only where
+the LAN can reach it, and a console finds it.
 
-No test here sends multicast: a host bound to 127.0.0.1 is refused before zeroconf starts.
+Multicast is sent only inside a network namespace the test makes itself (a veth pair on a
+documentation subnet, nothing else in it); where namespaces cannot be made, that test skips.
 """
 
+import contextlib
+import os
+import re
+import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: TEST-NET-2 (RFC 5737): never a real LAN.
+HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
 
 
 def test_host_lan_on_loopback_is_refused_with_a_reason(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "host", "--lan", "--port", "0",
          "--data-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 2
     assert "--lan" in done.stderr and "--bind 0.0.0.0" in done.stderr
+
+
+@contextlib.contextmanager
+def private_lan() -> Iterator[list[str]]:
+    """A network namespace of its own with two linked interfaces; yields the command prefix
+    that runs a program inside it."""
+    if not all(shutil.which(tool) for tool in ("unshare", "nsenter", "ip")):
+        pytest.skip("needs unshare, nsenter and ip")
+    holder = subprocess.Popen(["unshare", "--net", "sleep", "600"], stderr=subprocess.PIPE)
+    try:
+        # Popen returns before unshare has made the namespace: until then /proc/PID/ns/net is
+        # still ours, and the setup would change this machine's own network.
+        ours, theirs = Path("/proc/self/ns/net"), Path(f"/proc/{holder.pid}/ns/net")
+        give_up_s = time.monotonic() + 10
+        while theirs.readlink() == ours.readlink():
+            if holder.poll() is not None:
+                pytest.skip(f"cannot make a network namespace here: {holder.stderr.read()}")
+            assert time.monotonic() < give_up_s, "unshare made no namespace"
+            time.sleep(0.01)
+        inside = ["nsenter", f"--net={theirs}"]
+        setup = [["ip", "link", "set", "lo", "up"],
+                 ["ip", "link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+                 ["ip", "addr", "add", f"{HOST_IP}/24", "dev", "v0"],
+                 ["ip", "addr", "add", f"{PEER_IP}/24", "dev", "v1"],
+                 ["ip", "link", "set", "v0", "up"],
+                 ["ip", "link", "set", "v1", "up"]]  # fmt: skip
+        for command in setup:
+            done = subprocess.run([*inside, *command], capture_output=True, text=True)
+            if done.returncode != 0:
+                pytest.skip(f"cannot make a network namespace here: {done.stderr.strip()}")
+        yield inside
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")}  # join keeps its seats there
+    log = tmp_path / "host.log"
+    with private_lan() as inside, log.open("w") as log_file:
+        host = subprocess.Popen(
+            [*inside, sys.executable, "-m", "cli.main", "host", "--lan", "--bind", HOST_IP,
+             "--port", "0", "--data-dir", str(tmp_path / "host")],
+            stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=ROOT, env=env,
+        )  # fmt: skip
+        try:
+            assert host.stdout is not None
+            found = re.search(r"requests (\S+)", host.stdout.readline())
+            assert found and found[1].startswith(f"tcp://{HOST_IP}:")
+            assert "advertised on the LAN" in host.stdout.readline()
+            done = subprocess.run(
+                [*inside, sys.executable, "-m", "cli.main", "join", "--lan", "--spectate"],
+                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+            )  # fmt: skip
+        finally:
+            host.terminate()
+            host.wait()
+    assert re.search(rf"1\. .* at {re.escape(found[1])}$", done.stdout, re.MULTILINE), done.stdout
+    # It reached the host it found: there is just no game to watch there yet.
+    assert "no game to watch at this host" in done.stderr, log.read_text()
