@@ -66,6 +66,21 @@ def play(players: int, mode: str, policy: str, seed: int) -> Played:
     return Played(state, tuple(steps), tuple(e for s in steps for e in s.events))
 
 
+def part_played(game, data) -> tuple[State, int]:
+    """A fresh game of ``game`` with the first k actions of its played history applied, k drawn
+    by hypothesis; returns the state and k."""
+    k = data.draw(st.integers(0, len(play(*game).state.history) - 1), label="actions played")
+    return first_actions(game, k), k
+
+
+def first_actions(game, k: int) -> State:
+    """A fresh game of ``game`` with the first ``k`` actions of its played history applied."""
+    state = State.new(game[0], game[1], game[3])
+    for _seat, action in play(*game).state.history[:k]:
+        state.apply(action)
+    return state
+
+
 def displays(view: dict):
     """(seat, public seat data) for every seat."""
     return enumerate(view["seats"])
@@ -179,23 +194,31 @@ def test_views_never_hold_the_draw_order_or_the_seed_before_the_end(game):
 @FEW
 @given(multi_games, st.data())
 def test_same_public_history_with_other_hidden_order_gives_the_same_views(game, data):
-    played = play(*game)
-    history = played.state.history
-    k = data.draw(st.integers(0, len(history) - 1), label="actions played")
-    state = State.new(game[0], game[1], game[3])
-    for _seat, action in history[:k]:
-        state.apply(action)
+    state, k = part_played(game, data)
     dealt = 72 - state.pile_size()
     hidden = list(state.tiles[dealt + 1 :])
     random.Random(data.draw(seeds, label="shuffle")).shuffle(hidden)
     other = State.new(game[0], game[1], tiles=[*state.tiles[: dealt + 1], *hidden])
-    for _seat, action in history[:k]:
+    for _seat, action in play(*game).state.history[:k]:
         other.apply(action)
     for seat in (None, *range(game[0])):
         assert other.view(seat) == state.view(seat)
 
 
 # -- clone ------------------------------------------------------------------------------------
+
+
+def randomly_advanced(game, data, most: int) -> tuple[State, random.Random]:
+    """A fresh game of ``game`` after up to ``most`` random actions (hypothesis draws how many),
+    with the generator that chose them."""
+    players, mode, _policy, seed = game
+    state = State.new(players, mode, seed)
+    rng = random.Random(seed)
+    for _ in range(data.draw(st.integers(0, most), label="actions before the clone")):
+        if state.is_over():
+            break
+        state.apply(state.random_action(rng))
+    return state, rng
 
 
 def replayed_view(state: State) -> dict:
@@ -208,13 +231,7 @@ def replayed_view(state: State) -> dict:
 @settings(FEW, max_examples=40)
 @given(any_games, st.data())
 def test_clone_is_independent_of_its_original(game, data):
-    players, mode, _policy, seed = game
-    state = State.new(players, mode, seed)
-    rng = random.Random(seed)
-    for _ in range(data.draw(st.integers(0, 150), label="actions before the clone")):
-        if state.is_over():
-            break
-        state.apply(state.random_action(rng))
+    state, rng = randomly_advanced(game, data, 150)
     if state.is_over():
         return
     twin = state.clone()
@@ -243,13 +260,9 @@ def test_clone_is_independent_of_its_original(game, data):
 def test_clone_follows_the_same_game_as_its_original(game, data):
     # Mutual independence aside, a clone is a faithful copy: the same actions give the same
     # events and views on both.
-    players, mode, _policy, seed = game
-    state = State.new(players, mode, seed)
-    rng = random.Random(seed)
-    for _ in range(data.draw(st.integers(0, 100), label="actions before the clone")):
-        if state.is_over():
-            return
-        state.apply(state.random_action(rng))
+    state, rng = randomly_advanced(game, data, 100)
+    if state.is_over():
+        return
     twin = state.clone()
     while not state.is_over():
         action = state.random_action(rng)
@@ -278,12 +291,7 @@ def test_replaying_each_record_reproduces_it(game):
 @FEW
 @given(any_games, st.data())
 def test_state_from_view_agrees_with_the_view_and_has_the_same_legal_actions(game, data):
-    played = play(*game)
-    history = played.state.history
-    k = data.draw(st.integers(0, len(history) - 1), label="actions played")
-    state = State.new(game[0], game[1], game[3])
-    for _seat, action in history[:k]:
-        state.apply(action)
+    state, k = part_played(game, data)
     for seat in (None, *range(game[0])):
         view = state.view(seat)
         guess = State.from_view(view, random.Random(k))
@@ -307,12 +315,7 @@ def snapshot(state: State) -> tuple:
 @FEW
 @given(any_games, st.data())
 def test_illegal_actions_are_refused_and_change_nothing(game, data):
-    played = play(*game)
-    history = played.state.history
-    k = data.draw(st.integers(0, len(history) - 1), label="actions played")
-    state = State.new(game[0], game[1], game[3])
-    for _seat, action in history[:k]:
-        state.apply(action)
+    state, _k = part_played(game, data)
     legal = set(state.legal_actions())
     before = snapshot(state)
     for action in ILLEGAL_TRIES:
@@ -329,9 +332,7 @@ def test_preview_changes_nothing_and_foretells_the_placement(game, data):
     played = play(*game)
     places = [i for i, (_seat, a) in enumerate(played.state.history) if a.type == "place"]
     k = data.draw(st.sampled_from(places), label="placement")
-    state = State.new(game[0], game[1], game[3])
-    for _seat, action in played.state.history[:k]:
-        state.apply(action)
+    state = first_actions(game, k)
     before = snapshot(state)
     previews = {a: state.preview(a) for a in state.legal_actions()}
     assert snapshot(state) == before

@@ -16,7 +16,7 @@ import pytest
 import zmq
 from fault_kit import port_number, proxied
 from test_cli_smoke import SAGANI, Terminal
-from test_net_support import ROOT, PlayerThread, Raw, running_host
+from test_net_support import ROOT, PlayerThread, Raw, running_host, start_host_process
 
 from protocol import VERSION, encode
 from sagani_net import security
@@ -160,18 +160,20 @@ def test_secure_traffic_shows_no_plaintext_on_the_wire(tmp_path: Path) -> None:
             assert word not in proxy.heard, word
 
 
+def start_secure_host_process(data_dir: Path) -> tuple[subprocess.Popen[str], str, str]:
+    """``sagani host --secure`` in a subprocess; returns it with its request endpoint and the
+    join code it prints."""
+    proc, endpoint, _ = start_host_process(data_dir, "--secure", "--port", "0")
+    assert proc.stdout is not None
+    code = proc.stdout.readline().split("join code ")[1].strip()
+    return proc, endpoint, code
+
+
 def test_sagani_host_secure_prints_the_same_join_code_after_a_restart(tmp_path: Path) -> None:
     codes = []
     for _ in range(2):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--secure", "--port", "0",
-             "--data-dir", str(tmp_path)],
-            cwd=ROOT, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+        proc, endpoint, code = start_secure_host_process(tmp_path)
         try:
-            assert proc.stdout is not None
-            endpoint = proc.stdout.readline().split()[3]
-            code = proc.stdout.readline().split("join code ")[1].strip()
             client = Client(code)
             assert client.connect()["type"] == "welcome"
             client.close()
@@ -302,15 +304,8 @@ def test_client_retry_on_a_new_socket_keeps_its_seat(tmp_path: Path) -> None:
 
 
 def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--secure", "--port", "0",
-         "--data-dir", str(tmp_path)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc, _, code = start_secure_host_process(tmp_path)
     try:
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        code = proc.stdout.readline().split("join code ")[1].strip()
         done = subprocess.run(
             [sys.executable, "-m", "cli.main", "bot", code, "--create", "1", "--strategy",
              "random", "--seed", "3", "--quiet"],
