@@ -147,23 +147,6 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def tcp_address(address: str) -> str:
-    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint; a join code
-    (``sagani://...``, secure mode) goes to the client as it is.
-
-    >>> tcp_address("192.168.1.20")
-    'tcp://192.168.1.20:47410'
-    """
-    from sagani_net.host import DEFAULT_PORT
-
-    if "://" in address and not address.startswith("tcp://"):
-        return address
-    bare = address.removeprefix("tcp://")
-    if ":" not in bare:
-        bare = f"{bare}:{DEFAULT_PORT}"
-    return f"tcp://{bare}"
-
-
 def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
     think = args.think if args.think is not None else (None if args.iterations else 1.0)
     return {"think_s": think, "iterations": args.iterations}
@@ -171,11 +154,12 @@ def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_bot_cmd(args: argparse.Namespace) -> int:
     from sagani_net.bots.runner import BotRunner
+    from sagani_net.client import host_address
 
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
     options = mcts_options(args)
-    runner = BotRunner(tcp_address(args.address), args.strategy, seed=args.seed,
+    runner = BotRunner(host_address(args.address), args.strategy, seed=args.seed,
                        name=args.name, think_s=options["think_s"],
                        iterations=options["iterations"], move_deadline_s=args.deadline,
                        reconnect_s=args.reconnect)  # fmt: skip

@@ -26,7 +26,7 @@ import platformdirs
 from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, ConsoleModel
 from sagani_net.bots.runner import think
-from sagani_net.client import AsyncClient, HostError, HostTimeout
+from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.engine import Action, State, replay
 from sagani_net.host import DEFAULT_PORT, Host
 from sagani_net.store import Store
@@ -358,24 +358,8 @@ def print_result(client: AsyncClient) -> None:
 # -- sagani join ------------------------------------------------------------------------------
 
 
-def endpoint(address: str | None) -> str:
-    """``host``, ``host:port`` or ``tcp://host:port`` as a ZeroMQ endpoint (a join code
-    ``sagani://...`` from ``sagani host --secure`` passes as it is).
-
-    >>> endpoint("192.168.1.20")
-    'tcp://192.168.1.20:47410'
-    """
-    if not address:
-        address = "127.0.0.1"
-    if address.startswith(("tcp://", "sagani://")):  # sagani:// is a secure host's join code
-        return address
-    if ":" not in address:
-        address = f"{address}:{DEFAULT_PORT}"
-    return f"tcp://{address}"
-
-
 def run_join(args: argparse.Namespace) -> int:
-    address = endpoint(args.address)
+    address = host_address(args.address)
     if args.lan:
         from sagani_net.discovery import browse
 

@@ -6,9 +6,10 @@ this file; ``vectors/`` holds golden msgpack frames with their meaning.
 
 from protocol.errors import ERROR_CODES, ProtocolError
 from protocol.messages import REQUESTS, check_request, error, reply, request_id, topic
-from protocol.wire import VERSION, decode_message, decode_request, encode
+from protocol.wire import DEFAULT_PORT, VERSION, decode_message, decode_request, encode
 
 __all__ = [
+    "DEFAULT_PORT",
     "ERROR_CODES",
     "REQUESTS",
     "VERSION",

@@ -10,6 +10,8 @@ from protocol.errors import ProtocolError
 
 #: The protocol version this code speaks; every frame carries it as ``v``.
 VERSION = 1
+#: The host's request port when nobody names one (its broadcasts: the next port).
+DEFAULT_PORT = 47410
 #: Versions a host accepts (negotiation: a client learns them from a ``bad_version`` error).
 SUPPORTED_VERSIONS = (1,)
 

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import zmq
 import zmq.asyncio
 
-from protocol import VERSION, decode_message, encode, topic
+from protocol import DEFAULT_PORT, VERSION, decode_message, encode, topic
 from sagani_net.security import client_setup, parse_address
 
 #: How long one try of a request waits for its reply.
@@ -40,6 +40,23 @@ SILENCE_HEARTBEATS = 3.0
 CATCH_UP_S = 0.5
 
 T = TypeVar("T")
+
+
+def host_address(typed: str | None) -> str:
+    """What a user types for a host (``host``, ``host:port``, ``tcp://host[:port]``, nothing
+    for this machine) as the address a client takes; a join code (``sagani://...``, secure
+    mode) passes as it is.
+
+    >>> host_address("192.0.2.20")
+    'tcp://192.0.2.20:47410'
+    """
+    typed = typed or "127.0.0.1"
+    if "://" in typed and not typed.startswith("tcp://"):
+        return typed
+    bare = typed.removeprefix("tcp://")
+    if ":" not in bare:
+        bare = f"{bare}:{DEFAULT_PORT}"
+    return f"tcp://{bare}"
 
 
 class HostError(Exception):

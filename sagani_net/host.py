@@ -35,14 +35,13 @@ from protocol import (
     request_id,
     topic,
 )
-from protocol.wire import MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
+from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net.game import GAMES, Game, GameState, RuleError, get_game
 from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, RateLimiter
 from sagani_net.store import SessionRow, Store, TableRow
 
 log = logging.getLogger("sagani_net.host")
 
-DEFAULT_PORT = 47410
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0
 #: How long a finished table stays in memory (listed, synced, heartbeats) before only its

@@ -8,9 +8,10 @@ import pytest
 
 from cli.console.commands import CommandError, complete, parse
 from cli.console.model import ConsoleModel, describe
-from cli.play_cmd import endpoint, plan, replay_frames
+from cli.play_cmd import plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
+from sagani_net.client import host_address
 from sagani_net.engine import Action, State
 
 # -- commands -------------------------------------------------------------------------------------
@@ -175,9 +176,9 @@ def test_play_refuses_clashing_options() -> None:
 
 
 def test_addresses_become_endpoints() -> None:
-    assert endpoint(None) == "tcp://127.0.0.1:47410"
-    assert endpoint("192.0.2.2:5000") == "tcp://192.0.2.2:5000"
-    assert endpoint("tcp://h:1") == "tcp://h:1"
+    assert host_address(None) == "tcp://127.0.0.1:47410"
+    assert host_address("192.0.2.2:5000") == "tcp://192.0.2.2:5000"
+    assert host_address("tcp://h:1") == "tcp://h:1"
 
 
 def test_replay_frames_step_through_every_action() -> None:
