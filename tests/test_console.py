@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from cli.console.app import Console, Replay
@@ -39,6 +43,31 @@ def host(tmp_path: Path):  # type: ignore[no-untyped-def]
     host.stop()
 
 
+@dataclass
+class Running:
+    """A console app running on pipe input: the keys to send, the app, and its exit status."""
+
+    keys: PipeInput
+    console: Console
+    status: int | None = None
+
+
+@contextlib.asynccontextmanager
+async def running_console(
+    model: ConsoleModel, client: AsyncClient | None = None, **options: Any
+) -> AsyncIterator[Running]:
+    """The real console app on pipe input for the block; quit with q on the way out."""
+    with create_pipe_input() as keys:
+        console = Console(model, client, input=keys, output=DummyOutput(), **options)
+        task = asyncio.create_task(console.run())
+        running = Running(keys, console)
+        try:
+            yield running
+        finally:
+            keys.send_text("q")
+            running.status = await asyncio.wait_for(task, 5)
+
+
 async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
     me = AsyncClient(host.endpoint)
     await me.connect()
@@ -54,9 +83,8 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
     async def main() -> str:
         me, bot, bot_task = await start(host, seed=6)  # a deal with an intermezzo
         model = ConsoleModel()
-        with create_pipe_input() as keys:
-            console = Console(model, me, input=keys, output=DummyOutput())
-            app_task = asyncio.create_task(console.run())
+        async with running_console(model, me) as running:
+            keys = running.keys
             await until(lambda: model.view is not None)
             turns = 0
             while model.status != "over":
@@ -78,8 +106,7 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                 turns += 1
             await until(lambda: model.page == FINAL)
             text = screen_text(model, 80, 24)
-            keys.send_text("q")
-            assert await asyncio.wait_for(app_task, 5) == 0
+        assert running.status == 0
         await asyncio.wait_for(bot_task, 5)
         me.close()
         bot.close()
@@ -98,20 +125,17 @@ def test_typed_commands_play_a_turn_and_keep_history(host: Host) -> None:
     async def main() -> None:
         me, bot, bot_task = await start(host, seed=5)
         model = ConsoleModel()
-        with create_pipe_input() as keys:
-            console = Console(model, me, input=keys, output=DummyOutput())
-            app_task = asyncio.create_task(console.run())
+        async with running_console(model, me) as running:
+            keys = running.keys
             await until(lambda: model.my_turn)
             keys.send_text(":take 2 at 0,0 rot 90\r")
             await until(lambda: len(model.view["seats"][0]["display"]) == 1)
             placed = model.view["seats"][0]["display"][0]
             assert placed[:2] == [0, 0] and placed[3] == 90
-            assert "take 2 at 0,0 rot 90" in console.history.get_strings()
+            assert "take 2 at 0,0 rot 90" in running.console.history.get_strings()
             await until(lambda: model.my_turn)
             keys.send_text(":frobnicate\r")
             await until(lambda: "cannot read" in model.message)
-            keys.send_text("q")
-            await asyncio.wait_for(app_task, 5)
         bot_task.cancel()
         me.close()
         bot.close()
@@ -132,22 +156,20 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
         other = AsyncClient(first.endpoint)
         await other.join(table, seat=1, name="bo")
         model = ConsoleModel()
-        with create_pipe_input() as keys:
-            console = Console(model, me, input=keys, output=DummyOutput())
-            app_task = asyncio.create_task(console.run())
-            await until(lambda: model.my_turn)
-            first.stop()
-            await until(lambda: model.connection == "reconnecting", 10)
-            second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
-            second.serve_in_thread()
-            try:
+        second: Host | None = None
+        try:
+            async with running_console(model, me) as running:
+                await until(lambda: model.my_turn)
+                first.stop()
+                await until(lambda: model.connection == "reconnecting", 10)
+                second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
+                second.serve_in_thread()
                 await until(lambda: model.connection == "online", 15)
-                keys.send_text("1\r")
+                running.keys.send_text("1\r")
                 await until(lambda: len(model.view["seats"][0]["display"]) == 1, 10)
                 assert second.tables[table].state.version == 2
-            finally:
-                keys.send_text("q")
-                await asyncio.wait_for(app_task, 5)
+        finally:
+            if second is not None:
                 second.stop()
         me.close()
         other.close()
@@ -164,9 +186,8 @@ def test_replay_steps_forwards_and_backwards_with_keys() -> None:
     model = ConsoleModel(connection="local", seats=[{"name": "a"}, {"name": "b"}])
 
     async def main() -> None:
-        with create_pipe_input() as keys:
-            console = Console(model, replay=steps, input=keys, output=DummyOutput())
-            task = asyncio.create_task(console.run())
+        async with running_console(model, replay=steps) as running:
+            keys = running.keys
             keys.send_text("\x1b[C\x1b[C\x1b[C")  # right, right, right
             await until(lambda: steps.index == 3)
             keys.send_text("\x1b[D")  # left
@@ -174,7 +195,5 @@ def test_replay_steps_forwards_and_backwards_with_keys() -> None:
             keys.send_text(":last\r")
             await until(lambda: steps.index == len(steps.frames) - 1)
             assert model.status == "over"
-            keys.send_text("q")
-            await asyncio.wait_for(task, 5)
 
     asyncio.run(asyncio.wait_for(main(), 20))

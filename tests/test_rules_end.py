@@ -69,6 +69,11 @@ def first(steps: list[Step], kind: str) -> int:
     return next(i for i, s in enumerate(steps) if s.has(kind))
 
 
+def intermezzo_choosers(steps: list[Step]) -> list[int]:
+    """The seats that took a storage tile or passed, in order."""
+    return [s.seat for s in steps if s.has("tile_taken") or s.has("player_passed")]
+
+
 def turn_seats(steps: list[Step]) -> list[int]:
     """The seats whose regular turns end in ``steps``, in order."""
     return [s.seat for s in steps if s.regular_turn_ended]
@@ -145,11 +150,7 @@ def test_end_triggered_in_intermezzo_finishes_it_then_the_round(name):
     chooser = order.index(steps[i].seat)
     later = order[chooser + 1 :]
     assert later, "the record must trigger the end before the intermezzo's last chooser"
-    deciders = []
-    for s in steps[i + 1 : end + 1]:
-        if s.has("tile_taken") or s.has("player_passed"):
-            deciders.append(s.seat)
-    assert deciders == later  # everyone after still chooses
+    assert intermezzo_choosers(steps[i + 1 : end + 1]) == later  # everyone after still chooses
     emptier = steps[i].after
     assert turn_seats(steps[end + 1 :]) == list(range(emptier + 1, players))
     assert len(set(steps[-1].turns)) == 1
@@ -168,8 +169,8 @@ def test_end_triggered_just_before_intermezzo_ends_the_game_with_it_when_start_p
     order = of_type(steps[i].events, "intermezzo_started")[0]["order"]
     end = first(steps, "game_over")
     assert steps[end].has("intermezzo_ended") and end == len(steps) - 1
-    deciders = [s.seat for s in steps[i + 1 :] if s.has("tile_taken") or s.has("player_passed")]
-    assert deciders == order  # the whole intermezzo ran (fewer choosers than four tiles)
+    # the whole intermezzo ran (fewer choosers than four tiles)
+    assert intermezzo_choosers(steps[i + 1 :]) == order
     assert not any(s.has("offer_refilled") for s in steps[i:])
     assert len(set(steps[-1].turns)) == 1
 
