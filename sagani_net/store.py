@@ -197,13 +197,7 @@ class Store:
             return None
         row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
                        deadline_s=r[9])  # fmt: skip
-        sessions = {
-            s[0]: SessionRow(*s)
-            for s in self.db.execute(
-                "SELECT token_hash, table_id, seat, role, name FROM sessions WHERE table_id = ?",
-                (table_id,),
-            )
-        }
+        sessions = self._sessions("table_id = ?", (table_id,))
         # The message ids too: the game-ending action's reply may be lost in a crash, and its
         # retry must get that reply, not "game_over".
         for session, msg_id in self.db.execute(
@@ -225,14 +219,10 @@ class Store:
             )
         ]
         by_id = {row.id: row for row in rows}
-        sessions: dict[str, SessionRow] = {}
-        for r in self.db.execute(
-            "SELECT token_hash, table_id, seat, role, name FROM sessions WHERE table_id IN "
-            "(SELECT id FROM tables WHERE status != 'over')"
-        ):
-            if r[1] in by_id:
-                sessions[r[0]] = SessionRow(*r)
-                by_id[r[1]].sessions.append(sessions[r[0]])
+        sessions = self._sessions("table_id IN (SELECT id FROM tables WHERE status != 'over')")
+        for session in sessions.values():
+            if session.table_id in by_id:
+                by_id[session.table_id].sessions.append(session)
         for table_id, seat, action, session, msg_id, seq in self.db.execute(
             "SELECT table_id, seat, action, session, msg_id, seq FROM actions WHERE table_id IN "
             "(SELECT id FROM tables WHERE status != 'over') ORDER BY table_id, version"
@@ -243,6 +233,15 @@ class Store:
             if session in sessions:
                 sessions[session].accepted.add(msg_id)
         return rows
+
+    def _sessions(self, where: str, params: tuple[Any, ...] = ()) -> dict[str, SessionRow]:
+        """The sessions ``where`` (SQL on the sessions table) selects, by token hash."""
+        return {
+            r[0]: SessionRow(*r)
+            for r in self.db.execute(
+                f"SELECT token_hash, table_id, seat, role, name FROM sessions WHERE {where}", params
+            )
+        }
 
 
 def _json(value: Any) -> str:
