@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import random
-import sys
 import threading
 import time
 from typing import Any
@@ -226,44 +225,6 @@ class BotRunner:
 
     def close(self) -> None:
         self.client.close()
-
-
-def run_bot(
-    address: str,
-    strategy: str,
-    *,
-    table: str | None = None,
-    seat: int | None = None,
-    create: dict[str, Any] | None = None,
-    table_seed: int | None = None,
-    **options: Any,
-) -> Replica:
-    """Join ``table`` (or create one from ``create``) and play it to the end."""
-    runner = BotRunner(address, strategy, **options)
-    try:
-        if table is None:
-            if create is None:
-                raise ValueError("give a table to join or a config to create one")
-            table = runner.create(create, seed=table_seed)
-        runner.join(table, seat)
-        return runner.play()
-    finally:
-        runner.close()
-
-
-def start_bot_thread(address: str, table: str, strategy: str, **options: Any) -> threading.Thread:
-    """A bot playing ``table`` on a daemon thread (``sagani play`` fills free seats this way)."""
-    thread = threading.Thread(target=run_bot, args=(address, strategy),
-                              kwargs={"table": table, **options},
-                              name=f"bot-{strategy}", daemon=True)  # fmt: skip
-    thread.start()
-    return thread
-
-
-def bot_command(address: str, table: str, strategy: str, *extra: str) -> list[str]:
-    """The argv of a ``sagani bot`` subprocess for one seat of ``table``."""
-    return [sys.executable, "-m", "cli.main", "bot", address, "--table", table,
-            "--strategy", strategy, *extra]  # fmt: skip
 
 
 def play_network(address: str, game: GameSpec) -> GameResult:
