@@ -20,6 +20,8 @@ from importlib import resources
 ELEMENTS = ("fire", "water", "earth", "air")
 DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 ROTATIONS = (0, 90, 180, 270)
+#: Unit step of each direction, indexed like DIRECTIONS.
+STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 #: Points by number of arrows.
 VALUE_BY_ARROWS = {1: 1, 2: 3, 3: 6, 4: 10}
 
