@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from sagani_net.engine import PLACE, State
+from sagani_net.games.sagani.rules import PLACE, State
 
 TARGET_GAMES_PER_S = 1500
 TARGET_CLONE_US = 15

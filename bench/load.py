@@ -49,8 +49,8 @@ sys.path.insert(0, str(ROOT))
 
 from protocol import VERSION, decode_message, encode  # noqa: E402
 from sagani_net.client import AsyncClient, HostError, HostTimeout  # noqa: E402
-from sagani_net.engine import State  # noqa: E402
-from sagani_net.game import get_game  # noqa: E402
+from sagani_net.games import get_game  # noqa: E402
+from sagani_net.games.sagani.rules import State  # noqa: E402
 
 PLAYERS = 4
 #: Refusals that are part of normal play: another seat moved first, or the copy was behind.

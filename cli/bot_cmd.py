@@ -20,7 +20,7 @@ from sagani_net.bots.tournament import (
     run_games,
     summarize,
 )
-from sagani_net.engine import MODES
+from sagani_net.games.sagani.rules import MODES
 
 STRATEGIES = ("random", "greedy", "mcts")
 

@@ -27,7 +27,7 @@ from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, ConsoleModel
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
-from sagani_net.engine import Action, State, replay
+from sagani_net.games.sagani.rules import Action, State, replay
 from sagani_net.host import DEFAULT_PORT, Host
 from sagani_net.store import Store
 
@@ -461,7 +461,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Every position of a recorded game with the events that led to it (the first has none).
 
-    The record is checked with :func:`sagani_net.engine.replay` first.
+    The record is checked with :func:`sagani_net.games.sagani.rules.replay` first.
     """
     replay(record)  # raises RuleError on a damaged record
     state = State.new(record["players"], record["mode"], record.get("seed"), record["tiles"])

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagani_net.bots import make_policy
-from sagani_net.engine import MODES, State
+from sagani_net.games.sagani.rules import MODES, State
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

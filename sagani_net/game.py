@@ -1,28 +1,100 @@
 """The seam between a game's rules and everything that serves them.
 
-The host, the protocol, the client library and the bots reach the rules only through
-:class:`Game` and :class:`GameState`. Sagani is the first implementation
-(:mod:`sagani_net.engine`); another game plugs in by providing the same two shapes and
-registering itself in :data:`GAMES`.
+The host, the protocol, the client library, the console shell, the bots and the tools reach a
+game only through :class:`Game` and :class:`GameState`, found by name in the registry
+(:mod:`sagani_net.games`). A game's rules import this module and the standard library, nothing
+else; so a new game is one package under ``sagani_net/games/`` plus one line in the registry.
 
-Actions, views, events and records are plain data (str, int, bool, None, lists, dicts with
-str keys) so that they can go on the wire as they are.
+Actions are the game's own small values; their wire form (``action_data``/``parse_action``) and
+their text form (``action_text``/``parse_text``) are plain data and strings. Views, private
+data, events, static data and records are plain data (str, int, bool, None, lists, dicts with
+str keys), so that they can go on the wire as they are.
+
+Randomness: a game is fully reproduced by (config, seed, actions). Shuffles and rolls come from
+the state's own generator seeded by ``seed``, drawn at the moment the rules say; what the state
+has drawn is never in a view before the rules reveal it, and a determinized state
+(:meth:`Game.determinize`) samples it afresh, so a bot cannot predict it.
+
+>>> opts = (Option("players", 2, (2, 3, 4)), Option("mode", "multi", ("multi", "solo")))
+>>> check_options(opts, {"players": 3})
+{'players': 3, 'mode': 'multi'}
+>>> check_options(opts, {"players": 5})
+Traceback (most recent call last):
+...
+sagani_net.game.RuleError: bad_config: players is one of 2, 3, 4, not 5
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Data = dict[str, Any]
 
 
 class RuleError(ValueError):
-    """An action or a record the rules refuse: a machine-readable ``code`` and a sentence."""
+    """An action, config or record the rules refuse: a machine-readable ``code`` and a
+    sentence."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+@dataclass(frozen=True)
+class Option:
+    """One table option a game offers (player count, mode, variant, difficulty...).
+
+    ``choices`` lists every allowed value; an empty tuple allows any value of the default's
+    type (a game's ``parse_config`` then checks it further).
+    """
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] = ()
+    help: str = ""
+
+    def to_data(self) -> Data:
+        return {"name": self.name, "default": self.default, "choices": list(self.choices),
+                "help": self.help}  # fmt: skip
+
+
+def check_options(options: Sequence[Option], data: Any) -> Data:
+    """A config with every option, defaults filled in; raises RuleError("bad_config", ...) for
+    a field no option names, or a value of the wrong type or not among the choices."""
+    if not isinstance(data, dict):
+        raise RuleError("bad_config", "a config is a map")
+    known = {o.name for o in options}
+    extra = set(data) - known
+    if extra:
+        raise RuleError("bad_config", f"unknown config fields {sorted(extra)}; known: "
+                        f"{sorted(known)}")  # fmt: skip
+    config = {}
+    for o in options:
+        value = data.get(o.name, o.default)
+        if type(value) is not type(o.default) and o.default is not None:
+            raise RuleError("bad_config", f"{o.name} must be a {type(o.default).__name__}")
+        if o.choices and value not in o.choices:
+            allowed = ", ".join(map(str, o.choices))
+            raise RuleError("bad_config", f"{o.name} is one of {allowed}, not {value}")
+        config[o.name] = value
+    return config
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game: final scores, seats best first, and the game's own figures
+    (for example ``tiles_used`` and ``won`` in a solo game)."""
+
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    figures: Data = field(default_factory=dict)
+
+    def to_data(self) -> Data:
+        return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures}
 
 
 class GameState(Protocol):
@@ -37,8 +109,11 @@ class GameState(Protocol):
         """The seat whose decision it is, or None once the game is over."""
 
     def legal_actions(self) -> list[Any]:
-        """Every legal decision for the seat to move, in a stable order (the host's default
-        move for a bot that missed its deadline is the first)."""
+        """Every legal decision for the seat to move, in a stable order."""
+
+    def default_action(self) -> Any:
+        """The move the host plays for a bot seat past its deadline: deterministic, so that a
+        replay and a restarted host agree on it."""
 
     def action_data(self, action: Any) -> Data:
         """The wire and record form of ``action``: ``parse_action`` reads it back."""
@@ -49,60 +124,76 @@ class GameState(Protocol):
     def apply(self, action: Any) -> list[Data]:
         """Validate and play ``action`` for the current seat; return the events it caused.
 
-        Raises RuleError and changes nothing when the action is illegal.
+        Raises RuleError and changes nothing when the action is illegal. Events are public:
+        one that concerns a secret names it without revealing it (``"drew a card"``).
         """
 
     def view(self, seat: int | None = None, shared: bool = False) -> Data:
-        """What ``seat`` may see (None: a spectator). Never holds hidden information.
+        """What everyone may see (None: a spectator), with ``"you": seat`` for a seat. Never
+        holds a secret: the host broadcasts ``view(None)`` on PUB.
 
         ``shared=True``: parts may be the game's own immutable data, to be encoded at once.
         """
 
+    def private(self, seat: int) -> Data | None:
+        """What ``seat`` alone may see now (a hand, a private objective, its face-down cards);
+        None when the game gives the seat nothing private."""
+
+    def private_seats(self, events: list[Data]) -> list[int]:
+        """The seats whose private data may have changed by the action that caused
+        ``events`` (the host tells them to fetch it)."""
+
     def is_over(self) -> bool: ...
 
-    def ranking(self) -> list[int]:
-        """Seats, best first."""
+    def scores(self) -> list[int]:
+        """Scores as they stand (public)."""
 
-    def scores(self) -> list[int]: ...
+    def result(self) -> Result | None:
+        """The final result once the game is over, else None."""
 
     def to_record(self) -> Data:
-        """The game record: config, seed, pile, actions so far, and the result once over."""
+        """The game record: ``{"game": name, "config": ..., "seed": ..., "actions": [...],
+        "result": ...}`` plus what the game needs to replay exactly (what was rolled)."""
 
     def clone(self) -> GameState: ...
 
 
 class Game(Protocol):
-    """A kind of game: makes states from a config and replays records."""
+    """A kind of game: its options, how to start, replay and sample it, its words."""
 
     name: str
+    #: The name people read ("Sagani").
+    title: str
+    options: tuple[Option, ...]
 
-    def parse_config(self, data: Data) -> Data:
-        """Validate a table config from the wire (raises RuleError("bad_config", ...))."""
-
-    def new_state(self, config: Data, seed: int) -> GameState: ...
+    def parse_config(self, data: Any) -> Data:
+        """Validate a table config (wire, command line or record) and fill in defaults;
+        raises RuleError("bad_config", ...)."""
 
     def seats(self, config: Data) -> int:
         """How many seats a table with ``config`` has."""
 
+    def new_state(self, config: Data, seed: int) -> GameState: ...
+
     def from_record(self, record: Data) -> GameState:
         """Replay a record; raises RuleError at the first action that does not hold."""
 
+    def determinize(
+        self, view: Data, private: Data | None, seat: int | None, rng: random.Random
+    ) -> GameState:
+        """A full state that agrees with what ``seat`` knows (its view and private data), every
+        hidden part (draw order, other hands, future rolls) sampled from ``rng``. This is how
+        search bots and previews get a state to play on without seeing a secret."""
 
-GAMES: dict[str, Game] = {}
+    def action_text(self, data: Data) -> str:
+        """The text form of an action's wire data (typed commands, logs): ``take 2``."""
 
+    def parse_text(self, text: str) -> Data:
+        """Read the text form into wire data; raises RuleError("bad_action", ...)."""
 
-def register(game: Game) -> Game:
-    GAMES[game.name] = game
-    return game
+    def event_text(self, event: Data, names: Sequence[str]) -> str:
+        """One sentence for one event; ``names[seat]`` is how to call a seat."""
 
-
-def get_game(name: str) -> Game:
-    # Imported here so that registering Sagani does not make this module depend on the engine.
-    from sagani_net import engine  # noqa: F401
-
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise RuleError(
-            "unknown_game", f"no game called {name!r}; known: {sorted(GAMES)}"
-        ) from None
+    def static_data(self, config: Data) -> Data:
+        """The game's components as plain data (tiles, cards, patterns in play), served by the
+        host so that a client needs nothing but the protocol."""

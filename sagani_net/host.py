@@ -23,7 +23,6 @@ from typing import Any
 
 import zmq
 
-import sagani_net.engine  # noqa: F401  (registers the built-in games)
 from protocol import (
     ProtocolError,
     check_request,
@@ -36,7 +35,8 @@ from protocol import (
     topic,
 )
 from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
-from sagani_net.game import GAMES, Game, GameState, RuleError, get_game
+from sagani_net.game import Game, GameState, RuleError
+from sagani_net.games import game_names, get_game
 from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, RateLimiter
 from sagani_net.store import SessionRow, Store, TableRow
 
@@ -332,7 +332,7 @@ class Host:
             request["id"],
             version=VERSION,
             versions=list(SUPPORTED_VERSIONS),
-            games=sorted(GAMES),
+            games=game_names(),
             pub=self.pub_endpoint,
             pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
             heartbeat_s=self.heartbeat_s,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sagani_net.engine import Action, Placement, State
-from sagani_net.tiles import TILE_IDS, TILES
+from sagani_net.games.sagani.rules import Action, Placement, State
+from sagani_net.games.sagani.tiles import TILE_IDS, TILES
 
 DATA = Path(__file__).parent / "data"
 

@@ -10,7 +10,7 @@ from sagani_net.bots import make_policy
 from sagani_net.bots.mcts import MctsPolicy
 from sagani_net.bots.runner import policy_for, safe_action
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.engine import Action, State, shuffled_tiles
+from sagani_net.games.sagani.rules import Action, State, shuffled_tiles
 
 #: Tiny budgets keep the search bot quick in tests; it is deterministic with think_s=None.
 FAST_MCTS = {"think_s": None, "iterations": 12}

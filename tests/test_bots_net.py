@@ -16,7 +16,7 @@ from cli.main import main
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.client import Client
-from sagani_net.engine import State
+from sagani_net.games.sagani.rules import State
 
 FAST_MCTS = {"think_s": None, "iterations": 6}
 

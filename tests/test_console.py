@@ -20,7 +20,7 @@ from cli.console.render import screen_text
 from cli.play_cmd import bot_loop, replay_frames
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
-from sagani_net.engine import State
+from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
 from sagani_net.store import Store
 

@@ -12,7 +12,7 @@ from cli.play_cmd import plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
 from sagani_net.client import host_address
-from sagani_net.engine import Action, State
+from sagani_net.games.sagani.rules import Action, State
 
 # -- commands -------------------------------------------------------------------------------------
 

@@ -5,11 +5,21 @@ import doctest
 import pytest
 
 import protocol.wire
-import sagani_net.engine
-import sagani_net.tiles
+import sagani_net.game
+import sagani_net.games
+import sagani_net.games.sagani.rules
+import sagani_net.games.sagani.tiles
+
+MODULES = [
+    sagani_net.game,
+    sagani_net.games,
+    sagani_net.games.sagani.tiles,
+    sagani_net.games.sagani.rules,
+    protocol.wire,
+]
 
 
-@pytest.mark.parametrize("module", [sagani_net.tiles, sagani_net.engine, protocol.wire])
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

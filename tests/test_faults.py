@@ -29,8 +29,8 @@ from test_net_support import (
 
 from protocol import VERSION, decode_message, encode
 from sagani_net.client import Client
-from sagani_net.engine import State
-from sagani_net.game import get_game
+from sagani_net.games import get_game
+from sagani_net.games.sagani.rules import State
 
 
 def public(view: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from test_net_support import ROOT, Raw, choose, running_host
 
-from sagani_net.game import get_game
+from sagani_net.games import get_game
 from sagani_net.host import Host
 from sagani_net.store import DB_NAME
 

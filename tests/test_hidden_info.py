@@ -26,7 +26,7 @@ from test_net_support import WAIT_S, Background, play_to_end, running_host
 import sagani_net.client
 from protocol import decode_message
 from sagani_net.client import Client, HostError
-from sagani_net.engine import State
+from sagani_net.games.sagani.rules import State
 
 SEED = 0x5A6A_71C3_9E4D_2B17
 RUN = 5

@@ -21,7 +21,7 @@ from test_net_support import (
 )
 
 from sagani_net.client import Client
-from sagani_net.game import get_game
+from sagani_net.games import get_game
 
 
 def public(view: dict) -> dict:

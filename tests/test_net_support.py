@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:  # when run as a player process
 from protocol import VERSION, decode_message, encode  # noqa: E402
 from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
-from sagani_net.engine import Action, State  # noqa: E402
+from sagani_net.games.sagani.rules import Action, State  # noqa: E402
 from sagani_net.host import Host  # noqa: E402
 from sagani_net.store import Store  # noqa: E402
 

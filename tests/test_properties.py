@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sagani_net.bots import make_policy
-from sagani_net.engine import Action, RuleError, State, replay
-from sagani_net.tiles import DIRECTIONS, STEPS, TILES, rotated_arrows
+from sagani_net.games.sagani.rules import Action, RuleError, State, replay
+from sagani_net.games.sagani.tiles import DIRECTIONS, STEPS, TILES, rotated_arrows
 
 #: A game has at most 72 placements, 72 choices and a few intermezzo passes.
 MAX_ACTIONS = 400

@@ -9,8 +9,8 @@ import random
 import pytest
 from rules_kit import pile
 
-from sagani_net.engine import RuleError, State, replay, shuffled_tiles
-from sagani_net.tiles import TILE_IDS
+from sagani_net.games.sagani.rules import RuleError, State, replay, shuffled_tiles
+from sagani_net.games.sagani.tiles import TILE_IDS
 
 FIELDS_BY_TYPE = {
     "take": {"seat", "type", "index"},

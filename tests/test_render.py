@@ -23,8 +23,8 @@ from cli.console.render import (
     tile_rows,
 )
 from sagani_net.bots import make_policy
-from sagani_net.engine import Action, State
-from sagani_net.tiles import ROTATIONS, TILES
+from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rules_kit import of_type, reveal, solo, types, unflipped
 
-from sagani_net.engine import Action
+from sagani_net.games.sagani.rules import Action
 
 #: Three-arrow tiles for the column; 5 is fire (SE: water once turned), the rest earth.
 COLUMN = (5, 22, 23, 31, 32, 33, 36, 44)

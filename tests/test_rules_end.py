@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 from rules_kit import load_record, of_type, pile, pile_at, quiet, scores, solo, turn, types
 
-from sagani_net.engine import Action, State
-from sagani_net.tiles import TILES
+from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.tiles import TILES
 
 
 @dataclass

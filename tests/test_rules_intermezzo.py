@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from rules_kit import STORED_AT, dealt, fill_storage, of_type, pile_at, scores, turn, types
 
-from sagani_net.engine import Action, RuleError, State
+from sagani_net.games.sagani.rules import Action, RuleError, State
 
 
 def to_intermezzo(players: int, placed: dict[int, int] | None = None, wants=None) -> State:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rules_kit import LOW_TILES, of_type, pile, pile_at, turn, types
 
-from sagani_net.engine import Action, RuleError, State
-from sagani_net.tiles import TILES
+from sagani_net.games.sagani.rules import Action, RuleError, State
+from sagani_net.games.sagani.tiles import TILES
 
 
 def test_offer_is_dealt_from_the_top_of_the_pile_in_order():

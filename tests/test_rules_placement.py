@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rules_kit import of_type, pile, reveal, solo, types, unflipped
 
-from sagani_net.engine import Action, RuleError, State
-from sagani_net.tiles import DIRECTIONS, ROTATIONS, rotated_arrows
+from sagani_net.games.sagani.rules import Action, RuleError, State
+from sagani_net.games.sagani.tiles import DIRECTIONS, ROTATIONS, rotated_arrows
 
 N, NE, E, SE, S, SW, W, NW = range(8)
 

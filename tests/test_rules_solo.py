@@ -6,8 +6,8 @@ import random
 
 from rules_kit import load_record, of_type, pile, reveal, types, unflipped
 
-from sagani_net.engine import Action, State
-from sagani_net.tiles import TILES
+from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.tiles import TILES
 
 #: Five three-point tiles to put on top of an advanced pile: they go aside at once.
 ASIDE = (3, 10, 12, 15, 18)

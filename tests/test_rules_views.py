@@ -7,8 +7,8 @@ import random
 import pytest
 from rules_kit import fill_storage, pile, pile_at, reveal
 
-from sagani_net.engine import Action, State
-from sagani_net.tiles import TILE_IDS, TILES
+from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.tiles import TILE_IDS, TILES
 
 SECRET_KEYS = {"seed", "tiles"}
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cli.main import main
-from sagani_net.engine import replay
+from sagani_net.games.sagani.rules import replay
 
 
 def selfplay(tmp_path, *args: str) -> list[dict]:

@@ -41,7 +41,7 @@ from cli.console.model import (
     describe,
 )
 from sagani_net.client import AsyncClient, HostError, HostTimeout
-from sagani_net.engine import Action
+from sagani_net.games.sagani.rules import Action
 
 log = logging.getLogger("cli.console")
 

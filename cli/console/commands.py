@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from sagani_net.engine import Action
-from sagani_net.tiles import ROTATIONS
+from sagani_net.games.sagani.rules import Action
+from sagani_net.games.sagani.tiles import ROTATIONS
 
 VERBS = (
     "take", "pick", "draw", "reveal", "pass", "place", "at", "rot", "show", "help", "quit",

@@ -10,8 +10,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.engine import Action, RuleError, State
-from sagani_net.tiles import ROTATIONS, TILES
+from sagani_net.games.sagani.rules import Action, RuleError, State
+from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 
 Cell = tuple[int, int]
 Data = dict[str, Any]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.styles import Style
 
-from sagani_net.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
+from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 
 if TYPE_CHECKING:
     from cli.console.model import ConsoleModel

@@ -1,7 +1,7 @@
 """Policies: what a bot decides, given a state it may search. No sockets here.
 
 A bot that plays over the network rebuilds a state from its view with
-:meth:`sagani_net.engine.State.from_view`, so a policy never sees the secret draw order.
+:meth:`sagani_net.games.sagani.rules.State.from_view`, so a policy never sees the secret draw order.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from sagani_net.engine import Action, State
+from sagani_net.games.sagani.rules import Action, State
 
 
 class Policy(Protocol):

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from sagani_net.bots import policy
 from sagani_net.bots.simple import ranked_placements
-from sagani_net.engine import CHOOSE, OVER, PLACE, Action, Player, State
 from sagani_net.game import Data
-from sagani_net.tiles import TILES
+from sagani_net.games.sagani.rules import CHOOSE, OVER, PLACE, Action, Player, State
+from sagani_net.games.sagani.tiles import TILES
 
 #: One searched decision: the choice (None when the tile is already held) and the placement
 #: (None: placed by the rollout policy, for a draw from the pile or a pass).

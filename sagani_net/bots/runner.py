@@ -29,8 +29,8 @@ from typing import Any
 from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import Client, HostError, HostTimeout, Replica
-from sagani_net.engine import Action, RuleError, State
 from sagani_net.game import Data
+from sagani_net.games.sagani.rules import Action, RuleError, State
 
 log = logging.getLogger("sagani_net.bots.runner")
 

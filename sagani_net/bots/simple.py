@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from sagani_net.bots import policy
-from sagani_net.engine import CHOOSE, Action, Placement, Player, State
-from sagani_net.tiles import ROTATIONS, TILES
+from sagani_net.games.sagani.rules import CHOOSE, Action, Placement, Player, State
+from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 
 #: How many tiles that fit the pile's back the greedy policy tries when it weighs a draw.
 DRAW_SAMPLES = 4

@@ -23,8 +23,8 @@ from multiprocessing.context import BaseContext
 from typing import Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
-from sagani_net.engine import Action, State
 from sagani_net.game import Data
+from sagani_net.games.sagani.rules import Action, State
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964

@@ -16,12 +16,13 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, RuleError, register
-from sagani_net.tiles import (
+from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
     ELEMENT_OF,
@@ -358,13 +359,16 @@ class Outcome:
     tiles_used: int | None = None  # basic solo: tiles placed
     won: bool | None = None  # solo modes: goal reached
 
-    def to_dict(self) -> Data:
-        data: Data = {"scores": list(self.scores), "ranking": list(self.ranking)}
+    def figures(self) -> Data:
+        data: Data = {}
         if self.tiles_used is not None:
             data["tiles_used"] = self.tiles_used
         if self.won is not None:
             data["won"] = self.won
         return data
+
+    def to_dict(self) -> Data:
+        return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures()}
 
 
 def shuffled_tiles(seed: int) -> list[int]:
@@ -478,6 +482,19 @@ class State:
         if self.outcome is not None:
             return list(self.outcome.scores)
         return [p.score for p in self.seats]
+
+    def result(self) -> Result | None:
+        o = self.outcome
+        return None if o is None else Result(o.scores, o.ranking, o.figures())
+
+    def private(self, seat: int) -> Data | None:
+        return None
+
+    def private_seats(self, events: list[Data]) -> list[int]:
+        return []
+
+    def default_action(self) -> Action:
+        return self.legal_actions()[0]
 
     def ranking(self) -> list[int]:
         """Seats best first (R4): more points, then the marker lower in its stack."""
@@ -1035,17 +1052,17 @@ class Sagani:
     """Sagani behind the :class:`sagani_net.game.Game` seam."""
 
     name = "sagani"
+    title = "Sagani"
+    options = (
+        Option("mode", "multi", MODES, "multi: 2-4 players; solo and solo-advanced: 1 player"),
+        Option("players", 0, (0, 1, 2, 3, 4), "how many play (0: 2 for multi, 1 for solo)"),
+    )
 
-    def parse_config(self, data: Data) -> Data:
-        if not isinstance(data, dict):
-            raise RuleError("bad_config", "a config is a map")
-        mode = data.get("mode", "multi")
-        players = data.get("players", 1 if mode != "multi" else 2)
-        extra = set(data) - {"players", "mode"}
-        if extra:
-            raise RuleError("bad_config", f"unknown config fields {sorted(extra)}")
-        if mode not in MODES or not _is_int(players):
-            raise RuleError("bad_config", f"mode is one of {MODES}, players an integer")
+    def parse_config(self, data: Any) -> Data:
+        config = check_options(self.options, data)
+        mode, players = config["mode"], config["players"]
+        if not players:
+            players = config["players"] = 2 if mode == "multi" else 1
         if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
             raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
         return {"players": players, "mode": mode}
@@ -1059,8 +1076,31 @@ class Sagani:
     def from_record(self, record: Data) -> State:
         return State.from_record(record)
 
+    def determinize(
+        self, view: Data, private: Data | None, seat: int | None, rng: random.Random
+    ) -> State:
+        # Sagani gives no seat anything private: the view is all a seat knows.
+        return State.from_view(view, rng)
 
-SAGANI = register(Sagani())
+    def action_text(self, data: Data) -> str:
+        return str(Action.from_dict(data))
+
+    def parse_text(self, text: str) -> Data:
+        return Action.parse(text).to_dict()
+
+    def event_text(self, event: Data, names: Sequence[str]) -> str:
+        who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
+        details = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
+        return " ".join(part for part in (who, event["type"], details) if part)
+
+    def static_data(self, config: Data) -> Data:
+        return {"tiles": [{"id": t.id, "element": t.element, "value": t.value,
+                           "arrows": [list(a) for a in t.arrows]} for t in TILES.values()],
+                "elements": list(ELEMENTS), "directions": list(DIRECTIONS),
+                "rotations": list(ROTATIONS)}  # fmt: skip
+
+
+SAGANI = Sagani()
 
 __all__ = [
     "Action", "Outcome", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",

@@ -44,7 +44,7 @@ class Tile:
 
 
 def _load() -> dict[int, Tile]:
-    text = resources.files("sagani_net").joinpath("data/sagani_tiles.csv").read_text("utf-8")
+    text = resources.files(__package__).joinpath("data/sagani_tiles.csv").read_text("utf-8")
     tiles = {}
     for row in csv.DictReader(io.StringIO(text)):
         arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))

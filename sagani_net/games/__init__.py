@@ -1,0 +1,49 @@
+"""The registry: every game the house serves, by name.
+
+Each game is a package here with the same parts, found by convention:
+
+- ``rules``: the engine behind :mod:`sagani_net.game`; the package exports ``GAME``.
+- ``bots``: its evaluation and any strategy of its own (imports its rules only).
+- ``ui``: its part of the console (imports its rules and the console shell, never the network).
+- ``RULES.md``: the rules as we play them.
+
+The framework reaches a game only through :func:`get_game` and :func:`game_part`.
+
+>>> get_game("sagani").title
+'Sagani'
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+
+from sagani_net.game import Game, RuleError
+
+#: Name -> package, in the order menus list them. The first is the default.
+PACKAGES: dict[str, str] = {
+    "sagani": "sagani_net.games.sagani",
+}
+DEFAULT_GAME = "sagani"
+
+
+def game_names() -> list[str]:
+    return list(PACKAGES)
+
+
+def get_game(name: str) -> Game:
+    """The game called ``name``; raises RuleError("unknown_game", ...)."""
+    return import_module(_package(name)).GAME
+
+
+def game_part(name: str, part: str) -> ModuleType:
+    """One part of a game's package (``"bots"``, ``"ui"``), imported on first use."""
+    return import_module(f"{_package(name)}.{part}")
+
+
+def _package(name: str) -> str:
+    try:
+        return PACKAGES[name]
+    except (KeyError, TypeError):
+        known = ", ".join(PACKAGES)
+        raise RuleError("unknown_game", f"no game called {name!r}; known: {known}") from None
