@@ -1,0 +1,88 @@
+"""What Sugi's bots know about the game: a position's worth, and hooks for search.
+
+- :func:`evaluate` scores a state for one seat, for the generic one-ply greedy: the timeline as
+  it stands is resolved first (on a copy), then each samurai's progress towards the Temple counts
+  by its worth on the seat's family tree card (a samurai the card does not name counts against:
+  it would take a pedestal).
+- :func:`candidate_actions` and :func:`rollout_action` are the optional hooks of the generic
+  ISMCTS: fewer, distinct moves to search, and a cheap playout that pushes one's own samurai on.
+
+Every function reads only what the seat would know in a determinized state (its own family tree
+card and hand); on a real state it would see more, so callers give it a determinized one.
+"""
+
+from __future__ import annotations
+
+import random
+
+from sagani_net.games.sugi.rules import (
+    ARRIVED,
+    LANES,
+    MAINTENANCE,
+    ON_TEMPLE,
+    OVER,
+    PLAN,
+    TURNS,
+    Action,
+    State,
+)
+
+#: A samurai that is not on the seat's card, per space forward: it races for a pedestal.
+RIVAL_WEIGHT = -2.0
+#: A samurai on a pedestal counts as this many columns (the Temple is column 5).
+ARRIVED_COLUMNS = 7.0
+#: Finishing as a winner, or not, in columns-times-points.
+WIN_BONUS = 40.0
+#: How far each direction takes a samurai towards the Temple.
+FORWARD = (1, 0, -1, 0)
+#: A rollout puts a card in the timeline, turned its best way, this often.
+ROLLOUT_PLACE_SHARE = 0.7
+
+
+def weights(state: State, seat: int) -> list[float]:
+    """Per samurai colour: its points on the seat's card, or RIVAL_WEIGHT."""
+    return [p or RIVAL_WEIGHT for p in state.parts.points[state.families[seat]]]
+
+
+def evaluate(state: State, seat: int) -> float:
+    """How good ``state`` is for ``seat``: larger is better."""
+    if state.phase != OVER and state.timeline:
+        state = state.clone()
+        state._resolve(None)
+    w = weights(state, seat)
+    value = 0.0
+    for colour, at in enumerate(state.samurai):
+        value += w[colour] * (ARRIVED_COLUMNS if at == ARRIVED else at // LANES)
+    if state.outcome is not None:
+        value += WIN_BONUS if seat in state.outcome.winners else -WIN_BONUS
+    elif state.ghost == ON_TEMPLE:
+        value -= 0.5 * sum(x for x in w if x > 0)  # the Temple is shut while the ghost is there
+    return value
+
+
+def candidate_actions(state: State) -> list[Action]:
+    """The legal actions worth searching: a face-down tile turned by 90, 180 or 270 degrees is
+    the same gamble for whoever cannot see it, so only the quarter turn is kept."""
+    revealed = state.revealed
+    return [a for a in state.legal_actions()
+            if not (a.type == "rotate" and a.space >= 0 and a.turn != 90
+                    and not revealed[a.space])]  # fmt: skip
+
+
+def best_turn(state: State, seat: int, card: int) -> int:
+    """The way to turn ``card`` that pushes the seat's samurai furthest towards the Temple."""
+    w = weights(state, seat)
+    steps = state.parts.steps
+    return max(TURNS, key=lambda t: sum(w[c] * FORWARD[d] for c, d in steps[card * 4 + t // 90]))
+
+
+def rollout_action(state: State, rng: random.Random) -> Action:
+    """A cheap playout move: mostly a card to the timeline turned its best way, else random."""
+    if state.phase == PLAN and rng.random() < ROLLOUT_PLACE_SHARE:
+        hand = state.hands[state.seat]
+        card = hand[int(rng.random() * len(hand))]
+        return Action.timeline(card, best_turn(state, state.seat, card))
+    if state.phase == MAINTENANCE:
+        return Action("discard")
+    return state.random_action(rng)
+
