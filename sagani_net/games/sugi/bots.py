@@ -85,4 +85,3 @@ def rollout_action(state: State, rng: random.Random) -> Action:
     if state.phase == MAINTENANCE:
         return Action("discard")
     return state.random_action(rng)
-

@@ -121,7 +121,7 @@ def _entries(text: str, name: str, key: str, count: int, read: Any) -> tuple[Any
     out = []
     for i, item in enumerate(items):
         if not isinstance(item, dict) or item.get("id") != i:
-            raise EditionError(f"{name}: entry {i} must be a map with \"id\": {i}")
+            raise EditionError(f'{name}: entry {i} must be a map with "id": {i}')
         try:
             out.append(read(item))
         except (EditionError, TypeError, ValueError, KeyError) as e:
@@ -154,9 +154,7 @@ def _card(item: dict[str, Any]) -> MovementCard:
 
 def _family(item: dict[str, Any]) -> FamilyTree:
     points = item["points"]
-    if not isinstance(points, dict) or sorted(points.values(), reverse=True) != list(
-        FAMILY_POINTS
-    ):
+    if not isinstance(points, dict) or sorted(points.values(), reverse=True) != list(FAMILY_POINTS):
         raise EditionError('"points" gives three colours 7, 5 and 3 points')
     for colour in points:
         if colour not in COLOURS:

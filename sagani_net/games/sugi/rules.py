@@ -461,14 +461,15 @@ class State:
         return out
 
     def push_options(self) -> list[int]:
-        """Directions the samurai being pushed may be sent (S11): not the ghost's own
-        direction, not off the board or through a known obstacle."""
+        """Directions the samurai being pushed may be sent (S11): aside from the ghost's line
+        (neither the ghost's way on nor back the way it came), not off the board or through a
+        known obstacle."""
         colour = self.pushing[0]
         at = self.samurai[colour]
         out = []
         sides, revealed = self.sides, self.revealed
         for d in range(4):
-            if d == self.ghost_dir:
+            if d & 1 == self.ghost_dir & 1:
                 continue
             to = NEIGHBOUR[at][d]
             if to < 0 or not sides[at] >> d & 1:
@@ -795,7 +796,7 @@ class State:
             for colour, d in steps[card * 4 + turn]:
                 self._step(colour, d, ev)
                 if self.phase == OVER:
-                    self.discard.extend(c for c, _, _ in timeline[slot + 1:])
+                    self.discard.extend(c for c, _, _ in timeline[slot + 1 :])
                     return
 
     def _step(self, colour: int, d: int, ev: list[Data] | None,
@@ -1097,8 +1098,12 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     s.pedestals = [COLOURS.index(c) for c in view["pedestals"]]
     s.ghost = ON_TEMPLE if view["ghost"] is None else view["ghost"][0] * LANES + view["ghost"][1]
     # Cards: everything not seen is shuffled and dealt where the view has backs.
-    known_cards = (set(view["discard"]) | set(mine["hand"])
-                   | {c for _, c, _ in mine["timeline"]} | {c for _, c in mine["deck_bottom"]})
+    known_cards = (
+        set(view["discard"])
+        | set(mine["hand"])
+        | {c for _, c, _ in mine["timeline"]}
+        | {c for _, c in mine["deck_bottom"]}
+    )
     unseen = [c for c in parts.card_ids if c not in known_cards]
     rng.shuffle(unseen)
     for other, count in enumerate(view["hands"]):
@@ -1204,8 +1209,9 @@ def event_text(event: Data, names: Sequence[str]) -> str:
     for key in ("space", "to", "from", "towards"):
         if key in event:
             value = event[key]
-            fields[f"{key}_name"] = "the Temple" if value is None else space_name(
-                value[0] * LANES + value[1])
+            fields[f"{key}_name"] = (
+                "the Temple" if value is None else space_name(value[0] * LANES + value[1])
+            )
     if "slot" in event:
         fields["slot1"] = event["slot"] + 1
     if "cards" in event and isinstance(event["cards"], list):
