@@ -55,8 +55,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5))
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--bot", default="greedy", choices=sorted(BOTS))
-    parser.add_argument("--versus", default=None, choices=sorted(BOTS),
-                        help="the others play this bot; seat 0 plays --bot (seat 1 in odd games)")
+    parser.add_argument(
+        "--versus",
+        default=None,
+        choices=sorted(BOTS),
+        help="the others play this bot; seat 0 plays --bot (seat 1 in odd games)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -82,22 +86,30 @@ def main() -> None:
             family_games[f] += 1
         hero_wins += share if hero in outcome.winners else 0
     n = args.games
-    print(f"{n} games, {args.players} players, {args.bot}"
-          + (f" vs {args.versus}" if args.versus else "")
-          + f", {time.process_time() - started:.0f} s CPU")
-    print(f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
-          f"stopped by the round cap ({ROUND_CAP}): {capped}")
+    print(
+        f"{n} games, {args.players} players, {args.bot}"
+        + (f" vs {args.versus}" if args.versus else "")
+        + f", {time.process_time() - started:.0f} s CPU"
+    )
+    print(
+        f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
+        f"stopped by the round cap ({ROUND_CAP}): {capped}"
+    )
     if args.versus:
         print(f"{args.bot} wins {hero_wins / n:.1%} against {args.versus}")
         return
     fair = 1 / args.players
-    print("seat win share / fair: " + ", ".join(
-        f"{s + 1}: {seat_wins[s] / n / fair:.2f}" for s in range(args.players)))
+    print(
+        "seat win share / fair: "
+        + ", ".join(f"{s + 1}: {seat_wins[s] / n / fair:.2f}" for s in range(args.players))
+    )
     # A family card's fair share: of the games it was dealt in, 1/players.
     ratios = {f: family_wins[f] / family_games[f] / fair for f in sorted(family_games)}
     print("family card win share / fair: " + ", ".join(f"{f}: {r:.2f}" for f, r in ratios.items()))
-    print(f"worst: seat {max(seat_wins[s] / n / fair for s in range(args.players)):.2f}, "
-          f"family card {max(ratios.values()):.2f}")
+    print(
+        f"worst: seat {max(seat_wins[s] / n / fair for s in range(args.players)):.2f}, "
+        f"family card {max(ratios.values()):.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import random
 
 import pytest
 from test_sugi_support import card, position
 
+import sagani_net.games.sugi.edition as sugi_edition
+import sagani_net.games.sugi.rules as sugi_rules
 from sagani_net.game import RuleError
 from sagani_net.games import get_game
 from sagani_net.games.sugi.rules import (
@@ -240,3 +243,9 @@ def test_a_clone_is_independent_down_to_its_reshuffles():
     copy.playout(b)
     assert state.view() == copy.view()  # same generator state, same choices: same game
     assert state.to_record() == copy.to_record()
+
+
+@pytest.mark.parametrize("module", [sugi_rules, sugi_edition], ids=lambda m: m.__name__)
+def test_docstring_examples_run(module) -> None:
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

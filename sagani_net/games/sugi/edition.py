@@ -9,10 +9,10 @@ a damaged file with a sentence that names the file and the entry. Check a replac
 Directions are ``N`` (towards the Temple), ``E``, ``S``, ``W``; a turn is 0, 90, 180 or 270
 degrees clockwise. Tiles and cards are drawn upright.
 
->>> EDITION.tiles[3].open
+>>> EDITION.tiles[7].open
 'NES'
->>> EDITION.cards[0].arrows, EDITION.cards[0].action
-((('yellow', 'N'),), 'rotate')
+>>> EDITION.cards[31].arrows, EDITION.cards[31].action
+((('yellow', 'N'), ('red', 'E')), 'rotate')
 >>> EDITION.families[0].points
 (('yellow', 7), ('red', 5), ('purple', 3))
 """
