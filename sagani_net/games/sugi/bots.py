@@ -32,7 +32,7 @@ RIVAL_WEIGHT = -2.0
 #: A samurai on a pedestal counts as this many columns (the Temple is column 5).
 ARRIVED_COLUMNS = 7.0
 #: Finishing as a winner, or not, in columns-times-points.
-WIN_BONUS = 40.0
+WIN_BONUS = 10.0
 #: How far each direction takes a samurai towards the Temple.
 FORWARD = (1, 0, -1, 0)
 #: A rollout puts a card in the timeline, turned its best way, this often.
