@@ -443,16 +443,11 @@ class State:
             starts = [(t, S) for t in TEMPLE_SPACES]
         else:
             starts = [(ghost, d) for d in range(4)]
-        samurai, sides, revealed = self.samurai, self.sides, self.revealed
+        samurai = self.samurai
         for at, d in starts:
-            back = OPPOSITE[d]
             while True:
                 to = NEIGHBOUR[at][d]
-                if to < 0 or to >= TEMPLE_SPACES[0]:
-                    break
-                if revealed[at] and not sides[at] >> d & 1:
-                    break
-                if revealed[to] and not sides[to] >> back & 1:
+                if to < 0 or to >= TEMPLE_SPACES[0] or not self.passable(at, d, to, True):
                     break
                 out.append(to)
                 if to in samurai:
@@ -466,18 +461,17 @@ class State:
         known obstacle."""
         colour = self.pushing[0]
         at = self.samurai[colour]
-        out = []
+        aside = (E, W) if self.ghost_dir in (N, S) else (N, S)
+        return [d for d in aside if NEIGHBOUR[at][d] >= 0
+                and self.passable(at, d, NEIGHBOUR[at][d], True)]  # fmt: skip
+
+    def passable(self, at: int, d: int, to: int, known: bool = False) -> bool:
+        """Whether the side of ``at`` towards its neighbour ``to`` (direction ``d``) and the side
+        of ``to`` facing back are both open; ``known``: as far as the face-up tiles tell."""
         sides, revealed = self.sides, self.revealed
-        for d in range(4):
-            if d & 1 == self.ghost_dir & 1:
-                continue
-            to = NEIGHBOUR[at][d]
-            if to < 0 or not sides[at] >> d & 1:
-                continue
-            if revealed[to] and not sides[to] >> OPPOSITE[d] & 1:
-                continue
-            out.append(d)
-        return out
+        if (revealed[at] or not known) and not sides[at] >> d & 1:
+            return False
+        return not ((revealed[to] or not known) and not sides[to] >> OPPOSITE[d] & 1)
 
     def legal_actions(self) -> list[Action]:
         """Every legal decision for the seat to move, in a stable order."""
@@ -734,12 +728,12 @@ class State:
             at, d = TEMPLE_SPACES[target % LANES], S
         else:
             d = _direction(at, target)
-        sides, samurai = self.sides, self.samurai
+        samurai = self.samurai
         while at != target:
             to = NEIGHBOUR[at][d]
             if not self.revealed[to]:
                 self._reveal(to, ev)
-            if not sides[at] >> d & 1 or not sides[to] >> OPPOSITE[d] & 1:
+            if not self.passable(at, d, to):
                 if ev is not None:
                     ev.append({"type": "ghost_blocked", "space": _ghost_data(self.ghost),
                                "towards": _space_data(to)})  # fmt: skip
@@ -814,8 +808,7 @@ class State:
             else:
                 if not self.revealed[to]:
                     self._reveal(to, ev)
-                sides = self.sides
-                if not sides[at] >> d & 1 or not sides[to] >> OPPOSITE[d] & 1:
+                if not self.passable(at, d, to):
                     reason = "obstacle"
                 elif to == self.ghost or (self.ghost == ON_TEMPLE and to >= TEMPLE_SPACES[0]):
                     reason = "ghost"
