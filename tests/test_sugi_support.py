@@ -6,6 +6,8 @@ A tile is asked for by the sides it should have open once turned, e.g. ``"NS"``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, EDITION
 from sagani_net.games.sugi.rules import (
     ARRIVED,
@@ -41,8 +43,8 @@ def position(
     ghost: str | None = None,
     hands: list[list[int]] | None = None,
     families: list[int] | None = None,
-    timeline: list[tuple[int, int, int]] = (),  # type: ignore[assignment]
-    discard: list[int] = (),  # type: ignore[assignment]
+    timeline: Sequence[tuple[int, int, int]] = (),
+    discard: Sequence[int] = (),
     seat: int = 0,
 ) -> State:
     """A planning position. Named tiles get a tile and turn with exactly those sides open;
