@@ -6,6 +6,7 @@
   it would take a pedestal).
 - :func:`candidate_actions` and :func:`rollout_action` are the optional hooks of the generic
   ISMCTS: fewer, distinct moves to search, and a cheap playout that pushes one's own samurai on.
+- :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
 
 Every function reads only what the seat would know in a determinized state (its own family tree
 card and hand); on a real state it would see more, so callers give it a determinized one.
@@ -85,3 +86,13 @@ def rollout_action(state: State, rng: random.Random) -> Action:
     if state.phase == MAINTENANCE:
         return Action("discard")
     return state.random_action(rng)
+
+
+def random_action(state: State, rng: random.Random) -> Action:
+    """A uniformly random legal action, without listing them all (the engine counts them)."""
+    return state.random_action(rng)
+
+
+def playout(state: State, rng: random.Random) -> None:
+    """Uniformly random actions to the end of the game, unchecked and without events."""
+    state.playout(rng)
