@@ -43,7 +43,7 @@ SPACES = LANES * COLUMNS
 FOREST = tuple(range(LANES, LANES * TEMPLE_COLUMN))  # the spaces of columns 1-4
 TEMPLE_SPACES = tuple(range(LANES * TEMPLE_COLUMN, SPACES))
 ARRIVAL_END = 3  # the third samurai in the Temple ends the game (S13)
-ROUND_CAP = 60  # S14: a safety stop no measured game has reached
+ROUND_CAP = 60  # S14: a safety stop; no game between greedy bots has reached it
 N, E, S, W = range(4)
 OPPOSITE = (S, W, N, E)
 ALL_OPEN = 0b1111
@@ -340,8 +340,8 @@ class State:
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         rng = random.Random(seed)
-        s = cls._blank(players, parts)
-        s.seed, s.rng = seed, rng
+        s = cls._blank(players, parts, rng)
+        s.seed = seed
         tiles = list(parts.tile_ids)
         rng.shuffle(tiles)
         tile_at = [-1] * SPACES
@@ -363,10 +363,10 @@ class State:
         return s
 
     @classmethod
-    def _blank(cls, players: int, parts: Components) -> State:
+    def _blank(cls, players: int, parts: Components, rng: random.Random) -> State:
         s = cls.__new__(cls)
         s.players, s.parts, s.limit = players, parts, timeline_limit(players)
-        s.seed, s.rng, s.rng_owned = None, random.Random(0), True
+        s.seed, s.rng, s.rng_owned = None, rng, True
         s.tile_at = (-1,) * SPACES
         s.turn = [0] * SPACES
         s.revealed = [True] * SPACES
@@ -1064,8 +1064,8 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     if view.get("game") != "sugi":
         raise RuleError("bad_view", "not a Sugi view")
     players = view["players"]
-    s = State._blank(players, parts)
-    s.rng = random.Random(rng.getrandbits(64))  # future reshuffles: unknown, so sampled too
+    # Future reshuffles are unknown too: the sample gets a generator of its own.
+    s = State._blank(players, parts, random.Random(rng.getrandbits(64)))
     seat = view.get("you") if private is not None else None
     mine = private or {"hand": [], "family": None, "timeline": [], "deck_bottom": []}
     # Tiles: the face-up ones as shown, the others a shuffle of the rest, each turned at random.
