@@ -883,6 +883,7 @@ class State:
         self._next_to_maintain(ev)
 
     def _start_round(self, ev: list[Data] | None) -> None:
+        # Every hand is full again (50 cards, at most 20 in hands), so the first seat can play.
         self.round += 1
         self.round_start = (self.round_start + 1) % self.players
         self.phase = PLAN
@@ -890,9 +891,6 @@ class State:
         self.seat = self.round_start
         if ev is not None:
             ev.append({"type": "round_started", "round": self.round, "seat": self.seat})
-        if not self.hands[self.seat]:
-            self.seat = (self.seat - 1) % self.players
-            self._after_planning_turn(ev)
 
     def _draw(self, seat: int, count: int, ev: list[Data] | None) -> None:
         hand, deck = self.hands[seat], self.deck
