@@ -18,7 +18,7 @@ import statistics
 import time
 from collections import Counter
 
-from sagani_net.games.sugi.bots import candidate_actions, evaluate
+from sagani_net.games.sugi.bots import distinct_actions, evaluate
 from sagani_net.games.sugi.rules import ROUND_CAP, SUGI, Action, State
 
 
@@ -28,7 +28,7 @@ def greedy(state: State, rng: random.Random) -> Action:
     assert seat is not None
     known = SUGI.determinize(state.view(seat), state.private(seat), seat, rng)
     best, best_value = None, float("-inf")
-    for action in candidate_actions(known):
+    for action in distinct_actions(known):
         after = known.clone()
         after.push(action)
         value = evaluate(after, seat) + rng.random() * 1e-6  # ties broken at random

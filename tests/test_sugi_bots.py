@@ -40,12 +40,28 @@ def test_best_turn_sends_ones_own_samurai_towards_the_temple():
     assert bots.best_turn(state, MINE, card("black N", action="ghost")) == 180
 
 
-def test_candidates_are_legal_and_drop_only_equivalent_turns_of_face_down_tiles():
+def test_candidates_are_the_best_legal_actions_by_one_ply_evaluation():
+    rng = random.Random(5)
+    state = State.new(3, 8)
+    for _ in range(12):
+        state.apply(state.random_action(rng))
+    legal, candidates = state.legal_actions(), bots.candidate_actions(state)
+    assert len(legal) > bots.CANDIDATES == len(candidates) and set(candidates) <= set(legal)
+    seat = state.current_seat
+
+    def value(action: Action) -> float:
+        after = state.clone()
+        after.push(action)
+        return bots.evaluate(after, seat)
+
+    worst_kept = min(map(value, candidates))
+    assert all(value(a) <= worst_kept for a in legal if a not in candidates)
+
+
+def test_a_face_down_tile_is_weighed_at_a_quarter_turn_only():
     rotate = card("red N", action="rotate")
     state = position(hands=[[rotate, card("red N", action="free")], []], hidden=("b2",))
-    legal, candidates = state.legal_actions(), bots.candidate_actions(state)
-    assert set(candidates) <= set(legal)
-    dropped = set(legal) - set(candidates)
+    dropped = set(state.legal_actions()) - set(bots.distinct_actions(state))
     assert dropped == {Action.parse(f"action {rotate} rotate b2 {by}") for by in (180, 270)}
 
 

@@ -5,7 +5,8 @@
   by its worth on the seat's family tree card (a samurai the card does not name counts against:
   it would take a pedestal).
 - :func:`candidate_actions` and :func:`rollout_action` are the optional hooks of the generic
-  ISMCTS: fewer, distinct moves to search, and a cheap playout that pushes one's own samurai on.
+  ISMCTS: the few moves worth searching (the best by one-ply evaluation), and a cheap playout
+  that pushes one's own samurai on.
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
 
 Every function reads only what the seat would know in a determinized state (its own family tree
@@ -36,6 +37,8 @@ ARRIVED_COLUMNS = 7.0
 WIN_BONUS = 10.0
 #: How far each direction takes a samurai towards the Temple.
 FORWARD = (1, 0, -1, 0)
+#: How many actions the search weighs at a decision (the best by one-ply evaluation).
+CANDIDATES = 8
 #: A rollout puts a card in the timeline, turned its best way, this often.
 ROLLOUT_PLACE_SHARE = 0.7
 
@@ -61,13 +64,31 @@ def evaluate(state: State, seat: int) -> float:
     return value
 
 
-def candidate_actions(state: State) -> list[Action]:
-    """The legal actions worth searching: a face-down tile turned by 90, 180 or 270 degrees is
-    the same gamble for whoever cannot see it, so only the quarter turn is kept."""
+def distinct_actions(state: State) -> list[Action]:
+    """The legal actions less those that are the same for whoever cannot see a face-down tile:
+    turning one by 90, 180 or 270 degrees is the same gamble, so only the quarter turn stays
+    (on a determinized state, the sampled tile would otherwise pick the turn)."""
     revealed = state.revealed
     return [a for a in state.legal_actions()
             if not (a.type == "rotate" and a.space >= 0 and a.turn != 90
                     and not revealed[a.space])]  # fmt: skip
+
+
+def candidate_actions(state: State) -> list[Action]:
+    """The actions worth searching: the :data:`CANDIDATES` distinct actions best by one-ply
+    :func:`evaluate` for the seat to move, in legal order."""
+    legal = distinct_actions(state)
+    if len(legal) <= CANDIDATES:
+        return legal
+    seat = state.current_seat
+    assert seat is not None
+    values = []
+    for action in legal:
+        after = state.clone()
+        after.push(action)
+        values.append(evaluate(after, seat))
+    ranked = sorted(range(len(legal)), key=lambda i: -values[i])[:CANDIDATES]
+    return [legal[i] for i in sorted(ranked)]
 
 
 def best_turn(state: State, seat: int, card: int) -> int:
