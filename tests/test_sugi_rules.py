@@ -134,6 +134,17 @@ def test_remove_sends_a_timeline_card_unseen_to_the_bottom_of_the_deck():
     assert s.private(0)["deck_bottom"] == []  # the remover did not look
 
 
+@pytest.mark.parametrize("space", ["b0", "b5"])
+def test_only_forest_tiles_rotate(space):
+    s = position(hands=[[RED_ROTATE], [BLUE]])
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED_ROTATE} rotate {space} 90"))
+    assert e.value.code == "bad_target"
+    with pytest.raises(RuleError) as e:
+        s.apply(Action("rotate", RED_ROTATE, space=99, turn=90))
+    assert e.value.code == "bad_target"
+
+
 def test_an_action_needs_its_icon_and_the_card_in_hand():
     s = position(hands=[[RED], [BLUE]], timeline=[(YELLOW, 0, 1)])
     with pytest.raises(RuleError) as e:

@@ -619,7 +619,7 @@ class State:
                 raise RuleError("bad_rotation", "rotate by 90, 180 or 270 degrees")
             if (action.space < 0) == (action.slot < 0):
                 raise RuleError("bad_target", "rotate a forest tile or a timeline card")
-            if action.space >= 0 and not IS_FOREST[action.space]:
+            if action.space >= 0 and not (action.space < SPACES and IS_FOREST[action.space]):
                 raise RuleError("bad_target", "only forest tiles (columns 1-4) rotate")
             if action.slot >= slots:
                 raise RuleError("bad_slot", f"the timeline holds {slots} cards")
