@@ -249,3 +249,28 @@ def test_a_clone_is_independent_down_to_its_reshuffles():
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_apply_accepts_exactly_the_listed_actions():
+    """Every listed action applies; an action of random fields applies only if its wire form
+    is listed (fields an action type does not use are ignored)."""
+    rng = random.Random(1)
+    kinds = ["timeline", "rotate", "free", "ghost", "remove", "push", "discard"]
+    for state in random_game(3, 2, rng, stop=120):
+        if state.is_over():
+            break
+        legal = state.legal_actions()
+        for action in legal:
+            state.clone().apply(action)
+        for _ in range(20):
+            action = Action(
+                rng.choice(kinds), rng.randint(-1, 50), rng.randint(-1, 50), rng.randint(-1, 6),
+                rng.randint(-1, 18), rng.choice([0, 90, 180, 270, 45]), rng.randint(-1, 4),
+                tuple(sorted(rng.sample(range(50), rng.randint(0, 2)))),
+            )  # fmt: skip
+            try:
+                state.clone().apply(action)
+            except RuleError:
+                assert action not in legal
+            else:
+                assert Action.from_dict(action.to_dict()) in legal
