@@ -292,7 +292,7 @@ def test_an_obstacle_found_face_down_stops_the_ghost_short():
     assert s.view()["ghost"] == [3, 1] and s.current_seat == 1
 
 
-def test_samurai_in_the_ghosts_space_are_pushed_one_by_one_not_the_ghosts_way():
+def test_samurai_in_the_ghosts_space_are_pushed_aside_one_by_one():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3",
                  samurai={"red": "b1", "blue": "b1"})  # fmt: skip
     s.apply(act(f"action {RED_GHOST} ghost b1"))
