@@ -92,12 +92,12 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                 if model.status == "over":
                     break
                 version = model.view["version"]
-                kinds = {a.type for a in model.choices()}
-                if model.phase == "place" and model.selection is not None:
+                kinds = {a.type for a in model.ui.choices()}
+                if model.ui.phase == "place" and model.ui.selection is not None:
                     keys.send_text("r\r")  # a held tile: rotate once, place
                 elif "take" in kinds or "pick" in kinds:
                     keys.send_text("1")
-                    await until(lambda: model.selection is not None)
+                    await until(lambda: model.ui.selection is not None)
                     keys.send_text("\x1b[C")  # right arrow: move the ghost
                     keys.send_text("\r")
                 else:

@@ -6,13 +6,15 @@ import random
 
 import pytest
 
-from cli.console.commands import CommandError, complete, parse
-from cli.console.model import ConsoleModel, describe
+from cli.args import UsageError
+from cli.console.model import ConsoleModel
 from cli.play_cmd import plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
 from sagani_net.client import host_address
 from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.ui import CommandError, complete, parse
+from sagani_net.games.sagani.words import event_text
 
 # -- commands -------------------------------------------------------------------------------------
 
@@ -82,10 +84,10 @@ def model_of(state: State) -> ConsoleModel:
 
 def test_take_starts_a_ghost_and_sends_nothing_until_confirmed() -> None:
     model, state = model_at(32)
-    assert model.select(Action.take(0)) == []
-    assert model.selection is not None and model.selection.tile == state.offer[0]
-    assert model.preview is not None
-    actions = model.confirm()
+    assert model.ui.select(Action.take(0)) == []
+    assert model.ui.selection is not None and model.ui.selection.tile == state.offer[0]
+    assert model.ui.preview is not None
+    actions = model.ui.confirm()
     assert [a.type for a in actions] == ["take", "place"]
     state.apply(actions[0])
     state.apply(actions[1])  # what the console sends is legal
@@ -93,22 +95,22 @@ def test_take_starts_a_ghost_and_sends_nothing_until_confirmed() -> None:
 
 def test_ghost_moves_only_over_legal_cells_and_rotates() -> None:
     model, _ = model_at(32)
-    model.select(Action.take(0))
-    legal = set(model.legal_cells())
+    model.ui.select(Action.take(0))
+    legal = set(model.ui.legal_cells())
     for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 0)):
-        model.move(dx, dy)
-        assert model.selection is not None and model.selection.cell in legal
-    model.rotate()
-    model.rotate()
-    assert model.selection is not None and model.selection.rotation == 180
-    assert model.preview is not None and model.preview["rotation"] == 180
+        model.ui.move(dx, dy)
+        assert model.ui.selection is not None and model.ui.selection.cell in legal
+    model.ui.rotate()
+    model.ui.rotate()
+    assert model.ui.selection is not None and model.ui.selection.rotation == 180
+    assert model.ui.preview is not None and model.ui.preview["rotation"] == 180
 
 
 def test_escape_drops_an_unsent_choice() -> None:
     model, _ = model_at(32)
-    model.select(Action.take(0))
-    model.cancel()
-    assert model.selection is None and model.confirm() == []
+    model.ui.select(Action.take(0))
+    model.ui.cancel()
+    assert model.ui.selection is None and model.ui.confirm() == []
 
 
 def test_draw_is_sent_at_once() -> None:
@@ -117,13 +119,13 @@ def test_draw_is_sent_at_once() -> None:
     while not (state.phase == "choose" and state.can_draw()):
         state.apply(policy.choose(state, rng))
     model = model_of(state)
-    assert model.select(Action("draw")) == [Action("draw")]
-    assert model.selection is None
+    assert model.ui.select(Action("draw")) == [Action("draw")]
+    assert model.ui.selection is None
 
 
 def test_a_move_not_open_now_is_refused_with_a_message() -> None:
     model, _ = model_at(32)
-    assert model.select(Action.pick(0)) == []
+    assert model.ui.select(Action.pick(0)) == []
     assert "not possible" in model.message
 
 
@@ -140,13 +142,13 @@ def test_changes_since_your_last_turn_are_marked() -> None:
     state.apply(policy.choose(state, rng))
     state.apply(policy.choose(state, rng))  # the other seat played
     model.receive({"status": "running", "view": state.view(you), "events": []})
-    assert other in model.changed
+    assert other in model.ui.changed
 
 
 def test_events_read_as_words() -> None:
     model, _ = model_at(0)
-    text = describe({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
-                     "rotation": 90}, model)  # fmt: skip
+    text = event_text({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
+                       "rotation": 90}, model.names())  # fmt: skip
     assert text == "bo placed fire 10 at 1,-1 rot 90"
 
 
@@ -155,13 +157,13 @@ def test_events_read_as_words() -> None:
 
 class Args:
     def __init__(self, **kw: object) -> None:
-        defaults = dict(solo=False, solo_advanced=False, players=2, seat=1, open=[],
-                        bots="greedy")  # fmt: skip
+        defaults = dict(game="sagani", solo=False, solo_advanced=False, players=2, seat=1,
+                        open=[], bots=["greedy"])  # fmt: skip
         self.__dict__.update(defaults | kw)
 
 
 def test_play_seats_bots_in_the_free_seats() -> None:
-    p = plan(Args(players=4, seat=2, bots="greedy,mcts,random"))
+    p = plan(Args(players=4, seat=2, bots=["greedy", "mcts", "random"]))
     assert p.you == 1 and p.bots == {0: "greedy", 2: "mcts", 3: "random"}
     p = plan(Args(players=3, open=[3]))
     assert p.bots == {1: "greedy"} and p.open == [2]
@@ -169,10 +171,10 @@ def test_play_seats_bots_in_the_free_seats() -> None:
 
 
 def test_play_refuses_clashing_options() -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError):
         plan(Args(players=5))
-    with pytest.raises(SystemExit):
-        plan(Args(players=3, bots="greedy,greedy,greedy"))
+    with pytest.raises(UsageError):
+        plan(Args(players=3, bots=["greedy", "greedy", "greedy"]))
 
 
 def test_addresses_become_endpoints() -> None:
