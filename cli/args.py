@@ -211,6 +211,29 @@ def read_record(path: Path) -> dict[str, Any]:
     return record
 
 
+#: How long the command line waits for a host's first answer before it says none answers.
+PROBE_S = 1.0
+#: What to check when no host answers.
+NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
+                  "--secure and needs its join code (sagani://...); or a firewall blocks the "
+                  "port")  # fmt: skip
+
+
+def reach_host(address: str) -> None:
+    """Make sure a host answers at ``address`` within :data:`PROBE_S`; raises UsageError
+    naming the likely causes (a player should not wait out every retry to learn that)."""
+    from sagani_net.client import Client, HostTimeout
+
+    client = Client(address, timeout_s=PROBE_S, retries=0)
+    try:
+        client.connect()
+    except HostTimeout:
+        shown = address.removeprefix("tcp://").split("?")[0]
+        raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
+    finally:
+        client.close()
+
+
 def fail(command: str, message: str) -> int:
     """Print a command's one-line error; returns the exit status 2."""
     print(f"sagani {command}: {message}", file=sys.stderr)

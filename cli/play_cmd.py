@@ -451,25 +451,20 @@ def run_join(args: argparse.Namespace) -> int:
         if len(found) > 1:
             choice = int(input("join which? ") or "1") - 1
         address = found[choice].endpoint
+    print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
+    check.reach_host(address)
     return asyncio.run(_join(args, address))
-
-
-#: What to check when no host answers (issue: a blank wait, then a bare "no host answers").
-NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
-                  "--secure and needs its join code (sagani://...); or a firewall blocks the "
-                  "port")  # fmt: skip
 
 
 async def _join(args: argparse.Namespace, address: str) -> int:
     shown = address.removeprefix("tcp://")
-    print(f"asking {shown.split('?')[0]} ...", flush=True)
     client = AsyncClient(address)
     try:
         await client.connect()
         tables = await client.tables()
     except HostTimeout:
         client.close()
-        raise UsageError(f"no host answers at {shown.split('?')[0]}: {NO_HOST_CAUSES}") from None
+        raise UsageError(f"the host at {shown.split('?')[0]} stopped answering") from None
     note = ""
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
@@ -578,8 +573,11 @@ def run_replay(args: argparse.Namespace) -> int:
         frames = replay_frames(record)
     except (OSError, ValueError) as exc:
         message = exc.message if isinstance(exc, RuleError) else str(exc)
-        print(f"sagani replay: cannot replay {args.record}: {message}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot replay {args.record}: {message}") from None
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        # A field of the wrong kind that the game's own record check let through: the file
+        # is untrusted input, so it gets a sentence, not a traceback.
+        raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
     players = len(frames[0][0].get("seats", [])) or 1
     names = record.get("names") or []
     seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}

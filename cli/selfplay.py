@@ -7,24 +7,52 @@ import json
 import random
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from sagani_net.bots import make_policy
+from cli import args as check
+from cli.args import UsageError
+from sagani_net.bots import POLICIES, make_policy
+from sagani_net.game import RuleError
+from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import MODES, State
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("selfplay", help="play headless games between policies and save records")
-    p.add_argument("--players", type=int, default=2, help="2-4, or 1 for the solo modes")
-    p.add_argument("--mode", choices=MODES, default="multi")
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0, help="game i uses seed S+i")
-    p.add_argument(
-        "--policy", default="greedy",
-        help="random or greedy, or one per seat joined by commas (greedy,random)",
+    p = sub.add_parser(
+        "selfplay", help="play headless games between policies and save records",
+        description="Play games between policies in this process, without a host, and print "
+        "mean scores and win shares; --records keeps each game's JSON record (sagani replay "
+        "shows one).",
     )  # fmt: skip
-    p.add_argument("--records", type=Path, help="write one JSON record per game here")
+    p.add_argument("--players", type=check.players, default=2,
+                   help="2-4, or 1 for the solo modes")  # fmt: skip
+    p.add_argument("--mode", choices=MODES, default="multi")
+    p.add_argument("--games", type=check.games, default=10)
+    p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
+    p.add_argument(
+        "--policy", type=check.names_in(_policies, "policies"), default=["greedy"],
+        help="random, greedy or mcts, or one per seat joined by commas (greedy,random)",
+    )  # fmt: skip
+    p.add_argument("--records", type=check.directory,
+                   help="write one JSON record per game here")  # fmt: skip
     p.set_defaults(func=run)
+
+
+def _policies() -> list[str]:
+    from sagani_net.bots import mcts, simple  # noqa: F401  (registers the built-in policies)
+
+    return sorted(POLICIES)
+
+
+def check_args(args: argparse.Namespace) -> int:
+    """The seat count the mode and --players make; raises UsageError when they clash."""
+    players = 1 if args.mode != "multi" else args.players
+    try:
+        get_game("sagani").parse_config({"players": players, "mode": args.mode})
+    except RuleError as exc:
+        raise UsageError(f"--players {args.players} --mode {args.mode}: {exc.message}") from None
+    if len(args.policy) not in (1, players):
+        raise UsageError(f"--policy names {len(args.policy)} policies for {players} seats")
+    return players
 
 
 @dataclass
@@ -64,12 +92,8 @@ def play_game(players: int, mode: str, seed: int, policies: list) -> State:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = args.policy.split(",")
-    players = 1 if args.mode != "multi" else args.players
-    if len(names) == 1:
-        names *= players
-    if len(names) != players:
-        raise SystemExit(f"--policy names {len(names)} policies for {players} seats")
+    players = check_args(args)
+    names = list(args.policy) * (players if len(args.policy) == 1 else 1)
     policies = [make_policy(name) for name in names]
     if args.records:
         args.records.mkdir(parents=True, exist_ok=True)
@@ -97,5 +121,6 @@ def run(args: argparse.Namespace) -> int:
         if won:
             print(f"; tiles to 75: mean {sum(won) / len(won):.1f}, best {min(won)}", end="")
         print()
-    print(f"  {summary.games / elapsed:.1f} games/s")
+    rate = summary.games / elapsed
+    print(f"  {rate:.1f} games/s" if rate >= 1 else f"  {elapsed / summary.games:.1f} s a game")
     return 0
