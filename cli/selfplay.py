@@ -107,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
             path = args.records / f"sagani-{args.mode}-{players}p-{seed}.json"
             path.write_text(json.dumps(state.to_record(), indent=1) + "\n")
     elapsed = time.perf_counter() - started
-    print(f"{summary.games} games, {players} seats ({', '.join(names)}), mode {args.mode}")
+    games = f"{summary.games} game" + "s" * (summary.games != 1)
+    print(f"{games}, {players} seat{'s' * (players != 1)} ({', '.join(names)}), mode {args.mode}"
+          "; seats count from 1")  # fmt: skip
     for seat in range(players):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games
-        print(f"  seat {seat} {names[seat]:>8}: mean score {mean:7.2f}  win share {share:6.1%}")
+        print(f"  seat {seat + 1} {names[seat]:>8}: mean score {mean:7.2f}  win share {share:6.1%}")
     print(f"  mean turns per seat {summary.turns / summary.games:.1f}")
     if args.mode == "multi":
         print(f"  end triggered in {summary.ends_triggered} of {summary.games} games")

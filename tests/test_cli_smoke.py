@@ -139,8 +139,14 @@ def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
     shown = sagani("replay", str(record), "--print")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-    assert "game over" in lines[0]
+    # At the terminal's width (none here: 120 columns), no key hints, the ranking last.
+    assert all(len(line) <= 120 for line in lines)
+    assert "game over" in lines[0] and "Game over" in shown.stdout
+    assert "q quit" not in shown.stdout and not lines[-1].startswith(">")
+    assert lines[-1].endswith("wins.")
+    wide = subprocess.run([SAGANI, "replay", str(record), "--print"], capture_output=True,
+                          text=True, env={**os.environ, "COLUMNS": "80", "LINES": "24"})
+    assert all(len(line) <= 80 for line in wide.stdout.splitlines())
 
 
 def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
@@ -160,21 +166,22 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     term.send("1")
     term.wait_for("Enter place")
     term.send("\r")
-    term.wait_for("(1 tiles")
+    term.wait_for("(1 tile,")
     term.send("q")
+    term.wait_for("`sagani play` resumes it")  # quitting says how to come back
     assert term.close() == 0
     term = Terminal("play", "--data-dir", str(tmp_path))
     term.wait_for("Resume it?")
     term.send("y\r")
-    term.wait_for("(1 tiles")
+    term.wait_for("(1 tile,")
     term.send("q")
     assert term.close() == 0
 
 
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
-    assert done.returncode != 0
-    assert "--bots kinds are" in done.stderr
+    assert done.returncode == 2
+    assert "unknown bot kinds 'clever'; known: greedy, random, mcts" in done.stderr
 
 
 def test_help_lists_the_console_commands() -> None:
@@ -182,6 +189,29 @@ def test_help_lists_the_console_commands() -> None:
                           text=True, check=True)  # fmt: skip
     for command in ("play", "join", "replay"):
         assert command in done.stdout
+
+
+def test_sagani_alone_prints_the_help_and_there_is_a_version() -> None:
+    alone = sagani()
+    assert alone.returncode == 0 and "play" in alone.stdout and not alone.stderr
+    version = sagani("--version")
+    assert version.returncode == 0 and version.stdout.startswith("sagani ")
+
+
+@pytest.mark.parametrize("command", ["play", "join", "replay", "host", "bot", "tournament",
+                                     "selfplay"])  # fmt: skip
+def test_every_subcommand_has_a_description(command: str) -> None:
+    done = sagani(command, "--help")
+    assert done.returncode == 0
+    usage, description = done.stdout.split("\n\n")[:2]
+    assert not description.lstrip().startswith(("positional", "options")), done.stdout
+    assert "%%" not in done.stdout
+
+
+def test_selfplay_help_names_every_policy_and_counts_seats_from_1(tmp_path: Path) -> None:
+    assert "mcts" in sagani("selfplay", "--help").stdout
+    done = sagani("selfplay", "--games", "1", "--policy", "greedy,random")
+    assert "seat 1 " in done.stdout and "seat 2 " in done.stdout and " seat 0" not in done.stdout
 
 
 def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:

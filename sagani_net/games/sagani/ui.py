@@ -556,7 +556,7 @@ def display_block(
     data = view["seats"][seat]
     title = "Your display" if seat == model.you else f"{model.name(seat)}'s display"
     note = f"; {title_note}" if title_note else ""
-    title += f"  ({len(data['display'])} tiles, seat {seat + 1}/{view['players']}{note})"
+    title += f"  ({plural(len(data['display']), 'tile')}, seat {seat + 1}/{view['players']}{note})"
     sel = ui.selection if seat == model.you else None
     grid = display_rows(
         data["display"],
