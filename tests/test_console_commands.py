@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from cli.args import UsageError
+from cli.console.gameui import GameUI
 from cli.console.model import ConsoleModel
-from cli.play_cmd import plan, replay_frames
+from cli.console.render import screen_text
+from cli.play_cmd import hold_lock, plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
 from sagani_net.client import host_address
 from sagani_net.games.sagani.rules import Action, State
-from sagani_net.games.sagani.ui import CommandError, complete, parse
+from sagani_net.games.sagani.ui import CommandError, complete, parse, preview_text
 from sagani_net.games.sagani.words import event_text
 
 # -- commands -------------------------------------------------------------------------------------
@@ -205,3 +208,46 @@ def test_advertisement_properties_are_read_safely() -> None:
 def test_advertising_a_host_bound_to_loopback_is_refused() -> None:
     with pytest.raises(RuntimeError, match="--bind 0.0.0.0"):
         discovery.advertise(47410, 47411, bind="127.0.0.1")
+
+
+def test_a_refusal_goes_when_your_turn_comes_back() -> None:
+    model, state = model_at(32)
+    you = model.you
+    model.say("refused: stale version", refusal=True)
+    policy, rng = make_policy("greedy"), random.Random(2)
+    while state.current_seat == you:
+        state.apply(policy.choose(state, rng))
+    model.receive({"status": "running", "view": state.view(you), "events": []})
+    assert model.message.startswith("refused")  # still about the turn just gone
+    while state.current_seat != you:
+        state.apply(policy.choose(state, rng))
+    model.receive({"status": "running", "view": state.view(you), "events": []})
+    assert model.message == ""
+
+
+def test_a_cacophony_in_the_preview_says_why() -> None:
+    preview = {"cell": [0, 1], "rotation": 0, "covers": [], "covered": [],
+               "open": ["N", "E", "S"], "flips": [], "points": 0, "discs_freed": 0,
+               "cacophony": 2, "supply": 1}  # fmt: skip
+    assert "CACOPHONY x2 (-4: 3 arrows need discs, you have 1)" in preview_text(preview)
+
+
+def test_a_second_play_on_one_data_dir_is_refused_naming_the_first(tmp_path: Path) -> None:
+    with hold_lock(tmp_path), pytest.raises(UsageError, match=r"sagani play \(pid \d+\) already"):
+        hold_lock(tmp_path)
+    with hold_lock(tmp_path):  # released with the first
+        pass
+
+
+def test_a_bare_game_ui_draws_a_readable_screen() -> None:
+    """What a new game gets before it draws anything: the shell around GameUI's defaults."""
+    state = State.new(2, seed=1)
+    model = ConsoleModel(connection="online")
+    model.ui = GameUI(model.ui.game, model)
+    model.load({"table": "t", "you": 0, "status": "running", "view": state.view(0),
+                "seats": [{"name": "ann"}, {"name": "bo"}]})  # fmt: skip
+    text = screen_text(model, 80, 24)
+    assert "YOUR TURN" in text and "offer:" in text
+    assert model.ui.command("take 2") == [{"type": "take", "index": 2}]  # Game.parse_text
+    with pytest.raises(CommandError):
+        model.ui.command("fly")
