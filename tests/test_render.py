@@ -204,3 +204,19 @@ def test_readme_shows_the_golden_screen() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     screen_80x24 = (GOLDEN / "screen-placing-80x24.txt").read_text(encoding="utf-8")
     assert screen_80x24.rstrip("\n") in readme, "paste tests/golden/screen-placing-80x24.txt"
+
+
+def test_a_narrow_terminal_folds_the_panel_under_the_offer() -> None:
+    state = played(32)
+    model = model_for(state)
+    text = screen_text(model, 60, 24)
+    assert "Unseen" not in text and "ends at" not in text  # no side panel beside the display
+    assert f"[{len(state.offer)}]" in text and "left" in text  # the whole offer, and the pile
+    assert "ann 4" in text and "greedy 16" in text and "Storage 2/4" in text
+
+
+def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
+    state = played(0)
+    assert len(state.offer) == 5
+    text = screen_text(model_for(state), 80, 24)
+    assert "[5]" in text and f"{state.pile_size()} left" in text

@@ -395,11 +395,14 @@ def choice_strip(ui: SaganiUI, width: int) -> list[Line]:
     chosen = (
         sel.source.index if sel and sel.source and sel.source.type in ("take", "pick") else None
     )
+    # Two blank columns between tiles; one when that is what lets the pile fit beside them.
+    gap = 2 if len(source) * CELL_W + TILE_W <= width or intermezzo else 1
+    step = TILE_W + gap
     head: Line = []
     blocks: list[list[Line]] = []
     for i, tile in enumerate(source):
         label = f"[{i + 1}]" + ("◀ held" if i == chosen else "")
-        head.append(("class:title" if i == chosen else "", label.ljust(CELL_W)))
+        head.append(("class:title" if i == chosen else "", label.ljust(step)))
         blocks.append(tile_rows(tile, 0, extra="class:ghost" if i == chosen else ""))
     if intermezzo:
         you = model.my_turn and ui.phase == "choose"
@@ -411,7 +414,7 @@ def choice_strip(ui: SaganiUI, width: int) -> list[Line]:
             head.append(("class:legal", "[r]eveal"))
         else:
             head.append(("class:dim", "pile"))
-        if len(blocks) * CELL_W + TILE_W <= width:  # the side panel names the pile anyway
+        if len(blocks) * step + TILE_W <= width:  # the side panel names the pile anyway
             blocks.append(back_rows(view["top"], view["pile"]))
         else:
             head.pop()
@@ -419,7 +422,7 @@ def choice_strip(ui: SaganiUI, width: int) -> list[Line]:
     for block in blocks:
         for r in range(TILE_H):
             lines[r + 1].extend(block[r])
-            lines[r + 1].append(("", "  "))
+            lines[r + 1].append(("", " " * gap))
     return [fit(merge(line), width) for line in lines]
 
 
@@ -520,10 +523,17 @@ WIDE_W = 150
 
 def game_body(ui: SaganiUI, width: int, height: int) -> list[Line]:
     """The display on the left with the offer under it; the side panel on the right. On a wide
-    terminal another player's display stands beside yours."""
+    terminal another player's display stands beside yours; on a narrow one the panel folds
+    to a few lines under the offer."""
     model = ui.model
     view = model.view
     assert view is not None
+    if width < NARROW_W:
+        folded = folded_panel(ui, width)
+        strip = choice_strip(ui, width)
+        rest = height - len(strip) - len(folded)
+        left = display_block(ui, model.shown, width, rest, title_note="Tab: next")
+        return box([*left, *strip, *folded], width, height)
     side_w = SIDE_W if width < 110 else SIDE_W + 6
     left_w = width - side_w - 1
     strip = choice_strip(ui, left_w)
@@ -544,6 +554,31 @@ def game_body(ui: SaganiUI, width: int, height: int) -> list[Line]:
     if beside:
         left = [[*left[i], ("class:dim", "│"), *beside[i]] for i in range(height)]
     return [[*left[i], ("class:dim", "│"), *side[i]] for i in range(height)]
+
+
+def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
+    """The side panel in a few full-width lines (narrow terminals): scores, pile, storage."""
+    model = ui.model
+    view = model.view
+    assert view is not None
+    seats = view["seats"]
+    scores: Line = [("class:title", f"Score ({view['threshold']})")]
+    for seat in view["ranking"]:
+        mark = "▶" if seat == model.turn else " "
+        style = "class:you" if seat == model.you else ""
+        s = seats[seat]
+        caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
+        scores.append((style, f" {mark}{seat + 1} {model.name(seat)[:8]} {s['score']} "
+                              f"●{s['supply']}{caco}"))  # fmt: skip
+    top = view["top"]
+    pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
+    lines = [scores, [("", pile)]]
+    if view["mode"] == "multi":
+        stored = " ".join(f"{i + 1}:{LETTER[TILES[t].element]}{TILES[t].value}"
+                          for i, t in enumerate(view["storage"]))  # fmt: skip
+        lines[1].append(("class:title" if view["intermezzo"] else "",
+                         f"  Storage {len(view['storage'])}/4 {stored}"))  # fmt: skip
+    return [fit(merge(line), width) for line in lines]
 
 
 def display_block(
