@@ -220,3 +220,16 @@ def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
     assert len(state.offer) == 5
     text = screen_text(model_for(state), 80, 24)
     assert "[5]" in text and f"{state.pile_size()} left" in text
+
+
+def test_the_log_gets_the_rows_the_board_does_not_need_and_scrolls_back() -> None:
+    state = played(6)
+    model = model_for(state)
+    for i in range(30):
+        model.add_log(f"line {i}")
+    text = screen_text(model, 120, 40)
+    shown = [n for n in range(30) if f"line {n}\n" in text]
+    assert len(shown) >= 12 and shown[-1] == 29  # more than the 6 a fixed share gave
+    model.log_back = 10
+    text = screen_text(model, 120, 40)
+    assert "line 19\n" in text and "line 29" not in text and "newer lines below" in text

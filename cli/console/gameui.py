@@ -78,6 +78,10 @@ class GameUI:
         lines: Line = [("", f"{k}: {v}") for k, v in view.items() if k != "seats"]
         return box([[f] for f in lines], width, height)
 
+    def body_height(self, width: int, height: int) -> int:
+        """How many of ``height`` lines the body needs now; the log gets the rest."""
+        return height
+
     def final(self, width: int, height: int) -> list[Line]:
         """The game-over page: ranking and what each score is made of."""
         result = (self.model.view or {}).get("result") or {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from prompt_toolkit.styles import Style
 
 from cli.console.gameui import Line, box, fit, line_text, merge
-from cli.console.model import FINAL, HELP, ConsoleModel
+from cli.console.model import FINAL, GAME, HELP, ConsoleModel
 
 BASE_STYLE = {
     "status": "reverse",
@@ -76,15 +76,16 @@ def turn_text(model: ConsoleModel) -> str:
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
     """The last events, newest at the bottom (or, scrolled back, older ones)."""
     end = max(0, len(model.log) - model.log_back)
-    first = max(0, end - height) if height > 0 else end
+    room = height - 1 if model.log_back else height  # scrolled back: a line says so
+    first = max(0, end - room) if room > 0 else end
     lines: list[Line] = []
     for i in range(first, end):
         # Since your last turn: bold, and a different bullet for NO_COLOR.
         new = i >= model.log_mark and not model.replay_step
         bullet = ("class:log.new", "▸ ") if new else ("class:dim", "· ")
         lines.append([bullet, ("class:log.new" if new else "", model.log[i])])
-    if model.log_back and lines:
-        lines[-1] = [("class:hint", f"-- {model.log_back} newer lines below (PgDn) --")]
+    if model.log_back and height > 0:
+        lines.append([("class:hint", f"-- {model.log_back} newer lines below (PgDn) --")])
     lines = [[("", "")]] * (height - len(lines)) + lines
     return [fit(line, width) for line in lines]
 
@@ -136,8 +137,11 @@ def log_height(height: int) -> int:
 def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
     lines: list[Line] = [status_line(model, width)]
-    log_h = log_height(height)
-    body_h = height - 1 - log_h - 2
+    body_h = height - 1 - log_height(height) - 2
+    if model.page == GAME and model.view is not None:
+        # The log gets the rows the game does not need (a small board early in a game).
+        body_h = max(1, min(body_h, model.ui.body_height(width, body_h)))
+    log_h = height - 1 - body_h - 2
     if model.page == HELP:
         lines.extend(help_lines(model, width, body_h))
     elif model.view is None:

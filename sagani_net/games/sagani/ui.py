@@ -843,6 +843,25 @@ class SaganiUI(GameUI):
     def body(self, width: int, height: int) -> list[Line]:
         return game_body(self, width, height)
 
+    def body_height(self, width: int, height: int) -> int:
+        """The rows the shown display (with room for every legal cell), the offer and the side
+        panel's score and pile need; at least the shell's small-terminal share."""
+        view = self.view
+        assert view is not None
+        seats = [self.model.shown]
+        if width >= WIDE_W and view["players"] > 1:
+            seats.append((self.model.shown + 1) % view["players"])
+        rows = 0
+        for seat in seats:
+            data = view["seats"][seat]
+            ys = {t[1] for t in data["display"]} | {c[1] for c in data["frontier"]}
+            rows = max(rows, max(ys) - min(ys) + 1)
+        left = 2 + CELL_H * rows + 4  # title, ruler, cells, then the offer strip
+        if width < NARROW_W:
+            return min(height, left + 2)  # the folded panel
+        side = len(score_lines(self, SIDE_W)) + 1 + len(pile_lines(self)) + 2
+        return min(height, max(left, side))
+
     def final(self, width: int, height: int) -> list[Line]:
         return final_lines(self, width, height)
 
