@@ -4,6 +4,7 @@ console). Everything stays on 127.0.0.1 and in a temporary data dir."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -158,6 +159,9 @@ def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
     assert ": over" in done.stdout
     assert len([line for line in done.stdout.splitlines() if "points" in line]) == 3
     assert not (tmp_path / "play.json").exists()  # a finished game leaves nothing to resume
+    path = done.stdout.split("record: ")[1].strip()
+    record = json.loads(Path(path).read_text())
+    assert record["game"] == "sagani" and len(record["names"]) == 3  # who played
 
 
 def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
@@ -174,6 +178,7 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     term.wait_for("Resume it?")
     term.send("y\r")
     term.wait_for("(1 tile,")
+    term.wait_for("ann placed")  # the log starts with the game so far
     term.send("q")
     assert term.close() == 0
 
@@ -248,3 +253,25 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=10)
+
+
+def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> None:
+    assert SAGANI is not None
+    host = subprocess.Popen([SAGANI, "host", "--secure", "--print-join-code", "--port", "0",
+                             "--data-dir", str(tmp_path), "--quiet"],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert host.stdout is not None
+        first = host.stdout.readline().strip()
+        assert first.startswith("'sagani://") and first.endswith("'") and "?key=" in first
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+
+
+def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
+    done = subprocess.run([SAGANI, "record", "export", "nosuch"], capture_output=True, text=True,
+                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})  # fmt: skip
+    assert done.returncode == 2
+    assert str(tmp_path / "sagani") in done.stderr and str(tmp_path / "sagani" / "play") in (
+        done.stderr)  # fmt: skip
