@@ -138,8 +138,9 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
     j.add_argument("--table", type=check.table_id, default=None,
                    help="table id (default: one with a free seat)")  # fmt: skip
-    j.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
-                   help=f"the game of a table this creates (default {DEFAULT_GAME})")
+    j.add_argument("--game", type=check.game_name, default=None,
+                   help="join a table of this game; create one of it if none has a free seat "
+                   f"(default: any game; creates {DEFAULT_GAME})")
     j.add_argument(
         "--players",
         type=check.players,
@@ -154,6 +155,14 @@ def add_parsers(sub: Any) -> None:
     )
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.set_defaults(func=run_join)
+
+    t = sub.add_parser("tables", help="list a host's tables: game, status, seats",
+                       description="The lobby of a host: every table with its game, status "
+                       "and who sits where (seats from 1), to pick one for sagani join "
+                       "--table.")  # fmt: skip
+    t.add_argument("address", nargs="?", type=check.host, default=None,
+                   help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
+    t.set_defaults(func=run_tables)
 
     r = sub.add_parser("replay", help="step through a game record in the console",
                        description="Step through a game record (from `sagani play`, "
@@ -494,12 +503,12 @@ async def _join(args: argparse.Namespace, address: str) -> int:
                 table, token = t["table"], saved[key]
                 break
     if table is None:
-        table = _pick_table(tables, role)
+        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
     if table is None:
         if args.spectate:
             client.close()
             raise UsageError("no game to watch at this host")
-        game = get_game(args.game)
+        game = get_game(args.game or DEFAULT_GAME)
         try:
             config = game.parse_config({"players": args.players})
         except RuleError as exc:
@@ -510,7 +519,7 @@ async def _join(args: argparse.Namespace, address: str) -> int:
             client.close()
             raise UsageError(f"--bots is at most {seats - 1} at a table of {seats}")
         bots = list(range(seats - args.bots, seats))
-        table = await client.create(config, game=args.game, bots=bots)
+        table = await client.create(config, game=game.name, bots=bots)
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
         note = f"new table {table}: others join with  {invite}"
@@ -535,12 +544,43 @@ async def _join(args: argparse.Namespace, address: str) -> int:
         saved[f"{address} {table}"] = client.token
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
-    model = ConsoleModel(game=client.state.game or args.game)
+    model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
     model.say(note)
     status = await run_console(Console(model, client, rejoin=rejoin))
     if not args.spectate and model.status != "over":
         print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
     return status
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    address = args.address or host_address(None)
+    check.reach_host(address)
+    print(table_lines(asyncio.run(_list_tables(address))), end="")
+    return 0
+
+
+async def _list_tables(address: str) -> list[dict[str, Any]]:
+    client = AsyncClient(address)
+    try:
+        await client.connect()
+        return await client.tables()
+    finally:
+        client.close()
+
+
+def table_lines(tables: list[dict[str, Any]]) -> str:
+    """The lobby as text: one line per table, its game first."""
+    if not tables:
+        return "no tables yet: sagani join creates one\n"
+    lines = []
+    for t in tables:
+        seats = ", ".join(
+            f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
+            + (" (bot)" if s.get("kind") == "bot" else "")
+            for i, s in enumerate(t.get("seats", []))
+        )
+        lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
+    return "\n".join(lines) + "\n"
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:

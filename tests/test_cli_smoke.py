@@ -238,6 +238,9 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
+        lobby = sagani("tables", address)  # the lobby names each table's game
+        assert lobby.returncode == 0
+        assert f"{table.group(1)}  sagani   open" in lobby.stdout and "1:ann" in lobby.stdout
         bot = subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1), "--quiet"])
         person.wait_for("YOUR TURN")
         person.send("1")
