@@ -401,7 +401,7 @@ def choice_strip(ui: SaganiUI, width: int) -> list[Line]:
     head: Line = []
     blocks: list[list[Line]] = []
     for i, tile in enumerate(source):
-        label = f"[{i + 1}]" + ("◀ held" if i == chosen else "")
+        label = f"[{i + 1}]" + (("◀ held" if gap == 2 else "◀held") if i == chosen else "")
         head.append(("class:title" if i == chosen else "", label.ljust(step)))
         blocks.append(tile_rows(tile, 0, extra="class:ghost" if i == chosen else ""))
     if intermezzo:
