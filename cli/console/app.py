@@ -256,6 +256,8 @@ class Console:
                 "view": replica.view,
                 "seats": replica.seats,
                 "status": replica.status,
+                # The seat's private data, where the client keeps it apart from the view.
+                "private": getattr(replica, "private", None),
             }
         )
         self.redraw()

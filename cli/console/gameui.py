@@ -56,9 +56,11 @@ class GameUI:
     """The per-game part of the console; every method has a plain default, so a new game
     starts with a readable (if bare) console and adds its drawing as it goes.
 
-    The model (``self.model``) holds what the shell knows: ``view`` (public, with the
-    seat's private data merged in by the shell), ``you``, ``seats``, ``status``, ``turn``,
-    ``my_turn``, ``shown`` (the seat whose board Tab chose), ``names()``, ``message``.
+    The model (``self.model``) holds what the shell knows: ``view`` (public: what everyone
+    sees), ``private`` (what your seat alone sees, or None), ``you``, ``seats``, ``status``,
+    ``turn``, ``my_turn``, ``shown`` (the seat whose board Tab chose), ``names()``, and
+    ``say(text)`` for the message line. A UI keeps its own state (a die or tile in hand, a
+    cursor) and drops what no longer holds in :meth:`updated`.
     """
 
     #: What the game calls a player's board, for the shell's words ("Tab: next display").

@@ -37,6 +37,8 @@ class ConsoleModel:
     status: str = "open"
     connection: str = CONNECTING
     view: Data | None = None
+    #: What your seat alone may see (a hand, a private objective); None when nothing.
+    private: Data | None = None
     seats: list[Data] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     #: The seat whose board is on screen (Tab).
@@ -129,6 +131,8 @@ class ConsoleModel:
 
     def _take(self, message: Data, events: list[Data]) -> None:
         self.status = message.get("status", self.status)
+        if "private" in message:
+            self.private = message["private"]
         was_mine = self.my_turn
         if "view" in message and message["view"]:
             self.view = message["view"]
