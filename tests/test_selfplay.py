@@ -58,6 +58,6 @@ def test_selfplay_greedy_games_reach_the_end(tmp_path):
         assert max(record["result"]["scores"]) >= 45
 
 
-def test_selfplay_refuses_a_policy_list_of_the_wrong_length(tmp_path):
-    with pytest.raises(SystemExit):
-        selfplay(tmp_path, "--players", "3", "--games", "1", "--policy", "greedy,random")
+def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
+    assert main(["selfplay", "--players", "3", "--games", "1", "--policy", "greedy,random"]) == 2
+    assert capsys.readouterr().err == "sagani selfplay: --policy names 2 policies for 3 seats\n"
