@@ -166,7 +166,7 @@ def directory(text: str) -> Path:
         _bad("the directory is empty; give a path")
     path = Path(text).expanduser()
     if path.exists() and not path.is_dir():
-        _bad(f"{text} is a file, not a directory")
+        _bad(f"cannot use the data dir {text}: it is a file, not a directory")
     return path
 
 
@@ -232,6 +232,21 @@ def reach_host(address: str) -> None:
         raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
     finally:
         client.close()
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the subcommand it names (``func``); no subcommand prints the
+    help. A :class:`UsageError` is one line and exit status 2."""
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        return fail(args.command, str(exc))
+    except KeyboardInterrupt:
+        return 130
 
 
 def fail(command: str, message: str) -> int:

@@ -201,10 +201,9 @@ def run_record_export(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``host`` or ``record`` without the rest of the ``sagani`` command."""
-    parser = argparse.ArgumentParser(prog="sagani")
-    add_parsers(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    parser = check.OneLineParser(prog="sagani")
+    add_parsers(parser.add_subparsers(dest="command"))
+    return check.run(parser, argv)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ import importlib
 import sys
 from importlib import metadata
 
-from cli.args import OneLineParser, UsageError, fail
+from cli import args as check
+from cli.args import OneLineParser
 
 #: Modules that each define ``add_parsers(subparsers)``; every parser sets ``func(args) -> int``.
 COMMAND_MODULES = ("cli.play_cmd", "cli.host_cmd", "cli.bot_cmd", "cli.selfplay")
@@ -41,17 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return int(args.func(args) or 0)
-    except UsageError as exc:
-        return fail(args.command, str(exc))
-    except KeyboardInterrupt:
-        return 130
+    return check.run(build_parser(), argv)
 
 
 if __name__ == "__main__":
