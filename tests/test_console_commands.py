@@ -251,3 +251,14 @@ def test_a_bare_game_ui_draws_a_readable_screen() -> None:
     assert model.ui.command("take 2") == [{"type": "take", "index": 2}]  # Game.parse_text
     with pytest.raises(CommandError):
         model.ui.command("fly")
+
+
+def test_moves_missed_while_the_connection_was_down_are_told_in_the_log() -> None:
+    model, state = model_at(0)
+    view = state.view(model.you)
+    model.receive({"type": "snapshot", "version": 0, "view": view, "events": []})
+    model.receive({"type": "update", "version": 1, "view": view, "events": [{"type": "x"}]})
+    model.receive({"view": view, "events": []})  # our own act: its update is still to come
+    assert not any("connection was down" in line for line in model.log)
+    model.receive({"type": "snapshot", "version": 4, "view": view, "events": []})
+    assert model.log[-1] == "3 moves made while the connection was down: the board shows them"

@@ -200,7 +200,7 @@ class Console:
         client = self.client
         assert client is not None
         self.model.connection = ONLINE  # joined: the client holds a fresh snapshot
-        self._feed([])
+        self._feed([], {"type": "snapshot", "version": client.state.version})
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
@@ -208,7 +208,7 @@ class Console:
                     self.model.connection = ONLINE
                     self.model.say("")
                 if message is not None:
-                    self._feed(message.get("events", []))
+                    self._feed(message.get("events", []), message)
                 self.redraw()
             except asyncio.CancelledError:
                 raise
@@ -238,11 +238,13 @@ class Console:
             self._down = False
             self.model.connection = ONLINE
             self.model.say("")
-            self._feed([])
+            self._feed([], {"type": "snapshot", "version": client.state.version})
         except (HostTimeout, HostError, OSError):
             pass
 
-    def _feed(self, events: list[dict[str, Any]]) -> None:
+    def _feed(self, events: list[dict[str, Any]], message: dict[str, Any] | None = None) -> None:
+        """Show the replica; ``message`` is the update or snapshot that brought ``events``
+        (None: the view changed by our own act, its events still to come as an update)."""
         client = self.client
         assert client is not None
         replica = client.replica
@@ -258,6 +260,8 @@ class Console:
                 "status": replica.status,
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
+                **({"type": message.get("type"), "version": message.get("version")}
+                   if message else {}),  # fmt: skip
             }
         )
         self.redraw()

@@ -52,6 +52,8 @@ class ConsoleModel:
     log_back: int = 0
     #: Replay: "move 12/80" for the status line; empty when live.
     replay_step: str = ""
+    #: The game version the log tells of (-1: none yet).
+    logged_version: int = -1
     #: Log lines from this index on are what happened since your last turn.
     log_mark: int = 0
     #: What the screen says before the first view (joining: where it is asking).
@@ -127,6 +129,15 @@ class ConsoleModel:
         self.ui.updating(events)
         for event in events:
             self.add_log(self.event_text(event))
+        version = message.get("version")
+        if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
+            missed = version - self.logged_version - (message["type"] == "update")
+            if self.logged_version >= 0 and missed > 0:
+                # A snapshot after silence: the host keeps no events to replay; say so.
+                moves = "1 move" if missed == 1 else f"{missed} moves"
+                self.add_log(f"{moves} made while the connection was down: the board shows "
+                             "them")  # fmt: skip
+            self.logged_version = max(self.logged_version, version)
         self._take(message, events)
 
     def _take(self, message: Data, events: list[Data]) -> None:
