@@ -640,7 +640,7 @@ def run_replay(args: argparse.Namespace) -> int:
              for i in range(players)]  # fmt: skip
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
                          game=record.get("game", "sagani"))  # fmt: skip
-    steps = Replay(frames)
+    steps = Replay(frames, over=get_game(model.game).from_record(record).is_over())
     if args.print:
         steps.show(model, len(frames) - 1)
         width, height = shutil.get_terminal_size((120, 40))

@@ -55,8 +55,12 @@ WATCH_S = 0.5
 class Replay:
     """A recorded game as a list of frames (view and the events that led to it)."""
 
-    def __init__(self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
+    def __init__(
+        self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]], over: bool = True
+    ) -> None:
         self.frames = frames
+        #: The record's game ended (its last frame is the end).
+        self.over = over
         self.index = 0
 
     def show(self, model: ConsoleModel, index: int) -> None:
@@ -71,7 +75,8 @@ class Replay:
         model.view = self.frames[max(0, self.index - 1)][0]
         model.remember()  # changes count from the frame before
         model.view = view
-        model.status = "over" if view.get("phase") == "over" else "running"
+        last_frame = self.index == len(self.frames) - 1
+        model.status = "over" if self.over and last_frame else "running"
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
         model.ui.updated(last)
         # Show the board the last move changed; before any move, the first to play.
@@ -258,6 +263,7 @@ class Console:
                 "view": replica.view,
                 "seats": replica.seats,
                 "status": replica.status,
+                "turn": replica.turn,
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
                 **({"type": message.get("type"), "version": message.get("version")}

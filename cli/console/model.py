@@ -37,6 +37,8 @@ class ConsoleModel:
     status: str = "open"
     connection: str = CONNECTING
     view: Data | None = None
+    #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
+    host_turn: int | None = None
     #: What your seat alone may see (a hand, a private objective); None when nothing.
     private: Data | None = None
     seats: list[Data] = field(default_factory=list)
@@ -77,9 +79,10 @@ class ConsoleModel:
 
     @property
     def turn(self) -> int | None:
+        """The seat to move: the host's word for it, else the view's ``turn``."""
         if self.view is None or self.status != "running":
             return None
-        turn = self.view.get("turn")
+        turn = self.host_turn if self.host_turn is not None else self.view.get("turn")
         return turn if isinstance(turn, int) else None
 
     @property
@@ -144,6 +147,8 @@ class ConsoleModel:
         self.status = message.get("status", self.status)
         if "private" in message:
             self.private = message["private"]
+        if "turn" in message:
+            self.host_turn = message["turn"]
         was_mine = self.my_turn
         if "view" in message and message["view"]:
             self.view = message["view"]
