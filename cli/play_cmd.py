@@ -20,6 +20,7 @@ import random
 import shlex
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
-from sagani_net.store import Store
+from sagani_net.store import DB_NAME, Store
 
 log = logging.getLogger("cli.play")
 
@@ -275,17 +276,39 @@ def run_play(args: argparse.Namespace) -> int:
         format="%(asctime)s %(name)s %(message)s",
     )
     with lock:
-        try:
-            host = Host(Store(data_dir), port=args.port)
-        except zmq.ZMQError as exc:
-            raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {exc}") from None
-        host.serve_in_thread()
+        host = _start_host(data_dir, args.port)
         try:
             saved = _saved_game(data_dir, host)
             resume = saved is not None and _want_resume(args, saved)
+            if saved is not None and not resume:
+                # The host would load the old game at every start from now on: set it aside.
+                host.stop()
+                print(f"the unfinished game is set aside in {set_aside(data_dir)}", flush=True)
+                host = _start_host(data_dir, args.port)
             return asyncio.run(_play(args, plan_, host, data_dir, saved if resume else None))
         finally:
             host.stop()
+
+
+def _start_host(data_dir: Path, port: int) -> Host:
+    try:
+        host = Host(Store(data_dir), port=port)
+    except zmq.ZMQError as exc:
+        raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
+    host.serve_in_thread()
+    return host
+
+
+def set_aside(data_dir: Path) -> Path:
+    """Move the games database (and the saved seats) of ``data_dir`` to a folder of its own
+    under ``abandoned/``, where no host loads them; returns that folder. Finished games keep
+    their JSON records in ``records/``."""
+    folder = data_dir / "abandoned" / time.strftime("%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in [*data_dir.glob(f"{DB_NAME}*"), data_dir / SESSION_FILE]:
+        if path.exists():
+            path.rename(folder / path.name)
+    return folder
 
 
 def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from sagani_net.store import Store
+
 SAGANI = shutil.which("sagani")
 pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 RUN_TIMEOUT_S = 60
@@ -181,6 +183,11 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     term.wait_for("ann placed")  # the log starts with the game so far
     term.send("q")
     assert term.close() == 0
+    # --new sets the unfinished game aside, where no host loads it at every start.
+    done = sagani("play", "--new", "--autoplay", "greedy", "--data-dir", str(tmp_path))
+    assert done.returncode == 0 and "the unfinished game is set aside in" in done.stdout
+    (aside,) = (tmp_path / "abandoned").iterdir()
+    assert Store(aside).unfinished() and not Store(tmp_path).unfinished()
 
 
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
