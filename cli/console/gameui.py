@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagani_net.game import Game
+from sagani_net.game import Game, RuleError
 
 if TYPE_CHECKING:
     from cli.console.model import ConsoleModel
@@ -77,8 +77,7 @@ class GameUI:
     def body(self, width: int, height: int) -> list[Line]:
         """The game between the status line and the log: ``height`` lines of ``width``."""
         view = self.model.view or {}
-        lines: Line = [("", f"{k}: {v}") for k, v in view.items() if k != "seats"]
-        return box([[f] for f in lines], width, height)
+        return box([[("", f"{k}: {v}")] for k, v in view.items() if k != "seats"], width, height)
 
     def body_height(self, width: int, height: int) -> int:
         """How many of ``height`` lines the body needs now; the log gets the rest."""
@@ -118,8 +117,6 @@ class GameUI:
     def command(self, text: str) -> list[Data]:
         """A typed command the shell did not know: the actions to send, all checked before
         any is sent; raises CommandError. Default: one action in the game's text form."""
-        from sagani_net.game import RuleError
-
         try:
             return [self.game.parse_text(text)]
         except RuleError as exc:
