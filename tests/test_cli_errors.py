@@ -132,3 +132,12 @@ def test_a_bad_argument_is_one_line_and_exit_2(
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("sagani"), done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
+    done = subprocess.run([sys.executable, "-m", "cli.main", "join", "127.0.0.1:1"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=RUN_TIMEOUT_S)  # fmt: skip
+    assert done.stdout.startswith("asking 127.0.0.1:1 ...")
+    for cause in ("address or port is wrong", "not running", "join code", "firewall"):
+        assert cause in done.stderr
