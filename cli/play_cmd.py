@@ -567,7 +567,11 @@ async def _join(args: argparse.Namespace, address: str) -> int:
         saved[f"{address} {table}"] = client.token
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
-    model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
+    try:
+        model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
+    except RuleError as exc:  # a host newer than this console
+        client.close()
+        raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
     model.say(note)
     status = await run_console(Console(model, client, rejoin=rejoin))
     if not args.spectate and model.status != "over":

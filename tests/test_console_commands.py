@@ -262,3 +262,18 @@ def test_moves_missed_while_the_connection_was_down_are_told_in_the_log() -> Non
     assert not any("connection was down" in line for line in model.log)
     model.receive({"type": "snapshot", "version": 4, "view": view, "events": []})
     assert model.log[-1] == "3 moves made while the connection was down: the board shows them"
+
+
+def test_a_game_without_a_ui_yet_gets_the_bare_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagani_net import games
+
+    package = tmp_path / "plain"  # a game package with rules only, no ui.py yet
+    package.mkdir()
+    (package / "__init__.py").write_text("from sagani_net.games.sagani import GAME\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(games.PACKAGES, "plain", "plain")
+    model = ConsoleModel()
+    model.set_game("plain")
+    assert type(model.ui) is GameUI

@@ -24,8 +24,17 @@ ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
 
 
 def make_ui(game: str, model: ConsoleModel) -> GameUI:
-    """The console part of ``game`` (its ``ui.py`` exports ``UI``), on ``model``."""
-    return game_part(game, "ui").UI(get_game(game), model)
+    """The console part of ``game`` (its ``ui.py`` exports ``UI``), on ``model``; a game
+    without one yet gets the bare :class:`GameUI` (its view as text, typed moves).
+    Raises RuleError("unknown_game", ...) for a game this console does not have."""
+    rules = get_game(game)
+    try:
+        part = game_part(game, "ui")
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").endswith(".ui"):
+            raise
+        return GameUI(rules, model)
+    return part.UI(rules, model)
 
 
 @dataclass
