@@ -114,15 +114,13 @@ def add_parsers(sub: Any) -> None:
     resume = p.add_mutually_exclusive_group()
     resume.add_argument("--resume", action="store_true", help="resume the unfinished game")
     resume.add_argument("--new", action="store_true",
-                        help="start a new game; older unfinished ones end as abandoned")
+                        help="start a new game; an unfinished one is set aside")
     p.add_argument(
         "--autoplay",
         choices=BOT_KINDS,
         default=None,
         help="no console: a bot plays your seat and the result is printed (scripts)",
     )
-    p.add_argument("--print-join-code", action="store_true",
-                   help="with --open: print the address others join with, then play")
     p.set_defaults(func=run_play)
 
     j = sub.add_parser("join", help="join a host by address (or find one with --lan)",
