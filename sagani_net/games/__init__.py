@@ -23,6 +23,7 @@ from sagani_net.game import Game, RuleError
 #: Name -> package, in the order menus list them. The first is the default.
 PACKAGES: dict[str, str] = {
     "sagani": "sagani_net.games.sagani",
+    "sagrada": "sagani_net.games.sagrada",
 }
 DEFAULT_GAME = "sagani"
 
