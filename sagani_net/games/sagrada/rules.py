@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 from sagani_net.game import Data, Option, Result, RuleError, check_options
 from sagani_net.games.sagrada.components import (
     CELLS,
+    CLASH,
     COLOUR,
     COLOUR_NAMES,
     COLOURS,
@@ -422,16 +423,20 @@ class State:
 
     def cells_for(self, seat: int, die: int) -> tuple[int, ...]:
         """The cells of ``seat``'s window where ``die`` may be placed now (rules 1-4)."""
-        cache = self.cache[seat]
-        if cache is None:
-            pattern = self.patterns[self.chosen[seat]]
-            masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
-            cache = self.cache[seat] = (masks, {})
+        cache = self.cache[seat] or self._remember(seat)
         found = cache[1].get(die)
         if found is None:
             bit = 1 << die
             found = cache[1][die] = tuple([i for i, m in enumerate(cache[0]) if m & bit])
         return found
+
+    def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
+        """What ``seat``'s window allows, worked out once per change of the window: the open
+        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used)."""
+        pattern = self.patterns[self.chosen[seat]]
+        masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
+        cache = self.cache[seat] = (masks, {})
+        return cache
 
     def loose_cells(self, seat: int, die: int) -> tuple[int, ...]:
         """Cork-backed Straightedge: cells next to no die where ``die`` obeys its restriction."""
@@ -462,12 +467,17 @@ class State:
                 continue
             if colours is not None and COLOUR[d] not in colours:
                 continue
-            window[a] = 0
-            masks = open_cells(window, filled & ~(1 << a), allow)
-            window[a] = d
-            bit = 1 << d
+            bit, clash, rest = 1 << d, CLASH[d], filled & ~(1 << a)
             for b in range(CELLS):
-                if masks[b] & bit and b != a:
+                # Cheap tests first: this runs for every die of the window.
+                if b == a or rest >> b & 1 or not allow[b] & bit:
+                    continue
+                if not (rest & NEAR_CELLS[b] if rest else EDGE[b]):
+                    continue
+                for j in ORTH[b]:
+                    if j != a and clash >> window[j] & 1:
+                        break
+                else:
                     yield a, b
 
     def _track_colours(self) -> set[int]:
@@ -537,7 +547,11 @@ class State:
                         None) is None:  # fmt: skip
                     continue
             elif tool == 4:
-                if not self._lathekin_firsts(seat, stop_at_one=True):
+                memo = (self.cache[seat] or self._remember(seat))[1]
+                usable = memo.get("lathekin")
+                if usable is None:  # a whole scan when no second move exists: remember it
+                    usable = memo["lathekin"] = bool(self._lathekin_firsts(seat, True))
+                if not usable:
                     continue
             elif tool == 7:
                 if self.first_turn() or self.drafted:
