@@ -9,7 +9,7 @@ pattern that no sequence of dice could complete is refused.
 >>> [p.name for p in PUBLISHED[:2]], PUBLISHED[0].difficulty
 (["Sun's Glory", 'Firelight'], 6)
 >>> parse_patterns([{"name": "Twins", "difficulty": 3, "grid": [["R", "R", "", "", ""]] +
-...                  [[""] * 5] * 3}])
+...                  [[""] * 5] * 3}])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 sagani_net.game.RuleError: bad_patterns: pattern 1 (Twins): no dice can complete it: ...
