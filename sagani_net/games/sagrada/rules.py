@@ -530,6 +530,25 @@ class State:
             actions.extend(Action("tool", pay, number=tool) for pay in pays)
         return actions
 
+    def _holds(self) -> list[Action]:
+        """Drafts without placing: for each pool die a drafted-die tool can be used on."""
+        usable = [(slot, tool) for slot, tool in enumerate(self.tools)
+                  if TOOLS[tool].on_drafted and (tool != 5 or any(self.track))]  # fmt: skip
+        if not self.solo:  # the payment does not depend on the die
+            usable = [(slot, tool) for slot, tool in usable if self._pay_options(slot)]
+        if not usable:
+            return []
+        holds = []
+        for i, die in enumerate(self.pool):
+            for slot, tool in usable:
+                if self.solo and not self._pay_options(slot, exclude=i):
+                    continue
+                if tool == 9 and not self.loose_cells(self.seat, die):
+                    continue
+                holds.append(_new_tuple(Action, ("draft", i, -1, -1, 0)))
+                break
+        return holds
+
     def _turn_tools(self) -> list[Action]:
         """The tools that can be used now, between a turn's decisions (not on a drafted die)."""
         if self.tool_done:
@@ -590,9 +609,7 @@ class State:
                 return [*self._turn_tools(), PASS]
             actions = self._drafts()
             if not self.tool_done:
-                for i, d in enumerate(self.pool):
-                    if self._drafted_die_tools(d, exclude=i):
-                        actions.append(Action.draft(i))
+                actions.extend(self._holds())
                 actions.extend(self._turn_tools())
             actions.append(PASS)
             return actions
@@ -647,11 +664,24 @@ class State:
         """
         if self.phase == OVER:
             raise RuleError("game_over", "the game is over")
-        if action not in self.legal_actions():
+        if not self._is_legal(action):
             raise self._refusal(action)
         events: list[Data] = []
         self._do(action, events)
         return events
+
+    def _is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is among the legal actions; the common ones without listing."""
+        if self.phase == PLAY and self.step is None:
+            kind = action.kind
+            if kind == "pass":
+                return action == PASS
+            if kind == "draft" and action.cell >= 0:
+                pool = self.pool
+                return (not self.drafted and type(action.die) is int and 0 <= action.die < len(pool)
+                        and action.cell in self.cells_for(self.seat, pool[action.die])
+                        and action == Action.draft(action.die, action.cell))  # fmt: skip
+        return action in self.legal_actions()
 
     def push(self, action: Action) -> None:
         """Play ``action`` without checking it or reporting events (search and playouts)."""
