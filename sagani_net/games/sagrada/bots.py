@@ -45,6 +45,7 @@ SCARCE_CELL = 0.3
 SCARCE_DICE = 3
 #: Solo: what a round leaves on the round track, on average (2 of 4 dice, 3.5 each).
 SOLO_TRACK_PER_ROUND = 7.0
+AVERAGE_DIE = 3.5
 #: How a pattern's favour tokens weigh against the empty cells a harder pattern risks.
 CHOICE_TOKEN_WEIGHT = 0.4
 
@@ -139,12 +140,15 @@ def evaluate(state: State, seat: int) -> float:
 
 
 def projected_target(state: State) -> float:
-    """Solo: the target score the round track will likely show at the end (the pool's dice
-    not yet drafted mostly stay there)."""
+    """Solo: the target score the round track will likely show at the end. The pool goes to
+    the track but for the dice still to be drafted this round (an average die each), so a
+    high die drafted now lowers the target."""
     if state.phase == OVER:
         return float(state.target())
-    pool = sum(VALUE[d] for d in state.pool) * 0.5
-    return state.target() + pool + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1)
+    pool = sum(VALUE[d] for d in state.pool)
+    drafts = max(0, min(len(state.pool), turns_left(state, 0) - 2 * (ROUNDS - state.round - 1)))
+    return (state.target() + pool - AVERAGE_DIE * drafts
+            + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1))  # fmt: skip
 
 
 def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
