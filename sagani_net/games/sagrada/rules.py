@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -1176,17 +1176,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "seed must be an integer and actions a list")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"])
-    events: list[Data] = []
-    for n, data in enumerate(record["actions"]):
-        try:
-            action = Action.from_dict(data)
-            if state.is_over():
-                raise RuleError("game_over", "the game is over")
-            if data.get("seat", state.current_seat) != state.current_seat:
-                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
-            events.extend(state.apply(action))
-        except RuleError as e:
-            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    events = replay_actions(state, record["actions"])
     if "rolls" in record and record["rolls"] != state.rolls:
         raise RuleError("bad_record", "the recorded rolls differ from the seed's")
     outcome = state.outcome
