@@ -527,7 +527,7 @@ class State:
                 continue
             if tool == 9 and not self.loose_cells(self.seat, die):
                 continue
-            actions.extend(Action("tool", pay, number=tool) for pay in pays)
+            actions.extend(Action.tool(tool, pay) for pay in pays)
         return actions
 
     def _holds(self) -> list[Action]:
@@ -580,7 +580,7 @@ class State:
                 if not self.first_turn() or not self.drafted:
                     continue
                 pays = [p for p in pays if self._placeable(exclude=p)]
-            actions.extend(Action("tool", pay, number=tool) for pay in pays)
+            actions.extend(Action.tool(tool, pay) for pay in pays)
         return actions
 
     def _placeable(self, exclude: int = -1) -> bool:
