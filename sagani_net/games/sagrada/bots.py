@@ -37,9 +37,12 @@ from sagani_net.games.sagrada.components import (
 from sagani_net.games.sagrada.rules import CHOOSE, OVER, PASS, ROUNDS, Action, State
 
 #: Share of the turns left that a seat fills, on average, once cells get scarce.
-FILL_RATE = 0.9
+FILL_RATE = 1.0
 #: Share of a line objective's points counted per die already in a line that can still score.
 LINE_CREDIT = 0.5
+#: Share of a set objective's points counted for a die towards the next set.
+PAIR_CREDIT = 0.25
+SET_CREDIT = 0.5
 #: Penalty for an empty cell that at most SCARCE_DICE kinds of dice can still fill.
 SCARCE_CELL = 0.3
 SCARCE_DICE = 3
@@ -84,12 +87,19 @@ def _line_credit(window: list[int], number: int) -> float:
 
 
 def _set_credit(window: list[int], number: int) -> float:
-    """Points a set objective may still bring: half a set for each die towards the next one."""
+    """Points a set objective may still bring: a share of the next set, by how much of it the
+    window holds already."""
     points = OBJECTIVES[number].points
     if number in SHADE_PAIRS:
         a, b = SHADE_PAIRS[number]
         values = [VALUE[d] for d in window]
-        return points * 0.25 * abs(values.count(a) - values.count(b))
+        return points * PAIR_CREDIT * abs(values.count(a) - values.count(b))
+    if number in (8, 9):
+        of, kinds = (VALUE, range(1, 7)) if number == 8 else (COLOUR, range(len(COLOURS)))
+        seen = [of[d] for d in window if d]
+        counts = [seen.count(k) for k in kinds]
+        done = min(counts)
+        return points * SET_CREDIT * sum(1 for c in counts if c > done) / len(counts)
     return 0.0
 
 
