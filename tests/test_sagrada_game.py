@@ -252,6 +252,7 @@ def test_options_are_checked() -> None:
     assert SAGRADA.parse_config({}) == {"players": 2, "difficulty": 3, "patterns": None,
                                         "pattern_set": "all"}
     for bad in ({"players": 5}, {"difficulty": 0}, {"players": "2"}, {"colour": 1},
+                {"players": 2, "difficulty": 5},
                 {"pattern_set": "custom"}, {"patterns": "mine.json"}):
         with pytest.raises(RuleError) as info:
             SAGRADA.parse_config(bad)

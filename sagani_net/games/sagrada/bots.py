@@ -162,12 +162,15 @@ def projected_target(state: State) -> float:
 
 
 def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
-    """A quick sign of a placement's worth: fill restricted cells, feed the private colour."""
+    """A quick sign of a placement's worth: fill restricted cells, feed the private colour;
+    solo, take high dice off the round track's way."""
     sign = 0.0
     if state.patterns[state.chosen[seat]].cells[cell]:
         sign += 2.0
     if COLOUR[die] in state.privates[seat]:
         sign += VALUE[die] / 3
+    if state.solo:
+        sign += VALUE[die] / 4
     return sign
 
 

@@ -57,6 +57,7 @@ from sagani_net.games.sagrada.words import event_sentence
 ROUNDS = 10
 PATTERNS_DEALT = 4
 SOLO_DICE = 4
+DEFAULT_DIFFICULTY = 3
 SOLO_EMPTY_PENALTY = 3
 #: How many random moments a game can have, at most (it separates the derived seeds).
 MOMENTS = 4096
@@ -1260,7 +1261,8 @@ class Sagrada:
     title = "Sagrada"
     options = (
         Option("players", 2, (1, 2, 3, 4), "how many play; 1 is the solo game"),
-        Option("difficulty", 3, (1, 2, 3, 4, 5), "solo: tool cards in play (1 is hardest)"),
+        Option("difficulty", DEFAULT_DIFFICULTY, (1, 2, 3, 4, 5),
+               "solo: tool cards in play (1 is hardest)"),
         Option("patterns", None, (), "window patterns of your own (a --patterns file's list)"),
         Option("pattern_set", "all", ("all", "custom"),
                "all: the published patterns and yours; custom: yours only"),
@@ -1268,6 +1270,8 @@ class Sagrada:
 
     def parse_config(self, data: Any) -> Data:
         config = check_options(self.options, data)
+        if config["players"] > 1 and config["difficulty"] != DEFAULT_DIFFICULTY:
+            raise RuleError("bad_config", "difficulty is for the solo game (players 1)")
         if config["patterns"] is not None:
             config["patterns"] = [p.to_data() for p in parse_patterns(config["patterns"])]
         elif config["pattern_set"] == "custom":
