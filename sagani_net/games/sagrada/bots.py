@@ -5,6 +5,8 @@
   still expect to fill (its turns left against the cells still fillable).
 - :func:`rollout_action`: a cheap policy for playouts: place a die where it fits best by a few
   quick signs, never spend tokens, else pass.
+- :func:`random_action` and :func:`playout`: uniformly random play, for the random policy
+  and the engine benchmark.
 - :class:`Search`: the generic ISMCTS's hooks (single actions as moves, candidates pruned by
   the evaluation, rollouts by :func:`rollout_action`).
 
@@ -195,6 +197,11 @@ def rollout_action(state: State, rng: random.Random) -> Action:
 def random_action(state: State, rng: random.Random) -> Action:
     """A uniformly random legal action (the random policy's)."""
     return state.random_action(rng)
+
+
+def playout(state: State, rng: random.Random) -> None:
+    """Uniformly random legal actions to the end, unchecked and without events."""
+    state.playout(rng)
 
 
 class Search:
