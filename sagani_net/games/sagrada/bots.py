@@ -218,9 +218,12 @@ class Search:
         self.margin_scale = margin_scale
 
     def signature(self, state: State) -> Hashable:
+        """Everything the seat's legal actions depend on that chance can change: the pool, the
+        die in hand, the round track (earlier pools' leftovers) and the seat's window."""
         seat = state.seat
         return (seat, state.phase, state.step, state.held, state.drafted, state.tool_done,
-                tuple(state.pool), tuple(state.windows[seat]))  # fmt: skip
+                tuple(state.pool), tuple(map(tuple, state.track)),
+                tuple(state.windows[seat]))  # fmt: skip
 
     def candidates(self, state: State, root: bool) -> list[Action]:
         legal = state.legal_actions()

@@ -576,6 +576,7 @@ class State:
             elif tool == 7:
                 if self.first_turn() or self.drafted:
                     continue
+                # Something must be left to re-roll once a solo payment took its die.
                 pays = [p for p in pays if len(self.pool) > (p >= 0)]
             elif tool == 8:
                 if not self.first_turn() or not self.drafted:
