@@ -7,10 +7,11 @@ import random
 import pytest
 
 from sagani_net.bots import make_policy
+from sagani_net.bots.base import decide
 from sagani_net.bots.mcts import MctsPolicy
-from sagani_net.bots.runner import policy_for, safe_action
+from sagani_net.bots.runner import policy_for
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.games.sagani.rules import Action, State, shuffled_tiles
+from sagani_net.games.sagani.rules import SAGANI, Action, State, shuffled_tiles
 
 #: Tiny budgets keep the search bot quick in tests; it is deterministic with think_s=None.
 FAST_MCTS = {"think_s": None, "iterations": 12}
@@ -28,7 +29,8 @@ def fast_mcts() -> MctsPolicy:
 def test_every_strategy_finishes_multiplayer_games_against_the_others(
     strategies: tuple[str, ...],
 ) -> None:
-    game = GameSpec(0, len(strategies), "multi", 11, strategies, {"mcts": FAST_MCTS})
+    config = {"players": len(strategies), "mode": "multi"}
+    game = GameSpec(0, "sagani", config, 11, strategies, {"mcts": FAST_MCTS})
     result = play_local(game)
     state = State.from_record(result.record)
     assert state.is_over()
@@ -38,10 +40,10 @@ def test_every_strategy_finishes_multiplayer_games_against_the_others(
 @pytest.mark.parametrize("mode", ["solo", "solo-advanced"])
 def test_the_search_bot_plays_both_solo_modes_to_the_end(mode: str) -> None:
     options = {"mcts": {**FAST_MCTS, "iterations": 4}}
-    result = play_local(GameSpec(0, 1, mode, 5, ("mcts",), options))
+    result = play_local(GameSpec(0, "sagani", {"players": 1, "mode": mode}, 5, ("mcts",), options))
     assert State.from_record(result.record).is_over()
     if mode == "solo":
-        assert result.tiles_used is not None and result.won is not None
+        assert {"tiles_used", "won"} <= set(result.figures)
 
 
 def test_the_search_bot_is_deterministic_for_a_seed_and_an_iteration_budget() -> None:
@@ -86,12 +88,15 @@ def test_the_search_bot_never_reads_the_state_beyond_its_view() -> None:
     state = State.new(2, seed=8)
 
     class ViewOnly:
-        """Answers ``view`` and ``current_seat`` and nothing else."""
+        """Answers ``view``, ``private`` and ``current_seat`` and nothing else."""
 
         current_seat = state.current_seat
 
         def view(self, seat: int | None = None) -> dict:
             return state.view(seat)
+
+        def private(self, seat: int) -> dict | None:
+            return state.private(seat)
 
         def __getattr__(self, name: str) -> object:
             raise AssertionError(f"the search bot read state.{name}")
@@ -124,5 +129,6 @@ def test_an_illegal_answer_is_replaced_by_a_legal_move() -> None:
             return Action.place((9, 9), 0)
 
     state = State.new(2, seed=1)
-    action = safe_action(Broken(), state.view(0), random.Random(0), random.Random(0))
-    state.apply(action)
+    data = decide(Broken(), SAGANI, 0, state.view(0), None, random.Random(0), random.Random(0))
+    assert data == state.action_data(state.default_action())
+    state.apply(state.parse_action(data))

@@ -41,8 +41,9 @@ def test_selfplay_writes_one_record_per_game_and_each_replays(tmp_path, args):
 def test_selfplay_prints_a_summary(tmp_path, capsys):
     selfplay(tmp_path, "--players", "2", "--games", "2", "--policy", "greedy,random")
     out = capsys.readouterr().out
-    assert "2 games, 2 seats (greedy, random)" in out
-    for words in ("mean score", "win share", "mean turns per seat", "games/s"):
+    assert "2 games of Sagani (players 2, mode multi), 2 seats (greedy, random)" in out
+    for words in ("seat 1", "seat 2", "mean score", "win share", "mean actions per seat",
+                  "games/s"):
         assert words in out
 
 
