@@ -8,9 +8,12 @@ import pytest
 
 from sagani_net.bots import make_policy
 from sagani_net.bots.base import decide
-from sagani_net.bots.mcts import MctsPolicy
+from sagani_net.bots.mcts import MctsPolicy, PlainSearch
 from sagani_net.bots.runner import policy_for
+from sagani_net.bots.simple import GreedyPolicy
 from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.games import game_names, get_game
+from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagani.rules import SAGANI, Action, State, shuffled_tiles
 
 #: Tiny budgets keep the search bot quick in tests; it is deterministic with think_s=None.
@@ -132,3 +135,40 @@ def test_an_illegal_answer_is_replaced_by_a_legal_move() -> None:
     data = decide(Broken(), SAGANI, 0, state.view(0), None, random.Random(0), random.Random(0))
     assert data == state.action_data(state.default_action())
     state.apply(state.parse_action(data))
+
+
+@pytest.mark.parametrize("strategy", ["random", "greedy", "mcts"])
+@pytest.mark.parametrize("game", game_names())
+def test_every_policy_plays_every_game_to_the_end(game: str, strategy: str) -> None:
+    rules = get_game(game)
+    config = rules.parse_config({})
+    seats = rules.seats(config)
+    spec = GameSpec(0, game, config, 3, (strategy,) * seats,
+                    {"mcts": {"think_s": None, "iterations": 2}})  # fmt: skip
+    result = play_local(spec)
+    assert rules.from_record(result.record).is_over()
+    assert sorted(result.ranking) == list(range(seats))
+
+
+def test_the_generic_greedy_step_scores_every_legal_action_by_the_games_evaluation() -> None:
+    state = State.new(2, seed=6)
+    state.apply(Action.take(0))
+    greedy = GreedyPolicy("sagani")
+    values = greedy.one_ply(state)
+    assert [a for _, a in values] == state.legal_actions()
+    value, action = max(values, key=lambda va: va[0])
+    after = state.clone()
+    after.apply(action)
+    assert value == sagani_bots.evaluate(after, 0)
+    assert all(v <= value for v, _ in values)
+
+
+def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> None:
+    # PlainSearch: single legal actions as moves, random rollouts scored by evaluate.
+    bot = MctsPolicy("sagani", think_s=None, iterations=8)
+    bot._hooks = lambda: PlainSearch(SAGANI, sagani_bots.evaluate, rollout_decisions=10)
+    state = State.new(2, seed=4)
+    for _ in range(6):
+        action = bot.choose(state, random.Random(0))
+        assert action in state.legal_actions()
+        state.apply(action)
