@@ -10,7 +10,6 @@ per config, at a handful of positions each, to stay quick. (The network part of 
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -19,29 +18,13 @@ import msgpack
 import pytest
 
 from sagani_net.game import Data, GameState, RuleError
-from sagani_net.games import game_names, get_game
+from sagani_net.games import configs, game_names, get_game
 
 #: Random games per config, and the positions of each that the deeper checks look at.
 GAMES_PER_CONFIG = 2
 POSITIONS_PER_GAME = 6
 #: No game of ours comes near this many decisions; a playout past it does not end.
 MAX_DECISIONS = 20_000
-
-
-def configs(name: str) -> list[Data]:
-    """Every distinct config the game accepts from combinations of its options' choices (an
-    option without choices keeps its default)."""
-    game = get_game(name)
-    names = [o.name for o in game.options]
-    found: list[Data] = []
-    for values in itertools.product(*[o.choices or (o.default,) for o in game.options]):
-        try:
-            config = game.parse_config(dict(zip(names, values, strict=True)))
-        except RuleError:
-            continue
-        if config not in found:
-            found.append(config)
-    return found
 
 
 CASES = [(name, config) for name in game_names() for config in configs(name)]

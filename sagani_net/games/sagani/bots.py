@@ -1,7 +1,8 @@
 """What Sagani's bots know about Sagani: the hooks of the generic policies in
 :mod:`sagani_net.bots`.
 
-- :func:`random_action`: the random policy's move, without listing every legal action.
+- :func:`random_action`: the random policy's move, without listing every legal action;
+  :func:`playout`: random moves to the end, as fast as the engine goes.
 - :func:`evaluate`: a seat's equity (score plus what its unflipped tiles are already worth).
 - :func:`action_values`: the greedy policy's one-ply values. A Sagani turn is two decisions (the
   tile, then its placement), so a take is worth the best placement of the tile it takes, and a
@@ -95,6 +96,11 @@ def best_placement(state: State, tile: int) -> tuple[float, Action]:
 def random_action(state: State, rng: random.Random) -> Action:
     """A uniformly random legal action (:meth:`State.random_action`: no list is made)."""
     return state.random_action(rng)
+
+
+def playout(state: State, rng: random.Random) -> None:
+    """Random actions to the end, unchecked and without events (:meth:`State.playout`)."""
+    state.playout(rng)
 
 
 # -- the greedy policy's values ---------------------------------------------------------------
