@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -350,27 +349,6 @@ class Player:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The end of a game: the scores as shown (advanced solo: the final score) and the ranking."""
-
-    scores: tuple[int, ...]
-    ranking: tuple[int, ...]
-    tiles_used: int | None = None  # basic solo: tiles placed
-    won: bool | None = None  # solo modes: goal reached
-
-    def figures(self) -> Data:
-        data: Data = {}
-        if self.tiles_used is not None:
-            data["tiles_used"] = self.tiles_used
-        if self.won is not None:
-            data["won"] = self.won
-        return data
-
-    def to_dict(self) -> Data:
-        return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures()}
-
-
 def shuffled_tiles(seed: int) -> list[int]:
     """The draw pile for ``seed``, top first."""
     tiles = list(TILE_IDS)
@@ -484,8 +462,7 @@ class State:
         return [p.score for p in self.seats]
 
     def result(self) -> Result | None:
-        o = self.outcome
-        return None if o is None else Result(o.scores, o.ranking, o.figures())
+        return self.outcome
 
     def private(self, seat: int) -> Data | None:
         return None
@@ -847,14 +824,14 @@ class State:
         p = self.seats[0]
         if self.mode == "solo":
             won = p.score >= SOLO_GOAL
-            self.outcome = Outcome((p.score,), (0,), tiles_used=p.placed, won=won)
+            self.outcome = Result((p.score,), (0,), {"tiles_used": p.placed, "won": won})
         elif self.mode == "solo-advanced":
             final = p.score - p.unflipped_value() + p.bonus - CACOPHONY_POINTS * p.cacophony
-            self.outcome = Outcome((final,), (0,))
+            self.outcome = Result((final,), (0,))
         else:
-            self.outcome = Outcome(tuple(self.scores()), tuple(self.ranking()))
+            self.outcome = Result(tuple(self.scores()), tuple(self.ranking()))
         if ev is not None:
-            ev.append({"type": "game_over", **self.outcome.to_dict()})
+            ev.append({"type": "game_over", **self.outcome.to_data()})
 
     # -- views and records ------------------------------------------------------------------
 
@@ -895,7 +872,7 @@ class State:
         }
         if over:
             assert self.outcome is not None
-            data["result"] = self.outcome.to_dict()
+            data["result"] = self.outcome.to_data()
             data["seed"] = self.seed
             data["tiles"] = list(self.tiles)
         if seat is not None:
@@ -920,7 +897,7 @@ class State:
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
         }
         if self.outcome is not None:
-            record["result"] = self.outcome.to_dict()
+            record["result"] = self.outcome.to_data()
         return record
 
     @classmethod
@@ -988,7 +965,9 @@ class State:
                     p.wait_for((x, y), tile, rot, open_)
             s.seats.append(p)
         if s.phase == OVER:
-            s.outcome = Outcome(tuple(view["result"]["scores"]), tuple(view["result"]["ranking"]))
+            figures = dict(view["result"])
+            scores, ranking = figures.pop("scores"), figures.pop("ranking")
+            s.outcome = Result(tuple(scores), tuple(ranking), figures)
         return s
 
     def __repr__(self) -> str:
@@ -1061,7 +1040,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if (
         "result" in record
         and state.outcome is not None
-        and record["result"] != state.outcome.to_dict()
+        and record["result"] != state.outcome.to_data()
     ):
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
     return state, events
@@ -1136,6 +1115,6 @@ class Sagani:
 SAGANI = Sagani()
 
 __all__ = [
-    "Action", "Outcome", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
+    "Action", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
     "ELEMENTS", "DIRECTIONS",
 ]  # fmt: skip
