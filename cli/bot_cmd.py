@@ -104,7 +104,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         "tournament",
         help="many games between strategies, with a result table",
         description="Play many games between strategies, seats rotated so that each deal is "
-        "played from every seat, on worker processes; print games, wins, win share with a 95%% "
+        "played from every seat, on worker processes; print games, wins, win share with a 95% "
         "confidence interval, mean score and Elo.",
     )
     p.add_argument(

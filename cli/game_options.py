@@ -58,5 +58,6 @@ def _typed(option: Option, text: str) -> Any:
         try:
             return kind(text)
         except ValueError:
-            raise RuleError("bad_config", f"{option.name} must be a {kind.__name__}") from None
+            what = "a whole number" if kind is int else "a number"
+            raise RuleError("bad_config", f"{option.name} is {what}, not {text!r}") from None
     return text

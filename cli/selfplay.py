@@ -109,5 +109,7 @@ def run(args: argparse.Namespace) -> int:
         for title, values in summary.figures.items():
             print(f"; {title}: mean {sum(values) / len(values):.1f}, best {min(values)}", end="")
         print()
-    print(f"  {summary.games / elapsed:.1f} games/s")
+    rate = summary.games / elapsed
+    # A searching bot can take longer than a second a game: then the seconds say more.
+    print(f"  {rate:.1f} games/s" if rate >= 1 else f"  {elapsed / summary.games:.1f} s a game")
     return 0

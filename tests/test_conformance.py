@@ -17,6 +17,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from sagani_net.bots.mcts import frozen
 from sagani_net.game import Data, GameState, RuleError
 from sagani_net.games import configs, game_names, get_game
 
@@ -49,15 +50,6 @@ def wire(value: Any) -> Any:
     """``value`` after a trip through msgpack as the host sends it; raises for non-plain data."""
     return msgpack.unpackb(msgpack.packb(value, use_bin_type=True), raw=False,
                            strict_map_key=True)  # fmt: skip
-
-
-def frozen(data: Any) -> Any:
-    """Wire data made hashable: to cache by config, to find an action among others."""
-    if isinstance(data, dict):
-        return tuple(sorted((k, frozen(v)) for k, v in data.items()))
-    if isinstance(data, list | tuple):
-        return tuple(frozen(v) for v in data)
-    return data
 
 
 @functools.cache

@@ -232,10 +232,10 @@ class PlainSearch:
         self.margin_scale = margin_scale
 
     def signature(self, state: GameState) -> Hashable:
-        return tuple(_frozen(state.action_data(a)) for a in state.legal_actions())
+        return tuple(frozen(state.action_data(a)) for a in state.legal_actions())
 
     def candidates(self, state: GameState, root: bool) -> list[Hashable]:
-        return [Move(_frozen(state.action_data(a)), a) for a in state.legal_actions()]
+        return [Move(frozen(state.action_data(a)), a) for a in state.legal_actions()]
 
     def decisions(self, move: Move) -> list[Any]:
         return [move.action]
@@ -271,12 +271,12 @@ class Move:
     action: Any = field(compare=False)
 
 
-def _frozen(data: Any) -> Hashable:
-    """Wire data as a hashable value."""
+def frozen(data: Any) -> Hashable:
+    """Wire data as a hashable value (maps as sorted pairs, lists as tuples)."""
     if isinstance(data, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in data.items()))
+        return tuple(sorted((k, frozen(v)) for k, v in data.items()))
     if isinstance(data, list | tuple):
-        return tuple(_frozen(v) for v in data)
+        return tuple(frozen(v) for v in data)
     return data
 
 
