@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -165,8 +166,8 @@ def test_the_generic_greedy_step_scores_every_legal_action_by_the_games_evaluati
 
 def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> None:
     # PlainSearch: single legal actions as moves, random rollouts scored by evaluate.
-    bot = MctsPolicy("sagani", think_s=None, iterations=8)
-    bot._hooks = lambda: PlainSearch(SAGANI, sagani_bots.evaluate, rollout_decisions=10)
+    plain = functools.partial(PlainSearch, SAGANI, sagani_bots.evaluate)
+    bot = MctsPolicy("sagani", think_s=None, iterations=8, search=plain, rollout_decisions=10)
     state = State.new(2, seed=4)
     for _ in range(6):
         action = bot.choose(state, random.Random(0))

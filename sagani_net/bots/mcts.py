@@ -20,6 +20,7 @@ Deterministic for a given ``rng`` state when only the iteration budget binds (``
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -93,18 +94,21 @@ class MctsPolicy:
         think_s: float | None = 1.0,
         iterations: int | None = None,
         exploration: float = 0.35,
+        search: Callable[..., SearchHooks] | None = None,
         **options: Any,
     ) -> None:
+        """``search`` makes the hooks of one search from ``options``: by default the game's
+        ``Search``, or :class:`PlainSearch` for a game without one."""
         if think_s is None and iterations is None:
             raise ValueError("give the search a time budget, an iteration budget, or both")
         self.config = SearchConfig(think_s, iterations, exploration)
         self.game: Game = get_game(game)
-        bots = game_bots(game)
-        hooks = getattr(bots, "Search", None)
-        self._hooks: Callable[[], SearchHooks] = (
-            (lambda: hooks(**options)) if hooks is not None
-            else (lambda: PlainSearch(self.game, bots.evaluate, **options))
-        )  # fmt: skip
+        if search is None:
+            bots = game_bots(game)
+            search = getattr(bots, "Search", None) or functools.partial(
+                PlainSearch, self.game, bots.evaluate
+            )
+        self._hooks: Callable[[], SearchHooks] = functools.partial(search, **options)
         self._hooks()  # refuses unknown or bad options now, not at the first move
         #: The decisions still to play of the last move chosen, and the view they expect.
         self._plan: tuple[Data, list[Any]] | None = None
