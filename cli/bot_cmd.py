@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.game_options import add_game_arguments, game_config
-from sagani_net.bots import STRATEGIES
+from sagani_net.bots import strategy_names
 from sagani_net.bots.tournament import (
     GameResult,
     TournamentSpec,
@@ -60,7 +60,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="the host's request address: HOST[:PORT] (port 47410 by default) or tcp://HOST:PORT",
     )
-    p.add_argument("--strategy", choices=STRATEGIES, default="mcts")
+    p.add_argument("--strategy", choices=strategy_names(), default="mcts",
+                   help="random, greedy, mcts or a strategy of the table's game")
     _add_policy_options(p)
     p.add_argument("--seed", type=int, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
@@ -180,9 +181,10 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
 
 def run_tournament_cmd(args: argparse.Namespace) -> int:
     lineup = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
-    unknown = sorted(set(lineup) - set(STRATEGIES))
+    known = strategy_names(args.game) if args.game in game_names() else strategy_names()
+    unknown = sorted(set(lineup) - set(known))
     if unknown:
-        raise SystemExit(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
+        raise SystemExit(f"unknown strategies {unknown}; known: {', '.join(known)}")
     options = {o.name for o in get_game(args.game).options} if args.game in game_names() else ()
     if args.players is None and args.mode is None and len(lineup) > 1 and "players" in options:
         args.players = len(lineup)  # as many seats as strategies named

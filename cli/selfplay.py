@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cli.game_options import add_game_arguments, game_config
-from sagani_net.bots import STRATEGIES
+from sagani_net.bots import strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
 from sagani_net.games import get_game
@@ -31,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="game i uses seed S+i")
     p.add_argument(
         "--policy", default="greedy",
-        help=f"{', '.join(STRATEGIES)}, or one per seat joined by commas (greedy,random)",
+        help=f"{', '.join(strategy_names())}, or one per seat joined by commas (greedy,random)",
     )  # fmt: skip
     p.add_argument("--records", type=Path, help="write one JSON record per game here")
     p.set_defaults(func=run)
@@ -74,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
     game, config = game_config(args)
     seats = get_game(game).seats(config)
     names = [name.strip() for name in args.policy.split(",")]
-    unknown = sorted(set(names) - set(STRATEGIES))
+    known = strategy_names(game)
+    unknown = sorted(set(names) - set(known))
     if unknown:
-        raise SystemExit(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(STRATEGIES)}")
+        raise SystemExit(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
     if len(names) == 1:
         names *= seats
     if len(names) != seats:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from sagani_net.bots import make_policy
+from sagani_net.bots import make_policy, strategy_names
 from sagani_net.bots.base import decide
 from sagani_net.bots.mcts import MctsPolicy, PlainSearch
 from sagani_net.bots.runner import policy_for
@@ -173,3 +173,19 @@ def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> No
         action = bot.choose(state, random.Random(0))
         assert action in state.legal_actions()
         state.apply(action)
+
+
+def test_a_game_may_register_strategies_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    class FirstLegal:
+        name = "first"
+
+        def choose(self, state: State, rng: random.Random) -> Action:
+            return state.legal_actions()[0]
+
+    monkeypatch.setattr(sagani_bots, "STRATEGIES", {"first": FirstLegal}, raising=False)
+    assert strategy_names("sagani") == ("random", "greedy", "mcts", "first")
+    config = {"players": 2, "mode": "multi"}
+    result = play_local(GameSpec(0, "sagani", config, 1, ("first", "greedy")))
+    assert State.from_record(result.record).is_over()
+    with pytest.raises(ValueError, match="unknown strategy 'second'"):
+        make_policy("second")
