@@ -169,12 +169,12 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         seat = runner.join(table, args.seat)
         print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
               f"(seat {seat} on the wire)", flush=True)  # fmt: skip
-        replica = runner.play()
+        runner.play()
+        result = runner.client.record(table)["result"]  # the game's own, for any game
     finally:
         runner.close()
-    result = replica.view.get("result", {})
-    print(f"sagani bot: game over, scores {result.get('scores')}, ranking "
-          f"{result.get('ranking')}; {runner.moves} moves, slowest "
+    print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
+          f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, slowest "
           f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)  # fmt: skip
     return 0
 
