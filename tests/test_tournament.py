@@ -81,3 +81,17 @@ def test_the_tournament_command_prints_the_table_and_saves_every_record(
         assert record["result"]["scores"] == entry["scores"]
     table = json.loads((tmp_path / "table.json").read_text())
     assert {row["strategy"] for row in table} == {"greedy", "random"}
+
+
+def test_a_one_seat_game_without_a_goal_shows_scores_only() -> None:
+    spec = TournamentSpec(lineup=("random",), config={"mode": "solo-advanced", "players": 1},
+                          games=1, seed=4)  # fmt: skip
+    rows = summarize(spec, run_games(spec, workers=1))
+    head = format_table(spec, rows, 1.0).splitlines()[1]
+    assert "best" in head and "goal" not in head and "Elo" not in head
+    assert rows[0].wins == 0 and rows[0].games == 1
+
+
+def test_a_lineup_must_name_a_strategy_for_every_seat() -> None:
+    with pytest.raises(ValueError, match="a 3-seat lineup names 3 strategies"):
+        TournamentSpec(lineup=("greedy", "random"), config={"players": 3}, games=1)
