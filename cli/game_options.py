@@ -20,8 +20,9 @@ def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") ->
                    help=f"{what}: one of {', '.join(game_names())} (default {DEFAULT_GAME})")
     p.add_argument("--players", type=int, default=None,
                    help="how many play (the game's default if not given)")
-    p.add_argument("--mode", default=None, help="the game's mode, if it has modes "
-                   "(sagani: multi, solo, solo-advanced)")
+    modes = "; ".join(f"{name}: {', '.join(map(str, o.choices))}" for name in game_names()
+                      for o in get_game(name).options if o.name == "mode")  # fmt: skip
+    p.add_argument("--mode", default=None, help=f"the game's mode, if it has modes ({modes})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="any other table option of the game (repeat for more)")  # fmt: skip
 
