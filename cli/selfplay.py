@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
             path.write_text(json.dumps(result.record, indent=1) + "\n")
     elapsed = time.perf_counter() - started
     setting = ", ".join(f"{k} {v}" for k, v in config.items())
-    print(f"{summary.games} games of {get_game(game).title} ({setting}), {seats} seats "
-          f"({', '.join(names)})")  # fmt: skip
+    print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
+          f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")  # fmt: skip
     for seat in range(seats):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games

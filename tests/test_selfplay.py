@@ -68,7 +68,8 @@ def test_selfplay_takes_the_game_and_its_options_by_name(tmp_path, capsys):
     records = selfplay(tmp_path, "--game", "sagani", "--option", "mode=solo-advanced",
                        "--option", "players=1", "--games", "1", "--policy", "random")  # fmt: skip
     assert [r["config"] for r in records] == [{"players": 1, "mode": "solo-advanced"}]
-    assert "1 games of Sagani (players 1, mode solo-advanced)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 game of Sagani (players 1, mode solo-advanced), 1 seat (random)" in out
 
 
 def test_selfplay_reports_the_goal_of_a_solo_game(tmp_path, capsys):

@@ -334,6 +334,10 @@ def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
     return [rows[name] for name in names]
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'s' * (n != 1)}"
+
+
 def _solo_figures(spec: TournamentSpec) -> dict[str, str]:
     """Result figure -> column title, for the one-seat games of a game that names some."""
     return getattr(game_bots(spec.game), "SOLO_FIGURES", {}) if spec.seats == 1 else {}
@@ -348,8 +352,9 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
     """
     game = get_game(spec.game)
     config = ", ".join(f"{k} {v}" for k, v in spec.config.items())
-    lines = [f"{spec.games} games of {game.title} ({config}), {spec.seats} seats, "
-             f"lineup {','.join(spec.lineup)}, seed {spec.seed}, {seconds:.0f} s"]  # fmt: skip
+    lines = [f"{_count(spec.games, 'game')} of {game.title} ({config}), "
+             f"{_count(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, seed {spec.seed}, "
+             f"{seconds:.0f} s"]  # fmt: skip
     several = spec.seats > 1
     goal = several or any(row.goal for row in rows)
     head = f"{'strategy':<10} {'games':>6}"
