@@ -166,7 +166,7 @@ def test_the_generic_greedy_step_scores_every_legal_action_by_the_games_evaluati
 
 def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> None:
     # PlainSearch: single legal actions as moves, random rollouts scored by evaluate.
-    plain = functools.partial(PlainSearch, SAGANI, sagani_bots.evaluate)
+    plain = functools.partial(PlainSearch, sagani_bots.evaluate)
     bot = MctsPolicy("sagani", think_s=None, iterations=8, search=plain, rollout_decisions=10)
     state = State.new(2, seed=4)
     for _ in range(6):
@@ -189,3 +189,18 @@ def test_a_game_may_register_strategies_of_its_own(monkeypatch: pytest.MonkeyPat
     assert State.from_record(result.record).is_over()
     with pytest.raises(ValueError, match="unknown strategy 'second'"):
         make_policy("second")
+
+
+def test_the_plain_search_keeps_to_the_games_candidates_and_rollout_policy() -> None:
+    rolled = []
+
+    def rollout_action(state: State, rng: random.Random) -> Action:
+        rolled.append(state.version)
+        return state.legal_actions()[0]
+
+    only_last = functools.partial(PlainSearch, sagani_bots.evaluate,
+                                  lambda state: state.legal_actions()[-1:], rollout_action)
+    bot = MctsPolicy("sagani", think_s=None, iterations=6, search=only_last)
+    state = State.new(3, seed=2)
+    assert bot.choose(state, random.Random(0)) == state.legal_actions()[-1]
+    assert rolled  # the rollouts were the game's

@@ -10,7 +10,10 @@ A game's ``bots.py`` (see :mod:`sagani_net.games`) may define, all optional but 
 - ``random_action(state, rng)``: a uniformly random legal action, faster than listing them;
   ``playout(state, rng)``: such actions to the end of the game, as fast as the engine can
   (unchecked, without events; ``bench/engine.py`` times it).
-- ``Search(**options)``: the search's hooks (see :class:`sagani_net.bots.mcts.SearchHooks`).
+- ``Search(**options)``: the search's hooks (see :class:`sagani_net.bots.mcts.SearchHooks`);
+  without it, the search plays single actions (:class:`sagani_net.bots.mcts.PlainSearch`),
+  among ``candidate_actions(state)`` if given, with rollouts of ``rollout_action(state, rng)``
+  if given.
 - ``STRATEGIES``: strategies of its own, name -> factory (see :func:`sagani_net.bots.make_policy`).
 - ``SOLO_FIGURES``: result figures (name -> column title) that tournament and self-play tables
   show for one-seat games that reached their goal (fewer is better, as in tiles to the goal).

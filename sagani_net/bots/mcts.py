@@ -106,8 +106,9 @@ class MctsPolicy:
         if search is None:
             bots = game_bots(game)
             search = getattr(bots, "Search", None) or functools.partial(
-                PlainSearch, self.game, bots.evaluate
-            )
+                PlainSearch, bots.evaluate, getattr(bots, "candidate_actions", None),
+                getattr(bots, "rollout_action", None),
+            )  # fmt: skip
         self._hooks: Callable[[], SearchHooks] = functools.partial(search, **options)
         self._hooks()  # refuses unknown or bad options now, not at the first move
         #: The decisions still to play of the last move chosen, and the view they expect.
@@ -218,19 +219,24 @@ def _most_candidates(root: Node) -> int:
 
 
 class PlainSearch:
-    """The search's hooks for a game that gives none: every legal action is a move (keyed by
-    its wire form), rollouts play random actions, and their end is scored by the game's
-    ``evaluate`` (or its ranking, once the game is over)."""
+    """The search's hooks for a game without a ``Search`` of its own: single actions are the
+    moves (keyed by their wire form); the candidates are the game's ``candidate_actions(state)``
+    if it has them, else every legal action; rollouts play its ``rollout_action(state, rng)``
+    (else random actions) for a while, and their end is scored by the game's ``evaluate`` (or by
+    its ranking, once the game is over)."""
 
     def __init__(
         self,
-        game: Game,
         evaluate: Callable[[GameState, int], float],
+        candidate_actions: Callable[[GameState], list[Any]] | None = None,
+        rollout_action: Callable[[GameState, random.Random], Any] | None = None,
         rollout_decisions: int = 60,
         margin_scale: float = 8.0,
     ) -> None:
         self.evaluate = evaluate
-        #: Random decisions a rollout plays before it scores the state.
+        self.candidate_actions = candidate_actions or (lambda state: state.legal_actions())
+        self.rollout_action = rollout_action or _random_action
+        #: Decisions a rollout plays before it scores the state.
         self.rollout_decisions = rollout_decisions
         #: Difference in evaluation that makes a win about 73% likely (logistic scale).
         self.margin_scale = margin_scale
@@ -239,7 +245,7 @@ class PlainSearch:
         return tuple(frozen(state.action_data(a)) for a in state.legal_actions())
 
     def candidates(self, state: GameState, root: bool) -> list[Hashable]:
-        return [Move(frozen(state.action_data(a)), a) for a in state.legal_actions()]
+        return [Move(frozen(state.action_data(a)), a) for a in self.candidate_actions(state)]
 
     def decisions(self, move: Move) -> list[Any]:
         return [move.action]
@@ -251,8 +257,7 @@ class PlainSearch:
         for _ in range(self.rollout_decisions):
             if state.is_over():
                 break
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.random() * len(legal))])
+            state.apply(self.rollout_action(state, rng))
         seats = len(state.scores())
         result = state.result()
         if result is not None and seats > 1:
@@ -282,6 +287,11 @@ def frozen(data: Any) -> Hashable:
     if isinstance(data, list | tuple):
         return tuple(frozen(v) for v in data)
     return data
+
+
+def _random_action(state: GameState, rng: random.Random) -> Any:
+    legal = state.legal_actions()
+    return legal[int(rng.random() * len(legal))]
 
 
 def _logistic(x: float) -> float:
