@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     for seat in range(seats):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games
-        print(f"  seat {seat + 1} {names[seat]:>8}: mean score {mean:7.2f}  win share {share:6.1%}")
+        # Alone, a seat always ranks first: what it won is said below, if the game has a goal.
+        shown = f"  win share {share:6.1%}" if seats > 1 else ""
+        print(f"  seat {seat + 1} {names[seat]:>8}: mean score {mean:7.2f}{shown}")
     print(f"  mean actions per seat {summary.actions / summary.games / seats:.1f}")
     if one_seat and summary.goal:
         print(f"  reached the goal in {summary.won} of {summary.games} games", end="")
