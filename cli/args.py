@@ -237,7 +237,10 @@ def reach_host(address: str) -> None:
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the subcommand it names (``func``); no subcommand prints the
     help. A :class:`UsageError` is one line and exit status 2."""
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad flag already said in one line
+        return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "command", None) is None:
         parser.print_help()
         return 0

@@ -1,4 +1,4 @@
-"""``sagani bot`` (a bot client at a network table) and ``sagani tournament``."""
+"""``sagani bot`` (a bot client at a network table) and ``sagani tournament``, for every game."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from typing import Any
 
 from cli import args as check
 from cli.args import UsageError
+from cli.game_options import add_game_arguments, game_config
+from sagani_net.bots import strategy_names
 from sagani_net.bots.tournament import (
     GameResult,
     TournamentSpec,
@@ -22,10 +24,7 @@ from sagani_net.bots.tournament import (
     run_games,
     summarize,
 )
-from sagani_net.game import RuleError
-from sagani_net.games.sagani.rules import MODES
-
-STRATEGIES = ("random", "greedy", "mcts")
+from sagani_net.games import game_names, get_game
 
 
 def add_parsers(sub: Any) -> None:
@@ -62,25 +61,25 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         "address",
         type=check.host,
         metavar="ADDRESS",
-        help="the host's request address: HOST[:PORT] (port 47410 by default) or tcp://HOST:PORT",
+        help="the host's request address: HOST[:PORT] (port 47410 by default), tcp://HOST:PORT "
+        "or a secure host's join code",
     )
-    p.add_argument("--strategy", choices=STRATEGIES, default="mcts")
+    p.add_argument("--strategy", choices=strategy_names(), default="mcts",
+                   help="random, greedy, mcts or a strategy of the table's game")
     _add_policy_options(p)
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--table", type=check.table_id, metavar="T", help="join this table")
+    where.add_argument("--table", type=check.table_id, metavar="T",
+                       help="join this table (of any game)")  # fmt: skip
     where.add_argument(
         "--create",
         type=check.players,
+        nargs="?",
+        const=0,
         metavar="PLAYERS",
-        help="create a table for 1-4 players (1: a solo mode) and join it",
+        help="create a table (for PLAYERS, or --players; --game, --mode, --option) and join it",
     )
-    p.add_argument(
-        "--mode",
-        choices=MODES,
-        default=None,
-        help="with --create: the mode (default multi, or solo for 1 player)",
-    )
+    add_game_arguments(p, what="with --create: the table's game")
     p.add_argument(
         "--table-seed", type=check.seed, default=None,
         help="with --create: the table's shuffle seed"
@@ -118,16 +117,11 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--strategies",
-        type=check.names_in(lambda: list(STRATEGIES), "strategies"),
-        default=["greedy", "random"],
+        default="greedy,random",
         metavar="A,B,...",
         help="one strategy per seat (a solo mode: strategies take turns on the deals)",
     )
-    p.add_argument(
-        "--players", type=check.players, default=None,
-        help="2-4 (default: as many as strategies named)"
-    )
-    p.add_argument("--mode", choices=MODES, default="multi")
+    add_game_arguments(p)
     p.add_argument("--games", type=check.games, default=100)
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
     _add_policy_options(p)
@@ -164,15 +158,11 @@ def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
 def run_bot_cmd(args: argparse.Namespace) -> int:
     from sagani_net.bots.runner import BotRunner
     from sagani_net.client import HostError
-    from sagani_net.games import get_game
 
-    config = None
-    if args.create is not None:
-        mode = args.mode or ("multi" if args.create > 1 else "solo")
-        try:
-            config = get_game("sagani").parse_config({"players": args.create, "mode": mode})
-        except RuleError as exc:
-            raise UsageError(f"--create {args.create}: {exc.message}") from None
+    if args.table is None:
+        if args.create and args.players is None:
+            args.players = args.create
+        game, config = game_config(args)  # checked before anything is started
     check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
@@ -184,33 +174,41 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
     try:
         table = args.table
         try:
-            if config is not None:
-                table = runner.create(config, seed=args.table_seed)
+            if table is None:
+                table = runner.create(config, game=game, seed=args.table_seed)
                 print(f"sagani bot: created table {table}", flush=True)
             # People count seats from 1; the wire from 0.
             seat = runner.join(table, None if args.seat is None else args.seat - 1)
         except HostError as exc:
             raise UsageError(f"cannot take a seat at table {table}: {exc.message}") from None
-        print(f"sagani bot: {runner.policy.name} at table {table}, seat {seat + 1}", flush=True)
-        replica = runner.play()
+        print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
+              f"(seat {seat} on the wire)", flush=True)  # fmt: skip
+        runner.play()
+        result = runner.client.record(table)["result"]  # the game's own, for any game
     finally:
         runner.close()
-    result = replica.view.get("result", {})
-    ranking = [seat + 1 for seat in result.get("ranking", [])]
-    print(f"sagani bot: game over, scores {result.get('scores')}, ranking by seat (from 1) "
-          f"{ranking}; {runner.moves} moves, slowest "
+    print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
+          f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, slowest "
           f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)  # fmt: skip
     return 0
 
 
 def run_tournament_cmd(args: argparse.Namespace) -> int:
-    lineup = tuple(args.strategies)
-    players = 1 if args.mode != "multi" else (args.players or len(lineup))
-    if args.mode == "multi" and len(lineup) == 1:
-        lineup *= players
+    lineup = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
+    known = strategy_names(args.game) if args.game in game_names() else strategy_names()
+    unknown = sorted(set(lineup) - set(known))
+    if unknown:
+        raise UsageError(f"unknown strategies {unknown}; known: {', '.join(known)}")
+    options = {o.name for o in get_game(args.game).options} if args.game in game_names() else ()
+    if args.players is None and args.mode is None and len(lineup) > 1 and "players" in options:
+        args.players = len(lineup)  # as many seats as strategies named
+    game, config = game_config(args)
+    seats = get_game(game).seats(config)
+    if seats > 1 and len(lineup) == 1:
+        lineup *= seats
     try:
-        spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, players=players,
-                              mode=args.mode, options={"mcts": mcts_options(args)})  # fmt: skip
+        spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, game=game,
+                              config=config, options={"mcts": mcts_options(args)})  # fmt: skip
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.records:
