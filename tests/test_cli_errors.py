@@ -100,7 +100,7 @@ BAD = {
     "play --game chess": ["play", "--game", "chess"],
     "play --port in use": ["play", "--port", "{busy}", "--new", "--data-dir", "{tmp}/p"],
     "selfplay --players 5": ["selfplay", "--players", "5"],
-    "selfplay --players 1": ["selfplay", "--players", "1"],
+    "selfplay --players 1 --mode multi": ["selfplay", "--players", "1", "--mode", "multi"],
     "selfplay --policy foo": ["selfplay", "--policy", "foo"],
     "selfplay --games 0": ["selfplay", "--games", "0"],
     "tournament --strategies foo": ["tournament", "--strategies", "foo"],
