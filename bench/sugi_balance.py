@@ -1,10 +1,8 @@
 """Sugi's balance by bot self-play (issue 13 point 3): game length, wins by seat and by family
-tree card, greedy against random; and the engine's speed.
+tree card, greedy against random. (The engine's speed: ``python bench/engine.py --game sugi``.)
 
 Run: ``python bench/sugi_balance.py --players 4 --games 1000`` (equal greedy bots), or
-``--versus random`` for greedy in seat 0 (then in seat 1) against random bots, or ``--speed``
-for random 4-player games/s and the median clone() and legal_actions() times (CPU time of this
-process, i.e. one core). The greedy bot
+``--versus random`` for greedy in seat 0 (then in seat 1) against random bots. The greedy bot
 plays honestly: at each decision it rebuilds a state from its own view and private data
 (``GAME.determinize``), so it never sees a hidden card or tile; it then takes the legal action
 whose resulting state :func:`sagani_net.games.sugi.bots.evaluate` likes best.
@@ -52,36 +50,6 @@ def play(players: int, seed: int, bots: list, rng: random.Random) -> State:
     return state
 
 
-def speed(seconds: float) -> None:
-    """Random 4-player games/s; clone() and legal_actions() on mid-game states."""
-    rng = random.Random(1)
-    games = rounds = 0
-    started = time.process_time()
-    while time.process_time() - started < seconds:
-        state = State.new(4, games)
-        state.playout(rng)
-        games += 1
-        rounds += state.round
-    elapsed = time.process_time() - started
-    print(f"random 4-player games/s: {games / elapsed:.0f} (mean {rounds / games:.1f} rounds)")
-    states = []
-    for seed in range(30):
-        state = State.new(4, seed)
-        while state.version < 40 or state.phase != "plan":
-            state.push(state.random_action(rng))
-        states.append(state)
-    for name, call in (("clone()", State.clone), ("legal_actions()", State.legal_actions)):
-        samples = []
-        for state in states:
-            t = time.process_time()
-            for _ in range(200):
-                call(state)
-            samples.append((time.process_time() - t) / 200 * 1e6)
-        print(f"{name} us, mid-game 4p: {statistics.median(samples):.1f}")
-    count = statistics.median(len(s.legal_actions()) for s in states)
-    print(f"legal actions, mid-game 4p: {count}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5))
@@ -94,11 +62,7 @@ def main() -> None:
         help="the others play this bot; seat 0 plays --bot (seat 1 in odd games)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--speed", action="store_true", help="measure the engine's speed instead")
     args = parser.parse_args()
-    if args.speed:
-        speed(5.0)
-        return
     rng = random.Random(args.seed)
     rounds, seat_wins, family_wins, family_games = [], Counter(), Counter(), Counter()
     hero_wins = capped = 0
