@@ -33,7 +33,22 @@ def test_request_round_trips_through_the_codec() -> None:
 
 def test_optional_fields_get_their_defaults() -> None:
     join = check_request({"v": 1, "type": "join", "id": 1, "table": "t"})
-    assert (join["role"], join["seat"], join["name"], join["token"]) == ("player", None, "", None)
+    assert (join["role"], join["seat"], join["name"], join["token"]) == ("player", None, None, None)
+
+
+@pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("hello", "client")])
+def test_a_name_is_absent_or_1_to_64_characters(kind: str, field: str) -> None:
+    base = {"v": 1, "type": kind, "id": 1, "table": "t"} if kind == "join" else {
+        "v": 1, "type": kind, "id": 1}  # fmt: skip
+    assert check_request({**base, field: "é" * 64})[field] == "é" * 64  # characters, not bytes
+    for bad in ("", "x" * 65):
+        with pytest.raises(ProtocolError, match="bad_field"):
+            check_request({**base, field: bad})
+
+
+def test_a_request_without_type_is_missing_a_field() -> None:
+    with pytest.raises(ProtocolError, match="missing_field"):
+        check_request({"v": 1, "id": 1})
 
 
 @pytest.mark.parametrize("value", [True, 1.0, "1", None, -1, 2**63])
