@@ -20,8 +20,10 @@ from protocol import (
     topic,
     wire,
 )
+from sagani_net.games import game_names, get_game
 
-SPEC = (Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md").read_text()
+PROTOCOL_DIR = Path(__file__).resolve().parent.parent / "protocol"
+SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()
 
 
 def test_request_round_trips_through_the_codec() -> None:
@@ -80,6 +82,20 @@ def test_every_error_code_and_request_is_in_the_spec() -> None:
         assert f'type: "{kind}"' in SPEC, kind
     for limit in (wire.MAX_STR_LEN, wire.MAX_ARRAY_LEN, wire.MAX_MAP_LEN, wire.MAX_REQUEST_BYTES):
         assert f"{limit:,}" in SPEC, limit
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_game_has_its_page_listed_in_the_spec_and_the_record_format(name: str) -> None:
+    page = PROTOCOL_DIR / "games" / f"{name}.md"
+    assert page.is_file(), f"protocol/games/{name}.md is missing"
+    link = f"[`games/{name}.md`](games/{name}.md"
+    assert link in SPEC and link in (PROTOCOL_DIR / "RECORD.md").read_text()
+    text = page.read_text()
+    for section in ("## Options", "## Actions", "## View", "## Private data", "## Events",
+                    "## Rule codes", "## Default move", "## Static data", "## Record"):
+        assert section in text, (name, section)
+    for option in get_game(name).options:
+        assert f"`{option.name}`" in text, (name, option.name)
 
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.floats(),
