@@ -85,7 +85,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bytes]]:
 def bot(client: Client, table: str, seat: int, seed: int) -> None:
     """Join ``seat`` and play random legal actions of determinized samples to the end."""
     game = get_game(client.join(table, seat=seat, role="player" if seat == 0 else "bot",
-                                name=f"seat {seat}").game)  # fmt: skip
+                                name=f"name{seat}").game)  # fmt: skip
     rng = random.Random(seed)
     if seat == 0:  # refusals carry snapshots, and other requests: all part of the audit
         client.tables()
@@ -360,7 +360,7 @@ def test_bots_play_a_whole_game_through_a_real_host(played: Played) -> None:
     assert played.record["game"] == played.game.name
     assert played.game.from_record(played.record).result() == truth.result
     assert all(result == truth.result.to_data() for result in played.results.values())
-    assert played.record["names"] == [f"seat {seat}" for seat in range(truth.seats)]
+    assert played.record["names"] == [f"name{seat}" for seat in range(truth.seats)]
 
 
 def test_nobody_receives_a_secret_before_the_game_is_over(played: Played) -> None:

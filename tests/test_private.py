@@ -40,8 +40,9 @@ def next_update(sub: zmq.Socket) -> dict[str, Any]:
     return message
 
 
-def test_the_toy_games_examples_run() -> None:
-    result = doctest.testmod(toy_game)
+@pytest.mark.parametrize("module", [toy_game, sagani_net.client], ids=lambda m: m.__name__)
+def test_the_examples_of_the_toy_game_and_the_replica_run(module: object) -> None:
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 
