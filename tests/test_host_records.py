@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,27 @@ def test_a_sagani_record_from_before_config_and_names_still_loads(tmp_path: Path
         raw.close()
     replayed = get_game("sagani").from_record(old)
     assert replayed.result().to_data() == old["result"]
+
+
+def test_a_seat_nobody_holds_at_the_end_is_named_by_its_number(
+    toy_registered: str, tmp_path: Path
+) -> None:
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game=toy_registered, config={}, seed=5, bots=[1],
+                    deadline_s=0.1)["table"]  # fmt: skip
+        ann = raw("join", table=table, name="ann")["token"]
+        gone = raw("join", table=table, role="bot", name="gone")["token"]
+        assert raw("leave", table=table, token=gone)["seat"] == 1
+        # The host plays the empty bot seat's moves (its default move, after the deadline).
+        while (snap := raw("sync", table=table, token=ann))["status"] != "over":
+            if snap["turn"] == 0:
+                card = snap["private"]["hand"][-1]
+                raw("act", table=table, seat=0, token=ann, version=snap["version"],
+                    action={"type": "play", "card": card})  # fmt: skip
+            else:
+                time.sleep(0.05)  # the host's per-peer rate limit: do not ask in a tight loop
+        record = raw("record", table=table)["record"]
+        raw.close()
+    assert record["names"] == ["ann", "seat 2"]
+    assert get_game(toy_registered).from_record(record).result().to_data() == record["result"]
