@@ -295,8 +295,7 @@ class AsyncClient:
     ) -> Replica:
         """Take a seat (or watch, with role "spectator"); subscribes before the snapshot."""
         await self._subscribe(table)
-        named = {"name": name} if name else {}  # the host names a session after its role
-        reply = await self.request("join", table=table, role=role, seat=seat, **named)
+        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role)
         return self._joined(reply)
 
     async def resume(self, table: str, token: str) -> Replica:
