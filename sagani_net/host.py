@@ -620,7 +620,7 @@ class Host:
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):
-            raise ProtocolError("bad_field", "static names a table or a game, not both")
+            raise ProtocolError("bad_field", "static names either a table or a game")
         if request["table"] is not None:
             if request["config"] is not None:
                 raise ProtocolError("bad_field", "a table's static data follows its own config")
