@@ -4,6 +4,8 @@ Requests are Lazy Pirate (a timeout per try, then close and reopen the REQ socke
 same message again, a bounded number of times; the host answers a repeated id from its cache).
 State follows the Clone pattern: subscribe to the table's topic first, take a snapshot with its
 sequence number, drop updates at or below it, and resync on a gap or after heartbeat silence.
+A seat's private data never comes on the broadcast: an update that names the seat makes the
+client ask for it (the ``private`` request) before it hands the update out.
 
 :class:`AsyncClient` is the core (asyncio, ``zmq.asyncio``); :class:`Client` is the same API for
 code without an event loop.
