@@ -138,6 +138,11 @@ def test_illegal_action_is_refused_with_the_rule_and_a_snapshot(raw: Raw) -> Non
     assert refused["snapshot"]["version"] == 0
     malformed = act(raw, table, tokens, random.Random(4), action={"type": "fly"})
     assert malformed["code"] == "bad_action"
+    # A rotation Sagani does not have is malformed, not illegal (games/sagani.md, rule codes).
+    act(raw, table, tokens, random.Random(4), action={"type": "take", "index": 0})
+    turned = act(raw, table, tokens, random.Random(4),
+                 action={"type": "place", "cell": [0, 0], "rotation": 45})  # fmt: skip
+    assert (turned["code"], turned["rule"]) == ("bad_action", "bad_action")
 
 
 def test_token_used_for_another_seat_is_refused(raw: Raw) -> None:
