@@ -64,8 +64,11 @@ def test_table_starts_when_every_seat_is_taken(raw: Raw) -> None:
     table = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
     first = raw("join", table=table, name="ann")
     assert first["seat"] == 0 and first["snapshot"]["status"] == "open"
+    # Nobody may act at an open table: turn is nil there (PROTOCOL.md, snapshot).
+    assert first["snapshot"]["turn"] is None
     bot = raw("join", table=table, role="bot", name="bot")
     assert bot["seat"] == 1 and bot["snapshot"]["status"] == "running"
+    assert bot["snapshot"]["turn"] == bot["snapshot"]["view"]["turn"] == 0
     # A name is 1..64 characters; without one, the session is called by its role.
     assert [s["name"] for s in bot["snapshot"]["seats"]] == ["ann", "bot"]
     nameless = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
