@@ -48,6 +48,13 @@ def test_a_name_is_absent_or_1_to_64_characters(kind: str, field: str) -> None:
             check_request({**base, field: bad})
 
 
+def test_the_string_limit_counts_bytes_of_utf8() -> None:
+    fits = "é" * (wire.MAX_STR_LEN // 2)  # 2 bytes each: exactly the limit in bytes
+    assert decode_request(encode({"v": 1, "pad": fits}))["pad"] == fits
+    with pytest.raises(ProtocolError, match="too_big"):
+        decode_request(encode({"v": 1, "pad": fits + "é"}))  # far fewer characters than that
+
+
 def test_a_request_without_type_is_missing_a_field() -> None:
     with pytest.raises(ProtocolError, match="missing_field"):
         check_request({"v": 1, "id": 1})
