@@ -19,15 +19,18 @@ version it carries (or the last one it heard, if it carries none) and must hold 
 1. another seat's private data, up to that version: the msgpack bytes of its private map, and
    of every list or map of two or more items inside it;
 2. the seed: as msgpack, decimal text, or 8 raw bytes either way round;
-3. the secret order: every run of RUN consecutive items of a list of ints in the record (not
-   under ``actions``, ``config``, ``result`` or ``names``; Sagani's ``tiles``, Hands' ``deck``),
-   looked for as a run in any list of ints in the frame and as the run's msgpack bytes in a row;
+3. the secret order: every run of RUN consecutive items (ints or strings) of a list in the
+   record (not under ``actions``, ``config``, ``result`` or ``names``: Sagani's ``tiles``,
+   Hands' ``deck``, rolls), looked for as a run in any list of the frame and as the run's
+   msgpack bytes in a row; and every run of RUN distinct items a view shows at any version
+   (a tile dealt, a card played), looked for as a run in any list of the frame: what the
+   game reveals later must not be heard before;
 
 except what the participant knows by then (found there by the same search, so a public sorted
-list or an offer dealt in draw order is no leak). A game whose secrets do not fit 1-3 (say, a
-hidden value that is not in a list of ints in its record) adds a detector in
-:func:`secrets_of`. The audit proves it can fail: after the end the frames do hold the seed and
-the order, and each seat's own frames do hold its private data. (This folds in the former
+list or an offer dealt in draw order is no leak). A game with a secret that fits none of 1-3
+(a lone hidden value, never in a list) adds it to :class:`Truth`. The audit proves it has teeth
+for each game: what the end reveals (Sagani's seed and pile) is found in the closing frames,
+and each seat's own frames hold its private data. (This folds in the former
 Sagani-only ``test_hidden_info.py``; a view made to leak the next tiles of the pile, or a view
 for one seat made to show the next seat's hand, fails it.)
 """
@@ -184,17 +187,40 @@ def play(name: str, data_dir: Path, captured: dict[str, list[bytes]]) -> Played:
 # -- the audit ---------------------------------------------------------------------------------
 
 
-def int_lists(value: Any) -> Iterator[list[int]]:
-    """Every list of ints (and only ints) anywhere in ``value``."""
+def item_lists(value: Any) -> Iterator[list[int | str]]:
+    """Every list of RUN or more ints and strings (only those) anywhere in ``value``: piles,
+    decks, hands, rolls, offers."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
-            if item and all(type(x) is int for x in item):
+            if len(item) >= RUN and all(type(x) in (int, str) for x in item):
                 yield item
             stack.extend(item)
+
+
+def runs_in(value: Any) -> Iterator[tuple[int | str, ...]]:
+    for items in item_lists(value):
+        yield from (tuple(items[i : i + RUN]) for i in range(len(items) - RUN + 1))
+
+
+@dataclass(frozen=True)
+class Run:
+    """RUN items in a row, as a secret: found as a run in a list of a frame, and (``raw``) as
+    their msgpack bytes in a row anywhere in it."""
+
+    items: tuple[int | str, ...]
+    raw: bool
+
+    @property
+    def packed(self) -> bytes:
+        return b"".join(msgpack.packb(x) for x in self.items)
+
+
+Secret = bytes | Run
+NEVER = 1 << 62
 
 
 class Holdings:
@@ -202,113 +228,21 @@ class Holdings:
 
     def __init__(self) -> None:
         self.raw: list[bytes] = []
-        self.runs: set[tuple[int, ...]] = set()
+        self.runs: set[tuple[int | str, ...]] = set()
 
     def add(self, raw: bytes, value: Any) -> Holdings:
         self.raw.append(raw)
-        for ints in int_lists(value):
-            self.runs.update(tuple(ints[i : i + RUN]) for i in range(len(ints) - RUN + 1))
+        self.runs.update(runs_in(value))
         return self
 
-    def holds(self, secret: bytes | tuple[int, ...]) -> bool:
-        if isinstance(secret, tuple):
-            if secret in self.runs:
+    def holds(self, secret: Secret) -> bool:
+        if isinstance(secret, Run):
+            if secret.items in self.runs:
                 return True
-            secret = b"".join(msgpack.packb(x) for x in secret)
+            if not secret.raw:
+                return False
+            secret = secret.packed
         return any(secret in raw for raw in self.raw)
-
-
-def fragments(private: Any) -> list[bytes]:
-    """The msgpack bytes of a private part and of every list or map of 2+ items in it."""
-    found, stack = [], [private]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict | list):
-            if item is private or len(item) >= 2:
-                found.append(msgpack.packb(item))
-            stack.extend(item.values() if isinstance(item, dict) else item)
-    return found
-
-
-Secret = bytes | tuple[int, ...]
-NEVER = 1 << 62
-
-
-def secrets_of(record: dict[str, Any]) -> tuple[list[bytes], list[tuple[int, ...]]]:
-    """The seed's encodings, and every run of the record's secret order (see the docstring)."""
-    seed = record["seed"]
-    encodings = [msgpack.packb(seed), str(seed).encode(), seed.to_bytes(8, "big"),
-                 seed.to_bytes(8, "little")]  # fmt: skip
-    runs = [tuple(ints[i : i + RUN]) for key, value in record.items() if key not in NOT_ORDER
-            for ints in int_lists(value) for i in range(len(ints) - RUN + 1)]  # fmt: skip
-    return encodings, runs
-
-
-def frame_version(message: dict[str, Any]) -> int | None:
-    """The game version a frame speaks of (the largest it names), if it names one."""
-    found, stack = [], [message]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if type(item.get("version")) is int:
-                found.append(item["version"])
-            stack.extend(v for v in item.values() if isinstance(v, dict | list))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, dict | list))
-    return max(found, default=None)
-
-
-class Truth:
-    """The game replayed from its record, and for every secret the first version at which it
-    was public, and at which each seat held it in its own private data."""
-
-    def __init__(self, played: Played) -> None:
-        game, record = played.game, played.record
-        state = game.new_state(played.config, record["seed"])
-        self.seats = game.seats(played.config)
-        self.final = len(record["actions"])
-        views: list[Holdings] = []
-        samples: list[list[Holdings]] = []
-        self.privates: list[list[Any]] = []
-        rng = random.Random(1)
-        for version in range(self.final + 1):
-            view = state.view(None)
-            views.append(Holdings().add(encode(view), view))
-            resampled = [game.determinize(view, None, None, rng).view(None)
-                         for _ in range(SAMPLES)]  # fmt: skip
-            samples.append([Holdings().add(encode(v), v) for v in resampled])
-            self.privates.append([state.private(seat) for seat in range(self.seats)])
-            if version < self.final:
-                action = {k: v for k, v in record["actions"][version].items() if k != "seat"}
-                state.apply(state.parse_action(action))
-        self.result = state.result()
-        self.seed_encodings, self.runs = secrets_of(record)
-        #: Per seat: each fragment of its private data -> the first version it held it.
-        self.fragments: list[dict[bytes, int]] = [{} for _ in range(self.seats)]
-        for version, privates in enumerate(self.privates):
-            for seat, private in enumerate(privates):
-                for fragment in fragments(private) if private is not None else ():
-                    self.fragments[seat].setdefault(fragment, version)
-        everything: list[Secret] = [*self.seed_encodings, *self.runs]
-        everything += [f for by_seat in self.fragments for f in by_seat]
-        # Public is what the view shows and keeps showing when everything hidden is sampled
-        # afresh: a secret the view leaks is not in a sample's view.
-        shown = [Public([view, *resampled]) for view, resampled in zip(views, samples, strict=True)]
-        self.public_since = {s: first(shown, s) for s in everything}
-        own = [[Holdings().add(msgpack.packb(p), p) if p is not None else Holdings()
-                for p in (privates[seat] for privates in self.privates)]
-               for seat in range(self.seats)]  # fmt: skip
-        self.own_since = [{s: first(own[seat], s) for s in everything}
-                          for seat in range(self.seats)]  # fmt: skip
-
-    def hidden(self, seat: int | None, version: int) -> list[Secret]:
-        """What ``seat`` (None: no seat) must not receive at ``version``: the seed, the order
-        and the other seats' private data so far, less what it knows by then."""
-        candidates: list[Secret] = [*self.seed_encodings, *self.runs]
-        candidates += [f for other, by_seat in enumerate(self.fragments) if other != seat
-                       for f, since in by_seat.items() if since <= version]  # fmt: skip
-        return [s for s in candidates if self.public_since[s] > version
-                and (seat is None or self.own_since[seat][s] > version)]  # fmt: skip
 
 
 class Public:
@@ -326,11 +260,97 @@ def first(holdings: list[Holdings] | list[Public], secret: Secret) -> int:
     return next((v for v, held in enumerate(holdings) if held.holds(secret)), NEVER)
 
 
+def fragments(private: Any) -> list[bytes]:
+    """The msgpack bytes of a private part and of every list or map of 2+ items in it."""
+    found, stack = [], [private]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list):
+            if item is private or len(item) >= 2:
+                found.append(msgpack.packb(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return found
+
+
+def frame_version(message: dict[str, Any]) -> int | None:
+    """The game version a frame speaks of (the largest it names), if it names one."""
+    found, stack = [], [message]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if type(item.get("version")) is int:
+                found.append(item["version"])
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+    return max(found, default=None)
+
+
+class Truth:
+    """The game replayed from its record; its secrets; for every secret the first version at
+    which the views showed it, and at which each seat held it in its own private data."""
+
+    def __init__(self, played: Played) -> None:
+        game, record = played.game, played.record
+        state = game.new_state(played.config, record["seed"])
+        self.seats = game.seats(played.config)
+        self.final = len(record["actions"])
+        shown: list[Public] = []
+        self.privates: list[list[Any]] = []
+        rng = random.Random(1)
+        future: set[tuple[int | str, ...]] = set()
+        for version in range(self.final + 1):
+            views = [state.view(None)]
+            if version < self.final:  # once the game is over, nothing is hidden any more
+                views += [game.determinize(views[0], None, None, rng).view(None)
+                          for _ in range(SAMPLES)]  # fmt: skip
+            shown.append(Public([Holdings().add(encode(v), v) for v in views]))
+            future.update(runs_in(views[0]))
+            self.privates.append([state.private(seat) for seat in range(self.seats)])
+            if version < self.final:
+                action = {k: v for k, v in record["actions"][version].items() if k != "seat"}
+                state.apply(state.parse_action(action))
+        self.result = state.result()
+        seed = record["seed"]
+        self.seed_encodings = [msgpack.packb(seed), str(seed).encode(), seed.to_bytes(8, "big"),
+                               seed.to_bytes(8, "little")]  # fmt: skip
+        # The secret order: what the record keeps to replay (a pile, rolls) in full, and what
+        # the views show only later (a card dealt, a die rolled), as runs of distinct items in
+        # lists (repeats, like a row of zeros, are too common to mean anything).
+        kept = {r for key, v in record.items() if key not in NOT_ORDER for r in runs_in(v)}
+        self.runs = [Run(items, True) for items in sorted(kept, key=repr)]
+        self.runs += [Run(items, False) for items in sorted(future - kept, key=repr)
+                      if len(set(items)) == RUN]  # fmt: skip
+        #: Per seat: each fragment of its private data -> the first version it held it.
+        self.fragments: list[dict[bytes, int]] = [{} for _ in range(self.seats)]
+        for version, privates in enumerate(self.privates):
+            for seat, private in enumerate(privates):
+                for fragment in fragments(private) if private is not None else ():
+                    self.fragments[seat].setdefault(fragment, version)
+        everything: list[Secret] = [*self.seed_encodings, *self.runs]
+        everything += [f for by_seat in self.fragments for f in by_seat]
+        self.public_since = {s: first(shown, s) for s in everything}
+        own = [[Holdings().add(msgpack.packb(p), p) if p is not None else Holdings()
+                for p in (privates[seat] for privates in self.privates)]
+               for seat in range(self.seats)]  # fmt: skip
+        self.own_since = [{s: first(own[seat], s) for s in everything}
+                          for seat in range(self.seats)]  # fmt: skip
+
+    def hidden(self, seat: int | None, version: int) -> list[Secret]:
+        """What ``seat`` (None: no seat) must not receive at ``version``: the seed, the order
+        and the other seats' private data so far, less what it knows by then."""
+        candidates: list[Secret] = [*self.seed_encodings, *self.runs]
+        candidates += [f for other, by_seat in enumerate(self.fragments) if other != seat
+                       for f, since in by_seat.items() if since <= version]  # fmt: skip
+        return [s for s in candidates if self.public_since[s] > version
+                and (seat is None or self.own_since[seat][s] > version)]  # fmt: skip
+
+
 def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
     """How many of ``who``'s frames were audited (those before the end), and what leaked."""
     seat = int(who.split()[1]) if who.startswith("seat ") else None
     audited, found, version = 0, [], 0
-    hidden: dict[int, list[Secret]] = {}
+    hidden: dict[int, tuple[set[tuple[int | str, ...]], list[Secret]]] = {}
     for raw in frames:
         message = decode_message(raw)
         named = frame_version(message)
@@ -338,9 +358,14 @@ def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
         if version >= truth.final:
             break  # the game is over: the seed and the order are public now
         if version not in hidden:
-            hidden[version] = truth.hidden(seat, version)
+            secrets = truth.hidden(seat, version)
+            # Runs are found in a set at once; bytes are searched for one by one.
+            hidden[version] = ({s.items for s in secrets if isinstance(s, Run)},
+                               [s for s in secrets if not isinstance(s, Run) or s.raw])
+        runs, searched = hidden[version]
         frame = Holdings().add(raw, message)
-        found += [(who, version, s) for s in hidden[version] if frame.holds(s)]
+        found += [(who, version, run) for run in frame.runs & runs]
+        found += [(who, version, s) for s in searched if frame.holds(s)]
         audited += 1
     return audited, found
 
@@ -365,24 +390,26 @@ def test_bots_play_a_whole_game_through_a_real_host(played: Played) -> None:
 
 def test_nobody_receives_a_secret_before_the_game_is_over(played: Played) -> None:
     truth = Truth(played)
-    assert len(truth.runs) >= 10  # an order to keep secret
     for who, frames in played.frames.items():
         audited, found = leaks(truth, who, frames)
         assert not found, found[:5]
         # Something to audit: about a frame per action for everyone, more for the seats.
         assert audited >= truth.final // 2, (who, audited, truth.final)
-    # The detector finds what it looks for: after the end the frames hold the seed and order...
+    # The audit has teeth for this game: secrets the end reveals are found in the closing
+    # frames, and each seat's own frames hold its private data (which no other seat's do).
+    revealed = [s for s, since in truth.public_since.items() if since == truth.final]
     closing = Holdings()
     for raw in played.frames["spectator"]:
         if frame_version(decode_message(raw)) == truth.final:
             closing.add(raw, decode_message(raw))
-    assert closing.holds(truth.seed_encodings[0]) and any(closing.holds(s) for s in truth.runs)
-    # ... and each seat's own frames hold its private data (which no other seat's do).
+    assert all(closing.holds(s) for s in revealed)
+    private_seats = 0
     for seat in range(truth.seats):
-        own = {f for v in range(truth.final) if truth.privates[v][seat] is not None
-               for f in fragments(truth.privates[v][seat])}  # fmt: skip
+        own = set(truth.fragments[seat])
         if own:
             received = Holdings()
             for raw in played.frames[f"seat {seat}"]:
                 received.add(raw, None)
             assert any(received.holds(f) for f in own), seat
+            private_seats += 1
+    assert revealed or private_seats, "nothing secret in this game to audit"
