@@ -10,15 +10,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli import args as check
+from cli.args import UsageError
 from sagani_net.game import Data, Option, RuleError
 from sagani_net.games import DEFAULT_GAME, game_names, get_game
 
 
 def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") -> None:
     """Add ``--game``, ``--players``, ``--mode`` and ``--option`` to ``p``."""
-    p.add_argument("--game", default=DEFAULT_GAME, metavar="NAME",
+    p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME, metavar="NAME",
                    help=f"{what}: one of {', '.join(game_names())} (default {DEFAULT_GAME})")
-    p.add_argument("--players", type=int, default=None,
+    p.add_argument("--players", type=check.players, default=None,
                    help="how many play (the game's default if not given)")
     modes = "; ".join(f"{name}: {', '.join(map(str, o.choices))}" for name in game_names()
                       for o in get_game(name).options if o.name == "mode")  # fmt: skip
@@ -29,7 +31,7 @@ def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") ->
 
 def game_config(args: argparse.Namespace) -> tuple[str, Data]:
     """The game's name and its checked, completed config from the parsed arguments; raises
-    SystemExit with a sentence for an unknown game or an option it refuses."""
+    UsageError with a sentence for an unknown game or an option it refuses."""
     try:
         game = get_game(args.game)
         given: dict[str, Any] = {}
@@ -45,7 +47,7 @@ def game_config(args: argparse.Namespace) -> tuple[str, Data]:
             given[name] = _typed(options[name], value)
         return game.name, game.parse_config(given)
     except RuleError as exc:
-        raise SystemExit(exc.message) from None
+        raise UsageError(exc.message) from None
 
 
 def _typed(option: Option, text: str) -> Any:

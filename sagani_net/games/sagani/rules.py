@@ -21,6 +21,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
@@ -1099,9 +1100,7 @@ class Sagani:
         return Action.parse(text).to_dict()
 
     def event_text(self, event: Data, names: Sequence[str]) -> str:
-        who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
-        details = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
-        return " ".join(part for part in (who, event["type"], details) if part)
+        return words.event_text(event, names)
 
     def static_data(self, config: Data) -> Data:
         """The 72 tiles as printed upright (``arrows``: ``[direction, element]``), and the
