@@ -1,0 +1,173 @@
+"""What each TCP connection to the host has sent and not been read, and read and not been
+answered: the host's memory per peer, bounded whatever ZeroMQ would buffer.
+
+libzmq limits a frame (ZMQ_MAXMSGSIZE) and counts messages (high-water marks), but it holds a
+multipart message until its last frame arrives, however many frames that takes, and queues
+replies by count, not by size. So the host watches each connection itself: a socket monitor
+tells it the file descriptor of every connection accepted, and the kernel's TCP_INFO gives
+how many bytes each one has received and had acknowledged. A connection whose received bytes
+run ahead of the whole requests the host has read from it by more than ``max_unread_bytes`` is
+holding an endless or huge message: the host shuts it down, and libzmq frees what it held.
+A connection that leaves more than ``max_unread_reply_bytes`` of replies unread gets no more
+replies until it reads.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import struct
+from dataclasses import dataclass
+
+import zmq
+from zmq.utils.monitor import parse_monitor_message
+
+log = logging.getLogger("sagani_net.host")
+
+#: Where Linux's struct tcp_info keeps tcpi_bytes_acked and tcpi_bytes_received (u64 each,
+#: since Linux 4.1 and 4.2).
+_TCP_INFO_BYTES = 136
+_ACKED_AT = 120
+_RECEIVED_AT = 128
+#: What ZeroMQ adds to the bytes of a frame on the wire: a 9-byte header at most, and with
+#: CURVE a MESSAGE command with its nonce and MAC; and the greeting and handshake of a
+#: connection. Counted generously: only far bigger differences matter.
+FRAME_OVERHEAD_BYTES = 64
+HANDSHAKE_BYTES = 4096
+
+
+@dataclass
+class Connection:
+    fd: int
+    #: Counts connections, so that a descriptor number used again is another connection.
+    serial: int
+    #: Bytes of whole messages the host has read from it (with their wire overhead).
+    read: int = HANDSHAKE_BYTES
+    #: Bytes of replies the host has sent it (with their wire overhead).
+    sent: int = HANDSHAKE_BYTES
+
+
+def tcp_counts(fd: int) -> tuple[int, int] | None:
+    """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    except OSError:
+        return None
+    finally:
+        sock.detach()  # the descriptor is libzmq's
+    if len(info) < _TCP_INFO_BYTES:
+        return None
+    acked, received = struct.unpack_from("=QQ", info, _ACKED_AT)
+    return received, acked
+
+
+def cut(fd: int) -> None:
+    """Shut a connection down under libzmq, which then closes it and frees what it held."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        sock.detach()
+
+
+class ConnectionGuard:
+    """The connections of one bound socket, and what each may hold; see the module docstring.
+
+    ``max_unread_bytes`` None: nothing the peer sends is ever read as requests (a PUB socket's
+    subscribers), so ``max_total_bytes`` bounds all it may send.
+    """
+
+    def __init__(
+        self,
+        sock: zmq.Socket,
+        name: str,
+        *,
+        max_unread_bytes: int | None = None,
+        max_total_bytes: int | None = None,
+        max_unread_reply_bytes: int | None = None,
+    ) -> None:
+        self.name = name
+        self.max_unread_bytes = max_unread_bytes
+        self.max_total_bytes = max_total_bytes
+        self.max_unread_reply_bytes = max_unread_reply_bytes
+        self.connections: dict[int, Connection] = {}
+        self.cuts = 0
+        self._serials = 0
+        self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        self._sock = sock
+
+    def close(self) -> None:
+        self._sock.disable_monitor()
+        self.monitor.close()
+
+    def _events(self) -> None:
+        while self.monitor.get(zmq.EVENTS) & zmq.POLLIN:
+            event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
+            fd = event["value"]
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self._serials += 1
+                self.connections[fd] = Connection(fd, self._serials)
+            else:
+                self.connections.pop(fd, None)
+
+    def _connection(self, fd: int) -> Connection | None:
+        conn = self.connections.get(fd)
+        if conn is None:  # accepted since the monitor was last read
+            self._events()
+            conn = self.connections.get(fd)
+        return conn
+
+    def serial(self, fd: int) -> int:
+        """Which connection ``fd`` is: a number no other connection of this socket had."""
+        conn = self._connection(fd)
+        if conn is None:  # unknown to the monitor: a number nothing else will have
+            self._serials += 1
+            return -self._serials
+        return conn.serial
+
+    def read(self, fd: int, frames: int, size: int) -> None:
+        """The host read a whole message of ``frames`` frames and ``size`` bytes from ``fd``."""
+        conn = self._connection(fd)
+        if conn is not None:
+            conn.read += size + frames * FRAME_OVERHEAD_BYTES
+
+    def sent(self, fd: int, size: int, frames: int) -> None:
+        conn = self.connections.get(fd)
+        if conn is not None:
+            conn.sent += size + frames * FRAME_OVERHEAD_BYTES
+
+    def backed_up(self, fd: int) -> bool:
+        """True if ``fd`` has left more replies unread than it may."""
+        conn = self.connections.get(fd)
+        if conn is None or self.max_unread_reply_bytes is None:
+            return False
+        counts = tcp_counts(fd)
+        return counts is not None and conn.sent - counts[1] > self.max_unread_reply_bytes
+
+    def check(self) -> None:
+        """Cut every connection holding more than it may; called every few milliseconds."""
+        self._events()
+        for fd, conn in list(self.connections.items()):
+            counts = tcp_counts(fd)
+            if counts is None:
+                continue
+            received = counts[0]
+            if self.max_unread_bytes is not None:
+                over = received - conn.read > self.max_unread_bytes
+            else:
+                over = self.max_total_bytes is not None and received > self.max_total_bytes
+            if over:
+                log.warning("%s: a connection sent %d bytes the host has not read as requests; "
+                            "it is cut", self.name, received - conn.read)  # fmt: skip
+                self.cuts += 1
+                del self.connections[fd]
+                cut(fd)
