@@ -17,8 +17,8 @@ import platformdirs
 
 from sagani_net import discovery, security
 from sagani_net.bots import house
-from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
-from sagani_net.store import Store
+from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host
+from sagani_net.store import StorageDamaged, Store, salvage
 
 
 def default_data_dir() -> Path:
@@ -65,6 +65,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         "(random, greedy or mcts), in this process; they come back after a "
                         "restart (default: leave those seats to `sagani bot` clients)")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
+    parser.add_argument("--salvage", action="store_true",
+                        help="move a damaged database aside, copy what is readable into a new "
+                        "one, and serve it")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
 
@@ -104,16 +107,26 @@ def run_host(args: argparse.Namespace) -> int:
     synchronous = "FULL" if args.fsync else "NORMAL"
     data_dir = args.data_dir or default_data_dir()
     try:
+        if args.salvage:
+            print(f"sagani host: {salvage(data_dir)}", flush=True)
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
+    except StorageDamaged as exc:
+        print(f"sagani host: {exc}", file=sys.stderr)
+        return 2
     except (OSError, sqlite3.Error, security.SecurityError) as exc:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
     secure = security.server_setup(keys) if keys else None
-    host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                heartbeat_s=args.heartbeat_s, secure=secure,
-                bot_deadline_s=args.bot_deadline)  # fmt: skip
+    try:
+        host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
+                    heartbeat_s=args.heartbeat_s, secure=secure,
+                    bot_deadline_s=args.bot_deadline)  # fmt: skip
+    except (BindError, StorageDamaged, ValueError) as exc:
+        print(f"sagani host: {exc}", file=sys.stderr)
+        store.close()
+        return 2
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
