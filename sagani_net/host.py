@@ -341,7 +341,11 @@ class Host:
         count = size = 0
         more = first.more
         while more:
-            frame = self.router.recv(copy=False)
+            try:
+                frame = self.router.recv(zmq.NOBLOCK, copy=False)
+            except zmq.Again:  # never seen; a message is whole or not at all
+                log.warning("a request message ended before its last frame")
+                break
             more = frame.more
             count += 1
             size += len(frame)

@@ -14,7 +14,9 @@ replies until it reads.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
 import socket
 import struct
 from dataclasses import dataclass
@@ -41,6 +43,9 @@ class Connection:
     fd: int
     #: Counts connections, so that a descriptor number used again is another connection.
     serial: int
+    #: The socket's inode: libzmq may close the descriptor and the number may name another
+    #: file by the time the host acts on it; the inode tells.
+    inode: int
     #: Bytes of whole messages the host has read from it (with their wire overhead).
     read: int = HANDSHAKE_BYTES
     #: Bytes of replies the host has sent it (with their wire overhead).
@@ -65,18 +70,39 @@ def tcp_counts(fd: int) -> tuple[int, int] | None:
     return received, acked
 
 
-def cut(fd: int) -> None:
-    """Shut a connection down under libzmq, which then closes it and frees what it held."""
+def inode(fd: int) -> int | None:
     try:
-        sock = socket.socket(fileno=fd)
+        return os.fstat(fd).st_ino
+    except OSError:
+        return None
+
+
+def cut(conn: Connection) -> None:
+    """Break a connection under libzmq: reset it (connect to AF_UNSPEC aborts a TCP
+    connection: the peer gets an RST, the kernel drops its buffers) and shut it down, so that
+    libzmq, seeing it fail, closes it and frees what it held. It works on a duplicate of the
+    descriptor, checked to be the same socket: the number may already be another file's."""
+    try:
+        fd = os.dup(conn.fd)
     except OSError:
         return
     try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
+        if inode(fd) != conn.inode:
+            return
+        unspec = struct.pack("=H14x", socket.AF_UNSPEC)
+        _libc.connect(fd, unspec, len(unspec))
+        sock = socket.socket(fileno=fd)
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already reset: nothing left to shut
+        finally:
+            sock.detach()
     finally:
-        sock.detach()
+        os.close(fd)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 class ConnectionGuard:
@@ -112,10 +138,11 @@ class ConnectionGuard:
     def _events(self) -> None:
         while self.monitor.get(zmq.EVENTS) & zmq.POLLIN:
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
-            fd = event["value"]
+            fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
                 self._serials += 1
-                self.connections[fd] = Connection(fd, self._serials)
+                # If the descriptor was closed already, a DISCONNECTED for it follows.
+                self.connections[fd] = Connection(fd, self._serials, inode(fd) or -1)
             else:
                 self.connections.pop(fd, None)
 
@@ -170,4 +197,4 @@ class ConnectionGuard:
                             "it is cut", self.name, received - conn.read)  # fmt: skip
                 self.cuts += 1
                 del self.connections[fd]
-                cut(fd)
+                cut(conn)
