@@ -108,7 +108,7 @@ def run_host(args: argparse.Namespace) -> int:
     data_dir = args.data_dir or default_data_dir()
     try:
         if args.salvage:
-            print(f"sagani host: {salvage(data_dir)}", flush=True)
+            print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
     except StorageDamaged as exc:

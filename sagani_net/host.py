@@ -235,7 +235,8 @@ class Host:
         # comes, replies nobody reads) is measured per connection (sagani_net.peers).
         self._requests = ConnectionGuard(
             self.router, "requests", max_unread_bytes=self.limits.max_unread_bytes,
-            max_unread_reply_bytes=self.limits.max_unread_reply_bytes)  # fmt: skip
+            max_unread_reply_bytes=self.limits.max_unread_reply_bytes,
+            curve=secure is not None)  # fmt: skip
         self._subscribers = ConnectionGuard(self.pub, "broadcasts",
                                             max_total_bytes=caps.MAX_SUBSCRIBER_BYTES)
         try:
@@ -338,7 +339,8 @@ class Host:
         ``_from_fd`` and ``_from_address`` to where it came from."""
         first = self.router.recv(zmq.NOBLOCK, copy=False)
         frames = [first.bytes]
-        count = size = 0
+        sizes = []  # of the frames the peer sent (the routing id is libzmq's)
+        count = 0
         more = first.more
         while more:
             try:
@@ -348,7 +350,7 @@ class Host:
                 break
             more = frame.more
             count += 1
-            size += len(frame)
+            sizes.append(len(frame))
             # One frame over the limit is kept (never echoed) so that _handle sees too many.
             if count <= caps.MAX_REQUEST_FRAMES + 1:
                 frames.append(frame.bytes)
@@ -357,17 +359,16 @@ class Host:
             self._from_address = first.get("Peer-Address")
         except zmq.ZMQError:  # not a TCP connection
             self._from_address = ""
-        self._requests.read(self._from_fd, count, size)
+        self._requests.read(self._from_fd, sizes)
         return frames
 
     def _send_reply(self, fd: int, frames: list[bytes]) -> None:
-        size = sum(len(frame) for frame in frames)
         if len(frames[-1]) > caps.MAX_REPLY_BYTES:
             log.error("a %d-byte reply was not sent; the limit is %d", len(frames[-1]),
                       caps.MAX_REPLY_BYTES)  # fmt: skip
             frames = [*frames[:-1], encode(error(request_id(decode_message(frames[-1])),
                       "internal", "the answer would be too big to send"))]  # fmt: skip
-        self._requests.sent(fd, size, len(frames))
+        self._requests.sent(fd, [len(frame) for frame in frames[1:]])
         self.router.send_multipart(frames)
 
     def _handle(self, frames: list[bytes]) -> list[bytes]:

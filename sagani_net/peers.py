@@ -31,11 +31,20 @@ log = logging.getLogger("sagani_net.host")
 _TCP_INFO_BYTES = 136
 _ACKED_AT = 120
 _RECEIVED_AT = 128
-#: What ZeroMQ adds to the bytes of a frame on the wire: a 9-byte header at most, and with
-#: CURVE a MESSAGE command with its nonce and MAC; and the greeting and handshake of a
-#: connection. Counted generously: only far bigger differences matter.
-FRAME_OVERHEAD_BYTES = 64
+#: What CURVE adds to a frame: it travels as a MESSAGE command ("\x07MESSAGE"), with an
+#: 8-byte nonce, a 16-byte MAC and a flags byte.
+CURVE_FRAME_BYTES = 33
+#: More than the greeting and handshake of a connection take (CURVE's included): the bytes
+#: counted as read and sent before the first message.
 HANDSHAKE_BYTES = 4096
+
+
+def wire_bytes(size: int, curve: bool) -> int:
+    """The bytes a ZMTP frame of ``size`` bytes takes on the wire: exact, because the counts
+    add up over a connection's life (an estimate per frame would drift without bound)."""
+    if curve:
+        size += CURVE_FRAME_BYTES
+    return size + (2 if size <= 255 else 9)  # a short or a long frame header
 
 
 @dataclass
@@ -120,8 +129,10 @@ class ConnectionGuard:
         max_unread_bytes: int | None = None,
         max_total_bytes: int | None = None,
         max_unread_reply_bytes: int | None = None,
+        curve: bool = False,
     ) -> None:
         self.name = name
+        self.curve = curve
         self.max_unread_bytes = max_unread_bytes
         self.max_total_bytes = max_total_bytes
         self.max_unread_reply_bytes = max_unread_reply_bytes
@@ -161,16 +172,17 @@ class ConnectionGuard:
             return -self._serials
         return conn.serial
 
-    def read(self, fd: int, frames: int, size: int) -> None:
-        """The host read a whole message of ``frames`` frames and ``size`` bytes from ``fd``."""
+    def read(self, fd: int, sizes: list[int]) -> None:
+        """The host read a whole message, frames of ``sizes`` bytes, from ``fd``."""
         conn = self._connection(fd)
         if conn is not None:
-            conn.read += size + frames * FRAME_OVERHEAD_BYTES
+            conn.read += sum(wire_bytes(size, self.curve) for size in sizes)
 
-    def sent(self, fd: int, size: int, frames: int) -> None:
+    def sent(self, fd: int, sizes: list[int]) -> None:
+        """The host sent ``fd`` a message, frames of ``sizes`` bytes."""
         conn = self.connections.get(fd)
         if conn is not None:
-            conn.sent += size + frames * FRAME_OVERHEAD_BYTES
+            conn.sent += sum(wire_bytes(size, self.curve) for size in sizes)
 
     def backed_up(self, fd: int) -> bool:
         """True if ``fd`` has left more replies unread than it may."""
