@@ -301,6 +301,7 @@ class Host:
             self._check_storage()  # before anything is written in this step
         if ready:
             router = self.router
+            self._requests.events()  # a descriptor number may be a new connection's by now
             for _ in range(self.limits.max_batch):
                 # Asking first is cheaper than the exception a receive on an empty queue raises.
                 if not router.get(zmq.EVENTS) & zmq.POLLIN:

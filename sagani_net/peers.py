@@ -146,7 +146,8 @@ class ConnectionGuard:
         self._sock.disable_monitor()
         self.monitor.close()
 
-    def _events(self) -> None:
+    def events(self) -> None:
+        """Take in the connections accepted and closed since the last look."""
         while self.monitor.get(zmq.EVENTS) & zmq.POLLIN:
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
             fd = int(event["value"])
@@ -160,14 +161,22 @@ class ConnectionGuard:
     def _connection(self, fd: int) -> Connection | None:
         conn = self.connections.get(fd)
         if conn is None:  # accepted since the monitor was last read
-            self._events()
+            self.events()
             conn = self.connections.get(fd)
         return conn
 
     def serial(self, fd: int) -> int:
-        """Which connection ``fd`` is: a number no other connection of this socket had."""
+        """Which connection ``fd`` is: a number no other connection of this socket had.
+
+        The descriptor of a closed connection is soon another's: the inode tells them apart,
+        and until the monitor has told of the new one, it gets a number of its own.
+        """
+        now = inode(fd)
         conn = self._connection(fd)
-        if conn is None:  # unknown to the monitor: a number nothing else will have
+        if conn is not None and conn.inode != now:
+            self.events()
+            conn = self.connections.get(fd)
+        if conn is None or conn.inode != now:
             self._serials += 1
             return -self._serials
         return conn.serial
@@ -194,7 +203,7 @@ class ConnectionGuard:
 
     def check(self) -> None:
         """Cut every connection holding more than it may; called every few milliseconds."""
-        self._events()
+        self.events()
         for fd, conn in list(self.connections.items()):
             counts = tcp_counts(fd)
             if counts is None:

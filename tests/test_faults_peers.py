@@ -416,3 +416,14 @@ def test_a_port_in_use_is_one_clear_error(host: Host, tmp_path: Path) -> None:
             Host(store, port=request_port, pub_port=pub_port)
         store.close()
     assert Raw(host.endpoint)("hello")["type"] == "welcome"
+
+
+def test_creates_from_new_sockets_with_the_same_id_are_new_tables(host: Host) -> None:
+    """A closed connection's descriptor number is soon a new one's: the new connection must
+    not be given the old one's remembered reply (bench/load.py creates tables this way)."""
+    made = set()
+    for _ in range(30):
+        raw = Raw(host.endpoint)  # a new connection; its first request has id 1 again
+        made.add(raw("create", game="sagani", config={"players": 2})["table"])
+        raw.close()
+    assert len(made) == 30
