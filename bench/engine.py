@@ -1,9 +1,13 @@
-"""Engine speed: random full games per second, and median microseconds of the hot calls.
+"""Engine speed of every registered game: random whole games per second, and median
+microseconds of the hot calls, each with its ratio to the game's target.
 
-Run: ``python bench/engine.py [--seconds S]``. Prints figures and their ratio to the targets
-(issue 2: >= 1,500 random 4-player games/s, clone <= 15 us, legal_actions() <= 100 us on one
-core). Times are this process's CPU time (``time.process_time``), which is what one core
-does: the machine is shared, and wall time would count other people's work as ours.
+Run: ``python bench/engine.py [--seconds S] [--game NAME]``. For each game: random games with
+4 players (or as many as it allows, if fewer), and ``clone()``, ``legal_actions()`` and
+``apply()`` on states half-way through such games. Targets (one core): Sagani >= 1,500 games/s,
+clone <= 15 us, legal_actions() <= 100 us (issue 2); Sagrada and Sugi, and any game not named,
+>= 300 games/s, clone <= 15 us, legal_actions() <= 200 us (issue 9). Times are this process's
+CPU time (``time.process_time``), which is what one core does: the machine is shared, and wall
+time would count other people's work as ours.
 """
 
 from __future__ import annotations
@@ -12,38 +16,101 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from sagani_net.games.sagani.rules import PLACE, State
-
-TARGET_GAMES_PER_S = 1500
-TARGET_CLONE_US = 15
-TARGET_LEGAL_US = 100
+from sagani_net.game import Data, Game, GameState
+from sagani_net.games import configs, game_names, game_part, get_game
 
 
-def games_per_second(players: int, seconds: float) -> float:
-    """Whole games from a fresh shuffle, a uniformly random legal action at each decision."""
+@dataclass(frozen=True)
+class Targets:
+    games_per_s: float
+    clone_us: float
+    legal_us: float
+
+
+TARGETS = {"sagani": Targets(1500, 15, 100)}
+#: Sagrada, Sugi and any game added later.
+DEFAULT_TARGETS = Targets(300, 15, 200)
+
+
+#: The seat count the targets are for; a game without it is timed at its most seats.
+SEATS = 4
+
+
+def bench_config(name: str) -> Data:
+    """The first config with :data:`SEATS` seats, or else with the most seats."""
+    game = get_game(name)
+    found = configs(name)
+    return next((c for c in found if game.seats(c) == SEATS), max(found, key=game.seats))
+
+
+def random_mover(name: str) -> Callable[[GameState, random.Random], Any]:
+    """The game's own uniformly random legal action if its bots offer one (no list made),
+    else a choice among ``legal_actions()``."""
+    own = getattr(game_part(name, "bots"), "random_action", None)
+    if own is not None:
+        return own
+
+    def choose(state: GameState, rng: random.Random) -> Any:
+        legal = state.legal_actions()
+        return legal[int(rng.random() * len(legal))]
+
+    return choose
+
+
+def random_playout(name: str) -> Callable[[GameState, random.Random], None]:
+    """The game's own random playout if its bots offer one (as a search plays it: unchecked,
+    without events), else :func:`random_mover`'s action applied until the end."""
+    own = getattr(game_part(name, "bots"), "playout", None)
+    if own is not None:
+        return own
+    move = random_mover(name)
+
+    def playout(state: GameState, rng: random.Random) -> None:
+        while not state.is_over():
+            state.apply(move(state, rng))
+
+    return playout
+
+
+def games_per_second(game: Game, config: Data, playout: Callable, seconds: float) -> float:
+    """Whole games from fresh seeds, a uniformly random legal action at each decision."""
     rng = random.Random(1)
     games = 0
     started = time.process_time()
     while time.process_time() - started < seconds:
-        State.new(players, seed=games).playout(rng)
+        playout(game.new_state(config, games), rng)
         games += 1
     return games / (time.process_time() - started)
 
 
-def midgame_states(count: int) -> list[State]:
-    """4-player states halfway through random games, each at a placement decision."""
+def midgame_states(game: Game, config: Data, move: Callable, count: int) -> list[GameState]:
+    """States half-way through random games. Of the decision there and the next one, the one
+    with more legal actions (a turn's costly step: a Sagani placement, not its tile choice)."""
     rng = random.Random(2)
     states = []
     for seed in range(count):
-        state = State.new(4, seed=seed)
-        while state.version < 70 or state.phase != PLACE:
-            state.push(state.random_action(rng))
-        states.append(state)
+        state = game.new_state(config, seed)
+        actions = []
+        while not state.is_over():
+            actions.append(move(state, rng))
+            state.apply(actions[-1])
+        state = game.new_state(config, seed)
+        for action in actions[: len(actions) // 2]:
+            state.apply(action)
+        after = state.clone()
+        after.apply(actions[len(actions) // 2])
+        busier = after if len(after.legal_actions()) > len(state.legal_actions()) else state
+        states.append(busier)
     return states
 
 
-def median_us(call, states: list[State], repeat: int = 200) -> float:
+def median_us(
+    call: Callable[[GameState], Any], states: list[GameState], repeat: int = 200
+) -> float:
     samples = []
     for state in states:
         started = time.process_time()
@@ -53,35 +120,47 @@ def median_us(call, states: list[State], repeat: int = 200) -> float:
     return statistics.median(samples)
 
 
-def apply_once(state: State) -> None:
+def apply_once(state: GameState) -> None:
     state.clone().apply(state.legal_actions()[0])
+
+
+def bench(name: str, seconds: float) -> list[tuple[str, float, float | None]]:
+    """(figure, value, target) rows for one game; a target None is for information."""
+    game = get_game(name)
+    config = bench_config(name)
+    seats = game.seats(config)
+    move = random_mover(name)
+    targets = TARGETS.get(name, DEFAULT_TARGETS)
+    # Whole games first, while the process holds nothing else for the collector to walk.
+    games = games_per_second(game, config, random_playout(name), seconds)
+    states = midgame_states(game, config, move, 30)
+    actions = statistics.median(len(s.legal_actions()) for s in states)
+    clone_us = median_us(lambda s: s.clone(), states)
+    legal_us = median_us(lambda s: s.legal_actions(), states)
+    apply_us = median_us(apply_once, states) - clone_us
+    return [
+        (f"random games/s, {seats} seats", games, targets.games_per_s),
+        (f"clone() us, mid-game {seats} seats", clone_us, targets.clone_us),
+        (f"legal_actions() us, mid-game ({actions:.0f} actions)", legal_us, targets.legal_us),
+        ("apply() us, mid-game, with events", apply_us, None),
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per games/s figure")
+    parser.add_argument("--game", choices=game_names(), action="append",
+                        help="only this game (repeat for more; default: every game)")  # fmt: skip
     args = parser.parse_args()
-    # Whole games first, while the process holds nothing else for the collector to walk.
-    games_2p = games_per_second(2, args.seconds)
-    games_4p = games_per_second(4, args.seconds)
-    states = midgame_states(30)
-    cells = statistics.median(len(s.legal_actions()) for s in states)
-    clone_us = median_us(State.clone, states)
-    legal_us = median_us(State.legal_actions, states)
-    apply_us = median_us(apply_once, states) - clone_us
-    rows = [
-        ("random games/s, 2 players", games_2p, None),
-        ("random games/s, 4 players", games_4p, TARGET_GAMES_PER_S),
-        ("clone() us, mid-game 4p", clone_us, TARGET_CLONE_US),
-        (f"legal_actions() us, mid-game 4p ({cells:.0f} placements)", legal_us, TARGET_LEGAL_US),
-        ("apply(place) us, mid-game 4p, with events", apply_us, None),
-    ]
-    for name, value, target in rows:
-        if target is None:
-            print(f"{name:52s} {value:10.1f}")
-        else:
-            better = value / target if "games" in name else target / value
-            print(f"{name:52s} {value:10.1f}   target {target:>5}  x{better:.2f} of target")
+    for name in args.game or game_names():
+        print(f"{get_game(name).title} ({bench_config(name)})")
+        for figure, value, target in bench(name, args.seconds):
+            if target is None:
+                print(f"  {figure:52s} {value:10.1f}")
+            else:
+                better = value / target if "games" in figure else target / value
+                print(f"  {figure:52s} {value:10.1f}   target {target:>5g}  "
+                      f"x{better:.2f} of target")  # fmt: skip
 
 
 if __name__ == "__main__":

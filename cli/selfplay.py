@@ -1,29 +1,40 @@
-"""``sagani selfplay``: headless games between policies, one record per game."""
+"""``sagani selfplay``: headless games between policies, one record per game, for every game.
+
+A game here is a tournament's game (:func:`sagani_net.bots.tournament.play_local`) with the
+seats kept as named: every seat decides from its own view and private data.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from sagani_net.bots import make_policy
-from sagani_net.games.sagani.rules import MODES, State
+from cli import args as check
+from cli.args import UsageError
+from cli.game_options import add_game_arguments, game_config
+from sagani_net.bots import strategy_names
+from sagani_net.bots.base import game_bots
+from sagani_net.bots.tournament import GameResult, GameSpec, play_local
+from sagani_net.games import get_game
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("selfplay", help="play headless games between policies and save records")
-    p.add_argument("--players", type=int, default=2, help="2-4, or 1 for the solo modes")
-    p.add_argument("--mode", choices=MODES, default="multi")
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0, help="game i uses seed S+i")
+    p = sub.add_parser(
+        "selfplay",
+        help="play headless games between policies and save records",
+        description="Play games between policies in this process, the seats kept as named, "
+        "and print each seat's mean score and win share; game i uses seed S+i.",
+    )
+    add_game_arguments(p)
+    p.add_argument("--games", type=check.games, default=10)
+    p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
     p.add_argument(
         "--policy", default="greedy",
-        help="random or greedy, or one per seat joined by commas (greedy,random)",
+        help=f"{', '.join(strategy_names())}, or one per seat joined by commas (greedy,random)",
     )  # fmt: skip
-    p.add_argument("--records", type=Path, help="write one JSON record per game here")
+    p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
     p.set_defaults(func=run)
 
 
@@ -31,71 +42,78 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 class Summary:
     """Totals over a run of games."""
 
-    players: int
+    seats: int
     games: int = 0
-    turns: int = 0
+    actions: int = 0
     scores: list[int] = field(default_factory=list)
     wins: list[int] = field(default_factory=list)
-    ends_triggered: int = 0
-    tiles_to_goal: list[int] = field(default_factory=list)  # basic solo: games that reached 75
+    #: One seat: whether the game has a goal (its result says ``won``), the games that
+    #: reached it, and their figures.
+    goal: bool = False
+    won: int = 0
+    figures: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.scores = [0] * self.players
-        self.wins = [0] * self.players
+        self.scores = [0] * self.seats
+        self.wins = [0] * self.seats
 
-    def add(self, state: State) -> None:
+    def add(self, result: GameResult, solo_figures: dict[str, str]) -> None:
         self.games += 1
-        self.turns += state.seats[0].turns
-        for seat, score in enumerate(state.scores()):
+        self.actions += len(result.record["actions"])
+        for seat, score in enumerate(result.scores):
             self.scores[seat] += score
-        self.wins[state.ranking()[0]] += 1
-        self.ends_triggered += state.end_triggered
-        if state.outcome is not None and state.outcome.won and state.outcome.tiles_used:
-            self.tiles_to_goal.append(state.outcome.tiles_used)
-
-
-def play_game(players: int, mode: str, seed: int, policies: list) -> State:
-    """One game to its end; the policies' randomness comes from the seed too."""
-    state = State.new(players, mode, seed)
-    rng = random.Random(seed)
-    while not state.is_over():
-        state.apply(policies[state.current_seat].choose(state, rng))
-    return state
+        self.wins[result.ranking[0]] += 1
+        self.goal = self.goal or "won" in result.figures
+        if result.figures.get("won"):
+            self.won += 1
+            for figure, title in solo_figures.items():
+                if figure in result.figures:
+                    self.figures.setdefault(title, []).append(result.figures[figure])
 
 
 def run(args: argparse.Namespace) -> int:
-    names = args.policy.split(",")
-    players = 1 if args.mode != "multi" else args.players
+    game, config = game_config(args)
+    seats = get_game(game).seats(config)
+    names = [name.strip() for name in args.policy.split(",")]
+    known = strategy_names(game)
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise UsageError(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
     if len(names) == 1:
-        names *= players
-    if len(names) != players:
-        raise SystemExit(f"--policy names {len(names)} policies for {players} seats")
-    policies = [make_policy(name) for name in names]
+        names *= seats
+    if len(names) != seats:
+        raise UsageError(f"--policy names {len(names)} policies for {seats} seats")
     if args.records:
         args.records.mkdir(parents=True, exist_ok=True)
-    summary = Summary(players)
+    summary = Summary(seats)
+    solo_figures = getattr(game_bots(game), "SOLO_FIGURES", {}) if seats == 1 else {}
     started = time.perf_counter()
+    one_seat = seats == 1
     for i in range(args.games):
         seed = args.seed + i
-        state = play_game(players, args.mode, seed, policies)
-        summary.add(state)
+        result = play_local(GameSpec(i, game, config, seed, tuple(names)))
+        summary.add(result, solo_figures)
         if args.records:
-            path = args.records / f"sagani-{args.mode}-{players}p-{seed}.json"
-            path.write_text(json.dumps(state.to_record(), indent=1) + "\n")
+            label = "-".join(str(v) for v in config.values())
+            path = args.records / f"{game}-{label}-{seed}.json"
+            path.write_text(json.dumps(result.record, indent=1) + "\n")
     elapsed = time.perf_counter() - started
-    print(f"{summary.games} games, {players} seats ({', '.join(names)}), mode {args.mode}")
-    for seat in range(players):
+    setting = ", ".join(f"{k} {v}" for k, v in config.items())
+    print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
+          f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")  # fmt: skip
+    for seat in range(seats):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games
-        print(f"  seat {seat} {names[seat]:>8}: mean score {mean:7.2f}  win share {share:6.1%}")
-    print(f"  mean turns per seat {summary.turns / summary.games:.1f}")
-    if args.mode == "multi":
-        print(f"  end triggered in {summary.ends_triggered} of {summary.games} games")
-    if args.mode == "solo":
-        won = summary.tiles_to_goal
-        print(f"  reached 75 in {len(won)} of {summary.games} games", end="")
-        if won:
-            print(f"; tiles to 75: mean {sum(won) / len(won):.1f}, best {min(won)}", end="")
+        # Alone, a seat always ranks first: what it won is said below, if the game has a goal.
+        shown = f"  win share {share:6.1%}" if seats > 1 else ""
+        print(f"  seat {seat + 1} {names[seat]:>8}: mean score {mean:7.2f}{shown}")
+    print(f"  mean actions per seat {summary.actions / summary.games / seats:.1f}")
+    if one_seat and summary.goal:
+        print(f"  reached the goal in {summary.won} of {summary.games} games", end="")
+        for title, values in summary.figures.items():
+            print(f"; {title}: mean {sum(values) / len(values):.1f}, best {min(values)}", end="")
         print()
-    print(f"  {summary.games / elapsed:.1f} games/s")
+    rate = summary.games / elapsed
+    # A searching bot can take longer than a second a game: then the seconds say more.
+    print(f"  {rate:.1f} games/s" if rate >= 1 else f"  {elapsed / summary.games:.1f} s a game")
     return 0

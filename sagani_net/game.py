@@ -197,3 +197,21 @@ class Game(Protocol):
     def static_data(self, config: Data) -> Data:
         """The game's components as plain data (tiles, cards, patterns in play), served by the
         host so that a client needs nothing but the protocol."""
+
+
+def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:
+    """Apply a record's actions (wire form, each with the ``seat`` that played it) to ``state``
+    in order; return every event. Raises RuleError at the first action that does not hold,
+    its code kept and its number named (``action 3 (...): ...``)."""
+    events: list[Data] = []
+    for n, data in enumerate(actions):
+        try:
+            action = state.parse_action(data)
+            if state.is_over():
+                raise RuleError("game_over", "the game is over")
+            if data.get("seat", state.current_seat) != state.current_seat:
+                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
+            events.extend(state.apply(action))
+        except RuleError as e:
+            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    return events

@@ -59,6 +59,8 @@ class Connection:
     read: int = HANDSHAKE_BYTES
     #: Bytes of replies the host has sent it (with their wire overhead).
     sent: int = HANDSHAKE_BYTES
+    #: Of which the peer had acknowledged this many at the last look.
+    acked: int = 0
 
 
 def tcp_counts(fd: int) -> tuple[int, int] | None:
@@ -196,10 +198,13 @@ class ConnectionGuard:
     def backed_up(self, fd: int) -> bool:
         """True if ``fd`` has left more replies unread than it may."""
         conn = self.connections.get(fd)
-        if conn is None or self.max_unread_reply_bytes is None:
-            return False
+        limit = self.max_unread_reply_bytes
+        if conn is None or limit is None or conn.sent - conn.acked <= limit:
+            return False  # the usual case, without asking the kernel
         counts = tcp_counts(fd)
-        return counts is not None and conn.sent - counts[1] > self.max_unread_reply_bytes
+        if counts is not None:
+            conn.acked = counts[1]
+        return conn.sent - conn.acked > limit
 
     def check(self) -> None:
         """Cut every connection holding more than it may; called every few milliseconds."""
@@ -208,7 +213,7 @@ class ConnectionGuard:
             counts = tcp_counts(fd)
             if counts is None:
                 continue
-            received = counts[0]
+            received, conn.acked = counts
             if self.max_unread_bytes is not None:
                 over = received - conn.read > self.max_unread_bytes
             else:

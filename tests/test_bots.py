@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
 
-from sagani_net.bots import make_policy
-from sagani_net.bots.mcts import MctsPolicy
-from sagani_net.bots.runner import policy_for, safe_action
+from sagani_net.bots import make_policy, strategy_names
+from sagani_net.bots.base import decide
+from sagani_net.bots.mcts import MctsPolicy, PlainSearch
+from sagani_net.bots.runner import policy_for
+from sagani_net.bots.simple import GreedyPolicy
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.games.sagani.rules import Action, State, shuffled_tiles
+from sagani_net.games import game_names, get_game
+from sagani_net.games.sagani import bots as sagani_bots
+from sagani_net.games.sagani.rules import SAGANI, Action, State, shuffled_tiles
 
 #: Tiny budgets keep the search bot quick in tests; it is deterministic with think_s=None.
 FAST_MCTS = {"think_s": None, "iterations": 12}
@@ -28,7 +33,8 @@ def fast_mcts() -> MctsPolicy:
 def test_every_strategy_finishes_multiplayer_games_against_the_others(
     strategies: tuple[str, ...],
 ) -> None:
-    game = GameSpec(0, len(strategies), "multi", 11, strategies, {"mcts": FAST_MCTS})
+    config = {"players": len(strategies), "mode": "multi"}
+    game = GameSpec(0, "sagani", config, 11, strategies, {"mcts": FAST_MCTS})
     result = play_local(game)
     state = State.from_record(result.record)
     assert state.is_over()
@@ -38,10 +44,10 @@ def test_every_strategy_finishes_multiplayer_games_against_the_others(
 @pytest.mark.parametrize("mode", ["solo", "solo-advanced"])
 def test_the_search_bot_plays_both_solo_modes_to_the_end(mode: str) -> None:
     options = {"mcts": {**FAST_MCTS, "iterations": 4}}
-    result = play_local(GameSpec(0, 1, mode, 5, ("mcts",), options))
+    result = play_local(GameSpec(0, "sagani", {"players": 1, "mode": mode}, 5, ("mcts",), options))
     assert State.from_record(result.record).is_over()
     if mode == "solo":
-        assert result.tiles_used is not None and result.won is not None
+        assert {"tiles_used", "won"} <= set(result.figures)
 
 
 def test_the_search_bot_is_deterministic_for_a_seed_and_an_iteration_budget() -> None:
@@ -86,12 +92,15 @@ def test_the_search_bot_never_reads_the_state_beyond_its_view() -> None:
     state = State.new(2, seed=8)
 
     class ViewOnly:
-        """Answers ``view`` and ``current_seat`` and nothing else."""
+        """Answers ``view``, ``private`` and ``current_seat`` and nothing else."""
 
         current_seat = state.current_seat
 
         def view(self, seat: int | None = None) -> dict:
             return state.view(seat)
+
+        def private(self, seat: int) -> dict | None:
+            return state.private(seat)
 
         def __getattr__(self, name: str) -> object:
             raise AssertionError(f"the search bot read state.{name}")
@@ -124,5 +133,74 @@ def test_an_illegal_answer_is_replaced_by_a_legal_move() -> None:
             return Action.place((9, 9), 0)
 
     state = State.new(2, seed=1)
-    action = safe_action(Broken(), state.view(0), random.Random(0), random.Random(0))
-    state.apply(action)
+    data = decide(Broken(), SAGANI, 0, state.view(0), None, random.Random(0), random.Random(0))
+    assert data == state.action_data(state.default_action())
+    state.apply(state.parse_action(data))
+
+
+@pytest.mark.parametrize("strategy", ["random", "greedy", "mcts"])
+@pytest.mark.parametrize("game", game_names())
+def test_every_policy_plays_every_game_to_the_end(game: str, strategy: str) -> None:
+    rules = get_game(game)
+    config = rules.parse_config({})
+    seats = rules.seats(config)
+    spec = GameSpec(0, game, config, 3, (strategy,) * seats,
+                    {"mcts": {"think_s": None, "iterations": 2}})  # fmt: skip
+    result = play_local(spec)
+    assert rules.from_record(result.record).is_over()
+    assert sorted(result.ranking) == list(range(seats))
+
+
+def test_the_generic_greedy_step_scores_every_legal_action_by_the_games_evaluation() -> None:
+    state = State.new(2, seed=6)
+    state.apply(Action.take(0))
+    greedy = GreedyPolicy("sagani")
+    values = greedy.one_ply(state)
+    assert [a for _, a in values] == state.legal_actions()
+    value, action = max(values, key=lambda va: va[0])
+    after = state.clone()
+    after.apply(action)
+    assert value == sagani_bots.evaluate(after, 0)
+    assert all(v <= value for v, _ in values)
+
+
+def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> None:
+    # PlainSearch: single legal actions as moves, random rollouts scored by evaluate.
+    plain = functools.partial(PlainSearch, sagani_bots.evaluate)
+    bot = MctsPolicy("sagani", think_s=None, iterations=8, search=plain, rollout_decisions=10)
+    state = State.new(2, seed=4)
+    for _ in range(6):
+        action = bot.choose(state, random.Random(0))
+        assert action in state.legal_actions()
+        state.apply(action)
+
+
+def test_a_game_may_register_strategies_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    class FirstLegal:
+        name = "first"
+
+        def choose(self, state: State, rng: random.Random) -> Action:
+            return state.legal_actions()[0]
+
+    monkeypatch.setattr(sagani_bots, "STRATEGIES", {"first": FirstLegal}, raising=False)
+    assert strategy_names("sagani") == ("random", "greedy", "mcts", "first")
+    config = {"players": 2, "mode": "multi"}
+    result = play_local(GameSpec(0, "sagani", config, 1, ("first", "greedy")))
+    assert State.from_record(result.record).is_over()
+    with pytest.raises(ValueError, match="unknown strategy 'second'"):
+        make_policy("second")
+
+
+def test_the_plain_search_keeps_to_the_games_candidates_and_rollout_policy() -> None:
+    rolled = []
+
+    def rollout_action(state: State, rng: random.Random) -> Action:
+        rolled.append(state.version)
+        return state.legal_actions()[0]
+
+    only_last = functools.partial(PlainSearch, sagani_bots.evaluate,
+                                  lambda state: state.legal_actions()[-1:], rollout_action)
+    bot = MctsPolicy("sagani", think_s=None, iterations=6, search=only_last)
+    state = State.new(3, seed=2)
+    assert bot.choose(state, random.Random(0)) == state.legal_actions()[-1]
+    assert rolled  # the rollouts were the game's

@@ -237,7 +237,7 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
         assert searcher.move_deadline_s == deadline_s
         other = subprocess.Popen([sys.executable, "-m", "cli.main", "bot",
                                   endpoint.removeprefix("tcp://"), "--table", table, "--seat",
-                                  "1", "--strategy", "greedy", "--quiet"])  # fmt: skip
+                                  "2", "--strategy", "greedy", "--quiet"])  # fmt: skip
         stop = threading.Event()
         thread = threading.Thread(target=searcher.play, args=(stop,), daemon=True)
         thread.start()

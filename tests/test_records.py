@@ -47,7 +47,9 @@ def test_record_has_the_fields_of_the_format():
     record = finished().to_record()
     assert record["game"] == "sagani"
     assert (record["players"], record["mode"], record["seed"]) == (3, "multi", 17)
-    assert set(record) == {"game", "players", "mode", "seed", "tiles", "actions", "result"}
+    assert record["config"] == {"players": 3, "mode": "multi"}
+    assert set(record) == {"game", "config", "players", "mode", "seed", "tiles", "actions",
+                           "result"}  # fmt: skip
     assert set(record["result"]) == {"scores", "ranking"}
 
 
@@ -212,12 +214,34 @@ def test_tiles_that_are_not_the_seeds_shuffle_are_refused():
     assert refused(record).code == "bad_record"
 
 
-@pytest.mark.parametrize("field", ["game", "players", "mode", "tiles", "actions"])
+@pytest.mark.parametrize("field", ["game", "config", "tiles", "actions"])
 def test_record_without_a_required_field_is_refused(field):
     record = with_intermezzo()
     del record[field]
+    if field == "config":  # without it, a record is read in the first format: no players
+        del record["players"]
     with pytest.raises(RuleError):
         replay(record)
+
+
+@pytest.mark.parametrize("field", ["players", "mode"])
+def test_a_record_of_the_first_format_needs_players_and_mode(field):
+    record = with_intermezzo()
+    del record["config"], record[field]
+    assert refused(record).code == "bad_record"
+
+
+def test_a_record_of_the_first_format_still_replays():
+    record = with_intermezzo()
+    del record["config"]
+    state, _events = replay(record)
+    assert state.to_record()["result"] == record["result"]
+
+
+def test_a_record_with_a_config_the_rules_refuse_is_refused():
+    record = with_intermezzo()
+    record["config"] = {"players": 9}
+    assert refused(record).code == "bad_record"
 
 
 def test_altered_pick_index_fails_loudly_at_that_action():

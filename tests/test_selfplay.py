@@ -41,8 +41,9 @@ def test_selfplay_writes_one_record_per_game_and_each_replays(tmp_path, args):
 def test_selfplay_prints_a_summary(tmp_path, capsys):
     selfplay(tmp_path, "--players", "2", "--games", "2", "--policy", "greedy,random")
     out = capsys.readouterr().out
-    assert "2 games, 2 seats (greedy, random)" in out
-    for words in ("mean score", "win share", "mean turns per seat", "games/s"):
+    assert "2 games of Sagani (players 2, mode multi), 2 seats (greedy, random)" in out
+    for words in ("seat 1", "seat 2", "mean score", "win share", "mean actions per seat",
+                  "games/s"):
         assert words in out
 
 
@@ -58,6 +59,37 @@ def test_selfplay_greedy_games_reach_the_end(tmp_path):
         assert max(record["result"]["scores"]) >= 45
 
 
-def test_selfplay_refuses_a_policy_list_of_the_wrong_length(tmp_path):
-    with pytest.raises(SystemExit):
-        selfplay(tmp_path, "--players", "3", "--games", "1", "--policy", "greedy,random")
+def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
+    assert main(["selfplay", "--players", "3", "--games", "1", "--policy", "greedy,random"]) == 2
+    assert capsys.readouterr().err == "sagani selfplay: --policy names 2 policies for 3 seats\n"
+
+
+def test_selfplay_takes_the_game_and_its_options_by_name(tmp_path, capsys):
+    records = selfplay(tmp_path, "--game", "sagani", "--option", "mode=solo-advanced",
+                       "--option", "players=1", "--games", "1", "--policy", "random")  # fmt: skip
+    assert [r["config"] for r in records] == [{"players": 1, "mode": "solo-advanced"}]
+    out = capsys.readouterr().out
+    assert "1 game of Sagani (players 1, mode solo-advanced), 1 seat (random)" in out
+
+
+def test_selfplay_reports_the_goal_of_a_solo_game(tmp_path, capsys):
+    selfplay(tmp_path, "--players", "1", "--games", "2", "--policy", "greedy")
+    out = capsys.readouterr().out
+    assert "reached the goal in 2 of 2 games; tiles: mean" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--game", "chess"), "no game called 'chess'"),
+        (("--option", "colour=red"), "--option is NAME=VALUE with NAME one of players, mode"),
+        (("--option", "players=two"), "players is a whole number, not 'two'"),
+        (("--players", "5"), "players is one of"),
+        (("--players", "1", "--mode", "multi"), "multi is for 2-4 players"),
+        (("--policy", "genius"), "unknown genius"),
+    ],
+)
+def test_selfplay_refuses_a_game_or_options_the_game_refuses(args, says, capsys):
+    assert main(["selfplay", *args, "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.splitlines()) == 1

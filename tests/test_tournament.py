@@ -21,11 +21,12 @@ FAST_MCTS = {"think_s": None, "iterations": 3}
 
 
 def test_seats_are_rotated_so_that_every_strategy_starts_equally_often() -> None:
-    spec = TournamentSpec(lineup=("mcts", "greedy", "random"), players=3, games=6, seed=1)
-    starters = [spec.game(i).strategies[0] for i in range(6)]
+    spec = TournamentSpec(lineup=("mcts", "greedy", "random"), config={"players": 3}, games=6,
+                          seed=1)  # fmt: skip
+    starters = [spec.game_spec(i).strategies[0] for i in range(6)]
     assert sorted(starters) == ["greedy", "greedy", "mcts", "mcts", "random", "random"]
     # Each deal is played once from every seat.
-    assert len({spec.game(i).seed for i in range(6)}) == 2
+    assert len({spec.game_spec(i).seed for i in range(6)}) == 2
 
 
 def test_a_small_tournament_reproduces_the_same_table_from_the_same_seed() -> None:
@@ -39,12 +40,12 @@ def test_a_small_tournament_reproduces_the_same_table_from_the_same_seed() -> No
 def test_a_different_seed_deals_different_games() -> None:
     one = TournamentSpec(lineup=("greedy", "random"), games=2, seed=1)
     two = TournamentSpec(lineup=("greedy", "random"), games=2, seed=2)
-    assert one.game(0).seed != two.game(0).seed
+    assert one.game_spec(0).seed != two.game_spec(0).seed
 
 
 def test_solo_lineups_take_turns_on_the_same_deals() -> None:
-    spec = TournamentSpec(lineup=("greedy", "random"), mode="solo", players=1, games=4, seed=3)
-    games = [spec.game(i) for i in range(4)]
+    spec = TournamentSpec(lineup=("greedy", "random"), config={"mode": "solo"}, games=4, seed=3)
+    games = [spec.game_spec(i) for i in range(4)]
     assert [g.strategies for g in games] == [("greedy",), ("random",)] * 2
     assert games[0].seed == games[1].seed != games[2].seed
     rows = summarize(spec, run_games(spec, workers=1))
@@ -80,3 +81,17 @@ def test_the_tournament_command_prints_the_table_and_saves_every_record(
         assert record["result"]["scores"] == entry["scores"]
     table = json.loads((tmp_path / "table.json").read_text())
     assert {row["strategy"] for row in table} == {"greedy", "random"}
+
+
+def test_a_one_seat_game_without_a_goal_shows_scores_only() -> None:
+    spec = TournamentSpec(lineup=("random",), config={"mode": "solo-advanced", "players": 1},
+                          games=1, seed=4)  # fmt: skip
+    rows = summarize(spec, run_games(spec, workers=1))
+    head = format_table(spec, rows, 1.0).splitlines()[1]
+    assert "best" in head and "goal" not in head and "Elo" not in head
+    assert rows[0].wins == 0 and rows[0].games == 1
+
+
+def test_a_lineup_must_name_a_strategy_for_every_seat() -> None:
+    with pytest.raises(ValueError, match="a 3-seat lineup names 3 strategies"):
+        TournamentSpec(lineup=("greedy", "random"), config={"players": 3}, games=1)

@@ -1,42 +1,55 @@
 """Policies: what a bot decides, given a state it may search. No sockets here.
 
-A bot that plays over the network rebuilds a state from its view with
-:meth:`sagani_net.games.sagani.rules.State.from_view`, so a policy never sees the secret draw order.
+Every game gets ``random``, ``greedy`` (one ply over the game's evaluation) and ``mcts``
+(information-set search over the game's determinizer), each with the game's own hooks from its
+``bots.py`` (:mod:`sagani_net.bots.base`); a game's ``bots.py`` may add strategies of its own
+in a ``STRATEGIES`` map of name to factory (called with the policy's options). A bot never
+sees a secret: over the network and in tournaments it decides on a state rebuilt from its
+seat's view and private data (:meth:`sagani_net.game.Game.determinize`).
+
+>>> make_policy("greedy", game="sagani").name
+'greedy'
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from typing import Protocol
 
-from sagani_net.games.sagani.rules import Action, State
+from sagani_net.bots.base import Policy, game_bots
+from sagani_net.bots.mcts import MctsPolicy
+from sagani_net.bots.simple import GreedyPolicy, RandomPolicy
+from sagani_net.games import DEFAULT_GAME, game_names
 
-
-class Policy(Protocol):
-    name: str
-
-    def choose(self, state: State, rng: random.Random) -> Action:
-        """The action to play for ``state.current_seat``."""
-
-
-POLICIES: dict[str, Callable[..., Policy]] = {}
-
-
-def policy(name: str) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
-    def register(factory: Callable[..., Policy]) -> Callable[..., Policy]:
-        POLICIES[name] = factory
-        return factory
-
-    return register
+#: The policies every game has, by name.
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+    "greedy": GreedyPolicy,
+    "mcts": MctsPolicy,
+}
+STRATEGIES = tuple(POLICIES)
 
 
-def make_policy(name: str, **options: object) -> Policy:
-    """A policy by name (``random``, ``greedy``, ...)."""
-    from sagani_net.bots import mcts, simple  # noqa: F401  (registers the built-in policies)
+def _own_strategies(game: str) -> dict[str, Callable[..., Policy]]:
+    return getattr(game_bots(game), "STRATEGIES", {})
 
-    try:
-        factory = POLICIES[name]
-    except KeyError:
-        raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)}") from None
-    return factory(**options)
+
+def strategy_names(game: str | None = None) -> tuple[str, ...]:
+    """The strategies of ``game``: every game's, then its own; None: of any game."""
+    games = game_names() if game is None else [game]
+    own = [name for g in games for name in _own_strategies(g) if name not in POLICIES]
+    return STRATEGIES + tuple(dict.fromkeys(own))
+
+
+def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Policy:
+    """A policy by name (``random``, ``greedy``, ``mcts``, or one of the game's own: these
+    three names always mean the policies every game has) for the game called ``game``; raises
+    ValueError for a name the game does not know."""
+    if name in POLICIES:
+        return POLICIES[name](game=game, **options)
+    own = _own_strategies(game)
+    if name in own:
+        return own[name](**options)
+    raise ValueError(f"unknown strategy {name!r}; known: {', '.join(strategy_names(game))}")
+
+
+__all__ = ["POLICIES", "STRATEGIES", "Policy", "make_policy", "strategy_names"]

@@ -1,90 +1,88 @@
-"""The search bot: information-set Monte Carlo tree search over determinized draw orders.
+"""The search bot for every game: information-set Monte Carlo tree search over determinizations.
 
-The bot's only input is what its seat may see: :meth:`MctsPolicy.choose` turns the state it is
-given into ``state.view(seat)`` at once and never touches the state again. Each iteration
-samples a draw order consistent with that view (:meth:`State.from_view`), walks one tree shared
-by all samples (single-observer ISMCTS: a child is scored only among the samples in which it
-was legal), plays a short greedy rollout and scores the result with a heuristic.
+The bot's only input is what its seat may know: :meth:`MctsPolicy.choose` turns the state it is
+given into ``state.view(seat)`` and ``state.private(seat)`` at once and never touches the state
+again. Each iteration samples a full state consistent with them (:meth:`Game.determinize`:
+draw order, other hands, future rolls), walks one tree shared by all samples (single-observer
+ISMCTS: a child is scored only among the samples in which it was legal), plays a rollout and
+scores the result with a reward in [0, 1] per seat.
 
-A turn is searched as one macro-action, the tile choice and its placement together; placements
-are pruned to the best few by :func:`sagani_net.bots.simple.placement_value`. The placement
-found for the chosen tile is remembered and played on the turn's second decision without a
-second search, so the time budget is per turn. A draw from the pile is searched as "draw, then
-place greedily", because the drawn tile is unknown when the choice is made; a solo reveal is
-forced, and its placement is searched once the tile is known.
+What a move is, which moves are worth searching, how a rollout plays and how its end is scored
+come from the game's ``Search`` hooks (:class:`SearchHooks`) in its ``bots.py``; a game without
+them is searched over single legal actions with random rollouts scored by its ``evaluate``
+(:class:`PlainSearch`). A move may stand for several decisions of the seat (a Sagani turn: the
+tile and its placement): the first is played, the rest are remembered and played on the next
+decisions without a second search, as long as the position is the one the plan expected, so the
+time budget is per move.
 
 Deterministic for a given ``rng`` state when only the iteration budget binds (``think_s=None``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from sagani_net.bots import policy
-from sagani_net.bots.simple import ranked_placements
-from sagani_net.game import Data
-from sagani_net.games.sagani.rules import CHOOSE, OVER, PLACE, Action, Player, State
-from sagani_net.games.sagani.tiles import TILES
+from sagani_net.bots.base import game_bots
+from sagani_net.game import Data, Game, GameState
+from sagani_net.games import DEFAULT_GAME, get_game
 
-#: One searched decision: the choice (None when the tile is already held) and the placement
-#: (None: placed by the rollout policy, for a draw from the pile or a pass).
-Macro = tuple[Action | None, Action | None]
 
-#: Solo goal and the pace greedy keeps in basic solo, for estimating tiles still needed.
-SOLO_GOAL = 75
-SOLO_POINTS_PER_TILE = 2.6
-#: Placements kept per tile and display (more than any search keeps).
-RANKED = 8
-#: Share of an unflipped tile's value counted as already earned, by open arrows left.
-OPEN_CREDIT = (1.0, 0.5, 0.25, 0.1, 0.05)
+class SearchHooks(Protocol):
+    """A game's knowledge for the search; one object serves one search (it may cache)."""
+
+    def candidates(self, state: GameState, root: bool) -> list[Hashable]:
+        """The moves searched for the seat to move, best first (``root``: at the root, where
+        a game may look wider)."""
+
+    def signature(self, state: GameState) -> Hashable:
+        """What the candidates depend on: a node keeps its candidates by it (chance can change
+        them from one sample to the next)."""
+
+    def decisions(self, move: Any) -> list[Any]:
+        """The actions ``move`` stands for, in order."""
+
+    def play(self, state: GameState, move: Any) -> None:
+        """Play ``move`` on a search state."""
+
+    def rollout(self, state: GameState, rng: random.Random) -> list[float]:
+        """Play on from ``state`` and return a reward in [0, 1] for every seat."""
 
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """The knobs of the search; the defaults are what the strength figures were measured with."""
+    """The knobs of the search itself; the game's own (``options``) go to its hooks."""
 
     think_s: float | None = 1.0
     iterations: int | None = None
-    #: Placements kept per tile: at the root, and deeper in the tree.
-    root_placements: int = 5
-    placements: int = 3
-    #: Rollout length in turns (all seats together) before the heuristic scores the state;
-    #: solo turns are cheaper (one tile to place, no offer to weigh), so they look further.
-    rollout_turns: int = 4
-    solo_rollout_turns: int = 8
     #: UCB1's constant; rewards lie in [0, 1] and differ little between good moves.
     exploration: float = 0.35
-    #: Points of equity difference that make a win about 73% likely (logistic scale).
-    margin_scale: float = 8.0
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.placements <= self.root_placements <= RANKED:
-            raise ValueError(f"placements per tile must be 1..{RANKED}, fewer below the root")
 
 
 class Node:
-    """Statistics of one macro-action in the tree, from the view of the seat that played it."""
+    """Statistics of one move in the tree, from the view of the seat that played it."""
 
     __slots__ = ("children", "visits", "total", "available", "candidates")
 
     def __init__(self) -> None:
-        self.children: dict[Macro, Node] = {}
+        self.children: dict[Hashable, Node] = {}
         self.visits = 0
         self.total = 0.0
         self.available = 0
         # Candidate lists by position signature; chance (refills, draws) can change them.
-        self.candidates: dict[tuple, list[Macro]] = {}
+        self.candidates: dict[Hashable, list[Hashable]] = {}
 
 
-@policy("mcts")
 class MctsPolicy:
     """ISMCTS over determinizations; see the module docstring.
 
-    >>> bot = MctsPolicy(think_s=None, iterations=50)
-    >>> state = State.new(2, seed=3)
+    >>> bot = MctsPolicy("sagani", think_s=None, iterations=50)
+    >>> state = get_game("sagani").new_state({"players": 2, "mode": "multi"}, 3)
     >>> state.apply(bot.choose(state, random.Random(1))) and None
     """
 
@@ -92,76 +90,102 @@ class MctsPolicy:
 
     def __init__(
         self,
+        game: str = DEFAULT_GAME,
         think_s: float | None = 1.0,
         iterations: int | None = None,
-        **options: object,
+        exploration: float = 0.35,
+        search: Callable[..., SearchHooks] | None = None,
+        **options: Any,
     ) -> None:
+        """``search`` makes the hooks of one search from ``options``: by default the game's
+        ``Search``, or :class:`PlainSearch` for a game without one."""
         if think_s is None and iterations is None:
             raise ValueError("give the search a time budget, an iteration budget, or both")
-        self.config = SearchConfig(think_s=think_s, iterations=iterations, **options)  # type: ignore[arg-type]
-        self._plan: tuple[tuple, Action] | None = None
-        self._placements = Placements()
+        self.config = SearchConfig(think_s, iterations, exploration)
+        self.game: Game = get_game(game)
+        if search is None:
+            bots = game_bots(game)
+            search = getattr(bots, "Search", None) or functools.partial(
+                PlainSearch, bots.evaluate, getattr(bots, "candidate_actions", None),
+                getattr(bots, "rollout_action", None),
+            )  # fmt: skip
+        self._hooks: Callable[[], SearchHooks] = functools.partial(search, **options)
+        self._hooks()  # refuses unknown or bad options now, not at the first move
+        #: The decisions still to play of the last move chosen, and the view they expect.
+        self._plan: tuple[Data, list[Any]] | None = None
         #: Iterations run by the last search (for tests and logs).
         self.last_iterations = 0
 
-    def choose(self, state: State, rng: random.Random) -> Action:
+    def choose(self, state: GameState, rng: random.Random) -> Any:
         seat = state.current_seat
         if seat is None:
             raise ValueError("the game is over; there is nothing to choose")
-        # The search sees only this; the state (and its secret draw order) is not used again.
-        return self.choose_from_view(state.view(seat), rng)
+        # The search sees only these; the state (and its secrets) is not used again.
+        return self.choose_from_view(state.view(seat), state.private(seat), seat, rng)
 
-    def choose_from_view(self, view: Data, rng: random.Random) -> Action:
-        """The action for the seat to move in ``view``, which must be that seat's view."""
-        base = State.from_view(view, rng)
-        if base.phase == PLACE and self._plan is not None and self._plan[0] == _plan_key(base):
-            planned = self._plan[1]
-            self._plan = None
-            return planned
-        legal = base.legal_actions() if base.phase == CHOOSE else None
-        if legal is not None and len(legal) == 1:
-            return legal[0]  # a reveal or a forced pass: nothing to think about
-        macro = self._search(view, rng)
-        choice, place = macro
-        if choice is None:
-            assert place is not None
-            return place
-        if place is not None:
+    def choose_from_view(
+        self, view: Data, private: Data | None, seat: int, rng: random.Random
+    ) -> Any:
+        """The action for ``seat`` (the seat to move) from what it knows."""
+        base = self.game.determinize(view, private, seat, rng)
+        plan, self._plan = self._plan, None
+        # Compared as the rules see it here (the wire may have changed the view's form).
+        if plan is not None and plan[0] == base.view(seat):
+            return self._follow(base, plan[1], seat)
+        legal = base.legal_actions()
+        if len(legal) == 1:
+            return legal[0]  # a forced decision: nothing to think about
+        hooks = self._hooks()
+        return self._follow(base, hooks.decisions(self._search(view, private, seat, rng, hooks)),
+                            seat)  # fmt: skip
+
+    def _follow(self, base: GameState, decisions: list[Any], seat: int) -> Any:
+        """Play the first of ``decisions``; keep the rest for the view it leads to."""
+        first, rest = decisions[0], decisions[1:]
+        if rest:
             after = base.clone()
-            after.push(choice)
-            self._plan = (_plan_key(after), place)
-        return choice
+            after.apply(first)
+            self._plan = (after.view(seat), rest)
+        return first
 
     # -- the search -------------------------------------------------------------------------
 
-    def _search(self, view: Data, rng: random.Random) -> Macro:
+    def _search(
+        self, view: Data, private: Data | None, seat: int, rng: random.Random,
+        hooks: SearchHooks,
+    ) -> Hashable:  # fmt: skip
         cfg = self.config
         started = time.perf_counter()
         deadline = None if cfg.think_s is None else started + cfg.think_s
         limit = cfg.iterations if cfg.iterations is not None else 10**9
         root = Node()
-        self._placements = Placements()
         n = 0
         while n < limit:
             if deadline is not None and n and time.perf_counter() >= deadline:
                 break
-            self._iterate(root, State.from_view(view, rng), rng)
+            self._iterate(root, self.game.determinize(view, private, seat, rng), rng, hooks)
             n += 1
-            if n == 1 and len(root.children) == 1 and _only_candidates(root) == 1:
+            if n == 1 and len(root.children) == 1 and _most_candidates(root) == 1:
                 break  # one candidate: no search needed
         self.last_iterations = n
         # The robust child: most visited, ties to the better mean, then to candidate order.
         best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].total / kv[1].visits))
         return best[0]
 
-    def _iterate(self, root: Node, state: State, rng: random.Random) -> None:
-        cfg = self.config
+    def _iterate(
+        self, root: Node, state: GameState, rng: random.Random, hooks: SearchHooks
+    ) -> None:
         path: list[tuple[Node, int]] = []
         node = root
         depth = 0
-        while state.phase != OVER:
-            seat = state.seat
-            candidates = self._candidates(node, state, depth == 0)
+        explore = self.config.exploration
+        while not state.is_over():
+            seat = state.current_seat
+            assert seat is not None
+            key = hooks.signature(state)
+            candidates = node.candidates.get(key)
+            if candidates is None:
+                candidates = node.candidates[key] = hooks.candidates(state, depth == 0)
             fresh = next((m for m in candidates if m not in node.children), None)
             for m in candidates:
                 child = node.children.get(m)
@@ -170,212 +194,107 @@ class MctsPolicy:
             if fresh is not None:
                 child = node.children[fresh] = Node()
                 child.available = 1
-                self._placements.play(state, fresh)
+                hooks.play(state, fresh)
                 path.append((child, seat))
                 break
-            explore = cfg.exploration
-            best_value, best_macro = -1.0, candidates[0]
+            best_value, best_move = -1.0, candidates[0]
             for m in candidates:
                 c = node.children[m]
                 # UCB1 over the samples in which the child was legal (ISMCTS availability).
                 value = c.total / c.visits + explore * math.sqrt(math.log(c.available) / c.visits)
                 if value > best_value:
-                    best_value, best_macro = value, m
-            node = node.children[best_macro]
-            self._placements.play(state, best_macro)
+                    best_value, best_move = value, m
+            node = node.children[best_move]
+            hooks.play(state, best_move)
             path.append((node, seat))
             depth += 1
-        rewards = self._rollout(state, rng)
+        rewards = hooks.rollout(state, rng)
         for child, seat in path:
             child.visits += 1
             child.total += rewards[seat]
 
-    def _candidates(self, node: Node, state: State, root: bool) -> list[Macro]:
-        """The macro-actions searched here, best first by the greedy heuristic."""
-        p = state.seats[state.seat]
-        key = (
-            state.seat, state.phase, state.held, tuple(state.offer), tuple(state.storage),
-            state.intermezzo is not None, state.top_tile() if state.mode != "multi" else None,
-            frozenset(p.tiles.items()),
-        )  # fmt: skip
-        found = node.candidates.get(key)
-        if found is None:
-            found = node.candidates[key] = self._list_candidates(state, root)
-        return found
 
-    def _list_candidates(self, state: State, root: bool) -> list[Macro]:
-        k = self.config.root_placements if root else self.config.placements
-        if state.phase == PLACE:
-            assert state.held is not None
-            return [(None, a) for _, a in self._placements.ranking(state, state.held)[:k]]
-        scored: list[tuple[float, Macro]] = []
-        for action in state.legal_actions():
-            if action.type in ("take", "pick", "reveal"):
-                if action.type == "reveal":
-                    tile = state.top_tile()
-                else:
-                    source = state.offer if action.type == "take" else state.storage
-                    tile = source[action.index]  # type: ignore[index]
-                assert tile is not None
-                for value, place in self._placements.ranking(state, tile)[:k]:
-                    scored.append((value, (action, place)))
-            elif action.type == "draw":
-                scored.append((-1e6, (action, None)))
-            else:  # pass
-                scored.append((-1e6, (action, None)))
-        scored.sort(key=lambda vm: -vm[0])
-        return [m for _, m in scored]
-
-    # -- rollouts and scoring ---------------------------------------------------------------
-
-    def _rollout(self, state: State, rng: random.Random) -> list[float]:
-        """Greedy turns until the game ends or the rollout length is reached; then rewards."""
-        turns = 0
-        cfg = self.config
-        limit = cfg.rollout_turns if state.mode == "multi" else cfg.solo_rollout_turns
-        while state.phase != OVER and turns < limit:
-            self._placements.play(state, self._placements.greedy_macro(state))
-            turns += 1
-        return self._rewards(state)
-
-    def _rewards(self, state: State) -> list[float]:
-        """A reward in [0, 1] for every seat."""
-        if state.mode == "solo":
-            return [_solo_reward(state)]
-        if state.mode == "solo-advanced":
-            return [_advanced_reward(state)]
-        scale = self.config.margin_scale
-        over = state.phase == OVER
-        if over:
-            ranking = state.ranking()
-            place = {seat: i for i, seat in enumerate(ranking)}
-            values = [float(s) for s in state.scores()]
-        else:
-            late = state.end_triggered or state.last_round
-            values = [_equity(p, 0.3 if late else 1.0) for p in state.seats]
-        rewards = []
-        for i, vi in enumerate(values):
-            total = 0.0
-            for j, vj in enumerate(values):
-                if i == j:
-                    continue
-                shaped = _logistic((vi - vj) / scale)
-                # A finished game: winning is what counts, the margin only breaks ties in value.
-                total += (0.8 * (place[i] < place[j]) + 0.2 * shaped) if over else shaped
-            rewards.append(total / (len(values) - 1))
-        return rewards
-
-
-def _plan_key(state: State) -> tuple:
-    """What identifies the position in which a planned placement is to be played."""
-    return (state.seat, state.version, state.held, frozenset(state.seats[state.seat].tiles))
-
-
-def _only_candidates(root: Node) -> int:
+def _most_candidates(root: Node) -> int:
     return max((len(c) for c in root.candidates.values()), default=0)
 
 
-class Placements:
-    """Placements of a tile ranked by the greedy heuristic, remembered for the whole search.
+class PlainSearch:
+    """The search's hooks for a game without a ``Search`` of its own: single actions are the
+    moves (keyed by their wire form); the candidates are the game's ``candidate_actions(state)``
+    if it has them, else every legal action; rollouts play its ``rollout_action(state, rng)``
+    (else random actions) for a while, and their end is scored by the game's ``evaluate`` (or by
+    its ranking, once the game is over)."""
 
-    The ranking depends only on the display and the supply, which many samples and rollouts
-    share (the seat that is not searching keeps its display for a whole turn), so most
-    lookups are hits. Ties keep the greedy policy's order: its best is our first.
-    """
+    def __init__(
+        self,
+        evaluate: Callable[[GameState, int], float],
+        candidate_actions: Callable[[GameState], list[Any]] | None = None,
+        rollout_action: Callable[[GameState, random.Random], Any] | None = None,
+        rollout_decisions: int = 60,
+        margin_scale: float = 8.0,
+    ) -> None:
+        self.evaluate = evaluate
+        self.candidate_actions = candidate_actions or (lambda state: state.legal_actions())
+        self.rollout_action = rollout_action or _random_action
+        #: Decisions a rollout plays before it scores the state.
+        self.rollout_decisions = rollout_decisions
+        #: Difference in evaluation that makes a win about 73% likely (logistic scale).
+        self.margin_scale = margin_scale
 
-    __slots__ = ("ranked",)
+    def signature(self, state: GameState) -> Hashable:
+        return tuple(frozen(state.action_data(a)) for a in state.legal_actions())
 
-    def __init__(self) -> None:
-        self.ranked: dict[tuple, list[tuple[float, Action]]] = {}
+    def candidates(self, state: GameState, root: bool) -> list[Hashable]:
+        return [Move(frozen(state.action_data(a)), a) for a in self.candidate_actions(state)]
 
-    def ranking(self, state: State, tile: int) -> list[tuple[float, Action]]:
-        player = state.seats[state.seat]
-        costs = state.mode != "solo-advanced"
-        key = (tile, player.supply, costs, frozenset(player.tiles.items()))
-        found = self.ranked.get(key)
-        if found is None:
-            found = self.ranked[key] = ranked_placements(player, tile, costs, keep=RANKED)
-        return found
+    def decisions(self, move: Move) -> list[Any]:
+        return [move.action]
 
-    def best(self, state: State, tile: int) -> tuple[float, Action]:
-        return self.ranking(state, tile)[0]
+    def play(self, state: GameState, move: Move) -> None:
+        state.apply(move.action)
 
-    def play(self, state: State, macro: Macro) -> None:
-        """Play a macro-action; a missing placement is the greedy one."""
-        choice, place = macro
-        if choice is not None:
-            # A reveal's placement was listed for the tile this sample reveals (the candidate
-            # key holds the pile's top tile), so it fits.
-            state.push(choice)
-        if state.phase == PLACE:
-            if place is None:
-                assert state.held is not None
-                place = self.best(state, state.held)[1]
-            state.push(place)
-
-    def greedy_macro(self, state: State) -> Macro:
-        """The rollout policy: the greedy bot's turn, without weighing a draw from the pile."""
-        if state.phase == PLACE:
-            assert state.held is not None
-            return (None, self.best(state, state.held)[1])
-        best_value, best = -1e9, None
-        for action in state.legal_actions():
-            if action.type == "take":
-                tile = state.offer[action.index]  # type: ignore[index]
-            elif action.type == "pick":
-                tile = state.storage[action.index]  # type: ignore[index]
-            elif action.type == "pass":
-                if best is None:
-                    best_value, best = 0.0, (action, None)
-                continue
-            elif action.type == "reveal":
-                return (action, None)
-            else:  # draw: the rollout leaves it alone
-                continue
-            value, place = self.best(state, tile)
-            if value > best_value:
-                best_value, best = value, (action, place)
-        assert best is not None
-        return best
+    def rollout(self, state: GameState, rng: random.Random) -> list[float]:
+        for _ in range(self.rollout_decisions):
+            if state.is_over():
+                break
+            state.apply(self.rollout_action(state, rng))
+        seats = len(state.scores())
+        result = state.result()
+        if result is not None and seats > 1:
+            place = {seat: i for i, seat in enumerate(result.ranking)}
+            return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
+                    for i in range(seats)]  # fmt: skip
+        values = [self.evaluate(state, seat) for seat in range(seats)]
+        if seats == 1:
+            # Alone: more is better, without a ceiling that would make every move look alike.
+            return [0.5 + 0.5 * values[0] / (abs(values[0]) + self.margin_scale)]
+        return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
+                    if j != i) / (seats - 1) for i, vi in enumerate(values)]  # fmt: skip
 
 
-def _potential(p: Player) -> float:
-    """What the unflipped tiles are worth already, by how few arrows each still needs."""
-    total = 0.0
-    for cell, open_ in p.open.items():
-        total += TILES[p.tiles[cell][0]].value * OPEN_CREDIT[min(len(open_), 4)]
-    return total
+@dataclass(frozen=True)
+class Move:
+    """A single action as a move of the tree, compared by its wire form."""
+
+    key: Hashable
+    action: Any = field(compare=False)
 
 
-def _equity(p: Player, weight: float) -> float:
-    return p.score + weight * _potential(p)
+def frozen(data: Any) -> Hashable:
+    """Wire data as a hashable value (maps as sorted pairs, lists as tuples)."""
+    if isinstance(data, dict):
+        return tuple(sorted((k, frozen(v)) for k, v in data.items()))
+    if isinstance(data, list | tuple):
+        return tuple(frozen(v) for v in data)
+    return data
+
+
+def _random_action(state: GameState, rng: random.Random) -> Any:
+    legal = state.legal_actions()
+    return legal[int(rng.random() * len(legal))]
 
 
 def _logistic(x: float) -> float:
     if x < -30:
         return 0.0
     return 1.0 / (1.0 + math.exp(-x))
-
-
-def _solo_reward(state: State) -> float:
-    """Basic solo: fewer tiles to reach 75 is better; estimated at a cut-off rollout."""
-    p = state.seats[0]
-    if state.phase == OVER and p.score < SOLO_GOAL:
-        return 0.0
-    missing = max(0.0, SOLO_GOAL - _equity(p, 1.0)) if state.phase != OVER else 0.0
-    tiles = p.placed + missing / SOLO_POINTS_PER_TILE
-    return min(1.0, max(0.0, (50.0 - tiles) / 30.0))
-
-
-def _advanced_reward(state: State) -> float:
-    """Advanced solo: the final score, with unflipped tiles counted by how close they are."""
-    p = state.seats[0]
-    if state.phase == OVER:
-        final = float(state.scores()[0])
-    else:
-        unflipped = sum(
-            TILES[p.tiles[c][0]].value * (1.0 - 2.0 * OPEN_CREDIT[min(len(o), 4)])
-            for c, o in p.open.items()
-        )
-        final = p.score - unflipped + p.bonus - 2.0 * p.cacophony
-    return min(1.0, max(0.0, final / 500.0))

@@ -1,9 +1,10 @@
 """A bot at a network table: an ordinary client of the protocol that asks a policy for moves.
 
-The runner joins (or creates) a table through :class:`sagani_net.client.Client`, follows the
-table's updates, and whenever it is its seat's turn rebuilds a state from its own view
-(:meth:`State.from_view`: the draw order is sampled, never known), asks the policy, checks the
-answer against that state and acts. If the host goes away it keeps its token and comes back
+The runner joins (or creates) a table of any game through :class:`sagani_net.client.Client`,
+follows the table's updates, and whenever it is its seat's turn rebuilds a state from its own
+view and private data (:meth:`sagani_net.game.Game.determinize`: every secret is sampled, never
+known), asks the policy, checks the answer against that state and acts
+(:func:`sagani_net.bots.base.decide`). If the host goes away it keeps its token and comes back
 with it (:meth:`Client.resume`) once the host is up again.
 
 Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
@@ -27,10 +28,11 @@ import time
 from typing import Any
 
 from sagani_net.bots import Policy, make_policy
+from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import Client, HostError, HostTimeout, Replica
 from sagani_net.game import Data
-from sagani_net.games.sagani.rules import Action, RuleError, State
+from sagani_net.games import DEFAULT_GAME, get_game
 
 log = logging.getLogger("sagani_net.bots.runner")
 
@@ -47,46 +49,49 @@ RESYNC_CODES = ("stale_version", "not_your_turn", "not_started")
 
 def policy_for(
     strategy: str,
+    game: str = DEFAULT_GAME,
     *,
     think_s: float | None = 1.0,
     iterations: int | None = None,
     move_deadline_s: float | None = None,
 ) -> Policy:
-    """A policy by name, its thinking time kept inside ``move_deadline_s`` if there is one."""
+    """A policy by name for ``game``, its thinking time kept inside ``move_deadline_s`` if
+    there is one."""
     if strategy != "mcts":
-        return make_policy(strategy)
+        return make_policy(strategy, game=game)
     if move_deadline_s is not None:
         cap_s = max(0.05, move_deadline_s - DEADLINE_MARGIN_S)
         think_s = cap_s if think_s is None else min(think_s, cap_s)
-    return make_policy("mcts", think_s=think_s, iterations=iterations)
+    return make_policy("mcts", game=game, think_s=think_s, iterations=iterations)
 
 
-def safe_action(policy: Policy, view: Data, rng: random.Random, view_rng: random.Random) -> Action:
-    """The policy's move for ``view``, or the first legal move if the rules refuse the answer."""
-    state = State.from_view(view, view_rng)
-    try:
-        action = policy.choose(state.clone(), rng)
-        state.clone().apply(action)
-    except RuleError as exc:
-        log.warning("policy %s answered an illegal move (%s); playing a legal one", policy.name,
-                    exc)  # fmt: skip
-        action = state.legal_actions()[0]
-    return action
+#: Policies kept between moves by :func:`think`, by (game, strategy, think time, seat): a
+#: search plans a whole move (a Sagani take with its placement) and plays it out on the next
+#: decisions.
+_KEPT: dict[tuple[str, str, float | None, int], Policy] = {}
 
 
-#: Policies kept between moves by :func:`think`, by (strategy, think time, seat): a search
-#: plans its placement together with its take and plays it on the next decision.
-_KEPT: dict[tuple[str, float | None, int], Policy] = {}
-
-
-def think(strategy: str, view: Data, seed: int, think_s: float | None = 1.0) -> Data:
-    """The move of a ``strategy`` bot for ``view``, as plain data, from plain data and a seed:
-    what a worker process is given (``sagani play`` thinks there, apart from its console)."""
-    key = (strategy, think_s, view["turn"])  # the seat to move: this bot's
+def think(
+    strategy: str,
+    view: Data,
+    seed: int,
+    think_s: float | None = 1.0,
+    game: str = DEFAULT_GAME,
+    seat: int | None = None,
+    private: Data | None = None,
+) -> Data:
+    """The move of a ``strategy`` bot for ``seat``, the seat to move, from its ``view`` and
+    ``private`` data, as plain data, from plain data and a seed: what a worker process is given
+    (``sagani play`` thinks there, apart from its console). Without ``seat``, the view's
+    ``turn`` (a Sagani view's field) names it."""
+    if seat is None:
+        seat = view["turn"]
+    key = (game, strategy, think_s, seat)
     if key not in _KEPT:
-        _KEPT[key] = policy_for(strategy, think_s=think_s)
+        _KEPT[key] = policy_for(strategy, game, think_s=think_s)
     rng = random.Random(seed)
-    return safe_action(_KEPT[key], view, rng, random.Random(rng.getrandbits(64))).to_dict()
+    return decide(_KEPT[key], get_game(game), seat, view, private, rng,
+                  random.Random(rng.getrandbits(64)))  # fmt: skip
 
 
 class BotRunner:
@@ -111,12 +116,10 @@ class BotRunner:
         self.iterations = iterations
         #: The deadline asked for by the caller; the table's may shorten it (see :meth:`join`).
         self.move_deadline_s = move_deadline_s
-        self.policy = (
-            policy_for(strategy, think_s=think_s, iterations=iterations,
-                       move_deadline_s=move_deadline_s)
-            if isinstance(strategy, str) else strategy
-        )  # fmt: skip
-        self.name = name or f"{self.policy.name}-bot"
+        #: A named strategy becomes a policy once the seat, and so the game, is known.
+        self.policy: Policy | None = None if isinstance(strategy, str) else strategy
+        self.name = name or f"{strategy if isinstance(strategy, str) else strategy.name}-bot"
+        self.game = DEFAULT_GAME
         seed = random.SystemRandom().randrange(2**63) if seed is None else seed
         self.rng, self.view_rng = seat_rngs(seed)
         self.reconnect_s = reconnect_s
@@ -135,42 +138,49 @@ class BotRunner:
         self,
         config: dict[str, Any],
         *,
+        game: str = DEFAULT_GAME,
         seed: int | None = None,
         bots: list[int] | None = None,
         deadline_s: float | None = None,
     ) -> str:
-        """Create a table (its bot seats default to all seats); returns its id."""
-        seats = 1 if config.get("mode", "multi") != "multi" else int(config.get("players", 2))
-        return self.client.create(config, seed=seed, deadline_s=deadline_s,
+        """Create a table of ``game`` (its bot seats default to all seats); returns its id.
+
+        :raises RuleError: for an unknown game or a config it refuses.
+        """
+        rules = get_game(game)
+        seats = rules.seats(rules.parse_config(config))
+        return self.client.create(config, game=game, seed=seed, deadline_s=deadline_s,
                                   bots=list(range(seats)) if bots is None else bots)  # fmt: skip
 
     def join(self, table: str, seat: int | None = None) -> int:
         """Take a seat as a bot; returns the seat."""
         replica = self.client.join(table, role="bot", seat=seat, name=self.name)
         self.table, self.token = table, self.client.session.token
-        self._heed_table_deadline(replica.deadline_s)
-        assert replica.you is not None
-        return replica.you
+        return self._seated(replica)
 
     def resume(self, table: str, token: str) -> int:
         """Come back to a seat this bot held, with its token; returns the seat."""
         replica = self.client.resume(table, token)
         self.table, self.token = table, token
-        self._heed_table_deadline(replica.deadline_s)
+        return self._seated(replica)
+
+    def _seated(self, replica: Replica) -> int:
+        """Get ready to play the table's game, thinking inside the table's deadline too (the
+        host would play for us past it); returns the seat."""
+        self.game = replica.game
+        table_deadline_s = replica.deadline_s
+        if table_deadline_s is not None and (
+            self.move_deadline_s is None or table_deadline_s < self.move_deadline_s
+        ):
+            self.move_deadline_s = table_deadline_s
+            log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
+                     table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))  # fmt: skip
+        if isinstance(self.strategy, str):
+            self.policy = policy_for(self.strategy, self.game, think_s=self.think_s,
+                                     iterations=self.iterations,
+                                     move_deadline_s=self.move_deadline_s)  # fmt: skip
         assert replica.you is not None
         return replica.you
-
-    def _heed_table_deadline(self, table_deadline_s: float | None) -> None:
-        """Keep thinking inside the table's deadline too (the host would play for us past it)."""
-        if table_deadline_s is None or not isinstance(self.strategy, str):
-            return
-        if self.move_deadline_s is not None and self.move_deadline_s <= table_deadline_s:
-            return
-        self.move_deadline_s = table_deadline_s
-        self.policy = policy_for(self.strategy, think_s=self.think_s, iterations=self.iterations,
-                                 move_deadline_s=table_deadline_s)  # fmt: skip
-        log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
-                 table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))  # fmt: skip
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -193,10 +203,14 @@ class BotRunner:
 
     def _move(self, replica: Replica) -> None:
         started_s = time.monotonic()
-        action = safe_action(self.policy, replica.view, self.rng, self.view_rng)
+        assert self.policy is not None and replica.you is not None
+        # A host from before private data sends none: the seat then knows its view alone.
+        private = getattr(replica, "private", None)
+        action = decide(self.policy, get_game(self.game), replica.you, replica.view, private,
+                        self.rng, self.view_rng)  # fmt: skip
         self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
         try:
-            self.client.act(action.to_dict())
+            self.client.act(action)
             self.moves += 1
         except HostError as exc:
             # The reply carried a fresh snapshot (the client loaded it): look again.
@@ -234,10 +248,11 @@ def play_network(address: str, game: GameSpec) -> GameResult:
     deterministic lineup plays the same game both ways.
     """
     started_s = time.perf_counter()
-    config: dict[str, Any] = {"players": game.players, "mode": game.mode}
+    seats = len(game.strategies)
     creator = Client(address)
     try:
-        table = creator.create(config, seed=game.seed, bots=list(range(game.players)))
+        table = creator.create(game.config, game=game.game, seed=game.seed,
+                               bots=list(range(seats)))  # fmt: skip
         runners = []
         for seat, policy in enumerate(game.policies()):
             runner = BotRunner(address, policy, seed=game.seat_seed(seat),

@@ -1,96 +1,55 @@
-"""The random and the greedy policy."""
+"""The random and the greedy policy, for every game."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from sagani_net.bots import policy
-from sagani_net.games.sagani.rules import CHOOSE, Action, Placement, Player, State
-from sagani_net.games.sagani.tiles import ROTATIONS, TILES
-
-#: How many tiles that fit the pile's back the greedy policy tries when it weighs a draw.
-DRAW_SAMPLES = 4
+from sagani_net.bots.base import game_bots
+from sagani_net.game import GameState
+from sagani_net.games import DEFAULT_GAME
 
 
-@policy("random")
 class RandomPolicy:
     """A uniformly random legal action."""
 
     name = "random"
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        return state.random_action(rng)
+    def __init__(self, game: str = DEFAULT_GAME) -> None:
+        self._random_action = getattr(game_bots(game), "random_action", None)
+
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        if self._random_action is not None:
+            return self._random_action(state, rng)
+        legal = state.legal_actions()
+        return legal[int(rng.random() * len(legal))]
 
 
-def placement_value(pl: Placement, costs: bool = True) -> float:
-    """The immediate worth of a placement: points and cacophony first, then what it sets up.
-
-    Freed discs avoid cacophony later; covered arrows are progress; open arrows are debts.
-    """
-    value = pl.points - (2 * pl.cacophony if costs else 0)
-    return (
-        value + 0.15 * pl.discs_freed + 0.6 * len(pl.covers) + 0.5 * len(pl.covered)
-        - 0.45 * len(pl.open)
-    )  # fmt: skip
-
-
-def ranked_placements(
-    player: Player, tile: int, costs: bool, keep: int | None = None
-) -> list[tuple[float, Action]]:
-    """The ``keep`` best placements (all by default) of ``tile`` in ``player``'s display, best
-    first by :func:`placement_value`; ties keep the frontier's order."""
-    tiles = player.tiles
-    scored = []
-    for cell in list(player.frontier) or [(0, 0)]:
-        x, y = cell
-        # Compact displays keep more tiles on each arrow's line: a small tie-breaker.
-        snug = 0.05 * sum(
-            (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
-        )
-        for rot in range(4):
-            scored.append(
-                (placement_value(player.evaluate(tile, cell, rot), costs) + snug, cell, rot)
-            )
-    scored.sort(key=lambda v: -v[0])
-    return [(value, Action.place(cell, ROTATIONS[rot])) for value, cell, rot in scored]
-
-
-def best_placement(state: State, tile: int) -> tuple[float, Action]:
-    """The best placement of ``tile`` for the seat to move, by :func:`placement_value`."""
-    costs = state.mode != "solo-advanced"
-    return ranked_placements(state.seats[state.seat], tile, costs, keep=1)[0]
-
-
-@policy("greedy")
 class GreedyPolicy:
-    """Takes the tile and placement with the best immediate value (points, discs, cacophony)."""
+    """One ply: the legal action whose result the game's ``evaluate`` likes best for the seat
+    to move (ties to the first legal one), or the best of the game's own ``action_values``."""
 
     name = "greedy"
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        if state.phase != CHOOSE:
-            assert state.held is not None
-            return best_placement(state, state.held)[1]
-        options: list[tuple[float, Action]] = []
-        for action in state.legal_actions():
-            if action.type == "take":
-                options.append((best_placement(state, state.offer[action.index])[0], action))
-            elif action.type == "pick":
-                options.append((best_placement(state, state.storage[action.index])[0], action))
-            elif action.type == "draw":
-                options.append((self._draw_value(state, rng), action))
-            elif action.type == "pass":
-                options.append((0.0, action))
-            else:  # reveal: the only choice
-                return action
-        return max(options, key=lambda o: o[0])[1]
+    def __init__(self, game: str = DEFAULT_GAME) -> None:
+        bots = game_bots(game)
+        self._evaluate = bots.evaluate
+        self._action_values = getattr(bots, "action_values", None)
 
-    def _draw_value(self, state: State, rng: random.Random) -> float:
-        """The mean best value of a few unseen tiles that fit the pile's public back."""
-        top = state.top_tile()
-        assert top is not None
-        back = (TILES[top].element, TILES[top].value)
-        unseen = sorted(state.pile + state.set_aside)
-        fits = [t for t in unseen if (TILES[t].element, TILES[t].value) == back]
-        sample = rng.sample(fits, min(DRAW_SAMPLES, len(fits)))
-        return sum(best_placement(state, t)[0] for t in sample) / len(sample)
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        if self._action_values is not None:
+            values = self._action_values(state, rng)
+        else:
+            values = self.one_ply(state)
+        return max(values, key=lambda va: va[0])[1]  # max keeps the first of equal values
+
+    def one_ply(self, state: GameState) -> list[tuple[float, Any]]:
+        """Every legal action with the evaluation of the state it leads to."""
+        seat = state.current_seat
+        assert seat is not None
+        values = []
+        for action in state.legal_actions():
+            after = state.clone()
+            after.apply(action)
+            values.append((self._evaluate(after, seat), action))
+        return values

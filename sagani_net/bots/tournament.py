@@ -1,13 +1,16 @@
-"""Tournaments between strategies: many games, seats rotated, on every core, with a result table.
+"""Tournaments between strategies, for every game: many games, seats rotated, on every core,
+with a result table.
 
-Game ``i`` deals the pile of ``deal_seed(seed, i // L)`` and seats the lineup rotated by
-``i % L`` (``L`` is the lineup's length), so each deal is played once from every seat and no
-strategy always starts. In solo modes the lineup's strategies take turns on the same deals.
-Every seat decides from a state rebuilt from its own view, in-process exactly as over the
-network, so no strategy can peek at the draw order and both paths give the same games.
+Game ``i`` deals from ``deal_seed(seed, i // L)`` and seats the lineup rotated by ``i % L``
+(``L`` is the lineup's length), so each deal is played once from every seat and no strategy
+always starts. In a one-seat game the lineup's strategies take turns on the same deals. Every
+seat decides from a state rebuilt from its own view and private data
+(:func:`sagani_net.bots.base.decide`), in-process exactly as over the network, so no strategy
+can peek at a secret and both paths give the same games.
 
 >>> spec = TournamentSpec(lineup=("greedy", "random"), games=4, seed=1)
->>> table = summarize(spec, run_games(spec, workers=1))  # doctest: +SKIP
+>>> spec.game(1).strategies
+('random', 'greedy')
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from multiprocessing.context import BaseContext
 from typing import Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
+from sagani_net.bots.base import decide, game_bots
 from sagani_net.game import Data
-from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games import DEFAULT_GAME, get_game
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -33,47 +37,54 @@ ELO_BASE = 1500.0
 
 @dataclass(frozen=True)
 class TournamentSpec:
-    """What to play. ``options`` maps a strategy name to its policy options."""
+    """What to play. ``config`` is the tables' (checked and completed by the game);
+    ``options`` maps a strategy name to its policy options."""
 
     lineup: tuple[str, ...]
     games: int
     seed: int = 0
-    players: int = 2
-    mode: str = "multi"
+    game: str = DEFAULT_GAME
+    config: Data = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        seats = 1 if self.mode != "multi" else self.players
-        if self.mode == "multi" and len(self.lineup) != self.players:
-            raise ValueError(f"a {self.players}-player lineup names {self.players} strategies")
-        if seats == 1 and not self.lineup:
+        # Raises RuleError for an unknown game or a bad config.
+        object.__setattr__(self, "config", get_game(self.game).parse_config(self.config))
+        if self.seats > 1 and len(self.lineup) != self.seats:
+            raise ValueError(f"a {self.seats}-seat lineup names {self.seats} strategies")
+        if not self.lineup:
             raise ValueError("name at least one strategy")
 
-    def game(self, index: int) -> GameSpec:
+    @property
+    def seats(self) -> int:
+        return get_game(self.game).seats(self.config)
+
+    def game_spec(self, index: int) -> GameSpec:
         rotations = len(self.lineup)
         turn = index % rotations
-        if self.mode == "multi":
+        if self.seats > 1:
             strategies = self.lineup[turn:] + self.lineup[:turn]
         else:
             strategies = (self.lineup[turn],)
-        return GameSpec(index, len(strategies), self.mode,
-                        deal_seed(self.seed, index // rotations), strategies,
-                        self.options)  # fmt: skip
+        return GameSpec(index, self.game, self.config, deal_seed(self.seed, index // rotations),
+                        strategies, self.options)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """One game of a tournament: the deal's seed and the strategy of every seat."""
+    """One game of a tournament: the game and its config, the deal's seed and the strategy of
+    every seat."""
 
     index: int
-    players: int
-    mode: str
+    game: str
+    config: Data
     seed: int
     strategies: tuple[str, ...]
-    options: dict[str, dict[str, Any]]
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def policies(self) -> list[Policy]:
-        return [make_policy(name, **self.options.get(name, {})) for name in self.strategies]
+        return [make_policy(name, game=self.game, **self.options.get(name, {}))
+                for name in self.strategies]  # fmt: skip
 
     def seat_seed(self, seat: int) -> str:
         """The seed of a seat's randomness (see :func:`seat_rngs`)."""
@@ -87,7 +98,7 @@ def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
 
 @dataclass
 class GameResult:
-    """How one game ended, with its record."""
+    """How one game ended, with its record; ``figures`` are the game's own (``won``...)."""
 
     index: int
     strategies: tuple[str, ...]
@@ -95,37 +106,34 @@ class GameResult:
     ranking: tuple[int, ...]
     record: Data
     seconds: float
-    tiles_used: int | None = None
-    won: bool | None = None
+    figures: Data = field(default_factory=dict)
 
 
 def deal_seed(seed: int, deal: int) -> int:
-    """The pile's seed for deal number ``deal`` of a tournament seeded with ``seed``."""
+    """The table's seed for deal number ``deal`` of a tournament seeded with ``seed``."""
     return random.Random(f"sagani-tournament:{seed}:{deal}").getrandbits(63)
-
-
-def decide(policy: Policy, view: Data, rng: random.Random, view_rng: random.Random) -> Action:
-    """What ``policy`` plays from ``view``: it gets a state rebuilt from the view alone."""
-    return policy.choose(State.from_view(view, view_rng), rng)
 
 
 def play_local(game: GameSpec) -> GameResult:
     """One game in this process."""
     started = time.perf_counter()
-    state = State.new(game.players, game.mode, game.seed)
+    rules = get_game(game.game)
+    state = rules.new_state(game.config, game.seed)
     policies = game.policies()
-    rngs = [seat_rngs(game.seat_seed(seat)) for seat in range(game.players)]
+    rngs = [seat_rngs(game.seat_seed(seat)) for seat in range(len(game.strategies))]
     while not state.is_over():
-        seat = state.seat
-        state.apply(decide(policies[seat], state.view(seat), *rngs[seat]))
+        seat = state.current_seat
+        assert seat is not None
+        data = decide(policies[seat], rules, seat, state.view(seat, shared=True),
+                      state.private(seat), *rngs[seat])  # fmt: skip
+        state.apply(state.parse_action(data))
     return result_of(game, state.to_record(), time.perf_counter() - started)
 
 
 def result_of(game: GameSpec, record: Data, seconds: float) -> GameResult:
-    result = record["result"]
-    return GameResult(game.index, game.strategies, tuple(result["scores"]),
-                      tuple(result["ranking"]), record, seconds, result.get("tiles_used"),
-                      result.get("won"))  # fmt: skip
+    result = dict(record["result"])
+    scores, ranking = tuple(result.pop("scores")), tuple(result.pop("ranking"))
+    return GameResult(game.index, game.strategies, scores, ranking, record, seconds, result)
 
 
 def run_games(
@@ -143,7 +151,7 @@ def run_games(
     depends only on the spec. ``play`` must be a module-level function (it is pickled).
     """
     workers = workers or os.cpu_count() or 1
-    games = [spec.game(i) for i in range(spec.games)]
+    games = [spec.game_spec(i) for i in range(spec.games)]
     bar = Progress(len(games), progress)
     results: list[GameResult] = []
     if workers == 1:
@@ -207,13 +215,18 @@ class Progress:
 
 @dataclass
 class Row:
-    """One strategy's line in the result table (counts are per seat played)."""
+    """One strategy's line in the result table (counts are per seat played).
+
+    ``figures``: per figure the game's bots name in ``SOLO_FIGURES``, its values in the
+    one-seat games this strategy won (fewer is better, as in tiles to the goal)."""
 
     strategy: str
+    #: One seat: whether the game has a goal to reach (else the table shows scores only).
+    goal: bool = False
     games: int = 0
     wins: int = 0
     scores: list[int] = field(default_factory=list)
-    tiles: list[int] = field(default_factory=list)
+    figures: dict[str, list[int]] = field(default_factory=dict)
     elo: float = ELO_BASE
 
     @property
@@ -236,9 +249,10 @@ class Row:
                       "elo": round(self.elo, 1)}  # fmt: skip
         if self.scores:
             data["best_score"] = max(self.scores)
-        if self.tiles:
-            data["mean_tiles"] = round(sum(self.tiles) / len(self.tiles), 2)
-            data["best_tiles"] = min(self.tiles)
+        for title, values in self.figures.items():
+            if values:
+                data[f"mean_{title}"] = round(sum(values) / len(values), 2)
+                data[f"best_{title}"] = min(values)
         return data
 
 
@@ -288,58 +302,85 @@ def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str,
 
 
 def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
-    """The result table, one row per strategy in lineup order."""
+    """The result table, one row per strategy in lineup order.
+
+    A game with several seats is won by the first of its ranking; a one-seat game by reaching
+    its goal (the result's ``won``), if it has one.
+    """
     names = list(dict.fromkeys(spec.lineup))
-    rows = {name: Row(name) for name in names}
+    goal = spec.seats == 1 and any("won" in result.figures for result in results)
+    solo_figures = _solo_figures(spec) if goal else {}
+    rows = {name: Row(name, goal=goal, figures={title: [] for title in solo_figures.values()})
+            for name in names}  # fmt: skip
     pairs: list[tuple[str, str]] = []
     for result in results:
         for seat, name in enumerate(result.strategies):
             row = rows[name]
             row.games += 1
             row.scores.append(result.scores[seat])
-            if result.tiles_used is not None and result.won:
-                row.tiles.append(result.tiles_used)
-        if spec.mode == "multi":
+        if spec.seats > 1:
             rows[result.strategies[result.ranking[0]]].wins += 1
             ranked = [result.strategies[seat] for seat in result.ranking]
             pairs.extend((a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 :])
-        elif result.won:
-            rows[result.strategies[0]].wins += 1
+        elif result.figures.get("won"):
+            row = rows[result.strategies[0]]
+            row.wins += 1
+            for figure, title in solo_figures.items():
+                if figure in result.figures:
+                    row.figures[title].append(result.figures[figure])
     if len(names) > 1 and pairs:
         for name, elo in fit_elo(pairs, names).items():
             rows[name].elo = elo
     return [rows[name] for name in names]
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'s' * (n != 1)}"
+
+
+def _solo_figures(spec: TournamentSpec) -> dict[str, str]:
+    """Result figure -> column title, for the one-seat games of a game that names some."""
+    return getattr(game_bots(spec.game), "SOLO_FIGURES", {}) if spec.seats == 1 else {}
+
+
 def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> str:
     """The table as text for a terminal.
 
-    Multiplayer: wins and Elo. Basic solo: how often the goal was reached and the tiles it
-    took (fewer is better). Advanced solo: final scores only, as it has no win.
+    Several seats: wins and Elo. One seat with a goal: how often it was reached, and the
+    game's figures of the won games (fewer is better). One seat without a goal: final scores
+    only.
     """
-    seats = spec.players if spec.mode == "multi" else 1
-    lines = [f"{spec.games} games, mode {spec.mode}, {seats} seats, "
-             f"lineup {','.join(spec.lineup)}, seed {spec.seed}, {seconds:.0f} s"]  # fmt: skip
+    game = get_game(spec.game)
+    config = ", ".join(f"{k} {v}" for k, v in spec.config.items())
+    lines = [f"{_count(spec.games, 'game')} of {game.title} ({config}), "
+             f"{_count(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, seed {spec.seed}, "
+             f"{seconds:.0f} s"]  # fmt: skip
+    several = spec.seats > 1
+    goal = several or any(row.goal for row in rows)
     head = f"{'strategy':<10} {'games':>6}"
-    if spec.mode != "solo-advanced":
-        win = "goal" if spec.mode == "solo" else "wins"
-        head += f" {win:>6} {'share':>7} {'95% CI':>15}"
+    if goal:
+        head += f" {'wins' if several else 'goal':>6} {'share':>7} {'95% CI':>15}"
     head += f" {'mean score':>11}"
-    head += {"multi": f" {'Elo':>7}", "solo": f" {'mean tiles':>11} {'best':>5}",
-             "solo-advanced": f" {'best':>5}"}[spec.mode]  # fmt: skip
+    titles = list(rows[0].figures) if rows else []
+    if several:
+        head += f" {'Elo':>7}"
+    elif titles:
+        head += "".join(f" {'mean ' + t:>11} {'best':>5}" for t in titles)
+    else:
+        head += f" {'best':>5}"
     lines.append(head)
     for row in rows:
         line = f"{row.strategy:<10} {row.games:>6}"
-        if spec.mode != "solo-advanced":
+        if goal:
             low, high = row.ci
             line += f" {row.wins:>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"
         line += f" {row.mean_score:>11.2f}"
-        if spec.mode == "multi":
+        if several:
             line += f" {row.elo:>7.0f}"
-        elif spec.mode == "solo":
-            mean = f"{sum(row.tiles) / len(row.tiles):.2f}" if row.tiles else "-"
-            best = str(min(row.tiles)) if row.tiles else "-"
-            line += f" {mean:>11} {best:>5}"
+        elif titles:
+            for values in row.figures.values():
+                mean = f"{sum(values) / len(values):.2f}" if values else "-"
+                line += f" {mean:>11} {str(min(values)) if values else '-':>5}"
         else:
             line += f" {max(row.scores) if row.scores else '-':>5}"
         lines.append(line)

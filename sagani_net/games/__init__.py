@@ -16,13 +16,15 @@ The framework reaches a game only through :func:`get_game` and :func:`game_part`
 from __future__ import annotations
 
 from importlib import import_module
+from itertools import product
 from types import ModuleType
 
-from sagani_net.game import Game, RuleError
+from sagani_net.game import Data, Game, RuleError
 
 #: Name -> package, in the order menus list them. The first is the default.
 PACKAGES: dict[str, str] = {
     "sagani": "sagani_net.games.sagani",
+    "sagrada": "sagani_net.games.sagrada",
 }
 DEFAULT_GAME = "sagani"
 
@@ -39,6 +41,26 @@ def get_game(name: str) -> Game:
 def game_part(name: str, part: str) -> ModuleType:
     """One part of a game's package (``"bots"``, ``"ui"``), imported on first use."""
     return import_module(f"{_package(name)}.{part}")
+
+
+def configs(name: str) -> list[Data]:
+    """Every distinct config the game accepts from combinations of its options' choices (an
+    option without choices keeps its default), in the order of the choices.
+
+    >>> [(c["players"], c["mode"]) for c in configs("sagani")]
+    [(2, 'multi'), (1, 'solo'), (1, 'solo-advanced'), (3, 'multi'), (4, 'multi')]
+    """
+    game = get_game(name)
+    names = [o.name for o in game.options]
+    found: list[Data] = []
+    for values in product(*[o.choices or (o.default,) for o in game.options]):
+        try:
+            config = game.parse_config(dict(zip(names, values, strict=True)))
+        except RuleError:
+            continue
+        if config not in found:
+            found.append(config)
+    return found
 
 
 def _package(name: str) -> str:

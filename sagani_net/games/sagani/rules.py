@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
 from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
@@ -350,27 +350,6 @@ class Player:
         )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The end of a game: the scores as shown (advanced solo: the final score) and the ranking."""
-
-    scores: tuple[int, ...]
-    ranking: tuple[int, ...]
-    tiles_used: int | None = None  # basic solo: tiles placed
-    won: bool | None = None  # solo modes: goal reached
-
-    def figures(self) -> Data:
-        data: Data = {}
-        if self.tiles_used is not None:
-            data["tiles_used"] = self.tiles_used
-        if self.won is not None:
-            data["won"] = self.won
-        return data
-
-    def to_dict(self) -> Data:
-        return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures()}
-
-
 def shuffled_tiles(seed: int) -> list[int]:
     """The draw pile for ``seed``, top first."""
     tiles = list(TILE_IDS)
@@ -484,8 +463,7 @@ class State:
         return [p.score for p in self.seats]
 
     def result(self) -> Result | None:
-        o = self.outcome
-        return None if o is None else Result(o.scores, o.ranking, o.figures())
+        return self.outcome
 
     def private(self, seat: int) -> Data | None:
         return None
@@ -494,6 +472,9 @@ class State:
         return []
 
     def default_action(self) -> Action:
+        """The move the host plays for a bot past its deadline: the first legal one (take the
+        offer's first tile, place it on the first free cell unturned; in an intermezzo, pick
+        the first stored tile)."""
         return self.legal_actions()[0]
 
     def ranking(self) -> list[int]:
@@ -844,14 +825,14 @@ class State:
         p = self.seats[0]
         if self.mode == "solo":
             won = p.score >= SOLO_GOAL
-            self.outcome = Outcome((p.score,), (0,), tiles_used=p.placed, won=won)
+            self.outcome = Result((p.score,), (0,), {"tiles_used": p.placed, "won": won})
         elif self.mode == "solo-advanced":
             final = p.score - p.unflipped_value() + p.bonus - CACOPHONY_POINTS * p.cacophony
-            self.outcome = Outcome((final,), (0,))
+            self.outcome = Result((final,), (0,))
         else:
-            self.outcome = Outcome(tuple(self.scores()), tuple(self.ranking()))
+            self.outcome = Result(tuple(self.scores()), tuple(self.ranking()))
         if ev is not None:
-            ev.append({"type": "game_over", **self.outcome.to_dict()})
+            ev.append({"type": "game_over", **self.outcome.to_data()})
 
     # -- views and records ------------------------------------------------------------------
 
@@ -892,7 +873,7 @@ class State:
         }
         if over:
             assert self.outcome is not None
-            data["result"] = self.outcome.to_dict()
+            data["result"] = self.outcome.to_data()
             data["seed"] = self.seed
             data["tiles"] = list(self.tiles)
         if seat is not None:
@@ -900,11 +881,16 @@ class State:
         return data
 
     def to_record(self) -> Data:
-        """The game record (``protocol/RECORD.md``): enough to replay the game exactly."""
+        """The game record (``protocol/RECORD.md``): enough to replay the game exactly.
+
+        ``config`` is the table's; ``players`` and ``mode`` stay beside it for readers of the
+        first record format, which had only them.
+        """
         if self.origin:
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sagani",
+            "config": {"players": self.players, "mode": self.mode},
             "players": self.players,
             "mode": self.mode,
             "seed": self.seed,
@@ -912,7 +898,7 @@ class State:
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
         }
         if self.outcome is not None:
-            record["result"] = self.outcome.to_dict()
+            record["result"] = self.outcome.to_data()
         return record
 
     @classmethod
@@ -980,7 +966,9 @@ class State:
                     p.wait_for((x, y), tile, rot, open_)
             s.seats.append(p)
         if s.phase == OVER:
-            s.outcome = Outcome(tuple(view["result"]["scores"]), tuple(view["result"]["ranking"]))
+            figures = dict(view["result"])
+            scores, ranking = figures.pop("scores"), figures.pop("ranking")
+            s.outcome = Result(tuple(scores), tuple(ranking), figures)
         return s
 
     def __repr__(self) -> str:
@@ -1022,12 +1010,23 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     """
     if not isinstance(record, dict) or record.get("game") != "sagani":
         raise RuleError("bad_record", 'a record is a map with "game": "sagani"')
-    for field in ("players", "mode", "tiles", "actions"):
+    if "config" in record:
+        config = record["config"]
+    else:  # the first record format: players and mode, no config
+        for field in ("players", "mode"):
+            if field not in record:
+                raise RuleError("bad_record", f"the record has no 'config' (nor {field!r})")
+        config = {"players": record["players"], "mode": record["mode"]}
+    try:
+        config = SAGANI.parse_config(config)
+    except RuleError as e:
+        raise RuleError("bad_record", f"the record's config: {e.message}") from None
+    for field in ("tiles", "actions"):
         if field not in record:
             raise RuleError("bad_record", f"the record has no {field!r}")
     if not isinstance(record["tiles"], list) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "tiles and actions must be lists")
-    state = State.new(record["players"], record["mode"], record.get("seed"), record["tiles"])
+    state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
     events: list[Data] = []
     for n, data in enumerate(record["actions"]):
         try:
@@ -1042,27 +1041,37 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if (
         "result" in record
         and state.outcome is not None
-        and record["result"] != state.outcome.to_dict()
+        and record["result"] != state.outcome.to_data()
     ):
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
     return state, events
 
 
 class Sagani:
-    """Sagani behind the :class:`sagani_net.game.Game` seam."""
+    """Sagani behind the :class:`sagani_net.game.Game` seam.
+
+    >>> SAGANI.parse_config({"players": 1})
+    {'players': 1, 'mode': 'solo'}
+    >>> SAGANI.action_text({"type": "place", "cell": [1, -1], "rotation": 90})
+    'place 1,-1 90'
+    """
 
     name = "sagani"
     title = "Sagani"
     options = (
-        Option("mode", "multi", MODES, "multi: 2-4 players; solo and solo-advanced: 1 player"),
-        Option("players", 0, (0, 1, 2, 3, 4), "how many play (0: 2 for multi, 1 for solo)"),
-    )
+        Option("players", 0, (0, 1, 2, 3, 4),
+               "how many play: 2-4 (multi), 1 (a solo mode); 0: 2, or 1 for a solo mode"),
+        Option("mode", "multi", MODES,
+               "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
+    )  # fmt: skip
 
     def parse_config(self, data: Any) -> Data:
+        if isinstance(data, dict) and data.get("players") == 1 and "mode" not in data:
+            data = {**data, "mode": "solo"}  # one player and no mode: the basic solo
         config = check_options(self.options, data)
         mode, players = config["mode"], config["players"]
         if not players:
-            players = config["players"] = 2 if mode == "multi" else 1
+            players = 2 if mode == "multi" else 1
         if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
             raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
         return {"players": players, "mode": mode}
@@ -1079,7 +1088,9 @@ class Sagani:
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
     ) -> State:
-        # Sagani gives no seat anything private: the view is all a seat knows.
+        """A state behind ``view`` with the draw order sampled (:meth:`State.from_view`).
+        Sagani gives no seat anything private (``private`` is None): every seat, and a
+        spectator, knows the same."""
         return State.from_view(view, rng)
 
     def action_text(self, data: Data) -> str:
@@ -1089,11 +1100,11 @@ class Sagani:
         return Action.parse(text).to_dict()
 
     def event_text(self, event: Data, names: Sequence[str]) -> str:
-        who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
-        details = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
-        return " ".join(part for part in (who, event["type"], details) if part)
+        return words.event_text(event, names)
 
     def static_data(self, config: Data) -> Data:
+        """The 72 tiles as printed upright (``arrows``: ``[direction, element]``), and the
+        names that views and actions use for elements, directions and rotations."""
         return {"tiles": [{"id": t.id, "element": t.element, "value": t.value,
                            "arrows": [list(a) for a in t.arrows]} for t in TILES.values()],
                 "elements": list(ELEMENTS), "directions": list(DIRECTIONS),
@@ -1103,6 +1114,6 @@ class Sagani:
 SAGANI = Sagani()
 
 __all__ = [
-    "Action", "Outcome", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
+    "Action", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
     "ELEMENTS", "DIRECTIONS",
 ]  # fmt: skip

@@ -1,0 +1,266 @@
+"""Sagrada's bot knowledge: an evaluation of a window, and hooks for the generic search.
+
+- :func:`evaluate` (the generic greedy policy and the search's rollouts score with it): points
+  already made, objectives still in reach, favour tokens, and the empty cells the seat can
+  still expect to fill (its turns left against the cells still fillable).
+- :func:`rollout_action`: a cheap policy for playouts: place a die where it fits best by a few
+  quick signs, never spend tokens, else pass.
+- :func:`random_action` and :func:`playout`: uniformly random play, for the random policy
+  and the engine benchmark.
+- :class:`Search`: the generic ISMCTS's hooks (single actions as moves, candidates pruned by
+  the evaluation, rollouts by :func:`rollout_action`).
+
+>>> from sagani_net.games.sagrada.rules import SAGRADA
+>>> state = SAGRADA.new_state(SAGRADA.parse_config({"players": 2}), seed=1)
+>>> round(evaluate(state, 0), 1) == round(evaluate(state.clone(), 0), 1)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable
+
+from sagani_net.games.sagrada.components import (
+    CELLS,
+    CLASH,
+    COLOUR,
+    COLOURS,
+    COLUMN_CELLS,
+    OBJECTIVES,
+    ORTH,
+    ROW_CELLS,
+    SHADE_PAIRS,
+    VALUE,
+    objective_points,
+    private_points,
+)
+from sagani_net.games.sagrada.rules import CHOOSE, OVER, PASS, ROUNDS, Action, State
+
+#: Share of the turns left that a seat fills, on average, once cells get scarce.
+FILL_RATE = 1.0
+#: Share of a line objective's points counted per die already in a line that can still score.
+LINE_CREDIT = 0.5
+#: Share of a set objective's points counted for a die towards the next set.
+PAIR_CREDIT = 0.25
+SET_CREDIT = 0.5
+#: Penalty for an empty cell that at most SCARCE_DICE kinds of dice can still fill.
+SCARCE_CELL = 0.3
+SCARCE_DICE = 3
+#: Solo: what a round leaves on the round track, on average (2 of 4 dice, 3.5 each).
+SOLO_TRACK_PER_ROUND = 7.0
+AVERAGE_DIE = 3.5
+#: How a pattern's favour tokens weigh against the empty cells a harder pattern risks.
+CHOICE_TOKEN_WEIGHT = 0.4
+
+
+def turns_left(state: State, seat: int) -> int:
+    """The turns ``seat`` still has in which it may draft, this one included if it has not
+    drafted yet."""
+    if state.phase == CHOOSE:
+        return 2 * ROUNDS
+    if state.phase == OVER:
+        return 0
+    count = 2 * (ROUNDS - state.round - 1)
+    order, players = state.order, state.players
+    for t in range(state.turn, len(order)):
+        if order[t] != seat or t >= players and state.skip >> seat & 1:
+            continue
+        if t == state.turn and (state.drafted or state.step is not None):
+            continue
+        count += 1
+    return count
+
+
+def _line_credit(window: list[int], number: int) -> float:
+    """Points a line objective may still bring: a share per die in each incomplete line whose
+    dice all differ so far."""
+    lines = ROW_CELLS if number in (1, 3) else COLUMN_CELLS
+    of = COLOUR if number in (1, 2) else VALUE
+    points = OBJECTIVES[number].points
+    credit = 0.0
+    for line in lines:
+        dice = [window[i] for i in line if window[i]]
+        if len(dice) == len(line) or len({of[d] for d in dice}) < len(dice):
+            continue
+        credit += points * LINE_CREDIT * len(dice) / len(line)
+    return credit
+
+
+def _set_credit(window: list[int], number: int) -> float:
+    """Points a set objective may still bring: a share of the next set, by how much of it the
+    window holds already."""
+    points = OBJECTIVES[number].points
+    if number in SHADE_PAIRS:
+        a, b = SHADE_PAIRS[number]
+        values = [VALUE[d] for d in window]
+        return points * PAIR_CREDIT * abs(values.count(a) - values.count(b))
+    if number in (8, 9):
+        of, kinds = (VALUE, range(1, 7)) if number == 8 else (COLOUR, range(len(COLOURS)))
+        seen = [of[d] for d in window if d]
+        counts = [seen.count(k) for k in kinds]
+        done = min(counts)
+        return points * SET_CREDIT * sum(1 for c in counts if c > done) / len(counts)
+    return 0.0
+
+
+def evaluate(state: State, seat: int) -> float:
+    """How good ``state`` is for ``seat``: roughly the points it will end with (solo: its
+    margin over the target score)."""
+    if state.phase == OVER:
+        assert state.outcome is not None
+        final = float(state.outcome.scores[seat])
+        return final - state.target() if state.solo else final
+    chosen = state.chosen[seat]
+    if chosen is None:
+        return 0.0
+    pattern = state.patterns[chosen]
+    window = state.windows[seat]
+    if state.phase == CHOOSE:
+        # Before any die: tokens now against the empty cells a hard pattern risks, and room
+        # for the private colour.
+        own = state.privates[seat][0]
+        room = sum(1 for c in pattern.cells if c == COLOURS[own])
+        return CHOICE_TOKEN_WEIGHT * pattern.difficulty + 0.5 * room
+    value = float(state.tokens[seat])
+    value += max(private_points(c, window) for c in state.privates[seat])
+    for number in state.objectives:
+        value += objective_points(number, window)
+        value += _line_credit(window, number) if number <= 4 else _set_credit(window, number)
+    live = scarce = empty = 0
+    allow = pattern.allow
+    for i in range(CELLS):
+        if window[i]:
+            continue
+        empty += 1
+        m = allow[i]
+        for j in ORTH[i]:
+            d = window[j]
+            if d:
+                m &= ~CLASH[d]
+        if m:
+            live += 1
+            if m.bit_count() <= SCARCE_DICE:
+                scarce += 1
+    expected = min(live, FILL_RATE * turns_left(state, seat))
+    penalty = 3 if state.solo else 1
+    value -= penalty * (empty - expected) + SCARCE_CELL * scarce
+    if state.solo:
+        value -= projected_target(state)
+    return value
+
+
+def projected_target(state: State) -> float:
+    """Solo: the target score the round track will likely show at the end. The pool goes to
+    the track but for the dice still to be drafted this round (an average die each), so a
+    high die drafted now lowers the target."""
+    if state.phase == OVER:
+        return float(state.target())
+    pool = sum(VALUE[d] for d in state.pool)
+    drafts = max(0, min(len(state.pool), turns_left(state, 0) - 2 * (ROUNDS - state.round - 1)))
+    return (state.target() + pool - AVERAGE_DIE * drafts
+            + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1))  # fmt: skip
+
+
+def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
+    """A quick sign of a placement's worth: fill restricted cells, feed the private colour;
+    solo, take high dice off the round track's way."""
+    sign = 0.0
+    if state.patterns[state.chosen[seat]].cells[cell]:
+        sign += 2.0
+    if COLOUR[die] in state.privates[seat]:
+        sign += VALUE[die] / 3
+    if state.solo:
+        sign += VALUE[die] / 4
+    return sign
+
+
+def rollout_action(state: State, rng: random.Random) -> Action:
+    """A cheap, sensible action: the best placement by :func:`_placement_sign` (random among
+    equals), no tools, else pass. Inside a tool's steps: a random legal action."""
+    if state.step is not None or state.phase != "play":
+        actions = state.legal_actions()
+        return actions[int(rng.random() * len(actions))]
+    if state.drafted:
+        return PASS
+    seat = state.seat
+    best, best_sign = PASS, -1.0
+    for i, die in enumerate(state.pool):
+        for cell in state.cells_for(seat, die):
+            sign = _placement_sign(state, seat, die, cell) + rng.random()
+            if sign > best_sign:
+                best, best_sign = Action.draft(i, cell), sign
+    return best
+
+
+def random_action(state: State, rng: random.Random) -> Action:
+    """A uniformly random legal action (the random policy's)."""
+    return state.random_action(rng)
+
+
+def playout(state: State, rng: random.Random) -> None:
+    """Uniformly random legal actions to the end, unchecked and without events."""
+    state.playout(rng)
+
+
+class Search:
+    """The generic ISMCTS's hooks: moves are single actions; the candidates are the legal
+    actions, placements pruned to the best few by the one-ply evaluation; rollouts play
+    :func:`rollout_action` for a few rounds and score the state with :func:`evaluate`."""
+
+    def __init__(self, placements: int = 6, rollout_rounds: int = 3,
+                 margin_scale: float = 6.0) -> None:  # fmt: skip
+        if placements < 1 or rollout_rounds < 0 or margin_scale <= 0:
+            raise ValueError("placements >= 1, rollout_rounds >= 0, margin_scale > 0")
+        self.placements = placements
+        self.rollout_rounds = rollout_rounds
+        self.margin_scale = margin_scale
+
+    def signature(self, state: State) -> Hashable:
+        """Everything the seat's legal actions depend on that chance can change: the pool, the
+        die in hand, the round track (earlier pools' leftovers) and the seat's window."""
+        seat = state.seat
+        return (seat, state.phase, state.step, state.held, state.drafted, state.tool_done,
+                tuple(state.pool), tuple(map(tuple, state.track)),
+                tuple(state.windows[seat]))  # fmt: skip
+
+    def candidates(self, state: State, root: bool) -> list[Action]:
+        legal = state.legal_actions()
+        seat = state.seat
+        keep = self.placements * (2 if root else 1)
+        placing = [a for a in legal if a.kind in ("draft", "place") and a.cell >= 0]
+        others = [a for a in legal if not (a.kind in ("draft", "place") and a.cell >= 0)]
+        if not root:  # tools only at the root: deeper, they cost more than they tell
+            others = [a for a in others if a.kind != "tool" and a.kind != "draft"] or others
+        if len(placing) > keep:
+            scored = []
+            for a in placing:
+                after = state.clone()
+                after.push(a)
+                scored.append((evaluate(after, seat), a))
+            scored.sort(key=lambda va: -va[0])
+            placing = [a for _, a in scored[:keep]]
+        return placing + others
+
+    def decisions(self, move: Action) -> list[Action]:
+        return [move]
+
+    def play(self, state: State, move: Action) -> None:
+        state.push(move)
+
+    def rollout(self, state: State, rng: random.Random) -> list[float]:
+        stop = min(ROUNDS, state.round + self.rollout_rounds)
+        while state.phase != OVER and (state.round < stop or state.phase == CHOOSE):
+            state.push(rollout_action(state, rng))
+        values = [evaluate(state, s) for s in range(state.players)]
+        if state.players == 1:  # the evaluation is the margin over the target
+            return [_logistic(values[0] / self.margin_scale)]
+        return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
+                    if j != i) / (len(values) - 1) for i, vi in enumerate(values)]  # fmt: skip
+
+
+def _logistic(x: float) -> float:
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))

@@ -1,0 +1,192 @@
+"""Window patterns: the 24 published ones, and a checked loader for a user's own.
+
+A pattern file is JSON: a list of patterns, each ``{"name": str, "difficulty": 3-6, "grid":
+4 rows of 5 cells, "pair": int (optional)}``; a cell is ``""`` (no restriction), a colour
+letter ``R Y G B P`` or a value ``"1"``-``"6"``. Two patterns with the same ``pair`` are the
+two sides of one card, dealt together. Every problem found is reported, one per line, and a
+pattern that no sequence of dice could complete is refused.
+
+>>> [p.name for p in PUBLISHED[:2]], PUBLISHED[0].difficulty
+(["Sun's Glory", 'Firelight'], 6)
+>>> parse_patterns([{"name": "Twins", "difficulty": 3, "grid": [["R", "R", "", "", ""]] +
+...                  [[""] * 5] * 3}])  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+sagani_net.game.RuleError: bad_patterns: pattern 1 (Twins): no dice can complete it: ...
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sagani_net.game import Data, RuleError
+from sagani_net.games.sagrada.components import (
+    CELLS,
+    CLASH,
+    COLOUR_DICE,
+    COLOURS,
+    COLUMNS,
+    EVERY_DIE,
+    ORTH,
+    ROWS,
+    VALUE_DICE,
+    cell_text,
+)
+
+DIFFICULTIES = (3, 4, 5, 6)
+RESTRICTIONS = ("", *COLOURS, *"123456")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One window pattern; ``cells`` in reading order. ``allow`` is per cell the dice its
+    restriction lets in; the other two lift colour or value restrictions (tools 2 and 3)."""
+
+    name: str
+    difficulty: int
+    cells: tuple[str, ...]
+    pair: int | None = None
+    allow: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    allow_any_colour: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    allow_any_value: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        def mask(cell: str, colours: bool, values: bool) -> int:
+            if cell and cell in COLOURS and colours:
+                return COLOUR_DICE[COLOURS.index(cell)]
+            if cell.isdigit() and values:
+                return VALUE_DICE[int(cell)]
+            return EVERY_DIE
+
+        for name, colours, values in (("allow", True, True), ("allow_any_colour", False, True),
+                                      ("allow_any_value", True, False)):  # fmt: skip
+            object.__setattr__(self, name, tuple(mask(c, colours, values) for c in self.cells))
+
+    def to_data(self) -> Data:
+        """The file form: ``{"name", "difficulty", "grid", "pair"}``."""
+        grid = [list(self.cells[r * COLUMNS:(r + 1) * COLUMNS]) for r in range(ROWS)]
+        data: Data = {"name": self.name, "difficulty": self.difficulty, "grid": grid}
+        if self.pair is not None:
+            data["pair"] = self.pair
+        return data
+
+
+def completion(allow: tuple[int, ...]) -> list[int] | None:
+    """Dice for every cell that obey the restrictions and rule 4, or None if there are none.
+
+    Rules 1 and 2 never stand in the way of a full window (fill it outward from an edge cell),
+    so a pattern can be completed exactly when this finds an assignment. Backtracking in
+    reading order: each cell only has to differ from its left and upper neighbour.
+    """
+    window = [0] * CELLS
+
+    def fill(i: int) -> bool:
+        if i == CELLS:
+            return True
+        m = allow[i]
+        for j in ORTH[i]:
+            if j < i:
+                m &= ~CLASH[window[j]]
+        while m:
+            low = m & -m
+            window[i] = low.bit_length() - 1
+            if fill(i + 1):
+                return True
+            m ^= low
+        window[i] = 0
+        return False
+
+    return window if fill(0) else None
+
+
+def _problems(n: int, item: Any) -> list[str]:
+    where = f"pattern {n}"
+    if not isinstance(item, dict):
+        return [f"{where}: a pattern is a map with name, difficulty, grid (and pair)"]
+    if isinstance(item.get("name"), str) and item["name"].strip():
+        where = f"pattern {n} ({item['name']})"
+    problems = []
+    extra = set(item) - {"name", "difficulty", "grid", "pair"}
+    if extra:
+        problems.append(f"{where}: unknown fields {sorted(extra)}")
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > 40:
+        problems.append(f"{where}: name must be a text of 1-40 characters")
+    difficulty = item.get("difficulty")
+    if type(difficulty) is not int or difficulty not in DIFFICULTIES:
+        problems.append(f"{where}: difficulty must be 3, 4, 5 or 6, not {difficulty!r}")
+    pair = item.get("pair")
+    if pair is not None and type(pair) is not int:
+        problems.append(f"{where}: pair must be a whole number")
+    grid = item.get("grid")
+    if not (isinstance(grid, list) and len(grid) == ROWS
+            and all(isinstance(row, list) and len(row) == COLUMNS for row in grid)):  # fmt: skip
+        problems.append(f"{where}: grid must be {ROWS} rows of {COLUMNS} cells")
+        return problems
+    for r, row in enumerate(grid):
+        for c, cell in enumerate(row):
+            if cell not in RESTRICTIONS:
+                problems.append(f"{where}: cell {r + 1},{c + 1} is {cell!r}; a cell is \"\", a "
+                                f"colour letter of {COLOURS} or a value 1-6")  # fmt: skip
+    if problems:
+        return problems
+    cells = tuple(cell for row in grid for cell in row)
+    for i, cell in enumerate(cells):
+        for j in ORTH[i]:
+            if j > i and cell and cells[j] == cell:
+                problems.append(f"{where}: no dice can complete it: cells {cell_text(i)} and "
+                                f"{cell_text(j)} both want {cell} side by side")  # fmt: skip
+    if not problems and completion(Pattern("", 3, cells).allow) is None:
+        problems.append(f"{where}: no dice can complete it: its restrictions leave some cell "
+                        "without a die that differs from its neighbours")  # fmt: skip
+    return problems
+
+
+def parse_patterns(data: Any) -> tuple[Pattern, ...]:
+    """Check a list of patterns in the file form; raises RuleError("bad_patterns", ...) naming
+    every problem, one per line."""
+    if not isinstance(data, list) or not data:
+        raise RuleError("bad_patterns", "a pattern file holds a non-empty list of patterns")
+    problems = [p for n, item in enumerate(data, 1) for p in _problems(n, item)]
+    names = [item.get("name") for item in data if isinstance(item, dict)]
+    for name in sorted({n for n in names if isinstance(n, str) and names.count(n) > 1}):
+        problems.append(f"two patterns are called {name!r}")
+    pairs: dict[int, int] = {}
+    for item in data:
+        if isinstance(item, dict) and type(item.get("pair")) is int:
+            pairs[item["pair"]] = pairs.get(item["pair"], 0) + 1
+    for pair, count in sorted(pairs.items()):
+        if count > 2:
+            problems.append(f"pair {pair} is on {count} patterns; a card has two sides")
+    if problems:
+        raise RuleError("bad_patterns", "\n".join(problems))
+    return tuple(
+        Pattern(item["name"], item["difficulty"],
+                tuple(cell for row in item["grid"] for cell in row), item.get("pair"))
+        for item in data
+    )  # fmt: skip
+
+
+def read_patterns(path: str | Path) -> list[Data]:
+    """A user's pattern file, checked, in the file form (ready for the ``patterns`` option);
+    raises RuleError("bad_patterns", ...) for an unreadable file or any problem in it."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise RuleError("bad_patterns", f"cannot read {path}: {e.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RuleError("bad_patterns", f"{path} is not JSON: {e}") from None
+    return [p.to_data() for p in parse_patterns(data)]
+
+
+def _published() -> tuple[Pattern, ...]:
+    text = resources.files("sagani_net.games.sagrada").joinpath("data/patterns.json")
+    return parse_patterns(json.loads(text.read_text(encoding="utf-8")))
+
+
+#: The 24 published patterns, two per card.
+PUBLISHED: tuple[Pattern, ...] = _published()

@@ -1,0 +1,1321 @@
+"""The Sagrada rules engine: one state object, deterministic from (config, seed, actions).
+
+The turn sequence lives here and only here (``RULES.md`` beside this file). A game opens with the
+pattern choice, seat by seat (``choose``); then 10 rounds, each a snake of turns. On a turn the
+player may draft and place a die (``draft 3 at 2,4``), use one tool (``tool 7``, a sequence of
+decisions for the tools that need them), or ``pass``; a turn ends by itself once nothing is left
+to do in it.
+
+Randomness: every moment the rules roll or draw (setup, each round's draft pool, Flux Brush,
+Glazing Hammer, Flux Remover) takes a fresh ``random.Random`` seeded from the game's secret seed
+and the number of such moments so far, so a clone rolls what the original would, cloning copies
+one int, and a determinized state (a new secret seed) rolls something else.
+
+>>> from sagani_net.games.sagrada.rules import SAGRADA
+>>> state = SAGRADA.new_state(SAGRADA.parse_config({"players": 2}), seed=5)
+>>> state.phase, state.current_seat, len(state.legal_actions())
+('choose', 0, 4)
+>>> events = state.apply(Action.choose(0))
+>>> events = state.apply(Action.choose(1))
+>>> state.phase, state.current_seat, len(state.pool)
+('play', 0, 5)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.games.sagrada.components import (
+    CELLS,
+    CLASH,
+    COLOUR,
+    COLOUR_NAMES,
+    COLOURS,
+    COLUMNS,
+    DICE_PER_COLOUR,
+    EDGE,
+    NEAR_CELLS,
+    OBJECTIVES,
+    ORTH,
+    ROWS,
+    TOOLS,
+    VALUE,
+    cell_text,
+    die_text,
+    objective_points,
+    open_cells,
+    parse_die,
+    private_points,
+)
+from sagani_net.games.sagrada.patterns import PUBLISHED, Pattern, parse_patterns
+from sagani_net.games.sagrada.words import event_sentence
+
+ROUNDS = 10
+PATTERNS_DEALT = 4
+SOLO_DICE = 4
+DEFAULT_DIFFICULTY = 3
+SOLO_EMPTY_PENALTY = 3
+#: How many random moments a game can have, at most (it separates the derived seeds).
+MOMENTS = 4096
+
+CHOOSE, PLAY, OVER = "choose", "play", "over"
+# Steps inside a turn (``State.step``; None between decisions of the turn itself):
+HELD = "held"  # a die drafted to use a tool on it: place it, or use a drafted-die tool
+PLACE = "place"  # a die a tool changed or brought: place it (Flux Remover: or return it)
+VALUE_STEP = "value"  # Grozing Pliers, Flux Remover: choose the die's value
+SWAP = "swap"  # Lens Cutter: choose the round track's die
+MOVE = "move"  # Eglomise Brush, Copper Foil Burnisher, Lathekin, Tap Wheel
+DRAFT_AGAIN = "draft_again"  # Running Pliers: draft and place a second die
+
+MOVE_TOOLS = {2: 1, 3: 1, 4: 2, 12: 2}  # tool -> most moves
+ACTION_TYPES = ("choose", "draft", "place", "tool", "move", "value", "swap", "pass", "stop",
+                "return")  # fmt: skip
+_new_tuple = tuple.__new__
+
+
+class Action(NamedTuple):
+    """One decision. ``cell`` and ``to`` are cells 0-19 (row * 5 + column); -1 for none.
+
+    - ``choose``: ``number`` is the slot (0-3) of the dealt pattern.
+    - ``draft``: pool die ``die`` placed at ``cell``; ``cell == -1`` drafts it to use a tool on.
+    - ``place``: the die in hand at ``cell``.
+    - ``tool``: tool card ``number``; solo: ``die`` is the pool die paid.
+    - ``move``: the die at ``cell`` to ``to``.  ``value``: face ``number``.
+    - ``swap``: Lens Cutter, die ``die`` on round ``number``'s space of the round track.
+    - ``pass`` (end the turn), ``stop`` (Tap Wheel after one move), ``return`` (Flux Remover).
+
+    Text form (people count from 1): ``draft 3 at 2,4``, ``tool 7 pay 1``, ``move 1,1 to 2,3``,
+    ``swap 4.2``, ``choose 2``.
+
+    >>> Action.parse("draft 3 at 2,4")
+    Action(kind='draft', die=2, cell=8, to=-1, number=0)
+    >>> str(Action.parse("move 1,1 to 2,3"))
+    'move 1,1 to 2,3'
+    """
+
+    kind: str
+    die: int = -1
+    cell: int = -1
+    to: int = -1
+    number: int = 0
+
+    @classmethod
+    def choose(cls, slot: int) -> Action:
+        return cls("choose", number=slot)
+
+    @classmethod
+    def draft(cls, die: int, cell: int = -1) -> Action:
+        return cls("draft", die, cell)
+
+    @classmethod
+    def place(cls, cell: int) -> Action:
+        return cls("place", cell=cell)
+
+    @classmethod
+    def tool(cls, number: int, pay: int = -1) -> Action:
+        return cls("tool", pay, number=number)
+
+    @classmethod
+    def move(cls, source: int, to: int) -> Action:
+        return cls("move", cell=source, to=to)
+
+    def __str__(self) -> str:
+        kind = self.kind
+        if kind == "choose":
+            return f"choose {self.number + 1}"
+        if kind == "draft":
+            held = "" if self.cell < 0 else f" at {cell_text(self.cell)}"
+            return f"draft {self.die + 1}{held}"
+        if kind == "place":
+            return f"place {cell_text(self.cell)}"
+        if kind == "tool":
+            return f"tool {self.number}" + ("" if self.die < 0 else f" pay {self.die + 1}")
+        if kind == "move":
+            return f"move {cell_text(self.cell)} to {cell_text(self.to)}"
+        if kind == "value":
+            return f"value {self.number}"
+        if kind == "swap":
+            return f"swap {self.number + 1}.{self.die + 1}"
+        return kind
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read the text form; raises RuleError("bad_action", ...)."""
+        words = text.lower().split()
+        n = len(words)
+        try:
+            kind = words[0] if words else ""
+            if n == 1 and kind in ("pass", "stop", "return"):
+                return cls(kind)
+            if n == 2 and kind == "choose":
+                return cls.choose(_count(words[1]) - 1)
+            if kind == "draft" and n in (2, 4) and (n == 2 or words[2] == "at"):
+                return cls.draft(_count(words[1]) - 1, _cell(words[3]) if n == 4 else -1)
+            if n == 2 and kind == "place":
+                return cls.place(_cell(words[1]))
+            if kind == "tool" and n in (2, 4) and (n == 2 or words[2] == "pay"):
+                return cls.tool(_count(words[1]), _count(words[3]) - 1 if n == 4 else -1)
+            if n == 4 and kind == "move" and words[2] == "to":
+                return cls.move(_cell(words[1]), _cell(words[3]))
+            if n == 2 and kind == "value":
+                return cls("value", number=_count(words[1]))
+            if n == 2 and kind == "swap":
+                round_, die = words[1].split(".")
+                return cls("swap", _count(die) - 1, number=_count(round_) - 1)
+        except ValueError:
+            pass
+        raise RuleError("bad_action", f"cannot read {text!r} as an action; for example "
+                        "'draft 3 at 2,4', 'tool 7', 'move 1,1 to 2,3', 'pass'")  # fmt: skip
+
+    def to_dict(self) -> Data:
+        """The wire and record form (counting from 0), e.g. ``{"type": "draft", "die": 2,
+        "cell": [1, 3]}``."""
+        kind = self.kind
+        if kind == "choose":
+            return {"type": kind, "pattern": self.number}
+        if kind == "draft":
+            data: Data = {"type": kind, "die": self.die}
+            if self.cell >= 0:
+                data["cell"] = _cell_data(self.cell)
+            return data
+        if kind == "place":
+            return {"type": kind, "cell": _cell_data(self.cell)}
+        if kind == "tool":
+            data = {"type": kind, "tool": self.number}
+            if self.die >= 0:
+                data["pay"] = self.die
+            return data
+        if kind == "move":
+            return {"type": kind, "from": _cell_data(self.cell), "to": _cell_data(self.to)}
+        if kind == "value":
+            return {"type": kind, "value": self.number}
+        if kind == "swap":
+            return {"type": kind, "round": self.number, "die": self.die}
+        return {"type": kind}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Action:
+        """Read the wire form, checking every field; raises RuleError("bad_action", ...)."""
+        if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
+            raise RuleError("bad_action", f"an action is a map with a type in {ACTION_TYPES}")
+        kind = data["type"]
+        required, optional = _FIELDS.get(kind, ((), ()))
+        extra = set(data) - {"type", "seat", *required, *optional}
+        missing = set(required) - set(data)
+        if extra or missing:
+            raise RuleError("bad_action", f"{kind} takes fields {sorted(required + optional)}")
+        for name in ("pattern", "die", "tool", "pay", "value", "round"):
+            if name in data and not _is_int(data[name]):
+                raise RuleError("bad_action", f"{name} must be an integer")
+        if kind == "choose":
+            return cls.choose(data["pattern"])
+        if kind == "draft":
+            return cls.draft(data["die"], _wire_cell(data["cell"]) if "cell" in data else -1)
+        if kind == "place":
+            return cls.place(_wire_cell(data["cell"]))
+        if kind == "tool":
+            return cls.tool(data["tool"], data.get("pay", -1))
+        if kind == "move":
+            return cls.move(_wire_cell(data["from"]), _wire_cell(data["to"]))
+        if kind == "value":
+            return cls("value", number=data["value"])
+        if kind == "swap":
+            return cls("swap", data["die"], number=data["round"])
+        return cls(kind)
+
+
+_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "choose": (("pattern",), ()), "draft": (("die",), ("cell",)), "place": (("cell",), ()),
+    "tool": (("tool",), ("pay",)), "move": (("from", "to"), ()), "value": (("value",), ()),
+    "swap": (("round", "die"), ()),
+}  # fmt: skip
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(word: str) -> int:
+    if not word.isdigit():
+        raise ValueError(word)
+    return int(word)
+
+
+def _cell(word: str) -> int:
+    row, column = (_count(w) for w in word.split(","))
+    if not (1 <= row <= ROWS and 1 <= column <= COLUMNS):
+        raise ValueError(word)
+    return (row - 1) * COLUMNS + column - 1
+
+
+def _cell_data(cell: int) -> list[int]:
+    return [cell // COLUMNS, cell % COLUMNS]
+
+
+def _wire_cell(data: Any) -> int:
+    if (isinstance(data, list | tuple) and len(data) == 2 and all(map(_is_int, data))
+            and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):  # fmt: skip
+        return data[0] * COLUMNS + data[1]
+    raise RuleError("bad_action", f"a cell is [row, column] with row 0-{ROWS - 1} and column "
+                    f"0-{COLUMNS - 1}")  # fmt: skip
+
+
+def _roll(colour: int, rng: random.Random) -> int:
+    """A die of ``colour``, rolled."""
+    return colour * 6 + int(rng.random() * 6) + 1
+
+
+PASS, STOP, RETURN = Action("pass"), Action("stop"), Action("return")
+CHOICES = tuple(Action.choose(i) for i in range(PATTERNS_DEALT))
+VALUES = (None, *(Action("value", number=v) for v in range(1, 7)))
+
+
+# -- patterns in play ------------------------------------------------------------------------
+
+_PATTERN_SETS: dict[str, tuple[tuple[Pattern, ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def pattern_set(config: Data) -> tuple[tuple[Pattern, ...], tuple[tuple[int, ...], ...]]:
+    """The patterns a table with ``config`` deals from, and its cards (the indexes of one card's
+    sides: a ``pair`` within one source, or a single pattern)."""
+    key = json.dumps([config.get("patterns"), config.get("pattern_set")], sort_keys=True)
+    found = _PATTERN_SETS.get(key)
+    if found is None:
+        own = parse_patterns(config["patterns"]) if config.get("patterns") else ()
+        sources = [own] if config.get("pattern_set") == "custom" else [PUBLISHED, own]
+        patterns: list[Pattern] = []
+        cards: dict[Any, list[int]] = {}
+        for source, group in enumerate(sources):
+            for p in group:
+                key_ = (source, p.pair) if p.pair is not None else len(patterns)
+                cards.setdefault(key_, []).append(len(patterns))
+                patterns.append(p)
+        found = _PATTERN_SETS[key] = (tuple(patterns), tuple(map(tuple, cards.values())))
+    return found
+
+
+# -- the state ---------------------------------------------------------------------------------
+
+
+class State:
+    """One game of Sagrada in progress; see the module docstring.
+
+    Public attributes the bots and the console read: ``phase``, ``round`` (0-9), ``order`` and
+    ``turn`` (the snake of this round and the position in it), ``pool``, ``track`` (per round, the
+    dice left over), ``windows`` (per seat, 20 dice), ``tokens``, ``tools`` and ``uses`` (per
+    tool card in play), ``objectives``, ``step`` and ``held`` (a tool under way).
+    """
+
+    __slots__ = (
+        "config", "players", "solo", "patterns", "tools", "objectives", "seed", "draws",
+        "privates", "dealt", "chosen", "phase", "round", "order", "turn", "seat", "skip", "pool",
+        "track", "bag", "windows", "filled", "owned", "cache", "tokens", "uses", "drafted",
+        "tool_done", "step", "step_tool", "held", "moves_left", "moved", "move_colour",
+        "history", "origin", "rolls", "outcome",
+    )  # fmt: skip
+
+    # -- making one -------------------------------------------------------------------------
+
+    @classmethod
+    def new(cls, config: Data, seed: int) -> State:
+        """A new game: tools, objectives, private objectives and patterns dealt from ``seed``."""
+        s = cls._blank(config, seed)
+        rng = s._rng()
+        patterns, cards = pattern_set(config)
+        s.tools = tuple(sorted(rng.sample(sorted(TOOLS), config["difficulty"] if s.solo else 3)))
+        s.uses = [0] * len(s.tools)
+        s.objectives = tuple(sorted(rng.sample(sorted(OBJECTIVES), 2 if s.solo else 3)))
+        colours = rng.sample(range(len(COLOURS)), 2 if s.solo else s.players)
+        s.privates = tuple((c,) for c in colours) if not s.solo else (tuple(sorted(colours)),)
+        order = list(cards)
+        rng.shuffle(order)
+        flat = [i for card in order for i in card]
+        s.dealt = tuple(tuple(flat[i * PATTERNS_DEALT:(i + 1) * PATTERNS_DEALT])
+                        for i in range(s.players))  # fmt: skip
+        return s
+
+    @classmethod
+    def _blank(cls, config: Data, seed: int) -> State:
+        s = cls.__new__(cls)
+        s.config = config
+        s.players = players = config["players"]
+        s.solo = players == 1
+        s.patterns = pattern_set(config)[0]
+        s.tools, s.objectives, s.privates, s.dealt = (), (), (), ()
+        s.seed, s.draws = seed, 0
+        s.chosen = [None] * players
+        s.phase, s.round, s.order, s.turn, s.seat, s.skip = CHOOSE, 0, (), 0, 0, 0
+        s.pool, s.track = [], [[] for _ in range(ROUNDS)]
+        s.bag = [DICE_PER_COLOUR] * len(COLOURS)
+        s.windows = [[0] * CELLS for _ in range(players)]
+        s.filled = [0] * players
+        s.owned = (1 << players) - 1
+        s.cache = [None] * players
+        s.tokens = [0] * players
+        s.uses = []
+        s.drafted = s.tool_done = False
+        s.step, s.step_tool, s.held, s.moves_left, s.moved, s.move_colour = None, 0, 0, 0, -1, -1
+        s.history, s.origin, s.rolls, s.outcome = [], 0, [], None
+        return s
+
+    def clone(self) -> State:
+        """An independent copy; windows are shared until either side changes one."""
+        c = State.__new__(State)
+        c.config, c.players, c.solo = self.config, self.players, self.solo
+        c.patterns = self.patterns
+        c.tools, c.objectives, c.privates, c.dealt = (
+            self.tools, self.objectives, self.privates, self.dealt)
+        c.seed, c.draws, c.chosen = self.seed, self.draws, self.chosen.copy()
+        c.phase, c.round, c.order, c.turn, c.seat, c.skip = (
+            self.phase, self.round, self.order, self.turn, self.seat, self.skip)
+        c.pool, c.track, c.bag = self.pool.copy(), [t.copy() for t in self.track], self.bag.copy()
+        c.windows, c.filled, c.cache = self.windows.copy(), self.filled.copy(), self.cache.copy()
+        self.owned = c.owned = 0
+        c.tokens, c.uses = self.tokens.copy(), self.uses.copy()
+        c.drafted, c.tool_done, c.step, c.step_tool, c.held = (
+            self.drafted, self.tool_done, self.step, self.step_tool, self.held)
+        c.moves_left, c.moved, c.move_colour = self.moves_left, self.moved, self.move_colour
+        c.history, c.origin, c.rolls = self.history.copy(), self.origin, self.rolls.copy()
+        c.outcome = self.outcome
+        return c  # fmt: skip
+
+    def _rng(self) -> random.Random:
+        """The generator of the next random moment (see the module docstring)."""
+        rng = random.Random(self.seed * MOMENTS + self.draws)
+        self.draws += 1
+        return rng
+
+    def _window(self, seat: int) -> list[int]:
+        """``seat``'s window, to be changed: copied first if a clone shares it."""
+        if not self.owned >> seat & 1:
+            self.windows[seat] = self.windows[seat].copy()
+            self.owned |= 1 << seat
+        self.cache[seat] = None
+        return self.windows[seat]
+
+    # -- questions --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self.origin + len(self.history)
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.phase == OVER else self.seat
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def pattern(self, seat: int) -> Pattern | None:
+        """The pattern ``seat`` chose, or None before it has."""
+        chosen = self.chosen[seat]
+        return None if chosen is None else self.patterns[chosen]
+
+    def cost(self, slot: int) -> int:
+        """Favour tokens the tool card in ``slot`` costs now: 1, then 2 once anyone used it."""
+        return 2 if self.uses[slot] else 1
+
+    def first_turn(self) -> bool:
+        return self.turn < self.players
+
+    def cells_for(self, seat: int, die: int) -> tuple[int, ...]:
+        """The cells of ``seat``'s window where ``die`` may be placed now (rules 1-4)."""
+        cache = self.cache[seat] or self._remember(seat)
+        found = cache[1].get(die)
+        if found is None:
+            bit = 1 << die
+            found = cache[1][die] = tuple([i for i, m in enumerate(cache[0]) if m & bit])
+        return found
+
+    def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
+        """What ``seat``'s window allows, worked out once per change of the window: the open
+        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used)."""
+        pattern = self.patterns[self.chosen[seat]]
+        masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
+        cache = self.cache[seat] = (masks, {})
+        return cache
+
+    def loose_cells(self, seat: int, die: int) -> tuple[int, ...]:
+        """Cork-backed Straightedge: cells next to no die where ``die`` obeys its restriction."""
+        pattern = self.patterns[self.chosen[seat]]
+        masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow, loose=True)
+        bit = 1 << die
+        return tuple(i for i, m in enumerate(masks) if m & bit)
+
+    def moves(self, seat: int, tool: int, skip: int = -1, colour: int = -1
+              ) -> list[tuple[int, int]]:  # fmt: skip
+        """Every (from, to) move tool ``tool`` allows in ``seat``'s window now: the moved die is
+        lifted first and checked at its new cell (RULES.md, moves). ``skip``: a cell whose die
+        may not move (it moved already); ``colour``: only dice of that colour (-1: any;
+        Tap Wheel without a colour: only colours on the round track)."""
+        return list(self._moves(self.windows[seat], self.filled[seat], seat, tool, skip, colour))
+
+    def _moves(self, window: list[int], filled: int, seat: int, tool: int, skip: int,
+               colour: int):  # fmt: skip
+        pattern = self.patterns[self.chosen[seat]]
+        allow = (pattern.allow_any_colour if tool == 2 else
+                 pattern.allow_any_value if tool == 3 else pattern.allow)  # fmt: skip
+        colours = self._track_colours() if tool == 12 and colour < 0 else None
+        for a in range(CELLS):
+            d = window[a]
+            if not d or a == skip:
+                continue
+            if colour >= 0 and COLOUR[d] != colour:
+                continue
+            if colours is not None and COLOUR[d] not in colours:
+                continue
+            bit, clash, rest = 1 << d, CLASH[d], filled & ~(1 << a)
+            for b in range(CELLS):
+                # Cheap tests first: this runs for every die of the window.
+                if b == a or rest >> b & 1 or not allow[b] & bit:
+                    continue
+                if not (rest & NEAR_CELLS[b] if rest else EDGE[b]):
+                    continue
+                for j in ORTH[b]:
+                    if j != a and clash >> window[j] & 1:
+                        break
+                else:
+                    yield a, b
+
+    def _track_colours(self) -> set[int]:
+        return {COLOUR[d] for dice in self.track for d in dice}
+
+    def _lathekin_firsts(self, seat: int, stop_at_one: bool = False) -> list[tuple[int, int]]:
+        """Lathekin's first moves after which a second die can move."""
+        window, filled = self.windows[seat], self.filled[seat]
+        found = []
+        for a, b in list(self._moves(window, filled, seat, 4, -1, -1)):
+            w2 = window.copy()
+            w2[b], w2[a] = w2[a], 0
+            if next(self._moves(w2, filled & ~(1 << a) | 1 << b, seat, 4, b, -1), None):
+                found.append((a, b))
+                if stop_at_one:
+                    break
+        return found
+
+    def _pay_options(self, slot: int, exclude: int = -1) -> list[int]:
+        """How the tool in ``slot`` can be paid now: ``[-1]`` (favour tokens) in a game with
+        tokens, else the pool dice of its colour (one per kind of die); ``[]``: it cannot."""
+        if not self.solo:
+            return [-1] if self.tokens[self.seat] >= self.cost(slot) else []
+        if self.uses[slot]:
+            return []
+        colour = COLOURS.index(TOOLS[self.tools[slot]].colour)
+        seen: set[int] = set()
+        options = []
+        for i, d in enumerate(self.pool):
+            if i != exclude and COLOUR[d] == colour and d not in seen:
+                seen.add(d)
+                options.append(i)
+        return options
+
+    def _drafted_die_tools(self, die: int, exclude: int = -1) -> list[Action]:
+        """The drafted-die tools that can be used on ``die`` now, with their payments."""
+        if self.tool_done:
+            return []
+        actions = []
+        for slot, tool in enumerate(self.tools):
+            if not TOOLS[tool].on_drafted:
+                continue
+            pays = self._pay_options(slot, exclude)
+            if not pays:
+                continue
+            if tool == 5 and not any(self.track):
+                continue
+            if tool == 9 and not self.loose_cells(self.seat, die):
+                continue
+            actions.extend(Action.tool(tool, pay) for pay in pays)
+        return actions
+
+    def _holds(self) -> list[Action]:
+        """Drafts without placing: for each pool die a drafted-die tool can be used on."""
+        usable = [(slot, tool) for slot, tool in enumerate(self.tools)
+                  if TOOLS[tool].on_drafted and (tool != 5 or any(self.track))]  # fmt: skip
+        if not self.solo:  # the payment does not depend on the die
+            usable = [(slot, tool) for slot, tool in usable if self._pay_options(slot)]
+        if not usable:
+            return []
+        holds = []
+        for i, die in enumerate(self.pool):
+            for slot, tool in usable:
+                if self.solo and not self._pay_options(slot, exclude=i):
+                    continue
+                if tool == 9 and not self.loose_cells(self.seat, die):
+                    continue
+                holds.append(_new_tuple(Action, ("draft", i, -1, -1, 0)))
+                break
+        return holds
+
+    def _turn_tools(self) -> list[Action]:
+        """The tools that can be used now, between a turn's decisions (not on a drafted die)."""
+        if self.tool_done:
+            return []
+        seat = self.seat
+        actions = []
+        for slot, tool in enumerate(self.tools):
+            if TOOLS[tool].on_drafted:
+                continue
+            pays = self._pay_options(slot)
+            if not pays:
+                continue
+            if tool in (2, 3, 12):
+                if next(self._moves(self.windows[seat], self.filled[seat], seat, tool, -1, -1),
+                        None) is None:  # fmt: skip
+                    continue
+            elif tool == 4:
+                memo = (self.cache[seat] or self._remember(seat))[1]
+                usable = memo.get("lathekin")
+                if usable is None:  # a whole scan when no second move exists: remember it
+                    usable = memo["lathekin"] = bool(self._lathekin_firsts(seat, True))
+                if not usable:
+                    continue
+            elif tool == 7:
+                if self.first_turn() or self.drafted:
+                    continue
+                # Something must be left to re-roll once a solo payment took its die.
+                pays = [p for p in pays if len(self.pool) > (p >= 0)]
+            elif tool == 8:
+                if not self.first_turn() or not self.drafted:
+                    continue
+                pays = [p for p in pays if self._placeable(exclude=p)]
+            actions.extend(Action.tool(tool, pay) for pay in pays)
+        return actions
+
+    def _placeable(self, exclude: int = -1) -> bool:
+        """Whether some pool die (but ``exclude``) can be placed in the window of the seat to
+        move."""
+        seat = self.seat
+        return any(self.cells_for(seat, d) for i, d in enumerate(self.pool) if i != exclude)
+
+    def _drafts(self) -> list[Action]:
+        seat = self.seat
+        actions = []
+        for i, d in enumerate(self.pool):
+            for cell in self.cells_for(seat, d):
+                actions.append(_new_tuple(Action, ("draft", i, cell, -1, 0)))
+        return actions
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal decision for the seat to move, in a stable order."""
+        phase = self.phase
+        if phase != PLAY:
+            return list(CHOICES) if phase == CHOOSE else []
+        step = self.step
+        seat = self.seat
+        if step is None:
+            if self.drafted:
+                return [*self._turn_tools(), PASS]
+            actions = self._drafts()
+            if not self.tool_done:
+                actions.extend(self._holds())
+                actions.extend(self._turn_tools())
+            actions.append(PASS)
+            return actions
+        held = self.held
+        if step == HELD:
+            places = [Action.place(c) for c in self.cells_for(seat, held)]
+            return places + self._drafted_die_tools(held)
+        if step == PLACE:
+            cells = (self.loose_cells(seat, held) if self.step_tool == 9 else
+                     self.cells_for(seat, held))  # fmt: skip
+            places = [Action.place(c) for c in cells]
+            return places + [RETURN] if self.step_tool == 11 else places
+        if step == VALUE_STEP:
+            if self.step_tool == 1:
+                return [VALUES[v] for v in (VALUE[held] - 1, VALUE[held] + 1) if 1 <= v <= 6]
+            return list(VALUES[1:])
+        if step == SWAP:
+            return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
+                    for i in range(len(dice))]  # fmt: skip
+        if step == MOVE:
+            if self.step_tool == 4 and self.moves_left == 2:
+                pairs = self._lathekin_firsts(seat)
+            else:
+                pairs = self.moves(seat, self.step_tool, self.moved, self.move_colour)
+            actions = [Action.move(a, b) for a, b in pairs]
+            return actions + [STOP] if self.step_tool == 12 and self.moved >= 0 else actions
+        return self._drafts()  # DRAFT_AGAIN
+
+    def default_action(self) -> Action:
+        """``pass`` where it is legal (a bot past its deadline gives up its turn), else the
+        first legal action."""
+        actions = self.legal_actions()
+        return PASS if PASS in actions else STOP if STOP in actions else actions[0]
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A uniformly random legal action."""
+        actions = self.legal_actions()
+        return actions[int(rng.random() * len(actions))]
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def parse_action(self, data: Data) -> Action:
+        return Action.from_dict(data)
+
+    def action_data(self, action: Action) -> Data:
+        return action.to_dict()
+
+    def apply(self, action: Action) -> list[Data]:
+        """Validate and play ``action`` for the seat to move; return the events it caused.
+
+        :raises RuleError: with a reason code when the action is not legal; nothing changes.
+        """
+        if self.phase == OVER:
+            raise RuleError("game_over", "the game is over")
+        if not self._is_legal(action):
+            raise self._refusal(action)
+        events: list[Data] = []
+        self._do(action, events)
+        return events
+
+    def _is_legal(self, action: Action) -> bool:
+        """Whether ``action`` is among the legal actions; the common ones without listing."""
+        if self.phase == PLAY and self.step is None:
+            kind = action.kind
+            if kind == "pass":
+                return action == PASS
+            if kind == "draft" and action.cell >= 0:
+                pool = self.pool
+                return (not self.drafted and type(action.die) is int and 0 <= action.die < len(pool)
+                        and action.cell in self.cells_for(self.seat, pool[action.die])
+                        and action == Action.draft(action.die, action.cell))  # fmt: skip
+        return action in self.legal_actions()
+
+    def push(self, action: Action) -> None:
+        """Play ``action`` without checking it or reporting events (search and playouts)."""
+        self._do(action, None)
+
+    def playout(self, rng: random.Random) -> None:
+        """Play uniformly random legal actions until the game is over."""
+        while self.phase != OVER:
+            actions = self.legal_actions()
+            self._do(actions[int(rng.random() * len(actions))], None)
+
+    def _refusal(self, action: Action) -> RuleError:
+        """Why ``action`` is not legal now, as precisely as the rules can say."""
+        kind, step = action.kind, self.step
+        if self.phase == CHOOSE:
+            if kind != "choose":
+                return RuleError("wrong_phase", "choose your window pattern first")
+            return RuleError("bad_index", f"choose a pattern from 1 to {PATTERNS_DEALT}")
+        expected = {HELD: ("place", "tool"), PLACE: ("place", "return"), VALUE_STEP: ("value",),
+                    SWAP: ("swap",), MOVE: ("move", "stop"), DRAFT_AGAIN: ("draft",)}  # fmt: skip
+        if step is not None and kind not in expected[step]:
+            doing = f"{TOOLS[self.step_tool].name} " if self.step_tool else ""
+            return RuleError("wrong_step", f"finish the {doing}step first: "
+                             f"{' or '.join(expected[step])}")  # fmt: skip
+        if kind in ("draft", "place"):
+            return self._placement_refusal(action)
+        if kind == "tool":
+            return self._tool_refusal(action)
+        if kind == "pass" and step is None:
+            return RuleError("not_allowed", "pass is not allowed now")
+        return RuleError("not_allowed", f"{action} is not allowed now")
+
+    def _placement_refusal(self, action: Action) -> RuleError:
+        if action.kind == "draft":
+            if self.step is None and self.drafted:
+                return RuleError("already_drafted", "you have drafted a die this turn")
+            if not 0 <= action.die < len(self.pool):
+                return RuleError("bad_index", f"the pool has dice 1 to {len(self.pool)}")
+            die = self.pool[action.die]
+            if action.cell < 0:
+                return RuleError("no_tool", "draft without placing only to use a tool on the "
+                                 "die, and no tool can be used on it now")  # fmt: skip
+        else:
+            die = self.held
+        if not 0 <= action.cell < CELLS:
+            return RuleError("bad_cell", "no such cell")
+        code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
+                                      action.cell, loose=self.step_tool == 9)  # fmt: skip
+        return RuleError(code, f"{die_text(die)} cannot go at {cell_text(action.cell)}: {why}")
+
+    def _tool_refusal(self, action: Action) -> RuleError:
+        if action.number not in self.tools:
+            return RuleError("bad_tool", f"tool {action.number} is not in play")
+        if self.tool_done:
+            return RuleError("tool_used", "you have used a tool this turn")
+        slot = self.tools.index(action.number)
+        tool = TOOLS[action.number]
+        if self.solo and self.uses[slot]:
+            return RuleError("tool_spent", f"{tool.name} has been used")
+        if not self._pay_options(slot, exclude=-1):
+            colour = COLOUR_NAMES[COLOURS.index(tool.colour)]
+            need = f"a {colour} die in the pool" if self.solo else f"{self.cost(slot)} tokens"
+            return RuleError("cannot_pay", f"{tool.name} needs {need}")
+        if tool.on_drafted and self.step != HELD:
+            return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")
+        if not tool.on_drafted and self.step == HELD:
+            return RuleError("wrong_timing", f"{tool.name} is used before drafting or after "
+                             "placing, never in between")  # fmt: skip
+        if tool.number == 7:
+            return RuleError("wrong_timing", "Glazing Hammer is used on your second turn of "
+                             "the round, before drafting")  # fmt: skip
+        if tool.number == 8:
+            return RuleError("wrong_timing", "Running Pliers is used on your first turn of the "
+                             "round, after drafting, with a die left that you can place")
+        if self.solo and action.die not in self._pay_options(slot):
+            return RuleError("bad_payment", f"pay {tool.name} with a {tool.colour} die of "
+                             "the pool")  # fmt: skip
+        return RuleError("cannot_use", f"{tool.name} has nothing to act on now")
+
+    def _do(self, action: Action, ev: list[Data] | None) -> None:
+        seat = self.seat
+        self.history.append((seat, action))
+        kind = action.kind
+        if kind == "draft":
+            die = self.pool.pop(action.die)
+            if ev is not None:
+                ev.append({"type": "die_drafted", "seat": seat, "die": die_text(die),
+                           "index": action.die})  # fmt: skip
+            if action.cell < 0:
+                self.held, self.step, self.drafted = die, HELD, True
+                return
+            self._place(die, action.cell, ev)
+            if self.step == DRAFT_AGAIN:
+                self.step = None
+                self._end_turn(ev)
+                return
+            self.drafted = True
+        elif kind == "place":
+            self._place(self.held, action.cell, ev)
+            self.held, self.step = 0, None
+        elif kind == "tool":
+            self._use_tool(action, ev)
+            if self.step is not None:
+                return
+        elif kind == "value":
+            self.held = COLOUR[self.held] * 6 + action.number
+            if ev is not None:
+                ev.append({"type": "die_set", "seat": seat, "tool": self.step_tool,
+                           "die": die_text(self.held)})  # fmt: skip
+            if self._hold_for_placing(ev):
+                return
+        elif kind == "swap":
+            spot = self.track[action.number]
+            self.held, spot[action.die] = spot[action.die], self.held
+            if ev is not None:
+                ev.append({"type": "die_swapped", "seat": seat, "die": die_text(self.held),
+                           "round": action.number, "left": die_text(spot[action.die])})
+            if self._hold_for_placing(ev):
+                return
+        elif kind == "move":
+            if self._move(action, ev):
+                return
+        elif kind == "return":
+            self._return_held(ev)
+        elif kind == "stop":
+            self.step = None
+        elif kind == "pass":
+            if ev is not None:
+                ev.append({"type": "turn_passed", "seat": seat})
+            self._end_turn(ev)
+            return
+        else:  # choose
+            self._choose(action.number, ev)
+            return
+        if not self._turn_goes_on():
+            self._end_turn(ev)
+
+    def _place(self, die: int, cell: int, ev: list[Data] | None) -> None:
+        seat = self.seat
+        self._window(seat)[cell] = die
+        self.filled[seat] |= 1 << cell
+        if ev is not None:
+            ev.append({"type": "die_placed", "seat": seat, "die": die_text(die),
+                       "cell": _cell_data(cell)})  # fmt: skip
+
+    def _turn_goes_on(self) -> bool:
+        """Whether the seat to move has anything left to do this turn (else it ends by
+        itself)."""
+        if self.drafted:
+            return bool(self._turn_tools())
+        return self._placeable()  # a tool was used before drafting
+
+    def _use_tool(self, action: Action, ev: list[Data] | None) -> None:
+        seat, tool = self.seat, action.number
+        slot = self.tools.index(tool)
+        if self.solo:
+            paid = self.pool.pop(action.die)
+            cost: Data = {"paid": die_text(paid)}
+        else:
+            tokens = self.cost(slot)
+            self.tokens[seat] -= tokens
+            cost = {"tokens": tokens}
+        self.uses[slot] += 1
+        self.tool_done = True
+        if ev is not None:
+            ev.append({"type": "tool_used", "seat": seat, "tool": tool, **cost})
+        self.step_tool = tool
+        if tool == 1:
+            self.step = VALUE_STEP
+        elif tool == 5:
+            self.step = SWAP
+        elif tool == 6:
+            self.held = _roll(COLOUR[self.held], self._rng())
+            self.rolls.append([die_text(self.held)])
+            if ev is not None:
+                ev.append({"type": "die_rerolled", "seat": seat, "die": die_text(self.held)})
+            self._hold_for_placing(ev)
+        elif tool == 9:
+            self.step = PLACE
+        elif tool == 10:
+            self.held = COLOUR[self.held] * 6 + 7 - VALUE[self.held]
+            if ev is not None:
+                ev.append({"type": "die_turned", "seat": seat, "die": die_text(self.held)})
+            self._hold_for_placing(ev)
+        elif tool == 11:
+            self.bag[COLOUR[self.held]] += 1
+            rng = self._rng()
+            colour = self._draw_colour(rng)
+            self.rolls.append([COLOURS[colour]])
+            if ev is not None:
+                ev.append({"type": "die_redrawn", "seat": seat, "returned": die_text(self.held),
+                           "colour": COLOURS[colour]})  # fmt: skip
+            self.held = colour * 6 + 1
+            self.step = VALUE_STEP
+        elif tool in MOVE_TOOLS:
+            self.step, self.moves_left, self.moved, self.move_colour = (
+                MOVE, MOVE_TOOLS[tool], -1, -1)
+        elif tool == 7:
+            rng = self._rng()
+            self.pool = [_roll(COLOUR[d], rng) for d in self.pool]
+            self.rolls.append([die_text(d) for d in self.pool])
+            if ev is not None:
+                ev.append({"type": "pool_rerolled", "seat": seat,
+                           "pool": [die_text(d) for d in self.pool]})  # fmt: skip
+            self.step = None
+        else:  # 8
+            self.step = DRAFT_AGAIN
+            self.skip |= 1 << seat
+            if ev is not None:
+                ev.append({"type": "second_turn_skipped", "seat": seat})
+
+    def _hold_for_placing(self, ev: list[Data] | None) -> bool:
+        """After a tool changed the die in hand: placing it becomes the step, or, if it fits
+        nowhere, it returns to the pool. Returns whether the step goes on."""
+        seat = self.seat
+        if self.step_tool == 11 or self.cells_for(seat, self.held):
+            self.step = PLACE
+            return True
+        self._return_held(ev)
+        return False
+
+    def _return_held(self, ev: list[Data] | None) -> None:
+        self.pool.append(self.held)
+        if ev is not None:
+            ev.append({"type": "die_returned", "seat": self.seat, "die": die_text(self.held)})
+        self.held, self.step = 0, None
+
+    def _move(self, action: Action, ev: list[Data] | None) -> bool:
+        """One move of a moving tool; returns whether the tool's step goes on."""
+        seat = self.seat
+        window = self._window(seat)
+        die = window[action.cell]
+        window[action.to], window[action.cell] = die, 0
+        self.filled[seat] = self.filled[seat] & ~(1 << action.cell) | 1 << action.to
+        if ev is not None:
+            ev.append({"type": "die_moved", "seat": seat, "die": die_text(die),
+                       "from": _cell_data(action.cell), "to": _cell_data(action.to)})
+        self.moves_left -= 1
+        self.moved = action.to
+        if self.step_tool == 12:
+            self.move_colour = COLOUR[die]
+        if self.moves_left and (self.step_tool == 4 or self.moves(
+                seat, 12, self.moved, self.move_colour)):  # fmt: skip
+            return True
+        self.step = None
+        return False
+
+    def _end_turn(self, ev: list[Data] | None) -> None:
+        self.drafted = self.tool_done = False
+        self.step, self.step_tool, self.held = None, 0, 0
+        order, players, skip = self.order, self.players, self.skip
+        turn = self.turn + 1
+        while turn < len(order) and turn >= players and skip >> order[turn] & 1:
+            turn += 1
+        if turn < len(order):
+            self.turn, self.seat = turn, order[turn]
+        else:
+            self._end_round(ev)
+
+    def _end_round(self, ev: list[Data] | None) -> None:
+        left, self.pool = self.pool, []
+        self.track[self.round] = left
+        if ev is not None:
+            ev.append({"type": "round_ended", "round": self.round,
+                       "track": [die_text(d) for d in left]})  # fmt: skip
+        self.round += 1
+        if self.round == ROUNDS:
+            self._finish(ev)
+        else:
+            self._start_round(ev)
+
+    def _start_round(self, ev: list[Data] | None) -> None:
+        players = self.players
+        start = self.round % players
+        forth = tuple((start + i) % players for i in range(players))
+        self.order = forth + forth[::-1]
+        self.turn, self.seat, self.skip = 0, start, 0
+        rng = self._rng()
+        count = SOLO_DICE if self.solo else 2 * players + 1
+        self.pool = [_roll(self._draw_colour(rng), rng) for _ in range(count)]
+        self.rolls.append([die_text(d) for d in self.pool])
+        if ev is not None:
+            ev.append({"type": "round_started", "round": self.round, "order": list(self.order),
+                       "pool": [die_text(d) for d in self.pool]})  # fmt: skip
+
+    def _draw_colour(self, rng: random.Random) -> int:
+        """A die drawn from the bag: its colour (each die left equally likely)."""
+        bag = self.bag
+        k = int(rng.random() * sum(bag))
+        for colour, count in enumerate(bag):
+            if k < count:
+                bag[colour] -= 1
+                return colour
+            k -= count
+        raise RuleError("empty_bag", "the bag is empty")
+
+    def _choose(self, slot: int, ev: list[Data] | None) -> None:
+        seat = self.seat
+        self.chosen[seat] = self.dealt[seat][slot]
+        if ev is not None:
+            ev.append({"type": "pattern_chosen", "seat": seat})
+        waiting = [s for s, c in enumerate(self.chosen) if c is None]
+        if waiting:
+            self.seat = waiting[0]
+            return
+        self.phase = PLAY
+        if not self.solo:
+            self.tokens = [self.patterns[c].difficulty for c in self.chosen]
+        if ev is not None:
+            ev.append({"type": "patterns_revealed", "patterns": list(self.chosen),
+                       "names": [self.patterns[c].name for c in self.chosen],
+                       "tokens": list(self.tokens)})  # fmt: skip
+        self._start_round(ev)
+
+    # -- the end ----------------------------------------------------------------------------
+
+    def score_sheet(self, seat: int, private: bool = True) -> Data:
+        """``seat``'s score as it stands: each public objective's points, the private
+        objective's (the better of two in solo; left out with ``private=False``), favour tokens,
+        empty cells and the total."""
+        window = self.windows[seat]
+        objectives = [objective_points(n, window) for n in self.objectives]
+        empty = window.count(0)
+        own = max(private_points(c, window) for c in self.privates[seat]) if private else 0
+        penalty = SOLO_EMPTY_PENALTY if self.solo else 1
+        total = sum(objectives) + own + self.tokens[seat] - penalty * empty
+        return {"objectives": objectives, "private": own, "tokens": self.tokens[seat],
+                "empty": empty, "total": total}  # fmt: skip
+
+    def target(self) -> int:
+        """Solo: the score to beat, the sum of the values on the round track."""
+        return sum(VALUE[d] for dice in self.track for d in dice)
+
+    def scores(self) -> list[int]:
+        """Scores as they stand; private objectives count only once the game is over."""
+        if self.outcome is not None:
+            return list(self.outcome.scores)
+        return [self.score_sheet(s, private=False)["total"] for s in range(self.players)]
+
+    def result(self) -> Result | None:
+        return self.outcome
+
+    def _finish(self, ev: list[Data] | None) -> None:
+        self.phase = OVER
+        self.step, self.held = None, 0
+        sheets = [self.score_sheet(s) for s in range(self.players)]
+        scores = tuple(sheet["total"] for sheet in sheets)
+        figures: Data = {"sheets": sheets}
+        if self.solo:
+            target = self.target()
+            figures.update(target=target, won=scores[0] > target)
+            ranking: tuple[int, ...] = (0,)
+        else:
+            last = (ROUNDS - 1) % self.players  # who opened round 10
+
+            def standing(s: int) -> tuple[int, int, int, int]:
+                sheet = sheets[s]
+                return (-sheet["total"], -sheet["private"], -sheet["tokens"],
+                        -((s - last) % self.players))  # fmt: skip
+
+            ranking = tuple(sorted(range(self.players), key=standing))
+        self.outcome = Result(scores, ranking, figures)
+        if ev is not None:
+            ev.append({"type": "game_over", **self.outcome.to_data()})
+
+    # -- what each one sees -----------------------------------------------------------------
+
+    def view(self, seat: int | None = None, shared: bool = False) -> Data:
+        """Everything ``seat`` may see; None is a spectator. Plain data, nothing secret: the
+        pattern choices show once everyone has chosen, private objectives once the game is
+        over. Dice are ``"R3"``, cells ``[row, column]`` from 0, windows 20 cells in reading
+        order (``""`` for an empty one)."""
+        over = self.phase == OVER
+        revealed = self.phase != CHOOSE
+        tools = []
+        for slot, tool in enumerate(self.tools):
+            if self.solo:  # paid with a die of the tool's colour, once
+                cost = None if self.uses[slot] else TOOLS[tool].colour
+            else:
+                cost = self.cost(slot)
+            tools.append({"tool": tool, "uses": self.uses[slot], "cost": cost})
+        step = None
+        if self.step is not None:
+            step = {"kind": self.step, "tool": self.step_tool,
+                    "held": die_text(self.held) if self.held else None,
+                    "moves_left": self.moves_left,
+                    "moved": _cell_data(self.moved) if self.moved >= 0 else None,
+                    "colour": COLOURS[self.move_colour] if self.move_colour >= 0 else None}
+        data: Data = {
+            "game": "sagrada",
+            "config": self.config if shared else dict(self.config),
+            "version": self.version,
+            "phase": self.phase,
+            "turn": self.current_seat,
+            "round": self.round,
+            "order": list(self.order),
+            "turn_index": self.turn,
+            "skipping": [s for s in range(self.players) if self.skip >> s & 1],
+            "tools": tools,
+            "objectives": list(self.objectives),
+            "pool": [die_text(d) for d in self.pool],
+            "track": [[die_text(d) for d in dice] for dice in self.track],
+            "bag": dict(zip(COLOURS, self.bag, strict=True)),
+            "drafted": self.drafted,
+            "tool_used": self.tool_done,
+            "step": step,
+            "seats": [{"chosen": c is not None, "pattern": c if revealed else None,
+                       "tokens": self.tokens[s],
+                       "window": [die_text(d) if d else "" for d in self.windows[s]]}
+                      for s, c in enumerate(self.chosen)],
+            "scores": self.scores(),
+        }  # fmt: skip
+        if over:
+            assert self.outcome is not None
+            data["result"] = self.outcome.to_data()
+            data["seed"] = self.seed
+            data["privates"] = [[COLOURS[c] for c in own] for own in self.privates]
+        if seat is not None:
+            data["you"] = seat
+        return data
+
+    def private(self, seat: int) -> Data | None:
+        """What ``seat`` alone knows: its private objective(s), the four patterns it was dealt
+        (indexes into the patterns in play) and the one it chose (None before)."""
+        return {"objectives": [COLOURS[c] for c in self.privates[seat]],
+                "patterns": list(self.dealt[seat]), "pattern": self.chosen[seat]}  # fmt: skip
+
+    def private_seats(self, events: list[Data]) -> list[int]:
+        return [e["seat"] for e in events if e["type"] == "pattern_chosen"]
+
+    # -- records ----------------------------------------------------------------------------
+
+    def to_record(self) -> Data:
+        """The game record: config, seed, actions, and what was rolled (checked on replay)."""
+        if self.origin:
+            raise RuleError("no_record", "a state rebuilt from a view has no record")
+        record: Data = {
+            "game": "sagrada", "config": self.config, "seed": self.seed,
+            "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
+            "rolls": [list(r) for r in self.rolls],
+        }  # fmt: skip
+        if self.outcome is not None:
+            record["result"] = self.outcome.to_data()
+        return record
+
+    def __repr__(self) -> str:
+        return (f"<State sagrada players={self.players} version={self.version} "
+                f"phase={self.phase} round={self.round} seat={self.current_seat}>")  # fmt: skip
+
+
+def placement_problem(window: list[int], pattern: Pattern | None, die: int, cell: int,
+                      loose: bool = False) -> tuple[str, str]:  # fmt: skip
+    """Which placement rule ``die`` at ``cell`` breaks, as a code and a reason."""
+    if pattern is None:
+        return "wrong_phase", "choose a window pattern first"
+    if window[cell]:
+        return "cell_taken", f"the cell holds {die_text(window[cell])}"
+    filled = sum(1 << i for i, d in enumerate(window) if d)
+    near = filled & NEAR_CELLS[cell]
+    if loose and near:
+        return "not_alone", "Cork-backed Straightedge places a die next to no other die"
+    if not loose and not filled and not EDGE[cell]:
+        return "not_edge", "a window's first die goes on an edge or corner cell"
+    if not loose and filled and not near:
+        return "not_adjacent", "a die goes next to a die already in the window"
+    want = pattern.cells[cell]
+    if want and want in COLOURS and COLOURS.index(want) != COLOUR[die]:
+        return "wrong_colour", f"the cell wants {COLOUR_NAMES[COLOURS.index(want)]}"
+    if want.isdigit() and int(want) != VALUE[die]:
+        return "wrong_value", f"the cell wants a {want}"
+    for j in ORTH[cell]:
+        other = window[j]
+        if other and COLOUR[other] == COLOUR[die]:
+            return "same_colour", f"it would touch {die_text(other)} at {cell_text(j)}"
+        if other and VALUE[other] == VALUE[die]:
+            return "same_value", f"it would touch {die_text(other)} at {cell_text(j)}"
+    return "not_allowed", "that placement is not allowed now"
+
+
+def replay(record: Data) -> tuple[State, list[Data]]:
+    """Rebuild a game from its record; returns the state and every event, in order.
+
+    :raises RuleError: ``bad_record`` for a malformed record or one whose rolls or result
+        differ from the replay's, or the rule's own code, with the action's number, for the
+        first action that is not legal.
+    """
+    if not isinstance(record, dict) or record.get("game") != "sagrada":
+        raise RuleError("bad_record", 'a record is a map with "game": "sagrada"')
+    for name in ("config", "seed", "actions"):
+        if name not in record:
+            raise RuleError("bad_record", f"the record has no {name!r}")
+    if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
+        raise RuleError("bad_record", "seed must be an integer and actions a list")
+    state = State.new(SAGRADA.parse_config(record["config"]), record["seed"])
+    events = replay_actions(state, record["actions"])
+    if "rolls" in record and record["rolls"] != state.rolls:
+        raise RuleError("bad_record", "the recorded rolls differ from the seed's")
+    outcome = state.outcome
+    if "result" in record and outcome is not None and record["result"] != outcome.to_data():
+        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    return state, events
+
+
+def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Random) -> State:
+    """A state that agrees with ``view`` and ``seat``'s private data, everything hidden sampled
+    from ``rng``: the bag's order and every future roll (a new secret seed), the other seats'
+    private objectives, the patterns they were dealt and, before everyone has chosen, their
+    choices."""
+    config = SAGRADA.parse_config(view["config"])
+    s = State._blank(config, rng.getrandbits(62))
+    players = s.players
+    s.tools = tuple(t["tool"] for t in view["tools"])
+    s.uses = [t["uses"] for t in view["tools"]]
+    s.objectives = tuple(view["objectives"])
+    mine = seat if seat is not None and private is not None else None
+    # Private objectives: known to their seat, all of them once the game is over.
+    if "privates" in view:
+        privates = [tuple(COLOURS.index(c) for c in own) for own in view["privates"]]
+    else:
+        known = tuple(COLOURS.index(c) for c in private["objectives"]) if mine is not None else ()
+        left = [c for c in range(len(COLOURS)) if c not in known]
+        rng.shuffle(left)
+        per_seat = 2 if s.solo else 1
+        privates = [known if i == mine else tuple(left.pop() for _ in range(per_seat))
+                    for i in range(players)]  # fmt: skip
+    s.privates = tuple(privates)
+    # Patterns: a seat's own dealt four and choice are known; the others are sampled, keeping
+    # every revealed choice.
+    seats = view["seats"]
+    shown = {d["pattern"] for d in seats if d["pattern"] is not None}
+    own_dealt = tuple(private["patterns"]) if mine is not None else ()
+    free = [i for i in range(len(s.patterns)) if i not in shown and i not in own_dealt]
+    rng.shuffle(free)
+    dealt, chosen = [], []
+    for i, d in enumerate(seats):
+        if i == mine:
+            dealt.append(own_dealt)
+            chosen.append(private["pattern"])
+        elif d["pattern"] is not None:
+            dealt.append((d["pattern"], *(free.pop() for _ in range(PATTERNS_DEALT - 1))))
+            chosen.append(d["pattern"])
+        else:
+            hand = tuple(free.pop() for _ in range(PATTERNS_DEALT))
+            dealt.append(hand)
+            chosen.append(hand[int(rng.random() * len(hand))] if d["chosen"] else None)
+    s.dealt, s.chosen = tuple(dealt), chosen
+    s.phase, s.round, s.order, s.turn = view["phase"], view["round"], tuple(view["order"]), view[
+        "turn_index"]
+    s.seat = view["turn"] if view["turn"] is not None else 0
+    s.skip = sum(1 << i for i in view["skipping"])
+    s.pool = [parse_die(d) for d in view["pool"]]
+    s.track = [[parse_die(d) for d in dice] for dice in view["track"]]
+    s.bag = [view["bag"][c] for c in COLOURS]
+    s.windows = [[parse_die(c) if c else 0 for c in d["window"]] for d in seats]
+    s.filled = [sum(1 << i for i, d in enumerate(w) if d) for w in s.windows]
+    s.tokens = [d["tokens"] for d in seats]
+    s.drafted, s.tool_done = view["drafted"], view["tool_used"]
+    step = view["step"]
+    if step is not None:
+        s.step, s.step_tool, s.moves_left = step["kind"], step["tool"], step["moves_left"]
+        s.held = parse_die(step["held"]) if step["held"] else 0
+        s.moved = _wire_cell(step["moved"]) if step["moved"] else -1
+        s.move_colour = COLOURS.index(step["colour"]) if step["colour"] else -1
+    s.origin = view["version"]
+    if s.phase == OVER:
+        r = view["result"]
+        figures = {k: v for k, v in r.items() if k not in ("scores", "ranking")}
+        s.outcome = Result(tuple(r["scores"]), tuple(r["ranking"]), figures)
+    return s
+
+
+class Sagrada:
+    """Sagrada behind the :class:`sagani_net.game.Game` seam."""
+
+    name = "sagrada"
+    title = "Sagrada"
+    options = (
+        Option("players", 2, (1, 2, 3, 4), "how many play; 1 is the solo game"),
+        Option("difficulty", DEFAULT_DIFFICULTY, (1, 2, 3, 4, 5),
+               "solo: tool cards in play (1 is hardest)"),
+        Option("patterns", None, (), "window patterns of your own (a --patterns file's list)"),
+        Option("pattern_set", "all", ("all", "custom"),
+               "all: the published patterns and yours; custom: yours only"),
+    )
+
+    def parse_config(self, data: Any) -> Data:
+        config = check_options(self.options, data)
+        if config["players"] > 1 and config["difficulty"] != DEFAULT_DIFFICULTY:
+            raise RuleError("bad_config", "difficulty is for the solo game (players 1)")
+        if config["patterns"] is not None:
+            config["patterns"] = [p.to_data() for p in parse_patterns(config["patterns"])]
+        elif config["pattern_set"] == "custom":
+            raise RuleError("bad_config", "pattern_set custom needs patterns of your own")
+        have, need = len(pattern_set(config)[0]), PATTERNS_DEALT * config["players"]
+        if have < need:
+            raise RuleError("bad_config", f"{config['players']} players need {need} patterns "
+                            f"to deal, not {have}")  # fmt: skip
+        return config
+
+    def seats(self, config: Data) -> int:
+        return int(config["players"])
+
+    def new_state(self, config: Data, seed: int) -> State:
+        return State.new(config, seed)
+
+    def from_record(self, record: Data) -> State:
+        return replay(record)[0]
+
+    def determinize(self, view: Data, private: Data | None, seat: int | None,
+                    rng: random.Random) -> State:  # fmt: skip
+        return from_view(view, private, seat, rng)
+
+    def action_text(self, data: Data) -> str:
+        return str(Action.from_dict(data))
+
+    def parse_text(self, text: str) -> Data:
+        return Action.parse(text).to_dict()
+
+    def event_text(self, event: Data, names: Sequence[str]) -> str:
+        return event_sentence(event, names)
+
+    def static_data(self, config: Data) -> Data:
+        patterns = pattern_set(config)[0]
+        return {
+            "patterns": [p.to_data() for p in patterns],
+            "tools": [{"number": t.number, "name": t.name, "colour": t.colour, "text": t.text,
+                       "on_drafted": t.on_drafted} for t in TOOLS.values()],
+            "objectives": [{"number": o.number, "name": o.name, "points": o.points,
+                            "text": o.text} for o in OBJECTIVES.values()],
+            "colours": list(COLOURS), "colour_names": list(COLOUR_NAMES),
+            "rows": ROWS, "columns": COLUMNS, "rounds": ROUNDS,
+        }  # fmt: skip
+
+
+SAGRADA = Sagrada()

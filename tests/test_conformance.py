@@ -1,0 +1,250 @@
+"""The seam's promises, checked for every registered game and every table config it allows.
+
+A new game in :data:`sagani_net.games.PACKAGES` gets these checks for free: the configs come
+from its ``options`` (every combination of their choices that its ``parse_config`` accepts), and
+everything else goes through :mod:`sagani_net.game` only. The checks run on a few random games
+per config, at a handful of positions each, to stay quick. (The network part of conformance is
+``test_conformance_net.py``.)
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import pytest
+
+from sagani_net.bots.mcts import frozen
+from sagani_net.game import Data, GameState, RuleError
+from sagani_net.games import configs, game_names, get_game
+
+#: Random games per config, and the positions of each that the deeper checks look at.
+GAMES_PER_CONFIG = 2
+POSITIONS_PER_GAME = 6
+#: No game of ours comes near this many decisions; a playout past it does not end.
+MAX_DECISIONS = 20_000
+
+
+CASES = [(name, config) for name in game_names() for config in configs(name)]
+IDS = [f"{name}-" + "-".join(str(v) for v in config.values()) for name, config in CASES]
+cases = pytest.mark.parametrize(("name", "config"), CASES, ids=IDS)
+
+
+def test_every_game_offers_at_least_one_config() -> None:
+    for name in game_names():
+        assert configs(name), f"{name} accepts none of its own option combinations"
+
+
+@dataclass(frozen=True)
+class Played:
+    """A random game to its end: the actions' wire data, in order, and its seed."""
+
+    seed: int
+    actions: tuple[Data, ...]
+
+
+def wire(value: Any) -> Any:
+    """``value`` after a trip through msgpack as the host sends it; raises for non-plain data."""
+    return msgpack.unpackb(msgpack.packb(value, use_bin_type=True), raw=False,
+                           strict_map_key=True)  # fmt: skip
+
+
+@functools.cache
+def played(name: str, config_key: tuple, seed: int) -> Played:
+    game = get_game(name)
+    state = game.new_state(dict(config_key), seed)
+    rng = random.Random(seed)
+    actions = []
+    for _ in range(MAX_DECISIONS):
+        if state.is_over():
+            break
+        legal = state.legal_actions()
+        assert legal, f"no legal action at version {state.version}, yet the game is not over"
+        action = legal[int(rng.random() * len(legal))]
+        actions.append(state.action_data(action))
+        events = state.apply(action)
+        for event in events:
+            assert isinstance(event, dict) and isinstance(event.get("type"), str)
+    return Played(seed, tuple(actions))
+
+
+def games(name: str, config: Data) -> list[Played]:
+    return [played(name, frozen(config), seed) for seed in range(1, GAMES_PER_CONFIG + 1)]
+
+
+def positions(name: str, config: Data) -> list[GameState]:
+    """States part-way through the random games (the start included), each freshly replayed."""
+    game = get_game(name)
+    found = []
+    for game_played in games(name, config):
+        n = len(game_played.actions)
+        stops = sorted({0, *(n * k // POSITIONS_PER_GAME for k in range(1, POSITIONS_PER_GAME))})
+        for stop in stops:
+            state = game.new_state(config, game_played.seed)
+            for data in game_played.actions[:stop]:
+                state.apply(state.parse_action(data))
+            found.append(state)
+    return found
+
+
+def legal_data(state: GameState) -> list[Data]:
+    return [state.action_data(a) for a in state.legal_actions()]
+
+
+def snapshot(state: GameState, seats: int) -> tuple:
+    """All that the seats and a spectator can learn of a state, and its version."""
+    return (state.version, state.current_seat, state.view(None),
+            [(state.view(s), state.private(s)) for s in range(seats)], state.scores())
+
+
+# -- whole games --------------------------------------------------------------------------------
+
+
+@cases
+def test_random_playouts_finish_with_a_result(name: str, config: Data) -> None:
+    game = get_game(name)
+    seats = game.seats(config)
+    for game_played in games(name, config):
+        state = game.new_state(config, game_played.seed)
+        for data in game_played.actions:
+            state.apply(state.parse_action(data))
+        assert state.is_over() and state.current_seat is None
+        assert state.legal_actions() == []
+        result = state.result()
+        assert result is not None
+        assert len(result.scores) == seats and sorted(result.ranking) == list(range(seats))
+        assert wire(result.to_data()) == result.to_data()
+
+
+@cases
+def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
+    game = get_game(name)
+    for game_played in games(name, config):
+        state = game.new_state(config, game_played.seed)
+        for data in game_played.actions:
+            state.apply(state.parse_action(data))
+        record = wire(state.to_record())  # as stored and sent: plain data
+        assert record["game"] == name and record["config"] == config
+        assert [{k: v for k, v in a.items() if k != "seat"} for a in record["actions"]] == [
+            wire(a) for a in game_played.actions
+        ]
+        replayed = game.from_record(record)
+        assert replayed.result() == state.result()
+        assert replayed.view(None) == state.view(None)
+        assert replayed.to_record() == state.to_record()
+
+
+# -- positions ----------------------------------------------------------------------------------
+
+
+@cases
+def test_a_clone_is_independent(name: str, config: Data) -> None:
+    seats = get_game(name).seats(config)
+    for state in positions(name, config):
+        if state.is_over():
+            continue
+        before = snapshot(state, seats)
+        twin = state.clone()
+        action = state.legal_actions()[-1]
+        twin.apply(action)
+        assert snapshot(state, seats) == before  # the original did not move
+        state.apply(action)
+        assert snapshot(state, seats) == snapshot(twin, seats)  # both went the same way
+
+
+@cases
+def test_an_illegal_action_raises_and_changes_nothing(name: str, config: Data) -> None:
+    seats = get_game(name).seats(config)
+    every_action = {frozen(d): d for p in games(name, config) for d in p.actions}
+    tried = 0
+    for state in positions(name, config):
+        legal = {frozen(d) for d in legal_data(state)}
+        before = snapshot(state, seats)
+        illegal = [d for key, d in every_action.items() if key not in legal][:5]
+        for data in illegal:
+            with pytest.raises(RuleError):
+                state.apply(state.parse_action(data))
+            assert snapshot(state, seats) == before
+            tried += 1
+        with pytest.raises(RuleError):
+            state.parse_action({"type": "no such action"})
+    assert tried, "no position had an action of the game that was illegal there"
+
+
+@cases
+def test_actions_round_trip_through_their_wire_and_text_forms(name: str, config: Data) -> None:
+    game = get_game(name)
+    for state in positions(name, config):
+        for data in legal_data(state):
+            assert wire(data) == data
+            assert state.action_data(state.parse_action(wire(data))) == data
+            text = game.action_text(data)
+            assert isinstance(text, str) and text
+            assert game.parse_text(text) == data
+    with pytest.raises(RuleError):
+        game.parse_text("")
+
+
+@cases
+def test_the_default_action_is_legal(name: str, config: Data) -> None:
+    for state in positions(name, config):
+        if state.is_over():
+            continue
+        default = state.action_data(state.default_action())
+        assert default in legal_data(state)
+        assert state.action_data(state.clone().default_action()) == default  # deterministic
+        state.clone().apply(state.default_action())
+
+
+@cases
+def test_views_private_data_and_events_are_plain_data(name: str, config: Data) -> None:
+    game = get_game(name)
+    seats = game.seats(config)
+    for state in positions(name, config):
+        assert wire(state.view(None)) == state.view(None)
+        for seat in range(seats):
+            assert wire(state.view(seat)) == state.view(seat)
+            assert wire(state.private(seat)) == state.private(seat)
+        if not state.is_over():
+            events = state.clone().apply(state.legal_actions()[0])
+            assert wire(events) == events
+            assert set(state.private_seats(events)) <= set(range(seats))
+
+
+@cases
+def test_determinized_samples_agree_with_what_the_seat_knows(name: str, config: Data) -> None:
+    game = get_game(name)
+    seats = game.seats(config)
+    rng = random.Random(7)
+    for state in positions(name, config):
+        if state.is_over():
+            continue
+        for seat in (None, *range(seats)):
+            view = state.view(seat)
+            private = None if seat is None else state.private(seat)
+            # As a bot gets them: through the wire.
+            sample = game.determinize(wire(view), wire(private), seat, rng)
+            assert sample.view(seat) == view
+            if seat is not None:
+                assert sample.private(seat) == private
+            assert sample.version == state.version
+            assert sample.current_seat == state.current_seat
+            if seat == state.current_seat:
+                assert legal_data(sample) == legal_data(state)
+            # A sample is a whole state: it can be played on to the end.
+            playout = sample.clone()
+            for _ in range(MAX_DECISIONS):
+                if playout.is_over():
+                    break
+                playout.apply(rng.choice(playout.legal_actions()))
+            assert playout.is_over()
+
+
+@cases
+def test_static_data_is_plain_data(name: str, config: Data) -> None:
+    static = get_game(name).static_data(config)
+    assert isinstance(static, dict) and static
+    assert wire(static) == static

@@ -1,0 +1,84 @@
+"""Sagrada's bot knowledge: the evaluation, the rollout policy and the search hooks."""
+
+from __future__ import annotations
+
+import random
+
+from test_sagrada_support import table
+
+from sagani_net.games.sagrada import bots
+from sagani_net.games.sagrada.rules import SAGRADA, Action, State
+
+HALF = """
+R1 Y2 G3 B4 P5
+. . . . .
+. . . . .
+. . . . .
+"""
+
+
+def one_ply_best(state: State) -> Action:
+    seat = state.current_seat
+    values = []
+    for action in state.legal_actions():
+        after = state.clone()
+        after.apply(action)
+        values.append((bots.evaluate(after, seat), action))
+    return max(values, key=lambda va: va[0])[1]
+
+
+def test_placing_a_die_beats_passing() -> None:
+    state = table(pool="G6 Y4 B1 P3 R5", windows=(HALF, HALF), objectives=(1, 5, 9))
+    assert one_ply_best(state).kind == "draft"
+
+
+def test_a_cell_no_die_can_fill_any_more_counts_against_the_window() -> None:
+    # 2,1 wants a red; a red die above it already blocks it.
+    state = table(windows=(HALF, HALF), patterns=(". . . . .\nR . . . .\n" + ". . . . .\n" * 2,),
+                  objectives=(5, 6, 7))  # fmt: skip
+    blocked = bots.evaluate(state, 0)
+    state.patterns = (state.patterns[1], state.patterns[1])
+    state.cache = [None, None]
+    assert bots.evaluate(state, 0) > blocked
+
+
+def test_the_private_colour_counts_for_its_seat() -> None:
+    state = table(windows=(HALF, HALF), tokens=(0, 0), privates=((0,), (1,)), objectives=(5, 6, 7))
+    assert bots.evaluate(state, 1) - bots.evaluate(state, 0) == 2 - 1
+
+
+def test_favour_tokens_are_worth_keeping() -> None:
+    state = table(windows=(HALF, HALF), tokens=(3, 1), privates=((0,), (0,)))
+    assert bots.evaluate(state, 0) - bots.evaluate(state, 1) == 2
+
+
+def test_turns_left_count_the_snake() -> None:
+    state = table(players=3, windows=(HALF, HALF, HALF))
+    assert [bots.turns_left(state, s) for s in range(3)] == [20, 20, 20]
+    state.apply(Action("pass"))
+    assert [bots.turns_left(state, s) for s in range(3)] == [19, 20, 20]
+
+
+def test_rollout_policy_plays_legal_actions_to_the_end() -> None:
+    for players in (1, 2, 4):
+        state = SAGRADA.new_state(SAGRADA.parse_config({"players": players}), players)
+        rng = random.Random(players)
+        while not state.is_over():
+            action = bots.rollout_action(state, rng)
+            assert action in state.legal_actions()
+            state.apply(action)
+
+
+def test_search_hooks_give_legal_candidates_and_rewards_in_range() -> None:
+    search = bots.Search(placements=3, rollout_rounds=1)
+    rng = random.Random(5)
+    for players in (1, 3):
+        state = SAGRADA.new_state(SAGRADA.parse_config({"players": players}), 9)
+        for _ in range(25):
+            candidates = search.candidates(state, root=True)
+            legal = state.legal_actions()
+            assert candidates and all(c in legal for c in candidates)
+            assert search.signature(state) == search.signature(state.clone())
+            rewards = search.rollout(state.clone(), rng)
+            assert len(rewards) == players and all(0.0 <= r <= 1.0 for r in rewards)
+            search.play(state, candidates[int(rng.random() * len(candidates))])

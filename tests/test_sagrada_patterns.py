@@ -1,0 +1,102 @@
+"""Window patterns as data: the published 24, and the checks on a user's pattern file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sagani_net.game import RuleError
+from sagani_net.games.sagrada.patterns import PUBLISHED, parse_patterns, read_patterns
+
+
+def good(**changes: Any) -> dict[str, Any]:
+    pattern: dict[str, Any] = {"name": "Mine", "difficulty": 4,
+                               "grid": [["R", "", "3", "", "G"]] + [[""] * 5 for _ in range(3)]}
+    pattern.update(changes)
+    return pattern
+
+
+def problems(data: Any) -> list[str]:
+    with pytest.raises(RuleError) as info:
+        parse_patterns(data)
+    assert info.value.code == "bad_patterns"
+    return info.value.message.split("\n")
+
+
+def test_the_24_published_patterns_ship_with_the_game() -> None:
+    assert len(PUBLISHED) == 24 and len({p.name for p in PUBLISHED}) == 24
+    pairs = [p.pair for p in PUBLISHED]
+    assert sorted(set(pairs)) == list(range(1, 13)) and all(pairs.count(n) == 2 for n in pairs)
+    assert {p.difficulty for p in PUBLISHED} == {3, 4, 5, 6}
+    assert PUBLISHED[0].cells[:5] == ("1", "P", "Y", "", "4")
+
+
+def test_a_good_pattern_loads() -> None:
+    (pattern,) = parse_patterns([good()])
+    assert pattern.name == "Mine" and pattern.cells[0] == "R" and pattern.pair is None
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    (["Mine"], "pattern 1: a pattern is a map"),
+    ([good(colour="R")], "unknown fields ['colour']"),
+    ([good(name="")], "name must be a text"),
+    ([good(difficulty=2)], "difficulty must be 3, 4, 5 or 6, not 2"),
+    ([good(difficulty="5")], "difficulty must be 3, 4, 5 or 6, not '5'"),
+    ([good(difficulty=True)], "difficulty must be"),
+    ([good(pair="1")], "pair must be a whole number"),
+    ([good(grid=[[""] * 5] * 3)], "grid must be 4 rows of 5 cells"),
+    ([good(grid=[[""] * 4] * 4)], "grid must be 4 rows of 5 cells"),
+    ([good(grid=[["X", "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is 'X'"),
+    ([good(grid=[["7", "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is '7'"),
+    ([good(grid=[[3, "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is 3"),
+    ([good(), good()], "two patterns are called 'Mine'"),
+    ([good(name="A", pair=1), good(name="B", pair=1), good(name="C", pair=1)],
+     "pair 1 is on 3 patterns"),
+    ([good(grid=[["R", "R", "", "", ""]] + [[""] * 5] * 3)],
+     "no dice can complete it: cells 1,1 and 1,2 both want R"),
+    ([good(grid=[["", "", "", "", "5"], ["", "", "", "", "5"]] + [[""] * 5] * 2)],
+     "no dice can complete it: cells 1,5 and 2,5 both want 5"),
+])  # fmt: skip
+def test_each_problem_is_named(data: Any, says: str) -> None:
+    found = problems(data)
+    assert any(says in line for line in found), found
+
+
+@pytest.mark.parametrize("data", [{"name": "Mine"}, [], None])
+def test_a_pattern_file_holds_a_list(data: Any) -> None:
+    assert problems(data) == ["a pattern file holds a non-empty list of patterns"]
+
+
+def test_every_problem_is_reported_one_per_line() -> None:
+    found = problems([good(difficulty=9), good(name="Two", grid=[["R", "R", "", "", ""]] +
+                                               [[""] * 5] * 3), "x"])  # fmt: skip
+    assert len(found) == 3
+    assert found[0].startswith("pattern 1 (Mine): difficulty")
+    assert found[1].startswith("pattern 2 (Two): no dice can complete it")
+    assert found[2].startswith("pattern 3: a pattern is a map")
+
+
+def test_read_patterns_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps([good(), good(name="Other", pair=3)]), encoding="utf-8")
+    data = read_patterns(path)
+    assert [p["name"] for p in data] == ["Mine", "Other"] and data[1]["pair"] == 3
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "cannot read"),
+    ("{not json", "is not JSON"),
+    (json.dumps([good(difficulty=1)]), "difficulty must be"),
+])  # fmt: skip
+def test_a_bad_pattern_file_is_refused_with_a_clear_error(
+    tmp_path: Path, content: str | None, says: str
+) -> None:
+    path = tmp_path / "mine.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(RuleError) as info:
+        read_patterns(path)
+    assert info.value.code == "bad_patterns" and says in info.value.message

@@ -1,0 +1,317 @@
+"""The 12 tool cards: what each does, when it may be used, and what it costs."""
+
+from __future__ import annotations
+
+import pytest
+from test_sagrada_support import cell, play_text, table, types
+
+from sagani_net.game import RuleError
+from sagani_net.games.sagrada.components import COLOUR, VALUE, die_text, parse_die
+from sagani_net.games.sagrada.rules import Action
+
+ONE_DIE = "R3 . . . .\n" + ". . . . .\n" * 3
+
+
+def refusal(state, text: str) -> str:
+    with pytest.raises(RuleError) as info:
+        state.apply(Action.parse(text))
+    return info.value.code
+
+
+def kinds(state) -> set[str]:
+    return {str(a).split()[0] for a in state.legal_actions()}
+
+
+# -- cost -------------------------------------------------------------------------------------
+
+
+def test_a_tool_costs_one_token_first_then_two() -> None:
+    state = table(tools=(10,), tokens=(3, 3), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    events = play_text(state, "draft 1", "tool 10", "place 1,2")
+    assert {"type": "tool_used", "seat": 0, "tool": 10, "tokens": 1} in events
+    assert state.tokens == [2, 3] and state.uses == [1]
+    events = play_text(state, "draft 1", "tool 10", "place 1,2")
+    assert {"type": "tool_used", "seat": 1, "tool": 10, "tokens": 2} in events
+    assert state.tokens == [2, 1]
+
+
+def test_without_enough_tokens_a_tool_cannot_be_used() -> None:
+    state = table(tools=(10,), tokens=(1, 3), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    state.uses = [1]  # now it costs 2
+    assert Action.draft(0) not in state.legal_actions()  # nothing to draft it for
+    assert refusal(state, "draft 1") == "no_tool"
+    assert refusal(state, "tool 10") == "cannot_pay"
+
+
+def test_one_tool_per_turn() -> None:
+    state = table(tools=(10, 2), tokens=(5, 5), pool="Y2 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+    play_text(state, "draft 1", "tool 10", "place 2,1")
+    # Drafted and used a tool: the turn is over, Eglomise Brush must wait.
+    assert state.current_seat == 1
+
+
+def test_solo_pays_with_a_die_of_the_tools_colour_and_the_tool_leaves() -> None:
+    state = table(players=1, tools=(10,), pool="G5 Y2 R1 G2", windows=(ONE_DIE,))
+    actions = [a for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
+    assert {a.die for a in actions} == {0, 1, 2, 3}  # a green die is left to pay with
+    play_text(state, "draft 2")
+    assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == ["tool 10 pay 1",
+                                                                           "tool 10 pay 3"]
+    events = play_text(state, "tool 10 pay 1", "place 1,2")
+    assert {"type": "tool_used", "seat": 0, "tool": 10, "paid": "G5"} in events
+    assert [die_text(d) for d in state.pool] == ["R1", "G2"]
+    assert state.tokens == [0] and state.turn == 1  # the solo game's second turn
+    assert "tool" not in kinds(state) and refusal(state, "draft 2") == "no_tool"
+
+
+def test_solo_cannot_pay_without_a_die_of_the_colour() -> None:
+    state = table(players=1, tools=(10,), pool="Y4 R1 B2 P5", windows=(ONE_DIE,))
+    assert not [a for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
+
+
+# -- timing ----------------------------------------------------------------------------------
+
+
+def test_drafted_die_tools_only_between_drafting_and_placing() -> None:
+    state = table(tools=(1, 2), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    assert refusal(state, "tool 1") == "wrong_timing"
+    play_text(state, "draft 1")
+    assert refusal(state, "tool 2") == "wrong_timing"  # never in between
+    assert refusal(state, "pass") == "wrong_step"
+    play_text(state, "tool 1")
+
+
+def test_moving_tools_before_drafting_or_after_placing() -> None:
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+    assert "tool" in kinds(state)
+    play_text(state, "draft 1 at 2,1")
+    assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == ["tool 2"]
+    play_text(state, "tool 2")
+    assert kinds(state) == {"move"}
+
+
+# -- each tool --------------------------------------------------------------------------------
+
+
+def test_grozing_pliers_raise_or_lower_by_one_but_not_round_the_corner() -> None:
+    state = table(tools=(1,), tokens=(5, 5), pool="Y6 Y1 G5 B6 P1", windows=(ONE_DIE, ONE_DIE))
+    play_text(state, "draft 1", "tool 1")
+    assert [str(a) for a in state.legal_actions()] == ["value 5"]
+    events = play_text(state, "value 5", "place 1,2")
+    assert {"type": "die_set", "seat": 0, "tool": 1, "die": "Y5"} in events
+    assert state.windows[0][1] == parse_die("Y5")
+    play_text(state, "draft 1", "tool 1")
+    assert [str(a) for a in state.legal_actions()] == ["value 2"]
+
+
+def test_grozing_pliers_die_that_fits_nowhere_returns_to_the_pool() -> None:
+    # Every open cell wants a 4: Y4 lowered or raised fits nowhere.
+    state = table(tools=(1,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(". 4 . . .\n4 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+    events = play_text(state, "draft 1", "tool 1", "value 5")
+    assert types(events)[-1] == "die_returned" and state.current_seat == 1
+    assert die_text(state.pool[-1]) == "Y5" and state.windows[0].count(0) == 19
+
+
+def test_eglomise_brush_moves_a_die_ignoring_colour_but_not_value() -> None:
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE),
+                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+    play_text(state, "tool 2")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 2,1" in moves  # the red 3 onto a blue cell
+    assert "move 1,1 to 2,2" not in moves  # a 4-cell still wants a 4
+    assert "move 1,2 to 2,1" in moves
+    events = play_text(state, "move 1,1 to 2,1")
+    assert {"type": "die_moved", "seat": 0, "die": "R3", "from": [0, 0], "to": [1, 0]} in events
+    assert state.step is None and not state.drafted and state.tool_done
+
+
+def test_copper_foil_burnisher_moves_a_die_ignoring_value_but_not_colour() -> None:
+    state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE),
+                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+    play_text(state, "tool 3")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 2,2" in moves  # the 3 onto a 4-cell
+    assert "move 1,1 to 2,1" not in moves  # red on a blue cell is still refused
+
+
+def test_a_moved_die_obeys_the_other_rules_and_never_stays_put() -> None:
+    state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+    play_text(state, "tool 3")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 1,1" not in moves
+    assert "move 1,1 to 1,4" not in moves  # not next to any die once lifted
+    assert "move 1,1 to 1,3" in moves  # next to G2, and red differs from green
+    assert "move 1,2 to 1,1" not in moves  # the cell holds a die
+
+
+def test_lathekin_moves_exactly_two_different_dice() -> None:
+    state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+    play_text(state, "tool 4", "move 1,1 to 2,1")
+    assert state.step == "move" and state.current_seat == 0
+    moves = {str(a) for a in state.legal_actions()}
+    assert moves and all(m.startswith("move 1,2 ") for m in moves)  # not the moved die again
+    assert refusal(state, "stop") == "not_allowed"
+    play_text(state, "move 1,2 to 2,2")
+    assert state.step is None
+
+
+def test_lathekin_is_not_offered_when_two_moves_are_impossible() -> None:
+    state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    assert "tool" not in kinds(state)
+    assert refusal(state, "tool 4") == "cannot_use"
+
+
+def test_lens_cutter_swaps_with_the_round_track_then_places() -> None:
+    state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  track={0: "B2 P6"}, round_=1, turn=0)  # fmt: skip
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "draft 1", "tool 5")
+    assert [str(a) for a in state.legal_actions()] == ["swap 1.1", "swap 1.2"]
+    events = play_text(state, "swap 1.2", "place 1,2")
+    assert [die_text(d) for d in state.track[0]] == ["B2", "Y4"]
+    assert state.windows[0][1] == parse_die("P6")
+    assert types(events) == ["die_swapped", "die_placed"]
+
+
+def test_lens_cutter_needs_dice_on_the_round_track() -> None:
+    state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    assert Action.draft(0) not in state.legal_actions()
+
+
+def test_flux_brush_rerolls_the_drafted_die_and_returns_it_if_it_fits_nowhere() -> None:
+    outcomes = set()
+    for seed in range(40):
+        state = table(tools=(6,), tokens=(5, 5), pool="Y3 G5 B6 P1 P2",
+                      windows=(ONE_DIE, ONE_DIE), seed=seed,
+                      patterns=(". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+        events = play_text(state, "draft 1", "tool 6")
+        rolled = parse_die(next(e for e in events if e["type"] == "die_rerolled")["die"])
+        assert COLOUR[rolled] == COLOUR[parse_die("Y3")]
+        assert state.rolls[-1] == [die_text(rolled)]  # the record keeps the roll
+        if VALUE[rolled] == 2:
+            assert state.step == "place"
+            outcomes.add("place")
+        else:
+            assert types(events)[-1] == "die_returned" and state.pool[-1] == rolled
+            assert state.current_seat == 1  # the draft is spent, the tool too
+            outcomes.add("returned")
+        if len(outcomes) == 2:
+            break
+    assert outcomes == {"place", "returned"}
+
+
+def test_glazing_hammer_only_on_the_second_turn_before_drafting() -> None:
+    state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE))
+    assert refusal(state, "tool 7") == "wrong_timing"
+    state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
+                  turn=2)  # fmt: skip
+    assert state.current_seat == 1 and "tool" in kinds(state)
+    events = play_text(state, "tool 7")
+    rerolled = next(e for e in events if e["type"] == "pool_rerolled")["pool"]
+    assert [d[0] for d in rerolled] == ["Y", "G", "B"]  # same dice, new faces
+    assert [die_text(d) for d in state.pool] == rerolled == state.rolls[-1]
+    assert state.current_seat == 1 and not state.drafted
+    state.apply(next(a for a in state.legal_actions() if a.kind == "draft"))
+    assert state.current_seat == 0
+
+
+def test_glazing_hammer_not_after_drafting() -> None:
+    state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE), turn=2)
+    play_text(state, "draft 1 at 1,2")
+    assert state.current_seat == 0  # nothing left for seat 1: the turn ended by itself
+
+
+def test_running_pliers_drafts_again_and_skips_the_second_turn() -> None:
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    assert refusal(state, "tool 8") == "wrong_timing"  # after the draft only
+    play_text(state, "draft 1 at 1,2")
+    events = play_text(state, "tool 8")
+    assert "second_turn_skipped" in types(events)
+    assert refusal(state, "pass") == "wrong_step"
+    play_text(state, "draft 1 at 1,3")
+    assert state.current_seat == 1
+    play_text(state, "draft 1 at 1,2", "pass", "draft 1 at 2,1")
+    # Seat 0's second turn is skipped: the round is over, seat 1 opens the next one.
+    assert state.round == 1 and state.current_seat == 1
+    assert [die_text(d) for d in state.track[0]] == ["P2"]
+
+
+def test_running_pliers_not_on_the_second_turn() -> None:
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE), turn=2)
+    play_text(state, "draft 1 at 1,2")
+    assert state.current_seat == 0  # tool 8 was not possible: the turn ended
+
+
+def test_cork_backed_straightedge_places_next_to_no_die() -> None:
+    state = table(tools=(9,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(". . . . .\n. . . 4 .\n" + ". . . . .\n" * 2,))  # fmt: skip
+    play_text(state, "draft 1", "tool 9")
+    cells = {a.cell for a in state.legal_actions()}
+    assert cell("1,2") not in cells and cell("2,2") not in cells  # next to R3
+    assert cell("3,3") in cells and cell("2,4") in cells  # the 4-cell wants a 4: Y4 fits
+    play_text(state, "place 3,3")
+    assert state.windows[0][cell("3,3")] == parse_die("Y4")
+
+
+def test_cork_backed_straightedge_first_die_anywhere() -> None:
+    state = table(tools=(9,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2")
+    play_text(state, "draft 1", "tool 9", "place 2,3")
+    assert state.windows[0][cell("2,3")] == parse_die("Y4")
+
+
+def test_grinding_stone_turns_the_die_over() -> None:
+    state = table(tools=(10,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    events = play_text(state, "draft 1", "tool 10")
+    assert {"type": "die_turned", "seat": 0, "die": "Y5"} in events
+    play_text(state, "place 1,2")
+    assert state.windows[0][1] == parse_die("Y5")
+
+
+def test_flux_remover_draws_a_new_die_whose_value_the_player_chooses() -> None:
+    state = table(tools=(11,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    bag = sum(state.bag)
+    events = play_text(state, "draft 1", "tool 11")
+    redrawn = next(e for e in events if e["type"] == "die_redrawn")
+    assert redrawn["returned"] == "Y2" and sum(state.bag) == bag
+    assert state.rolls[-1] == [redrawn["colour"]]
+    assert [str(a) for a in state.legal_actions()] == [f"value {v}" for v in range(1, 7)]
+    play_text(state, "value 6")
+    assert "return" in kinds(state)
+    play_text(state, "place 2,2")
+    assert die_text(state.windows[0][cell("2,2")]) == redrawn["colour"] + "6"
+
+
+def test_flux_remover_die_may_go_back_to_the_pool() -> None:
+    state = table(tools=(11,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    events = play_text(state, "draft 1", "tool 11", "value 4", "return")
+    assert types(events)[-1] == "die_returned" and VALUE[state.pool[-1]] == 4
+    assert state.current_seat == 1
+
+
+def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None:
+    window = "R3 G2 . . .\nR5 . . . .\n" + ". . . . .\n" * 2
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
+                  track={0: "R1"}, round_=1)  # fmt: skip
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "tool 12")
+    assert {a.cell for a in state.legal_actions()} == {cell("1,1"), cell("2,1")}  # red only
+    play_text(state, "move 1,1 to 1,3")
+    assert "stop" in kinds(state)
+    moves = {str(a) for a in state.legal_actions() if a.kind == "move"}
+    assert moves and all(m.startswith("move 2,1 ") for m in moves)
+    play_text(state, "stop")
+    assert state.step is None and state.tool_done
+
+
+def test_tap_wheel_needs_a_die_of_a_colour_on_the_round_track() -> None:
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
+                  track={0: "B1"}, round_=1)  # fmt: skip
+    state.order, state.seat = (0, 1, 1, 0), 0
+    assert "tool" not in kinds(state)
