@@ -76,9 +76,12 @@ OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 WRITES = frozenset(("create", "join", "act", "leave"))
 
 
-class BindError(OSError):
+class BindError(zmq.ZMQError):
     """The host cannot listen where it was asked (port in use, no such address); the message
-    is one line a front end can print."""
+    is one line a front end can print. A ZMQError, so callers that caught libzmq's still do."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(errno, message)
 
 
 @dataclass(frozen=True)
@@ -995,5 +998,5 @@ def _bind(sock: zmq.Socket, address: str, port: int) -> str:
     try:
         sock.bind(endpoint)
     except zmq.ZMQError as exc:
-        raise BindError(f"cannot listen on {endpoint}: {exc.strerror}") from None
+        raise BindError(f"cannot listen on {endpoint}: {exc.strerror}", exc.errno) from None
     return sock.getsockopt_string(zmq.LAST_ENDPOINT)

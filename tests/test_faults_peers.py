@@ -256,10 +256,10 @@ def test_a_flood_of_listings_does_not_starve_an_honest_player(tmp_path: Path) ->
     b50, b99 = (base[len(base) // 2], base[int(len(base) * 0.99)])
     print(f"honest sync: p50 {b50 * 1000:.2f} -> {p50 * 1000:.2f} ms, p99 {b99 * 1000:.2f} -> "
           f"{p99 * 1000:.2f} ms under 3 `tables` flooders; host grew {rss.growth / MIB:.0f} MiB")
-    # Generous: the machine is shared, and three flooders do cost something. Unbounded, the
-    # p50 went from 1 ms to 2.4 s.
+    # Generous: the machine is shared (a p99 of 150 samples is its second worst), and three
+    # flooders do cost something. Without the cost weighting: p50 141 ms, p99 1.2 s.
     assert p50 < 20 * b50 + 0.005
-    assert p99 < 20 * b99 + 0.05
+    assert p99 < 30 * b99 + 0.25
     assert rss.growth < 64 * MIB
 
 
