@@ -114,7 +114,7 @@ _SEAT = Field(_int(0, MAX_SEATS - 1))
 
 #: Request type -> its fields beyond the envelope (v, type, id).
 REQUESTS: dict[str, dict[str, Field]] = {
-    "hello": {"client": Field(_str(MAX_NAME_LEN), required=False, default="")},
+    "hello": {"client": Field(_str(MAX_NAME_LEN), required=False)},
     "tables": {},
     "create": {
         "game": Field(_str(MAX_NAME_LEN)),
@@ -128,7 +128,8 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "table": _TABLE,
         "role": Field(_str(16, ROLES), required=False, default="player"),
         "seat": Field(_nullable(_int(0, MAX_SEATS - 1)), required=False),
-        "name": Field(_str(MAX_NAME_LEN), required=False, default=""),
+        # Absent: the host names the session after its role.
+        "name": Field(_str(MAX_NAME_LEN), required=False),
         "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False),
         "nonce": _NONCE,
     },
@@ -140,8 +141,15 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "version": Field(_int(0, MAX_ID)),
         "action": Field(_map),
     },
+    "private": {"table": _TABLE, "token": _TOKEN},
     "leave": {"table": _TABLE, "token": _TOKEN},
     "record": {"table": _TABLE},
+    # One of table (its game and config) or game (with config, else the game's defaults).
+    "static": {
+        "table": Field(_nullable(_str(MAX_TABLE_ID_LEN)), required=False),
+        "game": Field(_nullable(_str(MAX_NAME_LEN)), required=False),
+        "config": Field(_nullable(_map), required=False),
+    },
 }
 
 ENVELOPE = ("v", "type", "id")
@@ -170,6 +178,8 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(
             "bad_version", f"protocol version {version!r} is not spoken here; use {VERSION}"
         )
+    if "type" not in message:
+        raise ProtocolError("missing_field", "type is required")
     kind = message.get("type")
     fields = REQUESTS.get(kind) if isinstance(kind, str) else None
     if fields is None:

@@ -257,8 +257,10 @@ class Host:
             "join": self._join,
             "sync": self._sync,
             "act": self._act,
+            "private": self._private,
             "leave": self._leave,
             "record": self._record,
+            "static": self._static,
         }
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
                  store.path)  # fmt: skip
@@ -567,7 +569,7 @@ class Host:
             request["id"],
             version=VERSION,
             versions=list(SUPPORTED_VERSIONS),
-            games=game_names(),
+            games=[_game_info(name) for name in game_names()],
             pub=self.pub_endpoint,
             pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
             heartbeat_s=self.heartbeat_s,
@@ -587,12 +589,7 @@ class Host:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
             raise ProtocolError("too_many_tables", "the host has no room for another table")
         self._check_quota("tables")
-        try:
-            game = get_game(request["game"])
-            config = game.parse_config(request["config"])
-        except RuleError as exc:
-            code = "unknown_game" if exc.code == "unknown_game" else "bad_config"
-            raise ProtocolError(code, exc.message) from None
+        game, config = _game_config(request["game"], request["config"])
         seats = game.seats(config)
         if any(seat >= seats for seat in request["bots"]):
             raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
@@ -633,7 +630,7 @@ class Host:
         else:
             seat = self._free_seat(table, role, request["seat"])
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        session = Session(hash_token(token), table.id, seat, role, request["name"])
+        session = Session(hash_token(token), table.id, seat, role, request["name"] or role)
         self.sessions[session.token_hash] = session
         self._own_session(session.token_hash)
         table.active_s = time.monotonic()
@@ -730,21 +727,24 @@ class Host:
         events: list[dict[str, Any]],
         session: str,
         msg_id: int,
+        missed: bool = False,
     ) -> None:
         """Publish and store an action just applied to ``table.state`` (made on the version
-        before it): one path for a client's act and for the host's default move."""
+        before it): one path for a client's act and for the host's default move (``missed``:
+        the seat ran out of time, which the update says first). The update names the seats
+        whose private data the action changed."""
         state = table.state
         if state.is_over():
             table.status = OVER
             table.over_s = time.monotonic()
             self._release_table(table)
-        self._publish(table, events, persist=False)
+        told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
+        self._publish(table, told, persist=False, private=state.private_seats(events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
                               table.seq)  # fmt: skip
         if table.status == OVER:
-            self.store.finish_table(table.id, table.seq, state.to_record())
-            log.info("table %s: over, ranking %s, scores %s", table.id, state.ranking(),
-                     state.scores())  # fmt: skip
+            self.store.finish_table(table.id, table.seq, self._final_record(table))
+            log.info("table %s: over, %s", table.id, state.result())
         self._arm(table)
 
     # -- deadlines for bot seats ------------------------------------------------------------
@@ -783,7 +783,7 @@ class Host:
     def _expire(self) -> bool:
         """Play the default move for every bot seat past its deadline; True if any was played.
 
-        The default is the game's first legal action: deterministic, so a replay of the record
+        The default is the game's ``default_action()``: deterministic, so a replay of the record
         and a restarted host agree on it. It is stored like any accepted action, with the
         session :data:`HOST_DEFAULT_SESSION` and the version as its message id.
         """
@@ -798,12 +798,11 @@ class Host:
             state = table.state
             version = state.version
             try:
-                action = state.legal_actions()[0]
+                action = state.default_action()
                 data = state.action_data(action)
                 events = state.apply(action)
-                missed = {"type": "deadline_missed", "seat": seat}
-                self._accept(table, seat, data, [missed, *events], HOST_DEFAULT_SESSION,
-                             version)  # fmt: skip
+                self._accept(table, seat, data, events, HOST_DEFAULT_SESSION, version,
+                             missed=True)  # fmt: skip
                 played = True
                 log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
                             "played %s for it", table.id, seat, table.deadline_s, version,
@@ -851,7 +850,30 @@ class Host:
         table = self._table(request["table"])
         if table.status != OVER:
             raise ProtocolError("not_over", "the record is given out once the game is over")
-        return reply("record", request["id"], table=table.id, record=table.state.to_record())
+        # As stored when the game ended (a record from an older host keeps its shape).
+        return reply("record", request["id"], table=table.id, record=self.store.record(table.id))
+
+    def _private(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        if session.seat is None:
+            raise ProtocolError("not_a_player", "a spectator has no private data")
+        return reply("private", request["id"], table=table.id, seat=session.seat, seq=table.seq,
+                     version=table.state.version,
+                     private=table.state.private(session.seat))  # fmt: skip
+
+    def _static(self, request: dict[str, Any]) -> dict[str, Any]:
+        if (request["table"] is None) == (request["game"] is None):
+            raise ProtocolError("bad_field", "static names either a table or a game")
+        if request["table"] is not None:
+            if request["config"] is not None:
+                raise ProtocolError("bad_field", "a table's static data follows its own config")
+            table = self._table(request["table"])
+            game, config = get_game(table.game_name), table.config
+        else:
+            game, config = _game_config(request["game"], request["config"] or {})
+        return reply("static", request["id"], game=game.name, config=config,
+                     static=game.static_data(config))  # fmt: skip
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -896,20 +918,39 @@ class Host:
         return seats
 
     def _snapshot(self, table: Table, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) may know of the table. Only ever sent in a reply to
+        a request that proved the seat's token: it holds the seat's private data."""
+        state = table.state
         return {"table": table.id, "game": table.game_name, "config": table.config,
-                "status": table.status, "seq": table.seq, "version": table.state.version,
+                "status": table.status, "seq": table.seq, "version": state.version,
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
-                "view": table.state.view(seat, shared=True),  # encoded at once
+                "view": state.view(seat, shared=True),  # encoded at once
+                "private": None if seat is None else state.private(seat),
                 "deadline_s": table.deadline_s}  # fmt: skip
 
-    def _publish(self, table: Table, events: list[dict[str, Any]], persist: bool = True) -> None:
+    def _final_record(self, table: Table) -> dict[str, Any]:
+        """The record stored when a game ends: the game's own, with the names at its seats."""
+        names = []
+        for seat, holder in enumerate(table.holders):
+            session = self.sessions.get(holder) if holder else None
+            names.append(session.name if session else f"seat {seat + 1}")
+        return {**table.state.to_record(), "names": names}
+
+    def _publish(
+        self,
+        table: Table,
+        events: list[dict[str, Any]],
+        persist: bool = True,
+        private: list[int] | tuple[int, ...] = (),
+    ) -> None:
         """Queue an update (sent after the commit); ``persist`` saves the new seq with the table.
-        """
+        ``private`` names the seats whose private data changed: it goes on PUB, the data never
+        does (each such seat fetches its own with the ``private`` request)."""
         table.seq += 1
         table.published = True
         update = {"v": VERSION, "type": "update", "table": table.id, "seq": table.seq,
                   "version": table.state.version, "status": table.status, "turn": table.turn,
-                  "events": events, "seats": self._seats(table),
+                  "events": events, "seats": self._seats(table), "private": list(private),
                   "view": table.state.view(None, shared=True)}  # fmt: skip
         self._outbox.append((table.topic, encode(update)))
         if persist:
@@ -978,8 +1019,25 @@ def _accepted(
     over = state.is_over()
     return encode(reply("accepted", msg_id, table=table_id, seat=seat, seq=seq,
                         version=state.version, status=OVER if over else RUNNING,
-                        turn=None if over else state.current_seat,
-                        events=events))  # fmt: skip
+                        turn=None if over else state.current_seat, events=events,
+                        private=None if seat is None else state.private(seat)))  # fmt: skip
+
+
+def _game_config(name: str, data: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
+    """The game called ``name`` and ``data`` checked as its config, or the protocol's refusal."""
+    try:
+        game = get_game(name)
+        return game, game.parse_config(data)
+    except RuleError as exc:
+        code = "unknown_game" if exc.code == "unknown_game" else "bad_config"
+        raise ProtocolError(code, exc.message) from None
+
+
+def _game_info(name: str) -> dict[str, Any]:
+    """A game as ``welcome`` lists it: its name, title and table options."""
+    game = get_game(name)
+    return {"name": game.name, "title": game.title,
+            "options": [option.to_data() for option in game.options]}  # fmt: skip
 
 
 def _writes(request: dict[str, Any]) -> bool:
