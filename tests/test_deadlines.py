@@ -266,3 +266,32 @@ def test_an_older_data_dir_gets_the_deadline_column(tmp_path: Path) -> None:
     db.close()
     (row,) = Store(tmp_path).unfinished()
     assert row.deadline_s is None
+
+
+def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
+    tmp_path: Path, caplog: Any
+) -> None:
+    """Issue 10: 66,000 warning lines in 40 s. Lines of one kind are counted past a few."""
+    import logging
+
+    from test_net_support import running_host
+
+    from sagani_net.limits import LOG_LINES_PER_WINDOW
+
+    tables = 12
+    with caplog.at_level(logging.WARNING, logger="sagani_net.host"), \
+            running_host(tmp_path, heartbeat_s=0.2) as host:  # fmt: skip
+        raw = Raw(host.endpoint)
+        made = []
+        for seed in range(tables):  # two bot seats that never answer: the host plays both
+            table = raw("create", game="sagani", config={"players": 2}, seed=seed, bots=[0, 1],
+                        deadline_s=0.1)["table"]  # fmt: skip
+            for _ in range(2):
+                raw("join", table=table, role="bot", name="mute")
+            made.append(table)
+        wait_until(lambda: sum(len(default_moves(tmp_path, t)) for t in made) >= 3 * tables)
+        raw.close()
+    missed = [r for r in caplog.records if "missed its" in r.getMessage()]
+    played = sum(len(default_moves(tmp_path, t)) for t in made)
+    assert played >= 3 * tables
+    assert len(missed) <= LOG_LINES_PER_WINDOW < played
