@@ -19,6 +19,7 @@ import logging
 import os
 import socket
 import struct
+import sys
 from dataclasses import dataclass
 
 import zmq
@@ -63,8 +64,15 @@ class Connection:
     acked: int = 0
 
 
+#: TCP_INFO's layout above is Linux's; elsewhere the counts are unknown and nothing is cut
+#: (SECURITY.md says what bounds a peer there).
+_HAVE_TCP_INFO = sys.platform.startswith("linux") and hasattr(socket, "TCP_INFO")
+
+
 def tcp_counts(fd: int) -> tuple[int, int] | None:
     """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
+    if not _HAVE_TCP_INFO:
+        return None
     try:
         sock = socket.socket(fileno=fd)
     except OSError:
