@@ -78,3 +78,62 @@ def test_rollouts_play_legal_actions_and_end():
     bots.playout(state, rng)
     assert state.is_over()
     assert bots.random_action(State.new(2, 1), rng) in State.new(2, 1).legal_actions()
+
+
+def _positions(players: int, seed: int, steps: int) -> list[State]:
+    """Positions met in a game of rollout moves, one every few decisions."""
+    rng = random.Random(seed)
+    state = State.new(players, seed)
+    seen = []
+    for n in range(steps):
+        if state.is_over():
+            break
+        if n % 5 == 0:
+            seen.append(state.clone())
+        state.apply(bots.rollout_action(state, rng))
+    return seen
+
+
+def test_the_search_hooks_offer_legal_moves_and_rollouts_stop_after_a_resolution():
+    search = bots.Search(root_candidates=6, candidates=3)
+    rng = random.Random(3)
+    for players in (2, 3, 5):
+        for state in _positions(players, players, 40):
+            search.signature(state)
+            for root in (True, False):
+                moves = search.candidates(state, root)
+                assert moves and set(moves) <= set(state.legal_actions())
+                assert len(moves) <= (6 if root else 3) or state.phase == "push"
+            rolled = state.clone()
+            rounds = rolled.round
+            rewards = search.rollout(rolled, rng)
+            assert len(rewards) == players and all(0 <= r <= 1 for r in rewards)
+            # It stops at the start of a planning phase, after one resolution.
+            assert rolled.is_over() or (rolled.phase == "plan" and not rolled.timeline
+                                        and rounds < rolled.round <= rounds + 2)
+
+
+def test_the_belief_turns_only_other_seats_timeline_cards_their_owners_best_way():
+    blue = card("blue N", action="ghost")  # family 9 (seat 1): black 7, purple 5, blue 3
+    yellow = card("yellow N", action="free")
+    state = position(families=[0, 9], timeline=[(blue, 180, 1), (yellow, 180, MINE)])
+    view, private = state.view(MINE), state.private(MINE)
+    search = bots.Search(believe=1.0)
+    search.signature(state)
+    assert state.timeline == [(blue, 0, 1), (yellow, 2, MINE)]
+    assert (state.view(MINE), state.private(MINE)) == (view, private)  # nothing the seat knows
+
+
+def test_the_search_decides_from_what_the_seat_knows_only():
+    from sagani_net.bots.mcts import MctsPolicy
+    from sagani_net.games.sugi.rules import SUGI
+
+    for state in _positions(3, 11, 30)[2:5]:
+        seat = state.current_seat
+        # Another state the seat cannot tell from this one: every secret resampled.
+        other = SUGI.determinize(state.view(seat), state.private(seat), seat, random.Random(9))
+        assert other.view(seat) == state.view(seat) and other.private(seat) == state.private(seat)
+        policy = MctsPolicy("sugi", think_s=None, iterations=30)
+        chosen = policy.choose(state, random.Random(4))
+        assert chosen in state.legal_actions()
+        assert MctsPolicy("sugi", think_s=None, iterations=30).choose(other, random.Random(4)) == chosen

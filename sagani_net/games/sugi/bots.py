@@ -8,6 +8,8 @@
   ISMCTS: the few moves worth searching (the best by one-ply evaluation), and a cheap playout
   that pushes one's own samurai on.
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
+- :class:`Search`: Sugi's own hooks of the generic ISMCTS, which replace the two above there
+  (see its docstring).
 
 Every function reads only what the seat would know in a determinized state (its own family tree
 card and hand); on a real state it would see more, so callers give it a determinized one.
@@ -15,7 +17,9 @@ card and hand); on a real state it would see more, so callers give it a determin
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Hashable
 
 from sagani_net.games.sugi.rules import (
     ARRIVED,
@@ -124,3 +128,136 @@ def random_action(state: State, rng: random.Random) -> Action:
 def playout(state: State, rng: random.Random) -> None:
     """Uniformly random actions to the end of the game, unchecked and without events."""
     state.playout(rng)
+
+
+class Search:
+    """Sugi's hooks for the generic ISMCTS (:class:`sagani_net.bots.mcts.MctsPolicy`).
+
+    - **Belief**: :meth:`Game.determinize` deals the other seats' face-down timeline cards
+      turned at random, but a player turns a card to help their own samurai. The first time the
+      search meets a sample, each card another seat placed is turned its owner's best way (by
+      :func:`best_turn` for the family the sample gave the owner), ``believe`` of the time. Only
+      hidden parts change: the sample still agrees with everything the seat knows.
+    - **Candidates**: the distinct actions (:func:`distinct_actions`) best by one-ply
+      :func:`evaluate` (which resolves the timeline as it stands, in its order, obstacles and
+      ghost included): ``root_candidates`` at the root, ``candidates`` deeper; pushes all;
+      maintenance keeps the hand (the evaluation cannot tell hands apart).
+    - **Rollouts**: both sides put their best card in the timeline, turned the best way by the
+      same evaluation, until the timeline is resolved ``rollout_resolutions`` times (or the game
+      ends); the state is then scored by :func:`evaluate` per seat (the family tree card's worth
+      of each samurai's progress), as a logistic of the margin over each other seat.
+    """
+
+    def __init__(self, root_candidates: int = 10, candidates: int = 4, believe: float = 0.8,
+                 rollout_resolutions: int = 1, margin_scale: float = 6.0) -> None:  # fmt: skip
+        if not 1 <= candidates <= root_candidates or not 0 <= believe <= 1:
+            raise ValueError("1 <= candidates <= root_candidates, 0 <= believe <= 1")
+        if rollout_resolutions < 1 or margin_scale <= 0:
+            raise ValueError("rollout_resolutions >= 1, margin_scale > 0")
+        self.root_candidates = root_candidates
+        self.candidates_deeper = candidates
+        self.believe = believe
+        self.rollout_resolutions = rollout_resolutions
+        self.margin_scale = margin_scale
+        #: The sample last refined (a new state object is a new sample; kept alive so that its
+        #: identity cannot be reused).
+        self._sample: State | None = None
+        self._belief_rng = random.Random(0)
+
+    # -- belief --------------------------------------------------------------------------------
+
+    def _refine(self, state: State) -> None:
+        """Turn the other seats' face-down timeline cards the way their owners would."""
+        self._sample = state
+        me = state.seat
+        rng = self._belief_rng
+        timeline = state.timeline
+        for slot, (card, turn, owner) in enumerate(timeline):
+            if owner != me and rng.random() < self.believe:
+                timeline[slot] = (card, best_turn(state, owner, card) // 90, owner)
+
+    def signature(self, state: State) -> Hashable:
+        """The seat to move, the phase and its legal actions' inputs: the seat's hand, the
+        timeline's length, the ghost and the samurai (chance changes hands and tiles)."""
+        if state is not self._sample:
+            self._refine(state)
+        return (state.seat, state.phase, tuple(state.hands[state.seat]), len(state.timeline),
+                state.ghost, tuple(state.samurai), tuple(state.revealed), state.pushing)  # fmt: skip
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    def candidates(self, state: State, root: bool) -> list[Action]:
+        if state.phase == MAINTENANCE:
+            return [Action("discard")]
+        legal = distinct_actions(state)
+        keep = self.root_candidates if root else self.candidates_deeper
+        if len(legal) <= keep:
+            return legal
+        seat = state.seat
+        scored = []
+        for i, action in enumerate(legal):
+            after = state.clone()
+            after.push(action)
+            scored.append((-evaluate(after, seat), i, action))
+        scored.sort()
+        return [action for _, _, action in scored[:keep]]
+
+    def decisions(self, move: Action) -> list[Action]:
+        return [move]
+
+    def play(self, state: State, move: Action) -> None:
+        state.push(move)
+
+    # -- rollouts ------------------------------------------------------------------------------
+
+    def rollout(self, state: State, rng: random.Random) -> list[float]:
+        resolutions = 0
+        while state.phase != OVER:
+            if state.phase == PLAN:
+                if resolutions >= self.rollout_resolutions:
+                    break
+                before = state.round
+                state.push(placement(state, rng))
+                if state.round != before or state.phase == MAINTENANCE:
+                    resolutions += 1
+            elif state.phase == MAINTENANCE:
+                state.push(Action("discard"))
+            else:
+                state.push(state.random_action(rng))
+        return rewards(state, self.margin_scale)
+
+
+def placement(state: State, rng: random.Random) -> Action:
+    """The planning move of a rollout: the hand's card and turn whose timeline, resolved as it
+    would stand, :func:`evaluate` likes best for the seat (ties at random)."""
+    seat = state.seat
+    best, best_value = None, -math.inf
+    for card in state.hands[seat]:
+        for turn in TURNS:
+            action = Action.timeline(card, turn)
+            after = state.clone()
+            after.push(action)
+            value = evaluate(after, seat) + rng.random() * 1e-3
+            if value > best_value:
+                best, best_value = action, value
+    assert best is not None
+    return best
+
+
+def rewards(state: State, margin_scale: float) -> list[float]:
+    """A reward in [0, 1] per seat: a finished game by its ranking, else the logistic of the
+    evaluation's margin over each other seat, averaged."""
+    seats = state.players
+    if state.outcome is not None:
+        place = {seat: i for i, seat in enumerate(state.outcome.ranking)}
+        return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
+                for i in range(seats)]  # fmt: skip
+    values = [evaluate(state, seat) for seat in range(seats)]
+    return [sum(_logistic((vi - vj) / margin_scale) for j, vj in enumerate(values) if j != i)
+            / (seats - 1) for i, vi in enumerate(values)]  # fmt: skip
+
+
+def _logistic(x: float) -> float:
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
