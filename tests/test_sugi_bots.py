@@ -109,8 +109,11 @@ def test_the_search_hooks_offer_legal_moves_and_rollouts_stop_after_a_resolution
             rewards = search.rollout(rolled, rng)
             assert len(rewards) == players and all(0 <= r <= 1 for r in rewards)
             # It stops at the start of a planning phase, after one resolution.
-            assert rolled.is_over() or (rolled.phase == "plan" and not rolled.timeline
-                                        and rounds < rolled.round <= rounds + 2)
+            assert rolled.is_over() or (
+                rolled.phase == "plan"
+                and not rolled.timeline
+                and rounds < rolled.round <= rounds + 2
+            )
 
 
 def test_the_belief_turns_only_other_seats_timeline_cards_their_owners_best_way():
@@ -133,7 +136,7 @@ def test_the_search_decides_from_what_the_seat_knows_only():
         # Another state the seat cannot tell from this one: every secret resampled.
         other = SUGI.determinize(state.view(seat), state.private(seat), seat, random.Random(9))
         assert other.view(seat) == state.view(seat) and other.private(seat) == state.private(seat)
-        policy = MctsPolicy("sugi", think_s=None, iterations=30)
-        chosen = policy.choose(state, random.Random(4))
+        chosen = MctsPolicy("sugi", think_s=None, iterations=30).choose(state, random.Random(4))
         assert chosen in state.legal_actions()
-        assert MctsPolicy("sugi", think_s=None, iterations=30).choose(other, random.Random(4)) == chosen
+        again = MctsPolicy("sugi", think_s=None, iterations=30).choose(other, random.Random(4))
+        assert again == chosen

@@ -172,7 +172,7 @@ class Search:
         me = state.seat
         rng = self._belief_rng
         timeline = state.timeline
-        for slot, (card, turn, owner) in enumerate(timeline):
+        for slot, (card, _, owner) in enumerate(timeline):
             if owner != me and rng.random() < self.believe:
                 timeline[slot] = (card, best_turn(state, owner, card) // 90, owner)
 
@@ -182,7 +182,8 @@ class Search:
         if state is not self._sample:
             self._refine(state)
         return (state.seat, state.phase, tuple(state.hands[state.seat]), len(state.timeline),
-                state.ghost, tuple(state.samurai), tuple(state.revealed), state.pushing)  # fmt: skip
+                state.ghost, tuple(state.samurai), tuple(state.revealed),
+                state.pushing)  # fmt: skip
 
     # -- moves ---------------------------------------------------------------------------------
 
