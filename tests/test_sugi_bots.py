@@ -140,3 +140,18 @@ def test_the_search_decides_from_what_the_seat_knows_only():
         assert chosen in state.legal_actions()
         again = MctsPolicy("sugi", think_s=None, iterations=30).choose(other, random.Random(4))
         assert again == chosen
+
+
+def test_the_belief_deals_the_family_whose_samurai_are_furthest_on_most_often():
+    from collections import Counter
+
+    # Family 9 is black 7, purple 5, blue 3: its samurai lead the race.
+    ahead = {"black": "a4", "purple": "b4", "blue": "c4"}
+    search = bots.Search(believe=0.0)
+    dealt = Counter()
+    for _ in range(200):
+        state = position(families=[0, 9], samurai=ahead)
+        search.signature(state)
+        dealt[state.families[1]] += 1
+    assert dealt[0] == 0  # never the seat's own card
+    assert dealt.most_common(1)[0][0] == 9

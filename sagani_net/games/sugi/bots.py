@@ -133,11 +133,13 @@ def playout(state: State, rng: random.Random) -> None:
 class Search:
     """Sugi's hooks for the generic ISMCTS (:class:`sagani_net.bots.mcts.MctsPolicy`).
 
-    - **Belief**: :meth:`Game.determinize` deals the other seats' face-down timeline cards
-      turned at random, but a player turns a card to help their own samurai. The first time the
-      search meets a sample, each card another seat placed is turned its owner's best way (by
-      :func:`best_turn` for the family the sample gave the owner), ``believe`` of the time. Only
-      hidden parts change: the sample still agrees with everything the seat knows.
+    - **Belief**: :meth:`Game.determinize` deals the other seats' family tree cards and turns
+      their face-down timeline cards at random, but players push their own samurai on. The
+      first time the search meets a sample, it deals the other seats family tree cards anew,
+      the likelier the further their samurai have come (``infer_families``, odds
+      ``exp(worth / family_scale)``), then turns each card another seat placed its owner's
+      best way (:func:`best_turn`), ``believe`` of the time. Only hidden parts change: the
+      sample still agrees with everything the seat knows.
     - **Candidates**: the distinct actions (:func:`distinct_actions`) best by one-ply
       :func:`evaluate` (which resolves the timeline as it stands, in its order, obstacles and
       ghost included): ``root_candidates`` at the root, ``candidates`` deeper; pushes all;
@@ -149,7 +151,8 @@ class Search:
     """
 
     def __init__(self, root_candidates: int = 10, candidates: int = 4, believe: float = 0.8,
-                 rollout_resolutions: int = 1, margin_scale: float = 6.0) -> None:  # fmt: skip
+                 rollout_resolutions: int = 1, margin_scale: float = 6.0,
+                 family_scale: float = 8.0, infer_families: bool = True) -> None:  # fmt: skip
         if not 1 <= candidates <= root_candidates or not 0 <= believe <= 1:
             raise ValueError("1 <= candidates <= root_candidates, 0 <= believe <= 1")
         if rollout_resolutions < 1 or margin_scale <= 0:
@@ -159,6 +162,8 @@ class Search:
         self.believe = believe
         self.rollout_resolutions = rollout_resolutions
         self.margin_scale = margin_scale
+        self.family_scale = family_scale
+        self.infer_families = infer_families
         #: The sample last refined (a new state object is a new sample; kept alive so that its
         #: identity cannot be reused).
         self._sample: State | None = None
@@ -167,10 +172,13 @@ class Search:
     # -- belief --------------------------------------------------------------------------------
 
     def _refine(self, state: State) -> None:
-        """Turn the other seats' face-down timeline cards the way their owners would."""
+        """Deal the other seats family tree cards that fit how far the samurai have come, then
+        turn their face-down timeline cards the way their owners would."""
         self._sample = state
         me = state.seat
         rng = self._belief_rng
+        if self.infer_families:
+            self._deal_families(state, rng)
         timeline = state.timeline
         for slot, (card, _, owner) in enumerate(timeline):
             if owner != me and rng.random() < self.believe:
@@ -184,6 +192,27 @@ class Search:
         return (state.seat, state.phase, tuple(state.hands[state.seat]), len(state.timeline),
                 state.ghost, tuple(state.samurai), tuple(state.revealed),
                 state.pushing)  # fmt: skip
+
+    def _deal_families(self, state: State, rng: random.Random) -> None:
+        """Players push their own samurai on, so a family whose samurai are further on is the
+        likelier: each other seat's card is drawn, among those the seat to move does not hold
+        (its own, or one already dealt), with odds ``exp(worth of the progress / scale)``."""
+        progress = [ARRIVED_COLUMNS if at == ARRIVED else at // LANES for at in state.samurai]
+        points = state.parts.points
+        families = state.families[:]  # clones share the list: this sample gets its own
+        left = [f for f in state.parts.family_ids if f != families[state.seat]]
+        for other in range(state.players):
+            if other == state.seat:
+                continue
+            odds = [math.exp(sum(p * g for p, g in zip(points[f], progress, strict=True))
+                             / self.family_scale) for f in left]  # fmt: skip
+            pick = rng.random() * sum(odds)
+            for i, weight in enumerate(odds):
+                pick -= weight
+                if pick <= 0 or i == len(odds) - 1:
+                    families[other] = left.pop(i)
+                    break
+        state.families = families
 
     # -- moves ---------------------------------------------------------------------------------
 
