@@ -4,12 +4,10 @@
   it stands is resolved first (on a copy), then each samurai's progress towards the Temple counts
   by its worth on the seat's family tree card (a samurai the card does not name counts against:
   it would take a pedestal).
-- :func:`candidate_actions` and :func:`rollout_action` are the optional hooks of the generic
-  ISMCTS: the few moves worth searching (the best by one-ply evaluation), and a cheap playout
-  that pushes one's own samurai on.
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
-- :class:`Search`: Sugi's own hooks of the generic ISMCTS, which replace the two above there
-  (see its docstring).
+- :class:`Search`: Sugi's hooks of the generic ISMCTS: what the seat may believe of the hidden
+  parts, the few moves worth searching (:func:`best_actions`), rollouts of best placements
+  (:func:`placement`) to the next resolution, scored by :func:`evaluate`.
 
 Every function reads only what the seat would know in a determinized state (its own family tree
 card and hand); on a real state it would see more, so callers give it a determinized one.
@@ -41,10 +39,6 @@ ARRIVED_COLUMNS = 7.0
 WIN_BONUS = 10.0
 #: How far each direction takes a samurai towards the Temple.
 FORWARD = (1, 0, -1, 0)
-#: How many actions the search weighs at a decision (the best by one-ply evaluation).
-CANDIDATES = 8
-#: A rollout puts its best card in the timeline, turned its best way, this often.
-ROLLOUT_PLACE_SHARE = 0.85
 
 
 def weights(state: State, seat: int) -> list[float]:
@@ -78,21 +72,21 @@ def distinct_actions(state: State) -> list[Action]:
                     and not revealed[a.space])]  # fmt: skip
 
 
-def candidate_actions(state: State) -> list[Action]:
-    """The actions worth searching: the :data:`CANDIDATES` distinct actions best by one-ply
-    :func:`evaluate` for the seat to move, in legal order."""
+def best_actions(state: State, keep: int) -> list[Action]:
+    """The ``keep`` distinct actions best by one-ply :func:`evaluate` for the seat to move,
+    best first (ties in legal order)."""
     legal = distinct_actions(state)
-    if len(legal) <= CANDIDATES:
+    if len(legal) <= keep:
         return legal
     seat = state.current_seat
     assert seat is not None
-    values = []
-    for action in legal:
+    scored = []
+    for i, action in enumerate(legal):
         after = state.clone()
         after.push(action)
-        values.append(evaluate(after, seat))
-    ranked = sorted(range(len(legal)), key=lambda i: -values[i])[:CANDIDATES]
-    return [legal[i] for i in sorted(ranked)]
+        scored.append((-evaluate(after, seat), i, action))
+    scored.sort()
+    return [action for _, _, action in scored[:keep]]
 
 
 def gain(state: State, seat: int, card: int, turn: int) -> float:
@@ -105,19 +99,6 @@ def gain(state: State, seat: int, card: int, turn: int) -> float:
 def best_turn(state: State, seat: int, card: int) -> int:
     """The way to turn ``card`` that pushes the seat's samurai furthest towards the Temple."""
     return max(TURNS, key=lambda t: gain(state, seat, card, t))
-
-
-def rollout_action(state: State, rng: random.Random) -> Action:
-    """A cheap playout move: mostly the hand's card that gains most, turned its best way, put in
-    the timeline (ties at random); else a random action."""
-    if state.phase == PLAN and rng.random() < ROLLOUT_PLACE_SHARE:
-        seat = state.seat
-        turned = [(card, best_turn(state, seat, card)) for card in state.hands[seat]]
-        card, turn = max(turned, key=lambda ct: gain(state, seat, *ct) + rng.random() * 0.1)
-        return Action.timeline(card, turn)
-    if state.phase == MAINTENANCE:
-        return Action("discard")
-    return state.random_action(rng)
 
 
 def random_action(state: State, rng: random.Random) -> Action:
@@ -219,18 +200,7 @@ class Search:
     def candidates(self, state: State, root: bool) -> list[Action]:
         if state.phase == MAINTENANCE:
             return [Action("discard")]
-        legal = distinct_actions(state)
-        keep = self.root_candidates if root else self.candidates_deeper
-        if len(legal) <= keep:
-            return legal
-        seat = state.seat
-        scored = []
-        for i, action in enumerate(legal):
-            after = state.clone()
-            after.push(action)
-            scored.append((-evaluate(after, seat), i, action))
-        scored.sort()
-        return [action for _, _, action in scored[:keep]]
+        return best_actions(state, self.root_candidates if root else self.candidates_deeper)
 
     def decisions(self, move: Action) -> list[Action]:
         return [move]
