@@ -35,6 +35,7 @@ from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, LOG_LIMIT, ConsoleModel
 from cli.console.render import final_text
+from cli.game_options import add_file_arguments, checked_config, given_files
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
@@ -74,9 +75,12 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
                    help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
-    p.add_argument("--players", type=check.players, default=2, help="2-4 (default 2)")
-    p.add_argument("--solo", action="store_true", help="the basic solo game (reach 75)")
-    p.add_argument("--solo-advanced", action="store_true", help="the advanced solo game")
+    p.add_argument("--players", type=check.players, default=2,
+                   help="how many play (default 2; 1: a game's solo, where it has one)")
+    add_file_arguments(p)
+    p.add_argument("--solo", action="store_true",
+                   help="the solo game (Sagani: the basic one, reach 75)")  # fmt: skip
+    p.add_argument("--solo-advanced", action="store_true", help="Sagani's advanced solo game")
     p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
     p.add_argument(
         "--bots",
@@ -152,6 +156,7 @@ def add_parsers(sub: Any) -> None:
         default=0,
         help="seats kept for bots on a table this creates (`sagani bot` fills them)",
     )
+    add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.set_defaults(func=run_join)
 
@@ -242,11 +247,15 @@ def plan(args: argparse.Namespace) -> PlayPlan:
         raise UsageError("choose --solo or --solo-advanced, not both")
     data: dict[str, Any] = {"players": args.players}
     if args.solo or args.solo_advanced:
-        data = {"players": 1, "mode": "solo" if args.solo else "solo-advanced"}
+        data = {"players": 1}
+        if any(o.name == "mode" for o in game.options):  # Sagani: a solo mode of its own
+            data["mode"] = "solo" if args.solo else "solo-advanced"
+        elif args.solo_advanced:
+            raise UsageError(f"{game.title} has one solo game: --solo (or --players 1)")
     try:
-        config = game.parse_config(data)
-    except RuleError as exc:
-        raise UsageError(f"{game.title}: {exc.message}") from None
+        config = checked_config(game, {**data, **given_files(args, game)})
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
     players = game.seats(config)
     you = args.seat - 1
     if not 0 <= you < players:
@@ -486,6 +495,9 @@ def print_result(client: AsyncClient) -> None:
 
 def run_join(args: argparse.Namespace) -> int:
     address = args.address or host_address(None)
+    config = None
+    if args.game is not None and given_files(args, get_game(args.game)):
+        config = _new_table_config(args)  # a bad file is told before any host is asked
     if args.lan:
         from sagani_net.discovery import browse
 
@@ -502,10 +514,19 @@ def run_join(args: argparse.Namespace) -> int:
         address = found[choice].endpoint
     print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
     check.reach_host(address)
-    return asyncio.run(_join(args, address))
+    return asyncio.run(_join(args, address, config))
 
 
-async def _join(args: argparse.Namespace, address: str) -> int:
+def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The config of the table ``join`` creates when none has a free seat."""
+    game = get_game(args.game or DEFAULT_GAME)
+    try:
+        return checked_config(game, {"players": args.players, **given_files(args, game)})
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
+
+
+async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] | None) -> int:
     shown = address.removeprefix("tcp://")
     client = AsyncClient(address)
     try:
@@ -534,10 +555,10 @@ async def _join(args: argparse.Namespace, address: str) -> int:
             raise UsageError("no game to watch at this host")
         game = get_game(args.game or DEFAULT_GAME)
         try:
-            config = game.parse_config({"players": args.players})
-        except RuleError as exc:
+            config = config or _new_table_config(args)
+        except UsageError:
             client.close()
-            raise UsageError(f"{game.title}: {exc.message}") from None
+            raise
         seats = game.seats(config)
         if args.bots >= seats:
             client.close()
