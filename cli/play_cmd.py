@@ -663,7 +663,11 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     """
     game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
     game.from_record(record)
-    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    # The game before its first move: the record's setup (config, seed; an old Sagani record's
+    # players and mode), without what it keeps of the play (actions, result, what a game
+    # checks it rolled), which an empty game would not match.
+    start = {k: v for k, v in record.items()
+             if k == "config" or not isinstance(v, list | dict)}  # fmt: skip
     state = game.from_record({**start, "actions": []})
     frames = [(state.view(None), [])]
     for data in record["actions"]:

@@ -778,6 +778,8 @@ def track_lines(ui: SagradaUI, width: int) -> list[Line]:
         part: Line = [("class:dim", f"{r + 1}:")]
         for i, die in enumerate(dice):
             here = chosen is not None and chosen.number == r and chosen.die == i
+            if i:
+                part.append(("", " "))
             part.append((f"class:die.{die[0].lower()}" + (" class:cursor" if here else ""), die))
             if here:
                 part.append(("class:legal", "◂"))
@@ -788,8 +790,8 @@ def track_lines(ui: SagradaUI, width: int) -> list[Line]:
             lines.append(line)
             line, used = [("", "      ")], 6
         line.extend(part)
-        line.append(("", " "))
-        used += size
+        line.append(("", "  "))
+        used += size + 1
     if not view["track"][: view["round"]] or not any(view["track"]):
         line.append(("class:dim", "empty"))
     lines.append(line)
