@@ -359,9 +359,12 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     table = host.tables.get(saved.get("table", ""))
     if table is None or table.status == "over":
         return None
-    # Turns, not actions: a Sagani turn is two actions (take, then place).
-    seats = table.state.view(None).get("seats", [])
-    saved["turns"] = max((s.get("turns", 0) for s in seats if isinstance(s, dict)), default=0)
+    # Turns, not actions, where the view counts them (a Sagani turn is two actions); else
+    # the moves made.
+    seats = [s for s in table.state.view(None).get("seats", []) if isinstance(s, dict)]
+    counted = [s["turns"] for s in seats if "turns" in s]
+    saved["played"] = _count(max(counted), "turn") if counted else \
+        _count(table.state.version, "move")  # fmt: skip
     return saved
 
 
@@ -373,13 +376,13 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     config = saved.get("config", {})
     answer = input(
         f"An unfinished game is saved ({config.get('players', '?')} players, "
-        f"{_turns(saved['turns'])} played). Resume it? [Y/n] "
+        f"{saved['played']} played). Resume it? [Y/n] "
     )
     return answer.strip().lower() in ("", "y", "yes")
 
 
-def _turns(count: int) -> str:
-    return f"{count} turn" if count == 1 else f"{count} turns"
+def _count(count: int, what: str) -> str:
+    return f"{count} {what}" if count == 1 else f"{count} {what}s"
 
 
 async def _play(

@@ -835,8 +835,9 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
         parts: Line = [("", " Private:")]
         for c in colours:
             shades = sum(int(d[1]) for d in window if d and d[0] == c)
-            parts += [("", " "), (f"class:want.{c.lower()}", COLOUR_NAMES[COLOURS.index(c)]),
-                      ("class:dim", f" shades {shades}")]  # fmt: skip
+            parts += [("", " "), (f"class:want.{c.lower()}", COLOUR_NAMES[COLOURS.index(c)])]
+            if view["phase"] != "choose":
+                parts.append(("class:dim", f" shades {shades}"))
         lines.append(parts)
     elif ui.model.you is not None:
         lines.append([("class:dim", " Private: not known yet")])
@@ -948,7 +949,7 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
     else:
         lines.append([("class:title", "Choose your window pattern"),
-                      ("class:dim", "  (the number is its favour tokens)")])  # fmt: skip
+                      ("class:dim", "  (● its favour tokens)")])  # fmt: skip
     if dealt:
         small = width < 4 * (GRID_W + 2)
         cell_w = (SMALL_W if small else GRID_W) + 2
