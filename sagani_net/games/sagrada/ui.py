@@ -944,6 +944,9 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
         chosen = patterns[private["pattern"]]
         lines.append([("class:title", f"You chose {chosen.name} ({chosen.difficulty} tokens)."),
                       ("", f"  Waiting for {', '.join(waiting)}.")])  # fmt: skip
+    elif model.my_turn and not dealt:
+        lines.append([("class:title", "Choose your window pattern"),
+                      ("", " (1-4, Enter): this console has not been told your four yet")])
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
