@@ -339,7 +339,11 @@ class SagradaUI(GameUI):
         if after["private"] != before["private"]:
             gained.append(f"private {after['private'] - before['private']:+}")
         if after["empty"] != before["empty"]:
-            gained.append(f"one empty cell less {before['empty'] - after['empty']:+}")
+            # What the rest of the change is: the cell no longer counts against you (1 point,
+            # 3 in the solo game).
+            rest = (after["total"] - before["total"] - after["private"] + before["private"]
+                    - sum(after["objectives"]) + sum(before["objectives"]))  # fmt: skip
+            gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
             f"{hand} at {cell_text(action.cell)}"
         delta = after["total"] - before["total"]
@@ -371,7 +375,8 @@ class SagradaUI(GameUI):
         if self.picked is not None:
             return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
-        parts = [f"1-{pool} pick a die"] if not view["drafted"] and pool else []
+        kinds = {a.kind for a in self.legal()}
+        parts = [f"1-{pool} pick a die"] if "draft" in kinds else []
         parts += [tools.strip()] if tools else []
         return "  ".join([*parts, "p pass", tail])
 
@@ -436,10 +441,10 @@ class SagradaUI(GameUI):
         """Pick pool die ``index`` to draft: the cursor goes to a cell open to it."""
         view = self.view
         if view is None or not 0 <= index < len(view["pool"]):
-            self.model.say("no such die in the pool")
+            self.model.say("no such die in the pool", refusal=True)
             return []
         if self.step() not in (None, DRAFT_AGAIN) or view["drafted"] and self.step() is None:
-            self.model.say("you have drafted a die this turn")
+            self.model.say("you have drafted a die this turn", refusal=True)
             return []
         self.picked = index
         self.lifted = None
@@ -447,9 +452,10 @@ class SagradaUI(GameUI):
         can_tool = bool(self._tool_slots())
         if not targets and not can_tool:
             self.picked = None
-            self.model.say(f"{view['pool'][index]} fits nowhere in your window now")
+            self.model.say(f"{view['pool'][index]} fits nowhere in your window now", refusal=True)
             return []
-        self.model.say("" if targets else f"{view['pool'][index]} fits nowhere; a tool may help")
+        self.model.say("" if targets else f"{view['pool'][index]} fits nowhere; a tool may help",
+                       refusal=not targets)
         self.model.shown = self.model.you if self.model.you is not None else self.model.shown
         self.cursor = self._first(targets)
         return []
@@ -508,7 +514,7 @@ class SagradaUI(GameUI):
         targets = self.targets()
         if self.cursor is None or self.cursor not in targets:
             if self.step() is None and self.picked is None and not view["drafted"]:
-                self.model.say("pick a die first (1-9), or type draft 3 at 2,4")
+                self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
             return []
         if self.step() == MOVE and self.lifted is None:
             self.lifted = self.cursor
@@ -525,7 +531,7 @@ class SagradaUI(GameUI):
         number = view["tools"][slot]["tool"]
         actions = self._tool_actions(number)
         if not actions:
-            self.model.say(self._tool_refusal(number))
+            self.model.say(self._tool_refusal(number), refusal=True)
             return []
         self.picked = None
         return [a.to_dict() for a in actions]
@@ -582,7 +588,7 @@ class SagradaUI(GameUI):
         try:
             state.clone().apply(action)
         except RuleError as exc:
-            self.model.say(exc.message)
+            self.model.say(exc.message, refusal=True)
         return []
 
     def command(self, text: str) -> list[Data]:
@@ -861,6 +867,9 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
             score = state.score_sheet(seat)["total"]  # yours with your private objective
         lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4} "
                               f"{data['tokens']:>2} {score:>4}")])  # fmt: skip
+    if view["config"]["players"] == 1:
+        target = sum(int(d[1]) for dice in view["track"] for d in dice)
+        lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
     return [fit(line, width) for line in lines]
 
 
@@ -874,16 +883,17 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     assert view is not None
     you = model.you if model.you is not None else model.shown
     main = model.shown if model.shown != you or model.you is None else you
-    small = height < GRID_H + 1 + 3
+    small = height < GRID_H + 1  # (body_height's answer keeps the layout it measured)
     left_w = (SMALL_W if small else GRID_W) + 1
     left = window_block(ui, main, left_w, small)
     if main != you:
         left.append(fit([("class:dim", "(Tab: next window)")], left_w))
     right_w = width - left_w - 1
     others = [s for s in range(len(view["seats"])) if s != main]
-    # The others' windows stand beside the panel when it keeps PANEL_W columns.
-    other_cols = min(len(others), max(0, (width - left_w - 1 - PANEL_W) // (GRID_W + 1)))
-    right_w -= other_cols * (GRID_W + 1)
+    # The others' windows stand beside the panel when it keeps PANEL_W columns; each takes
+    # its width and a column between.
+    other_cols = min(len(others), max(0, (width - left_w - 1 - PANEL_W) // (GRID_W + 2)))
+    right_w -= other_cols * (GRID_W + 2)
     right: list[Line] = [snake_line(ui, right_w)]
     right.append(fit(merge([("class:title", "Pool"), ("", " "),
                             *dice_line(view["pool"], True, ui.picked)]), right_w))  # fmt: skip
