@@ -375,6 +375,8 @@ class SagradaUI(GameUI):
         if self.picked is not None:
             return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
+        if step == DRAFT_AGAIN:
+            return f"1-{pool} pick your second die (Running Pliers)  : command  ? help"
         kinds = {a.kind for a in self.legal()}
         parts = [f"1-{pool} pick a die"] if "draft" in kinds else []
         parts += [tools.strip()] if tools else []
