@@ -23,6 +23,7 @@ the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``val
 from __future__ import annotations
 
 import random
+import textwrap
 from typing import Any
 
 from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge
@@ -394,13 +395,23 @@ class SagradaUI(GameUI):
         return [slot for slot, t in enumerate(view["tools"]) if self._tool_actions(t["tool"])]
 
     def help_pages(self) -> list[list[str]]:
-        tools = ["Tools (a b c: the one in that slot; typed: tool N)"]
-        objectives = ["Public objectives"]
-        for t in TOOLS.values():
-            tools.append(f" {t.number:>2} {t.name}: {t.text}")
-        for o in OBJECTIVES.values():
-            objectives.append(f" {o.name} ({o.points}): {o.text}")
-        return [COMMANDS_PAGE.splitlines(), tools, objectives, RULES_PAGE.splitlines()]
+        """Commands and symbols; the tools and objectives of this game in full; the rules."""
+        view = self.view or {}
+        tools = [t["tool"] for t in view.get("tools", [])] or list(TOOLS)
+        objectives = view.get("objectives") or list(OBJECTIVES)
+        cards = ["Tools in this game (keys a b c; typed: tool N)"]
+        for slot, number in enumerate(tools):
+            t = TOOLS[number]
+            key = TOOL_KEYS[slot] if view else " "
+            cards += textwrap.wrap(f"{t.name} ({t.number}): {t.text}", 78,
+                                   initial_indent=f" {key} ", subsequent_indent="     ")
+        cards.append("Public objectives")
+        for n in objectives:
+            o = OBJECTIVES[n]
+            cards += textwrap.wrap(f"{o.name}: {o.points} points for {o.text}", 78,
+                                   initial_indent="   ", subsequent_indent="     ")
+        cards.append("Private objective: the sum of the values of your colour's dice")
+        return [COMMANDS_PAGE.splitlines(), cards, RULES_PAGE.splitlines()]
 
     # -- keys and commands ------------------------------------------------------------------
 
@@ -1031,11 +1042,11 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
 
 COMMANDS_PAGE = """\
 Commands (dice and cells counted from 1: cell row,column; Tab completes)
- draft 3 at 2,4     draft pool die 3 and place it at row 2, column 4
- draft 3            pick it, then move it with the arrows (Enter places)
- tool 7             use tool card 7 (solo: tool 7 pay 2 pays with pool die 2)
- place 2,3          place the die a tool holds     value 4   set it (tools 1, 11)
- move 1,1 to 2,3    a moving tool's move           swap 4.2  Lens Cutter
+ draft 3 at 2,4   draft pool die 3 and place it at row 2, column 4
+ draft 3          pick it, then move it with the arrows (Enter places)
+ tool 7           use tool card 7 (solo: tool 7 pay 2 pays with pool die 2)
+ place 2,3        place the die a tool holds  value 4   its value (tools 1, 11)
+ move 1,1 to 2,3  a moving tool's move        swap 4.2  Lens Cutter: round.die
  choose 2   pass   stop   return   show 2   help   rules   quit
 Window: R3 a die (colour letter and value); r a cell that wants red; 4 one that
 wants a 4; · no restriction. + a cell open to the die in hand, ▸ the cursor,
@@ -1044,7 +1055,7 @@ G green, B blue, P purple. The message line previews a placement's end score."""
 
 RULES_PAGE = """\
 Rules in short (the full rules: sagani_net/games/sagrada/RULES.md)
-10 rounds; each a snake of turns (1 2 3 3 2 1). On a turn draft one die from the
+10 rounds, each a snake of turns (1 2 3 3 2 1). On a turn draft a die from the
  pool and place it, and/or use one tool (favour tokens: 1, then 2 once used);
  or pass. Dice left at a round's end go to the round track.
 Placing: the first die on an edge; later dice next to a die (diagonal counts);
