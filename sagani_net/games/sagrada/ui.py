@@ -423,13 +423,14 @@ class SagradaUI(GameUI):
             Key(("enter",), "place, choose, move or swap what the cursor is on",
                 self.confirm, label="Enter"),  # fmt: skip
             Key(("p",), "pass (end your turn)", lambda: self._send_if(Action("pass"))),
-            Key(("s",), "Tap Wheel: stop after one move", lambda: self._send_if(Action("stop"))),
-            Key(("r",), "Flux Remover: return the die to the pool",
+            Key(("s",), "stop after one move (Tap Wheel)",
+                lambda: self._send_if(Action("stop"))),  # fmt: skip
+            Key(("r",), "return the die to the pool (Flux Remover)",
                 lambda: self._send_if(Action("return"))),  # fmt: skip
         ]
         for slot, key in enumerate(TOOL_KEYS):
-            keys.append(Key((key,), "use the tool in that slot (on the picked die, if it is "
-                            "used on a drafted die)" if slot == 0 else "",
+            keys.append(Key((key,), "use that slot's tool (one used on a drafted die: on the "
+                            "picked one)" if slot == 0 else "",
                             lambda slot=slot: self.use_tool(slot), label="a-e"))  # fmt: skip
         for key, (dr, dc) in {"up": (-1, 0), "down": (1, 0), "left": (0, -1),
                               "right": (0, 1)}.items():  # fmt: skip
