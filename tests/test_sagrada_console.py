@@ -153,6 +153,33 @@ def test_a_tool_is_used_step_by_step_with_keys(host: Host) -> None:
     at_table(host, PLIERS_SEED, play)
 
 
+def test_a_moving_tool_lifts_a_die_and_moves_it_with_keys(host: Host) -> None:
+    """Eglomise Brush after placing: b, Enter lifts the die under the cursor, an arrow picks
+    the cell, Enter moves it there; typed words complete from the moves open now."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        await keys.send("1")
+        await until(lambda: model.ui.cursor is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        source = model.ui.cursor
+        assert model.ui.complete("move ") == [cell_text(source)]
+        die = die_text(state().windows[0][source])
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted == source and model.ui.cursor is not None)
+        target = model.ui.cursor
+        assert target != source and f"▸{die}" in screen_text(model, 80, 24)  # drawn there
+        await keys.send(ENTER)
+        moved = f"ann moves {die} from {cell_text(source)} to {cell_text(target)}."
+        await until(lambda: moved in model.log)
+        assert state().windows[0][source] == 0 and die_text(state().windows[0][target]) == die
+
+    at_table(host, PLIERS_SEED, play)
+
+
 def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
         await choose_first(model, keys)

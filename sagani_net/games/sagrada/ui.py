@@ -650,8 +650,8 @@ class SagradaUI(GameUI):
                                    "pass", "stop", "return") if k in kinds]  # fmt: skip
         elif len(words) == 1 and words[0] in ("draft", "tool", "choose", "value", "swap",
                                                "place", "move"):  # fmt: skip
-            texts = sorted({str(a).split()[1] for a in legal if a.kind == words[0]})
-            options = texts
+            words_now = {str(a).split()[1] for a in legal if a.kind == words[0]}
+            options = sorted(words_now, key=lambda w: (len(w), w))  # 2 before 11
         elif words[0] == "draft" and len(words) == 2:
             options = ["at"]
         elif words[0] == "draft" and len(words) == 3 and words[2] == "at":
