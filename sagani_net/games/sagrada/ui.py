@@ -74,6 +74,19 @@ STYLES = {
     "chosen": "reverse",
 }
 
+#: What each tool and public objective does, short enough for the panel (the help page has
+#: the cards' whole text).
+TOOL_SHORT = {
+    1: "drafted die +1 or -1", 2: "move a die, colour free", 3: "move a die, value free",
+    4: "move exactly 2 dice", 5: "swap with a track die", 6: "re-roll drafted die",
+    7: "re-roll pool, 2nd turn", 8: "draft 2, skip 2nd turn", 9: "place next to no die",
+    10: "turn drafted die over", 11: "redraw drafted die", 12: "move 2 of track colour",
+}
+OBJECTIVE_SHORT = {
+    1: "per row of 5 colours", 2: "per column of 4 colours", 3: "per row of 5 values",
+    4: "per column of 4 values", 5: "per 1 and 2", 6: "per 3 and 4", 7: "per 5 and 6",
+    8: "per set of 1-6", 9: "per set of 5 colours", 10: "per die diagonal to its colour",
+}
 #: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
 TOOL_KEYS = "abcde"
 #: A window's grid drawn with borders: its width and height in characters.
@@ -832,8 +845,12 @@ def tool_lines(ui: SagradaUI, width: int) -> list[Line]:
         else:
             cost = f"{t['cost']} token" + ("s" if t["cost"] > 1 else "")
         style = "class:legal" if slot in usable else ""
-        lines.append([(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
-                      ("", f"{tool.name:<24.24}"), ("class:dim", f" {cost}")])  # fmt: skip
+        line: Line = [(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
+                      ("", f"{tool.name:<24.24}"), ("class:dim", f" {cost:<8}")]  # fmt: skip
+        short = f" {TOOL_SHORT[tool.number]}"
+        if sum(len(t) for _, t in line) + len(short) <= width:
+            line.append(("", short))
+        lines.append(line)
     return [fit(line, width) for line in lines]
 
 
@@ -844,7 +861,7 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
     lines: list[Line] = [[("class:title", "Objectives")]]
     for n in view["objectives"]:
         o = OBJECTIVES[n]
-        lines.append([("", f" {o.name} {o.points}"), ("class:dim", f": {o.text}")])
+        lines.append([("", f" {o.name}: {o.points}"), ("class:dim", f" {OBJECTIVE_SHORT[n]}")])
     private = ui.model.private
     colours = (private or {}).get("objectives") or (
         view.get("privates", [None] * 4)[ui.model.you] if ui.model.you is not None
