@@ -87,6 +87,9 @@ OBJECTIVE_SHORT = {
     4: "per column of 4 values", 5: "per 1 and 2", 6: "per 3 and 4", 7: "per 5 and 6",
     8: "per set of 1-6", 9: "per set of 5 colours", 10: "per die diagonal to its colour",
 }
+#: A public objective in a column heading of 6 characters.
+OBJECTIVE_LABEL = {1: "RowCol", 2: "ColCol", 3: "RowVal", 4: "ColVal", 5: "Light", 6: "Medium",
+                   7: "Deep", 8: "Shades", 9: "Colour", 10: "Diagon"}  # fmt: skip
 #: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
 TOOL_KEYS = "abcde"
 #: A window's grid drawn with borders: its width and height in characters.
@@ -1028,7 +1031,7 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         verdict = "beaten" if result.get("won") else "missed"
         lines.append([("", f"Target {result['target']} (the round track's values): "
                            f"{verdict} with {result['scores'][0]}")])  # fmt: skip
-    names = [OBJECTIVES[n].name.split()[0][:6] for n in view["objectives"]]
+    names = [OBJECTIVE_LABEL[n] for n in view["objectives"]]
     head = " #  player      " + " ".join(f"{n:>6}" for n in names) + \
         "  private tokens  empty  score"
     lines.append([("class:dim", head)])
