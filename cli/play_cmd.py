@@ -666,12 +666,13 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     """
     game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
     game.from_record(record)
-    # The game before its first move: the record's setup (config, seed; an old Sagani record's
-    # players and mode), without what it keeps of the play (actions, result, what a game
-    # checks it rolled), which an empty game would not match.
-    start = {k: v for k, v in record.items()
-             if k == "config" or not isinstance(v, list | dict)}  # fmt: skip
-    state = game.from_record({**start, "actions": []})
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    try:
+        state = game.from_record({**start, "actions": []})
+    except RuleError:
+        # A record that checks what its play rolled (Sagrada's) is no record of an empty
+        # game; a game is its config, seed and actions, and the whole record held above.
+        state = game.new_state(game.parse_config(record["config"]), record["seed"])
     frames = [(state.view(None), [])]
     for data in record["actions"]:
         events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))
