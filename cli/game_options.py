@@ -87,17 +87,26 @@ def game_config(args: argparse.Namespace) -> tuple[str, Data]:
         for name in ("players", "mode"):
             if getattr(args, name, None) is not None:
                 given[name] = getattr(args, name)
-        options = {o.name: o for o in game.options}
-        for text in args.option:
-            name, sep, value = text.partition("=")
-            if not sep or name not in options:
-                known = ", ".join(options)
-                raise RuleError("bad_config", f"--option is NAME=VALUE with NAME one of {known}")
-            given[name] = _typed(options[name], value)
+        given.update(given_options(args, game))
     except RuleError as exc:
         raise UsageError(exc.message) from None
     given.update(given_files(args, game))
     return game.name, checked_config(game, given)
+
+
+def given_options(args: argparse.Namespace, game: Any) -> Data:
+    """The ``--option NAME=VALUE`` values, each of its option's type; raises
+    RuleError("bad_config", ...) for a name the game does not know or a value of the wrong
+    kind."""
+    options = {o.name: o for o in game.options}
+    given: Data = {}
+    for text in args.option:
+        name, sep, value = text.partition("=")
+        if not sep or name not in options:
+            known = ", ".join(options)
+            raise RuleError("bad_config", f"--option is NAME=VALUE with NAME one of {known}")
+        given[name] = _typed(options[name], value)
+    return given
 
 
 def _typed(option: Option, text: str) -> Any:

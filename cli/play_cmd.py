@@ -35,7 +35,7 @@ from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, LOG_LIMIT, ConsoleModel
 from cli.console.render import final_text
-from cli.game_options import add_file_arguments, checked_config, given_files
+from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
@@ -77,6 +77,9 @@ def add_parsers(sub: Any) -> None:
                    help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
     p.add_argument("--players", type=check.players, default=2,
                    help="how many play (default 2; 1: a game's solo, where it has one)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="another table option of the game (repeat for more), e.g. "
+                   "difficulty=5 for Sagrada's solo")  # fmt: skip
     add_file_arguments(p)
     p.add_argument("--solo", action="store_true",
                    help="the solo game (Sagani: the basic one, reach 75)")  # fmt: skip
@@ -253,7 +256,10 @@ def plan(args: argparse.Namespace) -> PlayPlan:
         elif args.solo_advanced:
             raise UsageError(f"{game.title} has one solo game: --solo (or --players 1)")
     try:
+        data.update(given_options(args, game))
         config = checked_config(game, {**data, **given_files(args, game)})
+    except RuleError as exc:
+        raise UsageError(f"{game.title}: {exc.message}") from None
     except UsageError as exc:
         raise UsageError(f"{game.title}: {exc}") from None
     players = game.seats(config)
@@ -491,6 +497,12 @@ def print_result(client: AsyncClient) -> None:
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
         print(f"  {rank + 1}. seat {seat + 1} {name or '':<8} {result['scores'][seat]:>4} points")
+    # A game's own figures that are one word or number (a solo game's goal and whether it was
+    # reached).
+    figures = [f"{k} {v}" for k, v in result.items()
+               if k not in ("scores", "ranking") and isinstance(v, int | str)]  # fmt: skip
+    if figures:
+        print(f"  {', '.join(figures)}")
 
 
 # -- sagani join ------------------------------------------------------------------------------
