@@ -1010,8 +1010,11 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
                         ("", f" ●{p.difficulty}")], cell_w)  # fmt: skip
             grid = window_rows([""] * CELLS, p, small=small)
             blocks.append([head, *(fit(r, cell_w) for r in grid)])
-        for r in range(len(blocks[0])):
-            lines.append(merge([frag for b in blocks for frag in b[r]]))
+        per_row = max(1, min(len(blocks), width // cell_w))  # narrower than 80: two rows
+        for first in range(0, len(blocks), per_row):
+            row = blocks[first : first + per_row]
+            for r in range(len(row[0])):
+                lines.append(merge([frag for b in row for frag in b[r]]))
     lines.append([])
     lines += objective_lines(ui, width)
     lines += tool_lines(ui, width)
