@@ -209,7 +209,8 @@ def _refusal(state: State, action: Action) -> str:
 
 
 def played(moves: int, players: int = 2, seed: int = 3) -> tuple[State, list[dict]]:
-    """A game after ``moves`` greedy decisions (deterministic), and its events."""
+    """A game after ``moves`` greedy decisions (deterministic), and its events (1 player: the
+    solo game)."""
     state = SAGRADA.new_state(SAGRADA.parse_config({"players": players}), seed)
     policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
     events: list[dict] = []
@@ -252,3 +253,13 @@ def test_golden_mid_game_turn_with_a_die_picked(size: tuple[int, int]) -> None:
     assert len(lines) == height and all(len(line) <= width for line in lines)
     assert "▸2:" in text and "your score" in text  # the die in hand and its preview
     assert "Round " in text and "Tools" in text and "Private:" in text
+
+
+def test_golden_solo_turn_shows_payment_in_dice_and_the_target() -> None:
+    state, events = played(12, players=1)
+    model = model_for(state, events, 0)
+    model.ui.digit(1)
+    text = screen_text(model, 80, 24)
+    check_golden("sagrada-solo-80x24.txt", text)
+    assert "target so far   9" in text and "pay a P die" in text
+    assert "one empty cell less +3" in text  # 3 points an empty cell in the solo game
