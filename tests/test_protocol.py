@@ -20,8 +20,10 @@ from protocol import (
     topic,
     wire,
 )
+from sagani_net.games import game_names, get_game
 
-SPEC = (Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md").read_text()
+PROTOCOL_DIR = Path(__file__).resolve().parent.parent / "protocol"
+SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()
 
 
 def test_request_round_trips_through_the_codec() -> None:
@@ -33,7 +35,29 @@ def test_request_round_trips_through_the_codec() -> None:
 
 def test_optional_fields_get_their_defaults() -> None:
     join = check_request({"v": 1, "type": "join", "id": 1, "table": "t"})
-    assert (join["role"], join["seat"], join["name"], join["token"]) == ("player", None, "", None)
+    assert (join["role"], join["seat"], join["name"], join["token"]) == ("player", None, None, None)
+
+
+@pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("hello", "client")])
+def test_a_name_is_absent_or_1_to_64_characters(kind: str, field: str) -> None:
+    base = {"v": 1, "type": kind, "id": 1, "table": "t"} if kind == "join" else {
+        "v": 1, "type": kind, "id": 1}  # fmt: skip
+    assert check_request({**base, field: "é" * 64})[field] == "é" * 64  # characters, not bytes
+    for bad in ("", "x" * 65):
+        with pytest.raises(ProtocolError, match="bad_field"):
+            check_request({**base, field: bad})
+
+
+def test_the_string_limit_counts_bytes_of_utf8() -> None:
+    fits = "é" * (wire.MAX_STR_LEN // 2)  # 2 bytes each: exactly the limit in bytes
+    assert decode_request(encode({"v": 1, "pad": fits}))["pad"] == fits
+    with pytest.raises(ProtocolError, match="too_big"):
+        decode_request(encode({"v": 1, "pad": fits + "é"}))  # far fewer characters than that
+
+
+def test_a_request_without_type_is_missing_a_field() -> None:
+    with pytest.raises(ProtocolError, match="missing_field"):
+        check_request({"v": 1, "id": 1})
 
 
 @pytest.mark.parametrize("value", [True, 1.0, "1", None, -1, 2**63])
@@ -65,6 +89,26 @@ def test_every_error_code_and_request_is_in_the_spec() -> None:
         assert f'type: "{kind}"' in SPEC, kind
     for limit in (wire.MAX_STR_LEN, wire.MAX_ARRAY_LEN, wire.MAX_MAP_LEN, wire.MAX_REQUEST_BYTES):
         assert f"{limit:,}" in SPEC, limit
+
+
+#: Games of the registry and their pages under protocol/games/ (Sagani's must be there; a new
+#: game's page, once its author writes it, is checked the same way).
+PAGES = sorted({"sagani", *(p.stem for p in (PROTOCOL_DIR / "games").glob("*.md"))})
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_games_page_is_complete_and_listed_in_the_spec_and_the_record_format(name: str) -> None:
+    assert name in game_names(), f"protocol/games/{name}.md is for no registered game"
+    page = PROTOCOL_DIR / "games" / f"{name}.md"
+    assert page.is_file(), f"protocol/games/{name}.md is missing"
+    link = f"[`games/{name}.md`](games/{name}.md"
+    assert link in SPEC and link in (PROTOCOL_DIR / "RECORD.md").read_text()
+    text = page.read_text()
+    for section in ("## Options", "## Actions", "## View", "## Private data", "## Events",
+                    "## Rule codes", "## Default move", "## Static data", "## Record"):
+        assert section in text, (name, section)
+    for option in get_game(name).options:
+        assert f"`{option.name}`" in text, (name, option.name)
 
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.floats(),

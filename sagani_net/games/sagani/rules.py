@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
@@ -1027,17 +1027,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if not isinstance(record["tiles"], list) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "tiles and actions must be lists")
     state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
-    events: list[Data] = []
-    for n, data in enumerate(record["actions"]):
-        try:
-            action = Action.from_dict(data)
-            if state.is_over():
-                raise RuleError("game_over", "the game is over")
-            if data.get("seat", state.current_seat) != state.current_seat:
-                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
-            events.extend(state.apply(action))
-        except RuleError as e:
-            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    events = replay_actions(state, record["actions"])
     if (
         "result" in record
         and state.outcome is not None
