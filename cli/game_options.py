@@ -100,7 +100,7 @@ def given_options(args: argparse.Namespace, game: Any) -> Data:
     kind."""
     options = {o.name: o for o in game.options}
     given: Data = {}
-    for text in args.option:
+    for text in getattr(args, "option", None) or []:  # a command without --option: none
         name, sep, value = text.partition("=")
         if not sep or name not in options:
             known = ", ".join(options)
