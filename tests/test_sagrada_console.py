@@ -12,6 +12,7 @@ import pytest
 from test_console import running_console, until
 from test_render import check_golden
 
+from cli.console.gameui import line_text
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from cli.play_cmd import bot_loop
@@ -19,6 +20,7 @@ from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
+from sagani_net.games.sagrada.ui import snake_line
 from sagani_net.host import Host
 
 TEST_TIMEOUT_S = 60
@@ -263,3 +265,11 @@ def test_golden_solo_turn_shows_payment_in_dice_and_the_target() -> None:
     check_golden("sagrada-solo-80x24.txt", text)
     assert "target so far   9" in text and "pay a P die" in text
     assert "one empty cell less +3" in text  # 3 points an empty cell in the solo game
+
+
+def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -> None:
+    state, events = played(9, players=4)
+    model = model_for(state, events, state.current_seat or 0)
+    wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
+    assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
+    assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"

@@ -786,18 +786,23 @@ def snake_line(ui: SagradaUI, width: int) -> Line:
     model = ui.model
     view = ui.view
     assert view is not None
-    line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"), ("", " ")]
     players = view["config"]["players"]
     skipping = set(view["skipping"])
-    for i, seat in enumerate(view["order"]):
-        now = i == view["turn_index"] and view["phase"] == "play"
-        skipped = i >= players and seat in skipping
-        name = "you" if seat == model.you else model.name(seat)[:7]
-        if now:
-            line.append(("class:turn", f" [{name}]"))
-        else:
-            style = "class:dim" if i < view["turn_index"] or skipped else ""
-            line.append((style, f" -{name}-" if skipped else f" {name}"))
+    for named in (True, False):  # names if they fit, else seat numbers
+        line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"),
+                      ("", " ")]  # fmt: skip
+        for i, seat in enumerate(view["order"]):
+            now = i == view["turn_index"] and view["phase"] == "play"
+            skipped = i >= players and seat in skipping
+            name = "you" if seat == model.you else model.name(seat)[:7] if named else \
+                str(seat + 1)  # fmt: skip
+            if now:
+                line.append(("class:turn", f" [{name}]"))
+            else:
+                style = "class:dim" if i < view["turn_index"] or skipped else ""
+                line.append((style, f" -{name}-" if skipped else f" {name}"))
+        if sum(len(text) for _, text in line) <= width:
+            break
     return fit(merge(line), width)
 
 
