@@ -36,10 +36,28 @@ from sagani_net.games.sagrada.components import (
     objective_points,
     private_points,
 )
-from sagani_net.games.sagrada.rules import CHOOSE, OVER, PASS, ROUNDS, Action, State
+from sagani_net.games.sagrada.patterns import Pattern
+from sagani_net.games.sagrada.rules import (
+    CHOOSE,
+    OVER,
+    PASS,
+    ROUNDS,
+    SOLO_DICE,
+    SOLO_EMPTY_PENALTY,
+    Action,
+    State,
+)
 
 #: Share of the turns left that a seat fills, on average, once cells get scarce.
 FILL_RATE = 1.0
+#: Kinds of dice (5 colours x 6 values).
+KINDS = 30
+#: Share of the rounds left in which a cell competes well enough for a turn to be filled.
+ROUND_SHARE = 0.4
+#: What a filled cell brings besides avoiding the empty cell's point (objectives, private).
+FILL_WORTH = 2.0
+#: Solo: the die a cell left empty leaves on the round track, on average.
+LEFT_DIE = 3.0
 #: Share of a line objective's points counted per die already in a line that can still score.
 LINE_CREDIT = 0.5
 #: Share of a set objective's points counted for a die towards the next set.
@@ -48,11 +66,14 @@ SET_CREDIT = 0.5
 #: Penalty for an empty cell that at most SCARCE_DICE kinds of dice can still fill.
 SCARCE_CELL = 0.3
 SCARCE_DICE = 3
-#: Solo: what a round leaves on the round track, on average (2 of 4 dice, 3.5 each).
-SOLO_TRACK_PER_ROUND = 7.0
+#: Solo: what a round leaves on the round track, on average (the 2 lower of 4 dice).
+SOLO_TRACK_PER_ROUND = 4.5
 AVERAGE_DIE = 3.5
 #: How a pattern's favour tokens weigh against the empty cells a harder pattern risks.
 CHOICE_TOKEN_WEIGHT = 0.4
+#: A cell of the private colour in a pattern; solo, a value cell's worth per pip over 3.5.
+ROOM_WEIGHT = 0.5
+SOLO_VALUE_CELL = 0.5
 
 
 def turns_left(state: State, seat: int) -> int:
@@ -118,18 +139,32 @@ def evaluate(state: State, seat: int) -> float:
     pattern = state.patterns[chosen]
     window = state.windows[seat]
     if state.phase == CHOOSE:
-        # Before any die: tokens now against the empty cells a hard pattern risks, and room
-        # for the private colour.
-        own = state.privates[seat][0]
-        room = sum(1 for c in pattern.cells if c == COLOURS[own])
-        return CHOICE_TOKEN_WEIGHT * pattern.difficulty + 0.5 * room
+        return pattern_value(pattern, state.privates[seat], state.solo)
     value = float(state.tokens[seat])
     value += max(private_points(c, window) for c in state.privates[seat])
     for number in state.objectives:
         value += objective_points(number, window)
         value += _line_credit(window, number) if number <= 4 else _set_credit(window, number)
-    live = scarce = empty = 0
-    allow = pattern.allow
+    left = turns_left(state, seat)
+    empty, fills, scarce = _fill_outlook(state, window, pattern.allow, left)
+    missed = empty - min(fills, FILL_RATE * left)
+    if state.solo:
+        # A cell left empty costs its penalty and leaves one more die on the round track.
+        value -= (SOLO_EMPTY_PENALTY + LEFT_DIE) * missed + SCARCE_CELL * scarce
+        return value - projected_target(state)
+    return value - (1 + FILL_WORTH) * missed - SCARCE_CELL * scarce
+
+
+def _fill_outlook(state: State, window: list[int], allow: tuple[int, ...], left: int
+                  ) -> tuple[int, float, int]:  # fmt: skip
+    """The empty cells of ``window``, how many of them the seat can expect to fill, and how
+    many only a few kinds of dice can still fill. A cell's chance is that of a fitting die
+    showing up in the rounds left, by the kinds of dice its pattern and its neighbours still
+    allow (neighbours to come will only narrow it)."""
+    rounds = min(ROUNDS - state.round, (left + 1) // 2) * ROUND_SHARE
+    dice = SOLO_DICE if state.solo else 2 * state.players + 1
+    empty = scarce = 0
+    fills = 0.0
     for i in range(CELLS):
         if window[i]:
             continue
@@ -139,28 +174,38 @@ def evaluate(state: State, seat: int) -> float:
             d = window[j]
             if d:
                 m &= ~CLASH[d]
-        if m:
-            live += 1
-            if m.bit_count() <= SCARCE_DICE:
-                scarce += 1
-    expected = min(live, FILL_RATE * turns_left(state, seat))
-    penalty = 3 if state.solo else 1
-    value -= penalty * (empty - expected) + SCARCE_CELL * scarce
-    if state.solo:
-        value -= projected_target(state)
-    return value
+        kinds = m.bit_count()
+        if not kinds:
+            continue
+        if kinds <= SCARCE_DICE:
+            scarce += 1
+        miss = (1.0 - kinds / KINDS) ** dice  # per round: no fitting die in the pool
+        fills += 1.0 - miss**rounds
+    return empty, fills, scarce
+
+
+def pattern_value(pattern: Pattern, privates: tuple[int, ...], solo: bool) -> float:
+    """Before any die: how promising a pattern is. Favour tokens (none in solo) against the
+    empty cells a hard pattern risks; room for the private colour; solo, each value cell
+    fixes a die's value, and a low one leaves the high dice to the round track."""
+    room = max(sum(1 for c in pattern.cells if c == COLOURS[own]) for own in privates)
+    value = ROOM_WEIGHT * room
+    if solo:
+        return value + sum(SOLO_VALUE_CELL * (int(c) - AVERAGE_DIE)
+                           for c in pattern.cells if c.isdigit())  # fmt: skip
+    return value + CHOICE_TOKEN_WEIGHT * pattern.difficulty
 
 
 def projected_target(state: State) -> float:
-    """Solo: the target score the round track will likely show at the end. The pool goes to
-    the track but for the dice still to be drafted this round (an average die each), so a
-    high die drafted now lowers the target."""
+    """Solo: the target score the round track will likely show at the end. Of this round's
+    pool, the seat drafts the highest dice in the turns it has left (as far as it can), so a
+    high die drafted now lowers the target; later rounds leave their average."""
     if state.phase == OVER:
         return float(state.target())
-    pool = sum(VALUE[d] for d in state.pool)
-    drafts = max(0, min(len(state.pool), turns_left(state, 0) - 2 * (ROUNDS - state.round - 1)))
-    return (state.target() + pool - AVERAGE_DIE * drafts
-            + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1))  # fmt: skip
+    drafts = max(0, turns_left(state, 0) - 2 * (ROUNDS - state.round - 1))
+    pool = sorted(VALUE[d] for d in state.pool)
+    stays = sum(pool[:max(0, len(pool) - drafts)])
+    return state.target() + stays + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1)
 
 
 def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
