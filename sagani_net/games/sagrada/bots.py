@@ -1,10 +1,14 @@
 """Sagrada's bot knowledge: an evaluation of a window, and hooks for the generic search.
 
 - :func:`evaluate` (the generic greedy policy and the search's rollouts score with it): points
-  already made, objectives still in reach, favour tokens, and the empty cells the seat can
-  still expect to fill (its turns left against the cells still fillable).
+  already made, objectives still in reach, favour tokens, the private colour's pips still to
+  come, and the empty cells the seat cannot expect to fill (by each cell's chance that a
+  fitting die shows up, against its turns left). Solo, it is the margin over the target the
+  round track will likely show: a high die drafted or paid for a tool stays off the track, and
+  a cell left empty costs its 3 points and one more die on the track.
 - :func:`rollout_action`: a cheap policy for playouts: place a die where it fits best by a few
-  quick signs, never spend tokens, else pass.
+  quick signs (restricted cells first, the private colour, solo high dice, never a placement
+  that leaves a neighbouring cell unfillable), never spend tokens, else pass.
 - :func:`random_action` and :func:`playout`: uniformly random play, for the random policy
   and the engine benchmark.
 - :class:`Search`: the generic ISMCTS's hooks (single actions as moves, candidates pruned by
@@ -26,6 +30,7 @@ from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
     COLOUR,
+    COLOUR_DICE,
     COLOURS,
     COLUMN_CELLS,
     OBJECTIVES,
@@ -36,7 +41,6 @@ from sagani_net.games.sagrada.components import (
     objective_points,
     private_points,
 )
-from sagani_net.games.sagrada.patterns import Pattern
 from sagani_net.games.sagrada.rules import (
     CHOOSE,
     OVER,
@@ -50,6 +54,12 @@ from sagani_net.games.sagrada.rules import (
 
 #: Share of the turns left that a seat fills, on average, once cells get scarce.
 FILL_RATE = 1.0
+#: Weight of the private colour's pips still to come, and how much more often than by chance
+#: the seat fills a cell with its private colour. Solo, counting them measured no better
+#: (greedy, 400 games): the pull of the round track towards high dice says enough there.
+FUTURE_PRIVATE = 0.5
+SOLO_FUTURE_PRIVATE = 0.0
+PRIVATE_BIAS = 2.0
 #: Kinds of dice (5 colours x 6 values).
 KINDS = 30
 #: Share of the rounds left in which a cell competes well enough for a turn to be filled.
@@ -66,14 +76,14 @@ SET_CREDIT = 0.5
 #: Penalty for an empty cell that at most SCARCE_DICE kinds of dice can still fill.
 SCARCE_CELL = 0.3
 SCARCE_DICE = 3
+#: The rollout policy's signs: a restricted cell filled, a pip of the private colour, solo a
+#: pip off the round track, a neighbouring cell no die can fill any more.
+SIGN_RESTRICTED = 2.0
+SIGN_PRIVATE = 0.33
+SIGN_SOLO_VALUE = 0.25
+SIGN_KILL = 3.0
 #: Solo: what a round leaves on the round track, on average (the 2 lower of 4 dice).
 SOLO_TRACK_PER_ROUND = 4.5
-AVERAGE_DIE = 3.5
-#: How a pattern's favour tokens weigh against the empty cells a harder pattern risks.
-CHOICE_TOKEN_WEIGHT = 0.4
-#: A cell of the private colour in a pattern; solo, a value cell's worth per pip over 3.5.
-ROOM_WEIGHT = 0.5
-SOLO_VALUE_CELL = 0.5
 
 
 def turns_left(state: State, seat: int) -> int:
@@ -128,7 +138,8 @@ def _set_credit(window: list[int], number: int) -> float:
 
 def evaluate(state: State, seat: int) -> float:
     """How good ``state`` is for ``seat``: roughly the points it will end with (solo: its
-    margin over the target score)."""
+    margin over the target score). Before the game starts, a chosen pattern is judged as the
+    empty window it will be, with its favour tokens."""
     if state.phase == OVER:
         assert state.outcome is not None
         final = float(state.outcome.scores[seat])
@@ -138,15 +149,20 @@ def evaluate(state: State, seat: int) -> float:
         return 0.0
     pattern = state.patterns[chosen]
     window = state.windows[seat]
-    if state.phase == CHOOSE:
-        return pattern_value(pattern, state.privates[seat], state.solo)
-    value = float(state.tokens[seat])
-    value += max(private_points(c, window) for c in state.privates[seat])
+    tokens = state.tokens[seat]
+    if state.phase == CHOOSE and not state.solo:
+        tokens = pattern.difficulty
+    value = float(tokens)
     for number in state.objectives:
         value += objective_points(number, window)
         value += _line_credit(window, number) if number <= 4 else _set_credit(window, number)
     left = turns_left(state, seat)
-    empty, fills, scarce = _fill_outlook(state, window, pattern.allow, left)
+    privates = state.privates[seat]
+    empty, fills, scarce, potential = _outlook(state, window, pattern.allow, left, privates)
+    # Solo: the better of two private colours scores; its dice to come count too.
+    weight = SOLO_FUTURE_PRIVATE if state.solo else FUTURE_PRIVATE
+    value += max(private_points(c, window) + weight * p
+                 for c, p in zip(privates, potential, strict=True))  # fmt: skip
     missed = empty - min(fills, FILL_RATE * left)
     if state.solo:
         # A cell left empty costs its penalty and leaves one more die on the round track.
@@ -155,16 +171,21 @@ def evaluate(state: State, seat: int) -> float:
     return value - (1 + FILL_WORTH) * missed - SCARCE_CELL * scarce
 
 
-def _fill_outlook(state: State, window: list[int], allow: tuple[int, ...], left: int
-                  ) -> tuple[int, float, int]:  # fmt: skip
-    """The empty cells of ``window``, how many of them the seat can expect to fill, and how
-    many only a few kinds of dice can still fill. A cell's chance is that of a fitting die
-    showing up in the rounds left, by the kinds of dice its pattern and its neighbours still
-    allow (neighbours to come will only narrow it)."""
+def _outlook(state: State, window: list[int], allow: tuple[int, ...], left: int,
+             privates: tuple[int, ...]) -> tuple[int, float, int, list[float]]:  # fmt: skip
+    """What the empty cells of ``window`` promise: how many there are, how many the seat can
+    expect to fill, how many only a few kinds of dice can still fill, and per private colour
+    the pips its dice may still bring.
+
+    A cell's chance is that of a fitting die showing up in the rounds left, by the kinds of
+    dice its pattern and its neighbours still allow (neighbours to come will only narrow it).
+    Its pips of a colour are those of an average fitting die of that colour, counted by the
+    share of such dice among the fitting ones (the seat picks them, hence the bias)."""
     rounds = min(ROUNDS - state.round, (left + 1) // 2) * ROUND_SHARE
     dice = SOLO_DICE if state.solo else 2 * state.players + 1
     empty = scarce = 0
     fills = 0.0
+    potential = [0.0] * len(privates)
     for i in range(CELLS):
         if window[i]:
             continue
@@ -180,20 +201,15 @@ def _fill_outlook(state: State, window: list[int], allow: tuple[int, ...], left:
         if kinds <= SCARCE_DICE:
             scarce += 1
         miss = (1.0 - kinds / KINDS) ** dice  # per round: no fitting die in the pool
-        fills += 1.0 - miss**rounds
-    return empty, fills, scarce
-
-
-def pattern_value(pattern: Pattern, privates: tuple[int, ...], solo: bool) -> float:
-    """Before any die: how promising a pattern is. Favour tokens (none in solo) against the
-    empty cells a hard pattern risks; room for the private colour; solo, each value cell
-    fixes a die's value, and a low one leaves the high dice to the round track."""
-    room = max(sum(1 for c in pattern.cells if c == COLOURS[own]) for own in privates)
-    value = ROOM_WEIGHT * room
-    if solo:
-        return value + sum(SOLO_VALUE_CELL * (int(c) - AVERAGE_DIE)
-                           for c in pattern.cells if c.isdigit())  # fmt: skip
-    return value + CHOICE_TOKEN_WEIGHT * pattern.difficulty
+        chance = 1.0 - miss**rounds
+        fills += chance
+        for k, colour in enumerate(privates):
+            own = m & COLOUR_DICE[colour]
+            if own:
+                count = own.bit_count()
+                pips = sum(v for v in range(1, 7) if own >> (colour * 6 + v) & 1)
+                potential[k] += chance * min(1.0, PRIVATE_BIAS * count / kinds) * pips / count
+    return empty, fills, scarce, potential
 
 
 def projected_target(state: State) -> float:
@@ -204,20 +220,32 @@ def projected_target(state: State) -> float:
         return float(state.target())
     drafts = max(0, turns_left(state, 0) - 2 * (ROUNDS - state.round - 1))
     pool = sorted(VALUE[d] for d in state.pool)
-    stays = sum(pool[:max(0, len(pool) - drafts)])
+    keep = max(0, len(pool) - drafts)
+    stays = sum(pool[:keep])
     return state.target() + stays + SOLO_TRACK_PER_ROUND * (ROUNDS - state.round - 1)
 
 
 def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
-    """A quick sign of a placement's worth: fill restricted cells, feed the private colour;
-    solo, take high dice off the round track's way."""
-    sign = 0.0
-    if state.patterns[state.chosen[seat]].cells[cell]:
-        sign += 2.0
+    """A quick sign of a placement's worth: fill restricted cells, feed the private colour,
+    keep the neighbouring cells fillable; solo, take high dice off the round track's way."""
+    pattern = state.patterns[state.chosen[seat]]
+    value = VALUE[die]
+    sign = SIGN_RESTRICTED if pattern.cells[cell] else 0.0
     if COLOUR[die] in state.privates[seat]:
-        sign += VALUE[die] / 3
+        sign += SIGN_PRIVATE * value
     if state.solo:
-        sign += VALUE[die] / 4
+        sign += SIGN_SOLO_VALUE * value
+    window, allow, clash = state.windows[seat], pattern.allow, CLASH[die]
+    for i in ORTH[cell]:
+        if window[i]:
+            continue
+        m = allow[i] & ~clash
+        for j in ORTH[i]:
+            d = window[j]
+            if d:
+                m &= ~CLASH[d]
+        if not m:
+            sign -= SIGN_KILL
     return sign
 
 
