@@ -289,6 +289,8 @@ class Search:
         self.placements = placements
         self.rollout_rounds = rollout_rounds
         self.margin_scale = margin_scale
+        #: Solo: the margin the root position promises, where rewards are centred.
+        self.baseline: float | None = None
 
     def signature(self, state: State) -> Hashable:
         """Everything the seat's legal actions depend on that chance can change: the pool, the
@@ -302,6 +304,8 @@ class Search:
         legal = state.legal_actions()
         seat = state.seat
         keep = self.placements * (2 if root else 1)
+        if root and state.solo and self.baseline is None:
+            self.baseline = evaluate(state, seat)
         placing = [a for a in legal if a.kind in ("draft", "place") and a.cell >= 0]
         others = [a for a in legal if not (a.kind in ("draft", "place") and a.cell >= 0)]
         if not root:  # tools only at the root: deeper, they cost more than they tell
@@ -327,8 +331,11 @@ class Search:
         while state.phase != OVER and (state.round < stop or state.phase == CHOOSE):
             state.push(rollout_action(state, rng))
         values = [evaluate(state, s) for s in range(state.players)]
-        if state.players == 1:  # the evaluation is the margin over the target
-            return [_logistic(values[0] / self.margin_scale)]
+        if state.players == 1:
+            # The evaluation is the margin over the target. Centred on the root's, rewards
+            # tell moves apart however far from winning the game is: scored from 0, a game
+            # 20 points behind gives every move nearly the same reward.
+            return [_logistic((values[0] - (self.baseline or 0.0)) / self.margin_scale)]
         return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
                     if j != i) / (len(values) - 1) for i, vi in enumerate(values)]  # fmt: skip
 
