@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cli import args as check
+from cli.args import UsageError
 from cli.game_options import add_game_arguments, game_config
 from sagani_net.bots import strategy_names
 from sagani_net.bots.tournament import (
@@ -34,14 +36,14 @@ def add_parsers(sub: Any) -> None:
 def _add_policy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--think",
-        type=float,
+        type=check.think_s,
         default=None,
         metavar="S",
         help="mcts: seconds of search per turn (default 1, or none with --iterations)",
     )
     p.add_argument(
         "--iterations",
-        type=int,
+        type=check.iterations,
         default=None,
         metavar="N",
         help="mcts: iterations per turn; alone it makes the search deterministic",
@@ -57,18 +59,21 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "address",
+        type=check.host,
         metavar="ADDRESS",
-        help="the host's request address: HOST[:PORT] (port 47410 by default) or tcp://HOST:PORT",
+        help="the host's request address: HOST[:PORT] (port 47410 by default), tcp://HOST:PORT "
+        "or a secure host's join code",
     )
     p.add_argument("--strategy", choices=strategy_names(), default="mcts",
                    help="random, greedy, mcts or a strategy of the table's game")
     _add_policy_options(p)
-    p.add_argument("--seed", type=int, default=None, help="the bot's own randomness")
+    p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--table", metavar="T", help="join this table (of any game)")
+    where.add_argument("--table", type=check.table_id, metavar="T",
+                       help="join this table (of any game)")  # fmt: skip
     where.add_argument(
         "--create",
-        type=int,
+        type=check.players,
         nargs="?",
         const=0,
         metavar="PLAYERS",
@@ -76,13 +81,15 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_game_arguments(p, what="with --create: the table's game")
     p.add_argument(
-        "--table-seed", type=int, default=None, help="with --create: the table's shuffle seed"
+        "--table-seed", type=check.seed, default=None,
+        help="with --create: the table's shuffle seed"
     )
-    p.add_argument("--seat", type=int, default=None, help="the seat to take (default: any)")
-    p.add_argument("--name", default="", help="the name shown at the table")
+    p.add_argument("--seat", type=check.seat, default=None,
+                   help="the seat to take, from 1 (default: any)")  # fmt: skip
+    p.add_argument("--name", type=check.name, default=None, help="the name shown at the table")
     p.add_argument(
         "--deadline",
-        type=float,
+        type=check.deadline_s,
         default=None,
         metavar="S",
         help="answer every move within S seconds (caps --think; default: the table's own "
@@ -90,7 +97,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reconnect",
-        type=float,
+        type=check.reconnect_s,
         default=60.0,
         metavar="S",
         help="how long to keep trying to get back after the host went away",
@@ -115,13 +122,14 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         help="one strategy per seat (a solo mode: strategies take turns on the deals)",
     )
     add_game_arguments(p)
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0, help="decides every deal and every bot")
+    p.add_argument("--games", type=check.games, default=100)
+    p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
     _add_policy_options(p)
-    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--workers", type=check.workers, default=None,
+                   help="processes (default: every core)")  # fmt: skip
     p.add_argument(
         "--records",
-        type=Path,
+        type=check.directory,
         default=None,
         metavar="DIR",
         help="write each game's JSON record (and index.json) here",
@@ -149,24 +157,30 @@ def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_bot_cmd(args: argparse.Namespace) -> int:
     from sagani_net.bots.runner import BotRunner
-    from sagani_net.client import host_address
+    from sagani_net.client import HostError
 
+    if args.table is None:
+        if args.create and args.players is None:
+            args.players = args.create
+        game, config = game_config(args)  # checked before anything is started
+    check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
     options = mcts_options(args)
-    runner = BotRunner(host_address(args.address), args.strategy, seed=args.seed,
+    runner = BotRunner(args.address, args.strategy, seed=args.seed,
                        name=args.name, think_s=options["think_s"],
                        iterations=options["iterations"], move_deadline_s=args.deadline,
                        reconnect_s=args.reconnect)  # fmt: skip
     try:
         table = args.table
-        if table is None:
-            if args.create and args.players is None:
-                args.players = args.create
-            game, config = game_config(args)
-            table = runner.create(config, game=game, seed=args.table_seed)
-            print(f"sagani bot: created table {table}", flush=True)
-        seat = runner.join(table, args.seat)
+        try:
+            if table is None:
+                table = runner.create(config, game=game, seed=args.table_seed)
+                print(f"sagani bot: created table {table}", flush=True)
+            # People count seats from 1; the wire from 0.
+            seat = runner.join(table, None if args.seat is None else args.seat - 1)
+        except HostError as exc:
+            raise UsageError(f"cannot take a seat at table {table}: {exc.message}") from None
         print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
               f"(seat {seat} on the wire)", flush=True)  # fmt: skip
         runner.play()
@@ -184,7 +198,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
     known = strategy_names(args.game) if args.game in game_names() else strategy_names()
     unknown = sorted(set(lineup) - set(known))
     if unknown:
-        raise SystemExit(f"unknown strategies {unknown}; known: {', '.join(known)}")
+        raise UsageError(f"unknown strategies {unknown}; known: {', '.join(known)}")
     options = {o.name for o in get_game(args.game).options} if args.game in game_names() else ()
     if args.players is None and args.mode is None and len(lineup) > 1 and "players" in options:
         args.players = len(lineup)  # as many seats as strategies named
@@ -196,7 +210,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, game=game,
                               config=config, options={"mcts": mcts_options(args)})  # fmt: skip
     except ValueError as exc:
-        raise SystemExit(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if args.records:
         args.records.mkdir(parents=True, exist_ok=True)
     on_result = functools.partial(_save_record, args.records) if args.records else None

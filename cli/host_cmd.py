@@ -7,6 +7,7 @@ import contextlib
 import gc
 import json
 import logging
+import shlex
 import signal
 import sqlite3
 import sys
@@ -15,10 +16,16 @@ from typing import Any
 
 import platformdirs
 
+from cli import args as check
+from cli.args import UsageError
 from sagani_net import discovery, security
 from sagani_net.bots import house
-from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
-from sagani_net.store import Store
+from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
+from sagani_net.limits import CONNECTIONS_PER_ADDRESS
+from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+
+#: Open files a host asks the system for (at most its hard limit).
+DESCRIPTORS_WANTED = 65536
 
 
 def default_data_dir() -> Path:
@@ -38,16 +45,17 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
         description="Serve tables on a ROUTER (requests) and a PUB (broadcasts). "
         "Binds 127.0.0.1 only unless --bind says otherwise.",
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=check.port, default=DEFAULT_PORT,
                         help=f"request port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--pub-port", type=int, default=None,
+    parser.add_argument("--pub-port", type=check.port, default=None,
                         help="broadcast port (default: --port + 1, or a free one with --port 0)")
-    parser.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+    parser.add_argument("--bind", type=check.bind_address, default="127.0.0.1", metavar="ADDR",
                         help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1)")
-    parser.add_argument("--data-dir", type=Path, default=None,
+    parser.add_argument("--data-dir", type=check.directory, default=None,
                         help=f"where the games are kept (default {default_data_dir()})")
-    parser.add_argument("--heartbeat-s", type=float, default=HEARTBEAT_S,
-                        help="seconds of silence on a table before a heartbeat")
+    parser.add_argument("--heartbeat-s", type=check.heartbeat_s, default=HEARTBEAT_S,
+                        help="seconds of silence on a table before a heartbeat "
+                        "(0.01..3600)")
     parser.add_argument("--bot-deadline", type=_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
                         "names none; past it (+0.25 s) the host plays the first legal move")
@@ -64,7 +72,18 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="play the seats kept for bots with house bots of this strategy "
                         "(random, greedy or mcts), in this process; they come back after a "
                         "restart (default: leave those seats to `sagani bot` clients)")
+    parser.add_argument("--connections-per-address", type=check.int_in(1, 100_000,
+                        "--connections-per-address"), default=CONNECTIONS_PER_ADDRESS,
+                        metavar="N", help="connections one machine may hold to each socket "
+                        f"(default {CONNECTIONS_PER_ADDRESS}; raise it for a machine of many "
+                        "bots)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
+    parser.add_argument("--salvage", action="store_true",
+                        help="move a damaged database aside, copy what is readable into a new "
+                        "one, and serve it")
+    parser.add_argument("--print-join-code", action="store_true",
+                        help="with --secure: print the join code alone, quoted for a shell, "
+                        "on the first line (for scripts and invitations)")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
 
@@ -73,29 +92,51 @@ def _deadline(text: str) -> float:
     """A --bot-deadline value, in the range a create request may ask for."""
     from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not MIN_DEADLINE_S <= value <= MAX_DEADLINE_S:
-        raise argparse.ArgumentTypeError(f"must be in {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s")
-    return value
+    return check.seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a bot deadline")(text)
+
+
+def check_ports(args: argparse.Namespace) -> None:
+    """The clashes a single flag cannot see; raises UsageError."""
+    if args.pub_port is None and args.port == check.MAX_PORT:
+        raise UsageError(f"--port {args.port} leaves no port for broadcasts (--port + 1); "
+                         "give --pub-port too")  # fmt: skip
+    if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
+        raise UsageError("--pub-port must differ from --port")
+    if args.print_join_code and not args.secure:
+        raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     parser = sub.add_parser("record", help="game records kept by a host")
     actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a finished game's JSON record")
-    export.add_argument("table", metavar="TABLE", help="the table id")
-    export.add_argument("--data-dir", type=Path, default=None,
-                        help=f"the host's data directory (default {default_data_dir()})")
+    export.add_argument("table", type=check.table_id, metavar="TABLE", help="the table id")
+    export.add_argument("--data-dir", type=check.directory, default=None,
+                        help=f"the host's data directory (default: {default_data_dir()}, "
+                        f"then the one of sagani play, {default_data_dir() / 'play'})")
     export.add_argument("-o", "--output", type=Path, default=None,
                         help="file to write (default: standard output)")
     export.set_defaults(func=run_record_export)  # fmt: skip
     return parser
 
 
+def _more_descriptors() -> None:
+    """Raise the soft limit on open files to the hard one: every connection is a descriptor,
+    and the per-address cap is meant to bind long before the system's limit does."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > DESCRIPTORS_WANTED:
+        hard = DESCRIPTORS_WANTED
+    if soft != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def run_host(args: argparse.Namespace) -> int:
+    check_ports(args)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(message)s",
@@ -104,24 +145,42 @@ def run_host(args: argparse.Namespace) -> int:
     synchronous = "FULL" if args.fsync else "NORMAL"
     data_dir = args.data_dir or default_data_dir()
     try:
+        if args.salvage:
+            print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
+    except StorageDamaged as exc:
+        print(f"sagani host: {exc}", file=sys.stderr)
+        return 2
     except (OSError, sqlite3.Error, security.SecurityError) as exc:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
     secure = security.server_setup(keys) if keys else None
-    host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                heartbeat_s=args.heartbeat_s, secure=secure,
-                bot_deadline_s=args.bot_deadline)  # fmt: skip
+    try:
+        _more_descriptors()
+        host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
+                    heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
+                    limits=Limits(connections_per_address=args.connections_per_address))
+    except BindError as exc:
+        store.close()
+        raise UsageError(f"{exc} (a port in use, or an address that is not this machine's)") \
+            from None
+    except (StorageDamaged, ValueError) as exc:  # games that cannot be read back; a bad bound
+        store.close()
+        raise UsageError(str(exc)) from None
+    code = security.host_join_code(host.endpoint, keys) if keys else ""
+    if args.print_join_code:
+        print(shlex.quote(code), flush=True)
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
-    if keys:
-        print(f"sagani host: join code {security.host_join_code(host.endpoint, keys)}",
-              flush=True)  # fmt: skip
+    if code:
+        print(f"sagani host: join code {code}", flush=True)  # for scripts: the line stays
+        # For people: whole on a line of its own, quoted (zsh reads the ``?`` as a glob).
+        print(f"  players join with:\n  sagani join {shlex.quote(code)}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
@@ -148,17 +207,25 @@ def _port(endpoint: str) -> int:
 
 
 def run_record_export(args: argparse.Namespace) -> int:
-    data_dir = args.data_dir or default_data_dir()
-    store = Store(data_dir)
-    try:
-        record = store.record(args.table)
-        if record is None:
-            known = args.table in store.table_ids()
-            why = "its game is not over" if known else f"no such table in {data_dir}"
-            print(f"sagani record export: cannot export {args.table}: {why}", file=sys.stderr)
-            return 1
-    finally:
-        store.close()
+    # Without --data-dir: the host's data dir, then the one `sagani play` keeps its games in.
+    dirs = [args.data_dir] if args.data_dir else [default_data_dir(), default_data_dir() / "play"]
+    why = ""
+    record = None
+    for data_dir in dirs:
+        if not (data_dir / DB_NAME).is_file():
+            continue  # never create a database just to look in it
+        store = Store(data_dir)
+        try:
+            record = store.record(args.table)
+            if record is None and args.table in store.table_ids():
+                why = f"its game is not over (in {data_dir})"
+        finally:
+            store.close()
+        if record is not None or why:
+            break
+    if record is None:
+        where = " or ".join(str(d) for d in dirs)
+        raise UsageError(f"cannot export {args.table}: {why or f'no such table in {where}'}")
     text = json.dumps(record, indent=1) + "\n"
     if args.output is None:
         sys.stdout.write(text)
@@ -169,10 +236,9 @@ def run_record_export(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``host`` or ``record`` without the rest of the ``sagani`` command."""
-    parser = argparse.ArgumentParser(prog="sagani")
-    add_parsers(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    parser = check.OneLineParser(prog="sagani")
+    add_parsers(parser.add_subparsers(dest="command"))
+    return check.run(parser, argv)
 
 
 if __name__ == "__main__":

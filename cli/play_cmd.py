@@ -10,31 +10,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import getpass
 import json
 import logging
 import multiprocessing
+import os
 import random
+import shlex
+import shutil
 import sys
+import time
+from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import platformdirs
+import zmq
 
+from cli import args as check
+from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
-from cli.console.model import LOCAL, ConsoleModel
+from cli.console.model import LOCAL, LOG_LIMIT, ConsoleModel
+from cli.console.render import final_text
+from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
-from sagani_net.games.sagani.rules import Action, State, replay
+from sagani_net.game import RuleError
+from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
-from sagani_net.store import Store
+from sagani_net.store import DB_NAME, Store
 
 log = logging.getLogger("cli.play")
 
 BOT_KINDS = ("greedy", "random", "mcts")
 SESSION_FILE = "play.json"
+LOCK_FILE = "play.lock"
 JOIN_FILE = "join.json"
 #: The time a bot in ``sagani play`` thinks per move with mcts.
 MCTS_THINK_S = 1.0
@@ -57,46 +70,58 @@ def add_parsers(sub: Any) -> None:
         "play",
         help="play on this machine against bots (no setup)",
         description="Start a host on 127.0.0.1, bots in the free seats, and you "
-        "in the console. Quitting ends everything it started; starting again "
-        "offers to resume an unfinished game.",
+        "in the console. Quitting keeps the game; starting again "
+        "offers to resume it.",
     )
-    p.add_argument("--players", type=int, default=2, help="2-4 (default 2)")
-    p.add_argument("--solo", action="store_true", help="the basic solo game (reach 75)")
-    p.add_argument("--solo-advanced", action="store_true", help="the advanced solo game")
-    p.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")
+    p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
+                   help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
+    p.add_argument("--players", type=check.players, default=2,
+                   help="how many play (default 2; 1: a game's solo, where it has one)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="another table option of the game (repeat for more), e.g. "
+                   "difficulty=5 for Sagrada's solo")  # fmt: skip
+    add_file_arguments(p)
+    p.add_argument("--solo", action="store_true",
+                   help="the solo game (Sagani: the basic one, reach 75)")  # fmt: skip
+    p.add_argument("--solo-advanced", action="store_true", help="Sagani's advanced solo game")
+    p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
     p.add_argument(
         "--bots",
-        default="greedy",
+        type=check.names_in(lambda: list(BOT_KINDS), "bot kinds"),
+        default=["greedy"],
         metavar="KIND[,KIND...]",
         help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})",
     )
     p.add_argument(
         "--open",
-        type=int,
+        type=check.seat,
         action="append",
         default=[],
         metavar="SEAT",
         help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
     )
-    p.add_argument("--seed", type=int, default=None, help="shuffle seed (default: random)")
+    p.add_argument("--seed", type=check.seed, default=None, help="shuffle seed (default: random)")
     p.add_argument(
         "--think",
-        type=float,
+        type=check.think_s,
         default=MCTS_THINK_S,
         metavar="S",
         help=f"seconds an mcts bot thinks per move (default {MCTS_THINK_S:g})",
     )
-    p.add_argument("--name", default=_user_name(), help="your name at the table")
-    p.add_argument("--port", type=int, default=0, help="request port (default: a free one)")
+    p.add_argument("--name", type=check.name, default=_user_name(),
+                   help="your name at the table")  # fmt: skip
+    p.add_argument("--port", type=check.port, default=0,
+                   help="request port (default: a free one)")  # fmt: skip
     p.add_argument(
         "--data-dir",
-        type=Path,
+        type=check.directory,
         default=None,
         help=f"where games are kept (default {user_dir() / 'play'})",
     )
     resume = p.add_mutually_exclusive_group()
     resume.add_argument("--resume", action="store_true", help="resume the unfinished game")
-    resume.add_argument("--new", action="store_true", help="start a new game, do not ask")
+    resume.add_argument("--new", action="store_true",
+                        help="start a new game; an unfinished one is set aside")
     p.add_argument(
         "--autoplay",
         choices=BOT_KINDS,
@@ -105,34 +130,55 @@ def add_parsers(sub: Any) -> None:
     )
     p.set_defaults(func=run_play)
 
-    j = sub.add_parser("join", help="join a host by address (or find one with --lan)")
+    j = sub.add_parser("join", help="join a host by address (or find one with --lan)",
+                       description="Take a seat (or watch) at a table of a host elsewhere; "
+                       "with no table to join, create one.")  # fmt: skip
     j.add_argument(
         "address",
         nargs="?",
+        type=check.host,
         default=None,
         help=f"host[:port], tcp://host:port or a join code (default 127.0.0.1:{DEFAULT_PORT})",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
-    j.add_argument("--table", default=None, help="table id (default: one with a free seat)")
+    j.add_argument("--table", type=check.table_id, default=None,
+                   help="table id (default: one with a free seat)")  # fmt: skip
+    j.add_argument("--game", type=check.game_name, default=None,
+                   help="join a table of this game; create one of it if none has a free seat "
+                   f"(default: any game; creates {DEFAULT_GAME})")
     j.add_argument(
         "--players",
-        type=int,
+        type=check.players,
         default=2,
         help="players of the table created when none has a free seat",
     )
     j.add_argument(
         "--bots",
-        type=int,
+        type=check.int_in(0, 16, "a bot count"),
         default=0,
         help="seats kept for bots on a table this creates (`sagani bot` fills them)",
     )
-    j.add_argument("--name", default="", help="your name at the table")
+    add_file_arguments(j)
+    j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.set_defaults(func=run_join)
 
-    r = sub.add_parser("replay", help="step through a game record in the console")
+    t = sub.add_parser("tables", help="list a host's tables: game, status, seats",
+                       description="The lobby of a host: every table with its game, status "
+                       "and who sits where (seats from 1), to pick one for sagani join "
+                       "--table.")  # fmt: skip
+    t.add_argument("address", nargs="?", type=check.host, default=None,
+                   help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
+    t.set_defaults(func=run_tables)
+
+    r = sub.add_parser("replay", help="step through a game record in the console",
+                       description="Step through a game record (from `sagani play`, "
+                       "`sagani record export`, selfplay or a tournament) in the console; "
+                       "the record names its game.")  # fmt: skip
     r.add_argument("record", type=Path, metavar="RECORD", help="a JSON game record")
-    r.add_argument("--print", action="store_true", help="print the final screen and exit")
+    r.add_argument("--print", action="store_true",
+                   help="print the last position and the ranking at the terminal's width, "
+                   "and exit")  # fmt: skip
     r.set_defaults(func=run_replay)
 
 
@@ -161,8 +207,10 @@ async def bot_loop(
             if not replica.my_turn:
                 await client.next_update(timeout_s=1.0)
                 continue
-            action = await loop.run_in_executor(pool, think, kind, replica.view,
-                                                seeds.getrandbits(64), think_s)  # fmt: skip
+            # The table's game, and the seat's private data (a private objective) to think on.
+            action = await loop.run_in_executor(
+                pool, think, kind, replica.view, seeds.getrandbits(64), think_s,
+                replica.game or DEFAULT_GAME, replica.you, replica.private)
             await client.act(action)
         except HostError as exc:  # stale after a resync: the refusal carried a fresh snapshot
             log.info("bot %s refused: %s", kind, exc)
@@ -194,49 +242,116 @@ class PlayPlan:
 
 
 def plan(args: argparse.Namespace) -> PlayPlan:
-    """Read the play options into seats; raises SystemExit with a sentence when they clash."""
+    """Read the play options into seats; raises UsageError with a sentence when they clash.
+    The game checks its own config (``Game.parse_config``)."""
+    game = get_game(args.game)
     if args.solo and args.solo_advanced:
-        raise SystemExit("choose --solo or --solo-advanced, not both")
-    mode = "solo" if args.solo else "solo-advanced" if args.solo_advanced else "multi"
-    players = 1 if mode != "multi" else args.players
-    if mode == "multi" and not 2 <= players <= 4:
-        raise SystemExit("--players is 2, 3 or 4 (or use --solo)")
+        raise UsageError("choose --solo or --solo-advanced, not both")
+    data: dict[str, Any] = {"players": args.players}
+    if args.solo or args.solo_advanced:
+        data = {"players": 1}
+        if any(o.name == "mode" for o in game.options):  # Sagani: a solo mode of its own
+            data["mode"] = "solo" if args.solo else "solo-advanced"
+        elif args.solo_advanced:
+            raise UsageError(f"{game.title} has one solo game: --solo (or --players 1)")
+    try:
+        data.update(given_options(args, game))
+        config = checked_config(game, {**data, **given_files(args, game)})
+    except RuleError as exc:
+        raise UsageError(f"{game.title}: {exc.message}") from None
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
+    players = game.seats(config)
     you = args.seat - 1
     if not 0 <= you < players:
-        raise SystemExit(f"--seat is 1..{players}")
+        raise UsageError(f"--seat is 1..{players}")
     open_seats = [s - 1 for s in args.open]
     if any(not 0 <= s < players or s == you for s in open_seats):
-        raise SystemExit("--open names other seats of this table")
-    kinds = args.bots.split(",")
-    if any(k not in BOT_KINDS for k in kinds):
-        raise SystemExit(f"--bots kinds are {', '.join(BOT_KINDS)}")
+        raise UsageError("--open names other seats of this table")
+    kinds = list(args.bots)
     free = [s for s in range(players) if s != you and s not in open_seats]
     if len(kinds) == 1:
         kinds *= len(free)
     if len(kinds) != len(free):
-        raise SystemExit(f"--bots names {len(kinds)} kinds for {len(free)} bot seats")
-    return PlayPlan(
-        {"players": players, "mode": mode}, you, dict(zip(free, kinds, strict=True)), open_seats
-    )
+        raise UsageError(f"--bots names {len(kinds)} kinds for {len(free)} bot seats")
+    return PlayPlan(config, you, dict(zip(free, kinds, strict=True)), open_seats)
 
 
 def run_play(args: argparse.Namespace) -> int:
     plan_ = plan(args)
     data_dir = args.data_dir or user_dir() / "play"
-    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        lock = hold_lock(data_dir)
+    except OSError as exc:
+        raise UsageError(f"cannot use the data dir {data_dir}: {exc.strerror or exc}") from None
     logging.basicConfig(
         filename=data_dir / "play.log",
         level=logging.INFO,
         format="%(asctime)s %(name)s %(message)s",
     )
-    host = Host(Store(data_dir), port=args.port)
-    host.serve_in_thread()
+    with lock:
+        host = _start_host(data_dir, args.port)
+        try:
+            saved = _saved_game(data_dir, host)
+            resume = saved is not None and _want_resume(args, saved)
+            if saved is not None and not resume:
+                # The host would load the old game at every start from now on: set it aside.
+                host.stop()
+                print(f"the unfinished game is set aside in {set_aside(data_dir)}", flush=True)
+                host = _start_host(data_dir, args.port)
+            return asyncio.run(_play(args, plan_, host, data_dir, saved if resume else None))
+        finally:
+            host.stop()
+
+
+def _start_host(data_dir: Path, port: int) -> Host:
     try:
-        saved = _saved_game(data_dir, host)
-        resume = saved is not None and _want_resume(args, saved)
-        return asyncio.run(_play(args, plan_, host, data_dir, saved if resume else None))
-    finally:
-        host.stop()
+        host = Host(Store(data_dir), port=port)
+    except zmq.ZMQError as exc:
+        raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
+    host.serve_in_thread()
+    return host
+
+
+def set_aside(data_dir: Path) -> Path:
+    """Move the games database (and the saved seats) of ``data_dir`` to a folder of its own
+    under ``abandoned/``, where no host loads them; returns that folder. Finished games keep
+    their JSON records in ``records/``."""
+    folder = data_dir / "abandoned" / time.strftime("%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in [*data_dir.glob(f"{DB_NAME}*"), data_dir / SESSION_FILE]:
+        if path.exists():
+            path.rename(folder / path.name)
+    return folder
+
+
+def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
+    """Hold the data dir for this process (released at exit); raises UsageError naming the
+    process that holds it, so that two ``sagani play`` never share one database."""
+    path = data_dir / LOCK_FILE
+    f = open(path, "a+")  # noqa: SIM115 - held open for the whole game, closed by the context
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise UsageError(f"{holder} already plays from {data_dir}; finish it there, or give "
+                         "this one its own --data-dir") from None  # fmt: skip
+    f.seek(0)
+    f.truncate()
+    f.write(f"sagani play (pid {os.getpid()})")
+    f.flush()
+
+    @contextlib.contextmanager
+    def held() -> Iterator[None]:
+        try:
+            yield
+        finally:
+            f.close()
+
+    return held()
 
 
 def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
@@ -249,7 +364,12 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     table = host.tables.get(saved.get("table", ""))
     if table is None or table.status == "over":
         return None
-    saved["version"] = table.state.version
+    # Turns, not actions, where the view counts them (a Sagani turn is two actions); else
+    # the moves made.
+    seats = [s for s in table.state.view(None).get("seats", []) if isinstance(s, dict)]
+    counted = [s["turns"] for s in seats if "turns" in s]
+    saved["played"] = _count(max(counted), "turn") if counted else \
+        _count(table.state.version, "move")  # fmt: skip
     return saved
 
 
@@ -261,9 +381,13 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     config = saved.get("config", {})
     answer = input(
         f"An unfinished game is saved ({config.get('players', '?')} players, "
-        f"{saved['version']} moves played). Resume it? [Y/n] "
+        f"{saved['played']} played). Resume it? [Y/n] "
     )
     return answer.strip().lower() in ("", "y", "yes")
+
+
+def _count(count: int, what: str) -> str:
+    return f"{count} {what}" if count == 1 else f"{count} {what}s"
 
 
 async def _play(
@@ -285,7 +409,8 @@ async def _play(
             bots.append((client, entry["kind"]))
     else:
         await me.connect()
-        table = await me.create(plan_.config, seed=args.seed, bots=sorted(plan_.bots))
+        table = await me.create(plan_.config, game=args.game, seed=args.seed,
+                                bots=sorted(plan_.bots))  # fmt: skip
         name = args.autoplay or args.name
         await me.join(table, seat=plan_.you, name=name)
         saved = {"table": table, "token": me.token, "config": plan_.config, "bots": []}
@@ -295,6 +420,8 @@ async def _play(
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         (data_dir / SESSION_FILE).write_text(json.dumps(saved))
+    # Resumed: the log starts with the game so far, read before the bots move again.
+    history = recent_moves(host, me)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
     tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
              for i, (c, kind) in enumerate(bots)]  # fmt: skip
@@ -305,16 +432,18 @@ async def _play(
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        model = ConsoleModel()
+        model = ConsoleModel(game=me.state.game or args.game)
+        for line in history:
+            model.add_log(line)
         if plan_.open:
             seats = ", ".join(str(s + 1) for s in plan_.open)
-            model.message = (
-                f"seat(s) {seats} wait for: sagani join {address.removeprefix('tcp://')}"
-            )
+            model.say(f"seat {seats} waits for: sagani join {address.removeprefix('tcp://')}")
         status = await run_console(Console(model, me))
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
             print(f"the game's record: {path}\nwatch it again: sagani replay {path}")
+        else:
+            print("the game is saved; `sagani play` resumes it")
         return status
     finally:
         for task in tasks:
@@ -331,12 +460,26 @@ async def _play(
                 (data_dir / SESSION_FILE).unlink()
 
 
+def recent_moves(host: Host, client: AsyncClient) -> list[str]:
+    """The game so far in words, from the record of the table on our own host (its events are
+    public; the record's secrets stay in this process)."""
+    table = host.tables.get(client.state.table)
+    if table is None or not table.state.version:
+        return []
+    names = [seat.get("name") or f"seat {i + 1}" for i, seat in enumerate(client.state.seats)]
+    game = get_game(client.state.game or DEFAULT_GAME)
+    frames = replay_frames(table.state.to_record())
+    return [game.event_text(e, names) for _, events in frames for e in events][-LOG_LIMIT:]
+
+
 async def save_record(client: AsyncClient, folder: Path) -> Path:
     """Write the finished game's record as JSON; returns its path."""
     table = client.state.table
     record = await client.record(table)
+    # Who played: the host's record has seats only; a replay names the players with these.
+    record["names"] = [seat.get("name") or "" for seat in client.state.seats]
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"sagani-{table}.json"
+    path = folder / f"{record.get('game', 'game')}-{table}.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
     return path
 
@@ -353,39 +496,59 @@ def print_result(client: AsyncClient) -> None:
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
         print(f"  {rank + 1}. seat {seat + 1} {name or '':<8} {result['scores'][seat]:>4} points")
+    # A game's own figures that are one word or number (a solo game's goal and whether it was
+    # reached).
+    figures = [f"{k} {v}" for k, v in result.items()
+               if k not in ("scores", "ranking") and isinstance(v, int | str)]  # fmt: skip
+    if figures:
+        print(f"  {', '.join(figures)}")
 
 
 # -- sagani join ------------------------------------------------------------------------------
 
 
 def run_join(args: argparse.Namespace) -> int:
-    address = host_address(args.address)
+    address = args.address or host_address(None)
+    config = None
+    if args.game is not None and given_files(args, get_game(args.game)):
+        config = _new_table_config(args)  # a bad file is told before any host is asked
     if args.lan:
         from sagani_net.discovery import browse
 
         print("looking for hosts on the LAN ...", flush=True)
         found = browse()
         if not found:
-            print("no host answered; give its address instead: sagani join HOST[:PORT]")
-            return 1
+            raise UsageError("no host answered on the LAN; give its address instead: "
+                             "sagani join HOST[:PORT]")  # fmt: skip
         for i, f in enumerate(found):
             print(f"  {i + 1}. {f.name} at {f.endpoint}")
         choice = 0
         if len(found) > 1:
             choice = int(input("join which? ") or "1") - 1
         address = found[choice].endpoint
-    return asyncio.run(_join(args, address))
+    print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
+    check.reach_host(address)
+    return asyncio.run(_join(args, address, config))
 
 
-async def _join(args: argparse.Namespace, address: str) -> int:
+def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The config of the table ``join`` creates when none has a free seat."""
+    game = get_game(args.game or DEFAULT_GAME)
+    try:
+        return checked_config(game, {"players": args.players, **given_files(args, game)})
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
+
+
+async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] | None) -> int:
+    shown = address.removeprefix("tcp://")
     client = AsyncClient(address)
     try:
         await client.connect()
         tables = await client.tables()
     except HostTimeout:
-        print(f"no host answers at {address}", file=sys.stderr)
         client.close()
-        return 1
+        raise UsageError(f"the host at {shown.split('?')[0]} stopped answering") from None
     note = ""
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
@@ -399,16 +562,26 @@ async def _join(args: argparse.Namespace, address: str) -> int:
                 table, token = t["table"], saved[key]
                 break
     if table is None:
-        table = _pick_table(tables, role)
+        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
     if table is None:
         if args.spectate:
-            print("no game to watch at this host", file=sys.stderr)
             client.close()
-            return 1
-        bots = list(range(args.players - args.bots, args.players))
-        table = await client.create({"players": args.players}, bots=bots)
-        note = f"new table {table}: others join with  sagani join {address.removeprefix('tcp://')}"
-        print(note)
+            raise UsageError("no game to watch at this host")
+        game = get_game(args.game or DEFAULT_GAME)
+        try:
+            config = config or _new_table_config(args)
+        except UsageError:
+            client.close()
+            raise
+        seats = game.seats(config)
+        if args.bots >= seats:
+            client.close()
+            raise UsageError(f"--bots is at most {seats - 1} at a table of {seats}")
+        bots = list(range(seats - args.bots, seats))
+        table = await client.create(config, game=game.name, bots=bots)
+        invite = f"sagani join {shlex.quote(shown)}"
+        print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
+        note = f"new table {table}: others join with  {invite}"
     if token is None and not args.spectate:
         token = saved.get(f"{address} {table}")
 
@@ -424,15 +597,53 @@ async def _join(args: argparse.Namespace, address: str) -> int:
         else:
             await client.join(table, role=role, name=args.name or role)
     except HostError as exc:
-        print(f"cannot join table {table}: {exc.message}", file=sys.stderr)
         client.close()
-        return 1
+        raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
         saved[f"{address} {table}"] = client.token
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
-    model = ConsoleModel(message=note)
-    return await run_console(Console(model, client, rejoin=rejoin))
+    try:
+        model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
+    except RuleError as exc:  # a host newer than this console
+        client.close()
+        raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
+    model.say(note)
+    status = await run_console(Console(model, client, rejoin=rejoin))
+    if not args.spectate and model.status != "over":
+        print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
+    return status
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    address = args.address or host_address(None)
+    check.reach_host(address)
+    print(table_lines(asyncio.run(_list_tables(address))), end="")
+    return 0
+
+
+async def _list_tables(address: str) -> list[dict[str, Any]]:
+    client = AsyncClient(address)
+    try:
+        await client.connect()
+        return await client.tables()
+    finally:
+        client.close()
+
+
+def table_lines(tables: list[dict[str, Any]]) -> str:
+    """The lobby as text: one line per table, its game first."""
+    if not tables:
+        return "no tables yet: sagani join creates one\n"
+    lines = []
+    for t in tables:
+        seats = ", ".join(
+            f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
+            + (" (bot)" if s.get("kind") == "bot" else "")
+            for i, s in enumerate(t.get("seats", []))
+        )
+        lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
+    return "\n".join(lines) + "\n"
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
@@ -461,34 +672,46 @@ def _read_json(path: Path) -> dict[str, Any]:
 def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Every position of a recorded game with the events that led to it (the first has none).
 
-    The record is checked with :func:`sagani_net.games.sagani.rules.replay` first.
+    The game is the record's own; the whole record is checked (``Game.from_record``) first,
+    so a damaged one raises RuleError before any frame is made.
     """
-    replay(record)  # raises RuleError on a damaged record
-    state = State.new(record["players"], record["mode"], record.get("seed"), record["tiles"])
+    game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
+    game.from_record(record)
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    try:
+        state = game.from_record({**start, "actions": []})
+    except RuleError:
+        # A record that checks what its play rolled (Sagrada's) is no record of an empty
+        # game; a game is its config, seed and actions, and the whole record held above.
+        state = game.new_state(game.parse_config(record["config"]), record["seed"])
     frames = [(state.view(None), [])]
     for data in record["actions"]:
-        events = state.apply(Action.from_dict({k: v for k, v in data.items() if k != "seat"}))
+        events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))
         frames.append((state.view(None), events))
     return frames
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from sagani_net.game import RuleError
-
     try:
-        record = json.loads(args.record.read_text())
+        record = read_record(args.record)
         frames = replay_frames(record)
     except (OSError, ValueError) as exc:
         message = exc.message if isinstance(exc, RuleError) else str(exc)
-        print(f"sagani replay: cannot read {args.record}: {message}", file=sys.stderr)
-        return 1
-    names = [{"name": f"seat {i + 1}"} for i in range(record["players"])]
-    model = ConsoleModel(connection=LOCAL, seats=names, table=args.record.stem)
-    steps = Replay(frames)
+        raise UsageError(f"cannot replay {args.record}: {message}") from None
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        # A field of the wrong kind that the game's own record check let through: the file
+        # is untrusted input, so it gets a sentence, not a traceback.
+        raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
+    players = len(frames[0][0].get("seats", [])) or 1
+    names = record.get("names") or []
+    seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}
+             for i in range(players)]  # fmt: skip
+    model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
+                         game=record.get("game", "sagani"))  # fmt: skip
+    steps = Replay(frames, over=get_game(model.game).from_record(record).is_over())
     if args.print:
-        from cli.console.render import screen_text
-
         steps.show(model, len(frames) - 1)
-        print(screen_text(model, 80, 24), end="")
+        width, height = shutil.get_terminal_size((120, 40))
+        print(final_text(model, width, height), end="")
         return 0
     return asyncio.run(run_console(Console(model, replay=steps)))

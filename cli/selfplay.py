@@ -10,9 +10,10 @@ import argparse
 import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from cli.game_options import add_game_arguments, game_config
+from cli import args as check
+from cli.args import UsageError
+from cli.game_options import add_game_arguments, config_words, game_config
 from sagani_net.bots import strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
@@ -27,13 +28,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "and print each seat's mean score and win share; game i uses seed S+i.",
     )
     add_game_arguments(p)
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0, help="game i uses seed S+i")
+    p.add_argument("--games", type=check.games, default=10)
+    p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
     p.add_argument(
         "--policy", default="greedy",
         help=f"{', '.join(strategy_names())}, or one per seat joined by commas (greedy,random)",
     )  # fmt: skip
-    p.add_argument("--records", type=Path, help="write one JSON record per game here")
+    p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
     p.set_defaults(func=run)
 
 
@@ -77,11 +78,11 @@ def run(args: argparse.Namespace) -> int:
     known = strategy_names(game)
     unknown = sorted(set(names) - set(known))
     if unknown:
-        raise SystemExit(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
+        raise UsageError(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
     if len(names) == 1:
         names *= seats
     if len(names) != seats:
-        raise SystemExit(f"--policy names {len(names)} policies for {seats} seats")
+        raise UsageError(f"--policy names {len(names)} policies for {seats} seats")
     if args.records:
         args.records.mkdir(parents=True, exist_ok=True)
     summary = Summary(seats)
@@ -93,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
         result = play_local(GameSpec(i, game, config, seed, tuple(names)))
         summary.add(result, solo_figures)
         if args.records:
-            label = "-".join(str(v) for v in config.values())
+            label = "-".join(w.split()[-1] for w in config_words(config))
             path = args.records / f"{game}-{label}-{seed}.json"
             path.write_text(json.dumps(result.record, indent=1) + "\n")
     elapsed = time.perf_counter() - started
-    setting = ", ".join(f"{k} {v}" for k, v in config.items())
+    setting = ", ".join(config_words(config))
     print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
           f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")  # fmt: skip
     for seat in range(seats):

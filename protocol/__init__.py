@@ -1,7 +1,8 @@
 """The wire protocol of sagani_net: message catalogue, msgpack codec, version and errors.
 
 The full specification, for people writing clients in any language, is ``PROTOCOL.md`` beside
-this file; ``vectors/`` holds golden msgpack frames with their meaning.
+this file (the game-agnostic core), with one page per game in ``games/`` and the record format
+in ``RECORD.md``; ``vectors/`` holds golden msgpack frames with their meaning.
 """
 
 from protocol.errors import ERROR_CODES, ProtocolError

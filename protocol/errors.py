@@ -27,7 +27,7 @@ ERROR_CODES: dict[str, str] = {
     "seat_taken": "the asked seat is held by another session",
     "bad_seat": "no such seat at this table",
     "bad_token": "the token is unknown or not for that table and seat",
-    "not_a_player": "a spectator's token cannot act",
+    "not_a_player": "a spectator's token cannot act and has no private data",
     # playing
     "not_started": "the table is still waiting for players",
     "game_over": "the game has ended",

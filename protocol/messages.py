@@ -19,6 +19,8 @@ MAX_NAME_LEN = 64
 MAX_TABLE_ID_LEN = 32
 MAX_TOKEN_LEN = 64
 MAX_SEATS = 16
+#: A nonce names a request unguessably: at least 96 bits as text.
+MIN_NONCE_LEN = 16
 ROLES = ("player", "bot", "spectator")
 #: Range of a table's per-move deadline for bot seats, seconds: long enough for a network round
 #: trip, short enough that a forgotten table cannot hold a timer for days.
@@ -96,13 +98,23 @@ def _seat_list(name: str, value: Any) -> list[int]:
     return seats
 
 
+def _nonce(name: str, value: Any) -> str:
+    value = _str(MAX_TOKEN_LEN)(name, value)
+    if len(value) < MIN_NONCE_LEN:
+        raise ProtocolError("bad_field", f"{name} must be at least {MIN_NONCE_LEN} characters")
+    return value
+
+
 _TABLE = Field(_str(MAX_TABLE_ID_LEN))
+#: A client's unguessable name for one create or join request, sent again with its retries:
+#: the host gives the remembered reply (and its token) only to a request that carries it.
+_NONCE = Field(_nullable(_nonce), required=False)
 _TOKEN = Field(_str(MAX_TOKEN_LEN))
 _SEAT = Field(_int(0, MAX_SEATS - 1))
 
 #: Request type -> its fields beyond the envelope (v, type, id).
 REQUESTS: dict[str, dict[str, Field]] = {
-    "hello": {"client": Field(_str(MAX_NAME_LEN), required=False, default="")},
+    "hello": {"client": Field(_str(MAX_NAME_LEN), required=False)},
     "tables": {},
     "create": {
         "game": Field(_str(MAX_NAME_LEN)),
@@ -110,13 +122,16 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "seed": Field(_nullable(_int(0, MAX_ID)), required=False),
         "bots": Field(_seat_list, required=False, default=[]),
         "deadline_s": Field(_nullable(_seconds(MIN_DEADLINE_S, MAX_DEADLINE_S)), required=False),
+        "nonce": _NONCE,
     },
     "join": {
         "table": _TABLE,
         "role": Field(_str(16, ROLES), required=False, default="player"),
         "seat": Field(_nullable(_int(0, MAX_SEATS - 1)), required=False),
-        "name": Field(_str(MAX_NAME_LEN), required=False, default=""),
+        # Absent: the host names the session after its role.
+        "name": Field(_str(MAX_NAME_LEN), required=False),
         "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False),
+        "nonce": _NONCE,
     },
     "sync": {"table": _TABLE, "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False)},
     "act": {
@@ -126,8 +141,15 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "version": Field(_int(0, MAX_ID)),
         "action": Field(_map),
     },
+    "private": {"table": _TABLE, "token": _TOKEN},
     "leave": {"table": _TABLE, "token": _TOKEN},
     "record": {"table": _TABLE},
+    # One of table (its game and config) or game (with config, else the game's defaults).
+    "static": {
+        "table": Field(_nullable(_str(MAX_TABLE_ID_LEN)), required=False),
+        "game": Field(_nullable(_str(MAX_NAME_LEN)), required=False),
+        "config": Field(_nullable(_map), required=False),
+    },
 }
 
 ENVELOPE = ("v", "type", "id")
@@ -156,6 +178,8 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(
             "bad_version", f"protocol version {version!r} is not spoken here; use {VERSION}"
         )
+    if "type" not in message:
+        raise ProtocolError("missing_field", "type is required")
     kind = message.get("type")
     fields = REQUESTS.get(kind) if isinstance(kind, str) else None
     if fields is None:

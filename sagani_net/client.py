@@ -4,6 +4,8 @@ Requests are Lazy Pirate (a timeout per try, then close and reopen the REQ socke
 same message again, a bounded number of times; the host answers a repeated id from its cache).
 State follows the Clone pattern: subscribe to the table's topic first, take a snapshot with its
 sequence number, drop updates at or below it, and resync on a gap or after heartbeat silence.
+A seat's private data never comes on the broadcast: an update that names the seat makes the
+client ask for it (the ``private`` request) before it hands the update out.
 
 :class:`AsyncClient` is the core (asyncio, ``zmq.asyncio``); :class:`Client` is the same API for
 code without an event loop.
@@ -38,6 +40,8 @@ REQUEST_RETRIES = 3
 SILENCE_HEARTBEATS = 3.0
 #: How long act() waits for the broadcast of its own action before it asks for a snapshot.
 CATCH_UP_S = 0.5
+#: Random bytes of the nonce that names a create or join and its retries (PROTOCOL.md).
+NONCE_BYTES = 16
 
 T = TypeVar("T")
 
@@ -75,7 +79,16 @@ class HostTimeout(Exception):
 
 @dataclass
 class Replica:
-    """The client's copy of one table, kept in step by snapshots and sequenced updates."""
+    """The client's copy of one table, kept in step by snapshots and sequenced updates.
+
+    ``view`` is public (what every update brings); ``private`` is what this seat alone may
+    see, which only replies to this seat's token bring. They stay apart; :attr:`merged` lays one
+    over the other for a user that wants all the seat knows.
+
+    >>> r = Replica("t1", you=0, view={"turn": 0}, private={"hand": [3, 7]})
+    >>> r.merged
+    {'turn': 0, 'hand': [3, 7]}
+    """
 
     table: str
     seq: int = -1
@@ -90,6 +103,11 @@ class Replica:
     #: The table's per-move deadline for bot seats in seconds (None: none); a bot budgets its
     #: thinking from the moment it sees its turn.
     deadline_s: float | None = None
+    #: What this seat alone may see (``GameState.private``); None for a spectator or when the
+    #: game gives the seat nothing.
+    private: dict[str, Any] | None = None
+    #: The table's seq when ``private`` was taken: an older answer never replaces a newer one.
+    private_seq: int = -1
 
     def load(self, snapshot: dict[str, Any]) -> None:
         """Take a snapshot (from join, sync or an error reply) as the whole truth."""
@@ -100,6 +118,26 @@ class Replica:
         # .get: a host from before deadlines sends no such field.
         self.deadline_s = snapshot.get("deadline_s")
         self._take(snapshot)
+        # A snapshot is the whole truth, the seat's private part included (.get: older hosts).
+        self.private, self.private_seq = snapshot.get("private"), self.seq
+
+    def take_private(self, private: dict[str, Any] | None, seq: int) -> None:
+        """Hold ``private`` as it stood at ``seq`` (from an ``accepted`` or ``private`` reply),
+        unless what the replica holds is newer."""
+        if seq >= self.private_seq:
+            self.private, self.private_seq = private, seq
+
+    def wants_private(self, update: dict[str, Any]) -> bool:
+        """Whether an applied ``update`` changed this seat's private data beyond what the
+        replica holds (the host names such seats in ``private``; the data never goes on PUB)."""
+        return (self.you is not None and self.you in update.get("private", ())
+                and self.private_seq < update["seq"])  # fmt: skip
+
+    @property
+    def merged(self) -> dict[str, Any]:
+        """The public view with the seat's private data laid over it (a game keeps the keys of
+        the two apart, so nothing of the view is hidden)."""
+        return self.view if self.private is None else {**self.view, **self.private}
 
     def receive(self, message: dict[str, Any]) -> str:
         """Apply a broadcast; returns "applied", "old" (dropped) or "gap" (resync needed)."""
@@ -253,7 +291,8 @@ class AsyncClient:
         fields: dict[str, Any] = {"game": game, "config": config, "seed": seed, "bots": list(bots)}
         if deadline_s is not None:  # sent only when asked for, so older hosts understand the rest
             fields["deadline_s"] = deadline_s
-        reply = await self.request("create", **fields)
+        # The nonce makes a retry (and only a retry) get the same table (PROTOCOL.md, section 2).
+        reply = await self.request("create", nonce=secrets.token_urlsafe(NONCE_BYTES), **fields)
         return reply["table"]
 
     async def join(
@@ -261,7 +300,8 @@ class AsyncClient:
     ) -> Replica:
         """Take a seat (or watch, with role "spectator"); subscribes before the snapshot."""
         await self._subscribe(table)
-        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role)
+        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role,
+                                   nonce=secrets.token_urlsafe(NONCE_BYTES))  # fmt: skip
         return self._joined(reply)
 
     async def resume(self, table: str, token: str) -> Replica:
@@ -294,6 +334,7 @@ class AsyncClient:
             if "snapshot" in exc.reply:
                 replica.load(exc.reply["snapshot"])
             raise
+        replica.take_private(reply.get("private"), reply["seq"])
         deadline_s = time.monotonic() + CATCH_UP_S
         while replica.seq < reply["seq"]:
             left_s = deadline_s - time.monotonic()
@@ -303,6 +344,21 @@ class AsyncClient:
                 break
             await self._pump(left_s)
         return reply["events"]
+
+    async def private(self) -> dict[str, Any] | None:
+        """Fetch this seat's private data into the replica. Following updates does it by itself
+        for every update that names the seat, so a caller seldom needs this."""
+        replica = self._need_replica()
+        reply = await self.request("private", table=replica.table, token=self.token)
+        replica.take_private(reply["private"], reply["seq"])
+        return replica.private
+
+    async def static(self, game: str | None = None) -> dict[str, Any]:
+        """The static data (tiles, cards, patterns) of the joined table's game and config, or
+        of ``game`` with its default config."""
+        if game is not None:
+            return (await self.request("static", game=game))["static"]
+        return (await self.request("static", table=self._need_replica().table))["static"]
 
     async def leave(self) -> None:
         replica = self._need_replica()
@@ -348,6 +404,8 @@ class AsyncClient:
         message = decode_message(body)
         outcome = replica.receive(message)
         if outcome == "applied":
+            if replica.wants_private(message):  # one round trip, before anyone sees the update
+                await self.private()
             self._pending.append(message)
         elif outcome == "gap":
             await self._resync()
@@ -455,6 +513,12 @@ class Client:
 
     def act(self, action: dict[str, Any]) -> list[dict[str, Any]]:
         return self._run(self.core.act(action))
+
+    def private(self) -> dict[str, Any] | None:
+        return self._run(self.core.private())
+
+    def static(self, game: str | None = None) -> dict[str, Any]:
+        return self._run(self.core.static(game))
 
     def leave(self) -> None:
         self._run(self.core.leave())

@@ -1,4 +1,5 @@
-"""Fixtures shared by the network tests: a real host on 127.0.0.1, and a raw request socket."""
+"""Fixtures shared by the network tests: a real host on 127.0.0.1, a raw request socket, and
+the test game with private data (``toy_game``) in the registry."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from pathlib import Path
 import pytest
 from test_net_support import Raw, running_host
 
+from sagani_net import games
 from sagani_net.host import Host
+
+#: The registry name of tests/toy_game.py.
+TOY = "toy"
 
 
 @pytest.fixture
@@ -22,3 +27,10 @@ def raw(host: Host) -> Iterator[Raw]:
     raw = Raw(host.endpoint)
     yield raw
     raw.close()
+
+
+@pytest.fixture
+def toy_registered(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Hands (tests/toy_game.py) served as the game "toy" for the test; its name."""
+    monkeypatch.setitem(games.PACKAGES, TOY, "toy_game")
+    return TOY

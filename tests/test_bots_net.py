@@ -13,6 +13,7 @@ import pytest
 from test_net_support import ROOT, WAIT_S, Slow, port_of, running_host, start_host_process
 
 from cli.main import main
+from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.client import Client
@@ -107,3 +108,18 @@ def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
     assert main(common) == 0
     local = capsys.readouterr().out.splitlines()[1:]
     assert networked == local and len(local) == 3
+
+
+def test_bots_play_a_game_with_private_data_over_the_host_as_in_process(
+    tmp_path: Path, toy_registered: str
+) -> None:
+    # Each seat decides from its view and its own hand (the replica's private data): the
+    # network path plays exactly the in-process game.
+    game = GameSpec(0, toy_registered, {"players": 3}, 8, ("random",) * 3)
+    with running_host(tmp_path) as host:
+        networked = play_network(host.endpoint, game)
+    local = play_local(game)
+    assert networked.record["actions"] == local.record["actions"]
+    assert networked.scores == local.scores
+    with pytest.raises(ValueError, match="only random plays it"):
+        make_policy("greedy", game=toy_registered)

@@ -3,8 +3,10 @@
 A new game in :data:`sagani_net.games.PACKAGES` gets these checks for free: the configs come
 from its ``options`` (every combination of their choices that its ``parse_config`` accepts), and
 everything else goes through :mod:`sagani_net.game` only. The checks run on a few random games
-per config, at a handful of positions each, to stay quick. (The network part of conformance is
-``test_conformance_net.py``.)
+per config, at a handful of positions each, to stay quick. The test game with private data
+(``toy_game.py``, registered only while its cases run) goes through them too, so that the
+private-data promises are checked even while no registered game has any. (The network part of
+conformance is ``test_conformance_net.py``.)
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 
 import msgpack
 import pytest
+from conftest import TOY
 
 from sagani_net.bots.mcts import frozen
 from sagani_net.game import Data, GameState, RuleError
-from sagani_net.games import configs, game_names, get_game
+from sagani_net.games import PACKAGES, configs, game_names, get_game
 
 #: Random games per config, and the positions of each that the deeper checks look at.
 GAMES_PER_CONFIG = 2
@@ -28,9 +31,27 @@ POSITIONS_PER_GAME = 6
 MAX_DECISIONS = 20_000
 
 
-CASES = [(name, config) for name in game_names() for config in configs(name)]
+def toy_configs() -> list[Data]:
+    PACKAGES[TOY] = "toy_game"
+    try:
+        return configs(TOY)
+    finally:
+        del PACKAGES[TOY]
+
+
+CASES = [(name, config) for name in game_names() for config in configs(name)] + [
+    (TOY, config) for config in toy_configs()
+]
 IDS = [f"{name}-" + "-".join(str(v) for v in config.values()) for name, config in CASES]
 cases = pytest.mark.parametrize(("name", "config"), CASES, ids=IDS)
+
+
+@pytest.fixture(autouse=True)
+def registered(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test game in the registry while a case of it runs."""
+    params = getattr(request.node, "callspec", None)
+    if params is not None and params.params.get("name") == TOY:
+        monkeypatch.setitem(PACKAGES, TOY, "toy_game")
 
 
 def test_every_game_offers_at_least_one_config() -> None:

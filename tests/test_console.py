@@ -92,12 +92,12 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                 if model.status == "over":
                     break
                 version = model.view["version"]
-                kinds = {a.type for a in model.choices()}
-                if model.phase == "place" and model.selection is not None:
+                kinds = {a.type for a in model.ui.choices()}
+                if model.ui.phase == "place" and model.ui.selection is not None:
                     keys.send_text("r\r")  # a held tile: rotate once, place
                 elif "take" in kinds or "pick" in kinds:
                     keys.send_text("1")
-                    await until(lambda: model.selection is not None)
+                    await until(lambda: model.ui.selection is not None)
                     keys.send_text("\x1b[C")  # right arrow: move the ghost
                     keys.send_text("\r")
                 else:
@@ -162,9 +162,13 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
                 await until(lambda: model.my_turn)
                 first.stop()
                 await until(lambda: model.connection == "reconnecting", 10)
+                # A move while the host is away is refused, in words, and never sent later.
+                running.keys.send_text("1\r")
+                await until(lambda: "nothing sent" in model.message)
                 second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
                 second.serve_in_thread()
                 await until(lambda: model.connection == "online", 15)
+                assert second.tables[table].state.version == 0
                 running.keys.send_text("1\r")
                 await until(lambda: len(model.view["seats"][0]["display"]) == 1, 10)
                 assert second.tables[table].state.version == 2
@@ -197,3 +201,60 @@ def test_replay_steps_forwards_and_backwards_with_keys() -> None:
             assert model.status == "over"
 
     asyncio.run(asyncio.wait_for(main(), 20))
+
+
+async def play_turns(model: ConsoleModel, keys: PipeInput, turns: int) -> None:
+    """``turns`` times: take offer tile 2 (or another, or pass), place it where the ghost is."""
+    for _ in range(turns):
+        await until(lambda: model.my_turn and model.ui.phase == "choose", 30)
+        version = model.view["version"]
+        takes = [a.index for a in model.ui.choices() if a.type == "take"]
+        if takes:
+            keys.send_text("2" if 1 in takes else str(takes[0] + 1))
+            await until(lambda: model.ui.selection is not None)
+            keys.send_text("\r")
+        else:
+            keys.send_text("p")
+        await until(lambda v=version: model.view["version"] > v, 30)
+
+
+def test_the_log_holds_every_move_once_in_order(host: Host) -> None:
+    """Your move is logged once, and the bot's answer that may come in with its reply too."""
+    async def main() -> None:
+        me, bot, bot_task = await start(host, seed=5)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await play_turns(model, running.keys, 12)
+            # Your last move whole, and the bot's answer, are in.
+            await until(lambda: model.my_turn and model.ui.phase == "choose", 30)
+            for seat, name in enumerate(("ann", "greedy")):
+                placed = [line for line in model.log if line.startswith(f"{name} placed")]
+                took = [line for line in model.log
+                        if line.startswith(f"{name} took") and "disc" not in line]  # fmt: skip
+                assert len(placed) == len(model.view["seats"][seat]["display"]), model.log
+                assert len(took) == len(placed), "\n".join(model.log)
+        bot_task.cancel()
+        me.close()
+        bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def test_a_typed_move_with_an_illegal_cell_sends_nothing(host: Host) -> None:
+    async def main() -> None:
+        me, bot, bot_task = await start(host, seed=5)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until(lambda: model.my_turn)
+            running.keys.send_text(":take 1 at 5,5 rot 0\r")
+            await until(lambda: "not sent" in model.message)
+            assert model.ui.phase == "choose" and model.ui.selection is None
+            # Had the take gone out, this whole command would be refused: the tile is held.
+            running.keys.send_text(":take 1 at 0,0 rot 90\r")
+            await until(lambda: len(model.view["seats"][0]["display"]) == 1)
+            assert model.view["seats"][0]["display"][0][:2] == [0, 0]
+        bot_task.cancel()
+        me.close()
+        bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))

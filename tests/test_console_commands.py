@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
-from cli.console.commands import CommandError, complete, parse
-from cli.console.model import ConsoleModel, describe
-from cli.play_cmd import plan, replay_frames
+from cli.args import UsageError
+from cli.console.gameui import GameUI
+from cli.console.model import ConsoleModel
+from cli.console.render import screen_text
+from cli.play_cmd import hold_lock, plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
 from sagani_net.client import host_address
 from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.ui import CommandError, complete, parse, preview_text
+from sagani_net.games.sagani.words import event_text
 
 # -- commands -------------------------------------------------------------------------------------
 
@@ -82,10 +87,10 @@ def model_of(state: State) -> ConsoleModel:
 
 def test_take_starts_a_ghost_and_sends_nothing_until_confirmed() -> None:
     model, state = model_at(32)
-    assert model.select(Action.take(0)) == []
-    assert model.selection is not None and model.selection.tile == state.offer[0]
-    assert model.preview is not None
-    actions = model.confirm()
+    assert model.ui.select(Action.take(0)) == []
+    assert model.ui.selection is not None and model.ui.selection.tile == state.offer[0]
+    assert model.ui.preview is not None
+    actions = model.ui.confirm()
     assert [a.type for a in actions] == ["take", "place"]
     state.apply(actions[0])
     state.apply(actions[1])  # what the console sends is legal
@@ -93,22 +98,22 @@ def test_take_starts_a_ghost_and_sends_nothing_until_confirmed() -> None:
 
 def test_ghost_moves_only_over_legal_cells_and_rotates() -> None:
     model, _ = model_at(32)
-    model.select(Action.take(0))
-    legal = set(model.legal_cells())
+    model.ui.select(Action.take(0))
+    legal = set(model.ui.legal_cells())
     for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 0)):
-        model.move(dx, dy)
-        assert model.selection is not None and model.selection.cell in legal
-    model.rotate()
-    model.rotate()
-    assert model.selection is not None and model.selection.rotation == 180
-    assert model.preview is not None and model.preview["rotation"] == 180
+        model.ui.move(dx, dy)
+        assert model.ui.selection is not None and model.ui.selection.cell in legal
+    model.ui.rotate()
+    model.ui.rotate()
+    assert model.ui.selection is not None and model.ui.selection.rotation == 180
+    assert model.ui.preview is not None and model.ui.preview["rotation"] == 180
 
 
 def test_escape_drops_an_unsent_choice() -> None:
     model, _ = model_at(32)
-    model.select(Action.take(0))
-    model.cancel()
-    assert model.selection is None and model.confirm() == []
+    model.ui.select(Action.take(0))
+    model.ui.cancel()
+    assert model.ui.selection is None and model.ui.confirm() == []
 
 
 def test_draw_is_sent_at_once() -> None:
@@ -117,13 +122,13 @@ def test_draw_is_sent_at_once() -> None:
     while not (state.phase == "choose" and state.can_draw()):
         state.apply(policy.choose(state, rng))
     model = model_of(state)
-    assert model.select(Action("draw")) == [Action("draw")]
-    assert model.selection is None
+    assert model.ui.select(Action("draw")) == [Action("draw")]
+    assert model.ui.selection is None
 
 
 def test_a_move_not_open_now_is_refused_with_a_message() -> None:
     model, _ = model_at(32)
-    assert model.select(Action.pick(0)) == []
+    assert model.ui.select(Action.pick(0)) == []
     assert "not possible" in model.message
 
 
@@ -140,13 +145,13 @@ def test_changes_since_your_last_turn_are_marked() -> None:
     state.apply(policy.choose(state, rng))
     state.apply(policy.choose(state, rng))  # the other seat played
     model.receive({"status": "running", "view": state.view(you), "events": []})
-    assert other in model.changed
+    assert other in model.ui.changed
 
 
 def test_events_read_as_words() -> None:
     model, _ = model_at(0)
-    text = describe({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
-                     "rotation": 90}, model)  # fmt: skip
+    text = event_text({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
+                       "rotation": 90}, model.names())  # fmt: skip
     assert text == "bo placed fire 10 at 1,-1 rot 90"
 
 
@@ -155,13 +160,13 @@ def test_events_read_as_words() -> None:
 
 class Args:
     def __init__(self, **kw: object) -> None:
-        defaults = dict(solo=False, solo_advanced=False, players=2, seat=1, open=[],
-                        bots="greedy")  # fmt: skip
+        defaults = dict(game="sagani", solo=False, solo_advanced=False, players=2, seat=1,
+                        open=[], bots=["greedy"])  # fmt: skip
         self.__dict__.update(defaults | kw)
 
 
 def test_play_seats_bots_in_the_free_seats() -> None:
-    p = plan(Args(players=4, seat=2, bots="greedy,mcts,random"))
+    p = plan(Args(players=4, seat=2, bots=["greedy", "mcts", "random"]))
     assert p.you == 1 and p.bots == {0: "greedy", 2: "mcts", 3: "random"}
     p = plan(Args(players=3, open=[3]))
     assert p.bots == {1: "greedy"} and p.open == [2]
@@ -169,10 +174,10 @@ def test_play_seats_bots_in_the_free_seats() -> None:
 
 
 def test_play_refuses_clashing_options() -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError):
         plan(Args(players=5))
-    with pytest.raises(SystemExit):
-        plan(Args(players=3, bots="greedy,greedy,greedy"))
+    with pytest.raises(UsageError):
+        plan(Args(players=3, bots=["greedy", "greedy", "greedy"]))
 
 
 def test_addresses_become_endpoints() -> None:
@@ -203,3 +208,72 @@ def test_advertisement_properties_are_read_safely() -> None:
 def test_advertising_a_host_bound_to_loopback_is_refused() -> None:
     with pytest.raises(RuntimeError, match="--bind 0.0.0.0"):
         discovery.advertise(47410, 47411, bind="127.0.0.1")
+
+
+def test_a_refusal_goes_when_your_turn_comes_back() -> None:
+    model, state = model_at(32)
+    you = model.you
+    model.say("refused: stale version", refusal=True)
+    policy, rng = make_policy("greedy"), random.Random(2)
+    while state.current_seat == you:
+        state.apply(policy.choose(state, rng))
+    model.receive({"status": "running", "view": state.view(you), "events": []})
+    assert model.message.startswith("refused")  # still about the turn just gone
+    while state.current_seat != you:
+        state.apply(policy.choose(state, rng))
+    model.receive({"status": "running", "view": state.view(you), "events": []})
+    assert model.message == ""
+
+
+def test_a_cacophony_in_the_preview_says_why() -> None:
+    preview = {"cell": [0, 1], "rotation": 0, "covers": [], "covered": [],
+               "open": ["N", "E", "S"], "flips": [], "points": 0, "discs_freed": 0,
+               "cacophony": 2, "supply": 1}  # fmt: skip
+    assert "CACOPHONY x2 (-4: 3 arrows need discs, you have 1)" in preview_text(preview)
+
+
+def test_a_second_play_on_one_data_dir_is_refused_naming_the_first(tmp_path: Path) -> None:
+    with hold_lock(tmp_path), pytest.raises(UsageError, match=r"sagani play \(pid \d+\) already"):
+        hold_lock(tmp_path)
+    with hold_lock(tmp_path):  # released with the first
+        pass
+
+
+def test_a_bare_game_ui_draws_a_readable_screen() -> None:
+    """What a new game gets before it draws anything: the shell around GameUI's defaults."""
+    state = State.new(2, seed=1)
+    model = ConsoleModel(connection="online")
+    model.ui = GameUI(model.ui.game, model)
+    model.load({"table": "t", "you": 0, "status": "running", "view": state.view(0),
+                "seats": [{"name": "ann"}, {"name": "bo"}]})  # fmt: skip
+    text = screen_text(model, 80, 24)
+    assert "YOUR TURN" in text and "offer:" in text
+    assert model.ui.command("take 2") == [{"type": "take", "index": 2}]  # Game.parse_text
+    with pytest.raises(CommandError):
+        model.ui.command("fly")
+
+
+def test_moves_missed_while_the_connection_was_down_are_told_in_the_log() -> None:
+    model, state = model_at(0)
+    view = state.view(model.you)
+    model.receive({"type": "snapshot", "version": 0, "view": view, "events": []})
+    model.receive({"type": "update", "version": 1, "view": view, "events": [{"type": "x"}]})
+    model.receive({"view": view, "events": []})  # our own act: its update is still to come
+    assert not any("connection was down" in line for line in model.log)
+    model.receive({"type": "snapshot", "version": 4, "view": view, "events": []})
+    assert model.log[-1] == "3 moves made while the connection was down: the board shows them"
+
+
+def test_a_game_without_a_ui_yet_gets_the_bare_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sagani_net import games
+
+    package = tmp_path / "plain"  # a game package with rules only, no ui.py yet
+    package.mkdir()
+    (package / "__init__.py").write_text("from sagani_net.games.sagani import GAME\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(games.PACKAGES, "plain", "plain")
+    model = ConsoleModel()
+    model.set_game("plain")
+    assert type(model.ui) is GameUI

@@ -13,6 +13,7 @@ import zmq
 from test_net_support import Raw, choose, running_host
 
 from protocol import ERROR_CODES, VERSION, encode, topic
+from sagani_net.games import get_game
 from sagani_net.host import Host, Limits
 
 
@@ -36,15 +37,45 @@ def test_hello_names_the_broadcast_address_and_version(raw: Raw, host: Host) -> 
     welcome = raw("hello", client="test")
     assert welcome["type"] == "welcome" and welcome["version"] == VERSION
     assert welcome["pub"] == host.pub_endpoint
-    assert "sagani" in welcome["games"]
+    sagani = next(game for game in welcome["games"] if game["name"] == "sagani")
+    assert sagani["title"] == "Sagani"
+    assert [o["name"] for o in sagani["options"]] == [o.name for o in get_game("sagani").options]
+    assert {"name", "default", "choices", "help"} <= set(sagani["options"][0])
+
+
+def test_static_data_is_served_by_table_and_by_game(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 3})["table"]
+    by_table = raw("static", table=table)
+    assert (by_table["type"], by_table["game"]) == ("static", "sagani")
+    assert by_table["config"] == {"players": 3, "mode": "multi"}
+    tiles = by_table["static"]["tiles"]
+    assert len(tiles) == 72 and {"id", "element", "value", "arrows"} <= set(tiles[0])
+    by_game = raw("static", game="sagani")
+    assert by_game["static"] == by_table["static"] and by_game["config"]["players"] == 2
+    assert raw("static", game="sagani", config={"players": 9})["code"] == "bad_config"
+    assert raw("static", game="chess")["code"] == "unknown_game"
+    assert raw("static", game="sagani", table=table)["code"] == "bad_field"
+    assert raw("static")["code"] == "bad_field"
+    assert raw("static", table=table, config={})["code"] == "bad_field"
+    assert raw("static", table="nope")["code"] == "no_table"
 
 
 def test_table_starts_when_every_seat_is_taken(raw: Raw) -> None:
     table = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
     first = raw("join", table=table, name="ann")
     assert first["seat"] == 0 and first["snapshot"]["status"] == "open"
+    # Nobody may act at an open table: turn is nil there (PROTOCOL.md, snapshot).
+    assert first["snapshot"]["turn"] is None
     bot = raw("join", table=table, role="bot", name="bot")
     assert bot["seat"] == 1 and bot["snapshot"]["status"] == "running"
+    assert bot["snapshot"]["turn"] == bot["snapshot"]["view"]["turn"] == 0
+    # A name is 1..64 characters; without one, the session is called by its role.
+    assert [s["name"] for s in bot["snapshot"]["seats"]] == ["ann", "bot"]
+    nameless = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
+    assert raw("join", table=nameless, name="")["code"] == "bad_field"
+    raw("join", table=nameless)
+    seats = raw("join", table=nameless, role="bot")["snapshot"]["seats"]
+    assert [s["name"] for s in seats] == ["player", "bot"]
     assert raw("join", table=table)["code"] == "table_full"
     listing = raw("tables")["tables"]
     assert [t["status"] for t in listing if t["table"] == table] == ["running"]
@@ -110,6 +141,11 @@ def test_illegal_action_is_refused_with_the_rule_and_a_snapshot(raw: Raw) -> Non
     assert refused["snapshot"]["version"] == 0
     malformed = act(raw, table, tokens, random.Random(4), action={"type": "fly"})
     assert malformed["code"] == "bad_action"
+    # A rotation Sagani does not have is malformed, not illegal (games/sagani.md, rule codes).
+    act(raw, table, tokens, random.Random(4), action={"type": "take", "index": 0})
+    turned = act(raw, table, tokens, random.Random(4),
+                 action={"type": "place", "cell": [0, 0], "rotation": 45})  # fmt: skip
+    assert (turned["code"], turned["rule"]) == ("bad_action", "bad_action")
 
 
 def test_token_used_for_another_seat_is_refused(raw: Raw) -> None:
@@ -224,6 +260,8 @@ BAD_FRAMES: dict[str, tuple[bytes, str]] = {
     "wrong version": (encode({"v": 99, "type": "hello", "id": 1}), "bad_version"),
     "version as text": (encode({"v": "1", "type": "hello", "id": 1}), "bad_version"),
     "unknown type": (encode({"v": 1, "type": "teleport", "id": 1}), "unknown_type"),
+    "no type": (encode({"v": 1, "id": 1}), "missing_field"),
+    "type as int": (encode({"v": 1, "type": 3, "id": 1}), "unknown_type"),
     "no id": (encode({"v": 1, "type": "hello"}), "missing_field"),
     "id as text": (encode({"v": 1, "type": "hello", "id": "1"}), "bad_field"),
     "negative id": (encode({"v": 1, "type": "hello", "id": -1}), "bad_field"),

@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
 
 REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
-               "record", "error"}  # fmt: skip
+               "record", "private", "static", "error"}  # fmt: skip
 BROADCAST_TYPES = {"update", "heartbeat"}
 
 
@@ -51,7 +51,8 @@ def test_vector_encodes_to_its_bytes_and_decodes_to_its_meaning(
 def test_vectors_cover_every_message_type() -> None:
     kinds: dict[str, set[str]] = {"request": set(), "reply": set(), "broadcast": set()}
     for _, meaning, _ in VECTOR_CASES:
-        kinds[meaning["direction"]].add(meaning["message"]["type"])
+        if "type" in meaning["message"]:
+            kinds[meaning["direction"]].add(meaning["message"]["type"])
     assert kinds == {"request": set(REQUESTS), "reply": REPLY_TYPES, "broadcast": BROADCAST_TYPES}
 
 
@@ -60,7 +61,7 @@ def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
         message = meaning["message"]
         if meaning["direction"] == "request" and not meaning.get("refused"):
             check_request(message)
-        if message["type"] == "error":
+        if message.get("type") == "error":
             assert message["code"] in ERROR_CODES, name
 
 
@@ -127,6 +128,23 @@ def write_vectors() -> None:
                 version=snap["version"], action=choose(snap["view"], rng))  # fmt: skip
         ask("14-record-request", "the record of the finished game", "record", table=table)
         ask("15-leave-request", "the bot leaves its seat", "leave", table=table, token=tokens[1])
+        ask("16-private-request", "seat 0's private data (Sagani gives a seat none: nil)",
+            "private", table=table, token=tokens[0])  # fmt: skip
+        ask("17-static-request", "the static data of the table's game (Sagani's 72 tiles)",
+            "static", table=table)  # fmt: skip
+        no_type = {"v": VERSION, "id": 18}
+        frames.append(("18-no-type-request", "request", no_type, "a request without a type"))
+        raw.next_id = 18
+        frames.append(("18-no-type-reply", "reply", raw.send_bytes(encode(no_type)),
+                       "a request without a type"))  # fmt: skip
+        ask("19-static-sugi-request", "another game's static data, by name, without a table "
+            "(Sugi's tiles, cards and family trees)", "static", game="sugi")  # fmt: skip
+        solo = ask("20-create-sagrada-request", "a solo Sagrada table", "create",
+                   game="sagrada", config={"players": 1}, seed=7)["table"]  # fmt: skip
+        mine = raw("join", table=solo, name="ann")["token"]  # not recorded: a join as in 03
+        ask("21-private-sagrada-request", "the solo seat's Sagrada private data: two private "
+            "objectives, the four patterns dealt, none chosen yet", "private", table=solo,
+            token=mine)  # fmt: skip
         raw.close()
         sub.close()
         pub = host.pub_endpoint
@@ -135,6 +153,8 @@ def write_vectors() -> None:
         tokens[0]: "Jq3v0lGmUK2bRpt5yXo8i4aMWcN7eHsD",
         tokens[1]: "8Zb1dTqfL0rVxCk3mYs9uPw2EaNj6HgR",
         table: "5a6e7f01",
+        mine: "Wc5kR2xPq8nT0bYv4sLm7jHa1dFg9eZu",
+        solo: "5a6e7f02",
         pub: "tcp://127.0.0.1:47411",
     }
     for old in VECTORS.glob("*.*"):
@@ -145,11 +165,11 @@ def write_vectors() -> None:
         for old_text, new_text in fixed.items():
             text = text.replace(old_text, new_text)
         message = json.loads(text)
-        if message["type"] == "welcome":
+        if message.get("type") == "welcome":
             message["pub_port"] = 47411
         frame = encode(message)
         meaning = {"direction": direction, "note": note, "message": message, "hex": frame.hex()}
-        if direction == "request" and name.startswith("11-"):
+        if direction == "request" and name.startswith(("11-", "18-")):
             meaning["refused"] = True
         # One key per line, the message itself on one line: small files, readable diffs.
         lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meaning.items())

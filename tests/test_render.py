@@ -11,20 +11,16 @@ import random
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.output import DummyOutput
 
+from cli.console.app import Console
+from cli.console.gameui import line_text
 from cli.console.model import FINAL, ConsoleModel
-from cli.console.render import (
-    TILE_H,
-    TILE_W,
-    display_rows,
-    line_text,
-    screen,
-    screen_text,
-    tile_rows,
-)
+from cli.console.render import screen, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
+from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -148,9 +144,9 @@ def test_screen_golden_while_placing(size: tuple[int, int]) -> None:
     state = played(32)
     model = model_for(state)
     assert model.my_turn
-    model.select(Action.take(1))
-    model.move(1, 0)
-    model.rotate()
+    model.ui.select(Action.take(1))
+    model.ui.move(1, 0)
+    model.ui.rotate()
     width, height = size
     check_golden(f"screen-placing-{width}x{height}.txt", screen_text(model, width, height))
 
@@ -184,16 +180,56 @@ def test_screen_is_exactly_the_terminal_size(moves: int, size: tuple[int, int]) 
     assert all(len(line_text(line)) == width for line in lines)
 
 
-def test_help_fits_an_80_by_24_terminal() -> None:
+def test_help_pages_are_made_from_the_key_bindings_and_fit_80_by_24() -> None:
+    """Page 1 lists every key binding with its own help line; the next pages hold the
+    commands and symbols, then the rules; each fits an 80x24 terminal whole."""
     model = model_for(played(0))
+    Console(model, output=DummyOutput())  # binds the keys, which write the keys page
     model.page = "help"
-    text = screen_text(model, 80, 24)
-    assert "Keys" in text and "Commands" in text
-    assert "missing disc)" in text  # the last help line is on screen, whole
-    assert all(len(line) <= 80 for line in text.splitlines())
+    pages = []
+    for page in range(3):
+        model.help_page = page
+        pages.append(screen_text(model, 80, 24))
+    keys, commands, rules = pages
+    assert "Keys" in keys and "1-5" in keys and "take that offer tile" in keys
+    assert "Tab" in keys and "show the next player's" in keys and "Esc" in keys
+    assert "Commands" in commands and "missing disc)" in commands
+    assert "Cacophony" in rules and "Intermezzo" in rules and "End:" in rules
+    for text in pages:
+        assert "page " in text and all(len(line) <= 80 for line in text.splitlines())
+    assert "against you)" in rules  # the last line is on screen, whole
 
 
 def test_readme_shows_the_golden_screen() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     screen_80x24 = (GOLDEN / "screen-placing-80x24.txt").read_text(encoding="utf-8")
     assert screen_80x24.rstrip("\n") in readme, "paste tests/golden/screen-placing-80x24.txt"
+
+
+def test_a_narrow_terminal_folds_the_panel_under_the_offer() -> None:
+    state = played(32)
+    model = model_for(state)
+    text = screen_text(model, 60, 24)
+    assert "Unseen" not in text and "ends at" not in text  # no side panel beside the display
+    assert f"[{len(state.offer)}]" in text and "left" in text  # the whole offer, and the pile
+    assert "ann 4" in text and "greedy 16" in text and "Storage 2/4" in text
+
+
+def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
+    state = played(0)
+    assert len(state.offer) == 5
+    text = screen_text(model_for(state), 80, 24)
+    assert "[5]" in text and f"{state.pile_size()} left" in text
+
+
+def test_the_log_gets_the_rows_the_board_does_not_need_and_scrolls_back() -> None:
+    state = played(6)
+    model = model_for(state)
+    for i in range(30):
+        model.add_log(f"line {i}")
+    text = screen_text(model, 120, 40)
+    shown = [n for n in range(30) if f"line {n}\n" in text]
+    assert len(shown) >= 12 and shown[-1] == 29  # more than the 6 a fixed share gave
+    model.log_back = 10
+    text = screen_text(model, 120, 40)
+    assert "line 19\n" in text and "line 29" not in text and "newer lines below" in text

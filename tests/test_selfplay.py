@@ -59,9 +59,9 @@ def test_selfplay_greedy_games_reach_the_end(tmp_path):
         assert max(record["result"]["scores"]) >= 45
 
 
-def test_selfplay_refuses_a_policy_list_of_the_wrong_length(tmp_path):
-    with pytest.raises(SystemExit):
-        selfplay(tmp_path, "--players", "3", "--games", "1", "--policy", "greedy,random")
+def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
+    assert main(["selfplay", "--players", "3", "--games", "1", "--policy", "greedy,random"]) == 2
+    assert capsys.readouterr().err == "sagani selfplay: --policy names 2 policies for 3 seats\n"
 
 
 def test_selfplay_takes_the_game_and_its_options_by_name(tmp_path, capsys):
@@ -89,7 +89,7 @@ def test_selfplay_reports_the_goal_of_a_solo_game(tmp_path, capsys):
         (("--policy", "genius"), "unknown genius"),
     ],
 )
-def test_selfplay_refuses_a_game_or_options_the_game_refuses(tmp_path, args, says):
-    with pytest.raises(SystemExit) as exit_:
-        main(["selfplay", *args, "--games", "1"])
-    assert says in str(exit_.value)
+def test_selfplay_refuses_a_game_or_options_the_game_refuses(args, says, capsys):
+    assert main(["selfplay", *args, "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.splitlines()) == 1

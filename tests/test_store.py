@@ -66,3 +66,20 @@ def test_finished_table_keeps_its_record_and_is_not_resumed(tmp_path: Path) -> N
 def test_database_is_in_wal_mode(tmp_path: Path) -> None:
     store = Store(tmp_path)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_each_table_and_record_keeps_its_game(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row("t1"))
+    store.add_table(TableRow("t2", "toy", {"players": 3}, 8, [], "running", 1, 2.0))
+    store.add_table(TableRow("t3", "toy", {"players": 2}, 9, [], "running", 1, 3.0))
+    store.finish_table("t3", 4, {"game": "toy", "names": ["ann", "bob"]})
+    store.commit()
+    store.close()
+    store = Store(tmp_path)
+    assert [(row.id, row.game, row.config) for row in store.unfinished()] == [
+        ("t1", "sagani", {"players": 2, "mode": "multi"}), ("t2", "toy", {"players": 3})]
+    found = store.finished("t3")
+    assert found is not None
+    row, record = found
+    assert (row.game, record) == ("toy", {"game": "toy", "names": ["ann", "bob"]})

@@ -2,8 +2,10 @@
 
 The screen is drawn from :func:`cli.console.render.screen` over a :class:`ConsoleModel`; the
 network runs as background tasks of the app (``app.create_background_task``) that feed the
-model and ask for a redraw. Keys and typed commands both end in :meth:`Console.choose`,
-:meth:`Console.confirm` or :meth:`Console.send`.
+model and ask for a redraw. The shell's keys (quit, help, boards, log, replay stepping, the
+command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``), and its
+keys and typed commands both end in :meth:`Console.send`. The first help page is made from
+the bindings' own help lines.
 """
 
 from __future__ import annotations
@@ -27,21 +29,20 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import Output
 
-from cli.console import render
-from cli.console.commands import CommandError, complete, parse
+from cli.console import commands, render
+from cli.console.gameui import CommandError, Key
 from cli.console.model import (
     CONNECTING,
     FINAL,
     GAME,
     HELP,
+    LOCAL,
     OFFLINE,
     ONLINE,
     RECONNECTING,
     ConsoleModel,
-    describe,
 )
 from sagani_net.client import AsyncClient, HostError, HostTimeout
-from sagani_net.games.sagani.rules import Action
 
 log = logging.getLogger("cli.console")
 
@@ -54,31 +55,35 @@ WATCH_S = 0.5
 class Replay:
     """A recorded game as a list of frames (view and the events that led to it)."""
 
-    def __init__(self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
+    def __init__(
+        self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]], over: bool = True
+    ) -> None:
         self.frames = frames
+        #: The record's game ended (its last frame is the end).
+        self.over = over
         self.index = 0
 
     def show(self, model: ConsoleModel, index: int) -> None:
-        """Put frame ``index`` on the model; the log holds every event up to it."""
+        """Put frame ``index`` on the model; the log holds every event up to it, and the
+        game's part highlights what the last move changed."""
         self.index = max(0, min(index, len(self.frames) - 1))
-        view, _ = self.frames[self.index]
+        view, last = self.frames[self.index]
         model.log = []
         for _, events in self.frames[1 : self.index + 1]:
             for event in events:
-                model.add_log(describe(event, model))
+                model.add_log(model.event_text(event))
+        model.view = self.frames[max(0, self.index - 1)][0]
+        model.remember()  # changes count from the frame before
         model.view = view
-        model.status = "over" if view["phase"] == "over" else "running"
+        last_frame = self.index == len(self.frames) - 1
+        model.status = "over" if self.over and last_frame else "running"
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
-        last = self.frames[self.index][1]
-        model.changed = {}
-        for event in last:
-            if event.get("type") == "tile_placed":
-                model.changed.setdefault(event["seat"], set()).add(tuple(event["cell"]))
-        # Show the display the last move changed; before any move, the first to play.
+        model.ui.updated(last)
+        # Show the board the last move changed; before any move, the first to play.
         actors = [e["seat"] for e in last if isinstance(e.get("seat"), int)]
         if actors:
             model.shown = actors[-1]
-        elif view["turn"] is not None:
+        elif isinstance(view.get("turn"), int):
             model.shown = view["turn"]
 
 
@@ -90,8 +95,7 @@ class _CommandCompleter(Completer):
         text = document.text_before_cursor
         words = text.split()
         partial = "" if text.endswith(" ") or not words else words[-1]
-        cells = self.model.legal_cells() if self.model.my_turn else []
-        for option in complete(text, self.model.choices(), cells):
+        for option in [*self.model.ui.complete(text), *commands.complete(text)]:
             yield Completion(option, start_position=-len(partial))
 
 
@@ -116,7 +120,8 @@ class Console:
         self.rejoin = rejoin
         self._sending = False
         self._down = False  # the last request to the host failed
-        self._seen_seq = -1  # the last broadcast whose events are in the log
+        if client is not None and client.replica is not None and client.replica.game:
+            model.set_game(client.replica.game)
         self.history = InMemoryHistory()
         self.command = Buffer(
             multiline=False,
@@ -136,7 +141,7 @@ class Console:
         self.app: Application[int] = Application(
             layout=Layout(body, focused_element=self.main),
             key_bindings=self._bindings(),
-            style=render.STYLE,
+            style=render.style(model),
             full_screen=True,
             mouse_support=False,
             input=input,
@@ -192,19 +197,23 @@ class Console:
                 self.redraw()
 
     async def _follow(self) -> None:
-        """Keep the model in step with the host: updates, and reconnects after silence."""
+        """Keep the model in step with the host: updates, and reconnects after silence.
+
+        Every broadcast reaches this loop exactly once and in order (the client queues the
+        ones it reads while an action waits for its reply), so the log is written here alone.
+        """
         client = self.client
         assert client is not None
         self.model.connection = ONLINE  # joined: the client holds a fresh snapshot
-        self._feed([])
+        self._feed([], {"type": "snapshot", "version": client.state.version})
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self.model.connection = ONLINE
-                    self.model.message = ""
+                    self.model.say("")
                 if message is not None:
-                    self._feed(message.get("events", []), message.get("seq"))
+                    self._feed(message.get("events", []), message)
                 self.redraw()
             except asyncio.CancelledError:
                 raise
@@ -212,7 +221,7 @@ class Console:
                 # The host went away (restart, network blip): say so, then try again.
                 self._down = True
                 self.model.connection = RECONNECTING
-                self.model.message = f"host unreachable ({exc}); retrying"
+                self.model.say(f"host unreachable ({exc}); retrying")
                 self.redraw()
                 await asyncio.sleep(RETRY_S)
                 await self._reconnect()
@@ -233,20 +242,19 @@ class Console:
                 await client.sync()
             self._down = False
             self.model.connection = ONLINE
-            self.model.message = ""
-            self._feed([])
+            self.model.say("")
+            self._feed([], {"type": "snapshot", "version": client.state.version})
         except (HostTimeout, HostError, OSError):
             pass
 
-    def _feed(self, events: list[dict[str, Any]], seq: int | None = None) -> None:
+    def _feed(self, events: list[dict[str, Any]], message: dict[str, Any] | None = None) -> None:
+        """Show the replica; ``message`` is the update or snapshot that brought ``events``
+        (None: the view changed by our own act, its events still to come as an update)."""
         client = self.client
         assert client is not None
         replica = client.replica
         if replica is None:
             return
-        if seq is not None and seq <= self._seen_seq:
-            events = []  # an own action's reply, already logged when it came back
-        self._seen_seq = max(self._seen_seq, replica.seq if seq is None else seq)
         self.model.you = replica.you
         self.model.table = replica.table
         self.model.receive(
@@ -255,99 +263,90 @@ class Console:
                 "view": replica.view,
                 "seats": replica.seats,
                 "status": replica.status,
+                "turn": replica.turn,
+                # The seat's private data, where the client keeps it apart from the view.
+                "private": getattr(replica, "private", None),
+                **({"type": message.get("type"), "version": message.get("version")}
+                   if message else {}),  # fmt: skip
             }
         )
         self.redraw()
 
-    def send(self, actions: list[Action]) -> None:
-        """Send actions in order, in the background; the first refusal stops the rest."""
+    @property
+    def online(self) -> bool:
+        return self.model.connection in (ONLINE, LOCAL) and not self._down
+
+    def send(self, actions: list[dict[str, Any]]) -> None:
+        """Send actions in order, in the background; the first refusal stops the rest.
+        Nothing is sent (and the message line says so) while the host is away."""
         if not actions or self.client is None or self._sending:
+            return
+        if not self.online:
+            self.model.say("the host is away: nothing sent; play again once it is back")
             return
         self._sending = True
         self.app.create_background_task(self._send(actions))
 
-    async def _send(self, actions: list[Action]) -> None:
+    async def _send(self, actions: list[dict[str, Any]]) -> None:
         client = self.client
         assert client is not None
         try:
             for action in actions:
-                events = await client.act(action.to_dict())
-                assert client.replica is not None
-                self._feed(events, client.replica.seq)
+                await client.act(action)
+                self._feed([])  # the events come in order through the update stream
         except HostError as exc:
-            self.model.message = f"refused: {exc.message}"
+            self.model.say(f"refused: {exc.message}", refusal=True)
             self._feed([])
         except HostTimeout as exc:
             self.model.connection = RECONNECTING
-            self.model.message = f"not sent: {exc}"
+            self.model.say(f"not sent: {exc}")
         finally:
             self._sending = False
             self.redraw()
 
     # -- playing ----------------------------------------------------------------------------
 
-    def choose(self, action: Action) -> None:
-        if not self._sending:  # the view is about to change; decide on the new one
-            self.send(self.model.select(action))
-
-    def confirm(self) -> None:
-        if not self._sending:
-            self.send(self.model.confirm())
+    def play_key(self, key: Key) -> None:
+        """A game key: its actions go to the host (none while an action is on its way: the
+        view is about to change, and the key is for the new one)."""
+        if self._sending:
+            return
+        self.send(key.run())
 
     def run_command(self, text: str) -> None:
-        """Carry out one typed command."""
+        """Carry out one typed command: the shell's words, else the game's."""
         model = self.model
         try:
-            command = parse(text)
+            command = commands.parse(text)
+            if command is None:
+                if self._sending:
+                    raise CommandError("wait: your last move is on its way")
+                model.say("")
+                self.send(model.ui.command(text))
+                return
         except CommandError as exc:
-            model.message = str(exc)
+            model.say(str(exc))
             return
-        model.message = ""
+        model.say("")
         kind = command.kind
         if kind == "quit":
             self.quit()
-        elif kind == "help":
+        elif kind in ("help", "rules"):
             model.page = HELP
+            model.help_page = 0 if kind == "help" else len(render.help_pages(model)) - 1
         elif kind == "show":
             if command.number is not None and 1 <= command.number <= model.players:
                 model.shown = command.number - 1
                 model.page = GAME
             else:
-                model.message = f"show 1 to {model.players}"
-        elif kind in ("next", "back", "first", "last", "step"):
+                model.say(f"show 1 to {model.players}")
+        else:
             self.step(kind, command.number)
-        elif kind == "rotate":
-            if model.selection is None:
-                model.message = "no tile in hand to rotate"
-            elif command.rotation is None:
-                model.rotate()
-            else:
-                model.place_at(model.selection.cell, command.rotation)
-        elif kind == "place":
-            if model.selection is None:
-                model.message = "take a tile first (take N, draw, pick N)"
-                return
-            assert command.cell is not None
-            model.place_at(command.cell, command.rotation or 0)
-            self.confirm()
-        else:  # play: a choice, maybe with its placement
-            assert command.choice is not None
-            if command.cell is None:
-                self.choose(command.choice)
-                return
-            if command.choice.type in ("draw", "reveal"):
-                # The tile is unknown until drawn: send the choice, then place what comes.
-                self.send([command.choice, Action.place(command.cell, command.rotation or 0)])
-                return
-            model.select(command.choice)
-            if model.selection is not None:
-                model.place_at(command.cell, command.rotation or 0)
-                self.confirm()
 
     def step(self, kind: str, number: int | None = None) -> None:
         """Move through a replay."""
         if self.replay is None:
-            self.model.message = "stepping is for replays"
+            self.model.say("stepping is for replays")
             return
         i = self.replay.index
         target = {"next": i + 1, "back": i - 1, "first": 0, "last": len(self.replay.frames) - 1}
@@ -372,14 +371,31 @@ class Console:
         model = self.model
         help_shown = Condition(lambda: model.page == HELP) & ~has_focus(self.command)
         on_main = ~has_focus(self.command) & ~help_shown
-        placing = Condition(lambda: model.selection is not None) & on_main
         replaying = Condition(lambda: self.replay is not None) & on_main
+        playing = on_main & ~replaying & Condition(lambda: model.page == GAME)
+        entries: list[tuple[str, str]] = []
+
+        def describe(label: str, text: str | None) -> None:
+            line = (text or "").strip().splitlines()[0] if text else ""
+            line = line[:1].lower() + line[1:]
+            if line and (label, line.rstrip(".")) not in entries:
+                entries.append((label, line.rstrip(".")))
 
         @kb.add("c-c")
         @kb.add("q", filter=on_main)
         def _quit(event: KeyPressEvent) -> None:
-            """Quit."""
+            """Quit (the game is kept: come back to it)."""
             self.quit()
+
+        @kb.add(" ", filter=help_shown)
+        @kb.add("right", filter=help_shown)
+        def _next_page(event: KeyPressEvent) -> None:
+            """Next help page."""
+            pages = len(render.help_pages(model))
+            if model.help_page + 1 < pages:
+                model.help_page += 1
+            else:
+                model.page = GAME if model.status != "over" else FINAL
 
         @kb.add("<any>", filter=help_shown)
         def _back(event: KeyPressEvent) -> None:
@@ -388,68 +404,23 @@ class Console:
 
         @kb.add("?", filter=on_main)
         def _help(event: KeyPressEvent) -> None:
-            """Show the help screen."""
+            """Help: keys, then commands, then the rules (Space: next page)."""
             model.page = HELP
+            model.help_page = 0
 
-        for n in range(1, 6):
-
-            @kb.add(str(n), filter=on_main)
-            def _pick(event: KeyPressEvent, n: int = n) -> None:
-                """Take (or in an intermezzo pick) tile number n."""
-                view = model.view
-                if view is None:
-                    return
-                kind = "pick" if view["intermezzo"] is not None else "take"
-                self.choose(Action(kind, n - 1))
-
-        @kb.add("d", filter=on_main)
-        def _draw(event: KeyPressEvent) -> None:
-            """Draw: store the last offer tile and take the pile's top."""
-            self.choose(Action("draw"))
-
-        @kb.add("p", filter=on_main)
-        def _pass(event: KeyPressEvent) -> None:
-            """Pass."""
-            self.choose(Action("pass"))
-
-        @kb.add("r", filter=placing)
-        def _rotate(event: KeyPressEvent) -> None:
-            """Rotate the tile in hand clockwise."""
-            model.rotate(1)
-
-        @kb.add("R", filter=placing)
-        def _rotate_back(event: KeyPressEvent) -> None:
-            """Rotate the tile in hand counter-clockwise."""
-            model.rotate(-1)
-
-        @kb.add("r", filter=on_main & ~placing)
-        def _reveal(event: KeyPressEvent) -> None:
-            """Reveal the next tile (solo)."""
-            self.choose(Action("reveal"))
-
-        @kb.add("enter", filter=placing)
-        def _confirm(event: KeyPressEvent) -> None:
-            """Place the tile where the ghost stands."""
-            self.confirm()
+        describe("?", _help.__doc__)
+        describe("q", _quit.__doc__)
+        for key in model.ui.key_bindings():
+            describe(key.label or " ".join(key.keys), key.help)
+            kb.add(*key.keys, filter=playing & Condition(key.when))(
+                lambda event, key=key: self.play_key(key)
+            )
 
         @kb.add("escape", filter=on_main, eager=True)
         def _cancel(event: KeyPressEvent) -> None:
-            """Cancel the choice."""
-            model.cancel()
-            if model.page == HELP:
-                model.page = GAME
-
-        for key, (dx, dy) in {
-            "up": (0, 1),
-            "down": (0, -1),
-            "left": (-1, 0),
-            "right": (1, 0),
-        }.items():
-
-            @kb.add(key, filter=on_main & ~replaying)
-            def _move(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
-                """Move the ghost (or pan the display)."""
-                model.move(dx, dy)
+            """Cancel the choice in hand."""
+            model.ui.cancel()
+            model.say("")
 
         @kb.add("right", filter=replaying)
         @kb.add("n", filter=replaying)
@@ -465,27 +436,37 @@ class Console:
 
         @kb.add("home", filter=replaying)
         def _first(event: KeyPressEvent) -> None:
+            """Replay: the start (End: the end)."""
             self.step("first")
 
         @kb.add("end", filter=replaying)
         def _last(event: KeyPressEvent) -> None:
+            """Replay: the end."""
             self.step("last")
 
         @kb.add("tab", filter=on_main)
-        def _next_display(event: KeyPressEvent) -> None:
-            """Show the next player's display."""
+        def _next_board(event: KeyPressEvent) -> None:
+            """Show the next player's board or display (S-Tab back)."""
             if model.players:
                 model.shown = (model.shown + 1) % model.players
-                model.pan = [0, 0]
+                model.ui.pan_reset()
                 if model.page == FINAL:
                     model.page = GAME
 
         @kb.add("s-tab", filter=on_main)
-        def _prev_display(event: KeyPressEvent) -> None:
-            """Show the previous player's display."""
+        def _prev_board(event: KeyPressEvent) -> None:
             if model.players:
                 model.shown = (model.shown - 1) % model.players
-                model.pan = [0, 0]
+                model.ui.pan_reset()
+
+        @kb.add("pageup", filter=on_main)
+        def _log_back(event: KeyPressEvent) -> None:
+            """Scroll the log back (PgDn forward)."""
+            model.log_back = min(model.log_back + 5, max(0, len(model.log) - 1))
+
+        @kb.add("pagedown", filter=on_main)
+        def _log_forward(event: KeyPressEvent) -> None:
+            model.log_back = max(0, model.log_back - 5)
 
         @kb.add("f", filter=on_main)
         def _final(event: KeyPressEvent) -> None:
@@ -496,7 +477,7 @@ class Console:
         @kb.add(":", filter=on_main)
         @kb.add("/", filter=on_main)
         def _command(event: KeyPressEvent) -> None:
-            """Type a command."""
+            """Type a command (Tab completes, Up/Down history)."""
             event.app.layout.focus(self.command)
 
         @kb.add("escape", filter=has_focus(self.command), eager=True)
@@ -504,6 +485,11 @@ class Console:
             self.command.reset()
             event.app.layout.focus(self.main)
 
+        for label, handler in (("Esc", _cancel), ("Tab", _next_board), ("PgUp", _log_back),
+                               (": /", _command), ("f", _final), ("→ n", _next),
+                               ("← b", _prev), ("Home", _first)):  # fmt: skip
+            describe(label, handler.__doc__)
+        model.key_help = entries
         return kb
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal Sagani bot, written from protocol/PROTOCOL.md alone.
+"""A minimal Sagani bot, written from protocol/PROTOCOL.md and protocol/games/sagani.md alone.
 
 It needs only pyzmq and msgpack. Copy it, then replace `choose` with something clever.
 
@@ -99,7 +99,7 @@ class Client:
 
 
 def choose(view, seat, rng):
-    """A legal action for `seat` (PROTOCOL.md section 6): random cell and rotation, first tile."""
+    """A legal action for `seat` (games/sagani.md): random cell and rotation, first tile."""
     if view["phase"] == "place":
         x, y = rng.choice(view["seats"][seat]["frontier"])
         return {"type": "place", "cell": [x, y], "rotation": rng.choice([0, 90, 180, 270])}

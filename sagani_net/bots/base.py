@@ -1,6 +1,7 @@
 """What every policy is, and how a policy finds a game's own bot knowledge.
 
-A game's ``bots.py`` (see :mod:`sagani_net.games`) may define, all optional but ``evaluate``:
+A game's ``bots.py`` (see :mod:`sagani_net.games`) may define, all optional but ``evaluate``
+(without which, or without a ``bots.py``, a game has the random policy only):
 
 - ``evaluate(state, seat) -> float``: how good ``state`` is for ``seat`` (higher is better);
   the generic greedy policy and the generic search's rollouts score with it.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -42,9 +44,23 @@ class Policy(Protocol):
         (a determinized one: it holds nothing the seat may not know)."""
 
 
-def game_bots(game: str) -> ModuleType:
-    """The ``bots`` part of the game called ``game``."""
-    return game_part(game, "bots")
+def game_bots(game: str) -> ModuleType | None:
+    """The ``bots`` part of the game called ``game``; None for a game without one (it gets
+    the random policy only)."""
+    try:
+        return game_part(game, "bots")
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.endswith(".bots"):
+            raise  # the part exists but imports something missing
+        return None
+
+
+def evaluation(game: str) -> Callable[[GameState, int], float]:
+    """The game's ``evaluate``; raises ValueError for a game without one."""
+    evaluate = getattr(game_bots(game), "evaluate", None)
+    if evaluate is None:
+        raise ValueError(f"{game} has no evaluation in its bots.py: only random plays it")
+    return evaluate
 
 
 def decide(

@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sagani_net.bots.base import game_bots
+from sagani_net.bots.base import evaluation, game_bots
 from sagani_net.game import Data, Game, GameState
 from sagani_net.games import DEFAULT_GAME, get_game
 
@@ -106,7 +106,7 @@ class MctsPolicy:
         if search is None:
             bots = game_bots(game)
             search = getattr(bots, "Search", None) or functools.partial(
-                PlainSearch, bots.evaluate, getattr(bots, "candidate_actions", None),
+                PlainSearch, evaluation(game), getattr(bots, "candidate_actions", None),
                 getattr(bots, "rollout_action", None),
             )  # fmt: skip
         self._hooks: Callable[[], SearchHooks] = functools.partial(search, **options)

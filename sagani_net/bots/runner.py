@@ -204,10 +204,8 @@ class BotRunner:
     def _move(self, replica: Replica) -> None:
         started_s = time.monotonic()
         assert self.policy is not None and replica.you is not None
-        # A host from before private data sends none: the seat then knows its view alone.
-        private = getattr(replica, "private", None)
-        action = decide(self.policy, get_game(self.game), replica.you, replica.view, private,
-                        self.rng, self.view_rng)  # fmt: skip
+        action = decide(self.policy, get_game(self.game), replica.you, replica.view,
+                        replica.private, self.rng, self.view_rng)  # fmt: skip
         self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
         try:
             self.client.act(action)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sagani_net.bots.base import game_bots
+from sagani_net.bots.base import evaluation, game_bots
 from sagani_net.game import GameState
 from sagani_net.games import DEFAULT_GAME
 
@@ -32,9 +32,8 @@ class GreedyPolicy:
     name = "greedy"
 
     def __init__(self, game: str = DEFAULT_GAME) -> None:
-        bots = game_bots(game)
-        self._evaluate = bots.evaluate
-        self._action_values = getattr(bots, "action_values", None)
+        self._evaluate = evaluation(game)
+        self._action_values = getattr(game_bots(game), "action_values", None)
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
         if self._action_values is not None:

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
@@ -1026,17 +1027,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if not isinstance(record["tiles"], list) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "tiles and actions must be lists")
     state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
-    events: list[Data] = []
-    for n, data in enumerate(record["actions"]):
-        try:
-            action = Action.from_dict(data)
-            if state.is_over():
-                raise RuleError("game_over", "the game is over")
-            if data.get("seat", state.current_seat) != state.current_seat:
-                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
-            events.extend(state.apply(action))
-        except RuleError as e:
-            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    events = replay_actions(state, record["actions"])
     if (
         "result" in record
         and state.outcome is not None
@@ -1058,19 +1049,22 @@ class Sagani:
     name = "sagani"
     title = "Sagani"
     options = (
-        Option("players", 0, (0, 1, 2, 3, 4),
-               "how many play: 2-4 (multi), 1 (a solo mode); 0: 2, or 1 for a solo mode"),
+        Option("players", 2, (1, 2, 3, 4),
+               "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
         Option("mode", "multi", MODES,
                "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
     )  # fmt: skip
 
     def parse_config(self, data: Any) -> Data:
-        if isinstance(data, dict) and data.get("players") == 1 and "mode" not in data:
-            data = {**data, "mode": "solo"}  # one player and no mode: the basic solo
+        if isinstance(data, dict):
+            # Either word alone says which: one player plays the basic solo, a solo mode has
+            # one player.
+            if data.get("players") == 1 and "mode" not in data:
+                data = {**data, "mode": "solo"}
+            elif data.get("mode", "multi") != "multi" and "players" not in data:
+                data = {**data, "players": 1}
         config = check_options(self.options, data)
         mode, players = config["mode"], config["players"]
-        if not players:
-            players = 2 if mode == "multi" else 1
         if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
             raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
         return {"players": players, "mode": mode}
@@ -1099,9 +1093,7 @@ class Sagani:
         return Action.parse(text).to_dict()
 
     def event_text(self, event: Data, names: Sequence[str]) -> str:
-        who = names[event["seat"]] if isinstance(event.get("seat"), int) else ""
-        details = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "seat"))
-        return " ".join(part for part in (who, event["type"], details) if part)
+        return words.event_text(event, names)
 
     def static_data(self, config: Data) -> Data:
         """The 72 tiles as printed upright (``arrows``: ``[direction, element]``), and the

@@ -1,0 +1,273 @@
+"""Checked command-line values: every ``sagani`` flag is read by one of these types, so that a
+mistake is one line saying what is wrong, exit code 2, before anything starts.
+
+>>> port("70000")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: a port is 0..65535, not 70000
+>>> seed("-1")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: a seed is 0..9223372036854775807, not -1
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+#: The largest seed the host takes (protocol/messages.py MAX_ID).
+MAX_SEED = 2**63 - 1
+MAX_PORT = 65535
+#: A record larger than this is not one of ours (a long game's record is about 20 KB).
+MAX_RECORD_BYTES = 4 * 2**20
+MAX_NAME_LEN = 64
+MAX_TABLE_ID_LEN = 32
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (options that clash, a host that is not
+    there): ``sagani`` prints it in one line and exits with 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``sagani play: --seed: ...``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message.splitlines()[0] if message else 'bad arguments'}"
+                     f" (see {self.prog} --help)\n")  # fmt: skip
+
+
+def _bad(message: str) -> NoReturn:
+    raise argparse.ArgumentTypeError(message)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text.strip(), 10)
+    except (ValueError, AttributeError):
+        _bad(f"{what} is a whole number, not {text!r}")
+
+
+def _float(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        _bad(f"{what} is a number, not {text!r}")
+    if not math.isfinite(value):
+        _bad(f"{what} is a finite number, not {text!r}")
+    return value
+
+
+def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
+    """A whole number in ``low..high``."""
+
+    def read(text: str) -> int:
+        value = _int(text, what)
+        if not low <= value <= high:
+            _bad(f"{what} is {low}..{high}, not {value}")
+        return value
+
+    read.__name__ = what  # argparse names the type in its own messages
+    return read
+
+
+def seconds_in(
+    low: float, high: float, what: str, low_open: bool = False
+) -> Callable[[str], float]:
+    """A duration in seconds in ``low..high`` (``low_open``: more than ``low``)."""
+
+    def read(text: str) -> float:
+        value = _float(text, what)
+        if value < low or (low_open and value == low) or value > high:
+            bound = f"more than {low:g}" if low_open else f"at least {low:g}"
+            _bad(f"{what} is {bound} and at most {high:g} seconds, not {text}")
+        return value
+
+    read.__name__ = what
+    return read
+
+
+port = int_in(0, MAX_PORT, "a port")
+seed = int_in(0, MAX_SEED, "a seed")
+#: A seat as people count it, from 1 (the wire counts from 0).
+seat = int_in(1, 16, "a seat (from 1)")
+players = int_in(1, 16, "a player count")
+games = int_in(1, 10**7, "a game count")
+iterations = int_in(1, 10**8, "an iteration count")
+workers = int_in(1, 1024, "a worker count")
+think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
+deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
+reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
+#: Below 10 ms a heartbeat is a busy loop.
+heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
+
+
+def bind_address(text: str) -> str:
+    """An IP address to bind (``0.0.0.0``, ``127.0.0.1``, ``::1``...) or ``*``."""
+    if text == "*":
+        return text
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        _bad(f"--bind takes an IP address of this machine (e.g. 0.0.0.0 or 127.0.0.1), "
+             f"not {text!r}")  # fmt: skip
+
+
+def host(text: str) -> str:
+    """A host to reach: ``HOST``, ``HOST:PORT``, ``tcp://HOST:PORT`` or a join code
+    (``sagani://HOST:PORT?key=...``); returned as the address a client takes."""
+    from sagani_net.client import host_address
+    from sagani_net.security import SecurityError, parse_address
+
+    text = text.strip()
+    if not text:
+        _bad("the host address is empty; give HOST[:PORT] or a join code")
+    scheme = text.split("://", 1)[0] if "://" in text else ""
+    if scheme not in ("", "tcp", "sagani"):
+        _bad(f"{scheme}:// is not a host address; give HOST[:PORT], tcp://HOST:PORT or a "
+             "join code (sagani://...)")  # fmt: skip
+    address = host_address(text)
+    try:
+        where = parse_address(address)
+    except SecurityError as exc:
+        _bad(f"{exc}")
+    name, _, port_text = where.endpoint.removeprefix("tcp://").rpartition(":")
+    if not name.strip("[]"):
+        _bad(f"no host name in {text!r}")
+    if not port_text.isdigit():
+        _bad(f"the port in {text!r} is not a number; give HOST:PORT, e.g. 127.0.0.1:47410")
+    port(port_text)
+    return address
+
+
+def name(text: str) -> str:
+    """A name at the table: 1 to 64 characters."""
+    if not text.strip() or len(text) > MAX_NAME_LEN:
+        _bad(f"a name is 1..{MAX_NAME_LEN} characters")
+    return text
+
+
+def table_id(text: str) -> str:
+    if not text.strip() or len(text) > MAX_TABLE_ID_LEN or not text.isprintable():
+        _bad(f"a table id is 1..{MAX_TABLE_ID_LEN} printable characters, not {text!r}")
+    return text
+
+
+def directory(text: str) -> Path:
+    """A data directory: may not exist yet, but may not be a file."""
+    if not text.strip():
+        _bad("the directory is empty; give a path")
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        _bad(f"cannot use the data dir {text}: it is a file, not a directory")
+    return path
+
+
+def game_name(text: str) -> str:
+    from sagani_net.games import game_names
+
+    if text not in game_names():
+        _bad(f"no game called {text!r}; known: {', '.join(game_names())}")
+    return text
+
+
+def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[str]]:
+    """A comma-separated list of names, each one of ``known()``: ``greedy,random``."""
+
+    def read(text: str) -> list[str]:
+        names = [n.strip() for n in text.split(",")]
+        allowed = known()
+        wrong = [n for n in names if n not in allowed]
+        if wrong:
+            _bad(f"unknown {what} {', '.join(map(repr, wrong))}; known: {', '.join(allowed)}")
+        return names
+
+    read.__name__ = what
+    return read
+
+
+def read_json(path: Path, what: str = "a game record") -> Any:
+    """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
+    a file that cannot be read)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"larger than {MAX_RECORD_BYTES // 2**20} MiB: not {what}")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"JSON nested too deep: not {what}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """A game record from a JSON file (see :func:`read_json`)."""
+    record = read_json(path)
+    if not isinstance(record, dict):
+        raise ValueError("a game record is a JSON object")
+    return record
+
+
+def json_file(text: str) -> Any:
+    """The contents of a JSON file: a game option given as a file (``--patterns FILE``)."""
+    try:
+        return read_json(Path(text).expanduser(), "a file of game data")
+    except OSError as exc:
+        _bad(f"cannot read {text}: {exc.strerror or exc}")
+    except ValueError as exc:
+        _bad(f"{text}: {exc}")
+
+
+#: How long the command line waits for a host's first answer before it says none answers.
+PROBE_S = 1.0
+#: What to check when no host answers.
+NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
+                  "--secure and needs its join code (sagani://...); or a firewall blocks the "
+                  "port")  # fmt: skip
+
+
+def reach_host(address: str) -> None:
+    """Make sure a host answers at ``address`` within :data:`PROBE_S`; raises UsageError
+    naming the likely causes (a player should not wait out every retry to learn that)."""
+    from sagani_net.client import Client, HostTimeout
+
+    client = Client(address, timeout_s=PROBE_S, retries=0)
+    try:
+        client.connect()
+    except HostTimeout:
+        shown = address.removeprefix("tcp://").split("?")[0]
+        raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
+    finally:
+        client.close()
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the subcommand it names (``func``); no subcommand prints the
+    help. A :class:`UsageError` is one line and exit status 2."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a bad flag already said in one line
+        return exc.code if isinstance(exc.code, int) else 2
+    if getattr(args, "command", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        return fail(args.command, str(exc))
+    except KeyboardInterrupt:
+        return 130
+
+
+def fail(command: str, message: str) -> int:
+    """Print a command's one-line error; returns the exit status 2."""
+    print(f"sagani {command}: {message}", file=sys.stderr)
+    return 2

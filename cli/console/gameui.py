@@ -1,0 +1,206 @@
+"""The console's per-game part: what a game draws, and the keys and words it understands.
+
+The shell (:mod:`cli.console.app`, :mod:`cli.console.model`, :mod:`cli.console.render`) owns
+the connection, the status line, the log (each event through ``Game.event_text``), the message
+line, the command line with completion and history, the help pages (the first made from the
+key bindings), replay stepping and whose board is shown (Tab). A game's ``ui.py`` exports
+``UI``, a subclass of :class:`GameUI` built with the shell's :class:`~cli.console.model.
+ConsoleModel`; it draws the body of the screen and turns keys and typed commands into actions
+(wire data, as ``Game.parse_action`` reads them). The shell sends what a key or command
+returns, in order, stopping at the first refusal.
+
+A GameUI imports its game's rules and this module, never the network.
+
+Drawing is in prompt_toolkit fragments ``(style, text)``: a :data:`Line` is a list of them, and
+every drawing function returns exactly the lines and widths it was asked for (:func:`fit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sagani_net.game import Game, RuleError
+
+Data = dict[str, Any]
+
+
+class Table(Protocol):
+    """What a GameUI may read and do of the shell's model (:class:`cli.console.model.
+    ConsoleModel` is the one there is): the table as the shell knows it."""
+
+    view: Data | None
+    private: Data | None
+    you: int | None
+    seats: list[Data]
+    status: str
+    shown: int
+    message: str
+
+    @property
+    def turn(self) -> int | None: ...
+
+    @property
+    def my_turn(self) -> bool: ...
+
+    def name(self, seat: int) -> str: ...
+
+    def names(self) -> list[str]: ...
+
+    def remember(self) -> None: ...
+
+    def say(self, message: str, refusal: bool = False) -> None: ...
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+
+class CommandError(ValueError):
+    """A typed command that cannot be read or played; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key binding of a game: the keys (prompt_toolkit names), a line for the help page,
+    and what it does. ``run`` returns the actions to send now (possibly none).
+
+    ``when`` says whether the key acts now (other bindings of the same key may then act);
+    ``label`` is how the help page names the keys (default: the keys themselves).
+    A game's keys act only on its own screen, never in a replay or while a command is typed.
+    """
+
+    keys: tuple[str, ...]
+    help: str
+    run: Callable[[], list[Data]]
+    when: Callable[[], bool] = lambda: True
+    label: str = ""
+
+
+class GameUI:
+    """The per-game part of the console; every method has a plain default, so a new game
+    starts with a readable (if bare) console and adds its drawing as it goes.
+
+    The model (``self.model``) holds what the shell knows: ``view`` (public: what everyone
+    sees), ``private`` (what your seat alone sees, or None), ``you``, ``seats``, ``status``,
+    ``turn``, ``my_turn``, ``shown`` (the seat whose board Tab chose), ``names()``, and
+    ``say(text)`` for the message line. A UI keeps its own state (a die or tile in hand, a
+    cursor) and drops what no longer holds in :meth:`updated`.
+    """
+
+    #: What the game calls a player's board, for the shell's words ("Tab: next display").
+    board = "board"
+    #: Extra prompt_toolkit styles (``class:`` names) this game draws with.
+    styles: dict[str, str] = {}
+
+    def __init__(self, game: Game, model: Table) -> None:
+        self.game = game
+        self.model = model
+
+    # -- the screen -------------------------------------------------------------------------
+
+    def body(self, width: int, height: int) -> list[Line]:
+        """The game between the status line and the log: ``height`` lines of ``width``."""
+        view = self.model.view or {}
+        return box([[("", f"{k}: {v}")] for k, v in view.items() if k != "seats"], width, height)
+
+    def body_height(self, width: int, height: int) -> int:
+        """How many of ``height`` lines the body needs now; the log gets the rest."""
+        return height
+
+    def final(self, width: int, height: int) -> list[Line]:
+        """The game-over page: ranking and what each score is made of."""
+        result = (self.model.view or {}).get("result") or {}
+        lines: list[Line] = [[("class:title", "Game over")], []]
+        for rank, seat in enumerate(result.get("ranking", [])):
+            score = result["scores"][seat]
+            lines.append([("", f" {rank + 1}  {self.model.name(seat):<10.10}  {score:>5}")])
+        return box(lines, width, height)
+
+    def turn_note(self) -> str:
+        """A word after whose turn it is in the status line, e.g. ``(place)``."""
+        return ""
+
+    def note(self) -> str:
+        """The message line when the shell has nothing to say: a preview of the move in hand."""
+        return ""
+
+    def hints(self) -> str:
+        """The keys that do something now, for the bottom line (the game's own page)."""
+        return "Tab boards  : command  ? help  q quit"
+
+    def help_pages(self) -> list[list[str]]:
+        """Pages after the keys page: commands and symbols, then the rules in a few lines."""
+        return []
+
+    # -- input ------------------------------------------------------------------------------
+
+    def key_bindings(self) -> list[Key]:
+        """The game's key bindings (their help lines make the keys page)."""
+        return []
+
+    def command(self, text: str) -> list[Data]:
+        """A typed command the shell did not know: the actions to send, all checked before
+        any is sent; raises CommandError. Default: one action in the game's text form."""
+        try:
+            return [self.game.parse_text(text)]
+        except RuleError as exc:
+            raise CommandError(exc.message) from None
+
+    def complete(self, text: str) -> list[str]:
+        """Words that could follow ``text`` (its last word partly typed)."""
+        return []
+
+    def cancel(self) -> None:
+        """Esc: drop a choice not yet sent."""
+
+    def pan_reset(self) -> None:
+        """Another board is shown (Tab): start it unpanned."""
+
+    # -- updates ----------------------------------------------------------------------------
+
+    def updating(self, events: list[Data]) -> None:
+        """Before the model takes a new view (the old one is still there)."""
+
+    def updated(self, events: list[Data]) -> None:
+        """After the model took a new view and logged ``events``: keep or drop choices in
+        hand, highlight changes."""
+
+    def remember(self) -> None:
+        """Your turn ended (or the game started): what changes from here is new."""
+
+
+def fit(line: Line, width: int) -> Line:
+    """Cut or pad a line to exactly ``width`` characters."""
+    out: Line = []
+    left = width
+    for style, text in line:
+        if left <= 0:
+            break
+        out.append((style, text[:left]))
+        left -= len(text[:left])
+    if left > 0:
+        out.append(("", " " * left))
+    return out
+
+
+def box(lines: list[Line], width: int, height: int) -> list[Line]:
+    """``lines`` cut or padded to exactly ``height`` lines of ``width`` characters."""
+    return [fit(line, width) for line in lines[:height]] + [
+        [("", " " * width)] for _ in range(height - min(height, len(lines)))
+    ]
+
+
+def merge(fragments: Iterable[Fragment]) -> Line:
+    """Neighbouring fragments of one style joined."""
+    out: Line = []
+    for style, text in fragments:
+        if out and out[-1][0] == style:
+            out[-1] = (style, out[-1][1] + text)
+        else:
+            out.append((style, text))
+    return out
+
+
+def line_text(line: Line) -> str:
+    return "".join(text for _, text in line)
