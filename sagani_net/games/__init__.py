@@ -25,6 +25,7 @@ from sagani_net.game import Data, Game, RuleError
 PACKAGES: dict[str, str] = {
     "sagani": "sagani_net.games.sagani",
     "sagrada": "sagani_net.games.sagrada",
+    "sugi": "sagani_net.games.sugi",
 }
 DEFAULT_GAME = "sagani"
 
