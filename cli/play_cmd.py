@@ -199,8 +199,11 @@ async def bot_loop(
             if not replica.my_turn:
                 await client.next_update(timeout_s=1.0)
                 continue
-            action = await loop.run_in_executor(pool, think, kind, replica.view,
-                                                seeds.getrandbits(64), think_s)  # fmt: skip
+            # The seat's private data (a hand, a private objective) where the client has it.
+            private = getattr(replica, "private", None)
+            action = await loop.run_in_executor(
+                pool, think, kind, replica.view, seeds.getrandbits(64), think_s,
+                replica.game or DEFAULT_GAME, replica.you, private)
             await client.act(action)
         except HostError as exc:  # stale after a resync: the refusal carried a fresh snapshot
             log.info("bot %s refused: %s", kind, exc)
