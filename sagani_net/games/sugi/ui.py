@@ -143,16 +143,17 @@ def walk(state: State, card: int, rotation: int) -> list[Step]:
 
 
 def walk_text(steps: list[Step]) -> str:
+    """``Y b0→b1, R b1→b2?, P stays (obstacle)`` (``?``: if the face-down tile lets it)."""
     parts = []
     for s in steps:
-        start = "Temple" if s.start == ARRIVED else space_name(s.start)
+        letter = LETTER[s.colour]
         if s.end == s.start:
-            parts.append(f"{s.colour} stays on {start} ({s.why})")
+            parts.append(f"{letter} stays ({s.why})")
         else:
-            end = "the Temple" if s.end == ARRIVED else space_name(s.end)
-            maybe = " if the face-down tile lets it" if s.why == "?" else ""
-            parts.append(f"{s.colour} {start}→{end}{maybe}")
-    return "; ".join(parts)
+            start = space_name(s.start)
+            end = "Temple" if s.end == ARRIVED else space_name(s.end)
+            parts.append(f"{letter} {start}→{end}{'?' if s.why == '?' else ''}")
+    return ", ".join(parts)
 
 
 # -- the choice in hand ------------------------------------------------------------------------
@@ -205,7 +206,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
- hand would take them (? a face-down tile decides). Cards read Y↑R→: yellow
+ hand would take them (? if a face-down tile lets it). Cards read Y↑R→: yellow
  north, then red east, as they act turned the way they lie."""
 
 RULES_PAGE = """\
@@ -568,7 +569,7 @@ class SugiUI(GameUI):
         return f"{action}"
 
     def hints(self) -> str:
-        shell = "Tab : command ? help q quit"
+        shell = ": command  ? help  q quit"
         if not self.playing():
             return "PgUp log  : command  ? help  q quit"
         if self.phase == PUSH:
@@ -904,11 +905,11 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
     winners = result.get("winners", [])
     lines.append([])
     if winners:
-        names = " and ".join("you" if w == model.you else model.name(w) for w in winners)
+        names = " and ".join("You" if w == model.you else model.name(w) for w in winners)
         verb = "win" if len(winners) > 1 or winners == [model.you] else "wins"
-        lines.append([("class:message", f"{names[0].upper()}{names[1:]} {verb}.")])
-    lines.append([("class:dim", "✓ on a pedestal: its points count; ties go to whose best "
-                                "scoring samurai arrived first")])  # fmt: skip
+        lines.append([("class:message", f"{names} {verb}.")])
+    lines.append([("class:dim", "✓ on a pedestal: it scores. Ties: whose best scoring samurai "
+                                "arrived first")])  # fmt: skip
     return box(lines, width, height)
 
 
