@@ -566,7 +566,22 @@ class SugiUI(GameUI):
             owner = state.timeline[choice.slot][2] if choice.slot < len(state.timeline) else None
             whose = f" ({self.model.name(owner)}'s card)" if owner is not None else ""
             return f"{action}{whose} to the bottom of the deck"
-        return f"{action}"
+        return f"{action}: {self._rotated(choice, state)}"
+
+    def _rotated(self, choice: Choice, state: State) -> str:
+        """What a rotation aimed now would show: a face-up tile's open sides after it."""
+        if choice.on_timeline:
+            if choice.slot not in self.own_timeline():
+                return "a face-down card of another player (only its owner will know)"
+            card, rotation = self.own_timeline()[choice.slot]
+            return f"your card {card_text(card, rotation)} becomes " \
+                f"{card_text(card, (rotation + choice.by) % 360)}"  # fmt: skip
+        space = choice.space
+        if not state.revealed[space]:
+            return "face down: it stays face down, turned unseen"
+        before = state.sides[space]
+        after = sides_of(state.tile_at[space], (state.turn[space] * 90 + choice.by) % 360)
+        return f"open {open_sides(before)} becomes open {open_sides(after)}"
 
     def hints(self) -> str:
         shell = ": command  ? help  q quit"
@@ -581,7 +596,7 @@ class SugiUI(GameUI):
             return f"1-4 choose a card  {shell}"
         if choice.mode == "card":
             return f"r turn  Enter timeline  a {COMPONENTS.icon[choice.card]}  Esc back  {shell}"
-        extra = {"rotate": "arrows aim  t timeline/forest  r by",
+        extra = {"rotate": "arrows aim  t timeline  r by",
                  "free": "1-4 card  ←→ slot  r turn", "ghost": "arrows aim",
                  "remove": "←→ slot"}[choice.mode]  # fmt: skip
         return f"{extra}  Enter play  Esc back  {shell}"
@@ -599,9 +614,11 @@ class SugiUI(GameUI):
         panel_w = width - BOARD_W - 1
         if panel_w < 20:
             return box([*board, *self.panel(width)], width, height)
-        left = box(board, BOARD_W, height)
-        right = box(self.panel(panel_w), panel_w, height)
-        return [[*left[i], ("class:dim", "│"), *right[i]] for i in range(height)]
+        panel = self.panel(panel_w)
+        used = max(len(board), len(panel))
+        left, right = box(board, BOARD_W, used), box(panel, panel_w, used)
+        lines = [[*left[i], ("class:dim", "│"), *right[i]] for i in range(used)]
+        return box(lines, width, height)
 
     def panel(self, width: int) -> list[Line]:
         view = self.view
@@ -612,6 +629,10 @@ class SugiUI(GameUI):
 
     def final(self, width: int, height: int) -> list[Line]:
         return final_lines(self, width, height)
+
+
+def open_sides(sides: int) -> str:
+    return "".join(d for i, d in enumerate(DIRECTIONS) if sides >> i & 1)
 
 
 def nearest(at: int, d: int, targets: list[int]) -> int:
@@ -831,7 +852,7 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
             row += [("class:cursor", left), *face, ("class:cursor", right),
                     ("", " " * (step - used - 2))]  # fmt: skip
             name = "you" if owner == model.you else model.name(owner or 0)
-            who.append(("class:dim", f" {name[:5]}".ljust(step)))
+            who.append(("class:dim", f" {name[:step - 1]}".ljust(step)))
         else:
             row.append(("class:dim", " ·".ljust(step)))
     lines = [[("class:title", title)], head, row]
