@@ -676,15 +676,17 @@ def board_lines(ui: SugiUI) -> list[Line]:
     if choice is not None and state is not None and ui.playing():
         if choice.mode in ("card", "free"):
             card = choice.card if choice.mode == "card" else choice.place
+            ends: dict[str, int] = {}
             for step in walk(state, card, choice.turn):
-                if step.end == step.start:
-                    continue
-                if step.end == ARRIVED:
-                    arriving.append(samurai_fragment(step.colour, True))
-                else:
-                    inside.setdefault(step.end, []).append(samurai_fragment(step.colour, True))
+                if step.end != step.start:
+                    ends[step.colour] = step.end  # a samurai's letter where it ends only
                 if step.why == "?":
                     unknown.add(step.end)
+            for colour, end in ends.items():
+                if end == ARRIVED:
+                    arriving.append(samurai_fragment(colour, True))
+                else:
+                    inside.setdefault(end, []).append(samurai_fragment(colour, True))
         elif choice.mode == "ghost":
             cursor, legal = choice.space, set(state.ghost_targets())
         elif choice.mode == "rotate" and not choice.on_timeline:
