@@ -15,14 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-import zmq
 
 from cli import args as check
 from cli.args import UsageError
 from sagani_net import discovery, security
 from sagani_net.bots import house
-from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, Host
-from sagani_net.store import DB_NAME, Store
+from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
+from sagani_net.limits import CONNECTIONS_PER_ADDRESS
+from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+
+#: Open files a host asks the system for (at most its hard limit).
+DESCRIPTORS_WANTED = 65536
 
 
 def default_data_dir() -> Path:
@@ -69,7 +72,15 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="play the seats kept for bots with house bots of this strategy "
                         "(random, greedy or mcts), in this process; they come back after a "
                         "restart (default: leave those seats to `sagani bot` clients)")
+    parser.add_argument("--connections-per-address", type=check.int_in(1, 100_000,
+                        "--connections-per-address"), default=CONNECTIONS_PER_ADDRESS,
+                        metavar="N", help="connections one machine may hold to each socket "
+                        f"(default {CONNECTIONS_PER_ADDRESS}; raise it for a machine of many "
+                        "bots)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
+    parser.add_argument("--salvage", action="store_true",
+                        help="move a damaged database aside, copy what is readable into a new "
+                        "one, and serve it")
     parser.add_argument("--print-join-code", action="store_true",
                         help="with --secure: print the join code alone, quoted for a shell, "
                         "on the first line (for scripts and invitations)")
@@ -109,6 +120,21 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def _more_descriptors() -> None:
+    """Raise the soft limit on open files to the hard one: every connection is a descriptor,
+    and the per-address cap is meant to bind long before the system's limit does."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > DESCRIPTORS_WANTED:
+        hard = DESCRIPTORS_WANTED
+    if soft != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def run_host(args: argparse.Namespace) -> int:
     check_ports(args)
     logging.basicConfig(
@@ -119,21 +145,30 @@ def run_host(args: argparse.Namespace) -> int:
     synchronous = "FULL" if args.fsync else "NORMAL"
     data_dir = args.data_dir or default_data_dir()
     try:
+        if args.salvage:
+            print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
+    except StorageDamaged as exc:
+        print(f"sagani host: {exc}", file=sys.stderr)
+        return 2
     except (OSError, sqlite3.Error, security.SecurityError) as exc:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
     secure = security.server_setup(keys) if keys else None
     try:
+        _more_descriptors()
         host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                    heartbeat_s=args.heartbeat_s, secure=secure,
-                    bot_deadline_s=args.bot_deadline)  # fmt: skip
-    except zmq.ZMQError as exc:
+                    heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
+                    limits=Limits(connections_per_address=args.connections_per_address))
+    except BindError as exc:
         store.close()
-        raise UsageError(f"cannot serve on {args.bind} port {args.port}: {exc.strerror} (a "
-                         "port in use, or an address that is not this machine's)") from None
+        raise UsageError(f"{exc} (a port in use, or an address that is not this machine's)") \
+            from None
+    except (StorageDamaged, ValueError) as exc:  # games that cannot be read back; a bad bound
+        store.close()
+        raise UsageError(str(exc)) from None
     code = security.host_join_code(host.endpoint, keys) if keys else ""
     if args.print_join_code:
         print(shlex.quote(code), flush=True)

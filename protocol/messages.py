@@ -19,6 +19,8 @@ MAX_NAME_LEN = 64
 MAX_TABLE_ID_LEN = 32
 MAX_TOKEN_LEN = 64
 MAX_SEATS = 16
+#: A nonce names a request unguessably: at least 96 bits as text.
+MIN_NONCE_LEN = 16
 ROLES = ("player", "bot", "spectator")
 #: Range of a table's per-move deadline for bot seats, seconds: long enough for a network round
 #: trip, short enough that a forgotten table cannot hold a timer for days.
@@ -96,7 +98,17 @@ def _seat_list(name: str, value: Any) -> list[int]:
     return seats
 
 
+def _nonce(name: str, value: Any) -> str:
+    value = _str(MAX_TOKEN_LEN)(name, value)
+    if len(value) < MIN_NONCE_LEN:
+        raise ProtocolError("bad_field", f"{name} must be at least {MIN_NONCE_LEN} characters")
+    return value
+
+
 _TABLE = Field(_str(MAX_TABLE_ID_LEN))
+#: A client's unguessable name for one create or join request, sent again with its retries:
+#: the host gives the remembered reply (and its token) only to a request that carries it.
+_NONCE = Field(_nullable(_nonce), required=False)
 _TOKEN = Field(_str(MAX_TOKEN_LEN))
 _SEAT = Field(_int(0, MAX_SEATS - 1))
 
@@ -110,6 +122,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "seed": Field(_nullable(_int(0, MAX_ID)), required=False),
         "bots": Field(_seat_list, required=False, default=[]),
         "deadline_s": Field(_nullable(_seconds(MIN_DEADLINE_S, MAX_DEADLINE_S)), required=False),
+        "nonce": _NONCE,
     },
     "join": {
         "table": _TABLE,
@@ -118,6 +131,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         # Absent: the host names the session after its role.
         "name": Field(_str(MAX_NAME_LEN), required=False),
         "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False),
+        "nonce": _NONCE,
     },
     "sync": {"table": _TABLE, "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False)},
     "act": {

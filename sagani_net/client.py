@@ -40,6 +40,8 @@ REQUEST_RETRIES = 3
 SILENCE_HEARTBEATS = 3.0
 #: How long act() waits for the broadcast of its own action before it asks for a snapshot.
 CATCH_UP_S = 0.5
+#: Random bytes of the nonce that names a create or join and its retries (PROTOCOL.md).
+NONCE_BYTES = 16
 
 T = TypeVar("T")
 
@@ -289,7 +291,8 @@ class AsyncClient:
         fields: dict[str, Any] = {"game": game, "config": config, "seed": seed, "bots": list(bots)}
         if deadline_s is not None:  # sent only when asked for, so older hosts understand the rest
             fields["deadline_s"] = deadline_s
-        reply = await self.request("create", **fields)
+        # The nonce makes a retry (and only a retry) get the same table (PROTOCOL.md, section 2).
+        reply = await self.request("create", nonce=secrets.token_urlsafe(NONCE_BYTES), **fields)
         return reply["table"]
 
     async def join(
@@ -297,7 +300,8 @@ class AsyncClient:
     ) -> Replica:
         """Take a seat (or watch, with role "spectator"); subscribes before the snapshot."""
         await self._subscribe(table)
-        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role)
+        reply = await self.request("join", table=table, role=role, seat=seat, name=name or role,
+                                   nonce=secrets.token_urlsafe(NONCE_BYTES))  # fmt: skip
         return self._joined(reply)
 
     async def resume(self, table: str, token: str) -> Replica:

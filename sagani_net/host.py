@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,13 +34,18 @@ from protocol import (
     request_id,
     topic,
 )
+from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
+from sagani_net import limits as caps
 from sagani_net.game import Game, GameState, RuleError
 from sagani_net.games import game_names, get_game
-from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, RateLimiter
-from sagani_net.store import SessionRow, Store, TableRow
+from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
+from sagani_net.peers import ConnectionGuard
+from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
 
 log = logging.getLogger("sagani_net.host")
+# Whatever a peer or a table does again and again, the log says it a few times, then a count.
+log.addFilter(QuietRepeats())
 
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0
@@ -62,8 +67,21 @@ DEADLINE_GRACE_S = 0.25
 #: deadline. Real sessions are 64 hex digits (token hashes), so it never matches one, and a
 #: retry lookup (by session and message id) never finds it.
 HOST_DEFAULT_SESSION = "host:deadline"
+#: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
+SUBSCRIPTION_BYTES = 1024
 
-OPEN, RUNNING, OVER = "open", "running", "over"
+OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
+#: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
+#: known to be damaged (a join with a token only comes back to a seat, and is served).
+WRITES = frozenset(("create", "join", "act", "leave"))
+
+
+class BindError(zmq.ZMQError):
+    """The host cannot listen where it was asked (port in use, no such address); the message
+    is one line a front end can print. A ZMQError, so callers that caught libzmq's still do."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(errno, message)
 
 
 @dataclass(frozen=True)
@@ -81,8 +99,19 @@ class Limits:
     #: Per-peer token bucket (sagani_net.limits): sustained requests a second, and burst.
     rate_per_s: float = RATE_PER_S
     rate_burst: int = RATE_BURST
-    #: Largest request message the socket accepts (ZMQ_MAXMSGSIZE; bigger drops the peer).
+    #: Largest request frame the socket accepts (ZMQ_MAXMSGSIZE; bigger drops the peer).
     max_frame_bytes: int = MAX_FRAME_BYTES
+    #: What one connection may make the host hold (sagani_net.peers): bytes sent and not yet
+    #: read as whole requests (over: cut), replies left unread (over: no more replies).
+    max_unread_bytes: int = caps.MAX_UNREAD_BYTES
+    max_unread_reply_bytes: int = caps.MAX_UNREAD_REPLY_BYTES
+    #: Open or running tables, and sessions, one address (IP) may hold at once.
+    tables_per_address: int = caps.TABLES_PER_ADDRESS
+    sessions_per_address: int = caps.SESSIONS_PER_ADDRESS
+    connections_per_address: int = caps.CONNECTIONS_PER_ADDRESS
+    #: An open table nobody joined, or a running one nobody played, for this long expires.
+    open_idle_s: float = caps.OPEN_TABLE_IDLE_S
+    running_idle_s: float = caps.RUNNING_TABLE_IDLE_S
 
 
 @dataclass
@@ -115,6 +144,11 @@ class Table:
     deadline_s: float | None = None
     #: The pending decision the deadline clock runs for: (version, seat), or None.
     timed: tuple[int, int] | None = None
+    #: When (monotonic s) someone last joined it or acted on it (the host's default moves do
+    #: not count), for closing tables nobody uses; a restart starts the clock again.
+    active_s: float = field(default_factory=time.monotonic)
+    #: The address (IP) that created it, whose quota it counts against (None after a restart).
+    owner: str | None = None
 
     @property
     def topic(self) -> bytes:
@@ -145,6 +179,12 @@ class Host:
         secure: Callable[[zmq.Socket], None] | None = None,
         bot_deadline_s: float | None = None,
     ) -> None:
+        if not (caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # NaN too
+            raise ValueError(f"the heartbeat must be {caps.MIN_HEARTBEAT_S}.."
+                             f"{caps.MAX_HEARTBEAT_S} s, not {heartbeat_s}")  # fmt: skip
+        if bot_deadline_s is not None and not (MIN_DEADLINE_S <= bot_deadline_s <= MAX_DEADLINE_S):
+            raise ValueError(f"a bot deadline must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
+                             f"not {bot_deadline_s}")  # fmt: skip
         self.store = store
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
@@ -162,8 +202,22 @@ class Host:
         )
         self._stop = threading.Event()
         self._storage_failure: sqlite3.Error | None = None
+        #: Why the data dir can no longer be trusted (files deleted, replaced or changed under
+        #: the host, or unreadable): every write is refused, reads are served from memory.
+        self.storage_broken: str | None = None
         self._thread: threading.Thread | None = None
-        self._restore()
+        #: Open or running tables and sessions per address (IP), and whose each session is.
+        self._tables_of: Counter[str] = Counter()
+        self._sessions_of: Counter[str] = Counter()
+        self._session_owner: dict[str, str] = {}
+        #: The connection (file descriptor) and address of the request being handled.
+        self._from_fd = -1
+        self._from_address = ""
+        try:
+            self._restore()
+        except Exception as exc:  # what is on disk does not make a game
+            raise StorageDamaged(f"the games in {store.path} cannot be read back ({exc!r}); start "
+                                 "the host with --salvage to keep what is readable") from exc
         ctx = context or zmq.Context.instance()
         self.router = ctx.socket(zmq.ROUTER)
         self.pub = ctx.socket(zmq.PUB)
@@ -175,14 +229,30 @@ class Host:
                 secure(sock)
         if pub_port is None:
             pub_port = port + 1 if port else 0
-        # A peer's oversized message is cut off by libzmq before it is buffered; a new
+        # A peer's oversized frame is cut off by libzmq before it is buffered; a new
         # connection with a known routing id (a client's Lazy Pirate retry) takes it over.
         self.router.maxmsgsize = self.limits.max_frame_bytes
+        self.pub.maxmsgsize = SUBSCRIPTION_BYTES
         self.router.router_handover = 1
         self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
-        self.endpoint = _bind(self.router, bind, port)
-        self.pub_endpoint = _bind(self.pub, bind, pub_port)
+        # What libzmq would hold for a peer without bound (a message whose last frame never
+        # comes, replies nobody reads) is measured per connection (sagani_net.peers).
+        self._requests = ConnectionGuard(
+            self.router, "requests", max_unread_bytes=self.limits.max_unread_bytes,
+            max_unread_reply_bytes=self.limits.max_unread_reply_bytes,
+            max_per_address=self.limits.connections_per_address,
+            curve=secure is not None)  # fmt: skip
+        self._subscribers = ConnectionGuard(
+            self.pub, "broadcasts", max_total_bytes=caps.MAX_SUBSCRIBER_BYTES,
+            max_per_address=self.limits.connections_per_address)  # fmt: skip
+        try:
+            self.endpoint = _bind(self.router, bind, port)
+            self.pub_endpoint = _bind(self.pub, bind, pub_port)
+        except BindError:
+            self._close_sockets()
+            raise
         self._next_heartbeat_s = time.monotonic() + heartbeat_s
+        self._next_guard_s = 0.0
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any] | bytes]] = {
             "hello": self._hello,
             "tables": self._tables,
@@ -206,9 +276,14 @@ class Host:
             while not self._stop.is_set():
                 self.step(POLL_MS)
         finally:
-            self.router.close()
-            self.pub.close()
+            self._close_sockets()
             self.store.close()
+
+    def _close_sockets(self) -> None:
+        for guard in (self._requests, self._subscribers):
+            guard.close()
+        self.router.close()
+        self.pub.close()
 
     def serve_in_thread(self) -> threading.Thread:
         """Serve on a daemon thread (tests, ``sagani play``); :meth:`stop` ends it."""
@@ -223,31 +298,87 @@ class Host:
 
     def step(self, timeout_ms: int) -> int:
         """Wait up to ``timeout_ms`` for requests, handle one batch; returns how many."""
-        # The next thing the loop must do unasked: a heartbeat, or a bot's move deadline.
-        wake_s = min([self._next_heartbeat_s, *self._due.values()])
+        # The next thing the loop must do unasked: a heartbeat, a bot's move deadline, or a
+        # look at what each connection holds.
+        wake_s = min([self._next_heartbeat_s, self._next_guard_s, *self._due.values()])
         wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
-        replies = []
-        if self.router.poll(wait_ms, zmq.POLLIN):
+        replies: list[tuple[int, list[bytes]]] = []
+        ready = self.router.poll(wait_ms, zmq.POLLIN)
+        now_s = time.monotonic()
+        if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
+            self._check_storage()  # before anything is written in this step
+        if ready:
             router = self.router
+            self._requests.events()  # a descriptor number may be a new connection's by now
             for _ in range(self.limits.max_batch):
                 # Asking first is cheaper than the exception a receive on an empty queue raises.
                 if not router.get(zmq.EVENTS) & zmq.POLLIN:
                     break
-                replies.append(self._handle(router.recv_multipart(zmq.NOBLOCK)))
-        expired = self._expire() if self._due else False
-        if replies or expired:
+                frames = self._receive()
+                if self._requests.backed_up(self._from_fd):
+                    continue  # it reads no replies: it gets none until it does
+                replies.append((self._from_fd, self._handle(frames)))
+        changed = False
+        if self.storage_broken is None:
+            changed = self._expire() if self._due else False
+            if now_s >= self._next_heartbeat_s:
+                changed = self._close_idle(now_s) or changed
+        if replies or changed:
             # The rule: committed before anyone hears of it.
             if not self._commit():
-                replies = [[*frames[:-1], _storage_error(frames[-1])] for frames in replies]
+                replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
+                           for fd, frames in replies]  # fmt: skip
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self._outbox:
                 self.pub.send_multipart((topic, body))
             self._outbox.clear()
-            for frames in replies:
-                self.router.send_multipart(frames)
-        if time.monotonic() >= self._next_heartbeat_s:
+            for fd, frames in replies:
+                self._send_reply(fd, frames)
+        if now_s >= self._next_heartbeat_s:
             self._heartbeats()
+        if now_s >= self._next_guard_s:
+            self._requests.check()
+            self._subscribers.check()
+            self._next_guard_s = now_s + caps.GUARD_INTERVAL_S
         return len(replies)
+
+    def _receive(self) -> list[bytes]:
+        """Read one request message frame by frame, keeping at most the frames a request may
+        have (the rest is read and dropped: its frames are refused, never echoed). Sets
+        ``_from_fd`` and ``_from_address`` to where it came from."""
+        first = self.router.recv(zmq.NOBLOCK, copy=False)
+        frames = [first.bytes]
+        sizes = []  # of the frames the peer sent (the routing id is libzmq's)
+        count = 0
+        more = first.more
+        while more:
+            try:
+                frame = self.router.recv(zmq.NOBLOCK, copy=False)
+            except zmq.Again:  # never seen; a message is whole or not at all
+                log.warning("a request message ended before its last frame")
+                break
+            more = frame.more
+            count += 1
+            sizes.append(len(frame))
+            # One frame over the limit is kept (never echoed) so that _handle sees too many.
+            if count <= caps.MAX_REQUEST_FRAMES + 1:
+                frames.append(frame.bytes)
+        self._from_fd = first.get(zmq.SRCFD)
+        try:
+            self._from_address = first.get("Peer-Address")
+        except zmq.ZMQError:  # not a TCP connection
+            self._from_address = ""
+        self._requests.read(self._from_fd, sizes)
+        return frames
+
+    def _send_reply(self, fd: int, frames: list[bytes]) -> None:
+        if len(frames[-1]) > caps.MAX_REPLY_BYTES:
+            log.error("a %d-byte reply was not sent; the limit is %d", len(frames[-1]),
+                      caps.MAX_REPLY_BYTES)  # fmt: skip
+            frames = [*frames[:-1], encode(error(request_id(decode_message(frames[-1])),
+                      "internal", "the answer would be too big to send"))]  # fmt: skip
+        self._requests.sent(fd, [len(frame) for frame in frames[1:]])
+        self.router.send_multipart(frames)
 
     def _handle(self, frames: list[bytes]) -> list[bytes]:
         # REQ peers put an empty delimiter before the body (after the routing ids of any
@@ -257,8 +388,15 @@ class Host:
         elif len(frames) == 2:
             head, body = frames[:1], frames[1]
         else:
-            head = frames[: frames.index(b"") + 1] if b"" in frames else frames[:1]
-            return [*head, encode(error(None, "bad_frame", "a request is exactly one frame"))]
+            head, body = frames[: frames.index(b"") + 1] if b"" in frames else frames[:1], b""
+        # The reply goes back along the envelope: it must be one a request may have, so that
+        # no reply is longer than the limits allow (a request cannot make the host echo more).
+        if (len(frames) > caps.MAX_REQUEST_FRAMES + 1
+                or any(len(frame) > caps.MAX_ENVELOPE_FRAME_BYTES for frame in head)):  # fmt: skip
+            head, body = [frames[0], b""], b""
+        if not body:
+            return [*head, encode(error(None, "bad_frame", "a request is exactly one frame, "
+                                        "after at most one envelope"))]  # fmt: skip
         if not self._rate.allow(frames[0]):
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
         msg_id = None
@@ -266,13 +404,17 @@ class Host:
             message = decode_request(body)
             msg_id = request_id(message)
             request = check_request(message)
-            # Keyed by peer too: another peer replaying the same id gets no one else's token.
-            key = (frames[0], request["type"], request.get("table"), msg_id)
-            out = self._recent.get(key) or self._handlers[request["type"]](request)
-            if request["type"] in ("create", "join") and key not in self._recent:
-                out = self._recent[key] = encode(out)
-                if len(self._recent) > RECENT_SIZE:
-                    self._recent.popitem(last=False)
+            if self.storage_broken is not None and _writes(request):
+                raise ProtocolError("storage_failed", "the host's data is damaged; it serves "
+                                    "reads only until it is restarted")  # fmt: skip
+            key = self._retry_key(request)
+            out = self._recent.get(key) if key else None
+            if out is None:
+                out = self._handlers[request["type"]](request)
+                if key is not None:
+                    out = self._recent[key] = encode(out)
+                    if len(self._recent) > RECENT_SIZE:
+                        self._recent.popitem(last=False)
         except ProtocolError as exc:
             log.info("refused %s: %s", msg_id, exc)
             out = error(msg_id, exc.code, exc.message, **exc.fields)
@@ -282,11 +424,32 @@ class Host:
         except Exception:  # the host never dies of one request
             log.exception("request %s failed", msg_id)
             out = error(msg_id, "internal", "the host failed on this request")
-        return [*head, out if isinstance(out, bytes) else encode(out)]
+        body = out if isinstance(out, bytes) else encode(out)
+        # An expensive answer costs its peer more of its rate (limits.REPLY_COST_BYTES).
+        self._rate.charge(frames[0], len(body))
+        return [*head, body]
+
+    def _retry_key(self, request: dict[str, Any]) -> tuple[Any, ...] | None:
+        """Where the reply to a create or join is remembered, so that a retry gets it again.
+
+        Only who sent the request can ask again: with a ``nonce`` (unguessable, chosen by the
+        client for that request) the key is the nonce, which a Lazy Pirate retry on a new
+        connection sends again; without one, the key is the connection itself, so that no
+        other connection, whatever routing id it claims, is ever given a token it did not ask
+        for.
+        """
+        if request["type"] not in ("create", "join"):
+            return None
+        nonce = request.get("nonce")
+        if nonce is not None:
+            return (request["type"], request.get("table"), nonce)
+        return (self._requests.serial(self._from_fd), request["type"], request.get("table"),
+                request["id"])  # fmt: skip
 
     def _commit(self) -> bool:
         """Commit the batch. If the data dir refuses it (full, read-only), roll it back and
-        reload every game from disk, so memory never runs ahead of what is durable."""
+        reload every game from disk, so memory never runs ahead of what is durable. If what is
+        on disk cannot be read back, the storage is broken: see :meth:`_check_storage`."""
         failure, self._storage_failure = self._storage_failure, None
         if failure is None:
             try:
@@ -296,14 +459,85 @@ class Host:
                 failure = exc
         log.error("cannot write %s (%s): the batch is refused and the games stay at their "
                   "last committed state", self.store.path, failure)  # fmt: skip
-        self.store.db.rollback()
         self._outbox.clear()
         self._recent.clear()
-        self.tables.clear()
-        self.sessions.clear()
-        self._due.clear()
-        self._restore()
+        kept = (dict(self.tables), dict(self.sessions), dict(self._due))
+        try:
+            self.store.rollback()
+            self.tables.clear()
+            self.sessions.clear()
+            self._due.clear()
+            self._restore()
+        except Exception as exc:  # the database itself is damaged
+            self.tables, self.sessions, self._due = kept
+            self._storage_broke(f"it cannot be read back ({exc})")
+        else:
+            self._recount(kept[0])
         return False
+
+    def _recount(self, before: dict[str, Table]) -> None:
+        """The quotas after a reload from disk: each table keeps its creator, and what the
+        refused batch had added is gone."""
+        for table in self.tables.values():
+            old = before.get(table.id)
+            table.owner = old.owner if old is not None and table.status != OVER else None
+        self._tables_of = Counter(t.owner for t in self.tables.values() if t.owner is not None)
+        self._session_owner = {h: a for h, a in self._session_owner.items() if h in self.sessions}
+        self._sessions_of = Counter(self._session_owner.values())
+
+    def _check_storage(self) -> None:
+        """Before a batch: were the database's files deleted, replaced or written by someone
+        else since the host's last commit? Then nothing more goes into them."""
+        damage = self.store.damage()
+        if damage is not None:
+            self._storage_broke(damage)
+
+    def _storage_broke(self, why: str) -> None:
+        self.storage_broken = why
+        self._due.clear()
+        log.error("the database %s is damaged: %s. The host refuses every change from now on "
+                  "(storage_failed) and serves what it holds; stop it, then start it again (it "
+                  "will say how to salvage the data)", self.store.path, why)  # fmt: skip
+
+    def _close_idle(self, now_s: float) -> bool:
+        """Expire the tables nobody joined or played for a while (Limits.open_idle_s,
+        running_idle_s); True if any was."""
+        idle = [t for t in self.tables.values()
+                if (t.status == OPEN and now_s - t.active_s > self.limits.open_idle_s)
+                or (t.status == RUNNING and now_s - t.active_s > self.limits.running_idle_s)]
+        for table in idle:
+            self.store.set_table(table.id, EXPIRED, table.seq)
+            self._forget(table)
+            log.info("table %s: nobody joined or played for a while; it is closed", table.id)
+        return bool(idle)
+
+    # -- quotas per address -----------------------------------------------------------------
+
+    def _check_quota(self, kind: str) -> None:
+        """Refuse a new table or session to an address that holds its share already."""
+        address = self._from_address
+        if kind == "tables":
+            held, allowed = self._tables_of[address], self.limits.tables_per_address
+        else:
+            held, allowed = self._sessions_of[address], self.limits.sessions_per_address
+        if held >= allowed:
+            raise ProtocolError(f"too_many_{kind}", f"your address holds {held} {kind}, as "
+                                "many as one address may")  # fmt: skip
+
+    def _own_session(self, token_hash: str) -> None:
+        self._session_owner[token_hash] = self._from_address
+        self._sessions_of[self._from_address] += 1
+
+    def _drop_session(self, token_hash: str) -> None:
+        owner = self._session_owner.pop(token_hash, None)
+        if owner is not None:
+            self._sessions_of[owner] -= 1
+
+    def _release_table(self, table: Table) -> None:
+        """A table over or forgotten no longer counts against its creator's quota."""
+        if table.owner is not None:
+            self._tables_of[table.owner] -= 1
+            table.owner = None
 
     def _heartbeats(self) -> None:
         now_s = time.monotonic()
@@ -318,13 +552,17 @@ class Host:
         self._next_heartbeat_s = now_s + self.heartbeat_s
 
     def _forget(self, table: Table) -> None:
-        """Drop a long finished table from memory (its record stays in the store)."""
+        """Drop a long finished (or expired) table from memory (its record stays in the
+        store)."""
         del self.tables[table.id]
         self._due.pop(table.id, None)
+        self._release_table(table)
         for token_hash in [*table.holders, *table.spectators]:
             if token_hash is not None:
                 self.sessions.pop(token_hash, None)
-        log.info("table %s: finished a while ago; only its record is kept", table.id)
+                self._drop_session(token_hash)
+        if table.status == OVER:
+            log.info("table %s: finished a while ago; only its record is kept", table.id)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -353,6 +591,7 @@ class Host:
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
             raise ProtocolError("too_many_tables", "the host has no room for another table")
+        self._check_quota("tables")
         game, config = _game_config(request["game"], request["config"])
         seats = game.seats(config)
         if any(seat >= seats for seat in request["bots"]):
@@ -369,6 +608,8 @@ class Host:
         table = self._table_from_row(row, game)
         self.store.add_table(row)
         self.tables[table_id] = table
+        table.owner = self._from_address
+        self._tables_of[table.owner] += 1
         log.info("table %s: created, %s %s%s", table_id, game.name, config,
                  "" if deadline_s is None else f", bot deadline {deadline_s:g} s")  # fmt: skip
         return reply("created", request["id"], table=table_id, game=game.name, config=config,
@@ -382,6 +623,7 @@ class Host:
         role = request["role"]
         if len(self.sessions) >= self.limits.max_sessions:
             raise ProtocolError("too_many_sessions", "the host has no room for another session")
+        self._check_quota("sessions")
         if role == "spectator":
             if request["seat"] is not None:
                 raise ProtocolError("bad_field", "a spectator takes no seat")
@@ -393,6 +635,8 @@ class Host:
         token = secrets.token_urlsafe(TOKEN_BYTES)
         session = Session(hash_token(token), table.id, seat, role, request["name"] or role)
         self.sessions[session.token_hash] = session
+        self._own_session(session.token_hash)
+        table.active_s = time.monotonic()
         self.store.add_session(SessionRow(session.token_hash, table.id, seat, role, session.name))
         if seat is None:
             table.spectators.add(session.token_hash)
@@ -472,6 +716,7 @@ class Host:
             code = "bad_action" if exc.code == "bad_action" else "illegal_action"
             raise refuse(code, exc.message, rule=exc.code) from None
         self._accept(table, seat, data, events, session.token_hash, msg_id)
+        table.active_s = time.monotonic()
         body = _accepted(table.id, seat, msg_id, table.seq, state, events)
         session.accepted.add(msg_id)
         self._remember(session, msg_id, body)
@@ -495,6 +740,7 @@ class Host:
         if state.is_over():
             table.status = OVER
             table.over_s = time.monotonic()
+            self._release_table(table)
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
         self._publish(table, told, persist=False, private=state.private_seats(events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
@@ -593,6 +839,7 @@ class Host:
         table = self._table(request["table"])
         session = self._session(request["token"], table)
         del self.sessions[session.token_hash]
+        self._drop_session(session.token_hash)
         self.store.drop_session(session.token_hash)
         if session.seat is None:
             table.spectators.discard(session.token_hash)
@@ -796,11 +1043,21 @@ def _game_info(name: str) -> dict[str, Any]:
             "options": [option.to_data() for option in game.options]}  # fmt: skip
 
 
+def _writes(request: dict[str, Any]) -> bool:
+    return request["type"] in WRITES and not (request["type"] == "join" and request["token"])
+
+
 def _without_seat(action: dict[str, Any]) -> dict[str, Any]:
     # Records name the seat of each action; the game's parse_action wants the action alone.
     return {key: value for key, value in action.items() if key != "seat"}
 
 
 def _bind(sock: zmq.Socket, address: str, port: int) -> str:
-    sock.bind(f"tcp://{address}:{port or '*'}")
+    endpoint = f"tcp://{address}:{port or '*'}"
+    if not 0 <= port <= 65535:
+        raise BindError(f"cannot listen on {endpoint}: a port is 0..65535")
+    try:
+        sock.bind(endpoint)
+    except zmq.ZMQError as exc:
+        raise BindError(f"cannot listen on {endpoint}: {exc.strerror}", exc.errno) from None
     return sock.getsockopt_string(zmq.LAST_ENDPOINT)

@@ -1,8 +1,11 @@
-"""Per-peer request rate limits: a token bucket for each ROUTER peer.
+"""What one peer may cost the host: request rates, message shapes, memory, quotas, log lines.
 
-Each peer (its ZeroMQ routing id) may send ``burst`` requests at once and ``rate_per_s`` a
-second after that; a request over the limit gets a ``rate_limited`` error without being
-decoded. Buckets are kept for at most ``max_peers`` peers; the least recently heard go first
+Per-peer request rate: a token bucket for each ROUTER peer. Each peer (its ZeroMQ routing id)
+may send ``burst`` requests at once and ``rate_per_s`` a second after that; a request over the
+limit gets a ``rate_limited`` error without being decoded. A request whose reply is big costs
+more (:meth:`RateLimiter.charge`: one token more per :data:`REPLY_COST_BYTES`), so that a cheap
+request with an expensive answer (``tables`` on a full host) cannot take the host's time from
+the rest. Buckets are kept for at most ``max_peers`` peers; the least recently heard go first
 (a peer that is forgotten starts again with a full bucket, which is no worse than a new peer).
 
 >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
@@ -14,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
 
@@ -21,12 +25,56 @@ from collections import OrderedDict
 #: times a second and a bot acts once per turn; a Lazy Pirate retry is one more request.
 RATE_PER_S = 200.0
 RATE_BURST = 400
+#: A reply costs its peer one more token per this many bytes (a snapshot: about one; the
+#: listing of 1,000 tables: about 33).
+REPLY_COST_BYTES = 8192
 #: Peers whose buckets are remembered.
 MAX_PEERS = 10_000
-#: Largest message the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes
-#: libzmq drop the connection before any of it is buffered. Frames between the decoder's limit
-#: (protocol.wire.MAX_REQUEST_BYTES) and this one are read and refused with ``too_big``.
+#: Largest frame the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes libzmq
+#: drop the connection. Frames between the decoder's limit (protocol.wire.MAX_REQUEST_BYTES)
+#: and this one are read and refused with ``too_big``.
 MAX_FRAME_BYTES = 256 * 1024
+#: Frames of one request message after the routing id: the body, its empty delimiter and up to
+#: four routing ids of proxies on the way (PROTOCOL.md, section 1). A longer message is read
+#: and dropped frame by frame, and refused with a reply of fixed size.
+MAX_REQUEST_FRAMES = 6
+#: A routing id is 1..255 bytes; an envelope frame longer than that is no routing id.
+MAX_ENVELOPE_FRAME_BYTES = 255
+#: No reply is bigger than this (the envelope is bounded by the two limits above).
+MAX_REPLY_BYTES = 1024 * 1024
+#: Bytes one connection may have sent the host that it has not yet read as whole requests:
+#: ZeroMQ keeps a multipart message until its last frame arrives, whatever its size, so the
+#: host measures each connection (the kernel's count of bytes received, TCP_INFO) and cuts
+#: one that is over. Requests waiting to be read count too, so this is far above what a
+#: pipelining client ever has in flight.
+MAX_UNREAD_BYTES = 4 * 1024 * 1024
+#: Bytes of replies one connection may leave unread (sent by the host, not acknowledged by the
+#: peer's TCP): past it, its requests are dropped unanswered until it reads.
+MAX_UNREAD_REPLY_BYTES = 2 * 1024 * 1024
+#: What a subscriber may send the broadcast socket in all (subscriptions are a few bytes each).
+MAX_SUBSCRIBER_BYTES = 256 * 1024
+#: How often (at most) the host measures its connections.
+GUARD_INTERVAL_S = 0.02
+#: Tables (open or running) and sessions one address (an IP) may hold at once: a quarter of the
+#: host's caps (Limits in sagani_net.host), so that one machine cannot fill them.
+TABLES_PER_ADDRESS = 250
+SESSIONS_PER_ADDRESS = 5000
+#: Connections one address may hold to each of the host's sockets: far more than a machine of
+#: players and bots needs (each client holds one of each), far fewer than the descriptors a
+#: host has (it raises its own soft limit at start). ``sagani host --connections-per-address``
+#: raises it for a machine that runs hundreds of bots.
+CONNECTIONS_PER_ADDRESS = 256
+#: An open table nobody joined for this long, or a running one where no player or bot acted
+#: for this long, is closed (status "expired"); its seats and sessions are freed.
+OPEN_TABLE_IDLE_S = 15 * 60.0
+RUNNING_TABLE_IDLE_S = 6 * 3600.0
+#: Shortest heartbeat period the host accepts (a shorter one is a busy loop).
+MIN_HEARTBEAT_S = 0.01
+MAX_HEARTBEAT_S = 3600.0
+#: Log lines of one kind (one message template) written per window; the rest are counted and
+#: summed up in one line when the window ends.
+LOG_LINES_PER_WINDOW = 20
+LOG_WINDOW_S = 10.0
 
 
 class RateLimiter:
@@ -51,3 +99,47 @@ class RateLimiter:
         if len(self._buckets) > self.max_peers:
             self._buckets.popitem(last=False)
         return allowed
+
+    def charge(self, peer: bytes, reply_bytes: int) -> None:
+        """Take the extra tokens a reply of ``reply_bytes`` costs; the bucket may go into debt,
+        which the peer's next requests pay off.
+
+        >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
+        >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES)
+        True
+        >>> bucket.allow(b"p", now_s=1.0)
+        False
+        """
+        extra = reply_bytes // REPLY_COST_BYTES
+        if extra and peer in self._buckets:
+            tokens, then_s = self._buckets[peer]
+            self._buckets[peer] = (tokens - extra, then_s)
+
+
+class QuietRepeats(logging.Filter):
+    """Lets at most ``per_window`` lines of each message template through per window; at the
+    window's end one line says how many were held back. A flood of one kind of event (bots
+    missing deadlines on hundreds of tables, a peer sending garbage) cannot flood the log."""
+
+    def __init__(self, per_window: int = LOG_LINES_PER_WINDOW,
+                 window_s: float = LOG_WINDOW_S) -> None:  # fmt: skip
+        super().__init__()
+        self.per_window = per_window
+        self.window_s = window_s
+        self._window_end_s = 0.0
+        self._counts: dict[tuple[str, int], int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now_s = time.monotonic()
+        if now_s >= self._window_end_s:
+            held = {key: n - self.per_window for key, n in self._counts.items()
+                    if n > self.per_window}  # fmt: skip
+            self._counts.clear()
+            self._window_end_s = now_s + self.window_s
+            for (template, level), n in held.items():
+                logging.getLogger(record.name).log(
+                    level, "(%d more lines like %r in the last %g s were not written)",
+                    n, template, self.window_s)  # fmt: skip
+        key = (str(record.msg), record.levelno)
+        count = self._counts[key] = self._counts.get(key, 0) + 1
+        return count <= self.per_window

@@ -3,17 +3,28 @@
 One connection, WAL mode. The host writes inside an open transaction and calls
 :meth:`Store.commit` before it sends the replies and broadcasts of a batch, so every accepted
 action is on disk (in the WAL) before anyone hears of it. Seats keep token hashes, never tokens.
+
+The data dir is the owner's alone (0700, files 0600: it holds the seeds of running games). The
+store notices when its files are deleted, replaced or written by anything else while it runs
+(:meth:`Store.damage`), and refuses to open a database that fails SQLite's check
+(:class:`StorageDamaged`); :func:`salvage` copies what is readable into a new one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 DB_NAME = "sagani.sqlite3"
+#: The files SQLite keeps beside the database in WAL mode.
+SIDE_FILES = ("-wal", "-shm")
+DIR_MODE = 0o700
+FILE_MODE = 0o600
 #: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
 #: survives a power cut, at the price of an fsync per commit.
 SYNCHRONOUS = "NORMAL"
@@ -54,6 +65,10 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 
 
+class StorageDamaged(Exception):
+    """The database cannot be used as it is; the message says what to do (one line)."""
+
+
 @dataclass
 class SessionRow:
     token_hash: str
@@ -85,18 +100,33 @@ class Store:
 
     def __init__(self, data_dir: Path | str, *, synchronous: str = SYNCHRONOUS) -> None:
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.path = self.data_dir / DB_NAME
+        private(self.data_dir, self.path)
         self.db = sqlite3.connect(self.path, isolation_level="DEFERRED", check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute(f"PRAGMA synchronous={synchronous}")
-        self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
-        self.db.executescript(_SCHEMA)
-        # A data dir made before tables had deadline_s gets the column (NULL: no deadline).
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
-        if "deadline_s" not in columns:
-            self.db.execute("ALTER TABLE tables ADD COLUMN deadline_s REAL")
-        self.db.commit()
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA synchronous={synchronous}")
+            self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+            check = self.db.execute("PRAGMA quick_check").fetchall()
+            if check != [("ok",)]:
+                raise sqlite3.DatabaseError(check[0][0])
+            self.db.executescript(_SCHEMA)
+            # A data dir made before tables had deadline_s gets the column (NULL: no deadline).
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
+            if "deadline_s" not in columns:
+                self.db.execute("ALTER TABLE tables ADD COLUMN deadline_s REAL")
+            self.db.commit()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+                raise  # read-only, full, locked: not damage
+            raise StorageDamaged(
+                f"the database {self.path} is damaged ({exc}); start the host with --salvage "
+                "to keep what is readable (the damaged files are moved aside, not deleted)"
+            ) from None
+        private(self.data_dir, self.path)
+        self._seen = self._fingerprint()
 
     def close(self) -> None:
         self.db.close()
@@ -105,6 +135,41 @@ class Store:
         """Make everything written since the last commit durable."""
         if self.db.in_transaction:
             self.db.commit()
+            self._seen = self._fingerprint()
+
+    def rollback(self) -> None:
+        """Forget everything written since the last commit (a refused batch)."""
+        self.db.rollback()
+        self._seen = self._fingerprint()  # what the refused writes changed was this store's
+
+    # -- faults under the host --------------------------------------------------------------
+
+    def _fingerprint(self) -> tuple[tuple[int, int, int] | None, ...]:
+        """Identity, size and time of change of the database and its WAL: they change only
+        when this store commits (a checkpoint too happens inside a commit)."""
+        marks = []
+        for path in (self.path, self.path.with_name(DB_NAME + "-wal")):
+            try:
+                st = os.stat(path)
+                marks.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except FileNotFoundError:
+                marks.append(None)
+        return tuple(marks)
+
+    def damage(self) -> str | None:
+        """What happened to the files since the last commit, if anything did (deleted,
+        replaced, written by another program); None if they are as this store left them."""
+        now = self._fingerprint()
+        if now == self._seen:
+            return None
+        for name, was, is_ in zip(("database", "WAL"), self._seen, now, strict=True):
+            if was is not None and is_ is None:
+                return f"its {name} file was deleted"
+            if was is not None and is_ is not None and was[0] != is_[0]:
+                return f"its {name} file was replaced"
+            if was != is_:
+                return f"its {name} file was written by something else"
+        return None
 
     # -- writes (inside the open transaction) -----------------------------------------------
 
@@ -215,17 +280,19 @@ class Store:
                      deadline_s=r[8])  # fmt: skip
             for r in self.db.execute(
                 "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s "
-                "FROM tables WHERE status != 'over' ORDER BY created_s"
+                "FROM tables WHERE status IN ('open', 'running') ORDER BY created_s"
             )
         ]
         by_id = {row.id: row for row in rows}
-        sessions = self._sessions("table_id IN (SELECT id FROM tables WHERE status != 'over')")
+        sessions = self._sessions(
+            "table_id IN (SELECT id FROM tables WHERE status IN ('open', 'running'))")
         for session in sessions.values():
             if session.table_id in by_id:
                 by_id[session.table_id].sessions.append(session)
         for table_id, seat, action, session, msg_id, seq in self.db.execute(
             "SELECT table_id, seat, action, session, msg_id, seq FROM actions WHERE table_id IN "
-            "(SELECT id FROM tables WHERE status != 'over') ORDER BY table_id, version"
+            "(SELECT id FROM tables WHERE status IN ('open', 'running')) "
+            "ORDER BY table_id, version"
         ):
             row = by_id[table_id]
             row.actions.append({"seat": seat, **json.loads(action)})
@@ -246,3 +313,72 @@ class Store:
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+def private(data_dir: Path, path: Path) -> None:
+    """Make the data dir and the database's files the owner's alone; the database is created
+    owner-only before SQLite opens it (its WAL and shared-memory files take its mode)."""
+    os.chmod(data_dir, DIR_MODE)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+    for file in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
+        if file.exists():
+            os.chmod(file, FILE_MODE)
+
+
+def salvage(data_dir: Path | str) -> str:
+    """Move a damaged database aside and copy every row still readable into a new one; each
+    table keeps its actions from the first up to the first one lost. Returns what was done,
+    in one line."""
+    path = Path(data_dir) / DB_NAME
+    aside = path.with_name(f"{DB_NAME}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+    for side in ("", *SIDE_FILES):
+        source = path.with_name(path.name + side)
+        if source.exists():
+            source.replace(aside.with_name(aside.name + side))
+    old = sqlite3.connect(aside)
+    store = Store(data_dir)
+    kept: dict[str, int] = {}
+    try:
+        for table, columns in (("tables", 10), ("sessions", 5), ("actions", 7)):
+            rows = _readable_rows(old, table)
+            if table == "actions":
+                rows = _unbroken_actions(rows)
+            marks = ", ".join("?" * columns)
+            for row in rows:
+                try:
+                    store.db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", row)
+                except sqlite3.Error:
+                    continue  # a row too damaged to keep
+            kept[table] = len(rows)
+        store.commit()
+    finally:
+        old.close()
+        store.close()
+    return (f"salvaged {kept['tables']} tables, {kept['sessions']} sessions and "
+            f"{kept['actions']} actions into {path}; the damaged files are {aside}*")
+
+
+def _readable_rows(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
+    """The rows of ``table`` that can still be read, in order, up to the first damaged page."""
+    rows: list[tuple[Any, ...]] = []
+    try:
+        for row in db.execute(f"SELECT * FROM {table}"):
+            rows.append(tuple(row))
+    except sqlite3.Error:
+        pass  # the rest of this table is unreadable
+    return rows
+
+
+def _unbroken_actions(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Each table's actions 0, 1, 2... up to the first missing version (a game resumes only
+    from an unbroken sequence)."""
+    by_table: dict[str, dict[int, tuple[Any, ...]]] = {}
+    for row in rows:
+        by_table.setdefault(row[0], {})[row[1]] = row
+    kept = []
+    for versions in by_table.values():
+        version = 0
+        while version in versions:
+            kept.append(versions[version])
+            version += 1
+    return kept

@@ -19,7 +19,7 @@ import zmq
 from test_net_support import WAIT_S, Raw, choose, port_of, start_host_process
 
 from protocol import decode_message, topic
-from sagani_net.bots.runner import BotRunner
+from sagani_net.bots.runner import DEADLINE_MARGIN_S, BotRunner
 from sagani_net.host import DEADLINE_GRACE_S, HOST_DEFAULT_SESSION, Host
 from sagani_net.store import Store
 
@@ -244,7 +244,11 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
         wait_until(lambda: searcher.moves >= 6, timeout_s=WAIT_S)
         stop.set()
         thread.join(WAIT_S)
-        assert 0 < searcher.slowest_move_s < deadline_s
+        # The search is budgeted inside the table's deadline, not the command line's 5 s (how
+        # long a move really took depends on the machine's load, so that is not asserted)...
+        assert searcher.policy is not None
+        assert searcher.policy.config.think_s == deadline_s - DEADLINE_MARGIN_S
+        # ...and the host never had to play for it.
         assert default_moves(tmp_path, table) == []
     finally:
         searcher.close()
@@ -266,3 +270,32 @@ def test_an_older_data_dir_gets_the_deadline_column(tmp_path: Path) -> None:
     db.close()
     (row,) = Store(tmp_path).unfinished()
     assert row.deadline_s is None
+
+
+def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
+    tmp_path: Path, caplog: Any
+) -> None:
+    """Issue 10: 66,000 warning lines in 40 s. Lines of one kind are counted past a few."""
+    import logging
+
+    from test_net_support import running_host
+
+    from sagani_net.limits import LOG_LINES_PER_WINDOW
+
+    tables = 12
+    with caplog.at_level(logging.WARNING, logger="sagani_net.host"), \
+            running_host(tmp_path, heartbeat_s=0.2) as host:  # fmt: skip
+        raw = Raw(host.endpoint)
+        made = []
+        for seed in range(tables):  # two bot seats that never answer: the host plays both
+            table = raw("create", game="sagani", config={"players": 2}, seed=seed, bots=[0, 1],
+                        deadline_s=0.1)["table"]  # fmt: skip
+            for _ in range(2):
+                raw("join", table=table, role="bot", name="mute")
+            made.append(table)
+        wait_until(lambda: sum(len(default_moves(tmp_path, t)) for t in made) >= 3 * tables)
+        raw.close()
+    missed = [r for r in caplog.records if "missed its" in r.getMessage()]
+    played = sum(len(default_moves(tmp_path, t)) for t in made)
+    assert played >= 3 * tables
+    assert len(missed) <= LOG_LINES_PER_WINDOW < played

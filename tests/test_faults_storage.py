@@ -7,10 +7,14 @@ full disk is also simulated everywhere with SQLite's ``max_page_count`` on a rea
 
 from __future__ import annotations
 
+import logging
+import os
 import random
 import sqlite3
+import stat
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +24,7 @@ from typing import Any
 import pytest
 from test_net_support import ROOT, Raw, choose, running_host
 
+from protocol import VERSION, encode
 from sagani_net.games import get_game
 from sagani_net.host import Host
 from sagani_net.store import DB_NAME
@@ -59,11 +64,30 @@ def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+class Patient:
+    """Raw requests that wait out ``rate_limited`` as PROTOCOL.md asks (same bytes again).
+
+    These tests send a few hundred requests as fast as the host answers: on a quiet machine
+    that is more than the per-peer rate, and a refusal for it is no storage fault.
+    """
+
+    def __init__(self, raw: Raw) -> None:
+        self.raw = raw
+
+    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.raw.next_id += 1
+        body = encode({"v": VERSION, "type": kind, "id": self.raw.next_id, **fields})
+        while (reply := self.raw.send_bytes(body)).get("code") == "rate_limited":
+            time.sleep(0.2)
+        return reply
+
+
 class Game:
     """A started 2-player table played with random legal actions through raw requests."""
 
     def __init__(self, raw: Raw, seed: int) -> None:
-        self.raw = raw
+        self.raw = Patient(raw)
+        raw = self.raw
         self.table = raw("create", game="sagani", config={"players": 2}, seed=seed)["table"]
         self.tokens = [raw("join", table=self.table)["token"] for _ in range(2)]
         self.rng = random.Random(seed)
@@ -123,7 +147,7 @@ def play_through_a_full_disk(data_dir: Path, make_room, fill=None) -> None:
         for _ in range(5):
             assert game.act()["code"] == "storage_failed"
         assert game.snapshot() == stuck
-        assert raw("hello")["type"] == "welcome"
+        assert game.raw("hello")["type"] == "welcome"
         assert integrity(data_dir) == "ok"
         make_room(host)
         record = game.finish()
@@ -172,7 +196,7 @@ def test_read_only_data_dir_is_a_clear_error_and_the_games_survive(tmp_path: Pat
         with running_host(data_dir) as host:
             raw = Raw(host.endpoint)
             raw.next_id = 1000  # message ids are never reused within a session
-            game.raw = raw
+            game.raw = Patient(raw)
             assert game.snapshot()[0] == 10
             check_record(game.finish(), game.accepted)
             raw.close()
@@ -185,3 +209,117 @@ def test_data_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "cannot use the data dir" in done.stderr and "Traceback" not in done.stderr
     assert not_a_dir.read_text() == "not a directory"
+
+
+# -- the database damaged under a running host (issue 10) ---------------------------------------
+
+
+def damage_while_running(data_dir: Path, damage, caplog: pytest.LogCaptureFixture,
+                         why: str) -> Game:  # fmt: skip
+    """Play, damage the files, then check that no further change is taken (``storage_failed``
+    and a log line) while reads are still served from memory."""
+    with running_host(data_dir) as host:
+        game = Game(Raw(host.endpoint), seed=704)
+        for _ in range(6):
+            assert game.act()["type"] == "accepted"
+        before = game.snapshot()
+        with caplog.at_level(logging.ERROR, logger="sagani_net.host"):
+            damage(data_dir)
+            for _ in range(3):
+                assert game.act()["code"] == "storage_failed"
+            assert game.raw("create", game="sagani", config={"players": 2})["code"] \
+                == "storage_failed"  # fmt: skip
+        assert game.snapshot() == before  # reads still served, nothing moved
+        assert game.raw("tables")["type"] == "tables"
+        assert host.storage_broken is not None and why in host.storage_broken
+        lines = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+        assert len(lines) == 1 and why in lines[0], lines
+        game.raw.raw.close()
+    return game
+
+
+def test_database_deleted_under_the_host_refuses_changes_and_serves_reads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def delete(data_dir: Path) -> None:
+        for side in ("", "-wal", "-shm"):
+            (data_dir / (DB_NAME + side)).unlink()
+
+    damage_while_running(tmp_path, delete, caplog, "deleted")
+
+
+def test_wal_overwritten_under_the_host_refuses_changes_and_serves_reads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def overwrite(data_dir: Path) -> None:
+        wal = data_dir / (DB_NAME + "-wal")
+        with open(wal, "r+b") as out:  # the same file, its frames gone
+            out.seek(32)
+            out.write(bytes(wal.stat().st_size - 32))
+
+    damage_while_running(tmp_path, overwrite, caplog, "WAL file was written")
+
+
+def corrupt(path: Path) -> None:
+    """Overwrite the second half of a database file with garbage, as a bad disk or a stray
+    write would (the host's last checkpoint, when it stops, rewrites only a few pages)."""
+    size = path.stat().st_size
+    with open(path, "r+b") as out:
+        out.seek(size // 2)
+        out.write(random.Random(9).randbytes(size - size // 2))
+
+
+def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bigger database than one game, so that the damage lands among the actions.
+    with running_host(tmp_path) as host:
+        raw = Patient(Raw(host.endpoint))
+        games = [Game(raw.raw, seed=710 + i) for i in range(6)]
+        for _ in range(30):
+            for game in games:
+                assert game.act()["type"] == "accepted"
+        raw.raw.close()
+    damage_while_running(tmp_path, lambda d: corrupt(d / DB_NAME), caplog,
+                         "database file was written")  # fmt: skip
+    # On start: one line that says what to do, no traceback.
+    done = run_host_cli(tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is damaged" in lines[0] and "--salvage" in lines[0], lines
+    assert "Traceback" not in done.stderr
+    # --salvage keeps what is readable, says so, and serves it: every game it kept plays.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--salvage", "--port", "0",
+         "--data-dir", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        endpoint = proc.stdout.readline().split("requests ")[1].split()[0]
+        salvaged = proc.stderr.readline()
+        assert salvaged.startswith("sagani host: salvaged "), salvaged
+        print(salvaged.strip())
+        raw = Patient(Raw(endpoint))
+        for table in raw("tables")["tables"]:
+            assert raw("sync", table=table["table"])["version"] == table["version"]
+        raw.raw.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert integrity(tmp_path) == "ok"
+    assert list(tmp_path.glob(DB_NAME + ".damaged-*")), "the damaged file is kept aside"
+
+
+def test_data_dir_and_database_files_are_the_owners_alone(tmp_path: Path) -> None:
+    data_dir = tmp_path / "host"
+    data_dir.mkdir(mode=0o755)
+    os.chmod(data_dir, 0o755)  # as an older host made it
+    with running_host(data_dir) as host:
+        game = Game(Raw(host.endpoint), seed=705)
+        assert game.act()["type"] == "accepted"
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data_dir.iterdir()}
+        game.raw.raw.close()
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert {DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"} <= set(modes)
+    assert set(modes.values()) == {0o600}, modes

@@ -25,6 +25,7 @@ from test_net_support import WAIT_S, Raw, choose, running_host
 from protocol import ProtocolError, check_request, decode_message, decode_request, encode
 from protocol.messages import MAX_ID, request_id
 from sagani_net.host import Host, Limits
+from sagani_net.limits import MAX_ENVELOPE_FRAME_BYTES, MAX_REQUEST_FRAMES
 
 EXAMPLES = 240
 #: Frames hypothesis draws per example; each single-part one also goes out in DERIVED
@@ -193,7 +194,10 @@ def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
     return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
 
 
-multipart = st.lists(st.binary(max_size=40), min_size=2, max_size=4)
+#: Multipart messages, past the framing too: more frames than a request may have, envelope
+#: frames longer than a routing id (the host once echoed a whole envelope back).
+multipart = st.lists(st.one_of(st.binary(max_size=40), st.just(b""), st.binary(max_size=400)),
+                     min_size=2, max_size=MAX_REQUEST_FRAMES + 2)
 
 
 def derived(parts: list[bytes], rng: random.Random) -> list[list[bytes]]:
@@ -225,7 +229,11 @@ HARMLESS = {"hello": {"welcome"}, "tables": {"tables"}, "sync": {"snapshot"}, "r
 
 def expect(parts: list[bytes]) -> tuple[str | None, set[str], int | None]:
     """(the error code the frame must get or None, the other reply types allowed, its id)."""
+    if len(parts) + 1 > MAX_REQUEST_FRAMES:  # sent after an empty delimiter
+        return "bad_frame", set(), None
     if len(parts) >= 2 and parts[-2] == b"":
+        if any(len(part) > MAX_ENVELOPE_FRAME_BYTES for part in parts[:-1]):
+            return "bad_frame", set(), None
         parts = parts[-1:]  # an envelope ending in a delimiter, as a proxy or REQ_CORRELATE sends
     if len(parts) != 1:
         return "bad_frame", set(), None

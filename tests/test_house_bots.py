@@ -4,12 +4,14 @@ back to them after the host is killed and started again."""
 from __future__ import annotations
 
 import json
+import stat
 import threading
 import time
 from pathlib import Path
 
 from test_net_support import WAIT_S, Slow, port_of, start_host_process
 
+from sagani_net.bots import house
 from sagani_net.bots.house import TOKENS_FILE
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
@@ -75,6 +77,42 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: P
     finally:
         me.close()
         watcher.close()
+        proc.terminate()
+        proc.wait()
+    wait_gone(tmp_path)
+
+
+def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
+    tmp_path: Path,
+) -> None:
+    """Issue 10: ``ps`` showed the join code with its key; house-bots.json held raw tokens."""
+    proc, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--secure", "--bots",
+                                           "random")  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        code = proc.stdout.readline().split("join code ")[1].strip()
+        key = code.split("key=")[1]
+        watcher = Client(code)
+        try:
+            table = watcher.create({"players": 2}, bots=[0, 1])
+            watcher.join(table, role="spectator")
+            assert watcher.wait_for(lambda r: r.version >= 2, WAIT_S)  # the house bots play
+            path = tmp_path / TOKENS_FILE
+            sealed = json.loads(path.read_text())[table]
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
+            house_key = bytes.fromhex((tmp_path / house.KEY_FILE).read_text())
+            for seat, text in sealed.items():
+                token = house.unseal(house_key, text)
+                assert token and token not in path.read_text()
+                # What is sealed is the seat's real token: the host takes it.
+                assert watcher.request("sync", table=table, token=token)["you"] == int(seat)
+        finally:
+            watcher.close()
+        children = house_processes(tmp_path)
+        assert children
+        for pid in [proc.pid, *children]:
+            assert key.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+    finally:
         proc.terminate()
         proc.wait()
     wait_gone(tmp_path)

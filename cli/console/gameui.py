@@ -19,14 +19,39 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sagani_net.game import Game, RuleError
 
-if TYPE_CHECKING:
-    from cli.console.model import ConsoleModel
-
 Data = dict[str, Any]
+
+
+class Table(Protocol):
+    """What a GameUI may read and do of the shell's model (:class:`cli.console.model.
+    ConsoleModel` is the one there is): the table as the shell knows it."""
+
+    view: Data | None
+    private: Data | None
+    you: int | None
+    seats: list[Data]
+    status: str
+    shown: int
+    message: str
+
+    @property
+    def turn(self) -> int | None: ...
+
+    @property
+    def my_turn(self) -> bool: ...
+
+    def name(self, seat: int) -> str: ...
+
+    def names(self) -> list[str]: ...
+
+    def remember(self) -> None: ...
+
+    def say(self, message: str, refusal: bool = False) -> None: ...
+
 Fragment = tuple[str, str]
 Line = list[Fragment]
 
@@ -68,7 +93,7 @@ class GameUI:
     #: Extra prompt_toolkit styles (``class:`` names) this game draws with.
     styles: dict[str, str] = {}
 
-    def __init__(self, game: Game, model: ConsoleModel) -> None:
+    def __init__(self, game: Game, model: Table) -> None:
         self.game = game
         self.model = model
 

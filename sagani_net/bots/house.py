@@ -3,15 +3,22 @@
 They are ordinary network clients of the host (the same :class:`BotRunner` that ``sagani bot``
 and ``sagani play`` use), each on a thread of one process beside the host's (:func:`running`):
 a search holds Python's GIL for its whole thinking time, and in the host's process that would
-slow every table's socket loop. Their tokens are kept in the data dir, so that after a restart
-every house bot comes back to its seat.
+slow every table's socket loop. Their tokens are kept in the data dir, sealed (never raw), so
+that after a restart every house bot comes back to its seat. The child learns the host's
+address (a join code carries the host's key) on its stdin, not its command line, which any user
+of the machine can read.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
+import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -27,6 +34,9 @@ log = logging.getLogger(__name__)
 #: How often the host's tables are looked at for empty bot seats.
 POLL_S = 0.5
 TOKENS_FILE = "house-bots.json"
+#: The key that seals the tokens in TOKENS_FILE (owner-only, like the file).
+KEY_FILE = "house-bots.key"
+NONCE_BYTES = 16
 #: How long the host waits for its house bots to stop before it kills them.
 STOP_WAIT_S = 5.0
 
@@ -52,15 +62,18 @@ class HouseBots:
         self._stop.set()
 
     def _load(self) -> dict[str, dict[str, str]]:
+        self.key = _key(self.path.with_name(KEY_FILE))
         try:
-            return json.loads(self.path.read_text())
-        except (OSError, ValueError):
+            sealed = json.loads(self.path.read_text())
+            return {table: {seat: unseal(self.key, token) for seat, token in seats.items()}
+                    for table, seats in sealed.items()}  # fmt: skip
+        except (OSError, ValueError, AttributeError):
             return {}
 
     def _save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self._seated))
-        tmp.replace(self.path)  # atomic: a crash leaves the old file or the new one
+        sealed = {table: {seat: seal(self.key, token) for seat, token in seats.items()}
+                  for table, seats in self._seated.items()}  # fmt: skip
+        _write_private(self.path, json.dumps(sealed))
 
     def _watch(self) -> None:
         for table, seats in list(self._seated.items()):
@@ -137,8 +150,11 @@ def running(address: str, strategy: str, data_dir: Path, quiet: bool = False) ->
     killed (the kernel closes the pipe), so a host started again never finds the old bots
     still playing beside the new ones for long.
     """
-    command = [sys.executable, "-m", "sagani_net.bots.house", address, strategy, str(data_dir)]
+    command = [sys.executable, "-m", "sagani_net.bots.house", strategy, str(data_dir)]
     child = subprocess.Popen([*command, *(["--quiet"] if quiet else [])], stdin=subprocess.PIPE)
+    assert child.stdin is not None
+    child.stdin.write(address.encode() + b"\n")
+    child.stdin.flush()
     try:
         yield
     finally:
@@ -152,9 +168,11 @@ def running(address: str, strategy: str, data_dir: Path, quiet: bool = False) ->
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The child process of :func:`running`: ``ADDRESS STRATEGY DATA_DIR [--quiet]``."""
+    """The child process of :func:`running`: ``STRATEGY DATA_DIR [--quiet]``, the host's
+    address as the first line of stdin."""
     args = sys.argv[1:] if argv is None else argv
-    address, strategy, data_dir = args[:3]
+    strategy, data_dir = args[:2]
+    address = sys.stdin.buffer.readline().decode().strip()
     logging.basicConfig(level=logging.WARNING if "--quiet" in args else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
     bots = HouseBots(address, strategy, Path(data_dir))
@@ -162,6 +180,57 @@ def main(argv: list[str] | None = None) -> None:
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C reaches the whole process group
         sys.stdin.buffer.read()  # until the host closes the pipe, or dies
     bots.stop()
+
+
+def seal(key: bytes, token: str) -> str:
+    """``token`` encrypted with ``key`` (a fresh nonce each time), as text.
+
+    >>> key = bytes(32)
+    >>> unseal(key, seal(key, "t0ken")) == "t0ken" != seal(key, "t0ken")
+    True
+    """
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    plain = token.encode()
+    return base64.urlsafe_b64encode(nonce + _xor(plain, _pad(key, nonce, len(plain)))).decode()
+
+
+def unseal(key: bytes, text: str) -> str:
+    """The token :func:`seal` sealed; "" stays "" (a bot still joining)."""
+    if not text:
+        return ""
+    raw = base64.urlsafe_b64decode(text)
+    nonce, sealed = raw[:NONCE_BYTES], raw[NONCE_BYTES:]
+    return _xor(sealed, _pad(key, nonce, len(sealed))).decode()
+
+
+def _pad(key: bytes, nonce: bytes, size: int) -> bytes:
+    # HMAC-SHA256 in counter mode: a key stream no one without the key can compute.
+    blocks = (size + 31) // 32
+    return b"".join(hmac.new(key, nonce + bytes([i]), hashlib.sha256).digest()
+                    for i in range(blocks))[:size]  # fmt: skip
+
+
+def _xor(data: bytes, pad: bytes) -> bytes:
+    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
+
+
+def _key(path: Path) -> bytes:
+    """The sealing key in ``path``, made on first use."""
+    try:
+        return bytes.fromhex(path.read_text())
+    except (OSError, ValueError):
+        key = secrets.token_bytes(32)
+        _write_private(path, key.hex())
+        return key
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` owner-only, whole, then rename: a crash leaves the old file or the new."""
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

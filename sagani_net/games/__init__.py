@@ -49,7 +49,7 @@ def configs(name: str) -> list[Data]:
     option without choices keeps its default), in the order of the choices.
 
     >>> [(c["players"], c["mode"]) for c in configs("sagani")]
-    [(2, 'multi'), (1, 'solo'), (1, 'solo-advanced'), (3, 'multi'), (4, 'multi')]
+    [(1, 'solo'), (1, 'solo-advanced'), (2, 'multi'), (3, 'multi'), (4, 'multi')]
     """
     game = get_game(name)
     names = [o.name for o in game.options]

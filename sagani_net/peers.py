@@ -1,0 +1,275 @@
+"""What each TCP connection to the host has sent and not been read, and read and not been
+answered: the host's memory per peer, bounded whatever ZeroMQ would buffer.
+
+libzmq limits a frame (ZMQ_MAXMSGSIZE) and counts messages (high-water marks), but it holds a
+multipart message until its last frame arrives, however many frames that takes, and queues
+replies by count, not by size. So the host watches each connection itself: a socket monitor
+tells it the file descriptor of every connection accepted, and the kernel's TCP_INFO gives
+how many bytes each one has received and had acknowledged. A connection whose received bytes
+run ahead of the whole requests the host has read from it by more than ``max_unread_bytes`` is
+holding an endless or huge message: the host shuts it down, and libzmq frees what it held.
+A connection that leaves more than ``max_unread_reply_bytes`` of replies unread gets no more
+replies until it reads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import socket
+import struct
+import sys
+from dataclasses import dataclass
+
+import zmq
+from zmq.utils.monitor import parse_monitor_message
+
+log = logging.getLogger("sagani_net.host")
+
+#: Where Linux's struct tcp_info keeps tcpi_bytes_acked and tcpi_bytes_received (u64 each,
+#: since Linux 4.1 and 4.2).
+_TCP_INFO_BYTES = 136
+_ACKED_AT = 120
+_RECEIVED_AT = 128
+#: What CURVE adds to a frame: it travels as a MESSAGE command ("\x07MESSAGE"), with an
+#: 8-byte nonce, a 16-byte MAC and a flags byte.
+CURVE_FRAME_BYTES = 33
+#: More than the greeting and handshake of a connection take (CURVE's included): the bytes
+#: counted as read and sent before the first message.
+HANDSHAKE_BYTES = 4096
+
+
+def wire_bytes(size: int, curve: bool) -> int:
+    """The bytes a ZMTP frame of ``size`` bytes takes on the wire: exact, because the counts
+    add up over a connection's life (an estimate per frame would drift without bound)."""
+    if curve:
+        size += CURVE_FRAME_BYTES
+    return size + (2 if size <= 255 else 9)  # a short or a long frame header
+
+
+@dataclass
+class Connection:
+    fd: int
+    #: Counts connections, so that a descriptor number used again is another connection.
+    serial: int
+    #: The socket's inode: libzmq may close the descriptor and the number may name another
+    #: file by the time the host acts on it; the inode tells.
+    inode: int
+    #: Bytes of whole messages the host has read from it (with their wire overhead).
+    read: int = HANDSHAKE_BYTES
+    #: Bytes of replies the host has sent it (with their wire overhead).
+    sent: int = HANDSHAKE_BYTES
+    #: Of which the peer had acknowledged this many at the last look.
+    acked: int = 0
+    #: The peer's IP address ("" if it could not be read).
+    address: str = ""
+
+
+#: TCP_INFO's layout above is Linux's; elsewhere the counts are unknown and nothing is cut
+#: (SECURITY.md says what bounds a peer there).
+_HAVE_TCP_INFO = sys.platform.startswith("linux") and hasattr(socket, "TCP_INFO")
+
+
+def tcp_counts(fd: int) -> tuple[int, int] | None:
+    """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
+    if not _HAVE_TCP_INFO:
+        return None
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    except OSError:
+        return None
+    finally:
+        sock.detach()  # the descriptor is libzmq's
+    if len(info) < _TCP_INFO_BYTES:
+        return None
+    acked, received = struct.unpack_from("=QQ", info, _ACKED_AT)
+    return received, acked
+
+
+def peer_address(fd: int) -> str:
+    """The IP address at the other end of the TCP socket ``fd`` ("" if unknown)."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError:
+        return ""
+    try:
+        return str(sock.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        return ""
+    finally:
+        sock.detach()  # the descriptor is libzmq's
+
+
+def inode(fd: int) -> int | None:
+    try:
+        return os.fstat(fd).st_ino
+    except OSError:
+        return None
+
+
+def cut(conn: Connection) -> None:
+    """Break a connection under libzmq: reset it (connect to AF_UNSPEC aborts a TCP
+    connection: the peer gets an RST, the kernel drops its buffers) and shut it down, so that
+    libzmq, seeing it fail, closes it and frees what it held. It works on a duplicate of the
+    descriptor, checked to be the same socket: the number may already be another file's."""
+    try:
+        fd = os.dup(conn.fd)
+    except OSError:
+        return
+    try:
+        if inode(fd) != conn.inode:
+            return
+        unspec = struct.pack("=H14x", socket.AF_UNSPEC)
+        _libc.connect(fd, unspec, len(unspec))
+        sock = socket.socket(fileno=fd)
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already reset: nothing left to shut
+        finally:
+            sock.detach()
+    finally:
+        os.close(fd)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class ConnectionGuard:
+    """The connections of one bound socket, and what each may hold; see the module docstring.
+
+    ``max_unread_bytes`` None: nothing the peer sends is ever read as requests (a PUB socket's
+    subscribers), so ``max_total_bytes`` bounds all it may send.
+    """
+
+    def __init__(
+        self,
+        sock: zmq.Socket,
+        name: str,
+        *,
+        max_unread_bytes: int | None = None,
+        max_total_bytes: int | None = None,
+        max_unread_reply_bytes: int | None = None,
+        max_per_address: int | None = None,
+        curve: bool = False,
+    ) -> None:
+        self.name = name
+        self.curve = curve
+        self.max_unread_bytes = max_unread_bytes
+        self.max_total_bytes = max_total_bytes
+        self.max_unread_reply_bytes = max_unread_reply_bytes
+        self.max_per_address = max_per_address
+        self.connections: dict[int, Connection] = {}
+        self._per_address: dict[str, int] = {}
+        self.cuts = 0
+        self._serials = 0
+        self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        self._sock = sock
+
+    def close(self) -> None:
+        self._sock.disable_monitor()
+        self.monitor.close()
+
+    def events(self) -> None:
+        """Take in the connections accepted and closed since the last look."""
+        while self.monitor.get(zmq.EVENTS) & zmq.POLLIN:
+            event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
+            fd = int(event["value"])
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self._accepted(fd)
+            else:
+                self._forget(fd)
+
+    def _accepted(self, fd: int) -> None:
+        self._serials += 1
+        self._forget(fd)  # a number reused before its DISCONNECTED was read
+        # If the descriptor was closed already, a DISCONNECTED for it follows.
+        conn = Connection(fd, self._serials, inode(fd) or -1, address=peer_address(fd))
+        self.connections[fd] = conn
+        count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
+        # Descriptors are the host's to run out of: one machine may not take them all.
+        if self.max_per_address is not None and conn.address and count > self.max_per_address:
+            log.warning("%s: %s holds %d connections already; another is cut", self.name,
+                        conn.address, count - 1)  # fmt: skip
+            self.cuts += 1
+            self._forget(fd)
+            cut(conn)
+
+    def _forget(self, fd: int) -> None:
+        conn = self.connections.pop(fd, None)
+        if conn is not None:
+            left = self._per_address[conn.address] - 1
+            if left:
+                self._per_address[conn.address] = left
+            else:
+                del self._per_address[conn.address]
+
+    def _connection(self, fd: int) -> Connection | None:
+        conn = self.connections.get(fd)
+        if conn is None:  # accepted since the monitor was last read
+            self.events()
+            conn = self.connections.get(fd)
+        return conn
+
+    def serial(self, fd: int) -> int:
+        """Which connection ``fd`` is: a number no other connection of this socket had.
+
+        The descriptor of a closed connection is soon another's: the inode tells them apart,
+        and until the monitor has told of the new one, it gets a number of its own.
+        """
+        now = inode(fd)
+        conn = self._connection(fd)
+        if conn is not None and conn.inode != now:
+            self.events()
+            conn = self.connections.get(fd)
+        if conn is None or conn.inode != now:
+            self._serials += 1
+            return -self._serials
+        return conn.serial
+
+    def read(self, fd: int, sizes: list[int]) -> None:
+        """The host read a whole message, frames of ``sizes`` bytes, from ``fd``."""
+        conn = self._connection(fd)
+        if conn is not None:
+            conn.read += sum(wire_bytes(size, self.curve) for size in sizes)
+
+    def sent(self, fd: int, sizes: list[int]) -> None:
+        """The host sent ``fd`` a message, frames of ``sizes`` bytes."""
+        conn = self.connections.get(fd)
+        if conn is not None:
+            conn.sent += sum(wire_bytes(size, self.curve) for size in sizes)
+
+    def backed_up(self, fd: int) -> bool:
+        """True if ``fd`` has left more replies unread than it may."""
+        conn = self.connections.get(fd)
+        limit = self.max_unread_reply_bytes
+        if conn is None or limit is None or conn.sent - conn.acked <= limit:
+            return False  # the usual case, without asking the kernel
+        counts = tcp_counts(fd)
+        if counts is not None:
+            conn.acked = counts[1]
+        return conn.sent - conn.acked > limit
+
+    def check(self) -> None:
+        """Cut every connection holding more than it may; called every few milliseconds."""
+        self.events()
+        for fd, conn in list(self.connections.items()):
+            counts = tcp_counts(fd)
+            if counts is None:
+                continue
+            received, conn.acked = counts
+            if self.max_unread_bytes is not None:
+                over = received - conn.read > self.max_unread_bytes
+            else:
+                over = self.max_total_bytes is not None and received > self.max_total_bytes
+            if over:
+                log.warning("%s: a connection sent %d bytes the host has not read as requests; "
+                            "it is cut", self.name, received - conn.read)  # fmt: skip
+                self.cuts += 1
+                self._forget(fd)
+                cut(conn)
