@@ -799,9 +799,10 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     lines.append(line)
     push = view["push"]
     if push is not None:
-        lines.append([("class:message", f"The ghost reached {push['samurai']}"
-                       f" (it went {push['ghost_direction']}): "
-                       f"{model.name(view['turn'])} pushes it aside")])  # fmt: skip
+        state = ui.state()
+        aside = " ".join(DIRECTIONS[d] for d in state.push_options()) if state else ""
+        lines.append([("class:message", f"{model.name(view['turn'])} pushes "
+                       f"{push['samurai']} aside: {aside}")])  # fmt: skip
     return lines
 
 
