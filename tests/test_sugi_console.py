@@ -19,7 +19,7 @@ from cli.play_cmd import bot_loop
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sugi.edition import COLOURS
-from sagani_net.games.sugi.rules import Action, State
+from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_text, walk
 from sagani_net.host import Host
 
@@ -240,6 +240,47 @@ def test_the_preview_walks_the_card_as_the_rules_would() -> None:
                     assert last.end == real.samurai[colour], (seed, card, rotation)
                     checked += 1
     assert checked > 50
+
+
+def keys_play(model: ConsoleModel, keys: list[str]) -> list[dict]:
+    """Keys (prompt_toolkit names) as the app runs them; what the last one sends."""
+    sent: list[dict] = []
+    for name in keys:
+        binding = next(k for k in model.ui.key_bindings() if name in k.keys and k.when())
+        sent = binding.run()
+    return sent
+
+
+#: For each action icon, the keys that aim it after ``a`` (then Enter plays it).
+AIMING = {"rotate": ["t", "r"], "free": ["left", "r"], "ghost": ["down"], "remove": ["left"]}
+
+
+def test_every_action_can_be_played_by_keys() -> None:
+    """A card of each icon, discarded for its action by keys, sends a legal action of that
+    kind; the rotation aims at the timeline (t), the others at their default targets moved."""
+    seen = set()
+    for seed in range(40):
+        model, state = model_after(3, seed=seed, players=2)
+        if state.phase != "plan" or not state.timeline:
+            continue
+        hand = state.hands[state.current_seat]
+        for n, card in enumerate(hand):
+            icon = COMPONENTS.icon[card]
+            model.ui.cancel()
+            model.ui.cancel()
+            sent = keys_play(model, [str(n + 1), "a", *AIMING[icon], "enter"])
+            if icon == "ghost" and not state.ghost_targets():
+                continue
+            (data,) = sent
+            action = state.parse_action(data)
+            assert action.type == icon and action.card == card
+            assert action in state.legal_actions(), action
+            if icon == "rotate":
+                assert action.slot >= 0 and action.turn == 180  # the timeline, turned 180
+            seen.add(icon)
+        if len(seen) == 4:
+            break
+    assert seen == {"rotate", "free", "ghost", "remove"}
 
 
 def test_help_pages_fit_80_by_24() -> None:

@@ -607,24 +607,30 @@ class SugiUI(GameUI):
     # -- the screen -------------------------------------------------------------------------
 
     def body_height(self, width: int, height: int) -> int:
-        return min(height, max(BOARD_H, len(self.panel(max(20, width - BOARD_W - 1)))))
+        return min(height, max(BOARD_H, len(self.panel(max(20, width - BOARD_W - 1), height))))
 
     def body(self, width: int, height: int) -> list[Line]:
         board = board_lines(self)
         panel_w = width - BOARD_W - 1
         if panel_w < 20:
-            return box([*board, *self.panel(width)], width, height)
-        panel = self.panel(panel_w)
+            return box([*board, *self.panel(width, height - len(board))], width, height)
+        panel = self.panel(panel_w, height)
         used = max(len(board), len(panel))
         left, right = box(board, BOARD_W, used), box(panel, panel_w, used)
         lines = [[*left[i], ("class:dim", "│"), *right[i]] for i in range(used)]
         return box(lines, width, height)
 
-    def panel(self, width: int) -> list[Line]:
+    def panel(self, width: int, height: int) -> list[Line]:
+        """Round and players, the timeline, your hand and family tree; on a tall terminal
+        (when they fit in ``height``) the last resolution, what you know of the deck's
+        bottom and the newest discards too."""
         view = self.view
         assert view is not None
         lines = [*head_lines(self, width), [], *timeline_lines(self, width), []]
         lines += hand_lines(self)
+        more = more_lines(self, width)
+        if len(lines) + len(more) <= height:
+            lines += more
         return [fit(merge(line), width) for line in lines]
 
     def final(self, width: int, height: int) -> list[Line]:
@@ -689,6 +695,7 @@ def board_lines(ui: SugiUI) -> list[Line]:
                     inside.setdefault(end, []).append(samurai_fragment(colour, True))
         elif choice.mode == "ghost":
             cursor, legal = choice.space, set(state.ghost_targets())
+            inside.setdefault(cursor, []).append(("class:ghost class:preview", GHOST.lower()))
         elif choice.mode == "rotate" and not choice.on_timeline:
             cursor = choice.space
             if choice.space in sides:
@@ -861,6 +868,36 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
     lines = [[("class:title", title)], head, row]
     if who:
         lines.append(who)
+    return lines
+
+
+def more_lines(ui: SugiUI, width: int) -> list[Line]:
+    """The last resolution while the timeline fills again, your cards known at the bottom of
+    the deck (S9), the newest discards."""
+    view = ui.view
+    model = ui.model
+    assert view is not None
+    lines: list[Line] = []
+    if view["timeline"] and ui.resolved:
+        line: Line = [("class:title", "Last resolved"),
+                      ("", f" by {model.name(ui.resolver or 0)}:")]  # fmt: skip
+        for slot, card, rotation, _ in ui.resolved:
+            line += [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
+        lines += [[], line]
+    bottom = (model.private or {}).get("deck_bottom") or []
+    if bottom:
+        known = ", ".join(f"{card} ({place + 1}. from the bottom)" for place, card in bottom)
+        lines += [[], [("class:title", "Deck bottom"), ("", f" {known}")]]
+    if view["discard"]:
+        line = [("class:title", "Discards"), ("class:dim", " newest first:")]
+        used = 23
+        for card in reversed(view["discard"]):
+            face = [("", f" {card}:"), *card_fragments(card, 0)]
+            used += sum(len(t) for _, t in face)
+            if used > width:
+                break
+            line += face
+        lines += [[], line]
     return lines
 
 
