@@ -607,7 +607,9 @@ class SugiUI(GameUI):
     # -- the screen -------------------------------------------------------------------------
 
     def body_height(self, width: int, height: int) -> int:
-        return min(height, max(BOARD_H, len(self.panel(max(20, width - BOARD_W - 1), height))))
+        # The panel's extras only where they leave the log two more rows than it must have.
+        panel = self.panel(max(20, width - BOARD_W - 1), height - 2)
+        return min(height, max(BOARD_H, len(panel)))
 
     def body(self, width: int, height: int) -> list[Line]:
         board = board_lines(self)
