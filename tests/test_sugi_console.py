@@ -135,11 +135,12 @@ def test_maintenance_discards_the_marked_cards_by_keys(host: Host) -> None:
     async def body(model, running, table):  # type: ignore[no-untyped-def]
         while not (model.my_turn and model.ui.phase == "maintenance" and model.ui.hand):
             await until(lambda: model.my_turn and model.private is not None, 20)
+            # A key pressed while your last move is on its way is not for the new view: wait.
+            await until(lambda: not running.console._sending)
             if model.ui.phase == "plan":
                 version = model.view["version"]
                 running.keys.send_text("1\r")
                 await until(lambda v=version: model.view["version"] > v)
-        # A key pressed while your last move is on its way is not for the new view: wait.
         await until(lambda: not running.console._sending)
         first = model.ui.hand[0]
         assert any(line.startswith("t1: card ") for line in model.log)  # the resolution, step
