@@ -268,10 +268,22 @@ class SugiUI(GameUI):
         if view is None or view.get("game") != "sugi":
             return None
         key = (view["version"], id(self.model.private))
-        if self._state is None or key != self._state_key:
-            self._state = GAME.determinize(view, self.model.private, self.model.you,
-                                           random.Random(0))  # fmt: skip
+        if key != self._state_key:
             self._state_key = key
+            self._state = None
+            private = self.model.private
+            # Private data can be a step behind the view (it comes in its own round trip, and
+            # another's move may shift your timeline slots or draw your card from the deck's
+            # bottom): then only your hand and family tree, which change by your own moves.
+            tries = [private] if private is None else [private, {
+                **private, "timeline": [], "deck_bottom": []}]  # fmt: skip
+            for known in tries:
+                try:
+                    self._state = GAME.determinize(view, known, self.model.you,
+                                                   random.Random(0))  # fmt: skip
+                    break
+                except (RuleError, IndexError, KeyError, TypeError, ValueError):
+                    continue  # the screen must not fall over data it cannot fit together
         return self._state
 
     def playing(self) -> bool:
@@ -284,11 +296,17 @@ class SugiUI(GameUI):
             return {}
         return {slot: (card, rotation) for slot, card, rotation in private["timeline"]}
 
+    def not_now(self) -> str:
+        """Why no move can be sent now."""
+        if not self.model.my_turn:
+            return "it is not your turn"
+        return "your hand is still on its way from the host: try again"
+
     def check(self, action: Action) -> list[Data]:
         """``action`` as wire data if the rules allow it now; else say why and send nothing."""
         state = self.state()
         if state is None or not self.playing():
-            self.model.say("it is not your turn")
+            self.model.say(self.not_now())
             return []
         try:
             state.clone().apply(action)
@@ -450,7 +468,7 @@ class SugiUI(GameUI):
             raise CommandError(f"{exc.message}; see help (:help)") from None
         state = self.state()
         if state is None or not self.playing():
-            raise CommandError("it is not your turn")
+            raise CommandError(self.not_now())
         try:
             state.clone().apply(state.parse_action(data))
         except RuleError as exc:
