@@ -291,10 +291,13 @@ class SugiUI(GameUI):
 
     def own_timeline(self) -> dict[int, tuple[int, int]]:
         """Your face-down timeline cards: slot -> (card, rotation)."""
-        private = self.model.private
-        if not private:
+        private, view = self.model.private, self.view
+        if not private or view is None:
             return {}
-        return {slot: (card, rotation) for slot, card, rotation in private["timeline"]}
+        owners = view["timeline"]
+        # Only where the view agrees (the private data may be a step behind it).
+        return {slot: (card, rotation) for slot, card, rotation in private["timeline"]
+                if slot < len(owners) and owners[slot] == self.model.you}  # fmt: skip
 
     def not_now(self) -> str:
         """Why no move can be sent now."""
