@@ -693,9 +693,13 @@ def board_lines(ui: SugiUI) -> list[Line]:
     choice = ui.choice
     # What goes inside each space: samurai, the ghost, the preview's lowercase letters.
     inside: dict[int, list[Fragment]] = {}
+    pushed = view["push"]["samurai"] if view["push"] else None
     for colour, place in zip(COLOURS, view["samurai"], strict=True):
         if place is not None:
-            inside.setdefault(place[0] * LANES + place[1], []).append(samurai_fragment(colour))
+            style, letter = samurai_fragment(colour)
+            if colour == pushed:
+                style += " class:chosen"  # the samurai the ghost's mover pushes now
+            inside.setdefault(place[0] * LANES + place[1], []).append((style, letter))
     ghost = view["ghost"]
     if ghost is not None:
         inside.setdefault(ghost[0] * LANES + ghost[1], []).append(("class:ghost", GHOST))
