@@ -331,8 +331,8 @@ class SugiUI(GameUI):
             return self.choice is not None and self.choice.mode != "card"
 
         keys = [
-            Key((str(n),), "choose that hand card (free: the card to place; maintenance: mark "
-                "it to discard)" if n == 1 else "", lambda n=n: self.number(n), label="1-4")
+            Key((str(n),), "choose a hand card (free: the one to place; maintenance: mark "
+                "it)" if n == 1 else "", lambda n=n: self.number(n), label="1-4")
             for n in range(1, 5)
         ]  # fmt: skip
         keys += [
@@ -341,10 +341,10 @@ class SugiUI(GameUI):
             Key(("R",), "", lambda: self.turn(-1), when=lambda: self.choice is not None),
             Key(("a",), "discard the card in hand for its action, then aim it",
                 self.aim, when=planning),  # fmt: skip
-            Key(("t",), "the card in hand to the timeline (rotate: aim at the timeline or "
-                "the forest)", self.t_key, when=lambda: self.choice is not None),  # fmt: skip
-            Key(("enter",), "play: the card to the timeline, the action aimed, or the "
-                "discards marked", self.enter, label="Enter"),  # fmt: skip
+            Key(("t",), "the card to the timeline (rotate: aim at timeline or "
+                "forest)", self.t_key, when=lambda: self.choice is not None),  # fmt: skip
+            Key(("enter",), "play: card to the timeline, action aimed, or discards "
+                "marked", self.enter, label="Enter"),  # fmt: skip
         ]
         for key, d in (("up", 0), ("right", 1), ("down", 2), ("left", 3)):
             keys.append(Key((key,), "aim (the tile, slot or space) or push that way"
