@@ -15,8 +15,8 @@ from test_cli_smoke import SAGANI, Terminal, sagani
 from test_console import running_console, until
 from test_render import check_golden
 
-from cli.console.gameui import CommandError
 from cli.console.app import Console
+from cli.console.gameui import CommandError
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import help_pages, screen_text
 from cli.play_cmd import bot_loop
