@@ -272,7 +272,9 @@ class AsyncClient:
         socket then drops it for its correlation id: the receive finds nothing and the wait
         goes on.
         """
-        give_up_s = time.monotonic() + self.timeout_s
+        # With a standby to go to, a host silent for as long as its heartbeats may be is gone.
+        wait_s = min(self.timeout_s, self._silence_s) if self.standby else self.timeout_s
+        give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
             if not await req.poll(left_s * 1000, zmq.POLLIN):
                 return None
