@@ -211,6 +211,7 @@ class AsyncClient:
         self.replica: Replica | None = None
         self.token: str | None = None
         self._req: zmq.asyncio.Socket | None = None
+        self._req_address = ""
         self._sub: zmq.asyncio.Socket | None = None
         self._pub_address = ""
         self._next_id = secrets.randbits(40)
@@ -230,6 +231,9 @@ class AsyncClient:
             self._next_id += 1
             body = encode({"v": VERSION, "type": kind, "id": self._next_id, **fields})
             for _ in range(self.retries + 1):
+                if self._req is not None and self._req_address != self.address:
+                    self._req.close()  # the host moved (silence) since this socket was made
+                    self._req = None
                 if self._req is None:
                     self._req = self.ctx.socket(zmq.REQ)
                     self._req.linger = 0
@@ -240,6 +244,7 @@ class AsyncClient:
                     self._req.setsockopt(zmq.REQ_RELAXED, 1)
                     client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
+                    self._req_address = self.address
                 try:
                     await self._req.send(body)
                     raw_reply = await self._reply(self._req)
