@@ -172,9 +172,11 @@ def run_host(args: argparse.Namespace) -> int:
         store.close()
         raise UsageError(str(exc)) from None
     link_port = args.link_port if args.link_port is not None else (args.port and args.port + 2)
+    # A host that lost the role while it was away comes back as the standby (Binary Star).
+    following = args.standby or standby.active_peer(data_dir, key, host.heartbeat_s)
     try:
-        if args.standby is not None:
-            pair = standby.Standby(host, key, args.standby, link_bind=args.bind,
+        if following is not None:
+            pair = standby.Standby(host, key, following, link_bind=args.bind,
                                    link_port=link_port)  # fmt: skip
             link = pair.link
         else:
@@ -194,8 +196,8 @@ def run_host(args: argparse.Namespace) -> int:
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
     print(f"sagani host: link {link.endpoint} key {Path(data_dir) / standby.KEY_FILE}",
           flush=True)  # fmt: skip
-    if args.standby is not None:
-        print(f"sagani host: standby of {args.standby}; it takes over when that host is gone",
+    if following is not None:
+        print(f"sagani host: standby of {following}; it takes over when that host is gone",
               flush=True)  # fmt: skip
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         with contextlib.suppress(KeyboardInterrupt):

@@ -52,6 +52,9 @@ from sagani_net.store import Store
 log = logging.getLogger("sagani_net.standby")
 
 KEY_FILE = "standby.key"
+#: Where a host notes the link address of the standby that followed it: started again as a
+#: plain host, it asks that one first whether it became active (:func:`active_peer`).
+PEER_FILE = "standby.peer"
 KEY_BYTES = 32
 #: The link port is the request port plus this, unless given (like the broadcast port's + 1).
 LINK_PORT_OFFSET = 2
@@ -65,6 +68,9 @@ BEATS_PER_HEARTBEAT = 4
 LOST_HEARTBEATS = 2.0
 #: Heartbeat periods the active host waits for the standby to acknowledge a batch.
 ACK_WAIT_HEARTBEATS = 1.0
+#: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
+#: a host that lost its role start as a second active one.
+PROBE_MIN_S = 2.0
 _PROOF_LABEL = b"sagani standby link"
 
 
@@ -99,6 +105,40 @@ def save_key(data_dir: Path | str, key: bytes) -> None:
         out.write(key.hex() + "\n")
 
 
+def active_peer(data_dir: Path | str, key: bytes, heartbeat_s: float) -> str | None:
+    """The link address of this host's former standby if it is the active host now (this one
+    must then come back as its standby), else None. Asks for as long as the standby waits
+    before it counts the active host as lost, and at least :data:`PROBE_MIN_S`."""
+    path = Path(data_dir) / PEER_FILE
+    if not path.exists():
+        return None
+    link = path.read_text().strip()
+    wait_s = max(PROBE_MIN_S, heartbeat_s * LOST_HEARTBEATS)
+    sock = _link_client(zmq.Context.instance(), key)
+    try:
+        try:
+            sock.connect(link)
+        except zmq.ZMQError:  # not an address (a damaged file): nobody to ask
+            return None
+        sock.send(_pack({"type": "probe", "proof": _proof(key)}))
+        if sock.poll(wait_s * 1000, zmq.POLLIN):
+            return link if (_unpack(sock.recv()) or {}).get("type") == "active" else None
+        return None
+    finally:
+        sock.close()
+
+
+def _link_client(ctx: zmq.Context, key: bytes) -> zmq.Socket:
+    """A DEALER that can reach a link served with ``key`` (a fresh key pair of its own)."""
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    public, secret = zmq.curve_keypair()
+    sock.curve_secretkey = secret
+    sock.curve_publickey = public
+    sock.curve_serverkey = zmq.curve_public(_server_secret(key))
+    return sock
+
+
 def _proof(key: bytes) -> bytes:
     return hmac.new(key, _PROOF_LABEL, hashlib.sha256).digest()
 
@@ -107,6 +147,12 @@ def _server_secret(key: bytes) -> bytes:
     # The link's CURVE secret key is the standby key itself (Z85); its public half is never
     # printed or sent, so only who holds the key can name the server.
     return z85.encode(key)
+
+
+def _proven(message: dict[str, Any], key: bytes) -> bool:
+    """The message carries the proof that its sender holds the standby key."""
+    proof = message.get("proof")
+    return isinstance(proof, bytes) and hmac.compare_digest(proof, _proof(key))
 
 
 def _pack(message: dict[str, Any]) -> bytes:
@@ -136,6 +182,7 @@ class ActiveLink:
     ) -> None:
         self.store = store
         self._key = key
+        self._peer_file = store.data_dir / PEER_FILE
         self.sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
         self.sock.linger = 0
         self.sock.curve_secretkey = _server_secret(key)
@@ -205,24 +252,27 @@ class ActiveLink:
         kind = message.get("type")
         if kind == "follow":
             self._follow(sender, message, frames[1])
+        elif kind == "probe" and _proven(message, self._key):
+            with contextlib.suppress(zmq.ZMQError):
+                self.sock.send_multipart((sender, _pack({"type": "active"})), zmq.NOBLOCK)
         elif sender == self._follower:
             self._heard_s = time.monotonic()
             if kind == "ack" and isinstance(message.get("cursor"), int):
                 self._acked = max(self._acked, message["cursor"])
 
     def _follow(self, sender: bytes, message: dict[str, Any], frame: zmq.Frame) -> None:
-        proof = message.get("proof")
-        if not isinstance(proof, bytes) or not hmac.compare_digest(proof, _proof(self._key)):
+        if not _proven(message, self._key):
             log.warning("a standby without the key was refused")
             return
-        cursor, port = message.get("cursor"), message.get("port")
-        if not isinstance(cursor, int) or not isinstance(port, int):
+        cursor, port, link_port = (message.get(name) for name in ("cursor", "port", "link_port"))
+        if not all(isinstance(value, int) for value in (cursor, port, link_port)):
             return
         try:
             address = frame.get("Peer-Address")
         except zmq.ZMQError:
             address = "127.0.0.1"
         self._follower, self.standby = sender, f"tcp://{address}:{port}"
+        self._peer_file.write_text(f"tcp://{address}:{link_port}\n")
         self._heard_s = time.monotonic()
         if cursor > self.store.cursor() or (
             cursor and self.store.entry_digest(cursor) != message.get("digest")
@@ -268,12 +318,7 @@ class Standby:
         self.active = active
         ctx = context or zmq.Context.instance()
         self._ctx = ctx
-        self.sock = ctx.socket(zmq.DEALER)
-        self.sock.linger = 0
-        public, secret = zmq.curve_keypair()
-        self.sock.curve_secretkey = secret
-        self.sock.curve_publickey = public
-        self.sock.curve_serverkey = zmq.curve_public(_server_secret(key))
+        self.sock = _link_client(ctx, key)
         self.sock.connect(active)
         # Bound now, served once active: the other host comes back as this one's standby.
         self.link = ActiveLink(host.store, key, bind=link_bind, port=link_port,
@@ -346,7 +391,8 @@ class Standby:
         cursor = store.cursor()
         port = int(self.host.endpoint.rsplit(":", 1)[1])
         self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
-                    "digest": store.entry_digest(cursor), "port": port})  # fmt: skip
+                    "digest": store.entry_digest(cursor), "port": port,
+                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})  # fmt: skip
         self._next_follow_s = time.monotonic() + self._lost_s
 
     def _receive(self) -> None:

@@ -92,8 +92,10 @@ class HostProcess:
                 str(self.heartbeat_s)]  # fmt: skip
         if standby_of is not None:
             argv += ["--standby", standby_of.link, "--standby-key", str(standby_of.key_file)]
-        self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+        # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
+        with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
+            self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log,
+                                         text=True)  # fmt: skip
         assert self.proc.stdout is not None
         for line in self.proc.stdout:  # the host prints its link line once it listens
             if line.startswith("sagani host: link "):
@@ -125,6 +127,8 @@ class Pair:
     standby: HostProcess
     #: Seconds from each kill -9 to the first move a watcher saw after it.
     takeovers_s: list[float] = field(default_factory=list)
+    #: The name of each host killed, in order.
+    killed: list[str] = field(default_factory=list)
 
     @classmethod
     def start(cls, tmp: Path, heartbeat_s: float) -> Pair:
@@ -141,7 +145,9 @@ class Pair:
         give_up_s = time.monotonic() + WAIT_S
         while cursor(self.standby.data_dir) != cursor(self.active.data_dir) or not self._named():
             if time.monotonic() > give_up_s:
-                raise TimeoutError("the standby did not catch up")
+                raise TimeoutError(f"the standby {self.standby.name} did not catch up: entry "
+                                   f"{cursor(self.standby.data_dir)} of "
+                                   f"{cursor(self.active.data_dir)}, named {self._named()}")
             time.sleep(0.05)
 
     def _named(self) -> bool:
@@ -158,12 +164,14 @@ class Pair:
         killed host (restart it with :meth:`rejoin`)."""
         killed = self.active
         killed.kill()
+        self.killed.append(killed.name)
         self.active, self.standby = self.standby, killed
         return killed
 
     def rejoin(self) -> None:
-        """Restart the killed host, as the standby of the new active one."""
-        self.standby.start(standby_of=self.active)
+        """Restart the killed host as a plain host: it finds that its former standby took over
+        and comes back as that one's standby by itself."""
+        self.standby.start()
 
     def stop(self) -> None:
         for host in (self.active, self.standby):
@@ -213,7 +221,10 @@ def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> di
                 if time.monotonic() > give_up_s:
                     raise TimeoutError("play did not go on after the kill")
                 watcher.next_update(WAIT_S)
-            pair.takeovers_s.append(time.monotonic() - killed_s)
+            if replica.version > last:
+                pair.takeovers_s.append(time.monotonic() - killed_s)
+            else:  # the killed host's last move ended the game: no bot comes to the standby
+                watcher.connect()  # a client does (Binary Star: no client, no take-over)
             pair.rejoin()
         moves = sum(moves_of(bot) for bot in bots)
     finally:
