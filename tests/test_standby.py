@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import secrets
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -163,3 +165,15 @@ def test_a_reset_standby_forgets_entries_the_active_never_made(tmp_path: Path) -
         with standby_host(tmp_path / "old", new_key(tmp_path / "new"), host.link.endpoint):
             assert wait_until(lambda: journal(tmp_path / "old") == journal(tmp_path / "new"))
         raw.close()
+
+
+def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad_key = tmp_path / "bad.key"
+    bad_key.write_text("not a key\n")
+    for argv in (["--standby", "127.0.0.1:1"],
+                 ["--standby", "127.0.0.1:1", "--standby-key", str(bad_key)]):  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "cli.main", "host", "--port", "0",
+                               "--data-dir", str(tmp_path / "d"), *argv],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
