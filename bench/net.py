@@ -64,10 +64,9 @@ def start_host(
         argv += ["--standby", standby_of[0], "--standby-key", f"{standby_of[1]}/standby.key"]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    found = re.search(r"requests (\S+) broadcasts (\S+)", proc.stdout.readline())
-    link = re.search(r"link (\S+)", proc.stdout.readline())
-    assert found and link, "the host did not start"
-    return proc, found[1], link[1]
+    found = re.search(r"requests (\S+) broadcasts (\S+) link (\S+)", proc.stdout.readline())
+    assert found, "the host did not start"
+    return proc, found[1], found[3]
 
 
 class Requester:

@@ -218,9 +218,9 @@ def run_host(args: argparse.Namespace) -> int:
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
-    print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
-    print(f"sagani host: link {link.endpoint} key {Path(data_dir) / standby.KEY_FILE}",
-          flush=True)  # fmt: skip
+    # The link (where a standby follows, with the key file) rides on the same line.
+    print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
+          f"{link.endpoint} (standby key in {Path(data_dir) / standby.KEY_FILE})", flush=True)
     if following is not None:
         print(f"sagani host: standby of {following}; it takes over when that host is gone",
               flush=True)  # fmt: skip

@@ -97,8 +97,8 @@ class HostProcess:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log,
                                          text=True)  # fmt: skip
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:  # the host prints its link line once it listens
-            if line.startswith("sagani host: link "):
+        for line in self.proc.stdout:  # the host prints its addresses once it listens
+            if line.startswith("sagani host: requests "):
                 return
         raise RuntimeError(f"host {self.name} did not start (exit {self.proc.wait()})")
 
