@@ -521,6 +521,7 @@ class Host:
     def _storage_broke(self, why: str) -> None:
         self.storage_broken = why
         self._due.clear()
+        self.store.mark_damaged(why)
         log.error("the database %s is damaged: %s. The host refuses every change from now on "
                   "(storage_failed) and serves what it holds; stop it, then start it again (it "
                   "will say how to salvage the data)", self.store.path, why)  # fmt: skip

@@ -123,6 +123,15 @@ class Store:
         self.data_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.path = self.data_dir / DB_NAME
         private(self.data_dir, self.path)
+        found = _damage_found(self.path)
+        if found is not None:
+            # SQLite may open such files without a word (a replaced WAL is skipped), losing
+            # what the host had accepted: the host said so while running, and says so again.
+            raise StorageDamaged(
+                f"the database {self.path} is damaged: the host found it so while it ran "
+                f"({found}); start the host with --salvage to keep what is readable (the damaged "
+                "files are moved aside, not deleted)"
+            )
         self.db = sqlite3.connect(self.path, isolation_level="DEFERRED", check_same_thread=False)
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -175,6 +184,16 @@ class Store:
             except FileNotFoundError:
                 marks.append(None)
         return tuple(marks)
+
+    def mark_damaged(self, why: str) -> None:
+        """Leave a note beside the database that it was found damaged, so that the next start
+        refuses it until it is salvaged (best effort: the data dir itself may be gone)."""
+        try:
+            note = _damage_note(self.path)
+            note.write_text(why + "\n", encoding="utf-8")
+            os.chmod(note, FILE_MODE)
+        except OSError:
+            pass
 
     def damage(self) -> str | None:
         """What happened to the files since the last commit, if anything did (deleted,
@@ -366,6 +385,17 @@ def private(data_dir: Path, path: Path) -> None:
             os.chmod(file, FILE_MODE)
 
 
+def _damage_note(path: Path) -> Path:
+    return path.with_name(path.name + ".damaged")
+
+
+def _damage_found(path: Path) -> str | None:
+    try:
+        return _damage_note(path).read_text(encoding="utf-8").strip() or "no reason noted"
+    except FileNotFoundError:
+        return None
+
+
 def salvage(data_dir: Path | str) -> str:
     """Move a damaged database aside and copy every row still readable into a new one; each
     table keeps its actions from the first up to the first one lost. Returns what was done,
@@ -376,6 +406,7 @@ def salvage(data_dir: Path | str) -> str:
         source = path.with_name(path.name + side)
         if source.exists():
             source.replace(aside.with_name(aside.name + side))
+    _damage_note(path).unlink(missing_ok=True)
     old = sqlite3.connect(aside)
     store = Store(data_dir)
     kept: dict[str, int] = {}
