@@ -300,4 +300,4 @@ def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
     assert played >= 3 * tables
     # A loaded machine may take more than one window to play them all: so many lines a window.
     windows = 1 + int((missed[-1].created - missed[0].created) // LOG_WINDOW_S)
-    assert len(missed) <= LOG_LINES_PER_WINDOW * windows < played
+    assert len(missed) <= LOG_LINES_PER_WINDOW * windows and len(missed) < played
