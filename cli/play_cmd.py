@@ -33,7 +33,7 @@ import zmq
 from cli import args as check
 from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
-from cli.console.model import LOCAL, LOG_LIMIT, ConsoleModel
+from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
@@ -400,8 +400,6 @@ async def _play(
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         (data_dir / SESSION_FILE).write_text(json.dumps(saved))
-    # Resumed: the log starts with the game so far, read before the bots move again.
-    history = recent_moves(host, me)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
     tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
              for i, (c, kind) in enumerate(bots)]  # fmt: skip
@@ -413,8 +411,6 @@ async def _play(
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
         model = ConsoleModel(game=me.state.game or args.game)
-        for line in history:
-            model.add_log(line)
         if plan_.open:
             seats = ", ".join(str(s + 1) for s in plan_.open)
             model.say(f"seat {seats} waits for: sagani join {address.removeprefix('tcp://')}")
@@ -438,18 +434,6 @@ async def _play(
         if over:
             with contextlib.suppress(OSError):
                 (data_dir / SESSION_FILE).unlink()
-
-
-def recent_moves(host: Host, client: AsyncClient) -> list[str]:
-    """The game so far in words, from the record of the table on our own host (its events are
-    public; the record's secrets stay in this process)."""
-    table = host.tables.get(client.state.table)
-    if table is None or not table.state.version:
-        return []
-    names = [seat.get("name") or f"seat {i + 1}" for i, seat in enumerate(client.state.seats)]
-    game = get_game(client.state.game or DEFAULT_GAME)
-    frames = replay_frames(table.state.to_record())
-    return [game.event_text(e, names) for _, events in frames for e in events][-LOG_LIMIT:]
 
 
 async def save_record(client: AsyncClient, folder: Path) -> Path:

@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
 
 REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
-               "record", "private", "static", "error"}  # fmt: skip
+               "record", "private", "static", "history", "error"}  # fmt: skip
 BROADCAST_TYPES = {"update", "heartbeat"}
 
 
@@ -137,6 +137,10 @@ def write_vectors() -> None:
         raw.next_id = 18
         frames.append(("18-no-type-reply", "reply", raw.send_bytes(encode(no_type)),
                        "a request without a type"))  # fmt: skip
+        end = raw("sync", table=table)["version"]
+        raw.next_id = 18
+        ask("19-history-request", "the events of the game's last three moves", "history",
+            table=table, since=end - 3)  # fmt: skip
         raw.close()
         sub.close()
         pub = host.pub_endpoint
