@@ -63,8 +63,9 @@ def start_host(data_dir: str, cpus: set[int] | None = None) -> tuple[subprocess.
             os.sched_setaffinity(0, cpus)
 
     proc = subprocess.Popen(
+        # Every bot of the run connects from this one machine.
         [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
-         "--data-dir", data_dir],
+         "--data-dir", data_dir, "--connections-per-address", "100000"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, preexec_fn=pin,
     )  # fmt: skip
     assert proc.stdout is not None

@@ -20,8 +20,12 @@ from cli import args as check
 from cli.args import UsageError
 from sagani_net import discovery, security
 from sagani_net.bots import house
-from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host
+from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
+from sagani_net.limits import CONNECTIONS_PER_ADDRESS
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+
+#: Open files a host asks the system for (at most its hard limit).
+DESCRIPTORS_WANTED = 65536
 
 
 def default_data_dir() -> Path:
@@ -68,6 +72,11 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="play the seats kept for bots with house bots of this strategy "
                         "(random, greedy or mcts), in this process; they come back after a "
                         "restart (default: leave those seats to `sagani bot` clients)")
+    parser.add_argument("--connections-per-address", type=check.int_in(1, 100_000,
+                        "--connections-per-address"), default=CONNECTIONS_PER_ADDRESS,
+                        metavar="N", help="connections one machine may hold to each socket "
+                        f"(default {CONNECTIONS_PER_ADDRESS}; raise it for a machine of many "
+                        "bots)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.add_argument("--salvage", action="store_true",
                         help="move a damaged database aside, copy what is readable into a new "
@@ -111,6 +120,21 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def _more_descriptors() -> None:
+    """Raise the soft limit on open files to the hard one: every connection is a descriptor,
+    and the per-address cap is meant to bind long before the system's limit does."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > DESCRIPTORS_WANTED:
+        hard = DESCRIPTORS_WANTED
+    if soft != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def run_host(args: argparse.Namespace) -> int:
     check_ports(args)
     logging.basicConfig(
@@ -134,9 +158,10 @@ def run_host(args: argparse.Namespace) -> int:
         return 2
     secure = security.server_setup(keys) if keys else None
     try:
+        _more_descriptors()
         host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
-                    heartbeat_s=args.heartbeat_s, secure=secure,
-                    bot_deadline_s=args.bot_deadline)  # fmt: skip
+                    heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
+                    limits=Limits(connections_per_address=args.connections_per_address))
     except BindError as exc:
         store.close()
         raise UsageError(f"{exc} (a port in use, or an address that is not this machine's)") \

@@ -116,6 +116,7 @@ class Limits:
     #: Open or running tables, and sessions, one address (IP) may hold at once.
     tables_per_address: int = caps.TABLES_PER_ADDRESS
     sessions_per_address: int = caps.SESSIONS_PER_ADDRESS
+    connections_per_address: int = caps.CONNECTIONS_PER_ADDRESS
     #: An open table nobody joined, or a running one nobody played, for this long expires.
     open_idle_s: float = caps.OPEN_TABLE_IDLE_S
     running_idle_s: float = caps.RUNNING_TABLE_IDLE_S
@@ -251,9 +252,11 @@ class Host:
         self._requests = ConnectionGuard(
             self.router, "requests", max_unread_bytes=self.limits.max_unread_bytes,
             max_unread_reply_bytes=self.limits.max_unread_reply_bytes,
+            max_per_address=self.limits.connections_per_address,
             curve=secure is not None)  # fmt: skip
-        self._subscribers = ConnectionGuard(self.pub, "broadcasts",
-                                            max_total_bytes=caps.MAX_SUBSCRIBER_BYTES)
+        self._subscribers = ConnectionGuard(
+            self.pub, "broadcasts", max_total_bytes=caps.MAX_SUBSCRIBER_BYTES,
+            max_per_address=self.limits.connections_per_address)  # fmt: skip
         try:
             self.endpoint = _bind(self.router, bind, port)
             self.pub_endpoint = _bind(self.pub, bind, pub_port)

@@ -59,6 +59,11 @@ GUARD_INTERVAL_S = 0.02
 #: host's caps (Limits in sagani_net.host), so that one machine cannot fill them.
 TABLES_PER_ADDRESS = 250
 SESSIONS_PER_ADDRESS = 5000
+#: Connections one address may hold to each of the host's sockets: far more than a machine of
+#: players and bots needs (each client holds one of each), far fewer than the descriptors a
+#: host has (it raises its own soft limit at start). ``sagani host --connections-per-address``
+#: raises it for a machine that runs hundreds of bots.
+CONNECTIONS_PER_ADDRESS = 256
 #: An open table nobody joined for this long, or a running one where no player or bot acted
 #: for this long, is closed (status "expired"); its seats and sessions are freed.
 OPEN_TABLE_IDLE_S = 15 * 60.0

@@ -62,6 +62,8 @@ class Connection:
     sent: int = HANDSHAKE_BYTES
     #: Of which the peer had acknowledged this many at the last look.
     acked: int = 0
+    #: The peer's IP address ("" if it could not be read).
+    address: str = ""
 
 
 #: TCP_INFO's layout above is Linux's; elsewhere the counts are unknown and nothing is cut
@@ -87,6 +89,20 @@ def tcp_counts(fd: int) -> tuple[int, int] | None:
         return None
     acked, received = struct.unpack_from("=QQ", info, _ACKED_AT)
     return received, acked
+
+
+def peer_address(fd: int) -> str:
+    """The IP address at the other end of the TCP socket ``fd`` ("" if unknown)."""
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError:
+        return ""
+    try:
+        return str(sock.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        return ""
+    finally:
+        sock.detach()  # the descriptor is libzmq's
 
 
 def inode(fd: int) -> int | None:
@@ -139,6 +155,7 @@ class ConnectionGuard:
         max_unread_bytes: int | None = None,
         max_total_bytes: int | None = None,
         max_unread_reply_bytes: int | None = None,
+        max_per_address: int | None = None,
         curve: bool = False,
     ) -> None:
         self.name = name
@@ -146,7 +163,9 @@ class ConnectionGuard:
         self.max_unread_bytes = max_unread_bytes
         self.max_total_bytes = max_total_bytes
         self.max_unread_reply_bytes = max_unread_reply_bytes
+        self.max_per_address = max_per_address
         self.connections: dict[int, Connection] = {}
+        self._per_address: dict[str, int] = {}
         self.cuts = 0
         self._serials = 0
         self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
@@ -162,11 +181,33 @@ class ConnectionGuard:
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
-                self._serials += 1
-                # If the descriptor was closed already, a DISCONNECTED for it follows.
-                self.connections[fd] = Connection(fd, self._serials, inode(fd) or -1)
+                self._accepted(fd)
             else:
-                self.connections.pop(fd, None)
+                self._forget(fd)
+
+    def _accepted(self, fd: int) -> None:
+        self._serials += 1
+        self._forget(fd)  # a number reused before its DISCONNECTED was read
+        # If the descriptor was closed already, a DISCONNECTED for it follows.
+        conn = Connection(fd, self._serials, inode(fd) or -1, address=peer_address(fd))
+        self.connections[fd] = conn
+        count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
+        # Descriptors are the host's to run out of: one machine may not take them all.
+        if self.max_per_address is not None and conn.address and count > self.max_per_address:
+            log.warning("%s: %s holds %d connections already; another is cut", self.name,
+                        conn.address, count - 1)  # fmt: skip
+            self.cuts += 1
+            self._forget(fd)
+            cut(conn)
+
+    def _forget(self, fd: int) -> None:
+        conn = self.connections.pop(fd, None)
+        if conn is not None:
+            left = self._per_address[conn.address] - 1
+            if left:
+                self._per_address[conn.address] = left
+            else:
+                del self._per_address[conn.address]
 
     def _connection(self, fd: int) -> Connection | None:
         conn = self.connections.get(fd)
@@ -230,5 +271,5 @@ class ConnectionGuard:
                 log.warning("%s: a connection sent %d bytes the host has not read as requests; "
                             "it is cut", self.name, received - conn.read)  # fmt: skip
                 self.cuts += 1
-                del self.connections[fd]
+                self._forget(fd)
                 cut(conn)

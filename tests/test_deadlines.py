@@ -19,7 +19,7 @@ import zmq
 from test_net_support import WAIT_S, Raw, choose, port_of, start_host_process
 
 from protocol import decode_message, topic
-from sagani_net.bots.runner import BotRunner
+from sagani_net.bots.runner import DEADLINE_MARGIN_S, BotRunner
 from sagani_net.host import DEADLINE_GRACE_S, HOST_DEFAULT_SESSION, Host
 from sagani_net.store import Store
 
@@ -244,7 +244,11 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
         wait_until(lambda: searcher.moves >= 6, timeout_s=WAIT_S)
         stop.set()
         thread.join(WAIT_S)
-        assert 0 < searcher.slowest_move_s < deadline_s
+        # The search is budgeted inside the table's deadline, not the command line's 5 s (how
+        # long a move really took depends on the machine's load, so that is not asserted)...
+        assert searcher.policy is not None
+        assert searcher.policy.config.think_s == deadline_s - DEADLINE_MARGIN_S
+        # ...and the host never had to play for it.
         assert default_moves(tmp_path, table) == []
     finally:
         searcher.close()

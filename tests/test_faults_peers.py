@@ -427,3 +427,51 @@ def test_creates_from_new_sockets_with_the_same_id_are_new_tables(host: Host) ->
         made.add(raw("create", game="sagani", config={"players": 2})["table"])
         raw.close()
     assert len(made) == 30
+
+
+def _closed_by_host(sock: socket.socket) -> bool:
+    """True once the host has reset or closed ``sock`` (its ZMTP greeting may come first)."""
+    try:
+        while sock.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
+    cap = 8
+    with running_host(tmp_path, limits=Limits(connections_per_address=cap)) as host:
+        port = int(host.endpoint.rsplit(":", 1)[1])
+        hoard = []
+        for _ in range(cap + 12):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
+                                            source_address=("127.0.0.2", 0))  # fmt: skip
+            hoard.append(sock)
+        for sock in hoard:
+            sock.settimeout(0.05)
+        closed = [False] * len(hoard)
+        give_up_s = time.monotonic() + WAIT_S
+        def look() -> list[bool]:
+            return [done or _closed_by_host(sock) for done, sock in zip(closed, hoard, strict=True)]
+
+        while closed.count(True) < len(hoard) - cap and time.monotonic() < give_up_s:
+            closed = look()
+        time.sleep(0.2)  # and no more than those
+        closed = look()
+        assert closed.count(False) == cap, closed
+        # Another machine, and this one's honest client, are still served.
+        assert Raw(host.endpoint)("hello")["type"] == "welcome"
+        # Connections given up make room again for that address.
+        for sock in hoard:
+            sock.close()
+        deadline_s = time.monotonic() + WAIT_S
+        while True:
+            other = from_address(host.endpoint, "127.0.0.2")
+            reply = other("hello")
+            other.close()
+            if reply.get("type") == "welcome":
+                break
+            assert time.monotonic() < deadline_s, reply

@@ -25,6 +25,7 @@ from sagani_net.game import Data, Game, RuleError
 PACKAGES: dict[str, str] = {
     "sagani": "sagani_net.games.sagani",
     "sagrada": "sagani_net.games.sagrada",
+    "sugi": "sagani_net.games.sugi",
 }
 DEFAULT_GAME = "sagani"
 
@@ -48,7 +49,7 @@ def configs(name: str) -> list[Data]:
     option without choices keeps its default), in the order of the choices.
 
     >>> [(c["players"], c["mode"]) for c in configs("sagani")]
-    [(2, 'multi'), (1, 'solo'), (1, 'solo-advanced'), (3, 'multi'), (4, 'multi')]
+    [(1, 'solo'), (1, 'solo-advanced'), (2, 'multi'), (3, 'multi'), (4, 'multi')]
     """
     game = get_game(name)
     names = [o.name for o in game.options]

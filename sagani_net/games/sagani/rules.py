@@ -1049,19 +1049,22 @@ class Sagani:
     name = "sagani"
     title = "Sagani"
     options = (
-        Option("players", 0, (0, 1, 2, 3, 4),
-               "how many play: 2-4 (multi), 1 (a solo mode); 0: 2, or 1 for a solo mode"),
+        Option("players", 2, (1, 2, 3, 4),
+               "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
         Option("mode", "multi", MODES,
                "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
     )  # fmt: skip
 
     def parse_config(self, data: Any) -> Data:
-        if isinstance(data, dict) and data.get("players") == 1 and "mode" not in data:
-            data = {**data, "mode": "solo"}  # one player and no mode: the basic solo
+        if isinstance(data, dict):
+            # Either word alone says which: one player plays the basic solo, a solo mode has
+            # one player.
+            if data.get("players") == 1 and "mode" not in data:
+                data = {**data, "mode": "solo"}
+            elif data.get("mode", "multi") != "multi" and "players" not in data:
+                data = {**data, "players": 1}
         config = check_options(self.options, data)
         mode, players = config["mode"], config["players"]
-        if not players:
-            players = 2 if mode == "multi" else 1
         if mode == "multi" and players not in (2, 3, 4) or mode != "multi" and players != 1:
             raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
         return {"players": players, "mode": mode}

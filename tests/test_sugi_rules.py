@@ -1,0 +1,433 @@
+"""Sugi's rules on hand-built boards: one behaviour per test, named after the rule (RULES.md)."""
+
+from __future__ import annotations
+
+import pytest
+from test_sugi_support import card, position, types, where
+
+from sagani_net.game import RuleError
+from sagani_net.games.sugi.edition import COLOURS
+from sagani_net.games.sugi.rules import (
+    MAINTENANCE,
+    OVER,
+    PLAN,
+    PUSH,
+    ROUND_CAP,
+    Action,
+    State,
+    parse_space,
+    timeline_limit,
+)
+
+RED = card("red N", action="free")
+RED2 = card("red N", action="free", skip=1)
+RED_ROTATE = card("red N", action="rotate")
+RED_GHOST = card("red N", action="ghost")
+BLUE = card("blue N", action="free")
+BLUE_ROTATE = card("blue N", action="rotate")
+BLUE_GHOST = card("blue N", action="ghost")
+YELLOW_REMOVE = card("yellow N", action="remove")
+YELLOW = card("yellow N", action="free")
+RED_RIGHT_AFTER = card("red N", "red E")  # two arrows, the second turned a quarter right
+BLACK_GHOST = card("black N", action="ghost")
+PURPLE_ROTATE = card("purple N", action="rotate")
+
+
+def act(text: str) -> Action:
+    return Action.parse(text)
+
+
+# -- setup --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_setup_deals_4_cards_and_a_secret_family_each_and_lays_the_forest_face_down(players):
+    s = State.new(players, seed=11)
+    assert [len(h) for h in s.hands] == [4] * players
+    assert len(set(s.families)) == players
+    assert len(s.deck) == 50 - 4 * players
+    view = s.view()
+    assert all(tile is None for _, _, tile, _ in view["forest"]) and len(view["forest"]) == 12
+    assert view["samurai"] == [[0, 1]] * 5 and view["ghost"] is None
+    assert view["limit"] == timeline_limit(players) == (5 if players <= 3 else 6)
+    assert sorted(s.tile_at[3:15]) == list(range(12))
+
+
+def test_the_seed_decides_forest_deal_and_first_player():
+    a, b = State.new(4, seed=5), State.new(4, seed=5)
+    assert (a.tile_at, a.turn, a.hands, a.families, a.deck, a.seat) == (
+        b.tile_at, b.turn, b.hands, b.families, b.deck, b.seat)  # fmt: skip
+    others = [State.new(4, seed=k) for k in range(6, 12)]
+    assert any(o.tile_at != a.tile_at for o in others)
+    assert {o.seat for o in others} != {a.seat}
+
+
+# -- planning -----------------------------------------------------------------------------
+
+
+def test_a_card_goes_face_down_to_the_right_end_of_the_timeline_turned_as_its_player_likes():
+    s = position(hands=[[RED, BLUE], [YELLOW]], timeline=[(RED2, 0, 1)])
+    events = s.apply(act(f"timeline {BLUE} rot 270"))
+    assert events == [{"type": "card_placed", "seat": 0, "slot": 1}]
+    assert s.timeline[-1] == (BLUE, 3, 0)
+    assert s.view()["timeline"] == [1, 0]  # owners only: the cards and their turns are secret
+    assert s.current_seat == 1 and s.hands[0] == [RED]
+
+
+def test_planning_skips_a_seat_whose_hand_is_empty():
+    s = position(3, hands=[[RED], [], [BLUE, YELLOW]])
+    s.apply(act(f"timeline {RED} rot 0"))
+    assert s.current_seat == 2
+
+
+def test_rotate_turns_a_face_up_forest_tile_and_its_obstacles():
+    s = position(tiles={"b1": "NS"}, hands=[[RED_ROTATE, RED], [BLUE]])
+    events = s.apply(act(f"action {RED_ROTATE} rotate b1 90"))
+    assert events[0] == {"type": "action_played", "seat": 0, "card": RED_ROTATE,
+                         "action": "rotate"}  # fmt: skip
+    assert events[1]["type"] == "tile_rotated" and events[1]["by"] == 90
+    space = parse_space("b1")
+    assert s.sides[space] == 0b1010  # now open E and W only
+    assert RED_ROTATE in s.discard
+
+
+def test_rotate_turns_a_face_down_tile_without_telling_its_new_turn():
+    s = position(hidden=("c4",), hands=[[RED_ROTATE], [BLUE]])
+    before = s.turn[parse_space("c4")]
+    events = s.apply(act(f"action {RED_ROTATE} rotate c4 180"))
+    assert s.turn[parse_space("c4")] == (before + 2) % 4
+    assert "rotation" not in events[1] and not s.revealed[parse_space("c4")]
+
+
+def test_rotate_turns_a_timeline_card_and_its_arrows_with_it():
+    s = position(hands=[[RED_ROTATE, YELLOW], [BLUE]], timeline=[(RED, 0, 1)])
+    s.apply(act(f"action {RED_ROTATE} rotate t1 90"))
+    assert s.timeline[0] == (RED, 1, 1)
+    s.limit = 2
+    s.apply(act(f"timeline {BLUE} rot 0"))
+    assert where(s, "red") == "c0"  # turned a quarter right: the N arrow now points E
+
+
+def test_free_action_puts_a_card_anywhere_in_the_timeline_then_draws():
+    s = position(hands=[[RED, BLUE, YELLOW], [RED2]], timeline=[(BLUE_ROTATE, 0, 1)])
+    top = s.deck[-1]
+    events = s.apply(act(f"action {RED} free {BLUE} t1 rot 180"))
+    assert s.timeline[0] == (BLUE, 2, 0) and len(s.timeline) == 2
+    assert types(events) == ["action_played", "card_placed", "drew"]
+    assert s.hands[0] == sorted([YELLOW, top])
+
+
+def test_free_action_needs_a_second_card():
+    s = position(hands=[[RED], [BLUE]])
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED} free {RED} t1"))
+    assert e.value.code == "not_in_hand"
+    assert all(a.type != "free" for a in s.legal_actions())
+
+
+def test_remove_sends_a_timeline_card_unseen_to_the_bottom_of_the_deck():
+    s = position(hands=[[YELLOW_REMOVE, RED], [BLUE]], timeline=[(RED2, 90, 1)])
+    events = s.apply(act(f"action {YELLOW_REMOVE} remove t1"))
+    assert s.timeline == [] and s.deck[0] == RED2
+    assert events[-1] == {"type": "card_removed", "seat": 0, "slot": 0, "owner": 1}
+    assert s.private(1)["deck_bottom"] == [[0, RED2]]  # its owner knows where it lies
+    assert s.private(0)["deck_bottom"] == []  # the remover did not look
+
+
+@pytest.mark.parametrize("space", ["b0", "b5"])
+def test_only_forest_tiles_rotate(space):
+    s = position(hands=[[RED_ROTATE], [BLUE]])
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED_ROTATE} rotate {space} 90"))
+    assert e.value.code == "bad_target"
+    with pytest.raises(RuleError) as e:
+        s.apply(Action("rotate", RED_ROTATE, space=99, turn=90))
+    assert e.value.code == "bad_target"
+
+
+def test_an_action_needs_its_icon_and_the_card_in_hand():
+    s = position(hands=[[RED], [BLUE]], timeline=[(YELLOW, 0, 1)])
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED} remove t1"))
+    assert e.value.code == "wrong_icon"
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"timeline {BLUE}"))
+    assert e.value.code == "not_in_hand"
+    assert s.version == 0 and s.hands[0] == [RED]
+
+
+@pytest.mark.parametrize("players, limit", [(2, 5), (3, 5), (4, 6), (5, 6)])
+def test_a_full_timeline_ends_planning_and_its_last_placer_resolves(players, limit):
+    cards = [card(f"{c} N", action="free") for c in COLOURS] + [RED2]
+    hands = [[cards[j] for j in range(limit) if j % players == i] for i in range(players)]
+    s = position(players, hands=hands)
+    for j in range(limit - 1):
+        s.apply(Action.timeline(cards[j]))
+        assert s.phase == PLAN
+    last = (limit - 1) % players
+    events = s.apply(Action.timeline(cards[limit - 1]))
+    resolution = next(e for e in events if e["type"] == "resolution")
+    assert resolution == {"type": "resolution", "seat": last, "cards": limit}
+    assert s.timeline == [] and s.phase in (MAINTENANCE, PLAN)
+
+
+def test_a_free_card_that_fills_the_timeline_makes_its_player_the_resolver():
+    s = position(hands=[[RED, BLUE], [YELLOW]], timeline=[(RED2, 0, 1)] * 1)
+    s.limit = 2
+    events = s.apply(act(f"action {RED} free {BLUE} t1"))
+    assert next(e for e in events if e["type"] == "resolution")["seat"] == 0
+
+
+def test_planning_ends_when_every_hand_is_empty():
+    s = position(hands=[[RED], [BLUE]])
+    s.apply(Action.timeline(RED))
+    events = s.apply(Action.timeline(BLUE))
+    assert "resolution" in types(events) and len(s.timeline) == 0
+
+
+# -- resolution ---------------------------------------------------------------------------
+
+
+def test_cards_resolve_left_to_right_and_two_arrows_in_reading_order():
+    # Upright the card reads red N then red E; turned 180 it reads red W then red S.
+    s = position(hands=[[RED], [BLUE]], timeline=[(RED_RIGHT_AFTER, 180, 1)],
+                 samurai={"red": "b2"})  # fmt: skip
+    s.limit = 2
+    events = s.apply(Action.timeline(RED, 0))
+    moves = [(e["from"], e["to"]) for e in events if e["type"] == "samurai_moved"]
+    assert moves == [([2, 1], [2, 0]), ([2, 0], [1, 0]), ([1, 0], [2, 0])]
+    revealed = [e["slot"] for e in events if e["type"] == "card_revealed"]
+    assert revealed == [0, 1]
+
+
+def test_a_face_down_tile_turns_up_when_a_samurai_tries_it_even_if_it_cannot_enter():
+    s = position(hands=[[RED], [BLUE]], tiles={"b1": "EW"}, hidden=("b1",))
+    s.limit = 1
+    events = s.apply(Action.timeline(RED, 0))
+    assert types(events)[1:5] == ["resolution", "card_revealed", "tile_revealed",
+                                  "samurai_blocked"]  # fmt: skip
+    assert events[4]["reason"] == "obstacle" and where(s, "red") == "b0"
+    assert s.view()["forest"][1][2] is not None  # b1 stays face up
+
+
+@pytest.mark.parametrize(
+    "tiles, start, arrow, reason",
+    [
+        ({"b1": "NS", "c1": "NESW"}, "b1", 90, "obstacle"),  # leaving by a blocked side
+        ({"b1": "NESW", "c1": "NS"}, "b1", 90, "obstacle"),  # entering by a blocked side
+        ({}, "b0", 180, "edge"),  # off the board
+        ({}, "c2", 90, "edge"),
+    ],
+)
+def test_a_blocked_move_leaves_the_samurai_where_it_is(tiles, start, arrow, reason):
+    s = position(hands=[[RED], [BLUE]], tiles=tiles, samurai={"red": start})
+    s.limit = 1
+    events = s.apply(Action.timeline(RED, arrow))
+    blocked = next(e for e in events if e["type"] == "samurai_blocked")
+    assert blocked["reason"] == reason and where(s, "red") == start
+
+
+def test_a_samurai_cannot_enter_the_ghosts_space():
+    s = position(hands=[[RED], [BLUE]], ghost="b1")
+    s.limit = 1
+    events = s.apply(Action.timeline(RED, 0))
+    assert next(e for e in events if e["type"] == "samurai_blocked")["reason"] == "ghost"
+
+
+def test_the_temple_is_shut_while_the_ghost_is_on_it():
+    s = position(hands=[[RED], [BLUE]], samurai={"red": "a4"})
+    s.limit = 1
+    events = s.apply(Action.timeline(RED, 0))
+    assert next(e for e in events if e["type"] == "samurai_blocked")["reason"] == "ghost"
+    assert where(s, "red") == "a4"
+
+
+def test_a_samurai_reaching_the_temple_takes_the_next_pedestal_and_moves_no_more():
+    s = position(hands=[[RED_RIGHT_AFTER], [BLUE]], samurai={"red": "c4", "blue": None},
+                 ghost="a1")  # fmt: skip
+    s.limit = 1
+    events = s.apply(Action.timeline(RED_RIGHT_AFTER, 0))
+    assert {"type": "samurai_arrived", "samurai": "red", "pedestal": 2} in events
+    assert events[-1]["type"] != "game_over"
+    assert next(e for e in events if e["type"] == "samurai_blocked")["reason"] == "arrived"
+    assert s.view()["pedestals"] == ["blue", "red"]
+
+
+# -- the ghost ----------------------------------------------------------------------------
+
+
+def test_the_ghost_leaves_the_temple_into_column_4_of_any_lane_then_straight_down():
+    s = position(hands=[[RED_GHOST], [BLUE]], samurai={c: "b0" for c in COLOURS})
+    targets = {t for t in s.ghost_targets()}
+    assert {parse_space(n) for n in ("a4", "a1", "b4", "b1", "c4", "c3")} <= targets
+    assert not {parse_space(n) for n in ("a5", "b5")} & targets
+    assert parse_space("b0") in targets and parse_space("a0") in targets
+    events = s.apply(act(f"action {RED_GHOST} ghost c2"))
+    assert [e["to"] for e in events if e["type"] == "ghost_moved"] == [[4, 2], [3, 2], [2, 2]]
+    assert s.view()["ghost"] == [2, 2]
+
+
+def test_the_ghost_never_goes_back_to_the_temple():
+    s = position(hands=[[RED_GHOST], [BLUE]], ghost="b4")
+    assert parse_space("b5") not in s.ghost_targets()
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED_GHOST} ghost b5"))
+    assert e.value.code == "ghost_cannot"
+
+
+def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles_nor_past_samurai():
+    s = position(hands=[[RED_GHOST], [BLUE]], ghost="b3", tiles={"b2": "EW"},
+                 samurai={"red": "a3"})  # fmt: skip
+    names = ("b4", "b2", "b1", "a3", "c3", "a2")
+    targets = {n for n in names if parse_space(n) in s.ghost_targets()}
+    assert targets == {"b4", "a3", "c3"}  # b2 is closed to the north, red stops it at a3
+
+
+def test_an_obstacle_found_face_down_stops_the_ghost_short():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], tiles={"b2": "EW"}, hidden=("b2",),
+                 samurai={c: "c0" for c in COLOURS})  # fmt: skip
+    assert parse_space("b1") in s.ghost_targets()  # as far as anyone can tell
+    events = s.apply(act(f"action {RED_GHOST} ghost b1"))
+    assert types(events)[-3:] == ["ghost_moved", "tile_revealed", "ghost_blocked"]
+    assert s.view()["ghost"] == [3, 1] and s.current_seat == 1
+
+
+def test_samurai_in_the_ghosts_space_are_pushed_aside_one_by_one():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3",
+                 samurai={"red": "b1", "blue": "b1"})  # fmt: skip
+    s.apply(act(f"action {RED_GHOST} ghost b1"))
+    assert s.phase == PUSH and s.current_seat == 0
+    assert s.view()["push"]["samurai"] == "red" and s.view()["push"]["waiting"] == ["blue"]
+    assert [a.direction for a in s.legal_actions()] == [1, 3]  # aside: E or W
+    s.apply(act("push E"))
+    assert where(s, "red") == "c1"
+    s.apply(act("push W"))
+    assert where(s, "blue") == "a1" and s.phase == PLAN and s.current_seat == 1
+
+
+def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back():
+    # b1 open N and S only: red there can go neither E nor W, and S is the ghost's way.
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"b1": "NS"},
+                 samurai={"red": "b1"})  # fmt: skip
+    events = s.apply(act(f"action {RED_GHOST} ghost b1"))
+    assert types(events)[-1] == "ghost_stepped_back"
+    assert s.view()["ghost"] == [2, 1] and where(s, "red") == "b1"
+    assert s.phase == PLAN and s.current_seat == 1
+
+
+def test_a_push_into_a_face_down_obstacle_turns_it_up_and_the_player_chooses_again():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"c1": "NS"},
+                 hidden=("c1",), samurai={"red": "b1"})  # fmt: skip
+    s.apply(act(f"action {RED_GHOST} ghost b1"))
+    events = s.apply(act("push E"))
+    assert types(events) == ["tile_revealed", "samurai_blocked"]
+    assert s.phase == PUSH and [a.direction for a in s.legal_actions()] == [3]
+    s.apply(act("push W"))
+    assert where(s, "red") == "a1"
+
+
+def test_a_pushed_samurai_may_reach_the_temple():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="a4", samurai={"red": "b4"})
+    s.apply(act(f"action {RED_GHOST} ghost b4"))
+    events = s.apply(act("push N"))
+    assert {"type": "samurai_arrived", "samurai": "red", "pedestal": 1} in events
+
+
+# -- maintenance --------------------------------------------------------------------------
+
+
+def test_maintenance_discards_then_draws_up_to_4_from_the_round_starter_on():
+    s = position(3, hands=[[RED], [BLUE, YELLOW], [RED2]], seat=1)
+    s.apply(Action.timeline(BLUE))  # seat 1 starts the round
+    s.apply(Action.timeline(RED2))
+    s.apply(Action.timeline(RED))  # every hand but seat 1's is empty: seat 1 goes on
+    assert s.current_seat == 1 and s.phase == PLAN
+    events = s.apply(Action.timeline(YELLOW))
+    # Every hand is empty, so maintenance asks nobody: each draws 4, from seat 1 on.
+    drew = [e["seat"] for e in events if e["type"] == "drew"]
+    assert drew == [1, 2, 0] and [len(h) for h in s.hands] == [4, 4, 4] and s.round == 2
+    assert s.current_seat == 2  # the next round starts with the seat after the last starter
+    assert types(events)[-1] == "round_started"
+
+
+def test_maintenance_lets_a_seat_keep_or_discard_cards():
+    s2 = position(hands=[[RED, BLUE], [RED2]])
+    s2.limit = 2
+    s2.apply(Action.timeline(RED))
+    s2.apply(Action.timeline(RED2))
+    assert s2.phase == MAINTENANCE and s2.current_seat == 0
+    assert Action("discard", cards=(BLUE,)) in s2.legal_actions()
+    events = s2.apply(act(f"discard {BLUE}"))
+    assert events[0] == {"type": "discarded", "seat": 0, "cards": [BLUE]}
+    assert BLUE in s2.discard and len(s2.hands[0]) == 4
+
+
+def test_an_empty_deck_is_refilled_by_shuffling_the_discards():
+    s = position(hands=[[RED], [BLUE]])
+    s.discard, s.deck = s.deck[:-2], s.deck[-2:]
+    s.limit = 2
+    s.apply(Action.timeline(RED))
+    events = s.apply(Action.timeline(BLUE))
+    assert "deck_reshuffled" in types(events)
+    assert len(s.hands[0]) == len(s.hands[1]) == 4
+    assert sorted(s.deck + s.hands[0] + s.hands[1] + s.discard) == list(range(50))
+
+
+# -- the end ------------------------------------------------------------------------------
+
+
+def test_the_third_samurai_in_the_temple_ends_the_game_at_once_mid_card():
+    pair = card("red N", "blue N")
+    s = position(hands=[[pair], [BLUE]], samurai={"red": "a4", "yellow": None, "black": None,
+                 "blue": "c4"}, ghost="b1", timeline=[])  # fmt: skip
+    s.limit = 1
+    events = s.apply(Action.timeline(pair, 0))
+    assert s.phase == OVER and types(events)[-1] == "game_over"
+    assert where(s, "blue") == "c4"  # its arrow came after the end
+    assert s.outcome.pedestals == ("yellow", "black", "red")
+
+
+def test_a_samurai_pushed_into_the_temple_third_ends_the_game_during_planning():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="a4", samurai={"red": "b4",
+                 "yellow": None, "black": None})  # fmt: skip
+    s.apply(act(f"action {RED_GHOST} ghost b4"))
+    s.apply(act("push N"))
+    assert s.is_over() and s.current_seat is None and s.legal_actions() == []
+
+
+def _ended(families: list[int], pedestals: list[str], players: int = 2) -> State:
+    s = position(players, families=families, samurai={c: None for c in pedestals})
+    s._finish([])
+    return s
+
+
+def test_score_is_the_family_points_of_the_samurai_on_the_pedestals():
+    # family 0: yellow 7, red 5, purple 3; family 9: black 7, purple 5, blue 3
+    s = _ended([0, 9], ["purple", "red", "blue"])
+    assert s.scores() == [8, 8]
+    s = _ended([0, 9], ["yellow", "black", "blue"])
+    assert s.scores() == [7, 10] and s.result().ranking == (1, 0)
+
+
+def test_a_tie_goes_to_whose_best_samurai_arrived_first():
+    # 8 each; seat 0's best arrived samurai (red, 5) came 2nd, seat 1's (purple, 5) 1st.
+    s = _ended([0, 9], ["purple", "red", "blue"])
+    assert s.outcome.ranking == (1, 0) and s.outcome.winners == (1,)
+
+
+def test_a_tie_on_the_best_samurai_goes_to_the_next_one_then_is_shared():
+    # family 5: black 7, blue 5, yellow 3; family 8: blue 7, black 5, red 3.
+    s = _ended([5, 8], ["black", "blue", "purple"])
+    assert s.scores() == [12, 12]
+    assert s.outcome.winners == (0,)  # seat 0's 7 (black) arrived 1st, seat 1's 7 (blue) 2nd
+    s = _ended([0, 0], ["yellow", "red", "blue"])  # the same card twice: nothing tells apart
+    assert s.outcome.winners == (0, 1)
+
+
+def test_the_round_cap_ends_a_game_that_would_not_end():
+    s = position(hands=[[RED], [BLUE]])
+    s.round = ROUND_CAP
+    s.limit = 2
+    s.apply(Action.timeline(RED))
+    events = s.apply(Action.timeline(BLUE))
+    assert s.is_over() and types(events)[-1] == "game_over" and s.outcome.rounds == ROUND_CAP
