@@ -283,7 +283,7 @@ def test_sagani_play_resumes_a_game_with_its_moves_in_the_log(
                                          consoles, bot_played))  # fmt: skip
         moves = lines_of(table.history()["moves"])
         table.raw.close()
-    assert len(moves) == 8 and told(console.model) == flat(moves)
+    assert len(moves) >= 8 and told(console.model) == flat(moves)
     so_far = flat(moves[:6])
     assert console.model.log[: len(so_far)] == so_far  # first, and unmarked
 
