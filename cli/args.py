@@ -193,22 +193,37 @@ def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[
     return read
 
 
-def read_record(path: Path) -> dict[str, Any]:
-    """A game record from a JSON file, bounded in size and depth; raises ValueError with a
-    sentence (OSError for a file that cannot be read)."""
+def read_json(path: Path, what: str = "a game record") -> Any:
+    """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
+    a file that cannot be read)."""
     with open(path, "rb") as f:
         data = f.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"larger than {MAX_RECORD_BYTES // 2**20} MiB: not a game record")
+        raise ValueError(f"larger than {MAX_RECORD_BYTES // 2**20} MiB: not {what}")
     try:
-        record = json.loads(data)
+        return json.loads(data)
     except RecursionError:
-        raise ValueError("JSON nested too deep: not a game record") from None
+        raise ValueError(f"JSON nested too deep: not {what}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not JSON ({exc})") from None
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """A game record from a JSON file (see :func:`read_json`)."""
+    record = read_json(path)
     if not isinstance(record, dict):
         raise ValueError("a game record is a JSON object")
     return record
+
+
+def json_file(text: str) -> Any:
+    """The contents of a JSON file: a game option given as a file (``--patterns FILE``)."""
+    try:
+        return read_json(Path(text).expanduser(), "a file of game data")
+    except OSError as exc:
+        _bad(f"cannot read {text}: {exc.strerror or exc}")
+    except ValueError as exc:
+        _bad(f"{text}: {exc}")
 
 
 #: How long the command line waits for a host's first answer before it says none answers.

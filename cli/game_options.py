@@ -3,6 +3,10 @@
 The options a game offers (:attr:`sagani_net.game.Game.options`) are given as ``--players N``
 and ``--mode M`` (the common ones) or ``--option NAME=VALUE``; the game's ``parse_config``
 checks them and fills in its defaults, so no command reads a mode or a player count itself.
+
+An option whose default is None takes structured data (Sagrada's ``patterns``): it is given
+as a JSON file, ``--NAME FILE`` (``--patterns my.json``) or ``--option NAME=FILE``, and the
+game checks what the file holds. Every command that creates a table offers these flags.
 """
 
 from __future__ import annotations
@@ -16,8 +20,52 @@ from sagani_net.game import Data, Option, RuleError
 from sagani_net.games import DEFAULT_GAME, game_names, get_game
 
 
+def file_options() -> dict[str, dict[str, Option]]:
+    """The options given as a JSON file: name -> {game: its option of that name}."""
+    found: dict[str, dict[str, Option]] = {}
+    for game in game_names():
+        for o in get_game(game).options:
+            if o.default is None:
+                found.setdefault(o.name, {})[game] = o
+    return found
+
+
+def add_file_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--NAME FILE`` for every option given as a file (``--patterns FILE``)."""
+    for name, by_game in file_options().items():
+        first = next(iter(by_game.values()))
+        p.add_argument(f"--{name.replace('_', '-')}", dest=f"file_{name}", type=check.json_file,
+                       default=None, metavar="FILE",
+                       help=f"{', '.join(by_game)}: {first.help or name}")  # fmt: skip
+
+
+def given_files(args: argparse.Namespace, game: Any) -> Data:
+    """The file options given on the command line, for ``game``; raises UsageError for one
+    the game does not have."""
+    given: Data = {}
+    for name, by_game in file_options().items():
+        value = getattr(args, f"file_{name}", None)
+        if value is None:
+            continue
+        if game.name not in by_game:
+            titles = ", ".join(get_game(g).title for g in by_game)
+            raise UsageError(f"--{name.replace('_', '-')} is for {titles} only")
+        given[name] = value
+    return given
+
+
+def checked_config(game: Any, given: Data) -> Data:
+    """``game.parse_config(given)``; its refusal becomes a one-line UsageError (a game may
+    name several problems, one per line: a pattern file's)."""
+    try:
+        return dict(game.parse_config(given))
+    except RuleError as exc:
+        raise UsageError("; ".join(exc.message.splitlines())) from None
+
+
 def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") -> None:
-    """Add ``--game``, ``--players``, ``--mode`` and ``--option`` to ``p``."""
+    """Add ``--game``, ``--players``, ``--mode``, ``--option`` and the file options to
+    ``p``."""
     p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME, metavar="NAME",
                    help=f"{what}: one of {', '.join(game_names())} (default {DEFAULT_GAME})")
     p.add_argument("--players", type=check.players, default=None,
@@ -27,6 +75,7 @@ def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") ->
     p.add_argument("--mode", default=None, help=f"the game's mode, if it has modes ({modes})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="any other table option of the game (repeat for more)")  # fmt: skip
+    add_file_arguments(p)
 
 
 def game_config(args: argparse.Namespace) -> tuple[str, Data]:
@@ -38,20 +87,36 @@ def game_config(args: argparse.Namespace) -> tuple[str, Data]:
         for name in ("players", "mode"):
             if getattr(args, name, None) is not None:
                 given[name] = getattr(args, name)
-        options = {o.name: o for o in game.options}
-        for text in args.option:
-            name, sep, value = text.partition("=")
-            if not sep or name not in options:
-                known = ", ".join(options)
-                raise RuleError("bad_config", f"--option is NAME=VALUE with NAME one of {known}")
-            given[name] = _typed(options[name], value)
-        return game.name, game.parse_config(given)
+        given.update(given_options(args, game))
     except RuleError as exc:
         raise UsageError(exc.message) from None
+    given.update(given_files(args, game))
+    return game.name, checked_config(game, given)
+
+
+def given_options(args: argparse.Namespace, game: Any) -> Data:
+    """The ``--option NAME=VALUE`` values, each of its option's type; raises
+    RuleError("bad_config", ...) for a name the game does not know or a value of the wrong
+    kind."""
+    options = {o.name: o for o in game.options}
+    given: Data = {}
+    for text in getattr(args, "option", None) or []:  # a command without --option: none
+        name, sep, value = text.partition("=")
+        if not sep or name not in options:
+            known = ", ".join(options)
+            raise RuleError("bad_config", f"--option is NAME=VALUE with NAME one of {known}")
+        given[name] = _typed(options[name], value)
+    return given
 
 
 def _typed(option: Option, text: str) -> Any:
-    """``text`` as a value of the option's type (the default's)."""
+    """``text`` as a value of the option's type (the default's); a file's JSON for an option
+    without a default."""
+    if option.default is None:
+        try:
+            return check.json_file(text)
+        except argparse.ArgumentTypeError as exc:
+            raise RuleError("bad_config", f"{option.name}: {exc}") from None
     kind = type(option.default)
     if kind is bool:
         if text.lower() not in ("true", "false", "yes", "no", "1", "0"):
@@ -64,3 +129,15 @@ def _typed(option: Option, text: str) -> Any:
             what = "a whole number" if kind is int else "a number"
             raise RuleError("bad_config", f"{option.name} is {what}, not {text!r}") from None
     return text
+
+
+def config_words(config: Data) -> list[str]:
+    """A config in short words for labels and file names: each option's value, a structured
+    one (a file's data) as its name and size (``patterns 2``), None left out."""
+    words = []
+    for name, value in config.items():
+        if isinstance(value, list | dict):
+            words.append(f"{name} {len(value)}")
+        elif value is not None:
+            words.append(f"{name} {value}")
+    return words

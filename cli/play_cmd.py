@@ -35,6 +35,7 @@ from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
+from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
@@ -74,9 +75,15 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
                    help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
-    p.add_argument("--players", type=check.players, default=2, help="2-4 (default 2)")
-    p.add_argument("--solo", action="store_true", help="the basic solo game (reach 75)")
-    p.add_argument("--solo-advanced", action="store_true", help="the advanced solo game")
+    p.add_argument("--players", type=check.players, default=2,
+                   help="how many play (default 2; 1: a game's solo, where it has one)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="another table option of the game (repeat for more), e.g. "
+                   "difficulty=5 for Sagrada's solo")  # fmt: skip
+    add_file_arguments(p)
+    p.add_argument("--solo", action="store_true",
+                   help="the solo game (Sagani: the basic one, reach 75)")  # fmt: skip
+    p.add_argument("--solo-advanced", action="store_true", help="Sagani's advanced solo game")
     p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
     p.add_argument(
         "--bots",
@@ -152,6 +159,7 @@ def add_parsers(sub: Any) -> None:
         default=0,
         help="seats kept for bots on a table this creates (`sagani bot` fills them)",
     )
+    add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.set_defaults(func=run_join)
 
@@ -199,8 +207,10 @@ async def bot_loop(
             if not replica.my_turn:
                 await client.next_update(timeout_s=1.0)
                 continue
-            action = await loop.run_in_executor(pool, think, kind, replica.view,
-                                                seeds.getrandbits(64), think_s)  # fmt: skip
+            # The table's game, and the seat's private data (a private objective) to think on.
+            action = await loop.run_in_executor(
+                pool, think, kind, replica.view, seeds.getrandbits(64), think_s,
+                replica.game or DEFAULT_GAME, replica.you, replica.private)
             await client.act(action)
         except HostError as exc:  # stale after a resync: the refusal carried a fresh snapshot
             log.info("bot %s refused: %s", kind, exc)
@@ -239,11 +249,18 @@ def plan(args: argparse.Namespace) -> PlayPlan:
         raise UsageError("choose --solo or --solo-advanced, not both")
     data: dict[str, Any] = {"players": args.players}
     if args.solo or args.solo_advanced:
-        data = {"players": 1, "mode": "solo" if args.solo else "solo-advanced"}
+        data = {"players": 1}
+        if any(o.name == "mode" for o in game.options):  # Sagani: a solo mode of its own
+            data["mode"] = "solo" if args.solo else "solo-advanced"
+        elif args.solo_advanced:
+            raise UsageError(f"{game.title} has one solo game: --solo (or --players 1)")
     try:
-        config = game.parse_config(data)
+        data.update(given_options(args, game))
+        config = checked_config(game, {**data, **given_files(args, game)})
     except RuleError as exc:
         raise UsageError(f"{game.title}: {exc.message}") from None
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
     players = game.seats(config)
     you = args.seat - 1
     if not 0 <= you < players:
@@ -347,9 +364,12 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     table = host.tables.get(saved.get("table", ""))
     if table is None or table.status == "over":
         return None
-    # Turns, not actions: a Sagani turn is two actions (take, then place).
-    seats = table.state.view(None).get("seats", [])
-    saved["turns"] = max((s.get("turns", 0) for s in seats if isinstance(s, dict)), default=0)
+    # Turns, not actions, where the view counts them (a Sagani turn is two actions); else
+    # the moves made.
+    seats = [s for s in table.state.view(None).get("seats", []) if isinstance(s, dict)]
+    counted = [s["turns"] for s in seats if "turns" in s]
+    saved["played"] = _count(max(counted), "turn") if counted else \
+        _count(table.state.version, "move")  # fmt: skip
     return saved
 
 
@@ -361,13 +381,13 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     config = saved.get("config", {})
     answer = input(
         f"An unfinished game is saved ({config.get('players', '?')} players, "
-        f"{_turns(saved['turns'])} played). Resume it? [Y/n] "
+        f"{saved['played']} played). Resume it? [Y/n] "
     )
     return answer.strip().lower() in ("", "y", "yes")
 
 
-def _turns(count: int) -> str:
-    return f"{count} turn" if count == 1 else f"{count} turns"
+def _count(count: int, what: str) -> str:
+    return f"{count} {what}" if count == 1 else f"{count} {what}s"
 
 
 async def _play(
@@ -460,6 +480,12 @@ def print_result(client: AsyncClient) -> None:
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
         print(f"  {rank + 1}. seat {seat + 1} {name or '':<8} {result['scores'][seat]:>4} points")
+    # A game's own figures that are one word or number (a solo game's goal and whether it was
+    # reached).
+    figures = [f"{k} {v}" for k, v in result.items()
+               if k not in ("scores", "ranking") and isinstance(v, int | str)]  # fmt: skip
+    if figures:
+        print(f"  {', '.join(figures)}")
 
 
 # -- sagani join ------------------------------------------------------------------------------
@@ -467,6 +493,9 @@ def print_result(client: AsyncClient) -> None:
 
 def run_join(args: argparse.Namespace) -> int:
     address = args.address or host_address(None)
+    config = None
+    if args.game is not None and given_files(args, get_game(args.game)):
+        config = _new_table_config(args)  # a bad file is told before any host is asked
     if args.lan:
         from sagani_net.discovery import browse
 
@@ -483,10 +512,19 @@ def run_join(args: argparse.Namespace) -> int:
         address = found[choice].endpoint
     print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
     check.reach_host(address)
-    return asyncio.run(_join(args, address))
+    return asyncio.run(_join(args, address, config))
 
 
-async def _join(args: argparse.Namespace, address: str) -> int:
+def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The config of the table ``join`` creates when none has a free seat."""
+    game = get_game(args.game or DEFAULT_GAME)
+    try:
+        return checked_config(game, {"players": args.players, **given_files(args, game)})
+    except UsageError as exc:
+        raise UsageError(f"{game.title}: {exc}") from None
+
+
+async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] | None) -> int:
     shown = address.removeprefix("tcp://")
     client = AsyncClient(address)
     try:
@@ -515,10 +553,10 @@ async def _join(args: argparse.Namespace, address: str) -> int:
             raise UsageError("no game to watch at this host")
         game = get_game(args.game or DEFAULT_GAME)
         try:
-            config = game.parse_config({"players": args.players})
-        except RuleError as exc:
+            config = config or _new_table_config(args)
+        except UsageError:
             client.close()
-            raise UsageError(f"{game.title}: {exc.message}") from None
+            raise
         seats = game.seats(config)
         if args.bots >= seats:
             client.close()
@@ -624,7 +662,12 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
     game.from_record(record)
     start = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    state = game.from_record({**start, "actions": []})
+    try:
+        state = game.from_record({**start, "actions": []})
+    except RuleError:
+        # A record that checks what its play rolled (Sagrada's) is no record of an empty
+        # game; a game is its config, seed and actions, and the whole record held above.
+        state = game.new_state(game.parse_config(record["config"]), record["seed"])
     frames = [(state.view(None), [])]
     for data in record["actions"]:
         events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from cli import args as check
 from cli.args import UsageError
-from cli.game_options import add_game_arguments, game_config
+from cli.game_options import add_game_arguments, config_words, game_config
 from sagani_net.bots import strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
@@ -94,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
         result = play_local(GameSpec(i, game, config, seed, tuple(names)))
         summary.add(result, solo_figures)
         if args.records:
-            label = "-".join(str(v) for v in config.values())
+            label = "-".join(w.split()[-1] for w in config_words(config))
             path = args.records / f"{game}-{label}-{seed}.json"
             path.write_text(json.dumps(result.record, indent=1) + "\n")
     elapsed = time.perf_counter() - started
-    setting = ", ".join(f"{k} {v}" for k, v in config.items())
+    setting = ", ".join(config_words(config))
     print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
           f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")  # fmt: skip
     for seat in range(seats):

@@ -23,6 +23,15 @@ ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
 )  # fmt: skip
 
 
+#: The host's events about the table rather than the game (``sagani_net.host``), in words.
+TABLE_EVENTS = {
+    "seat_taken": lambda e, names: f"{e.get('name') or 'someone'} sat down at seat "
+                                   f"{e['seat'] + 1}",
+    "seat_left": lambda e, names: f"{names[e['seat']]} left the table",
+    "game_started": lambda e, names: "the game starts",
+}
+
+
 def make_ui(game: str, model: ConsoleModel) -> GameUI:
     """The console part of ``game`` (its ``ui.py`` exports ``UI``), on ``model``; a game
     without one yet gets the bare :class:`GameUI` (its view as text, typed moves).
@@ -116,9 +125,13 @@ class ConsoleModel:
         return [self.name(seat) for seat in range(max(self.players, len(self.seats)))]
 
     def event_text(self, event: Data) -> str:
-        """One event in the game's words (``Game.event_text``), never an exception: a log line
-        must not take the console down."""
+        """One event in the game's words (``Game.event_text``; the table's own events, the
+        same for every game, in the shell's), never an exception: a log line must not take
+        the console down."""
         try:
+            table = TABLE_EVENTS.get(event.get("type", ""))
+            if table is not None:
+                return table(event, self.names())
             return self.ui.game.event_text(event, self.names())
         except (KeyError, IndexError, TypeError, ValueError):
             return " ".join(f"{k}={v}" for k, v in event.items())

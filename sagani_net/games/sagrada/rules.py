@@ -298,6 +298,31 @@ def pattern_set(config: Data) -> tuple[tuple[Pattern, ...], tuple[tuple[int, ...
     return found
 
 
+#: Pattern lists already checked (JSON text in, JSON text out): a determinized state reads its
+#: config again at every move, and checking a pattern searches for a way to complete it.
+#: Bounded, since a client may send any number of configs.
+_CHECKED: dict[str, str] = {}
+CHECKED_MAX = 64
+
+
+def checked_patterns(data: Any) -> list[Data]:
+    """``data`` checked as a list of patterns (``parse_patterns``), in the file form; a list
+    seen before is not searched again."""
+    try:
+        key = json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON-like: parse_patterns says what is wrong
+        key = ""
+    found = _CHECKED.get(key)
+    if found is None:
+        patterns = [p.to_data() for p in parse_patterns(data)]
+        if not key:
+            return patterns
+        if len(_CHECKED) >= CHECKED_MAX:
+            _CHECKED.clear()
+        found = _CHECKED[key] = json.dumps(patterns)
+    return list(json.loads(found))
+
+
 # -- the state ---------------------------------------------------------------------------------
 
 
@@ -1274,7 +1299,7 @@ class Sagrada:
         if config["players"] > 1 and config["difficulty"] != DEFAULT_DIFFICULTY:
             raise RuleError("bad_config", "difficulty is for the solo game (players 1)")
         if config["patterns"] is not None:
-            config["patterns"] = [p.to_data() for p in parse_patterns(config["patterns"])]
+            config["patterns"] = checked_patterns(config["patterns"])
         elif config["pattern_set"] == "custom":
             raise RuleError("bad_config", "pattern_set custom needs patterns of your own")
         have, need = len(pattern_set(config)[0]), PATTERNS_DEALT * config["players"]

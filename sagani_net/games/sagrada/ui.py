@@ -1,0 +1,1096 @@
+"""Sagrada's part of the console: windows of coloured dice, the pool, the round track, the tools
+and objectives, the pattern choice, and keys and typed commands for every step of a turn.
+
+A window is 4 rows by 5 columns; cells are ``row,column`` from 1, as the rules' text form::
+
+        1   2   3   4   5
+      ┌───┬───┬───┬───┬───┐
+    1 │ R3│  r│  4│  ·│+G5│      R3  a die (colour letter, value) in its colour
+      ├───┼───┼───┼───┼───┤      r   an empty cell that wants red;  4  one that wants a 4
+    2 │  ·│ +·│  ·│  ·│  ·│      ·   an empty cell with no restriction
+
+The character before a cell marks it: ``+`` a cell the die in hand (or a die to move) may take,
+``▸`` the cursor (the die in hand is drawn there), ``*`` new since your last turn, ``^`` the die
+a tool is moving. Letters and marks keep the screen readable without colour (``NO_COLOR``).
+
+Keys: 1-9 pick a pool die, arrows move it over the cells it may take, Enter places it; a b c
+use the tool in that slot (on the picked die, for the tools that act on a drafted die); p
+passes. A tool's later steps take the same keys (the hint line names them). Typed commands are
+the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``value 4``,
+``swap 4.2``, ``place 2,3``, ``pass``; ``draft 3`` alone picks the die for the arrows.
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from typing import Any
+
+from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge
+from sagani_net.game import RuleError
+from sagani_net.games.sagrada.components import (
+    CELLS,
+    COLOUR_NAMES,
+    COLOURS,
+    COLUMNS,
+    OBJECTIVES,
+    ROWS,
+    TOOLS,
+    cell_text,
+)
+from sagani_net.games.sagrada.patterns import Pattern
+from sagani_net.games.sagrada.rules import (
+    DRAFT_AGAIN,
+    HELD,
+    MOVE,
+    PLACE,
+    ROUNDS,
+    SWAP,
+    VALUE_STEP,
+    Action,
+    State,
+    from_view,
+    pattern_set,
+)
+
+Data = dict[str, Any]
+
+STYLES = {
+    "die.r": "bg:#af0000 fg:#ffffff bold",
+    "die.y": "bg:#d7af00 fg:#000000 bold",
+    "die.g": "bg:#008700 fg:#ffffff bold",
+    "die.b": "bg:#005fd7 fg:#ffffff bold",
+    "die.p": "bg:#8700af fg:#ffffff bold",
+    "want.r": "fg:#ff5f5f",
+    "want.y": "fg:#ffd700",
+    "want.g": "fg:#5fd75f",
+    "want.b": "fg:#5fafff",
+    "want.p": "fg:#d787ff",
+    "want.value": "fg:#d0d0d0",
+    "grid": "fg:ansibrightblack",
+    "legal": "fg:ansiyellow bold",
+    "cursor": "reverse",
+    "new": "underline",
+    "chosen": "reverse",
+}
+
+#: What each tool and public objective does, short enough for the panel (the help page has
+#: the cards' whole text).
+TOOL_SHORT = {
+    1: "drafted die +1 or -1", 2: "move a die, colour free", 3: "move a die, value free",
+    4: "move exactly 2 dice", 5: "swap with a track die", 6: "re-roll drafted die",
+    7: "re-roll pool, 2nd turn", 8: "draft 2, skip 2nd turn", 9: "place next to no die",
+    10: "turn drafted die over", 11: "redraw drafted die", 12: "move 2 of track colour",
+}
+OBJECTIVE_SHORT = {
+    1: "per row of 5 colours", 2: "per column of 4 colours", 3: "per row of 5 values",
+    4: "per column of 4 values", 5: "per 1 and 2", 6: "per 3 and 4", 7: "per 5 and 6",
+    8: "per set of 1-6", 9: "per set of 5 colours", 10: "per die diagonal to its colour",
+}
+#: A public objective in a column heading of 6 characters.
+OBJECTIVE_LABEL = {1: "RowCol", 2: "ColCol", 3: "RowVal", 4: "ColVal", 5: "Light", 6: "Medium",
+                   7: "Deep", 8: "Shades", 9: "Colour", 10: "Diagon"}  # fmt: skip
+#: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
+TOOL_KEYS = "abcde"
+#: A window's grid drawn with borders: its width and height in characters.
+GRID_W, GRID_H = 2 + COLUMNS * 4 + 1, 2 * ROWS + 2
+#: The narrow grid (one line per row): for tight heights and the four candidates at 80 columns.
+SMALL_W, SMALL_H = 2 + COLUMNS * 3 + 1, ROWS + 2
+
+# -- cells and windows ---------------------------------------------------------------------------
+
+
+def cell_fragment(die: str, want: str, mark: str = " ", extra: str = "") -> list[tuple[str, str]]:
+    """One cell, 3 characters: a mark, then the die (``R3``) or the restriction (`` r``,
+    `` 4``, `` ·``)."""
+    mark_style = "class:legal" if mark in "+▸^" and mark != " " else "class:new"
+    out = [(mark_style if mark != " " else "", mark)]
+    if die:
+        out.append((f"class:die.{die[0].lower()} {extra}".strip(), die))
+    elif want and want in COLOURS:
+        out.append((f"class:want.{want.lower()} {extra}".strip(), " " + want.lower()))
+    elif want:
+        out.append((f"class:want.value {extra}".strip(), " " + want))
+    else:
+        out.append((f"class:grid {extra}".strip(), " ·"))
+    return out
+
+
+def window_rows(
+    window: list[str],
+    pattern: Pattern | None,
+    *,
+    marks: dict[int, str] | None = None,
+    ghost: tuple[int, str] | None = None,
+    small: bool = False,
+) -> list[Line]:
+    """A window as text lines: ``GRID_W`` x ``GRID_H`` with borders, or ``SMALL_W`` x
+    ``SMALL_H`` (``small``). ``marks``: cell -> mark character; ``ghost``: the die in hand
+    drawn at a cell (the cursor)."""
+    marks = marks or {}
+    wants = pattern.cells if pattern is not None else ("",) * CELLS
+
+    def cell(i: int) -> list[tuple[str, str]]:
+        if ghost is not None and ghost[0] == i:
+            return cell_fragment(ghost[1], "", "▸", "class:cursor")
+        mark = marks.get(i, " ")
+        return cell_fragment(window[i], wants[i], mark, "class:cursor" if mark == "▸" else "")
+
+    g = "class:grid"
+    if small:
+        lines: list[Line] = [[(g, "  " + "".join(f"{c + 1:>3}" for c in range(COLUMNS)) + " ")]]
+        for r in range(ROWS):
+            row: Line = [(g, f"{r + 1} ")]
+            for c in range(COLUMNS):
+                row.extend(cell(r * COLUMNS + c))
+            row.append(("", " "))
+            lines.append(merge(row))
+        lines.append([("", " " * SMALL_W)])
+        return lines
+    lines = [[(g, "  " + "".join(f"{c + 1:>4}" for c in range(COLUMNS)) + " ")],
+             [(g, "  ┌" + "───┬" * (COLUMNS - 1) + "───┐")]]  # fmt: skip
+    for r in range(ROWS):
+        row = [(g, f"{r + 1} │")]
+        for c in range(COLUMNS):
+            row.extend(cell(r * COLUMNS + c))
+            row.append((g, "│"))
+        lines.append(merge(row))
+        if r < ROWS - 1:
+            lines.append([(g, "  ├" + "───┼" * (COLUMNS - 1) + "───┤")])
+    lines.append([(g, "  └" + "───┴" * (COLUMNS - 1) + "───┘")])
+    return lines
+
+
+def dice_line(dice: list[str], numbered: bool = False, picked: int | None = None) -> Line:
+    """Dice in a row: ``1:R3 2:G5`` (numbered from 1; ``▸`` the picked one) or ``R3 G5``."""
+    line: Line = []
+    for i, die in enumerate(dice):
+        if numbered:
+            line.append(("class:legal" if i == picked else "", f"{'▸' if i == picked else ''}"
+                         f"{i + 1}:"))  # fmt: skip
+        extra = " class:cursor" if i == picked else ""
+        line.append((f"class:die.{die[0].lower()}{extra}", die))
+        line.append(("", " "))
+    return line
+
+
+# -- the console part ---------------------------------------------------------------------------
+
+
+class SagradaUI(GameUI):
+    """Sagrada in the console: what you are choosing (a candidate pattern, a pool die and the
+    cell for it, a die to move, a round-track die), the screen, keys and typed commands."""
+
+    styles = STYLES
+    board = "window"
+
+    def __init__(self, game: Any, model: Any) -> None:
+        super().__init__(game, model)
+        #: Choose phase: the candidate (0-3) under the cursor.
+        self.candidate = 0
+        #: A pool die picked to draft, not yet sent.
+        self.picked: int | None = None
+        #: The cell under the cursor in your window (placing or moving), or None.
+        self.cursor: int | None = None
+        #: Moving tools: the cell of the die lifted to move.
+        self.lifted: int | None = None
+        #: Lens Cutter: the round-track choice under the cursor (index into the swaps).
+        self.swap_at = 0
+        #: seat -> cells changed since your last turn ended.
+        self.changed: dict[int, set[int]] = {}
+        self._mark: list[list[str]] = []
+        self._state: State | None = None
+        self._state_key: tuple[Any, ...] = ()
+
+    # -- questions --------------------------------------------------------------------------
+
+    @property
+    def view(self) -> Data | None:
+        return self.model.view
+
+    def patterns(self) -> tuple[Pattern, ...]:
+        view = self.view
+        return pattern_set(view["config"])[0] if view else ()
+
+    def pattern_of(self, seat: int) -> Pattern | None:
+        """The pattern ``seat`` plays (yours from your private data before the reveal)."""
+        view = self.view
+        if view is None:
+            return None
+        index = view["seats"][seat]["pattern"]
+        private = self.model.private
+        if index is None and seat == self.model.you and private:
+            index = private.get("pattern")
+        return self.patterns()[index] if index is not None else None
+
+    def state(self) -> State | None:
+        """A local engine state agreeing with the view and your private data (hidden parts
+        sampled with a fixed seed: the console is deterministic), for legal moves and
+        previews."""
+        view = self.view
+        if view is None or view.get("game") != "sagrada":
+            return None
+        private = self.model.private
+        key = (view["version"], id(view), id(private), self.model.you)
+        if key != self._state_key or self._state is None:
+            self._state = from_view(view, private, self.model.you, random.Random(0))
+            self._state_key = key
+        return self._state
+
+    def mine(self) -> bool:
+        """Your decision now (live, your seat to move)."""
+        view = self.view
+        return bool(self.model.my_turn and view and view["phase"] != "over")
+
+    def legal(self) -> list[Action]:
+        state = self.state()
+        if not self.mine() or state is None or state.current_seat != self.model.you:
+            return []
+        return state.legal_actions()
+
+    def step(self) -> str | None:
+        view = self.view
+        step = view.get("step") if view else None
+        return step["kind"] if step else None
+
+    def held_die(self) -> str:
+        """The die a tool step holds (drafted, changed or brought), or ``""``."""
+        view = self.view
+        step = view.get("step") if view else None
+        return (step or {}).get("held") or ""
+
+    def hand(self) -> str:
+        """The die you would place with Enter: the picked pool die, the held one, or the one
+        lifted to move."""
+        view = self.view
+        if view is None:
+            return ""
+        if self.picked is not None and self.picked < len(view["pool"]):
+            return str(view["pool"][self.picked])
+        if self.step() in (HELD, PLACE):
+            return self.held_die()
+        if self.step() == MOVE and self.lifted is not None and self.model.you is not None:
+            return str(view["seats"][self.model.you]["window"][self.lifted])
+        return ""
+
+    def targets(self) -> dict[int, Action]:
+        """Cell -> the action Enter sends with the cursor there, in the current mode."""
+        legal = self.legal()
+        step = self.step()
+        if step in (HELD, PLACE):
+            return {a.cell: a for a in legal if a.kind == "place"}
+        if step == MOVE:
+            if self.lifted is None:
+                return {a.cell: a for a in legal if a.kind == "move"}
+            return {a.to: a for a in legal if a.kind == "move" and a.cell == self.lifted}
+        if self.picked is not None:
+            return {a.cell: a for a in legal
+                    if a.kind == "draft" and a.die == self.picked and a.cell >= 0}  # fmt: skip
+        return {}
+
+    def swaps(self) -> list[Action]:
+        return [a for a in self.legal() if a.kind == "swap"] if self.step() == SWAP else []
+
+    # -- the screen -------------------------------------------------------------------------
+
+    def body(self, width: int, height: int) -> list[Line]:
+        view = self.view
+        if view is None or view.get("game") != "sagrada":
+            return super().body(width, height)
+        if view["phase"] == "choose":
+            return choose_body(self, width, height)
+        return play_body(self, width, height)
+
+    def body_height(self, width: int, height: int) -> int:
+        """The rows the window and the panel need; the log gets the rest."""
+        view = self.view
+        if view is None or view.get("game") != "sagrada":
+            return height
+        if view["phase"] == "choose":
+            return height
+        return min(height, max(len(lines) for _, lines in play_columns(self, width, height)))
+
+    def final(self, width: int, height: int) -> list[Line]:
+        return final_lines(self, width, height)
+
+    def turn_note(self) -> str:
+        view = self.view
+        if view is None:
+            return ""
+        if view["phase"] == "choose":
+            return "(choose a pattern)"
+        step = self.step()
+        if step is None:
+            return "(tool or pass)" if view["drafted"] else ""
+        # Short: the status line has some 20 columns left at 80; the hand line names the tool.
+        return "(" + {HELD: "place it or a tool", PLACE: "place the die",
+                      VALUE_STEP: "choose its value", SWAP: "swap a die",
+                      MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"  # fmt: skip
+
+    def note(self) -> str:
+        """The preview of the placement under the cursor: its end score against now."""
+        hand = self.hand()
+        targets = self.targets()
+        if not hand or self.cursor not in targets:
+            return ""
+        return self._preview_text(targets[self.cursor], hand)
+
+    def _preview_text(self, action: Action | None, hand: str) -> str:
+        state = self.state()
+        you = self.model.you
+        if action is None or state is None or you is None:
+            return ""
+        with_private = self.model.private is not None
+        before = state.score_sheet(you, private=with_private)
+        after_state = state.clone()
+        try:
+            after_state.apply(action)
+        except RuleError:
+            return ""
+        after = after_state.score_sheet(you, private=with_private)
+        gained = []
+        for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
+                           strict=True):  # fmt: skip
+            if b != a:
+                gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
+        if after["private"] != before["private"]:
+            gained.append(f"private {after['private'] - before['private']:+}")
+        if after["empty"] != before["empty"]:
+            # What the rest of the change is: the cell no longer counts against you (1 point,
+            # 3 in the solo game).
+            rest = (after["total"] - before["total"] - after["private"] + before["private"]
+                    - sum(after["objectives"]) + sum(before["objectives"]))  # fmt: skip
+            gained.append(f"one empty cell less {rest:+}")
+        what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
+            f"{hand} at {cell_text(action.cell)}"
+        delta = after["total"] - before["total"]
+        return (f"{what}: your score {before['total']} -> {after['total']} ({delta:+}"
+                + (": " + ", ".join(gained) if gained else "") + ")")
+
+    def hints(self) -> str:
+        view = self.view
+        tail = "Tab windows  : command  ? help  q quit"
+        if view is None or not self.mine():
+            return tail
+        if view["phase"] == "choose":
+            return "1-4 or ←/→ pick a pattern  Enter choose  " + tail
+        step = self.step()
+        tools = self._tool_keys()
+        if step == VALUE_STEP:
+            values = [str(a.number) for a in self.legal() if a.kind == "value"]
+            return f"{'/'.join(values)} the die's value  : command  ? help"
+        if step == SWAP:
+            return "←/→ choose a round-track die  Enter swap  : command  ? help"
+        if step == MOVE:
+            stop = "  s stop" if any(a.kind == "stop" for a in self.legal()) else ""
+            what = "where to" if self.lifted is not None else "a die to move"
+            return f"arrows {what}  Enter {'move' if self.lifted is not None else 'lift'}" \
+                   f"{stop}  Esc back  : command"
+        if step in (HELD, PLACE):
+            back = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
+            return f"arrows cell  Enter place{back}{tools}  : command  ? help"
+        if self.picked is not None:
+            return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
+        pool = len(view["pool"])
+        if step == DRAFT_AGAIN:
+            return f"1-{pool} pick your second die (Running Pliers)  : command  ? help"
+        kinds = {a.kind for a in self.legal()}
+        parts = [f"1-{pool} pick a die"] if "draft" in kinds else []
+        parts += [tools.strip()] if tools else []
+        return "  ".join([*parts, "p pass", tail])
+
+    def _tool_keys(self) -> str:
+        slots = self._tool_slots()
+        return f"  {'/'.join(TOOL_KEYS[s] for s in slots)} tool" if slots else ""
+
+    def _tool_slots(self) -> list[int]:
+        """Tool slots a key can use now (on the picked die, for the drafted-die tools)."""
+        view = self.view
+        if view is None:
+            return []
+        return [slot for slot, t in enumerate(view["tools"]) if self._tool_actions(t["tool"])]
+
+    def help_pages(self) -> list[list[str]]:
+        """Commands and symbols; the tools and objectives of this game in full; the rules."""
+        view = self.view or {}
+        tools = [t["tool"] for t in view.get("tools", [])] or list(TOOLS)
+        objectives = view.get("objectives") or list(OBJECTIVES)
+        cards = ["Tools in this game (keys a b c; typed: tool N)"]
+        for slot, number in enumerate(tools):
+            t = TOOLS[number]
+            key = TOOL_KEYS[slot] if view else " "
+            cards += textwrap.wrap(f"{t.name} ({t.number}): {t.text}", 78,
+                                   initial_indent=f" {key} ", subsequent_indent="     ")
+        cards.append("Public objectives")
+        for n in objectives:
+            o = OBJECTIVES[n]
+            cards += textwrap.wrap(f"{o.name}: {o.points} points for {o.text}", 78,
+                                   initial_indent="   ", subsequent_indent="     ")
+        cards.append("Private objective: the sum of the values of your colour's dice")
+        return [COMMANDS_PAGE.splitlines(), cards, RULES_PAGE.splitlines()]
+
+    # -- keys and commands ------------------------------------------------------------------
+
+    def key_bindings(self) -> list[Key]:
+        keys = [Key((str(n),), "pick a pool die (choosing: a pattern; a tool's value step: the "
+                    "value)" if n == 1 else "", lambda n=n: self.digit(n), label="1-9")
+                for n in range(1, 10)]  # fmt: skip
+        keys += [
+            Key(("enter",), "place, choose, move or swap what the cursor is on",
+                self.confirm, label="Enter"),  # fmt: skip
+            Key(("p",), "pass (end your turn)", lambda: self._send_if(Action("pass"))),
+            Key(("s",), "stop after one move (Tap Wheel)",
+                lambda: self._send_if(Action("stop"))),  # fmt: skip
+            Key(("r",), "return the die to the pool (Flux Remover)",
+                lambda: self._send_if(Action("return"))),  # fmt: skip
+        ]
+        for slot, key in enumerate(TOOL_KEYS):
+            keys.append(Key((key,), "use that slot's tool (one used on a drafted die: on the "
+                            "picked one)" if slot == 0 else "",
+                            lambda slot=slot: self.use_tool(slot), label="a-e"))  # fmt: skip
+        for key, (dr, dc) in {"up": (-1, 0), "down": (1, 0), "left": (0, -1),
+                              "right": (0, 1)}.items():  # fmt: skip
+            keys.append(Key((key,), "move the cursor over the cells open to the die"
+                            if key == "up" else "", lambda dr=dr, dc=dc: self.move(dr, dc),
+                            label="arrows"))  # fmt: skip
+        return keys
+
+    def digit(self, n: int) -> list[Data]:
+        view = self.view
+        if view is None or not self.mine():
+            return []
+        if view["phase"] == "choose":
+            if n <= 4:
+                self.candidate = n - 1
+            return []
+        if self.step() == VALUE_STEP:
+            return self._send_if(Action("value", number=n))
+        return self.pick(n - 1)
+
+    def pick(self, index: int) -> list[Data]:
+        """Pick pool die ``index`` to draft: the cursor goes to a cell open to it."""
+        view = self.view
+        if view is None or not 0 <= index < len(view["pool"]):
+            self.model.say("no such die in the pool", refusal=True)
+            return []
+        if self.step() not in (None, DRAFT_AGAIN) or view["drafted"] and self.step() is None:
+            self.model.say("you have drafted a die this turn", refusal=True)
+            return []
+        self.picked = index
+        self.lifted = None
+        targets = self.targets()
+        can_tool = bool(self._tool_slots())
+        if not targets and not can_tool:
+            self.picked = None
+            self.model.say(f"{view['pool'][index]} fits nowhere in your window now", refusal=True)
+            return []
+        self.model.say("" if targets else f"{view['pool'][index]} fits nowhere; a tool may help",
+                       refusal=not targets)
+        self.model.shown = self.model.you if self.model.you is not None else self.model.shown
+        self.cursor = self._first(targets)
+        return []
+
+    def _first(self, targets: dict[int, Action]) -> int | None:
+        if not targets:
+            return None
+        if self.cursor in targets:
+            return self.cursor
+        return min(targets)
+
+    def move(self, dr: int, dc: int) -> list[Data]:
+        """Arrows: the nearest target cell that way (Lens Cutter: the next round-track die;
+        choosing: the next candidate)."""
+        view = self.view
+        if view is None or not self.mine():
+            return []
+        if view["phase"] == "choose":
+            self.candidate = (self.candidate + dc + dr) % 4
+            return []
+        swaps = self.swaps()
+        if swaps:
+            self.swap_at = (self.swap_at + dc + dr) % len(swaps)
+            return []
+        targets = self.targets()
+        if not targets:
+            return []
+        if self.cursor not in targets:
+            self.cursor = self._first(targets)
+            return []
+        r, c = divmod(self.cursor, COLUMNS)
+        best: tuple[int, int] | None = None
+        for cell in targets:
+            tr, tc = divmod(cell, COLUMNS)
+            ahead = (tr - r) * dr + (tc - c) * dc
+            if ahead <= 0:
+                continue
+            side = abs((tr - r) * dc) + abs((tc - c) * dr)
+            score = ahead + 2 * side
+            if best is None or score < best[0]:
+                best = (score, cell)
+        if best is not None:
+            self.cursor = best[1]
+        return []
+
+    def confirm(self) -> list[Data]:
+        """Enter: choose the candidate, place, move, lift or swap."""
+        view = self.view
+        if view is None or not self.mine():
+            return []
+        if view["phase"] == "choose":
+            return self._send_if(Action.choose(self.candidate))
+        swaps = self.swaps()
+        if swaps:
+            return self._send_if(swaps[self.swap_at % len(swaps)])
+        targets = self.targets()
+        if self.cursor is None or self.cursor not in targets:
+            if self.step() is None and self.picked is None and not view["drafted"]:
+                self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
+            return []
+        if self.step() == MOVE and self.lifted is None:
+            self.lifted = self.cursor
+            self.cursor = self._first(self.targets())
+            return []
+        action = targets[self.cursor]
+        self.picked = self.lifted = None
+        return [action.to_dict()]
+
+    def use_tool(self, slot: int) -> list[Data]:
+        view = self.view
+        if view is None or not self.mine() or slot >= len(view["tools"]):
+            return []
+        number = view["tools"][slot]["tool"]
+        actions = self._tool_actions(number)
+        if not actions:
+            self.model.say(self._tool_refusal(number), refusal=True)
+            return []
+        self.picked = None
+        return [a.to_dict() for a in actions]
+
+    def _tool_actions(self, number: int) -> list[Action]:
+        """What using tool ``number`` sends now: the tool (its cheapest payment), after the
+        picked die's draft for a tool used on a drafted die; [] when it cannot be used."""
+        tool = TOOLS[number]
+        state = self.state()
+        if state is None or not self.mine():
+            return []
+        first: list[Action] = []
+        if tool.on_drafted and self.picked is not None and self.step() is None:
+            first = [Action.draft(self.picked)]
+        if first:
+            state = state.clone()
+            try:
+                state.apply(first[0])
+            except RuleError:
+                return []
+        elif state.current_seat != self.model.you:
+            return []
+        options = [a for a in state.legal_actions() if a.kind == "tool" and a.number == number]
+        if not options:
+            return []
+        # Solo: pay with the lowest die of the tool's colour (type ``tool N pay M`` to choose).
+        pool = state.pool
+        options.sort(key=lambda a: pool[a.die] % 6 if a.die >= 0 else 0)
+        return [*first, options[0]]
+
+    def _tool_refusal(self, number: int) -> str:
+        tool = TOOLS[number]
+        state = self.state()
+        if state is None:
+            return f"{tool.name} cannot be used now"
+        if tool.on_drafted and self.picked is None and self.step() is None:
+            return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
+        try:
+            state.clone().apply(Action.tool(number))
+        except RuleError as exc:
+            return f"{tool.name}: {exc.message}"
+        return f"{tool.name} cannot be used now"
+
+    def _send_if(self, action: Action) -> list[Data]:
+        """``action`` to send if it is legal now; else the rules' reason on the message line."""
+        if not self.mine():
+            return []
+        state = self.state()
+        if state is None:
+            return []
+        if action in self.legal():
+            self.picked = self.lifted = None
+            return [action.to_dict()]
+        try:
+            state.clone().apply(action)
+        except RuleError as exc:
+            self.model.say(exc.message, refusal=True)
+        return []
+
+    def command(self, text: str) -> list[Data]:
+        """A typed move in the rules' text form, checked on a copy of the game before anything
+        is sent; ``draft N`` alone picks the die for the arrows (or, with a die picked, ``tool
+        N`` drafts it for the tool)."""
+        words = text.lower().split()
+        try:
+            action = Action.parse(text)
+        except RuleError as exc:
+            raise CommandError(exc.message) from None
+        if not self.mine():
+            raise CommandError("it is not your turn")
+        state = self.state()
+        assert state is not None
+        actions = [action]
+        if action.kind == "draft" and action.cell < 0 and self.step() is None:
+            self.pick(action.die)
+            return []
+        if action.kind == "tool":
+            if action.die < 0 and len(words) == 2:
+                found = self._tool_actions(action.number)
+                if found:
+                    self.picked = None
+                    return [a.to_dict() for a in found]
+            if TOOLS.get(action.number) and TOOLS[action.number].on_drafted and \
+                    self.picked is not None and self.step() is None:  # fmt: skip
+                actions = [Action.draft(self.picked), action]
+        check = state.clone()
+        try:
+            for a in actions:
+                check.apply(a)
+        except RuleError as exc:
+            raise CommandError(f"not sent: {exc.message}") from None
+        self.picked = self.lifted = None
+        return [a.to_dict() for a in actions]
+
+    def complete(self, text: str) -> list[str]:
+        words = text.split()
+        partial = "" if text.endswith(" ") or not words else words.pop()
+        legal = self.legal()
+        if not words:
+            kinds = {a.kind for a in legal}
+            options = [k for k in ("choose", "draft", "place", "tool", "move", "value", "swap",
+                                   "pass", "stop", "return") if k in kinds]  # fmt: skip
+        elif len(words) == 1 and words[0] in ("draft", "tool", "choose", "value", "swap",
+                                               "place", "move"):  # fmt: skip
+            words_now = {str(a).split()[1] for a in legal if a.kind == words[0]}
+            options = sorted(words_now, key=lambda w: (len(w), w))  # 2 before 11
+        elif words[0] == "draft" and len(words) == 2:
+            options = ["at"]
+        elif words[0] == "draft" and len(words) == 3 and words[2] == "at":
+            options = [cell_text(a.cell) for a in legal
+                       if a.kind == "draft" and str(a.die + 1) == words[1] and a.cell >= 0]
+        elif words[0] == "move" and len(words) == 2:
+            options = ["to"]
+        elif words[0] == "move" and len(words) == 3:
+            options = [cell_text(a.to) for a in legal
+                       if a.kind == "move" and cell_text(a.cell) == words[1]]  # fmt: skip
+        else:
+            options = []
+        return [o for o in options if o.startswith(partial.lower())]
+
+    def cancel(self) -> None:
+        """Esc: drop the picked die, or put a lifted die back down."""
+        if self.lifted is not None:
+            self.lifted = None
+            self.cursor = self._first(self.targets())
+            return
+        self.picked = None
+        self.cursor = None
+
+    # -- updates ----------------------------------------------------------------------------
+
+    def updating(self, events: list[Data]) -> None:
+        placed = [e["seat"] for e in events if e.get("type") in ("die_placed", "die_moved")]
+        if self.model.you is None and placed:
+            self.model.remember()  # a spectator has no turns: the latest move is what is new
+            self.model.shown = placed[-1]
+
+    def updated(self, events: list[Data]) -> None:
+        you = self.model.you
+        view = self.view
+        if not self.mine():
+            self.picked = self.lifted = self.cursor = None
+        elif view is not None:
+            if self.picked is not None and (self.picked >= len(view["pool"]) or view["drafted"]
+                                            and self.step() != DRAFT_AGAIN):  # fmt: skip
+                self.picked = None
+            if self.step() != MOVE:
+                self.lifted = None
+            targets = self.targets()
+            if self.cursor not in targets:
+                self.cursor = self._first(targets)
+            swaps = self.swaps()
+            self.swap_at = min(self.swap_at, max(0, len(swaps) - 1))
+        self._find_changes()
+        turn_over = any(e.get("type") in ("turn_passed", "round_started", "patterns_revealed")
+                        or e.get("seat") == you and e.get("type") == "die_placed"
+                        for e in events)  # fmt: skip
+        if you is not None and turn_over and not self.mine():
+            self.model.remember()
+
+    def remember(self) -> None:
+        view = self.view
+        if view is None or "seats" not in view:
+            return
+        self._mark = [list(s["window"]) for s in view["seats"]]
+        self.changed = {}
+
+    def _find_changes(self) -> None:
+        view = self.view
+        if view is None or "seats" not in view:
+            return
+        self.changed = {}
+        for seat, data in enumerate(view["seats"]):
+            before = self._mark[seat] if seat < len(self._mark) else [""] * CELLS
+            cells = {i for i, d in enumerate(data["window"]) if d and d != before[i]}
+            if cells:
+                self.changed[seat] = cells
+
+
+UI = SagradaUI
+
+
+# -- screens ------------------------------------------------------------------------------------
+
+
+def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> list[Line]:
+    """A titled window: its owner, pattern and favour tokens, then the grid with the marks of
+    what you are doing (your window) or of what changed since your last turn."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    data = view["seats"][seat]
+    pattern = ui.pattern_of(seat)
+    who = "You" if seat == model.you else model.name(seat)
+    mark = "▶" if seat == model.turn else " "
+    title = f"{mark}{who}: {pattern.name if pattern else '?'}"
+    tokens = f" ●{data['tokens']}" if view["config"]["players"] > 1 else ""
+    marks: dict[int, str] = {i: "*" for i in ui.changed.get(seat, ())}
+    ghost = None
+    if seat == model.you and ui.mine():
+        targets = ui.targets()
+        for cell in targets:
+            marks[cell] = "+"
+        if ui.lifted is not None:
+            marks[ui.lifted] = "^"
+        hand = ui.hand() if ui.step() != MOVE or ui.lifted is not None else ""
+        if ui.cursor is not None and ui.cursor in targets:
+            if hand:
+                ghost = (ui.cursor, hand)
+            else:
+                marks[ui.cursor] = "▸"
+    grid_w = SMALL_W if small else GRID_W
+    head = fit([("class:you" if seat == model.you else "", title[: grid_w - len(tokens)]),
+                ("", tokens)], grid_w)  # fmt: skip
+    rows = window_rows(data["window"], pattern, marks=marks, ghost=ghost, small=small)
+    return [fit(head, width), *(fit(r, width) for r in rows)]
+
+
+def snake_line(ui: SagradaUI, width: int) -> Line:
+    """``Round 3/10  ann bo [bo] ann``: the round's snake of turns, the one now in brackets
+    (a seat that skips its second turn struck out with ``-``)."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    players = view["config"]["players"]
+    skipping = set(view["skipping"])
+    for named in (True, False):  # names if they fit, else seat numbers
+        line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"),
+                      ("", " ")]  # fmt: skip
+        for i, seat in enumerate(view["order"]):
+            now = i == view["turn_index"] and view["phase"] == "play"
+            skipped = i >= players and seat in skipping
+            name = "you" if seat == model.you else model.name(seat)[:7] if named else \
+                str(seat + 1)  # fmt: skip
+            if now:
+                line.append(("class:turn", f" [{name}]"))
+            else:
+                style = "class:dim" if i < view["turn_index"] or skipped else ""
+                line.append((style, f" -{name}-" if skipped else f" {name}"))
+        if sum(len(text) for _, text in line) <= width:
+            break
+    return fit(merge(line), width)
+
+
+def track_lines(ui: SagradaUI, width: int) -> list[Line]:
+    """The round track: each round's leftover dice (Lens Cutter: the one to swap marked)."""
+    view = ui.view
+    assert view is not None
+    swaps = ui.swaps()
+    chosen = swaps[ui.swap_at % len(swaps)] if swaps else None
+    line: Line = [("class:title", "Track"), ("", " ")]
+    lines: list[Line] = []
+    used = 6
+    for r, dice in enumerate(view["track"][: view["round"]]):
+        part: Line = [("class:dim", f"{r + 1}:")]
+        for i, die in enumerate(dice):
+            here = chosen is not None and chosen.number == r and chosen.die == i
+            if i:
+                part.append(("", " "))
+            part.append((f"class:die.{die[0].lower()}" + (" class:cursor" if here else ""), die))
+            if here:
+                part.append(("class:legal", "◂"))
+        if not dice:
+            part.append(("class:dim", "--"))
+        size = sum(len(t) for _, t in part) + 1
+        if used + size > width and used > 6:
+            lines.append(line)
+            line, used = [("", "      ")], 6
+        line.extend(part)
+        line.append(("", "  "))
+        used += size + 1
+    if not view["track"][: view["round"]] or not any(view["track"]):
+        line.append(("class:dim", "empty"))
+    lines.append(line)
+    return [fit(merge(x), width) for x in lines]
+
+
+def tool_lines(ui: SagradaUI, width: int) -> list[Line]:
+    """The tools in play with their key, number, name and cost now."""
+    view = ui.view
+    assert view is not None
+    solo = view["config"]["players"] == 1
+    usable = set(ui._tool_slots())
+    lines: list[Line] = [[("class:title", "Tools"), ("class:dim", "  key · number · cost now")]]
+    for slot, t in enumerate(view["tools"]):
+        tool = TOOLS[t["tool"]]
+        if solo:
+            cost = "used" if t["cost"] is None else f"pay a {t['cost']} die"
+        else:
+            cost = f"{t['cost']} token" + ("s" if t["cost"] > 1 else "")
+        style = "class:legal" if slot in usable else ""
+        line: Line = [(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
+                      ("", f"{tool.name:<24.24}"), ("class:dim", f" {cost:<8}")]  # fmt: skip
+        short = f" {TOOL_SHORT[tool.number]}"
+        if sum(len(t) for _, t in line) + len(short) <= width:
+            line.append(("", short))
+        lines.append(line)
+    return [fit(line, width) for line in lines]
+
+
+def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
+    """The public objectives, then your private one with what it scores now."""
+    view = ui.view
+    assert view is not None
+    lines: list[Line] = [[("class:title", "Objectives")]]
+    for n in view["objectives"]:
+        o = OBJECTIVES[n]
+        lines.append([("", f" {o.name}: {o.points}"), ("class:dim", f" {OBJECTIVE_SHORT[n]}")])
+    private = ui.model.private
+    colours = (private or {}).get("objectives") or (
+        view.get("privates", [None] * 4)[ui.model.you] if ui.model.you is not None
+        and "privates" in view else None)  # fmt: skip
+    if colours:
+        you = ui.model.you
+        window = view["seats"][you]["window"] if you is not None else []
+        parts: Line = [("", " Private:")]
+        for c in colours:
+            shades = sum(int(d[1]) for d in window if d and d[0] == c)
+            parts += [("", " "), (f"class:want.{c.lower()}", COLOUR_NAMES[COLOURS.index(c)])]
+            if view["phase"] != "choose":
+                parts.append(("class:dim", f" shades {shades}"))
+        lines.append(parts)
+    elif ui.model.you is not None:
+        lines.append([("class:dim", " Private: not known yet")])
+    return [fit(line, width) for line in lines]
+
+
+def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
+    """Each seat: dice placed, favour tokens, score now (public objectives, tokens, empty
+    cells; your private objective in yours, the others' count at the end)."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    lines: list[Line] = [[("class:title", "Score now"), ("class:dim", "  dice ●  pts")]]
+    state = ui.state()
+    for seat, data in enumerate(view["seats"]):
+        dice = sum(1 for d in data["window"] if d)
+        mark = "▶" if seat == model.turn else " "
+        style = "class:you" if seat == model.you else ""
+        score = view["scores"][seat]
+        if seat == model.you and model.private is not None and state is not None:
+            score = state.score_sheet(seat)["total"]  # yours with your private objective
+        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4} "
+                              f"{data['tokens']:>2} {score:>4}")])  # fmt: skip
+    if view["config"]["players"] == 1:
+        target = sum(int(d[1]) for dice in view["track"] for d in dice)
+        lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
+    return [fit(line, width) for line in lines]
+
+
+def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list[Line]]]:
+    """The play screen's columns as (width, lines), not yet padded: your window (or the one Tab
+    shows) on the left; round, pool, track, tools, objectives and scores on the right (the
+    scores under the window when the right is too short); on a wide screen the others'
+    windows beside them."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    you = model.you if model.you is not None else model.shown
+    main = model.shown if model.shown != you or model.you is None else you
+    small = height < GRID_H + 1  # (body_height's answer keeps the layout it measured)
+    left_w = (SMALL_W if small else GRID_W) + 1
+    left = window_block(ui, main, left_w, small)
+    if main != you:
+        left.append(fit([("class:dim", "(Tab: next window)")], left_w))
+    right_w = width - left_w - 1
+    others = [s for s in range(len(view["seats"])) if s != main]
+    # The others' windows stand beside the panel when it keeps PANEL_W columns; each takes
+    # its width and a column between.
+    other_cols = min(len(others), max(0, (width - left_w - 1 - PANEL_W) // (GRID_W + 2)))
+    right_w -= other_cols * (GRID_W + 2)
+    right: list[Line] = [snake_line(ui, right_w)]
+    right.append(fit(merge([("class:title", "Pool"), ("", " "),
+                            *dice_line(view["pool"], True, ui.picked)]), right_w))  # fmt: skip
+    held = ui.held_die()
+    if held and view["step"]:
+        tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
+        right.append(fit([("class:title", "Hand"), ("", " "),
+                          (f"class:die.{held[0].lower()}", held),
+                          ("class:dim", f"  ({tool})")], right_w))  # fmt: skip
+    right += track_lines(ui, right_w)
+    right += tool_lines(ui, right_w)
+    right += objective_lines(ui, right_w)
+    scores = scores_lines(ui, max(right_w, left_w))
+    if len(right) + len(scores) <= height:
+        right += scores
+    else:  # a short screen: the scores go under the window
+        left += [fit(line, left_w) for line in scores]
+    columns = [(left_w, left), (right_w, right)]
+    if other_cols:
+        per_col = max(1, min(height // (GRID_H + 1), -(-len(others) // other_cols)))
+        for col in range(other_cols):
+            block: list[Line] = []
+            for seat in others[col * per_col : (col + 1) * per_col]:
+                block += window_block(ui, seat, GRID_W + 1)
+            columns.append((GRID_W + 1, block))
+    return columns
+
+
+#: The panel's width that the others' windows leave it at least.
+PANEL_W = 56
+
+
+def play_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
+    columns = [(w, box(lines, w, height)) for w, lines in play_columns(ui, width, height)]
+    out = []
+    for i in range(height):
+        line: Line = []
+        for j, (_, col) in enumerate(columns):
+            if j:
+                line.append(("class:dim", "│" if j == 1 else " "))
+            line.extend(col[i])
+        out.append(fit(line, width))
+    return out
+
+
+def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
+    """The four patterns you were dealt side by side (the cursor on one); once you have
+    chosen, who is still choosing."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    private = model.private or {}
+    dealt = private.get("patterns") or []
+    patterns = ui.patterns()
+    lines: list[Line] = []
+    waiting = [model.name(s) for s, d in enumerate(view["seats"]) if not d["chosen"]]
+    if model.you is not None and private.get("pattern") is not None:
+        chosen = patterns[private["pattern"]]
+        lines.append([("class:title", f"You chose {chosen.name} ({chosen.difficulty} tokens)."),
+                      ("", f"  Waiting for {', '.join(waiting)}.")])  # fmt: skip
+    elif model.my_turn and not dealt:
+        lines.append([("class:title", "Choose your window pattern"),
+                      ("", " (1-4, Enter): this console has not been told your four yet")])
+    elif model.you is None or not dealt:
+        lines.append([("class:title", "The players choose their window patterns"),
+                      ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
+    else:
+        lines.append([("class:title", "Choose your window pattern"),
+                      ("class:dim", "  (● its favour tokens)")])  # fmt: skip
+    if dealt:
+        small = width < 4 * (GRID_W + 2)
+        cell_w = (SMALL_W if small else GRID_W) + 2
+        mine = model.my_turn and private.get("pattern") is None
+        blocks = []
+        for slot, index in enumerate(dealt):
+            p = patterns[index]
+            here = mine and slot == ui.candidate
+            title = f"{'▸' if here else ' '}{slot + 1} {p.name}"[: cell_w - 4]
+            head = fit([("class:chosen" if here else "class:title", title),
+                        ("", f" ●{p.difficulty}")], cell_w)  # fmt: skip
+            grid = window_rows([""] * CELLS, p, small=small)
+            blocks.append([head, *(fit(r, cell_w) for r in grid)])
+        per_row = max(1, min(len(blocks), width // cell_w))  # narrower than 80: two rows
+        for first in range(0, len(blocks), per_row):
+            row = blocks[first : first + per_row]
+            for r in range(len(row[0])):
+                lines.append(merge([frag for b in row for frag in b[r]]))
+    lines.append([])
+    lines += objective_lines(ui, width)
+    lines += tool_lines(ui, width)
+    return box(lines, width, height)
+
+
+def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
+    """The ranking with each score's parts; solo: the target and whether it was beaten."""
+    model = ui.model
+    view = ui.view
+    assert view is not None
+    result = view.get("result") or {"scores": view["scores"],
+                                    "ranking": list(range(len(view["seats"])))}  # fmt: skip
+    sheets = result.get("sheets") or []
+    lines: list[Line] = [[("class:title", "Game over")], []]
+    if "target" in result:
+        verdict = "beaten" if result.get("won") else "missed"
+        lines.append([("", f"Target {result['target']} (the round track's values): "
+                           f"{verdict} with {result['scores'][0]}")])  # fmt: skip
+    names = [OBJECTIVE_LABEL[n] for n in view["objectives"]]
+    head = " #  player      " + " ".join(f"{n:>6}" for n in names) + \
+        "  private tokens  empty  score"
+    lines.append([("class:dim", head)])
+    for rank, seat in enumerate(result["ranking"]):
+        style = "class:you" if seat == model.you else ""
+        sheet = sheets[seat] if seat < len(sheets) else None
+        if sheet is None:
+            row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
+        else:
+            parts = " ".join(f"{p:>6}" for p in sheet["objectives"])
+            penalty = 3 if "target" in result else 1
+            row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
+                   f" {sheet['tokens']:>6}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
+        lines.append([(style, row)])
+    if "privates" in view:
+        privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]
+                             for c in own) for s, own in enumerate(view["privates"]))  # fmt: skip
+        lines.append([("class:dim", f"Private objectives: {privates}")])
+    lines.append([])
+    if "target" not in result and result["ranking"]:
+        winner = result["ranking"][0]
+        who = "You win!" if winner == model.you else f"{model.name(winner)} wins."
+        lines.append([("class:message", who)])
+    lines.append([("class:dim", "Tab: look at the windows")])
+    return box(lines, width, height)
+
+
+# -- help ---------------------------------------------------------------------------------------
+
+COMMANDS_PAGE = """\
+Commands (dice and cells counted from 1: cell row,column; Tab completes)
+ draft 3 at 2,4   draft pool die 3 and place it at row 2, column 4
+ draft 3          pick it, then move it with the arrows (Enter places)
+ tool 7           use tool card 7 (solo: tool 7 pay 2 pays with pool die 2)
+ place 2,3        place the die a tool holds  value 4   its value (tools 1, 11)
+ move 1,1 to 2,3  a moving tool's move        swap 4.2  Lens Cutter: round.die
+ choose 2   pass   stop   return   show 2   help   rules   quit
+Window: R3 a die (colour letter and value); r a cell that wants red; 4 one that
+wants a 4; · no restriction. + a cell open to the die in hand, ▸ the cursor,
+* new since your last turn, ^ the die being moved. Colours: R red, Y yellow,
+G green, B blue, P purple. The message line previews a placement's end score."""
+
+RULES_PAGE = """\
+Rules in short (the full rules: sagani_net/games/sagrada/RULES.md)
+10 rounds, each a snake of turns (1 2 3 3 2 1). On a turn draft a die from the
+ pool and place it, and/or use one tool (favour tokens: 1, then 2 once used);
+ or pass. Dice left at a round's end go to the round track.
+Placing: the first die on an edge; later dice next to a die (diagonal counts);
+ match the cell's colour or value; never beside (orthogonally) a die of the
+ same colour or value.
+Score: public objectives, your private colour (the sum of its values), 1 per
+ favour token left, -1 per empty cell. Ties: private, tokens, the later seat.
+Solo: tools are paid with a pool die of their colour; beat the round track's
+ total; -3 per empty cell."""

@@ -1,0 +1,275 @@
+"""Sagrada's console: the real prompt_toolkit app on pipe input against a real host on
+127.0.0.1 (a greedy bot in the other seat), and its screens against golden files."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from test_console import running_console, until
+from test_render import check_golden
+
+from cli.console.gameui import line_text
+from cli.console.model import ConsoleModel
+from cli.console.render import screen_text
+from cli.play_cmd import bot_loop
+from sagani_net.bots import make_policy
+from sagani_net.client import AsyncClient
+from sagani_net.games.sagrada.components import cell_text, die_text
+from sagani_net.games.sagrada.rules import SAGRADA, Action, State
+from sagani_net.games.sagrada.ui import snake_line
+from sagani_net.host import Host
+
+TEST_TIMEOUT_S = 60
+#: A deal whose tools are Grozing Pliers (key a), Eglomise Brush (b) and Running Pliers (c).
+PLIERS_SEED = 5
+LEFT, RIGHT, ENTER = "\x1b[D", "\x1b[C", "\r"
+
+
+async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
+    """A 2-player Sagrada table: you in seat 1 (0 on the wire), greedy in seat 2."""
+    me = AsyncClient(host.endpoint)
+    await me.connect()
+    table = await me.create({"players": 2}, game="sagrada", seed=seed, bots=[1])
+    bot = AsyncClient(host.endpoint)
+    await bot.join(table, role="bot", seat=1, name="greedy")
+    await me.join(table, seat=0, name="ann")
+    return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
+
+
+def at_table(host: Host, seed: int, play: Callable[..., Any]) -> None:
+    """Run ``play(model, keys, state)`` in the console at a new table; ``state()`` is the
+    host's own game state. Keys are sent once the console has no move on its way (it drops
+    game keys until the host answered, as they are meant for the next view)."""
+
+    async def main() -> None:
+        me, bot, bot_task = await start(host, seed)
+        table = host.tables[me.state.table]
+        model = ConsoleModel(game="sagrada")
+        async with running_console(model, me) as running:
+            await until(lambda: model.my_turn)
+            await play(model, Keys(running), lambda: table.state)
+        bot_task.cancel()
+        me.close()
+        bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+class Keys:
+    """The console's pipe input, sending only once no move is on its way to the host."""
+
+    def __init__(self, running: Any) -> None:
+        self.running = running
+
+    async def send(self, text: str) -> None:
+        await until(lambda: not self.running.console._sending)
+        self.running.keys.send_text(text)
+
+
+async def choose_first(model: ConsoleModel, keys: Keys) -> None:
+    await keys.send(ENTER)
+    await until(lambda: model.view["phase"] == "play" and model.my_turn)
+
+
+def test_the_pattern_is_chosen_with_number_keys_and_arrows(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await keys.send("3")
+        await until(lambda: model.ui.candidate == 2)
+        await keys.send(LEFT)  # back to the second
+        await until(lambda: model.ui.candidate == 1)
+        assert state().chosen[0] is None  # nothing is sent before Enter
+        await keys.send(ENTER)
+        await until(lambda: model.view["phase"] == "play")
+        assert state().chosen[0] == state().dealt[0][1]
+
+    at_table(host, 3, play)
+
+
+def test_a_die_is_drafted_and_placed_with_keys(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        die = model.view["pool"][1]
+        await keys.send("2")
+        await until(lambda: model.ui.picked == 1 and model.ui.cursor is not None)
+        first = model.ui.cursor
+        await keys.send(RIGHT)
+        await until(lambda: model.ui.cursor != first or not _any_right(model, first))
+        cell = model.ui.cursor
+        assert cell in model.ui.targets()
+        assert model.ui.note().startswith(f"{die} at {cell_text(cell)}: your score")
+        version = model.view["version"]
+        await keys.send(ENTER)
+        await until(lambda: f"ann places {die} at {cell_text(cell)}." in model.log)
+        assert model.view["version"] > version and die_text(state().windows[0][cell]) == die
+
+    at_table(host, 3, play)
+
+
+def _any_right(model: ConsoleModel, cell: int) -> bool:
+    """Whether a target cell lies right of ``cell`` (else the arrow keeps the cursor)."""
+    return any(t % 5 > cell % 5 for t in model.ui.targets())
+
+
+def test_a_typed_draft_places_the_die(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        draft = next(a for a in model.ui.legal() if a.kind == "draft" and a.die == 2)
+        die, where = model.view["pool"][2], cell_text(draft.cell)
+        await keys.send(f":draft 3 at {where}{ENTER}")
+        await until(lambda: f"ann places {die} at {where}." in model.log)
+        assert die_text(state().windows[0][draft.cell]) == die
+
+    at_table(host, 3, play)
+
+
+def test_a_tool_is_used_step_by_step_with_keys(host: Host) -> None:
+    """Grozing Pliers: pick a die, a (the tool on it), a value key, then Enter places it."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        assert model.view["tools"][0]["tool"] == 1
+        die = model.view["pool"][0]
+        await keys.send("1")
+        await until(lambda: model.ui.picked == 0)
+        await keys.send("a")
+        await until(lambda: model.ui.step() == "value")
+        assert "(choose its value)" in screen_text(model, 80, 24)
+        values = [a.number for a in model.ui.legal() if a.kind == "value"]
+        assert values and all(abs(v - int(die[1])) == 1 for v in values)
+        await keys.send(str(values[0]))
+        await until(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
+        cell = model.ui.cursor
+        assert f"Hand {die[0]}{values[0]}" in screen_text(model, 80, 24)
+        await keys.send(ENTER)
+        await until(lambda: any(line.startswith("ann places") for line in model.log))
+        assert die_text(state().windows[0][cell]) == f"{die[0]}{values[0]}"
+        log = "\n".join(model.log)
+        assert "ann uses Grozing Pliers, paying 1 favour token." in log
+        assert f"ann sets the die to {die[0]}{values[0]}." in log
+        assert state().tokens[0] == state().patterns[state().chosen[0]].difficulty - 1
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_a_moving_tool_lifts_a_die_and_moves_it_with_keys(host: Host) -> None:
+    """Eglomise Brush after placing: b, Enter lifts the die under the cursor, an arrow picks
+    the cell, Enter moves it there; typed words complete from the moves open now."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        await keys.send("1")
+        await until(lambda: model.ui.cursor is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        source = model.ui.cursor
+        assert model.ui.complete("move ") == [cell_text(source)]
+        die = die_text(state().windows[0][source])
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted == source and model.ui.cursor is not None)
+        target = model.ui.cursor
+        assert target != source and f"▸{die}" in screen_text(model, 80, 24)  # drawn there
+        await keys.send(ENTER)
+        moved = f"ann moves {die} from {cell_text(source)} to {cell_text(target)}."
+        await until(lambda: moved in model.log)
+        assert state().windows[0][source] == 0 and die_text(state().windows[0][target]) == die
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        version = state().version
+        await keys.send(f":draft 1 at 2,3{ENTER}")  # a first die goes on an edge
+        await until(lambda: model.message != "")
+        assert model.message == ("not sent: " + _refusal(state(), Action.draft(0, 7)))
+        assert "edge" in model.message
+        await keys.send("b")  # Eglomise Brush: no die in the window to move yet
+        await until(lambda: "Eglomise Brush" in model.message)
+        await keys.send(f":tool 5{ENTER}")
+        await until(lambda: model.message == "not sent: tool 5 is not in play")
+        assert state().version == version
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def _refusal(state: State, action: Action) -> str:
+    try:
+        state.clone().apply(action)
+    except Exception as exc:  # noqa: BLE001 - the rules' own words
+        return str(getattr(exc, "message", exc))
+    raise AssertionError(f"{action} is legal")
+
+
+# -- screens ------------------------------------------------------------------------------------
+
+
+def played(moves: int, players: int = 2, seed: int = 3) -> tuple[State, list[dict]]:
+    """A game after ``moves`` greedy decisions (deterministic), and its events (1 player: the
+    solo game)."""
+    state = SAGRADA.new_state(SAGRADA.parse_config({"players": players}), seed)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    events: list[dict] = []
+    for _ in range(moves):
+        events.extend(state.apply(policy.choose(state, rng)))
+    return state, events
+
+
+def model_for(state: State, events: list[dict], you: int) -> ConsoleModel:
+    """The console's model as a host would feed it: the view, your private data, events."""
+    model = ConsoleModel(connection="online", game="sagrada")
+    names = ["ann", "greedy", "bo", "cy"][: state.players]
+    model.load({"table": "t1", "you": you, "status": "running",
+                "seats": [{"name": n} for n in names], "view": state.view(you),
+                "private": state.private(you)})  # fmt: skip
+    model.receive({"events": events[-6:], "view": state.view(you), "private": state.private(you)})
+    return model
+
+
+def test_golden_pattern_choice_shows_the_four_candidates_side_by_side() -> None:
+    state, events = played(0)
+    model = model_for(state, events, 0)
+    text = screen_text(model, 80, 24)
+    check_golden("sagrada-choose-80x24.txt", text)
+    names = [state.patterns[i].name for i in state.dealt[0]]
+    heads = text.splitlines()[2]
+    assert all(name[:10] in heads for name in names)
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_golden_mid_game_turn_with_a_die_picked(size: tuple[int, int]) -> None:
+    width, height = size
+    state, events = played(20, players=2 if width == 80 else 4)
+    model = model_for(state, events, state.current_seat or 0)
+    model.ui.digit(2)  # the second pool die in hand, the cursor on a cell open to it
+    text = screen_text(model, width, height)
+    check_golden(f"sagrada-turn-{width}x{height}.txt", text)
+    lines = text.splitlines()
+    assert len(lines) == height and all(len(line) <= width for line in lines)
+    assert "▸2:" in text and "your score" in text  # the die in hand and its preview
+    assert "Round " in text and "Tools" in text and "Private:" in text
+
+
+def test_golden_solo_turn_shows_payment_in_dice_and_the_target() -> None:
+    state, events = played(12, players=1)
+    model = model_for(state, events, 0)
+    model.ui.digit(1)
+    text = screen_text(model, 80, 24)
+    check_golden("sagrada-solo-80x24.txt", text)
+    assert "target so far   9" in text and "pay a P die" in text
+    assert "one empty cell less +3" in text  # 3 points an empty cell in the solo game
+
+
+def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -> None:
+    state, events = played(9, players=4)
+    model = model_for(state, events, state.current_seat or 0)
+    wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
+    assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
+    assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"
