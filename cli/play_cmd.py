@@ -420,21 +420,27 @@ async def _play(
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         (data_dir / SESSION_FILE).write_text(json.dumps(saved))
+    console = None
+    if not args.autoplay:
+        console = Console(ConsoleModel(game=me.state.game or args.game), me)
+        # The game so far goes in the log before the bots move again: their quick moves would
+        # otherwise come in with it and push it off a small screen at once.
+        await console.catch_up(me.state.version, away=False)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
     tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
              for i, (c, kind) in enumerate(bots)]  # fmt: skip
     try:
-        if args.autoplay:
+        if console is None:
             await bot_loop(me, args.autoplay, 99, pool, args.think)
             await me.sync()
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        model = ConsoleModel(game=me.state.game or args.game)
         if plan_.open:
             seats = ", ".join(str(s + 1) for s in plan_.open)
-            model.say(f"seat {seats} waits for: sagani join {address.removeprefix('tcp://')}")
-        status = await run_console(Console(model, me))
+            console.model.say(f"seat {seats} waits for: sagani join "
+                              f"{address.removeprefix('tcp://')}")  # fmt: skip
+        status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
             print(f"the game's record: {path}\nwatch it again: sagani replay {path}")

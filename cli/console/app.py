@@ -205,7 +205,7 @@ class Console:
         client = self.client
         assert client is not None
         self.model.connection = ONLINE  # joined: the client holds a fresh snapshot
-        await self._catch_up(client.state.version, away=False)
+        await self.catch_up(client.state.version, away=False)
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
@@ -215,7 +215,7 @@ class Console:
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
                     # came in no update.
-                    await self._catch_up(message["version"], away=True)
+                    await self.catch_up(message["version"], away=True)
                 elif message is not None:
                     self._feed(message.get("events", []), message)
                 self.redraw()
@@ -247,15 +247,16 @@ class Console:
             self._down = False
             self.model.connection = ONLINE
             self.model.say("")
-            await self._catch_up(client.state.version, away=True)
+            await self.catch_up(client.state.version, away=True)
         except (HostTimeout, HostError, OSError):
             pass
 
-    async def _catch_up(self, version: int, away: bool) -> None:
+    async def catch_up(self, version: int, away: bool) -> None:
         """Show the snapshot the client just took at ``version``, after logging the moves up
         to it that the log lacks (the whole game so far on a join or a resume, the moves made
         while away after a reconnect), from the host's ``history``. The updates that follow
-        the snapshot bring the moves after it."""
+        the snapshot bring the moves after it. The console does it when it starts; a caller
+        may do it before (nothing is asked twice)."""
         client = self.client
         assert client is not None
         moves = None
