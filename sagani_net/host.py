@@ -20,7 +20,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
@@ -43,6 +43,9 @@ from sagani_net.games import game_names, get_game
 from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
 from sagani_net.peers import ConnectionGuard
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
+
+if TYPE_CHECKING:
+    from sagani_net.standby import ActiveLink
 
 log = logging.getLogger("sagani_net.host")
 # Whatever a peer or a table does again and again, the log says it a few times, then a count.
@@ -225,6 +228,8 @@ class Host:
         #: The connection (file descriptor) and address of the request being handled.
         self._from_fd = -1
         self._from_address = ""
+        #: The replication link to a standby host (sagani_net.standby), if this host has one.
+        self.link: ActiveLink | None = None
         try:
             self._restore()
         except Exception as exc:  # what is on disk does not make a game
@@ -289,8 +294,25 @@ class Host:
             while not self._stop.is_set():
                 self.step(POLL_MS)
         finally:
-            self._close_sockets()
-            self.store.close()
+            self.close()
+
+    def close(self) -> None:
+        """Close the sockets (the link's too) and the store."""
+        if self.link is not None:
+            self.link.close()
+        self._close_sockets()
+        self.store.close()
+
+    def reload(self) -> None:
+        """Forget the games in memory and bring them back from the store: a standby taking
+        over, whose store the active host filled."""
+        before = dict(self.tables)
+        self.tables.clear()
+        self.sessions.clear()
+        self._due.clear()
+        self._recent.clear()
+        self._restore()
+        self._recount(before)
 
     def _close_sockets(self) -> None:
         for guard in (self._requests, self._subscribers):
@@ -316,6 +338,8 @@ class Host:
         wake_s = min([self._next_heartbeat_s, self._next_guard_s, *self._due.values()])
         wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
         replies: list[tuple[int, list[bytes]]] = []
+        if self.link is not None:
+            self.link.tick()
         ready = self.router.poll(wait_ms, zmq.POLLIN)
         now_s = time.monotonic()
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
@@ -341,6 +365,8 @@ class Host:
             if not self._commit():
                 replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
                            for fd, frames in replies]  # fmt: skip
+            elif self.link is not None:
+                self.link.replicate()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self._outbox:
                 self.pub.send_multipart((topic, body))
@@ -508,6 +534,7 @@ class Host:
     def _storage_broke(self, why: str) -> None:
         self.storage_broken = why
         self._due.clear()
+        self.store.mark_damaged(why)
         log.error("the database %s is damaged: %s. The host refuses every change from now on "
                   "(storage_failed) and serves what it holds; stop it, then start it again (it "
                   "will say how to salvage the data)", self.store.path, why)  # fmt: skip
@@ -590,6 +617,7 @@ class Host:
             pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
             heartbeat_s=self.heartbeat_s,
             max_request_bytes=MAX_REQUEST_BYTES,
+            standby=self._standby(),
         )
 
     def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -669,8 +697,12 @@ class Host:
         self, request: dict[str, Any], table: Table, session: Session, token: str
     ) -> dict[str, Any]:
         return reply("joined", request["id"], table=table.id, seat=session.seat,
-                     role=session.role, token=token,
+                     role=session.role, token=token, standby=self._standby(),
                      snapshot=self._snapshot(table, session.seat))  # fmt: skip
+
+    def _standby(self) -> str | None:
+        """Where clients go if this host falls silent: the standby's request endpoint."""
+        return self.link.standby if self.link is not None else None
 
     def _free_seat(self, table: Table, role: str, wanted: int | None) -> int:
         if wanted is not None:

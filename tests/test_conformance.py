@@ -141,6 +141,22 @@ def test_random_playouts_finish_with_a_result(name: str, config: Data) -> None:
 
 
 @cases
+def test_every_change_of_private_data_is_announced(name: str, config: Data) -> None:
+    # The host tells only the seats named by private_seats to fetch their private data again; a
+    # seat left out would play on with a stale hand.
+    game = get_game(name)
+    seats = game.seats(config)
+    for game_played in games(name, config):
+        state = game.new_state(config, game_played.seed)
+        for data in game_played.actions:
+            before = [wire(state.private(s)) for s in range(seats)]
+            events = state.apply(state.parse_action(data))
+            changed = {s for s in range(seats) if wire(state.private(s)) != before[s]}
+            missed = changed - set(state.private_seats(events))
+            assert not missed, f"{data} at version {state.version - 1}: {sorted(missed)} not told"
+
+
+@cases
 def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
     game = get_game(name)
     for game_played in games(name, config):

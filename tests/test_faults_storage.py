@@ -27,7 +27,7 @@ from test_net_support import ROOT, Raw, choose, running_host
 from protocol import VERSION, encode
 from sagani_net.games import get_game
 from sagani_net.host import Host
-from sagani_net.store import DB_NAME
+from sagani_net.store import DB_NAME, Store, salvage
 
 
 @contextmanager
@@ -258,6 +258,14 @@ def test_wal_overwritten_under_the_host_refuses_changes_and_serves_reads(
             out.write(bytes(wal.stat().st_size - 32))
 
     damage_while_running(tmp_path, overwrite, caplog, "WAL file was written")
+    # SQLite would open these files again without a word, the accepted actions gone: the next
+    # start refuses them in one line that says what to do, and a salvage clears the way.
+    done = run_host_cli(tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "found it so while it ran" in done.stderr and "--salvage" in done.stderr
+    salvage(tmp_path)
+    Store(tmp_path).close()
 
 
 def corrupt(path: Path) -> None:

@@ -137,9 +137,16 @@ def write_vectors() -> None:
         raw.next_id = 18
         frames.append(("18-no-type-reply", "reply", raw.send_bytes(encode(no_type)),
                        "a request without a type"))  # fmt: skip
+        ask("19-static-sugi-request", "another game's static data, by name, without a table "
+            "(Sugi's tiles, cards and family trees)", "static", game="sugi")  # fmt: skip
+        solo = ask("20-create-sagrada-request", "a solo Sagrada table", "create",
+                   game="sagrada", config={"players": 1}, seed=7)["table"]  # fmt: skip
+        mine = raw("join", table=solo, name="ann")["token"]  # not recorded: a join as in 03
+        ask("21-private-sagrada-request", "the solo seat's Sagrada private data: two private "
+            "objectives, the four patterns dealt, none chosen yet", "private", table=solo,
+            token=mine)  # fmt: skip
         end = raw("sync", table=table)["version"]
-        raw.next_id = 18
-        ask("19-history-request", "the events of the game's last three moves", "history",
+        ask("22-history-request", "the events of the game's last three moves", "history",
             table=table, since=end - 3)  # fmt: skip
         raw.close()
         sub.close()
@@ -149,6 +156,8 @@ def write_vectors() -> None:
         tokens[0]: "Jq3v0lGmUK2bRpt5yXo8i4aMWcN7eHsD",
         tokens[1]: "8Zb1dTqfL0rVxCk3mYs9uPw2EaNj6HgR",
         table: "5a6e7f01",
+        mine: "Wc5kR2xPq8nT0bYv4sLm7jHa1dFg9eZu",
+        solo: "5a6e7f02",
         pub: "tcp://127.0.0.1:47411",
     }
     for old in VECTORS.glob("*.*"):

@@ -97,7 +97,8 @@ def test_private_data_is_the_seats_hand_family_and_own_timeline_cards():
     assert s.private(0) == {"hand": [red], "family": 4, "timeline": [], "deck_bottom": []}
     assert s.private(1)["timeline"] == [[0, card("yellow N"), 90]]
     events = s.apply(Action.timeline(red, 180))
-    assert s.private_seats(events) == [0]
+    # A placed card may shift any seat's own slots on the timeline: every seat is told.
+    assert s.private_seats(events) == [0, 1]
     assert s.private(0)["timeline"] == [[1, red, 180]]
 
 

@@ -211,7 +211,7 @@ class Console:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self.model.connection = ONLINE
-                    self.model.say("")
+                    self.model.say(f"host moved to {client.moved_to}" if client.moved_to else "")
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
                     # came in no update.

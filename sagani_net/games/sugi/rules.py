@@ -1013,7 +1013,10 @@ class State:
         seats: set[int] = set()
         for event in events:
             kind = event["type"]
-            if kind in ("deck_reshuffled", "resolution", "game_over"):
+            # A card placed or removed shifts every seat's own slots on the timeline and the
+            # places of the cards seats know at the deck's bottom; a draw may take one of those.
+            if kind in ("deck_reshuffled", "resolution", "game_over", "card_placed",
+                        "card_removed", "drew"):  # fmt: skip
                 return list(range(self.players))
             for key in ("seat", "owner"):
                 if isinstance(event.get(key), int):
