@@ -393,6 +393,20 @@ class AsyncClient:
             return (await self.request("static", game=game))["static"]
         return (await self.request("static", table=self._need_replica().table))["static"]
 
+    async def history(self, since: int = 0) -> list[dict[str, Any]]:
+        """The moves of the joined table after version ``since``, oldest first, each
+        ``{"version", "seat", "events"}`` with the game's events (every page of the host's
+        ``history`` answer). The host keeps only the newest moves: a first move above
+        ``since + 1`` means the ones before it are not kept."""
+        table = self._need_replica().table
+        moves: list[dict[str, Any]] = []
+        while True:
+            reply = await self.request("history", table=table, since=since)
+            moves.extend(reply["moves"])
+            if not (reply["more"] and reply["moves"]):
+                return moves
+            since = reply["moves"][-1]["version"]
+
     async def leave(self) -> None:
         replica = self._need_replica()
         await self.request("leave", table=replica.table, token=self.token)
@@ -561,6 +575,9 @@ class Client:
 
     def static(self, game: str | None = None) -> dict[str, Any]:
         return self._run(self.core.static(game))
+
+    def history(self, since: int = 0) -> list[dict[str, Any]]:
+        return self._run(self.core.history(since))
 
     def leave(self) -> None:
         self._run(self.core.leave())

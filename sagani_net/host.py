@@ -11,13 +11,14 @@ The host knows games only through :mod:`sagani_net.game`; the wire format is :mo
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import secrets
 import sqlite3
 import threading
 import time
-from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,13 @@ DEADLINE_GRACE_S = 0.25
 HOST_DEFAULT_SESSION = "host:deadline"
 #: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
 SUBSCRIPTION_BYTES = 1024
+#: Moves of a table whose events the ``history`` request serves: the newest ones, enough for
+#: a whole game of the games we know (a 4-player Sagani game is about 130), kept encoded
+#: (about 100 bytes each) so that a thousand tables hold a few tens of MB at most.
+HISTORY_KEEP = 256
+#: Most moves, and bytes of them, in one ``history`` reply; the client asks for the next page.
+HISTORY_PAGE_MOVES = 64
+HISTORY_PAGE_BYTES = 32 * 1024
 
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -152,6 +160,10 @@ class Table:
     active_s: float = field(default_factory=time.monotonic)
     #: The address (IP) that created it, whose quota it counts against (None after a restart).
     owner: str | None = None
+    #: The newest moves (at most HISTORY_KEEP), each ``{version, seat, events}`` encoded, for
+    #: ``history``; None until someone asks (then built by replaying the store), and kept up
+    #: by every accepted action from then on.
+    history: deque[bytes] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -269,6 +281,7 @@ class Host:
             "leave": self._leave,
             "record": self._record,
             "static": self._static,
+            "history": self._history,
         }
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
                  store.path)  # fmt: skip
@@ -777,6 +790,8 @@ class Host:
         self._publish(table, told, persist=False, private=state.private_seats(events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
                               table.seq)  # fmt: skip
+        if table.history is not None:
+            table.history.append(_move(state.version, seat, events))
         if table.status == OVER:
             self.store.finish_table(table.id, table.seq, self._final_record(table))
             log.info("table %s: over, %s", table.id, state.result())
@@ -857,11 +872,8 @@ class Host:
             found = self.store.accepted_action(table.id, session.token_hash, msg_id)
             assert found is not None, "accepted message ids are always stored"
             version, seq = found
-            state = get_game(table.game_name).new_state(table.config, table.seed)
-            actions = self.store.actions(table.id)
-            for data in actions[:version]:
-                state.apply(state.parse_action(_without_seat(data)))
-            events = state.apply(state.parse_action(_without_seat(actions[version])))
+            # The replay just after the action made on ``version``.
+            state, _, events = next(itertools.islice(self._replay(table), version, None))
             body = _accepted(table.id, session.seat, msg_id, seq, state, events)
             self._remember(session, msg_id, body)
         log.info("table %s: retry of message %d answered from the cache", table.id, msg_id)
@@ -909,6 +921,43 @@ class Host:
             game, config = _game_config(request["game"], request["config"] or {})
         return reply("static", request["id"], game=game.name, config=config,
                      static=game.static_data(config))  # fmt: skip
+
+    def _history(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The events of the moves after version ``since``, oldest first: one page of at most
+        HISTORY_PAGE_MOVES moves and HISTORY_PAGE_BYTES bytes, from the newest HISTORY_KEEP
+        moves. Events are what the updates broadcast, so no token is asked for."""
+        table = self._table(request["table"])
+        kept = self._kept_moves(table)
+        version = table.state.version
+        oldest = version - len(kept) + 1  # the version the first kept move made
+        moves: list[dict[str, Any]] = []
+        size = 0
+        for move in itertools.islice(kept, max(0, request["since"] + 1 - oldest), None):
+            size += len(move)
+            if len(moves) == HISTORY_PAGE_MOVES or (moves and size > HISTORY_PAGE_BYTES):
+                break
+            moves.append(decode_message(move))
+        return reply("history", request["id"], table=table.id, version=version, moves=moves,
+                     more=bool(moves) and moves[-1]["version"] < version)  # fmt: skip
+
+    def _kept_moves(self, table: Table) -> deque[bytes]:
+        """The table's newest moves for ``history``; the first time, by replaying the store
+        (a table created here starts with none, one from before a restart has its actions
+        on disk only)."""
+        if table.history is None:
+            table.history = deque(
+                (_move(state.version, seat, events) for state, seat, events in self._replay(table)),
+                maxlen=HISTORY_KEEP,
+            )
+            assert len(table.history) == min(table.state.version, HISTORY_KEEP), table.id
+        return table.history
+
+    def _replay(self, table: Table) -> Iterator[tuple[GameState, int, list[dict[str, Any]]]]:
+        """The table's game again from its seed, one stored action at a time: the state just
+        after it (one object, played on), the seat that made it, and the game's events."""
+        state = get_game(table.game_name).new_state(table.config, table.seed)
+        for data in self.store.actions(table.id):
+            yield state, data["seat"], state.apply(state.parse_action(_without_seat(data)))
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -1056,6 +1105,13 @@ def _accepted(
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
                         private=None if seat is None else state.private(seat)))  # fmt: skip
+
+
+def _move(version: int, seat: int, events: list[dict[str, Any]]) -> bytes:
+    """One move as ``history`` tells it (encoded to be kept): the version it made, who made
+    it, and the game's events (the host's own, such as ``deadline_missed``, are not in it, so
+    that the answer is the same from memory and from a replay after a restart)."""
+    return encode({"version": version, "seat": seat, "events": events})
 
 
 def _game_config(name: str, data: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
