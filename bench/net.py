@@ -8,7 +8,8 @@
     the same machine; (b) act -> reply and act -> the update has
     reached all 4 subscribers of a 4-player table, each as a ratio to the floor; (c) accepted
     actions per second of one host process serving many tables of fast bots; (d) bytes per
-    update and per snapshot late in a 4-player game.
+    update and per snapshot late in a 4-player game; (e) act -> reply again with a standby host
+    following (issue 14: the active host replies only once the standby has the action on disk).
 
 The host is ``sagani host`` in its own process with a fresh data directory (SQLite WAL, every
 action committed before its reply). The bots mirror their table from its seed with the engine,
@@ -52,16 +53,20 @@ SNAPSHOT_EVERY = 10
 LATE = 0.8
 
 
-def start_host(data_dir: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
-         "--data-dir", data_dir, "--heartbeat-s", "0.2"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+def start_host(
+    data_dir: str, standby_of: tuple[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str, str]:
+    """A host process; returns it, its request endpoint and its link endpoint. ``standby_of``:
+    (link endpoint, data dir) of the active host it follows as the standby."""
+    argv = [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
+            "--data-dir", data_dir, "--heartbeat-s", "0.2"]  # fmt: skip
+    if standby_of is not None:
+        argv += ["--standby", standby_of[0], "--standby-key", f"{standby_of[1]}/standby.key"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    found = re.search(r"requests (\S+) broadcasts (\S+)", proc.stdout.readline())
+    found = re.search(r"requests (\S+) broadcasts (\S+) link (\S+)", proc.stdout.readline())
     assert found, "the host did not start"
-    return proc, found[1]
+    return proc, found[1], found[3]
 
 
 class Requester:
@@ -358,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     ctx = zmq.Context()
     echo_server, echo = start_echo(ctx)
     with tempfile.TemporaryDirectory() as data_dir:
-        host, endpoint = start_host(data_dir)
+        host, endpoint, _ = start_host(data_dir)
         try:
             lat = measure_latency(ctx, endpoint, args.samples, echo)
             rates = []
@@ -370,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             host.terminate()
             host.wait()
+    paired = measure_with_standby(ctx, args.samples, echo)
     stop_echo(echo_server, echo)
     floor = lat["floor"]
     ctx.term()
@@ -392,7 +398,30 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(d) late-game (last fifth) 4-player update: mean {lat['update_late_mean']:.0f} B; "
           f"largest update of all {lat['update_max']} B (limit 4096); late-game snapshot: mean "
           f"{lat['snapshot_late_mean']:.0f} B")  # fmt: skip
+    (p50, p99), (floor50, floor99) = paired["to_reply"], paired["floor"]
+    print(f"(e) act -> reply with a standby following: p50 {p50:.0f} us ({p50 / floor50:.2f}x "
+          f"floor), p99 {p99:.0f} us ({p99 / floor99:.2f}x floor p99); (b) in the same run was "
+          f"{lat['to_reply'][0] / floor[0]:.2f}x at p50")  # fmt: skip
     return 0
+
+
+def measure_with_standby(ctx: zmq.Context, samples: int, echo: zmq.Socket) -> dict[str, Any]:
+    """(e): the latency run against an active host with a standby host following it."""
+    with tempfile.TemporaryDirectory() as active_dir, tempfile.TemporaryDirectory() as other:
+        active, endpoint, link = start_host(active_dir)
+        standby, _, _ = start_host(other, standby_of=(link, active_dir))
+        try:
+            req = Requester(ctx, endpoint)
+            give_up_s = time.monotonic() + WAIT_MS / 1000
+            while req("hello")["standby"] is None:  # until it follows
+                assert time.monotonic() < give_up_s, "the standby did not follow"
+                time.sleep(0.05)
+            req.sock.close()
+            return measure_latency(ctx, endpoint, samples, echo)
+        finally:
+            for proc in (standby, active):
+                proc.terminate()
+                proc.wait()
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+import zmq
 
 from cli import args as check
 from cli.args import UsageError
-from sagani_net import discovery, security
+from sagani_net import discovery, security, standby
 from sagani_net.bots import house
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
@@ -84,6 +85,16 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--print-join-code", action="store_true",
                         help="with --secure: print the join code alone, quoted for a shell, "
                         "on the first line (for scripts and invitations)")
+    pair = parser.add_argument_group("a pair of hosts (see PROTOCOL.md, Failover)")
+    pair.add_argument("--standby", type=check.host, default=None, metavar="LINK",
+                      help="run as the standby of the active host whose link address (printed "
+                      "by it) is LINK: keep its games and take over when it is gone")
+    pair.add_argument("--standby-key", type=Path, default=None, metavar="FILE",
+                      help="with --standby: the active host's standby key file (standby.key in "
+                      "its data dir)")
+    pair.add_argument("--link-port", type=check.port, default=None,
+                      help="port a standby follows this host on (default: --port + 2, or a "
+                      "free one with --port 0)")
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
 
@@ -104,6 +115,14 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--pub-port must differ from --port")
     if args.print_join_code and not args.secure:
         raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
+    if (args.standby is None) != (args.standby_key is None):
+        raise UsageError("--standby and --standby-key go together (the key file is in the "
+                         "active host's data dir)")  # fmt: skip
+    if args.standby is not None and args.bots:
+        raise UsageError("--bots runs on the active host only; start house bots there")
+    if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
+        raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
+                         "--link-port too")  # fmt: skip
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
@@ -149,6 +168,11 @@ def run_host(args: argparse.Namespace) -> int:
             print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
         keys = security.host_keys(data_dir) if args.secure else None
+        if args.standby_key is not None:
+            key = standby.read_key(args.standby_key)
+            standby.save_key(data_dir, key)  # served once this host is the active one
+        else:
+            key = standby.new_key(data_dir)
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
         return 2
@@ -156,6 +180,9 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
+    except ValueError as exc:  # a file that holds no standby key
+        store.close()
+        raise UsageError(str(exc)) from None
     secure = security.server_setup(keys) if keys else None
     try:
         _more_descriptors()
@@ -169,6 +196,21 @@ def run_host(args: argparse.Namespace) -> int:
     except (StorageDamaged, ValueError) as exc:  # games that cannot be read back; a bad bound
         store.close()
         raise UsageError(str(exc)) from None
+    link_port = args.link_port if args.link_port is not None else (args.port and args.port + 2)
+    # A host that lost the role while it was away comes back as the standby (Binary Star).
+    following = args.standby or standby.active_peer(data_dir, key, host.heartbeat_s)
+    try:
+        if following is not None:
+            pair = standby.Standby(host, key, following, link_bind=args.bind,
+                                   link_port=link_port)  # fmt: skip
+            link = pair.link
+        else:
+            link = host.link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
+                                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
+    except zmq.ZMQError as exc:
+        host.close()
+        raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \
+            from None
     code = security.host_join_code(host.endpoint, keys) if keys else ""
     if args.print_join_code:
         print(shlex.quote(code), flush=True)
@@ -176,7 +218,16 @@ def run_host(args: argparse.Namespace) -> int:
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
-    print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint}", flush=True)
+    # The link (where a standby follows, with the key file) rides on the same line.
+    print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
+          f"{link.endpoint} (standby key in {Path(data_dir) / standby.KEY_FILE})", flush=True)
+    if following is not None:
+        print(f"sagani host: standby of {following}; it takes over when that host is gone",
+              flush=True)  # fmt: skip
+        signal.signal(signal.SIGTERM, lambda *_: pair.stop())
+        with contextlib.suppress(KeyboardInterrupt):
+            pair.serve()
+        return 0
     if code:
         print(f"sagani host: join code {code}", flush=True)  # for scripts: the line stays
         # For people: whole on a line of its own, quoted (zsh reads the ``?`` as a glob).

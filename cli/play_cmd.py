@@ -33,7 +33,7 @@ import zmq
 from cli import args as check
 from cli.args import UsageError, read_record
 from cli.console.app import Console, Replay, run_console
-from cli.console.model import LOCAL, LOG_LIMIT, ConsoleModel
+from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
 from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from sagani_net.bots.runner import think
@@ -420,25 +420,27 @@ async def _play(
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         (data_dir / SESSION_FILE).write_text(json.dumps(saved))
-    # Resumed: the log starts with the game so far, read before the bots move again.
-    history = recent_moves(host, me)
+    console = None
+    if not args.autoplay:
+        console = Console(ConsoleModel(game=me.state.game or args.game), me)
+        # The game so far goes in the log before the bots move again: their quick moves would
+        # otherwise come in with it and push it off a small screen at once.
+        await console.catch_up(me.state.version, away=False)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
     tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
              for i, (c, kind) in enumerate(bots)]  # fmt: skip
     try:
-        if args.autoplay:
+        if console is None:
             await bot_loop(me, args.autoplay, 99, pool, args.think)
             await me.sync()
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        model = ConsoleModel(game=me.state.game or args.game)
-        for line in history:
-            model.add_log(line)
         if plan_.open:
             seats = ", ".join(str(s + 1) for s in plan_.open)
-            model.say(f"seat {seats} waits for: sagani join {address.removeprefix('tcp://')}")
-        status = await run_console(Console(model, me))
+            console.model.say(f"seat {seats} waits for: sagani join "
+                              f"{address.removeprefix('tcp://')}")  # fmt: skip
+        status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
             print(f"the game's record: {path}\nwatch it again: sagani replay {path}")
@@ -458,18 +460,6 @@ async def _play(
         if over:
             with contextlib.suppress(OSError):
                 (data_dir / SESSION_FILE).unlink()
-
-
-def recent_moves(host: Host, client: AsyncClient) -> list[str]:
-    """The game so far in words, from the record of the table on our own host (its events are
-    public; the record's secrets stay in this process)."""
-    table = host.tables.get(client.state.table)
-    if table is None or not table.state.version:
-        return []
-    names = [seat.get("name") or f"seat {i + 1}" for i, seat in enumerate(client.state.seats)]
-    game = get_game(client.state.game or DEFAULT_GAME)
-    frames = replay_frames(table.state.to_record())
-    return [game.event_text(e, names) for _, events in frames for e in events][-LOG_LIMIT:]
 
 
 async def save_record(client: AsyncClient, folder: Path) -> Path:

@@ -44,6 +44,8 @@ ERROR_CODES: dict[str, str] = {
     # the host's own fault
     "internal": "the host failed on this request; it keeps serving",
     "storage_failed": "the host cannot write its data dir (full or read-only); nothing changed",
+    # a pair of hosts (issue 14)
+    "not_active": "this host is the standby and still hears the active one; ask that one",
 }
 
 

@@ -144,6 +144,8 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "private": {"table": _TABLE, "token": _TOKEN},
     "leave": {"table": _TABLE, "token": _TOKEN},
     "record": {"table": _TABLE},
+    # The events of the moves after version ``since`` (0: from the start), a page at a time.
+    "history": {"table": _TABLE, "since": Field(_int(0, MAX_ID))},
     # One of table (its game and config) or game (with config, else the game's defaults).
     "static": {
         "table": Field(_nullable(_str(MAX_TABLE_ID_LEN)), required=False),

@@ -186,11 +186,21 @@ class AsyncClient:
         context: zmq.asyncio.Context | None = None,
         timeout_s: float = REQUEST_TIMEOUT_S,
         retries: int = REQUEST_RETRIES,
+        standby: str | None = None,
     ) -> None:
         # A join code (sagani://HOST:PORT?key=...) also brings the secure host's key.
         where = parse_address(address)
         self.address = where.endpoint
         self.server_key = where.server_key
+        #: The standby host's request endpoint, as the host named it (hello and join replies):
+        #: where requests go when this one is silent (PROTOCOL.md, Failover).
+        self.standby = standby
+        #: Set when a request was answered by the standby: the broadcasts must follow.
+        self._moved = False
+        #: Where the host moved at the last hello, if it was not where the one before was
+        #: answered (a front end says "host moved to ..."); None otherwise.
+        self.moved_to: str | None = None
+        self._hello_address: str | None = None
         # One routing id for every REQ socket of this client: a retry on a reopened socket is
         # the same peer to the host, so it finds its cached reply to a join.
         self._routing_id = b"c" + secrets.token_bytes(15)  # a leading 0 byte is reserved
@@ -201,6 +211,7 @@ class AsyncClient:
         self.replica: Replica | None = None
         self.token: str | None = None
         self._req: zmq.asyncio.Socket | None = None
+        self._req_address = ""
         self._sub: zmq.asyncio.Socket | None = None
         self._pub_address = ""
         self._next_id = secrets.randbits(40)
@@ -220,6 +231,9 @@ class AsyncClient:
             self._next_id += 1
             body = encode({"v": VERSION, "type": kind, "id": self._next_id, **fields})
             for _ in range(self.retries + 1):
+                if self._req is not None and self._req_address != self.address:
+                    self._req.close()  # the host moved (silence) since this socket was made
+                    self._req = None
                 if self._req is None:
                     self._req = self.ctx.socket(zmq.REQ)
                     self._req.linger = 0
@@ -230,6 +244,7 @@ class AsyncClient:
                     self._req.setsockopt(zmq.REQ_RELAXED, 1)
                     client_setup(self._req, self.server_key)
                     self._req.connect(self.address)
+                    self._req_address = self.address
                 try:
                     await self._req.send(body)
                     raw_reply = await self._reply(self._req)
@@ -240,14 +255,24 @@ class AsyncClient:
                     raise
                 if raw_reply is not None:
                     reply = decode_message(raw_reply)
-                    if reply.get("type") == "error":
+                    if reply.get("type") != "error":
+                        return reply
+                    if reply.get("code") != "not_active":
                         raise HostError(reply)
-                    return reply
+                    # The standby still hears the active host: back there, after a moment.
+                    await asyncio.sleep(self.timeout_s / 10)
                 # A REQ socket that timed out is stuck waiting; only a new one can send again.
                 self._req.close()
                 self._req = None
+                self._switch()
             tries = self.retries + 1
             raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
+
+    def _switch(self) -> None:
+        """Send the next try to the other host of the pair, if there is one."""
+        if self.standby is not None:
+            self.address, self.standby = self.standby, self.address
+            self._moved = not self._moved
 
     async def _reply(self, req: zmq.asyncio.Socket) -> bytes | None:
         """The reply to the request just sent on ``req``, or None after one try's timeout.
@@ -256,7 +281,9 @@ class AsyncClient:
         socket then drops it for its correlation id: the receive finds nothing and the wait
         goes on.
         """
-        give_up_s = time.monotonic() + self.timeout_s
+        # With a standby to go to, a host silent for as long as its heartbeats may be is gone.
+        wait_s = min(self.timeout_s, self._silence_s) if self.standby else self.timeout_s
+        give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
             if not await req.poll(left_s * 1000, zmq.POLLIN):
                 return None
@@ -269,6 +296,10 @@ class AsyncClient:
     async def connect(self) -> dict[str, Any]:
         """Say hello; learn the protocol version, the games and where broadcasts come from."""
         self.welcome = await self.request("hello", client="sagani_net")
+        self._moved = False
+        previous, self._hello_address = self._hello_address, self.address
+        self.moved_to = self.address if previous not in (None, self.address) else None
+        self.standby = self.welcome.get("standby") or self.standby
         # The host may bind 0.0.0.0; subscribe where requests go, on the port it names.
         host = self.address.rsplit(":", 1)[0]
         self._pub_address = f"{host}:{self.welcome['pub_port']}"
@@ -335,6 +366,8 @@ class AsyncClient:
                 replica.load(exc.reply["snapshot"])
             raise
         replica.take_private(reply.get("private"), reply["seq"])
+        if self._moved:
+            await self._follow_host()
         deadline_s = time.monotonic() + CATCH_UP_S
         while replica.seq < reply["seq"]:
             left_s = deadline_s - time.monotonic()
@@ -360,6 +393,20 @@ class AsyncClient:
             return (await self.request("static", game=game))["static"]
         return (await self.request("static", table=self._need_replica().table))["static"]
 
+    async def history(self, since: int = 0) -> list[dict[str, Any]]:
+        """The moves of the joined table after version ``since``, oldest first, each
+        ``{"version", "seat", "events"}`` with the game's events (every page of the host's
+        ``history`` answer). The host keeps only the newest moves: a first move above
+        ``since + 1`` means the ones before it are not kept."""
+        table = self._need_replica().table
+        moves: list[dict[str, Any]] = []
+        while True:
+            reply = await self.request("history", table=table, since=since)
+            moves.extend(reply["moves"])
+            if not (reply["more"] and reply["moves"]):
+                return moves
+            since = reply["moves"][-1]["version"]
+
     async def leave(self) -> None:
         replica = self._need_replica()
         await self.request("leave", table=replica.table, token=self.token)
@@ -374,9 +421,11 @@ class AsyncClient:
     async def next_update(self, timeout_s: float | None = None) -> dict[str, Any] | None:
         """The next change to the replica: an "update", or a "snapshot" after a resync; None if
         nothing came within ``timeout_s``."""
-        replica = self._need_replica()
+        self._need_replica()
         deadline_s = None if timeout_s is None else time.monotonic() + timeout_s
         silence_s = self._silence_s
+        if self._moved:
+            await self._follow_host()
         while not self._pending:
             now = time.monotonic()
             wait_s = self._heard_s + silence_s - now
@@ -385,10 +434,10 @@ class AsyncClient:
                     return None
                 wait_s = min(wait_s, deadline_s - now)
             if not await self._pump(wait_s) and time.monotonic() >= self._heard_s + silence_s:
-                # Silence: the host may have restarted (maybe elsewhere); hello and resync.
-                await self.connect()
-                await self._subscribe(replica.table)
-                await self._resync()
+                # Silence: the host may have restarted, or be gone; its standby (if any) takes
+                # over. Hello (there first), subscribe and resync.
+                self._switch()
+                await self._follow_host()
         return self._pending.popleft()
 
     async def _pump(self, wait_s: float) -> bool:
@@ -464,7 +513,14 @@ class AsyncClient:
         self._sub.subscribe(topic(table))
         self._heard_s = time.monotonic()
 
+    async def _follow_host(self) -> None:
+        """Hello, subscribe and resync at the host that answers now (after a move)."""
+        await self.connect()
+        await self._subscribe(self._need_replica().table)
+        await self._resync()
+
     def _joined(self, reply: dict[str, Any]) -> Replica:
+        self.standby = reply.get("standby") or self.standby
         self.token = reply["token"]
         self.replica = Replica(reply["table"])
         self.replica.load(reply["snapshot"])
@@ -519,6 +575,9 @@ class Client:
 
     def static(self, game: str | None = None) -> dict[str, Any]:
         return self._run(self.core.static(game))
+
+    def history(self, since: int = 0) -> list[dict[str, Any]]:
+        return self._run(self.core.history(since))
 
     def leave(self) -> None:
         self._run(self.core.leave())

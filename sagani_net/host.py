@@ -11,15 +11,16 @@ The host knows games only through :mod:`sagani_net.game`; the wire format is :mo
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import secrets
 import sqlite3
 import threading
 import time
-from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
@@ -42,6 +43,9 @@ from sagani_net.games import game_names, get_game
 from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
 from sagani_net.peers import ConnectionGuard
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
+
+if TYPE_CHECKING:
+    from sagani_net.standby import ActiveLink
 
 log = logging.getLogger("sagani_net.host")
 # Whatever a peer or a table does again and again, the log says it a few times, then a count.
@@ -69,6 +73,13 @@ DEADLINE_GRACE_S = 0.25
 HOST_DEFAULT_SESSION = "host:deadline"
 #: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
 SUBSCRIPTION_BYTES = 1024
+#: Moves of a table whose events the ``history`` request serves: the newest ones, enough for
+#: a whole game of the games we know (a 4-player Sagani game is about 130), kept encoded
+#: (about 100 bytes each) so that a thousand tables hold a few tens of MB at most.
+HISTORY_KEEP = 256
+#: Most moves, and bytes of them, in one ``history`` reply; the client asks for the next page.
+HISTORY_PAGE_MOVES = 64
+HISTORY_PAGE_BYTES = 32 * 1024
 
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -149,6 +160,10 @@ class Table:
     active_s: float = field(default_factory=time.monotonic)
     #: The address (IP) that created it, whose quota it counts against (None after a restart).
     owner: str | None = None
+    #: The newest moves (at most HISTORY_KEEP), each ``{version, seat, events}`` encoded, for
+    #: ``history``; None until someone asks (then built by replaying the store), and kept up
+    #: by every accepted action from then on.
+    history: deque[bytes] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -213,6 +228,8 @@ class Host:
         #: The connection (file descriptor) and address of the request being handled.
         self._from_fd = -1
         self._from_address = ""
+        #: The replication link to a standby host (sagani_net.standby), if this host has one.
+        self.link: ActiveLink | None = None
         try:
             self._restore()
         except Exception as exc:  # what is on disk does not make a game
@@ -264,6 +281,7 @@ class Host:
             "leave": self._leave,
             "record": self._record,
             "static": self._static,
+            "history": self._history,
         }
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
                  store.path)  # fmt: skip
@@ -276,8 +294,25 @@ class Host:
             while not self._stop.is_set():
                 self.step(POLL_MS)
         finally:
-            self._close_sockets()
-            self.store.close()
+            self.close()
+
+    def close(self) -> None:
+        """Close the sockets (the link's too) and the store."""
+        if self.link is not None:
+            self.link.close()
+        self._close_sockets()
+        self.store.close()
+
+    def reload(self) -> None:
+        """Forget the games in memory and bring them back from the store: a standby taking
+        over, whose store the active host filled."""
+        before = dict(self.tables)
+        self.tables.clear()
+        self.sessions.clear()
+        self._due.clear()
+        self._recent.clear()
+        self._restore()
+        self._recount(before)
 
     def _close_sockets(self) -> None:
         for guard in (self._requests, self._subscribers):
@@ -303,6 +338,8 @@ class Host:
         wake_s = min([self._next_heartbeat_s, self._next_guard_s, *self._due.values()])
         wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
         replies: list[tuple[int, list[bytes]]] = []
+        if self.link is not None:
+            self.link.tick()
         ready = self.router.poll(wait_ms, zmq.POLLIN)
         now_s = time.monotonic()
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
@@ -328,6 +365,8 @@ class Host:
             if not self._commit():
                 replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
                            for fd, frames in replies]  # fmt: skip
+            elif self.link is not None:
+                self.link.replicate()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self._outbox:
                 self.pub.send_multipart((topic, body))
@@ -578,6 +617,7 @@ class Host:
             pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
             heartbeat_s=self.heartbeat_s,
             max_request_bytes=MAX_REQUEST_BYTES,
+            standby=self._standby(),
         )
 
     def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -657,8 +697,12 @@ class Host:
         self, request: dict[str, Any], table: Table, session: Session, token: str
     ) -> dict[str, Any]:
         return reply("joined", request["id"], table=table.id, seat=session.seat,
-                     role=session.role, token=token,
+                     role=session.role, token=token, standby=self._standby(),
                      snapshot=self._snapshot(table, session.seat))  # fmt: skip
+
+    def _standby(self) -> str | None:
+        """Where clients go if this host falls silent: the standby's request endpoint."""
+        return self.link.standby if self.link is not None else None
 
     def _free_seat(self, table: Table, role: str, wanted: int | None) -> int:
         if wanted is not None:
@@ -746,6 +790,8 @@ class Host:
         self._publish(table, told, persist=False, private=state.private_seats(events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
                               table.seq)  # fmt: skip
+        if table.history is not None:
+            table.history.append(_move(state.version, seat, events))
         if table.status == OVER:
             self.store.finish_table(table.id, table.seq, self._final_record(table))
             log.info("table %s: over, %s", table.id, state.result())
@@ -826,11 +872,8 @@ class Host:
             found = self.store.accepted_action(table.id, session.token_hash, msg_id)
             assert found is not None, "accepted message ids are always stored"
             version, seq = found
-            state = get_game(table.game_name).new_state(table.config, table.seed)
-            actions = self.store.actions(table.id)
-            for data in actions[:version]:
-                state.apply(state.parse_action(_without_seat(data)))
-            events = state.apply(state.parse_action(_without_seat(actions[version])))
+            # The replay just after the action made on ``version``.
+            state, _, events = next(itertools.islice(self._replay(table), version, None))
             body = _accepted(table.id, session.seat, msg_id, seq, state, events)
             self._remember(session, msg_id, body)
         log.info("table %s: retry of message %d answered from the cache", table.id, msg_id)
@@ -878,6 +921,43 @@ class Host:
             game, config = _game_config(request["game"], request["config"] or {})
         return reply("static", request["id"], game=game.name, config=config,
                      static=game.static_data(config))  # fmt: skip
+
+    def _history(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The events of the moves after version ``since``, oldest first: one page of at most
+        HISTORY_PAGE_MOVES moves and HISTORY_PAGE_BYTES bytes, from the newest HISTORY_KEEP
+        moves. Events are what the updates broadcast, so no token is asked for."""
+        table = self._table(request["table"])
+        kept = self._kept_moves(table)
+        version = table.state.version
+        oldest = version - len(kept) + 1  # the version the first kept move made
+        moves: list[dict[str, Any]] = []
+        size = 0
+        for move in itertools.islice(kept, max(0, request["since"] + 1 - oldest), None):
+            size += len(move)
+            if len(moves) == HISTORY_PAGE_MOVES or (moves and size > HISTORY_PAGE_BYTES):
+                break
+            moves.append(decode_message(move))
+        return reply("history", request["id"], table=table.id, version=version, moves=moves,
+                     more=bool(moves) and moves[-1]["version"] < version)  # fmt: skip
+
+    def _kept_moves(self, table: Table) -> deque[bytes]:
+        """The table's newest moves for ``history``; the first time, by replaying the store
+        (a table created here starts with none, one from before a restart has its actions
+        on disk only)."""
+        if table.history is None:
+            table.history = deque(
+                (_move(state.version, seat, events) for state, seat, events in self._replay(table)),
+                maxlen=HISTORY_KEEP,
+            )
+            assert len(table.history) == min(table.state.version, HISTORY_KEEP), table.id
+        return table.history
+
+    def _replay(self, table: Table) -> Iterator[tuple[GameState, int, list[dict[str, Any]]]]:
+        """The table's game again from its seed, one stored action at a time: the state just
+        after it (one object, played on), the seat that made it, and the game's events."""
+        state = get_game(table.game_name).new_state(table.config, table.seed)
+        for data in self.store.actions(table.id):
+            yield state, data["seat"], state.apply(state.parse_action(_without_seat(data)))
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -1025,6 +1105,13 @@ def _accepted(
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
                         private=None if seat is None else state.private(seat)))  # fmt: skip
+
+
+def _move(version: int, seat: int, events: list[dict[str, Any]]) -> bytes:
+    """One move as ``history`` tells it (encoded to be kept): the version it made, who made
+    it, and the game's events (the host's own, such as ``deadline_missed``, are not in it, so
+    that the answer is the same from memory and from a replay after a restart)."""
+    return encode({"version": version, "seat": seat, "events": events})
 
 
 def _game_config(name: str, data: dict[str, Any]) -> tuple[Game, dict[str, Any]]:

@@ -12,6 +12,7 @@ store notices when its files are deleted, replaced or written by anything else w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -62,7 +63,26 @@ CREATE TABLE IF NOT EXISTS actions (
     seq INTEGER NOT NULL,
     PRIMARY KEY (table_id, version)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS journal (
+    id INTEGER PRIMARY KEY,
+    statement TEXT NOT NULL,
+    params TEXT NOT NULL
+);
 """
+
+#: Every write the store makes, by name. Each is journalled with its parameters in the same
+#: transaction, so that a standby host replays the journal into its own store (standby.py).
+WRITES = {
+    "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
+                 "record, deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
+    "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
+    "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
+    "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+    "drop_session": "DELETE FROM sessions WHERE token_hash = ?",
+    "add_action": "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
+}  # fmt: skip
+#: One journal entry: (id, statement name, its parameters as JSON text).
+Entry = tuple[int, str, str]
 
 
 class StorageDamaged(Exception):
@@ -193,32 +213,20 @@ class Store:
     # -- writes (inside the open transaction) -----------------------------------------------
 
     def add_table(self, row: TableRow) -> None:
-        self.db.execute(
-            "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, record, "
-            "deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-            (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
-             row.seq, row.created_s, row.deadline_s),
-        )  # fmt: skip
+        self._write("add_table", (row.id, row.game, _json(row.config), row.seed, _json(row.bots),
+                                  row.status, row.seq, row.created_s, row.deadline_s))  # fmt: skip
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
-        self.db.execute(
-            "UPDATE tables SET status = ?, seq = ? WHERE id = ?", (status, seq, table_id)
-        )
+        self._write("set_table", (status, seq, table_id))
 
     def finish_table(self, table_id: str, seq: int, record: dict[str, Any]) -> None:
-        self.db.execute(
-            "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
-            (seq, _json(record), table_id),
-        )
+        self._write("finish_table", (seq, _json(record), table_id))
 
     def add_session(self, row: SessionRow) -> None:
-        self.db.execute(
-            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
-            (row.token_hash, row.table_id, row.seat, row.role, row.name),
-        )
+        self._write("add_session", (row.token_hash, row.table_id, row.seat, row.role, row.name))
 
     def drop_session(self, token_hash: str) -> None:
-        self.db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+        self._write("drop_session", (token_hash,))
 
     def add_action(
         self,
@@ -234,10 +242,43 @@ class Store:
 
         The table's own row is not touched, so that a commit writes about one page.
         """
-        self.db.execute(
-            "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (table_id, version, seat, _json(action), session, msg_id, seq),
-        )
+        self._write("add_action", (table_id, version, seat, _json(action), session, msg_id, seq))
+
+    def _write(self, statement: str, params: tuple[Any, ...], entry_id: int | None = None) -> None:
+        """Run one of :data:`WRITES` and journal it (as entry ``entry_id``, or the next)."""
+        self.db.execute(WRITES[statement], params)
+        self.db.execute("INSERT INTO journal VALUES (?, ?, ?)",
+                        (entry_id, statement, _json(params)))  # fmt: skip
+
+    # -- the journal (standby.py replicates it) ---------------------------------------------
+
+    def cursor(self) -> int:
+        """The id of the last journal entry (0: none); ids only grow."""
+        return self.db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
+
+    def entries(self, after: int, limit: int) -> list[Entry]:
+        """Up to ``limit`` journal entries after id ``after``, in order."""
+        return self.db.execute("SELECT id, statement, params FROM journal WHERE id > ? "
+                               "ORDER BY id LIMIT ?", (after, limit)).fetchall()  # fmt: skip
+
+    def entry_digest(self, entry_id: int) -> str | None:
+        """A digest of entry ``entry_id`` (None if there is none): two stores whose journals
+        agree up to an entry have the same digest for it."""
+        row = self.db.execute("SELECT statement, params FROM journal WHERE id = ?",
+                              (entry_id,)).fetchone()  # fmt: skip
+        return None if row is None else hashlib.sha256(_json(row).encode()).hexdigest()
+
+    def replay(self, entries: list[Entry]) -> None:
+        """Apply another store's journal entries (which follow this store's last one) in the
+        open transaction; :meth:`commit` makes them durable."""
+        for entry_id, statement, params in entries:
+            self._write(statement, tuple(json.loads(params)), entry_id)
+
+    def clear(self) -> None:
+        """Forget every table, session, action and journal entry (a standby whose journal went
+        its own way starts again from the active host's)."""
+        for table in ("tables", "sessions", "actions", "journal"):
+            self.db.execute(f"DELETE FROM {table}")
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -370,7 +411,7 @@ def salvage(data_dir: Path | str) -> str:
     store = Store(data_dir)
     kept: dict[str, int] = {}
     try:
-        for table, columns in (("tables", 10), ("sessions", 5), ("actions", 7)):
+        for table, columns in (("tables", 10), ("sessions", 5), ("actions", 7), ("journal", 3)):
             rows = _readable_rows(old, table)
             if table == "actions":
                 rows = _unbroken_actions(rows)

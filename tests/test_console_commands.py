@@ -253,15 +253,31 @@ def test_a_bare_game_ui_draws_a_readable_screen() -> None:
         model.ui.command("fly")
 
 
-def test_moves_missed_while_the_connection_was_down_are_told_in_the_log() -> None:
+def test_moves_missed_while_the_connection_was_down_are_logged_once_from_the_history() -> None:
     model, state = model_at(0)
     view = state.view(model.you)
-    model.receive({"type": "snapshot", "version": 0, "view": view, "events": []})
+    model.catch_up([], 0, away=False)
     model.receive({"type": "update", "version": 1, "view": view, "events": [{"type": "x"}]})
     model.receive({"view": view, "events": []})  # our own act: its update is still to come
-    assert not any("connection was down" in line for line in model.log)
-    model.receive({"type": "snapshot", "version": 4, "view": view, "events": []})
-    assert model.log[-1] == "3 moves made while the connection was down: the board shows them"
+    moves = [{"version": v, "seat": 0, "events": [{"type": f"m{v}"}]} for v in range(1, 6)]
+    model.catch_up(moves, 4, away=True)  # move 1 is logged, move 5 comes as an update
+    assert model.log == ["type=x", "(while you were away)", "type=m2", "type=m3", "type=m4"]
+    model.catch_up(moves, 4, away=True)  # a second resync at the same version adds nothing
+    assert model.log[-1] == "type=m4" and model.logged_version == 4
+
+
+def test_without_a_history_the_log_counts_the_missed_moves() -> None:
+    """An older host has no history request: the log says how many moves it misses."""
+    model, _ = model_at(0)
+    model.catch_up(None, 0, away=False)
+    model.catch_up(None, 3, away=True)
+    assert model.log == ["3 moves made while the connection was down: the board shows them"]
+
+
+def test_a_history_shorter_than_the_game_says_what_is_left_out() -> None:
+    model, _ = model_at(0)
+    model.catch_up([{"version": 9, "seat": 1, "events": [{"type": "x"}]}], 9, away=False)
+    assert model.log == ["(8 moves before these are not in the log)", "type=x"]
 
 
 def test_a_game_without_a_ui_yet_gets_the_bare_one(

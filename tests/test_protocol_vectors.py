@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
 
 REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
-               "record", "private", "static", "error"}  # fmt: skip
+               "record", "private", "static", "history", "error"}  # fmt: skip
 BROADCAST_TYPES = {"update", "heartbeat"}
 
 
@@ -145,6 +145,9 @@ def write_vectors() -> None:
         ask("21-private-sagrada-request", "the solo seat's Sagrada private data: two private "
             "objectives, the four patterns dealt, none chosen yet", "private", table=solo,
             token=mine)  # fmt: skip
+        end = raw("sync", table=table)["version"]
+        ask("22-history-request", "the events of the game's last three moves", "history",
+            table=table, since=end - 3)  # fmt: skip
         raw.close()
         sub.close()
         pub = host.pub_endpoint

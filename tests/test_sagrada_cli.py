@@ -43,14 +43,16 @@ def test_play_in_a_terminal_choose_draft_quit_and_resume(tmp_path: Path) -> None
     term.send("1")
     term.wait_for("Enter place")
     term.send("\r")
-    term.wait_for("ann places")
+    # The bots' two turns follow at once and may scroll "ann places" out of the log before a
+    # look at the screen: wait for the end of theirs, when the screen stays put.
+    term.wait_for("greedy ends the turn")
     term.send("q")
     term.wait_for("`sagani play` resumes it")
     assert term.close() == 0
     term = Terminal("play", "--data-dir", str(tmp_path))
     term.wait_for("moves played). Resume it?")
     term.send("y\r")
-    term.wait_for("ann places")  # the log starts with the game so far
+    term.wait_for("greedy ends the turn")  # the log starts with the game so far
     term.wait_for("Round ")
     term.send("q")
     assert term.close() == 0

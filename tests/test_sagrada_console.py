@@ -263,7 +263,8 @@ def test_golden_solo_turn_shows_payment_in_dice_and_the_target() -> None:
     model.ui.digit(1)
     text = screen_text(model, 80, 24)
     check_golden("sagrada-solo-80x24.txt", text)
-    assert "target so far   9" in text and "pay a P die" in text
+    target = sum(int(die[1:]) for dice in state.view()["track"] for die in dice)
+    assert f"target so far {target:>3}" in text and "pay a P die" in text
     assert "one empty cell less +3" in text  # 3 points an empty cell in the solo game
 
 

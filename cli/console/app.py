@@ -205,14 +205,18 @@ class Console:
         client = self.client
         assert client is not None
         self.model.connection = ONLINE  # joined: the client holds a fresh snapshot
-        self._feed([], {"type": "snapshot", "version": client.state.version})
+        await self.catch_up(client.state.version, away=False)
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self.model.connection = ONLINE
-                    self.model.say("")
-                if message is not None:
+                    self.model.say(f"host moved to {client.moved_to}" if client.moved_to else "")
+                if message is not None and message["type"] == "snapshot":
+                    # The client resynced (a gap, or the host silent): the moves in between
+                    # came in no update.
+                    await self.catch_up(message["version"], away=True)
+                elif message is not None:
                     self._feed(message.get("events", []), message)
                 self.redraw()
             except asyncio.CancelledError:
@@ -243,9 +247,26 @@ class Console:
             self._down = False
             self.model.connection = ONLINE
             self.model.say("")
-            self._feed([], {"type": "snapshot", "version": client.state.version})
+            await self.catch_up(client.state.version, away=True)
         except (HostTimeout, HostError, OSError):
             pass
+
+    async def catch_up(self, version: int, away: bool) -> None:
+        """Show the snapshot the client just took at ``version``, after logging the moves up
+        to it that the log lacks (the whole game so far on a join or a resume, the moves made
+        while away after a reconnect), from the host's ``history``. The updates that follow
+        the snapshot bring the moves after it. The console does it when it starts; a caller
+        may do it before (nothing is asked twice)."""
+        client = self.client
+        assert client is not None
+        moves = None
+        if version > max(self.model.logged_version, 0):
+            # An older host, or one gone again, gives none: the log says how many it misses.
+            with contextlib.suppress(HostTimeout, HostError, OSError):
+                moves = await client.history(max(self.model.logged_version, 0))
+        self.model.seats = client.state.seats  # the names the log lines use
+        self.model.catch_up(moves, version, away)
+        self._feed([], {"type": "snapshot", "version": version})
 
     def _feed(self, events: list[dict[str, Any]], message: dict[str, Any] | None = None) -> None:
         """Show the replica; ``message`` is the update or snapshot that brought ``events``

@@ -156,14 +156,30 @@ class ConsoleModel:
             self.add_log(self.event_text(event))
         version = message.get("version")
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
-            missed = version - self.logged_version - (message["type"] == "update")
-            if self.logged_version >= 0 and missed > 0:
-                # A snapshot after silence: the host keeps no events to replay; say so.
-                moves = "1 move" if missed == 1 else f"{missed} moves"
-                self.add_log(f"{moves} made while the connection was down: the board shows "
-                             "them")  # fmt: skip
             self.logged_version = max(self.logged_version, version)
         self._take(message, events)
+
+    def catch_up(self, moves: list[Data] | None, version: int, away: bool) -> None:
+        """Log the moves up to ``version`` that the log lacks (after a join, a resume, a
+        reconnect): ``moves`` is the host's ``history`` since :attr:`logged_version`, each
+        ``{"version", "seat", "events"}``; None when the host could not give it, and the log
+        then says how many moves it misses. ``away``: they were made while you were away."""
+        since = max(self.logged_version, 0)
+        told = [move for move in moves or () if since < move["version"] <= version]
+        missed = version - since - len(told)
+        if moves is None:
+            if self.logged_version >= 0 and missed > 0:
+                self.add_log(f"{_moves(missed)} made while the connection was down: the board "
+                             "shows them")  # fmt: skip
+        else:
+            if away and told:
+                self.add_log("(while you were away)")
+            if missed > 0:  # older than the host keeps
+                self.add_log(f"({_moves(missed)} before these are not in the log)")
+            for move in told:
+                for event in move["events"]:
+                    self.add_log(self.event_text(event))
+        self.logged_version = max(self.logged_version, version)
 
     def _take(self, message: Data, events: list[Data]) -> None:
         self.status = message.get("status", self.status)
@@ -202,3 +218,7 @@ class ConsoleModel:
     def say(self, message: str, refusal: bool = False) -> None:
         """Put a sentence on the message line; a refusal goes when your turn comes back."""
         self.message, self.refusal = message, refusal
+
+
+def _moves(count: int) -> str:
+    return "1 move" if count == 1 else f"{count} moves"

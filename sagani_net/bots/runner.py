@@ -224,7 +224,9 @@ class BotRunner:
         log.warning("%s: host %s is silent; reconnecting", self.name, self.address)
         while True:
             self.client.close()
-            self.client = Client(self.address, **self.client_options)
+            # Back to whichever host of a pair answered last, knowing the other (issue 14).
+            self.address, standby = self.client.core.address, self.client.core.standby
+            self.client = Client(self.address, standby=standby, **self.client_options)
             try:
                 self.client.resume(self.table, self.token)
                 self.reconnects += 1

@@ -1,0 +1,426 @@
+"""A pair of hosts: the active one and a standby that takes over (issue 14, after the ZeroMQ
+Guide's Binary Star pattern).
+
+**Replication.** Every write of the store is journalled (:data:`sagani_net.store.WRITES`). The
+active host serves its journal on a *link* socket (a ROUTER, ``--link-port``); a standby
+(``sagani host --standby LINK``) connects with a DEALER, says ``follow`` with its own cursor (the
+id of its last entry) and a digest of that entry, and gets every entry after it, replays them
+into its own :class:`~sagani_net.store.Store`, commits and acknowledges. A standby whose last
+entry the active does not have (a host that was active and accepted something the other never
+got) is told ``reset``: it forgets its store and follows from the start.
+
+**Nothing accepted is lost.** After each committed batch the active host sends the new entries
+and waits for the standby's acknowledgement before it broadcasts or replies
+(:meth:`ActiveLink.replicate`): what anyone has heard of is on both disks. A standby that does not
+acknowledge within :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and
+says so) until the standby has caught up again.
+
+**One active host.** The standby refuses every request (``not_active``, naming the active host)
+while it hears the active host's beats. It becomes active only when it has lost them *and* a
+client comes to it; then it reloads its games from its store and serves. A host that comes back
+after losing the role is started as the standby of the new active one (and is reset if its
+journal went its own way), so it never accepts an action on stale state.
+
+**The secret.** The link is always CURVE-encrypted, and its server key pair is derived from the
+*standby key* (``standby.key`` in the active host's data dir, printed at start): a peer without
+the key cannot even complete the handshake, and the ``follow`` request must also carry an HMAC
+of the key. See SECURITY.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+from zmq.utils import z85
+
+from protocol import encode, error
+from protocol.wire import decode_message
+from sagani_net.host import POLL_MS, Host
+from sagani_net.store import Store
+
+log = logging.getLogger("sagani_net.standby")
+
+KEY_FILE = "standby.key"
+#: Where a host notes the link address of the standby that followed it: started again as a
+#: plain host, it asks that one first whether it became active (:func:`active_peer`).
+PEER_FILE = "standby.peer"
+KEY_BYTES = 32
+#: The link port is the request port plus this, unless given (like the broadcast port's + 1).
+LINK_PORT_OFFSET = 2
+#: Journal entries per link message (a standby catching up gets its backlog in such pieces).
+BATCH_ENTRIES = 1000
+#: The pair beat to each other this many times per host heartbeat period.
+BEATS_PER_HEARTBEAT = 4
+#: Heartbeat periods of silence on the link after which a peer counts as gone. Clients move
+#: after client.SILENCE_HEARTBEATS (3) periods; the standby must have given up on the active
+#: host before they come, or it would send them back.
+LOST_HEARTBEATS = 2.0
+#: Heartbeat periods the active host waits for the standby to acknowledge a batch.
+ACK_WAIT_HEARTBEATS = 1.0
+#: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
+#: a host that lost its role start as a second active one.
+PROBE_MIN_S = 2.0
+_PROOF_LABEL = b"sagani standby link"
+
+
+def new_key(data_dir: Path | str) -> bytes:
+    """The standby key kept in ``data_dir`` (made, owner-only, on first use): 32 random bytes,
+    written as hex."""
+    path = Path(data_dir) / KEY_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(KEY_BYTES) + "\n")
+    return read_key(path)
+
+
+def read_key(path: Path | str) -> bytes:
+    """A standby key from its file; raises ValueError if the file holds none."""
+    text = Path(path).read_text().strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"{path} does not hold a standby key ({KEY_BYTES * 2} hex digits)")
+    return key
+
+
+def save_key(data_dir: Path | str, key: bytes) -> None:
+    """Keep ``key`` in ``data_dir`` too, so that this host serves the same link once active."""
+    path = Path(data_dir) / KEY_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(key.hex() + "\n")
+
+
+def active_peer(data_dir: Path | str, key: bytes, heartbeat_s: float) -> str | None:
+    """The link address of this host's former standby if it is the active host now (this one
+    must then come back as its standby), else None. Asks for as long as the standby waits
+    before it counts the active host as lost, and at least :data:`PROBE_MIN_S`."""
+    path = Path(data_dir) / PEER_FILE
+    if not path.exists():
+        return None
+    link = path.read_text().strip()
+    wait_s = max(PROBE_MIN_S, heartbeat_s * LOST_HEARTBEATS)
+    sock = _link_client(zmq.Context.instance(), key)
+    try:
+        try:
+            sock.connect(link)
+        except zmq.ZMQError:  # not an address (a damaged file): nobody to ask
+            return None
+        sock.send(_pack({"type": "probe", "proof": _proof(key)}))
+        if sock.poll(wait_s * 1000, zmq.POLLIN):
+            return link if (_unpack(sock.recv()) or {}).get("type") == "active" else None
+        return None
+    finally:
+        sock.close()
+
+
+def _link_client(ctx: zmq.Context, key: bytes) -> zmq.Socket:
+    """A DEALER that can reach a link served with ``key`` (a fresh key pair of its own)."""
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    public, secret = zmq.curve_keypair()
+    sock.curve_secretkey = secret
+    sock.curve_publickey = public
+    sock.curve_serverkey = zmq.curve_public(_server_secret(key))
+    return sock
+
+
+def _proof(key: bytes) -> bytes:
+    return hmac.new(key, _PROOF_LABEL, hashlib.sha256).digest()
+
+
+def _server_secret(key: bytes) -> bytes:
+    # The link's CURVE secret key is the standby key itself (Z85); its public half is never
+    # printed or sent, so only who holds the key can name the server.
+    return z85.encode(key)
+
+
+def _proven(message: dict[str, Any], key: bytes) -> bool:
+    """The message carries the proof that its sender holds the standby key."""
+    proof = message.get("proof")
+    return isinstance(proof, bytes) and hmac.compare_digest(proof, _proof(key))
+
+
+def _pack(message: dict[str, Any]) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def _unpack(body: bytes) -> dict[str, Any] | None:
+    try:
+        message = msgpack.unpackb(body, raw=False)
+    except Exception:  # a peer's garbage never stops the link
+        return None
+    return message if isinstance(message, dict) else None
+
+
+class ActiveLink:
+    """The active host's side: serves the journal to one standby (``host.link``)."""
+
+    def __init__(
+        self,
+        store: Store,
+        key: bytes,
+        *,
+        bind: str,
+        port: int,
+        heartbeat_s: float,
+        context: zmq.Context | None = None,
+    ) -> None:
+        self.store = store
+        self._key = key
+        self._peer_file = store.data_dir / PEER_FILE
+        self.sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
+        self.sock.linger = 0
+        self.sock.curve_secretkey = _server_secret(key)
+        self.sock.curve_publickey = zmq.curve_public(_server_secret(key))
+        self.sock.curve_server = True
+        self.sock.bind(f"tcp://{bind}:{port or '*'}")
+        self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
+        self._lost_s = heartbeat_s * LOST_HEARTBEATS
+        self._ack_wait_s = heartbeat_s * ACK_WAIT_HEARTBEATS
+        #: The standby's routing id on the link, and where clients reach it (its request
+        #: endpoint), once one follows.
+        self._follower: bytes | None = None
+        self.standby: str | None = None
+        self._sent = 0
+        self._acked = 0
+        self._heard_s = 0.0
+        self._next_beat_s = 0.0
+
+    @property
+    def in_sync(self) -> bool:
+        """A standby follows and has acknowledged everything sent to it."""
+        return self._follower is not None and self._acked >= self._sent
+
+    def tick(self) -> None:
+        """Read what the standby sent, beat, and notice a standby gone silent (never waits)."""
+        while self.sock.poll(0, zmq.POLLIN):
+            self._receive()
+        now_s = time.monotonic()
+        if self._follower is None:
+            return
+        if now_s - self._heard_s > self._lost_s:
+            log.warning("the standby %s is silent; serving alone", self.standby)
+            self._follower = None
+            return
+        if now_s >= self._next_beat_s:
+            self._send({"type": "beat", "cursor": self._sent})
+
+    def replicate(self) -> None:
+        """Send the entries just committed; wait until the standby has them (if it keeps up)."""
+        if self._follower is None:
+            return
+        waiting = self.in_sync  # a standby still catching up is not waited for
+        self._send_entries()
+        give_up_s = time.monotonic() + self._ack_wait_s
+        while waiting and self._acked < self._sent:
+            left_s = give_up_s - time.monotonic()
+            if left_s <= 0:
+                log.warning("the standby %s did not confirm entry %d in %.2f s; going on without "
+                            "waiting until it catches up", self.standby, self._sent,
+                            self._ack_wait_s)  # fmt: skip
+                return
+            if self.sock.poll(left_s * 1000, zmq.POLLIN):
+                self._receive()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _receive(self) -> None:
+        frames = self.sock.recv_multipart(copy=False)
+        if len(frames) != 2:
+            return
+        message = _unpack(frames[1].bytes)
+        if message is None:
+            return
+        sender = frames[0].bytes
+        kind = message.get("type")
+        if kind == "follow":
+            self._follow(sender, message, frames[1])
+        elif kind == "probe" and _proven(message, self._key):
+            with contextlib.suppress(zmq.ZMQError):
+                self.sock.send_multipart((sender, _pack({"type": "active"})), zmq.NOBLOCK)
+        elif sender == self._follower:
+            self._heard_s = time.monotonic()
+            if kind == "ack" and isinstance(message.get("cursor"), int):
+                self._acked = max(self._acked, message["cursor"])
+
+    def _follow(self, sender: bytes, message: dict[str, Any], frame: zmq.Frame) -> None:
+        if not _proven(message, self._key):
+            log.warning("a standby without the key was refused")
+            return
+        cursor, port, link_port = (message.get(name) for name in ("cursor", "port", "link_port"))
+        if not all(isinstance(value, int) for value in (cursor, port, link_port)):
+            return
+        try:
+            address = frame.get("Peer-Address")
+        except zmq.ZMQError:
+            address = "127.0.0.1"
+        self._follower, self.standby = sender, f"tcp://{address}:{port}"
+        self._peer_file.write_text(f"tcp://{address}:{link_port}\n")
+        self._heard_s = time.monotonic()
+        if cursor > self.store.cursor() or (
+            cursor and self.store.entry_digest(cursor) != message.get("digest")
+        ):
+            log.warning("the standby %s holds entries this host never made; it starts over",
+                        self.standby)  # fmt: skip
+            self._send({"type": "reset"})
+            cursor = 0
+        self._sent = self._acked = cursor
+        log.info("standby %s follows from entry %d", self.standby, cursor)
+        self._send_entries()
+
+    def _send_entries(self) -> None:
+        while entries := self.store.entries(self._sent, BATCH_ENTRIES):
+            self._send({"type": "entries", "entries": entries})
+            self._sent = entries[-1][0]
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._follower is not None
+        # Gone, or not reading: tick() notices the silence.
+        with contextlib.suppress(zmq.ZMQError):
+            self.sock.send_multipart((self._follower, _pack(message)), zmq.NOBLOCK)
+        self._next_beat_s = time.monotonic() + self._beat_s
+
+
+class Standby:
+    """A host that follows an active one and takes over when it is gone; see the module
+    docstring. ``host`` is bound (its request port is where clients will come) and must not
+    serve until :meth:`serve` hands it over."""
+
+    def __init__(
+        self,
+        host: Host,
+        key: bytes,
+        active: str,
+        *,
+        link_bind: str,
+        link_port: int,
+        context: zmq.Context | None = None,
+    ) -> None:
+        self.host = host
+        self.key = key
+        self.active = active
+        ctx = context or zmq.Context.instance()
+        self._ctx = ctx
+        self.sock = _link_client(ctx, key)
+        self.sock.connect(active)
+        # Bound now, served once active: the other host comes back as this one's standby.
+        self.link = ActiveLink(host.store, key, bind=link_bind, port=link_port,
+                               heartbeat_s=host.heartbeat_s, context=ctx)  # fmt: skip
+        self._beat_s = host.heartbeat_s / BEATS_PER_HEARTBEAT
+        self._lost_s = host.heartbeat_s * LOST_HEARTBEATS
+        #: When the active host was last heard; None until the first time (a standby that
+        #: never reached its active host holds nothing worth serving and never takes over).
+        self.heard_s: float | None = None
+        self._next_beat_s = 0.0
+        self._next_follow_s = 0.0
+        self._stop = threading.Event()
+        self.took_over = threading.Event()
+
+    def serve(self) -> None:
+        """Follow the active host until it is lost and a client comes; then serve as the
+        active host until :meth:`stop`."""
+        try:
+            if self._follow_until_needed():
+                self.sock.close()
+                self.host.reload()
+                self.host.link = self.link
+                self.took_over.set()
+                log.warning("the active host %s is gone and clients came: this host is active "
+                            "now (%d tables)", self.active, len(self.host.tables))  # fmt: skip
+                self.host.serve()
+                return
+        finally:
+            self.sock.close()
+        self.link.close()
+        self.host.close()  # stopped while passive: the host never served
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.serve, name="sagani-standby", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.host.stop()
+
+    @property
+    def lost(self) -> bool:
+        """The active host was heard once and has been silent past the timeout since."""
+        return self.heard_s is not None and time.monotonic() - self.heard_s > self._lost_s
+
+    def _follow_until_needed(self) -> bool:
+        """The passive loop; True when this host must take over, False when stopped."""
+        poller = zmq.Poller()
+        poller.register(self.sock, zmq.POLLIN)
+        poller.register(self.host.router, zmq.POLLIN)
+        while not self._stop.is_set():
+            now_s = time.monotonic()
+            if (self.heard_s is None or self.lost) and now_s >= self._next_follow_s:
+                self._follow()  # again and again while unheard: the active may come back
+            if now_s >= self._next_beat_s and self.heard_s is not None:
+                self._send({"type": "beat"})
+            ready = dict(poller.poll(min(POLL_MS, self._beat_s * 1000)))
+            if self.sock in ready:
+                while self.sock.poll(0, zmq.POLLIN):
+                    self._receive()
+            if self.host.router in ready:
+                if self.lost:
+                    return True  # leave the request for the host's own loop to answer
+                self._refuse()
+        return False
+
+    def _follow(self) -> None:
+        store = self.host.store
+        cursor = store.cursor()
+        port = int(self.host.endpoint.rsplit(":", 1)[1])
+        self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
+                    "digest": store.entry_digest(cursor), "port": port,
+                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})  # fmt: skip
+        self._next_follow_s = time.monotonic() + self._lost_s
+
+    def _receive(self) -> None:
+        message = _unpack(self.sock.recv())
+        if message is None:
+            return
+        self.heard_s = time.monotonic()
+        kind = message.get("type")
+        store = self.host.store
+        if kind == "reset":
+            store.clear()
+            store.commit()
+        elif kind == "entries":
+            store.replay([tuple(entry) for entry in message["entries"]])
+            store.commit()
+            self._send({"type": "ack", "cursor": store.cursor()})
+
+    def _refuse(self) -> None:
+        """Answer one client request: not here, the active host is alive."""
+        frames = self.host.router.recv_multipart()
+        msg_id = None
+        with contextlib.suppress(Exception):  # an unreadable request still gets its refusal
+            msg_id = decode_message(frames[-1]).get("id")
+        body = encode(error(msg_id if isinstance(msg_id, int) else None, "not_active",
+                            "this host is the standby; the active host is alive"))  # fmt: skip
+        self.host.router.send_multipart([*frames[:-1], body])
+
+    def _send(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            self.sock.send(_pack(message), zmq.NOBLOCK)
+        self._next_beat_s = time.monotonic() + self._beat_s

@@ -1,0 +1,238 @@
+"""A pair of ``sagani host`` processes on 127.0.0.1 and bots in processes of their own, for
+killing the active host (kill -9) in the middle of games: used by tests/test_failover.py and
+bench/failover.py (which reports take-over times)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sagani_net.client import Client
+from sagani_net.games import get_game
+from sagani_net.store import DB_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Bound on every wait for something the processes do by themselves.
+WAIT_S = 60.0
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports free on 127.0.0.1 just now (each bound and released)."""
+    socks = [socket.socket() for _ in range(count)]
+    try:
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def _read(data_dir: Path, sql: str, *params: Any) -> int:
+    """One number from a host's store, read beside the host; -1 if there is no store yet."""
+    try:
+        db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return -1
+    try:
+        return db.execute(sql, params).fetchone()[0]
+    except sqlite3.OperationalError:  # not made yet
+        return -1
+    finally:
+        db.close()
+
+
+def cursor(data_dir: Path) -> int:
+    """The last journal id of a host's store."""
+    return _read(data_dir, "SELECT coalesce(max(id), 0) FROM journal")
+
+
+def stored_version(data_dir: Path, table: str) -> int:
+    """The version of ``table`` after the last action a host's store holds."""
+    return _read(data_dir, "SELECT coalesce(max(version) + 1, 0) FROM actions WHERE table_id = ?",
+                 table)  # fmt: skip
+
+
+@dataclass
+class HostProcess:
+    """One ``sagani host`` of the pair: its data dir and its three ports, kept across restarts
+    (clients come back to the same address)."""
+
+    name: str
+    data_dir: Path
+    ports: list[int]
+    heartbeat_s: float
+    proc: subprocess.Popen[str] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"tcp://127.0.0.1:{self.ports[0]}"
+
+    @property
+    def link(self) -> str:
+        return f"tcp://127.0.0.1:{self.ports[2]}"
+
+    @property
+    def key_file(self) -> Path:
+        return self.data_dir / "standby.key"
+
+    def start(self, standby_of: HostProcess | None = None) -> None:
+        argv = [sys.executable, "-m", "cli.main", "host", "--quiet", "--data-dir",
+                str(self.data_dir), "--port", str(self.ports[0]), "--pub-port",
+                str(self.ports[1]), "--link-port", str(self.ports[2]), "--heartbeat-s",
+                str(self.heartbeat_s)]  # fmt: skip
+        if standby_of is not None:
+            argv += ["--standby", standby_of.link, "--standby-key", str(standby_of.key_file)]
+        # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
+        with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
+            self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log,
+                                         text=True)  # fmt: skip
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:  # the host prints its addresses once it listens
+            if line.startswith("sagani host: requests "):
+                return
+        raise RuntimeError(f"host {self.name} did not start (exit {self.proc.wait()})")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+@dataclass
+class Pair:
+    """The active host and its standby; :meth:`fail_over` kills the active one."""
+
+    active: HostProcess
+    standby: HostProcess
+    #: Seconds from each kill -9 to the first move a watcher saw after it.
+    takeovers_s: list[float] = field(default_factory=list)
+    #: The name of each host killed, in order.
+    killed: list[str] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, tmp: Path, heartbeat_s: float) -> Pair:
+        ports = free_ports(6)
+        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s),
+                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s))  # fmt: skip
+        pair.active.start()
+        pair.standby.start(standby_of=pair.active)
+        pair.wait_in_sync()
+        return pair
+
+    def wait_in_sync(self) -> None:
+        """Until the standby follows and has every entry of the active host."""
+        give_up_s = time.monotonic() + WAIT_S
+        while cursor(self.standby.data_dir) != cursor(self.active.data_dir) or not self._named():
+            if time.monotonic() > give_up_s:
+                raise TimeoutError(f"the standby {self.standby.name} did not catch up: entry "
+                                   f"{cursor(self.standby.data_dir)} of "
+                                   f"{cursor(self.active.data_dir)}, named {self._named()}")
+            time.sleep(0.05)
+
+    def _named(self) -> bool:
+        client = Client(self.active.endpoint, timeout_s=1.0, retries=0)
+        try:
+            return client.connect().get("standby") == self.standby.endpoint
+        except Exception:  # not serving yet
+            return False
+        finally:
+            client.close()
+
+    def fail_over(self) -> HostProcess:
+        """kill -9 the active host; the standby is the active one from now on. Returns the
+        killed host (restart it with :meth:`rejoin`)."""
+        killed = self.active
+        killed.kill()
+        self.killed.append(killed.name)
+        self.active, self.standby = self.standby, killed
+        return killed
+
+    def rejoin(self) -> None:
+        """Restart the killed host as a plain host: it finds that its former standby took over
+        and comes back as that one's standby by itself."""
+        self.standby.start()
+
+    def stop(self) -> None:
+        for host in (self.active, self.standby):
+            host.stop()
+
+
+def start_bots(address: str, table: str, seats: int, seed: int) -> list[subprocess.Popen[str]]:
+    """One ``sagani bot`` process per seat (random strategy: the game, not the bots, is tested)."""
+    return [
+        subprocess.Popen([sys.executable, "-m", "cli.main", "bot", address, "--table", table,
+                          "--strategy", "random", "--seed", str(seed + seat), "--quiet"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)  # fmt: skip
+        for seat in range(seats)
+    ]
+
+
+def moves_of(bot: subprocess.Popen[str]) -> int:
+    """The accepted moves a finished bot process reports."""
+    out, err = bot.communicate(timeout=WAIT_S)
+    assert bot.returncode == 0, err
+    return int(out.rsplit("; ", 1)[1].split(" moves")[0])
+
+
+def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> dict[str, Any]:
+    """One 4-player Sagani game played by bot processes, the active host killed ``kills`` times
+    at random moments (the killed host rejoins as the standby each time). Returns the record,
+    the moves the bots say were accepted, and a replay of the record from its seed."""
+    watcher = Client(pair.active.endpoint)
+    table = watcher.create({"players": 4}, seed=seed, bots=[0, 1, 2, 3])
+    replica = watcher.join(table, role="spectator")
+    bots = start_bots(pair.active.endpoint, table, 4, seed)
+    try:
+        for _ in range(kills):
+            target = replica.version + rng.randint(1, 12)
+            while replica.version < target and replica.status != "over":
+                watcher.next_update(WAIT_S)
+            if replica.status == "over":
+                break
+            pair.wait_in_sync()  # a standby still copying would lose what it has not got
+            killed_s = time.monotonic()
+            killed = pair.fail_over()
+            # Play goes on: a move made after the last one the killed host had stored.
+            last = stored_version(killed.data_dir, table)
+            give_up_s = killed_s + WAIT_S
+            while replica.version <= last and replica.status != "over":
+                if time.monotonic() > give_up_s:
+                    raise TimeoutError("play did not go on after the kill")
+                watcher.next_update(WAIT_S)
+            if replica.version > last:
+                pair.takeovers_s.append(time.monotonic() - killed_s)
+            else:  # the killed host's last move ended the game: no bot comes to the standby
+                watcher.connect()  # a client does (Binary Star: no client, no take-over)
+            pair.rejoin()
+        moves = sum(moves_of(bot) for bot in bots)
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+    record = watcher.record(table)
+    watcher.close()
+    replayed = get_game("sagani").from_record(record)
+    return {"record": record, "moves": moves, "replayed": replayed}

@@ -1,0 +1,37 @@
+"""kill -9 the active host in the middle of a 4-player game played by bot processes (issue 14):
+the standby takes over without anyone's help, the killed host comes back as the standby, and a
+second kill moves the game back to it. Real processes and sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from failover_kit import Pair, play_with_kills
+
+HEARTBEAT_S = 0.2
+#: Games are short with random bots; a kill that finds the game over waits for the next game.
+MAX_GAMES = 4
+
+
+def test_play_goes_on_through_two_kills_and_nothing_accepted_is_lost(tmp_path: Path) -> None:
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    rng = random.Random(14)
+    try:
+        for game_no in range(MAX_GAMES):
+            if len(pair.takeovers_s) >= 2:
+                break
+            game = play_with_kills(pair, 2 - len(pair.takeovers_s), rng, seed=game_no)
+            record = game["record"]
+            # Every move a bot was told was accepted is in the record, once.
+            assert game["moves"] == len(record["actions"])
+            # The record is the game an uninterrupted replay of its seed and actions plays.
+            assert game["replayed"].to_record()["actions"] == record["actions"]
+            assert game["replayed"].result().to_data() == record["result"]
+        assert len(pair.takeovers_s) == 2
+        # The first kill moved the game to B; the second one back to A, which had come back
+        # as B's standby by itself.
+        assert pair.killed[:2] == ["A", "B"]
+        pair.wait_in_sync()  # and the host killed last follows the other again
+    finally:
+        pair.stop()
