@@ -20,7 +20,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import zmq
 
@@ -44,8 +44,19 @@ from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepe
 from sagani_net.peers import ConnectionGuard
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
 
-if TYPE_CHECKING:
-    from sagani_net.standby import ActiveLink
+
+class Link(Protocol):
+    """The replication link to a standby host (:class:`sagani_net.standby.ActiveLink` is the
+    one there is): the host's loop drives it, and it never calls back into the host."""
+
+    #: The standby's request endpoint, for clients to go to if this host falls silent.
+    standby: str | None
+
+    def tick(self) -> None: ...
+
+    def replicate(self) -> None: ...
+
+    def close(self) -> None: ...
 
 log = logging.getLogger("sagani_net.host")
 # Whatever a peer or a table does again and again, the log says it a few times, then a count.
@@ -229,7 +240,7 @@ class Host:
         self._from_fd = -1
         self._from_address = ""
         #: The replication link to a standby host (sagani_net.standby), if this host has one.
-        self.link: ActiveLink | None = None
+        self.link: Link | None = None
         try:
             self._restore()
         except Exception as exc:  # what is on disk does not make a game
