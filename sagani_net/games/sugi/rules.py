@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sugi.edition import (
     ACTIONS,
     COLOURS,
@@ -1152,17 +1152,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     if not _is_int(seed) or not isinstance(actions, list):
         raise RuleError("bad_record", "a record has an integer seed and a list of actions")
     state = State.new(config["players"], seed)
-    events: list[Data] = []
-    for n, data in enumerate(actions):
-        try:
-            action = Action.from_dict(data)
-            if state.is_over():
-                raise RuleError("game_over", "the game is over")
-            if data.get("seat", state.current_seat) != state.current_seat:
-                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
-            events.extend(state.apply(action))
-        except RuleError as e:
-            raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
+    events = replay_actions(state, actions)
     outcome = state.outcome
     if "result" in record and outcome is not None and record["result"] != outcome.to_dict():
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
