@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Data = dict[str, Any]
+#: The phase of every engine once its game is over.
+OVER = "over"
 
 
 class RuleError(ValueError):
@@ -156,6 +158,51 @@ class GameState(Protocol):
         "result": ...}`` plus what the game needs to replay exactly (what was rolled)."""
 
     def clone(self) -> GameState: ...
+
+
+class Engine:
+    """What the three engines' states share, written once: a state with ``phase`` (``"over"``
+    at the end), the ``seat`` to move, the ``history`` of actions played since ``origin`` (a
+    state rebuilt from a view starts at its version), ``_check(action)`` raising RuleError
+    for an illegal action and ``_do(action, events)`` playing one (``events`` None: no events
+    are made, for search)."""
+
+    __slots__ = ()
+    phase: str
+    seat: int
+    origin: int
+    history: list[Any]
+
+    @property
+    def version(self) -> int:
+        return self.origin + len(self.history)
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.phase == OVER else self.seat
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def apply(self, action: Any) -> list[Data]:
+        """Validate and play ``action`` for the seat to move; return the events it caused.
+
+        :raises RuleError: with a reason code when the action is not legal; nothing changes.
+        """
+        self._check(action)
+        events: list[Data] = []
+        self._do(action, events)
+        return events
+
+    def push(self, action: Any) -> None:
+        """Play a legal ``action`` without checking it or reporting events (search, playouts)."""
+        self._do(action, None)
+
+    def _check(self, action: Any) -> None:
+        raise NotImplementedError
+
+    def _do(self, action: Any, events: list[Data] | None) -> None:
+        raise NotImplementedError
 
 
 class Game(Protocol):

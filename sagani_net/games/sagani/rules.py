@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
@@ -357,7 +357,7 @@ def shuffled_tiles(seed: int) -> list[int]:
     return tiles
 
 
-class State:
+class State(Engine):
     """A game of Sagani in progress. See the module docstring for an example."""
 
     __slots__ = (
@@ -445,17 +445,6 @@ class State:
         return p
 
     # -- questions --------------------------------------------------------------------------
-
-    @property
-    def version(self) -> int:
-        return self.origin + len(self.history)
-
-    @property
-    def current_seat(self) -> int | None:
-        return None if self.phase == OVER else self.seat
-
-    def is_over(self) -> bool:
-        return self.phase == OVER
 
     def scores(self) -> list[int]:
         if self.outcome is not None:
@@ -553,20 +542,6 @@ class State:
 
     def action_data(self, action: Action) -> Data:
         return action.to_dict()
-
-    def apply(self, action: Action) -> list[Data]:
-        """Validate and play ``action`` for the seat to move; return the events it caused.
-
-        :raises RuleError: with a reason code when the action is not legal; nothing changes.
-        """
-        self._check(action)
-        events: list[Data] = []
-        self._do(action, events)
-        return events
-
-    def push(self, action: Action) -> None:
-        """Play ``action`` without checking it or reporting events (search and playouts)."""
-        self._do(action, None)
 
     def playout(self, rng: random.Random) -> None:
         """Play uniformly random legal actions until the game is over."""

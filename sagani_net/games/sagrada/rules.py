@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -326,7 +326,7 @@ def checked_patterns(data: Any) -> list[Data]:
 # -- the state ---------------------------------------------------------------------------------
 
 
-class State:
+class State(Engine):
     """One game of Sagrada in progress; see the module docstring.
 
     Public attributes the bots and the console read: ``phase``, ``round`` (0-9), ``order`` and
@@ -423,17 +423,6 @@ class State:
         return self.windows[seat]
 
     # -- questions --------------------------------------------------------------------------
-
-    @property
-    def version(self) -> int:
-        return self.origin + len(self.history)
-
-    @property
-    def current_seat(self) -> int | None:
-        return None if self.phase == OVER else self.seat
-
-    def is_over(self) -> bool:
-        return self.phase == OVER
 
     def pattern(self, seat: int) -> Pattern | None:
         """The pattern ``seat`` chose, or None before it has."""
@@ -709,10 +698,6 @@ class State:
                         and action.cell in self.cells_for(self.seat, pool[action.die])
                         and action == Action.draft(action.die, action.cell))  # fmt: skip
         return action in self.legal_actions()
-
-    def push(self, action: Action) -> None:
-        """Play ``action`` without checking it or reporting events (search and playouts)."""
-        self._do(action, None)
 
     def playout(self, rng: random.Random) -> None:
         """Play uniformly random legal actions until the game is over."""

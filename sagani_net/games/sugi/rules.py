@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sugi.edition import (
     ACTIONS,
     COLOURS,
@@ -315,7 +315,7 @@ class Outcome(NamedTuple):
         return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures()}
 
 
-class State:
+class State(Engine):
     """A game of Sugi in progress. See the module docstring for an example.
 
     Secret parts (never in :meth:`view`): ``hands``, ``families``, the order of ``deck``,
@@ -406,17 +406,6 @@ class State:
         return c
 
     # -- questions --------------------------------------------------------------------------
-
-    @property
-    def version(self) -> int:
-        return self.origin + len(self.history)
-
-    @property
-    def current_seat(self) -> int | None:
-        return None if self.phase == OVER else self.seat
-
-    def is_over(self) -> bool:
-        return self.phase == OVER
 
     def scores(self) -> list[int]:
         """Final points once the game is over; zeros before, as the family trees are secret."""
@@ -519,20 +508,6 @@ class State:
 
     def action_data(self, action: Action) -> Data:
         return action.to_dict()
-
-    def apply(self, action: Action) -> list[Data]:
-        """Validate and play ``action`` for the seat to move; return the events it caused.
-
-        :raises RuleError: with a reason code when the action is not legal; nothing changes.
-        """
-        self._check(action)
-        events: list[Data] = []
-        self._do(action, events)
-        return events
-
-    def push(self, action: Action) -> None:
-        """Play a legal ``action`` without checking it or reporting events (search)."""
-        self._do(action, None)
 
     def random_action(self, rng: random.Random) -> Action:
         """A uniformly random legal action, picked by counting rather than listing them all:
