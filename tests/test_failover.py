@@ -49,7 +49,8 @@ def test_a_secure_pair_fails_over_with_the_join_code_players_hold(tmp_path: Path
             if pair.takeovers_s:
                 break
         assert pair.killed == ["A"] and len(pair.takeovers_s) == 1
-        assert (tmp_path / "b" / "curve.key").read_text() == (tmp_path / "a" / "curve.key").read_text()
+        keys = [(tmp_path / name / "curve.key").read_text() for name in ("a", "b")]
+        assert keys[0] == keys[1]
         pair.wait_in_sync()
     finally:
         pair.stop()
