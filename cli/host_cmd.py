@@ -22,7 +22,7 @@ from cli import args as check
 from cli.args import UsageError
 from sagani_net import discovery, security, standby
 from sagani_net.bots import house
-from sagani_net.client import Client, HostError, HostTimeout
+from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
@@ -303,13 +303,13 @@ class StandbyProcess:
     def pid(self) -> int:
         return self.proc.pid
 
-    def active(self) -> bool:
+    async def active(self) -> bool:
         """It has taken over: it serves the tables now."""
         if self.proc.poll() is not None:
             return False
-        client = Client(self.endpoint, timeout_s=1.0, retries=0)
+        client = AsyncClient(self.endpoint, timeout_s=1.0, retries=0)
         try:
-            client.connect()
+            await client.connect()
             return True
         except (HostError, HostTimeout):  # not_active: the host it follows is alive
             return False

@@ -21,7 +21,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -610,7 +610,7 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
     model.say(note)
-    with _standby_beside(args.standby, client) as pair:
+    async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
                       "away, the game goes on here")  # fmt: skip
@@ -620,8 +620,10 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     return status
 
 
-@contextlib.contextmanager
-def _standby_beside(code: str | None, client: AsyncClient) -> Iterator[StandbyProcess | None]:
+@contextlib.asynccontextmanager
+async def _standby_beside(
+    code: str | None, client: AsyncClient
+) -> AsyncIterator[StandbyProcess | None]:
     """A standby host beside the console (``--standby``), stopped with it unless it has taken
     over: then it is the party's host and goes on."""
     if code is None:
@@ -639,7 +641,7 @@ def _standby_beside(code: str | None, client: AsyncClient) -> Iterator[StandbyPr
     try:
         yield pair
     finally:
-        if pair.active():
+        if await pair.active():
             print(f"this machine hosts the tables now (the host moved here at {pair.endpoint}); "
                   f"it goes on serving after you quit: stop it with `kill {pair.pid}`")
         else:

@@ -451,6 +451,8 @@ class AsyncClient:
             _, body = await sub.recv_multipart()
         self._heard_s = time.monotonic()
         message = decode_message(body)
+        if message.get("type") == "heartbeat" and message.get("standby"):
+            self.standby = message["standby"]  # one came after we joined
         outcome = replica.receive(message)
         if outcome == "applied":
             if replica.wants_private(message):  # one round trip, before anyone sees the update
@@ -504,13 +506,16 @@ class AsyncClient:
     async def _subscribe(self, table: str) -> None:
         if not self._pub_address:
             await self.connect()
-        if self._sub is not None:
-            self._sub.close(linger=0)
-        self._sub = self.ctx.socket(zmq.SUB)
-        self._sub.linger = 0
-        client_setup(self._sub, self.server_key)
-        self._sub.connect(self._pub_address)
-        self._sub.subscribe(topic(table))
+        # Not under a reader's feet: closing a socket cancels the poll another task awaits on
+        # it (an act answered by the standby moves the subscription while updates are read).
+        async with self._sub_lock:
+            if self._sub is not None:
+                self._sub.close(linger=0)
+            self._sub = self.ctx.socket(zmq.SUB)
+            self._sub.linger = 0
+            client_setup(self._sub, self.server_key)
+            self._sub.connect(self._pub_address)
+            self._sub.subscribe(topic(table))
         self._heard_s = time.monotonic()
 
     async def _follow_host(self) -> None:

@@ -280,6 +280,8 @@ class Host:
             self._close_sockets()
             raise
         self._next_heartbeat_s = time.monotonic() + heartbeat_s
+        #: The standby the last heartbeats named.
+        self._told_standby: str | None = None
         self._next_guard_s = 0.0
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any] | bytes]] = {
             "hello": self._hello,
@@ -384,7 +386,7 @@ class Host:
             self._outbox.clear()
             for fd, frames in replies:
                 self._send_reply(fd, frames)
-        if now_s >= self._next_heartbeat_s:
+        if now_s >= self._next_heartbeat_s or self._standby() != self._told_standby:
             self._heartbeats()
         if now_s >= self._next_guard_s:
             self._requests.check()
@@ -591,13 +593,17 @@ class Host:
             table.owner = None
 
     def _heartbeats(self) -> None:
+        """Beat on every quiet table; on every table when a standby came or went, so that
+        players who joined before it know where to go (PROTOCOL.md, Failover)."""
         now_s = time.monotonic()
+        standby = self._standby()
+        everyone, self._told_standby = standby != self._told_standby, standby
         for table in list(self.tables.values()):
             if table.over_s is not None and now_s - table.over_s > FINISHED_KEEP_S:
                 self._forget(table)
-            elif not table.published:
+            elif everyone or not table.published:
                 body = {"v": VERSION, "type": "heartbeat", "table": table.id, "seq": table.seq,
-                        "version": table.state.version}  # fmt: skip
+                        "version": table.state.version, "standby": standby}  # fmt: skip
                 self.pub.send_multipart((table.topic, encode(body)))
             table.published = False
         self._next_heartbeat_s = now_s + self.heartbeat_s

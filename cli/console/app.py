@@ -210,8 +210,7 @@ class Console:
             try:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
-                    self.model.connection = ONLINE
-                    self.model.say(f"host moved to {client.moved_to}" if client.moved_to else "")
+                    self._online()
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
                     # came in no update.
@@ -245,11 +244,17 @@ class Console:
             else:
                 await client.sync()
             self._down = False
-            self.model.connection = ONLINE
-            self.model.say("")
+            self._online()
             await self.catch_up(client.state.version, away=True)
         except (HostTimeout, HostError, OSError):
             pass
+
+    def _online(self) -> None:
+        """The host answers again: say where, if it moved (its standby took over)."""
+        assert self.client is not None
+        moved_to = self.client.moved_to
+        self.model.connection = ONLINE
+        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}" if moved_to else "")
 
     async def catch_up(self, version: int, away: bool) -> None:
         """Show the snapshot the client just took at ``version``, after logging the moves up
