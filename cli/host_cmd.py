@@ -197,20 +197,21 @@ def run_host(args: argparse.Namespace) -> int:
         store.close()
         raise UsageError(str(exc)) from None
     link_port = args.link_port if args.link_port is not None else (args.port and args.port + 2)
-    # A host that lost the role while it was away comes back as the standby (Binary Star).
-    following = args.standby or standby.active_peer(data_dir, key, host.heartbeat_s)
     try:
-        if following is not None:
-            pair = standby.Standby(host, key, following, link_bind=args.bind,
-                                   link_port=link_port)  # fmt: skip
-            link = pair.link
-        else:
-            link = host.link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
-                                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
+        link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
+                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
     except zmq.ZMQError as exc:
         host.close()
         raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \
             from None
+    # Binary Star: a host that lost the role while it was away comes back as the standby, and
+    # of two started together the one whose journal holds more serves.
+    following = standby.elect(link, args.standby or standby.former_standby(data_dir),
+                              follow_silent=args.standby is not None)  # fmt: skip
+    if following is not None:
+        pair = standby.Standby(host, link, following)
+    else:
+        host.link = link
     code = security.host_join_code(host.endpoint, keys) if keys else ""
     if args.print_join_code:
         print(shlex.quote(code), flush=True)

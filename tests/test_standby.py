@@ -1,6 +1,7 @@
 """A pair of hosts in one process (issue 14): the standby keeps the active host's journal,
 catches up after a disconnect, refuses a peer without the key, and takes over only when the
-active host is gone and a client comes. Real sockets on 127.0.0.1, real SQLite files."""
+active host is gone and a client comes; two hosts started together agree which one serves.
+Real sockets on 127.0.0.1, real SQLite files."""
 
 from __future__ import annotations
 
@@ -9,19 +10,30 @@ import secrets
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import msgpack
+import pytest
 import zmq
+from failover_kit import free_ports
 from test_host import act, seated_table
 from test_net_support import Raw
 
 from sagani_net.client import Client
 from sagani_net.host import Host
-from sagani_net.standby import ActiveLink, Standby, _server_secret, new_key
+from sagani_net.standby import (
+    ActiveLink,
+    Standby,
+    _server_secret,
+    elect,
+    former_standby,
+    new_key,
+    save_key,
+)
 from sagani_net.store import DB_NAME, Store
 
 HEARTBEAT_S = 0.1
@@ -47,11 +59,14 @@ def journal(data_dir: Path) -> list[tuple[int, str, str]]:
         db.close()
 
 
+def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
+    return ActiveLink(host.store, key, bind="127.0.0.1", port=port, heartbeat_s=HEARTBEAT_S)
+
+
 @contextmanager
-def active_host(data_dir: Path) -> Iterator[Host]:
+def active_host(data_dir: Path, link_port: int = 0) -> Iterator[Host]:
     host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
-    host.link = ActiveLink(host.store, new_key(data_dir), bind="127.0.0.1", port=0,
-                           heartbeat_s=HEARTBEAT_S)  # fmt: skip
+    host.link = own_link(host, new_key(data_dir), link_port)
     host.serve_in_thread()
     try:
         yield host
@@ -60,9 +75,9 @@ def active_host(data_dir: Path) -> Iterator[Host]:
 
 
 @contextmanager
-def standby_host(data_dir: Path, key: bytes, link: str) -> Iterator[Standby]:
-    pair = Standby(Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S), key, link,
-                   link_bind="127.0.0.1", link_port=0)  # fmt: skip
+def standby_host(data_dir: Path, key: bytes, link: str, link_port: int = 0) -> Iterator[Standby]:
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    pair = Standby(host, own_link(host, key, link_port), link)
     thread = pair.serve_in_thread()
     try:
         yield pair
