@@ -54,19 +54,28 @@ LATE = 0.8
 
 
 def start_host(
-    data_dir: str, standby_of: tuple[str, str] | None = None
+    data_dir: str, standby_of: str | None = None
 ) -> tuple[subprocess.Popen[str], str, str]:
-    """A host process; returns it, its request endpoint and its link endpoint. ``standby_of``:
-    (link endpoint, data dir) of the active host it follows as the standby."""
+    """A host process; returns it, its request endpoint and, of an active host, its standby
+    code. ``standby_of``: the standby code of the active host it follows as the standby."""
     argv = [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
             "--data-dir", data_dir, "--heartbeat-s", "0.2"]  # fmt: skip
     if standby_of is not None:
-        argv += ["--standby", standby_of[0], "--standby-key", f"{standby_of[1]}/standby.key"]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    found = re.search(r"requests (\S+) broadcasts (\S+) link (\S+)", proc.stdout.readline())
+        argv += ["--standby", "-"]  # the code on stdin, out of the process list
+    proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(f"{standby_of or ''}\n")
+    proc.stdin.close()
+    found = re.search(r"requests (\S+) broadcasts", proc.stdout.readline())
     assert found, "the host did not start"
-    return proc, found[1], found[3]
+    code = ""
+    if standby_of is None:
+        for line in proc.stdout:
+            if line.startswith("sagani host: standby code "):
+                code = line.split()[-1]
+                break
+    return proc, found[1], code
 
 
 class Requester:
@@ -408,8 +417,8 @@ def main(argv: list[str] | None = None) -> int:
 def measure_with_standby(ctx: zmq.Context, samples: int, echo: zmq.Socket) -> dict[str, Any]:
     """(e): the latency run against an active host with a standby host following it."""
     with tempfile.TemporaryDirectory() as active_dir, tempfile.TemporaryDirectory() as other:
-        active, endpoint, link = start_host(active_dir)
-        standby, _, _ = start_host(other, standby_of=(link, active_dir))
+        active, endpoint, code = start_host(active_dir)
+        standby, _, _ = start_host(other, standby_of=code)
         try:
             req = Requester(ctx, endpoint)
             give_up_s = time.monotonic() + WAIT_MS / 1000

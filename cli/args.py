@@ -147,6 +147,20 @@ def host(text: str) -> str:
     return address
 
 
+def standby_code(text: str) -> str:
+    """A standby code (``sagani-standby://...``, printed by the active host), or ``-`` to read
+    it from standard input; returned as given (the secret stays out of error messages)."""
+    from sagani_net.standby import CodeError, StandbyCode
+
+    if text.strip() == "-":
+        return "-"
+    try:
+        StandbyCode.parse(text)
+    except CodeError as exc:
+        _bad(str(exc))
+    return text.strip()
+
+
 def name(text: str) -> str:
     """A name at the table: 1 to 64 characters."""
     if not text.strip() or len(text) > MAX_NAME_LEN:

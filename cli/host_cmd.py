@@ -10,6 +10,7 @@ import logging
 import shlex
 import signal
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from cli import args as check
 from cli.args import UsageError
 from sagani_net import discovery, security, standby
 from sagani_net.bots import house
+from sagani_net.client import Client, HostError, HostTimeout
 from sagani_net.host import DEFAULT_PORT, HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
@@ -50,8 +52,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help=f"request port (default {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--pub-port", type=check.port, default=None,
                         help="broadcast port (default: --port + 1, or a free one with --port 0)")
-    parser.add_argument("--bind", type=check.bind_address, default="127.0.0.1", metavar="ADDR",
-                        help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1)")
+    parser.add_argument("--bind", type=check.bind_address, default=None, metavar="ADDR",
+                        help="address to bind, e.g. 0.0.0.0 to serve the LAN (default 127.0.0.1; "
+                        "a standby: this machine's address facing the active host)")
     parser.add_argument("--data-dir", type=check.directory, default=None,
                         help=f"where the games are kept (default {default_data_dir()})")
     parser.add_argument("--heartbeat-s", type=check.heartbeat_s, default=HEARTBEAT_S,
@@ -86,12 +89,10 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="with --secure: print the join code alone, quoted for a shell, "
                         "on the first line (for scripts and invitations)")
     pair = parser.add_argument_group("a pair of hosts (see PROTOCOL.md, Failover)")
-    pair.add_argument("--standby", type=check.host, default=None, metavar="LINK",
-                      help="run as the standby of the active host whose link address (printed "
-                      "by it) is LINK: keep its games and take over when it is gone")
-    pair.add_argument("--standby-key", type=Path, default=None, metavar="FILE",
-                      help="with --standby: the active host's standby key file (standby.key in "
-                      "its data dir)")
+    pair.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
+                      help="run as the standby of the active host whose standby code (printed "
+                      "by it) is CODE: keep its games and take over when it is gone; - reads "
+                      "the code from standard input (out of the process list)")
     pair.add_argument("--link-port", type=check.port, default=None,
                       help="port a standby follows this host on (default: --port + 2, or a "
                       "free one with --port 0)")
@@ -115,9 +116,6 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--pub-port must differ from --port")
     if args.print_join_code and not args.secure:
         raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
-    if (args.standby is None) != (args.standby_key is None):
-        raise UsageError("--standby and --standby-key go together (the key file is in the "
-                         "active host's data dir)")  # fmt: skip
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
     if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
@@ -154,8 +152,28 @@ def _more_descriptors() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def _standby_code(args: argparse.Namespace) -> standby.StandbyCode | None:
+    """The code of ``--standby`` (read from standard input for ``-``); settles ``--secure``
+    and ``--bind`` by it: a standby serves as its active host does, facing it."""
+    if args.standby is None:
+        args.bind = args.bind or "127.0.0.1"
+        return None
+    text = sys.stdin.readline() if args.standby == "-" else args.standby
+    try:
+        code = standby.StandbyCode.parse(text)
+        args.bind = args.bind or standby.local_address(code.host)
+    except standby.CodeError as exc:
+        raise UsageError(f"--standby: {exc}") from None
+    if args.secure and not code.secure:
+        raise UsageError("--secure: the active host of this standby code is not secure; its "
+                         "standby serves as it does (drop --secure)")  # fmt: skip
+    args.secure = code.secure
+    return code
+
+
 def run_host(args: argparse.Namespace) -> int:
     check_ports(args)
+    code = _standby_code(args)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(message)s",
@@ -167,12 +185,10 @@ def run_host(args: argparse.Namespace) -> int:
         if args.salvage:
             print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
+        if code is not None:
+            standby.adopt(data_dir, code, store)  # its keys, served once this host is active
         keys = security.host_keys(data_dir) if args.secure else None
-        if args.standby_key is not None:
-            key = standby.read_key(args.standby_key)
-            standby.save_key(data_dir, key)  # served once this host is the active one
-        else:
-            key = standby.new_key(data_dir)
+        key = standby.link_key(data_dir, keys)
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
         return 2
@@ -180,7 +196,7 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
-    except ValueError as exc:  # a file that holds no standby key
+    except ValueError as exc:  # a damaged standby.key; a data dir of another host's games
         store.close()
         raise UsageError(str(exc)) from None
     secure = security.server_setup(keys) if keys else None
@@ -206,22 +222,21 @@ def run_host(args: argparse.Namespace) -> int:
             from None
     # Binary Star: a host that lost the role while it was away comes back as the standby, and
     # of two started together the one whose journal holds more serves.
-    following = standby.elect(link, args.standby or standby.former_standby(data_dir),
-                              follow_silent=args.standby is not None)  # fmt: skip
+    following = standby.elect(link, code.link if code else standby.former_standby(data_dir),
+                              follow_silent=code is not None)  # fmt: skip
     if following is not None:
         pair = standby.Standby(host, link, following)
     else:
         host.link = link
-    code = security.host_join_code(host.endpoint, keys) if keys else ""
+    join = security.host_join_code(host.endpoint, keys) if keys else ""
     if args.print_join_code:
-        print(shlex.quote(code), flush=True)
+        print(shlex.quote(join), flush=True)
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
-    # The link (where a standby follows, with the key file) rides on the same line.
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
-          f"{link.endpoint} (standby key in {Path(data_dir) / standby.KEY_FILE})", flush=True)
+          f"{link.endpoint}", flush=True)  # fmt: skip
     if following is not None:
         print(f"sagani host: standby of {following}; it takes over when that host is gone",
               flush=True)  # fmt: skip
@@ -229,10 +244,14 @@ def run_host(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             pair.serve()
         return 0
-    if code:
-        print(f"sagani host: join code {code}", flush=True)  # for scripts: the line stays
+    if join:
+        print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
         # For people: whole on a line of its own, quoted (zsh reads the ``?`` as a glob).
-        print(f"  players join with:\n  sagani join {shlex.quote(code)}", flush=True)
+        print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
+    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
+    print(f"sagani host: standby code {pair_code}", flush=True)
+    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
+          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)  # fmt: skip
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
@@ -252,6 +271,61 @@ def run_host(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             host.serve()
     return 0
+
+
+class StandbyProcess:
+    """A standby host in a process of its own beside a console (``sagani join --standby``).
+
+    Its own session: a Ctrl-C at the console does not reach it, for once the standby has taken
+    over it is the party's host, and it must outlive the console that started it."""
+
+    def __init__(self, code: str, data_dir: Path) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        argv = [sys.executable, "-m", "cli.main", "host", "--standby", "-", "--data-dir",
+                str(data_dir), "--port", "0", "--quiet"]  # fmt: skip
+        log_path = data_dir / "standby.log"
+        with open(log_path, "a") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=log, text=True, start_new_session=True)  # fmt: skip
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(code + "\n")  # the secret stays out of the process list
+        self.proc.stdin.close()
+        self.endpoint = ""
+        for line in self.proc.stdout:
+            if line.startswith("sagani host: requests "):
+                self.endpoint = line.split()[3]
+            # Following; or serving, when it held more than a host started with it (elect).
+            elif line.startswith(("sagani host: standby of ", "sagani host: standby code ")):
+                return
+        self.proc.wait()
+        lines = log_path.read_text().strip().splitlines() or ["no reason given"]
+        raise UsageError(f"the standby did not start: {lines[-1].removeprefix('sagani: ')}")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def active(self) -> bool:
+        """It has taken over: it serves the tables now."""
+        if self.proc.poll() is not None:
+            return False
+        client = Client(self.endpoint, timeout_s=1.0, retries=0)
+        try:
+            client.connect()
+            return True
+        except (HostError, HostTimeout):  # not_active: the host it follows is alive
+            return False
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 def _port(endpoint: str) -> int:

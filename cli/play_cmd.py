@@ -36,11 +36,13 @@ from cli.console.app import Console, Replay, run_console
 from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
 from cli.game_options import add_file_arguments, checked_config, given_files, given_options
+from cli.host_cmd import StandbyProcess
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
+from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
 log = logging.getLogger("cli.play")
@@ -161,6 +163,10 @@ def add_parsers(sub: Any) -> None:
     )
     add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
+    j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
+                   help="also keep a standby host on this machine, so that the game goes on "
+                   "here if the host goes away; CODE is the standby code the host printed "
+                   "(it names the host too; - reads it from standard input)")  # fmt: skip
     j.set_defaults(func=run_join)
 
     t = sub.add_parser("tables", help="list a host's tables: game, status, seats",
@@ -498,7 +504,12 @@ def print_result(client: AsyncClient) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
-    address = args.address or host_address(None)
+    if args.standby == "-":
+        args.standby = check.standby_code(sys.stdin.readline())
+    if args.standby is not None and args.lan:
+        raise UsageError("--standby names the host already; drop --lan")
+    code = StandbyCode.parse(args.standby) if args.standby else None
+    address = args.address or (code.address if code else host_address(None))
     config = None
     if args.game is not None and given_files(args, get_game(args.game)):
         config = _new_table_config(args)  # a bad file is told before any host is asked
@@ -599,10 +610,40 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
     model.say(note)
-    status = await run_console(Console(model, client, rejoin=rejoin))
+    with _standby_beside(args.standby, client) as pair:
+        if pair is not None:
+            model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
+                      "away, the game goes on here")  # fmt: skip
+        status = await run_console(Console(model, client, rejoin=rejoin))
     if not args.spectate and model.status != "over":
         print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
     return status
+
+
+@contextlib.contextmanager
+def _standby_beside(code: str | None, client: AsyncClient) -> Iterator[StandbyProcess | None]:
+    """A standby host beside the console (``--standby``), stopped with it unless it has taken
+    over: then it is the party's host and goes on."""
+    if code is None:
+        yield None
+        return
+    folder = user_dir() / "standby"
+    if (folder / DB_NAME).exists() and not same_pair(folder, StandbyCode.parse(code)):
+        # Another party's copy (a host that may have moved here once): kept, not wiped.
+        print(f"the standby copy of another host is set aside in {set_aside(folder)}")
+    try:
+        pair = StandbyProcess(code, folder)
+    except UsageError:
+        client.close()
+        raise
+    try:
+        yield pair
+    finally:
+        if pair.active():
+            print(f"this machine hosts the tables now (the host moved here at {pair.endpoint}); "
+                  f"it goes on serving after you quit: stop it with `kill {pair.pid}`")
+        else:
+            pair.stop()
 
 
 def run_tables(args: argparse.Namespace) -> int:

@@ -80,9 +80,17 @@ def host_keys(data_dir: Path | str) -> KeyPair:
                 "pair (clients then need the new join code)"
             ) from None
         return keys
-    public, secret = zmq.curve_keypair()
+    keys = KeyPair(*zmq.curve_keypair())
+    save_host_keys(data_dir, keys)
+    return keys
+
+
+def save_host_keys(data_dir: Path | str, keys: KeyPair) -> None:
+    """Keep ``keys`` as the host key pair of ``data_dir`` (a standby keeps its active host's,
+    to serve the same join code once active)."""
+    path = Path(data_dir) / KEY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"public": public.decode(), "secret": secret.decode()})
+    text = json.dumps({"public": keys.public.decode(), "secret": keys.secret.decode()})
     # Created owner-only, written whole, then renamed: a crash never leaves half a key.
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -91,7 +99,6 @@ def host_keys(data_dir: Path | str) -> KeyPair:
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, path)
-    return KeyPair(public, secret)
 
 
 def server_setup(keys: KeyPair) -> Callable[[zmq.Socket], None]:
@@ -137,10 +144,16 @@ def host_join_code(endpoint: str, keys: KeyPair) -> str:
     A host bound to every interface (0.0.0.0) is named by this machine's host name; give
     players an address they can reach if that name does not resolve on the LAN.
     """
+    return join_code(*public_name(endpoint), keys.public)
+
+
+def public_name(endpoint: str) -> tuple[str, int]:
+    """The host and port others reach a socket bound at ``endpoint`` by: a socket bound to
+    every interface (0.0.0.0) by this machine's host name."""
     address, port = endpoint.removeprefix("tcp://").rsplit(":", 1)
     if address in ("0.0.0.0", "*", "[::]", "::"):
         address = socket.gethostname()
-    return join_code(address.strip("[]"), int(port), keys.public)
+    return address.strip("[]"), int(port)
 
 
 def parse_join_code(code: str) -> Address:

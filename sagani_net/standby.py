@@ -23,23 +23,31 @@ journal went its own way), so it never accepts an action on stale state. Two hos
 started together agree which one serves (:func:`elect`): the one whose journal holds more.
 
 **The secret.** The link is always CURVE-encrypted, and its server key pair is derived from the
-*standby key* (``standby.key`` in the active host's data dir, printed at start): a peer without
-the key cannot even complete the handshake, and the ``follow`` request must also carry an HMAC
-of the key. See SECURITY.md.
+*standby key*: a peer without the key cannot even complete the handshake, and the ``follow``
+request must also carry an HMAC of the key. A plain host keeps a random standby key
+(``standby.key`` in its data dir); a secure host derives it from its CURVE secret key, the
+secret half of its join code's key, which its standby must hold anyway to serve the same join
+code. The active host prints both, with its addresses, as one *standby code*
+(:class:`StandbyCode`). See SECURITY.md.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import hashlib
 import hmac
 import logging
 import os
 import secrets
+import socket
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import msgpack
 import zmq
@@ -47,6 +55,7 @@ from zmq.utils import z85
 
 from protocol import encode, error
 from protocol.wire import decode_message
+from sagani_net import security
 from sagani_net.host import POLL_MS, Host
 from sagani_net.store import Store
 
@@ -73,6 +82,138 @@ ACK_WAIT_HEARTBEATS = 1.0
 #: a host that lost its role start as a second active one.
 PROBE_MIN_S = 2.0
 _PROOF_LABEL = b"sagani standby link"
+_SECURE_KEY_LABEL = b"sagani standby key"
+SCHEME = "sagani-standby"
+
+
+class CodeError(ValueError):
+    """A standby code that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class StandbyCode:
+    """All a standby needs of its active host, in one line the active host prints::
+
+        sagani-standby://192.168.1.20:47410?link=47412&secret=...            (plain)
+        sagani-standby://192.168.1.20:47410?link=47412&secure=1&secret=...   (secure)
+
+    ``host:port`` is where clients reach the active host, ``link`` the port a standby follows
+    it on; ``secret`` (32 bytes, base64url) is the standby key of a plain host, or the CURVE
+    secret key of a secure one. Whoever holds the code can read every game's secrets.
+    """
+
+    host: str
+    port: int
+    link_port: int
+    secret: bytes
+    secure: bool = False
+
+    @property
+    def key(self) -> bytes:
+        """The standby key the link is keyed with."""
+        return secure_link_key(self.secret) if self.secure else self.secret
+
+    @property
+    def link(self) -> str:
+        return f"tcp://{self.host}:{self.link_port}"
+
+    @property
+    def keys(self) -> security.KeyPair | None:
+        """The active host's CURVE key pair (secure), which its standby serves too."""
+        if not self.secure:
+            return None
+        secret = z85.encode(self.secret)
+        return security.KeyPair(zmq.curve_public(secret), secret)
+
+    @property
+    def address(self) -> str:
+        """How a client reaches the active host: its join code, or its endpoint."""
+        keys = self.keys
+        if keys is not None:
+            return security.join_code(self.host, self.port, keys.public)
+        return f"tcp://{self.host}:{self.port}"
+
+    def text(self) -> str:
+        secret = base64.urlsafe_b64encode(self.secret).rstrip(b"=").decode()
+        secure = "&secure=1" if self.secure else ""
+        return f"{SCHEME}://{self.host}:{self.port}?link={self.link_port}{secure}&secret={secret}"
+
+    @classmethod
+    def parse(cls, text: str) -> StandbyCode:
+        """Read a code; raises CodeError saying what is wrong with it."""
+        parts = urlsplit(text.strip())
+        if parts.scheme != SCHEME:
+            raise CodeError(f"a standby code starts with {SCHEME}:// (the active host prints it)")
+        query = parse_qs(parts.query)
+        try:
+            port, link_port = parts.port, int(query["link"][0])
+            secret = base64.urlsafe_b64decode(query["secret"][0] + "==")
+        except (KeyError, ValueError, binascii.Error):
+            port = link_port = None
+            secret = b""
+        if not parts.hostname or port is None or not 0 < link_port < 65536:
+            raise CodeError("a standby code names the host, its port and its link port")
+        if len(secret) != KEY_BYTES:
+            raise CodeError("the secret in this standby code is damaged (a missing part?)")
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        return cls(host, port, link_port, secret, query.get("secure") == ["1"])
+
+
+def secure_link_key(curve_secret: bytes) -> bytes:
+    """The standby key of a secure host, from its CURVE secret key (raw 32 bytes)."""
+    return hmac.new(curve_secret, _SECURE_KEY_LABEL, hashlib.sha256).digest()
+
+
+def host_code(endpoint: str, link_endpoint: str, key: bytes,
+              keys: security.KeyPair | None) -> StandbyCode:  # fmt: skip
+    """The standby code of a host bound at ``endpoint`` whose link is ``link_endpoint``; named
+    like its join code (a host bound to every interface by this machine's name)."""
+    name, port = security.public_name(endpoint)
+    name = f"[{name}]" if ":" in name else name
+    link_port = security.public_name(link_endpoint)[1]
+    if keys is not None:
+        return StandbyCode(name, port, link_port, z85.decode(keys.secret), secure=True)
+    return StandbyCode(name, port, link_port, key)
+
+
+def link_key(data_dir: Path | str, keys: security.KeyPair | None) -> bytes:
+    """This host's standby key: derived from its CURVE secret key in secure mode, else the one
+    kept in ``data_dir`` (made on first use)."""
+    if keys is not None:
+        return secure_link_key(z85.decode(keys.secret))
+    return new_key(data_dir)
+
+
+def adopt(data_dir: Path | str, code: StandbyCode, store: Store) -> None:
+    """Make ``data_dir`` the standby's of the host ``code`` names: keep its key (and, secure,
+    its key pair) there, to serve the same link and join code once active. Raises CodeError if
+    the data dir holds games of another host: following would wipe them."""
+    if not same_pair(data_dir, code) and store.cursor() > 0:
+        raise CodeError(f"{data_dir} holds games that are not this host's; give the standby a "
+                        "data dir of its own (--data-dir)")  # fmt: skip
+    save_key(data_dir, code.key)
+    if code.keys is not None:
+        security.save_host_keys(data_dir, code.keys)
+
+
+def same_pair(data_dir: Path | str, code: StandbyCode) -> bool:
+    """``data_dir`` keeps the standby key of the host ``code`` names."""
+    try:
+        return read_key(Path(data_dir) / KEY_FILE) == code.key
+    except (OSError, ValueError):
+        return False
+
+
+def local_address(host: str) -> str:
+    """The address of this machine that faces ``host`` (where its standby must listen so that
+    the clients of ``host`` reach it). Sends nothing: a UDP connect only picks the route."""
+    try:
+        family, _, _, _, where = socket.getaddrinfo(host.strip("[]"), 9, type=socket.SOCK_DGRAM)[0]
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect(where)
+            return probe.getsockname()[0]
+    except OSError as exc:
+        raise CodeError(f"cannot find a route to {host}: {exc.strerror or exc}") from None
 
 
 def new_key(data_dir: Path | str) -> bytes:
@@ -99,7 +240,7 @@ def read_key(path: Path | str) -> bytes:
 
 
 def save_key(data_dir: Path | str, key: bytes) -> None:
-    """Keep ``key`` in ``data_dir`` too, so that this host serves the same link once active."""
+    """Keep ``key`` in ``data_dir``, so that this host serves the same link once active."""
     path = Path(data_dir) / KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sagani_net.client import Client
 from sagani_net.games import get_game
+from sagani_net.security import host_keys, join_code
 from sagani_net.store import DB_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,19 +72,22 @@ class HostProcess:
     data_dir: Path
     ports: list[int]
     heartbeat_s: float
+    #: Secure mode: the pair's CURVE public key (both serve the same key pair).
+    server_key: bytes | None = None
     proc: subprocess.Popen[str] | None = None
+    #: The standby code it printed when it last started as the active host.
+    code: str = ""
 
     @property
     def endpoint(self) -> str:
         return f"tcp://127.0.0.1:{self.ports[0]}"
 
     @property
-    def link(self) -> str:
-        return f"tcp://127.0.0.1:{self.ports[2]}"
-
-    @property
-    def key_file(self) -> Path:
-        return self.data_dir / "standby.key"
+    def address(self) -> str:
+        """What a client is given to reach it: its join code in secure mode."""
+        if self.server_key is None:
+            return self.endpoint
+        return join_code("127.0.0.1", self.ports[0], self.server_key)
 
     def start(self, standby_of: HostProcess | None = None) -> None:
         argv = [sys.executable, "-m", "cli.main", "host", "--quiet", "--data-dir",
@@ -91,14 +95,21 @@ class HostProcess:
                 str(self.ports[1]), "--link-port", str(self.ports[2]), "--heartbeat-s",
                 str(self.heartbeat_s)]  # fmt: skip
         if standby_of is not None:
-            argv += ["--standby", standby_of.link, "--standby-key", str(standby_of.key_file)]
+            argv += ["--standby", "-"]  # the code on stdin, as `sagani join --standby` gives it
+        elif self.server_key is not None:
+            argv += ["--secure"]  # (a standby is secure by its active host's code)
         # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
         with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
-            self.proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=log,
-                                         text=True)  # fmt: skip
-        assert self.proc.stdout is not None
+            self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=log, text=True)  # fmt: skip
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{standby_of.code if standby_of else ''}\n")
+        self.proc.stdin.close()
         for line in self.proc.stdout:  # the host prints its addresses once it listens
-            if line.startswith("sagani host: requests "):
+            if line.startswith("sagani host: standby of "):
+                return
+            if line.startswith("sagani host: standby code "):
+                self.code = line.split()[-1]
                 return
         raise RuntimeError(f"host {self.name} did not start (exit {self.proc.wait()})")
 
@@ -131,10 +142,12 @@ class Pair:
     killed: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, tmp: Path, heartbeat_s: float) -> Pair:
+    def start(cls, tmp: Path, heartbeat_s: float, secure: bool = False) -> Pair:
+        """Host A active, B its standby; ``secure``: A's key pair made beforehand, to know it."""
         ports = free_ports(6)
-        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s),
-                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s))  # fmt: skip
+        key = host_keys(tmp / "a").public if secure else None
+        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key),
+                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))  # fmt: skip
         pair.active.start()
         pair.standby.start(standby_of=pair.active)
         pair.wait_in_sync()
@@ -151,7 +164,7 @@ class Pair:
             time.sleep(0.05)
 
     def _named(self) -> bool:
-        client = Client(self.active.endpoint, timeout_s=1.0, retries=0)
+        client = Client(self.active.address, timeout_s=1.0, retries=0)
         try:
             return client.connect().get("standby") == self.standby.endpoint
         except Exception:  # not serving yet
@@ -200,10 +213,10 @@ def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> di
     """One 4-player Sagani game played by bot processes, the active host killed ``kills`` times
     at random moments (the killed host rejoins as the standby each time). Returns the record,
     the moves the bots say were accepted, and a replay of the record from its seed."""
-    watcher = Client(pair.active.endpoint)
+    watcher = Client(pair.active.address)
     table = watcher.create({"players": 4}, seed=seed, bots=[0, 1, 2, 3])
     replica = watcher.join(table, role="spectator")
-    bots = start_bots(pair.active.endpoint, table, 4, seed)
+    bots = start_bots(pair.active.address, table, 4, seed)
     try:
         for _ in range(kills):
             target = replica.version + rng.randint(1, 12)

@@ -35,3 +35,22 @@ def test_play_goes_on_through_two_kills_and_nothing_accepted_is_lost(tmp_path: P
         pair.wait_in_sync()  # and the host killed last follows the other again
     finally:
         pair.stop()
+
+
+def test_a_secure_pair_fails_over_with_the_join_code_players_hold(tmp_path: Path) -> None:
+    """The standby got the key pair from the standby code: the clients' join code, with the
+    host's public key in it, is good for it too."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S, secure=True)
+    rng = random.Random(15)
+    try:
+        for game_no in range(MAX_GAMES):
+            game = play_with_kills(pair, 1, rng, seed=game_no)
+            assert game["moves"] == len(game["record"]["actions"])
+            if pair.takeovers_s:
+                break
+        assert pair.killed == ["A"] and len(pair.takeovers_s) == 1
+        keys = [(tmp_path / name / "curve.key").read_text() for name in ("a", "b")]
+        assert keys[0] == keys[1]
+        pair.wait_in_sync()
+    finally:
+        pair.stop()

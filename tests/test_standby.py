@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,16 +22,21 @@ import pytest
 import zmq
 from failover_kit import free_ports
 from test_host import act, seated_table
-from test_net_support import Raw
+from test_net_support import Raw, running_host
+from zmq.utils import z85
 
 from sagani_net.client import Client
 from sagani_net.host import Host
+from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
     ActiveLink,
+    CodeError,
     Standby,
+    StandbyCode,
     _server_secret,
     elect,
     former_standby,
+    host_code,
     new_key,
     save_key,
 )
@@ -182,16 +188,44 @@ def test_a_reset_standby_forgets_entries_the_active_never_made(tmp_path: Path) -
         raw.close()
 
 
+def test_a_standby_code_carries_the_addresses_and_the_secret_of_either_mode() -> None:
+    key = bytes(range(32))
+    plain = host_code("tcp://127.0.0.1:47410", "tcp://127.0.0.1:47412", key, None)
+    assert StandbyCode.parse(plain.text()) == plain
+    assert (plain.address, plain.link, plain.key) == (
+        "tcp://127.0.0.1:47410", "tcp://127.0.0.1:47412", key)  # fmt: skip
+    keys = KeyPair(*zmq.curve_keypair())
+    secure = StandbyCode.parse(host_code("tcp://0.0.0.0:5", "tcp://0.0.0.0:7", key, keys).text())
+    # The secret of a secure host is its CURVE secret key: its standby serves the same join
+    # code, and the link key follows from it (not the plain key file's).
+    assert secure.keys == keys and secure.key not in (key, z85.decode(keys.secret))
+    assert parse_address(secure.address) == Address(f"tcp://{socket.gethostname()}:5",
+                                                     keys.public)  # fmt: skip
+    for damaged in (plain.text().replace("sagani-standby", "sagani"),
+                    plain.text()[:-3], plain.text().replace("link=47412", "link=0")):  # fmt: skip
+        with pytest.raises(CodeError):
+            StandbyCode.parse(damaged)
+
+
 def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path) -> None:
-    bad_key = tmp_path / "bad.key"
-    bad_key.write_text("not a key\n")
-    for argv in (["--standby", "127.0.0.1:1"],
-                 ["--standby", "127.0.0.1:1", "--standby-key", str(bad_key)]):  # fmt: skip
+    code = host_code("tcp://127.0.0.1:1", "tcp://127.0.0.1:3", bytes(32), None).text()
+    theirs = tmp_path / "theirs"  # a data dir that holds another host's games
+    with running_host(theirs) as host:
+        seated_table(Raw(host.endpoint), players=2)
+    cases = [
+        (["--standby", "127.0.0.1:1"], ""),
+        (["--standby", code[:-5]], ""),
+        (["--standby", "-"], "sagani://nonsense\n"),
+        (["--standby", code, "--secure"], ""),
+        (["--standby", code, "--data-dir", str(theirs)], ""),
+    ]
+    for argv, stdin in cases:
         done = subprocess.run([sys.executable, "-m", "cli.main", "host", "--port", "0",
-                               "--data-dir", str(tmp_path / "d"), *argv],
+                               "--data-dir", str(tmp_path / "d"), *argv], input=stdin,
                               capture_output=True, text=True, timeout=60)  # fmt: skip
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
+        assert "secret=" not in done.stderr  # the secret is never echoed
 
 
 def start_host(
@@ -266,7 +300,7 @@ def pair_that_played(tmp_path: Path) -> tuple[str, list[str], dict[str, int], by
         key = new_key(tmp_path / "a")
         raw = Raw(host.endpoint)
         with standby_host(tmp_path / "b", key, link_at(ports["a"]), ports["b"]):
-            save_key(tmp_path / "b", key)  # as --standby-key does
+            save_key(tmp_path / "b", key)  # as --standby does (standby.adopt)
             assert wait_until(lambda: host.link is not None and host.link.in_sync)
             table, tokens = seated_table(raw, players=2)
             rng = random.Random(5)
