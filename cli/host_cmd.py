@@ -213,20 +213,21 @@ def run_host(args: argparse.Namespace) -> int:
         store.close()
         raise UsageError(str(exc)) from None
     link_port = args.link_port if args.link_port is not None else (args.port and args.port + 2)
-    # A host that lost the role while it was away comes back as the standby (Binary Star).
-    following = code.link if code else standby.active_peer(data_dir, key, host.heartbeat_s)
     try:
-        if following is not None:
-            pair = standby.Standby(host, key, following, link_bind=args.bind,
-                                   link_port=link_port)  # fmt: skip
-            link = pair.link
-        else:
-            link = host.link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
-                                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
+        link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
+                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
     except zmq.ZMQError as exc:
         host.close()
         raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \
             from None
+    # Binary Star: a host that lost the role while it was away comes back as the standby, and
+    # of two started together the one whose journal holds more serves.
+    following = standby.elect(link, code.link if code else standby.former_standby(data_dir),
+                              follow_silent=code is not None)  # fmt: skip
+    if following is not None:
+        pair = standby.Standby(host, link, following)
+    else:
+        host.link = link
     join = security.host_join_code(host.endpoint, keys) if keys else ""
     if args.print_join_code:
         print(shlex.quote(join), flush=True)
@@ -293,7 +294,8 @@ class StandbyProcess:
         for line in self.proc.stdout:
             if line.startswith("sagani host: requests "):
                 self.endpoint = line.split()[3]
-            elif line.startswith("sagani host: standby of "):
+            # Following; or serving, when it held more than a host started with it (elect).
+            elif line.startswith(("sagani host: standby of ", "sagani host: standby code ")):
                 return
         self.proc.wait()
         lines = log_path.read_text().strip().splitlines() or ["no reason given"]

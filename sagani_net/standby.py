@@ -19,7 +19,8 @@ says so) until the standby has caught up again.
 while it hears the active host's beats. It becomes active only when it has lost them *and* a
 client comes to it; then it reloads its games from its store and serves. A host that comes back
 after losing the role is started as the standby of the new active one (and is reset if its
-journal went its own way), so it never accepts an action on stale state.
+journal went its own way), so it never accepts an action on stale state. Two hosts of a pair
+started together agree which one serves (:func:`elect`): the one whose journal holds more.
 
 **The secret.** The link is always CURVE-encrypted, and its server key pair is derived from the
 *standby key*: a peer without the key cannot even complete the handshake, and the ``follow``
@@ -62,7 +63,7 @@ log = logging.getLogger("sagani_net.standby")
 
 KEY_FILE = "standby.key"
 #: Where a host notes the link address of the standby that followed it: started again as a
-#: plain host, it asks that one first whether it became active (:func:`active_peer`).
+#: plain host, it asks that one first whether it became active (:func:`elect`).
 PEER_FILE = "standby.peer"
 KEY_BYTES = 32
 #: The link port is the request port plus this, unless given (like the broadcast port's + 1).
@@ -246,27 +247,65 @@ def save_key(data_dir: Path | str, key: bytes) -> None:
         out.write(key.hex() + "\n")
 
 
-def active_peer(data_dir: Path | str, key: bytes, heartbeat_s: float) -> str | None:
-    """The link address of this host's former standby if it is the active host now (this one
-    must then come back as its standby), else None. Asks for as long as the standby waits
-    before it counts the active host as lost, and at least :data:`PROBE_MIN_S`."""
+def former_standby(data_dir: Path | str) -> str | None:
+    """The link address of the standby that last followed this host (``standby.peer``)."""
     path = Path(data_dir) / PEER_FILE
-    if not path.exists():
+    return (path.read_text().strip() or None) if path.exists() else None
+
+
+def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) -> str | None:
+    """Whom a starting host follows: ``peer`` (the other host of its pair: its former standby,
+    or the host it was told to follow), or None when it serves. ``link`` is its own, bound.
+
+    It asks ``peer`` (``probe``) and meanwhile answers the same question on its own link with
+    ``starting``, its cursor and a random nonce. A peer that answers ``active`` is followed; one
+    that answers ``starting`` starts too, and the host with the greater (cursor, nonce) serves
+    (both compare alike); one that follows this host makes it serve; a silent one is followed if
+    ``follow_silent``, else this host serves. The wait is as long as a standby's before it counts
+    its active host lost, at least :data:`PROBE_MIN_S`, and at least as long again after this
+    host answered ``starting``: the peer acts on that answer, and this host must learn how."""
+    if peer is None:
         return None
-    link = path.read_text().strip()
-    wait_s = max(PROBE_MIN_S, heartbeat_s * LOST_HEARTBEATS)
-    sock = _link_client(zmq.Context.instance(), key)
+    wait_s = max(PROBE_MIN_S, link._lost_s)
+    mine = {"cursor": link.store.cursor(), "nonce": secrets.token_bytes(16)}
+    sock = _link_client(zmq.Context.instance(), link.key)
+    link.starting = mine
     try:
         try:
-            sock.connect(link)
+            sock.connect(peer)
         except zmq.ZMQError:  # not an address (a damaged file): nobody to ask
             return None
-        sock.send(_pack({"type": "probe", "proof": _proof(key)}))
-        if sock.poll(wait_s * 1000, zmq.POLLIN):
-            return link if (_unpack(sock.recv()) or {}).get("type") == "active" else None
-        return None
+        sock.send(_pack({"type": "probe", "proof": _proof(link.key)}))
+        poller = zmq.Poller()
+        poller.register(sock, zmq.POLLIN)
+        poller.register(link.sock, zmq.POLLIN)
+        give_up_s = time.monotonic() + wait_s
+        while (left_s := give_up_s - time.monotonic()) > 0:
+            ready = dict(poller.poll(left_s * 1000))
+            if link.sock in ready:
+                link.tick()
+                if link.standby is not None:  # the peer follows this host
+                    return None
+                if link.probed_s is not None:
+                    give_up_s = max(give_up_s, link.probed_s + wait_s)
+            if sock in ready:
+                answer = _unpack(sock.recv()) or {}
+                if answer.get("type") == "active":
+                    return peer
+                if _is_starting(answer, link.key):
+                    theirs = (answer["cursor"], answer["nonce"])
+                    return peer if theirs > (mine["cursor"], mine["nonce"]) else None
+        return peer if follow_silent else None
     finally:
+        link.starting = None
         sock.close()
+
+
+def _is_starting(message: dict[str, Any], key: bytes) -> bool:
+    """A proven ``starting`` answer with a cursor and a nonce to compare."""
+    return (message.get("type") == "starting" and _proven(message, key)
+            and isinstance(message.get("cursor"), int)
+            and isinstance(message.get("nonce"), bytes))  # fmt: skip
 
 
 def _link_client(ctx: zmq.Context, key: bytes) -> zmq.Socket:
@@ -322,7 +361,7 @@ class ActiveLink:
         context: zmq.Context | None = None,
     ) -> None:
         self.store = store
-        self._key = key
+        self.key = key
         self._peer_file = store.data_dir / PEER_FILE
         self.sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
         self.sock.linger = 0
@@ -342,6 +381,10 @@ class ActiveLink:
         self._acked = 0
         self._heard_s = 0.0
         self._next_beat_s = 0.0
+        #: While the host starts (:func:`elect`): its cursor and nonce, which a probe gets
+        #: instead of ``active``, and when a probe last got them.
+        self.starting: dict[str, Any] | None = None
+        self.probed_s: float | None = None
 
     @property
     def in_sync(self) -> bool:
@@ -393,16 +436,20 @@ class ActiveLink:
         kind = message.get("type")
         if kind == "follow":
             self._follow(sender, message, frames[1])
-        elif kind == "probe" and _proven(message, self._key):
+        elif kind == "probe" and _proven(message, self.key):
+            answer = {"type": "active"}
+            if self.starting is not None:
+                answer = {"type": "starting", "proof": _proof(self.key), **self.starting}
+                self.probed_s = time.monotonic()
             with contextlib.suppress(zmq.ZMQError):
-                self.sock.send_multipart((sender, _pack({"type": "active"})), zmq.NOBLOCK)
+                self.sock.send_multipart((sender, _pack(answer)), zmq.NOBLOCK)
         elif sender == self._follower:
             self._heard_s = time.monotonic()
             if kind == "ack" and isinstance(message.get("cursor"), int):
                 self._acked = max(self._acked, message["cursor"])
 
     def _follow(self, sender: bytes, message: dict[str, Any], frame: zmq.Frame) -> None:
-        if not _proven(message, self._key):
+        if not _proven(message, self.key):
             log.warning("a standby without the key was refused")
             return
         cursor, port, link_port = (message.get(name) for name in ("cursor", "port", "link_port"))
@@ -442,28 +489,18 @@ class ActiveLink:
 class Standby:
     """A host that follows an active one and takes over when it is gone; see the module
     docstring. ``host`` is bound (its request port is where clients will come) and must not
-    serve until :meth:`serve` hands it over."""
+    serve until :meth:`serve` hands it over; so is ``link``, its own link, served once it is
+    active (the other host comes back as this one's standby)."""
 
     def __init__(
-        self,
-        host: Host,
-        key: bytes,
-        active: str,
-        *,
-        link_bind: str,
-        link_port: int,
-        context: zmq.Context | None = None,
+        self, host: Host, link: ActiveLink, active: str, *, context: zmq.Context | None = None
     ) -> None:
         self.host = host
-        self.key = key
+        self.link = link
+        self.key = link.key
         self.active = active
-        ctx = context or zmq.Context.instance()
-        self._ctx = ctx
-        self.sock = _link_client(ctx, key)
+        self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
-        # Bound now, served once active: the other host comes back as this one's standby.
-        self.link = ActiveLink(host.store, key, bind=link_bind, port=link_port,
-                               heartbeat_s=host.heartbeat_s, context=ctx)  # fmt: skip
         self._beat_s = host.heartbeat_s / BEATS_PER_HEARTBEAT
         self._lost_s = host.heartbeat_s * LOST_HEARTBEATS
         #: When the active host was last heard; None until the first time (a standby that

@@ -299,7 +299,7 @@ def test_sagani_join_with_a_saved_token_shows_the_moves_so_far(
         saved = {f"{host.endpoint} {table.id}": table.tokens[0]}
         (tmp_path / "user" / play_cmd.JOIN_FILE).write_text(json.dumps(saved))
         args = argparse.Namespace(spectate=False, table=table.id, game=None, players=2, bots=0,
-                                  name=None)  # fmt: skip
+                                  name=None, standby=None)  # fmt: skip
         console = asyncio.run(console_of(play_cmd._join(args, host.endpoint, None), consoles,
                                          lambda c: c.model.logged_version == 7))  # fmt: skip
         moves = lines_of(table.history()["moves"])

@@ -1,6 +1,7 @@
 """A pair of hosts in one process (issue 14): the standby keeps the active host's journal,
 catches up after a disconnect, refuses a peer without the key, and takes over only when the
-active host is gone and a client comes. Real sockets on 127.0.0.1, real SQLite files."""
+active host is gone and a client comes; two hosts started together agree which one serves.
+Real sockets on 127.0.0.1, real SQLite files."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import msgpack
 import pytest
 import zmq
+from failover_kit import free_ports
 from test_host import act, seated_table
 from test_net_support import Raw, running_host
 from zmq.utils import z85
@@ -31,8 +34,11 @@ from sagani_net.standby import (
     Standby,
     StandbyCode,
     _server_secret,
+    elect,
+    former_standby,
     host_code,
     new_key,
+    save_key,
 )
 from sagani_net.store import DB_NAME, Store
 
@@ -59,11 +65,14 @@ def journal(data_dir: Path) -> list[tuple[int, str, str]]:
         db.close()
 
 
+def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
+    return ActiveLink(host.store, key, bind="127.0.0.1", port=port, heartbeat_s=HEARTBEAT_S)
+
+
 @contextmanager
-def active_host(data_dir: Path) -> Iterator[Host]:
+def active_host(data_dir: Path, link_port: int = 0) -> Iterator[Host]:
     host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
-    host.link = ActiveLink(host.store, new_key(data_dir), bind="127.0.0.1", port=0,
-                           heartbeat_s=HEARTBEAT_S)  # fmt: skip
+    host.link = own_link(host, new_key(data_dir), link_port)
     host.serve_in_thread()
     try:
         yield host
@@ -72,9 +81,9 @@ def active_host(data_dir: Path) -> Iterator[Host]:
 
 
 @contextmanager
-def standby_host(data_dir: Path, key: bytes, link: str) -> Iterator[Standby]:
-    pair = Standby(Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S), key, link,
-                   link_bind="127.0.0.1", link_port=0)  # fmt: skip
+def standby_host(data_dir: Path, key: bytes, link: str, link_port: int = 0) -> Iterator[Standby]:
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    pair = Standby(host, own_link(host, key, link_port), link)
     thread = pair.serve_in_thread()
     try:
         yield pair
@@ -217,3 +226,119 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
         assert "secret=" not in done.stderr  # the secret is never echoed
+
+
+def start_host(
+    key: bytes, data_dir: Path, link_port: int, standby_of: str | None
+) -> tuple[Host | Standby, threading.Thread]:
+    """A host of the pair started as ``sagani host`` starts it (``--standby`` if ``standby_of``):
+    it elects, then serves or follows."""
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    link = own_link(host, key, link_port)
+    peer = standby_of or former_standby(data_dir)
+    following = elect(link, peer, follow_silent=standby_of is not None)
+    if following is None:
+        host.link = link
+        return host, host.serve_in_thread()
+    pair = Standby(host, link, following)
+    return pair, pair.serve_in_thread()
+
+
+@contextmanager
+def started_together(
+    key: bytes, *hosts: tuple[Path, int, str | None], apart_s: float = 0.0
+) -> Iterator[tuple[Host, Standby]]:
+    """Start hosts (data dir, link port, ``--standby`` link) at the same moment, or each
+    ``apart_s`` after the one before, one thread each; yields the one that serves and the one
+    that follows (exactly one of each)."""
+    barrier = threading.Barrier(len(hosts))
+    started: list[tuple[Host | Standby, threading.Thread]] = []
+
+    def start(order: int, host: tuple[Path, int, str | None]) -> None:
+        barrier.wait()
+        time.sleep(order * apart_s)
+        started.append(start_host(key, *host))
+
+    threads = [threading.Thread(target=start, args=pair) for pair in enumerate(hosts)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_S)
+    with ExitStack() as stack:
+        for node, thread in started:
+            stack.callback(thread.join, WAIT_S)
+            stack.callback(node.stop)
+        active = [node for node, _ in started if isinstance(node, Host)]
+        following = [node for node, _ in started if isinstance(node, Standby)]
+        assert len(active) == len(following) == 1, started
+        yield active[0], following[0]
+
+
+def assert_follows(active: Host, standby: Standby, table: str, tokens: list[str]) -> None:
+    """``standby`` refuses clients, catches up with ``active``, and an action goes through."""
+    assert active.link is not None and standby.active == active.link.endpoint
+    standby_raw = Raw(standby.host.endpoint)
+    assert standby_raw("hello")["code"] == "not_active"
+    standby_raw.close()
+    assert wait_until(lambda: active.link is not None and active.link.in_sync)
+    raw = Raw(active.endpoint)
+    assert act(raw, table, tokens, random.Random(7))["type"] == "accepted"
+    assert journal(standby.host.store.data_dir) == journal(active.store.data_dir)
+    raw.close()
+
+
+def link_at(port: int) -> str:
+    return f"tcp://127.0.0.1:{port}"
+
+
+def pair_that_played(tmp_path: Path) -> tuple[str, list[str], dict[str, int], bytes]:
+    """A followed by B, a table with a few actions on both, then both down. Returns the table,
+    its tokens, the link ports of "a" and "b" (fixed, so that ``standby.peer`` stays right
+    across restarts), and the key."""
+    ports = dict(zip("ab", free_ports(2), strict=True))
+    with active_host(tmp_path / "a", link_port=ports["a"]) as host:
+        key = new_key(tmp_path / "a")
+        raw = Raw(host.endpoint)
+        with standby_host(tmp_path / "b", key, link_at(ports["a"]), ports["b"]):
+            save_key(tmp_path / "b", key)  # as --standby does (standby.adopt)
+            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            table, tokens = seated_table(raw, players=2)
+            rng = random.Random(5)
+            for _ in range(3):
+                assert act(raw, table, tokens, rng)["type"] == "accepted"
+        raw.close()
+    assert former_standby(tmp_path / "a") == link_at(ports["b"])
+    return table, tokens, ports, key
+
+
+@pytest.mark.parametrize("b_started_as", ["plain", "standby"])
+@pytest.mark.parametrize("longer", ["a", "b"])
+def test_two_hosts_started_together_agree_that_the_longer_journal_serves(
+    tmp_path: Path, longer: str, b_started_as: str
+) -> None:
+    table, tokens, ports, key = pair_that_played(tmp_path)
+    # Then one of them served alone for a while (the other was away), and went down too.
+    with active_host(tmp_path / longer, link_port=ports[longer]) as host:
+        raw = Raw(host.endpoint)
+        rng = random.Random(6)
+        for _ in range(2):
+            assert act(raw, table, tokens, rng)["type"] == "accepted"
+        raw.close()
+    standby_of = link_at(ports["a"]) if b_started_as == "standby" else None
+    if b_started_as == "plain":  # as if A had come back as B's standby once
+        (tmp_path / "b" / "standby.peer").write_text(link_at(ports["a"]) + "\n")
+    hosts = (tmp_path / "a", ports["a"], None), (tmp_path / "b", ports["b"], standby_of)
+    with started_together(key, *hosts) as (active, standby):
+        assert active.store.data_dir == tmp_path / longer
+        assert_follows(active, standby, table, tokens)
+
+
+def test_two_hosts_with_the_same_journal_started_together_agree_on_one(tmp_path: Path) -> None:
+    table, tokens, ports, key = pair_that_played(tmp_path)
+    (tmp_path / "b" / "standby.peer").write_text(link_at(ports["a"]) + "\n")
+    # The nonces decide, anew each time; the last time B comes up while A is still asking.
+    for apart_s in (0.0, 0.0, 1.0):
+        assert journal(tmp_path / "a") == journal(tmp_path / "b")
+        hosts = (tmp_path / "a", ports["a"], None), (tmp_path / "b", ports["b"], None)
+        with started_together(key, *hosts, apart_s=apart_s) as (active, standby):
+            assert_follows(active, standby, table, tokens)
