@@ -197,8 +197,8 @@ class AsyncClient:
         self.standby = standby
         #: Set when a request was answered by the standby: the broadcasts must follow.
         self._moved = False
-        #: Where the host moved at the last hello, if it was not where the one before was
-        #: answered (a front end says "host moved to ..."); None otherwise.
+        #: Where the host moved the last time a hello was answered elsewhere than the one
+        #: before (a front end says "host moved to ..."); None while it never moved.
         self.moved_to: str | None = None
         self._hello_address: str | None = None
         # One routing id for every REQ socket of this client: a retry on a reopened socket is
@@ -298,7 +298,8 @@ class AsyncClient:
         self.welcome = await self.request("hello", client="sagani_net")
         self._moved = False
         previous, self._hello_address = self._hello_address, self.address
-        self.moved_to = self.address if previous not in (None, self.address) else None
+        if previous not in (None, self.address):
+            self.moved_to = self.address
         self.standby = self.welcome.get("standby") or self.standby
         # The host may bind 0.0.0.0; subscribe where requests go, on the port it names.
         host = self.address.rsplit(":", 1)[0]

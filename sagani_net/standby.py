@@ -55,6 +55,7 @@ from zmq.utils import z85
 
 from protocol import encode, error
 from protocol.wire import decode_message
+from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
 from sagani_net.store import Store
@@ -370,9 +371,7 @@ class ActiveLink:
         self.sock.curve_server = True
         self.sock.bind(f"tcp://{bind}:{port or '*'}")
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
-        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
-        self._lost_s = heartbeat_s * LOST_HEARTBEATS
-        self._ack_wait_s = heartbeat_s * ACK_WAIT_HEARTBEATS
+        self.pace(heartbeat_s)
         #: The standby's routing id on the link, and where clients reach it (its request
         #: endpoint), once one follows.
         self._follower: bytes | None = None
@@ -385,6 +384,13 @@ class ActiveLink:
         #: instead of ``active``, and when a probe last got them.
         self.starting: dict[str, Any] | None = None
         self.probed_s: float | None = None
+
+    def pace(self, heartbeat_s: float) -> None:
+        """Beat, and count the standby lost, at the pace of this host's heartbeat."""
+        self.heartbeat_s = heartbeat_s
+        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
+        self._lost_s = heartbeat_s * LOST_HEARTBEATS
+        self._ack_wait_s = heartbeat_s * ACK_WAIT_HEARTBEATS
 
     @property
     def in_sync(self) -> bool:
@@ -403,7 +409,8 @@ class ActiveLink:
             self._follower = None
             return
         if now_s >= self._next_beat_s:
-            self._send({"type": "beat", "cursor": self._sent})
+            # The heartbeat too: the standby must lose this host no later than clients do.
+            self._send({"type": "beat", "cursor": self._sent, "heartbeat_s": self.heartbeat_s})
 
     def replicate(self) -> None:
         """Send the entries just committed; wait until the standby has them (if it keeps up)."""
@@ -475,7 +482,7 @@ class ActiveLink:
 
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):
-            self._send({"type": "entries", "entries": entries})
+            self._send({"type": "entries", "entries": entries, "heartbeat_s": self.heartbeat_s})
             self._sent = entries[-1][0]
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -501,8 +508,7 @@ class Standby:
         self.active = active
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
-        self._beat_s = host.heartbeat_s / BEATS_PER_HEARTBEAT
-        self._lost_s = host.heartbeat_s * LOST_HEARTBEATS
+        self._pace(host.heartbeat_s)
         #: When the active host was last heard; None until the first time (a standby that
         #: never reached its active host holds nothing worth serving and never takes over).
         self.heard_s: float | None = None
@@ -580,6 +586,10 @@ class Standby:
         self.heard_s = time.monotonic()
         kind = message.get("type")
         store = self.host.store
+        heartbeat_s = message.get("heartbeat_s")
+        if (isinstance(heartbeat_s, float) and heartbeat_s != self.host.heartbeat_s
+                and caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # fmt: skip
+            self._pace(heartbeat_s)  # the active host's, whatever this one was started with
         if kind == "reset":
             store.clear()
             store.commit()
@@ -587,6 +597,14 @@ class Standby:
             store.replay([tuple(entry) for entry in message["entries"]])
             store.commit()
             self._send({"type": "ack", "cursor": store.cursor()})
+
+    def _pace(self, heartbeat_s: float) -> None:
+        """Beat, and count the active host lost, at the pace of ``heartbeat_s``; serve with it
+        too once active (clients keep the heartbeat the active host told them)."""
+        self.host.heartbeat_s = heartbeat_s
+        self.link.pace(heartbeat_s)
+        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
+        self._lost_s = heartbeat_s * LOST_HEARTBEATS
 
     def _refuse(self) -> None:
         """Answer one client request: not here, the active host is alive."""

@@ -120,6 +120,7 @@ class Console:
         self.rejoin = rejoin
         self._sending = False
         self._down = False  # the last request to the host failed
+        self._told_move: str | None = None  # where the host moved when the console last said
         if client is not None and client.replica is not None and client.replica.game:
             model.set_game(client.replica.game)
         self.history = InMemoryHistory()
@@ -211,6 +212,8 @@ class Console:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self._online()
+                else:
+                    self._tell_move()  # a move too quick for the silence to show
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
                     # came in no update.
@@ -251,10 +254,19 @@ class Console:
 
     def _online(self) -> None:
         """The host answers again: say where, if it moved (its standby took over)."""
+        self.model.connection = ONLINE
+        if not self._tell_move():
+            self.model.say("")
+
+    def _tell_move(self) -> bool:
+        """Say "host moved to ..." once for each move of the host; True if said now."""
         assert self.client is not None
         moved_to = self.client.moved_to
-        self.model.connection = ONLINE
-        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}" if moved_to else "")
+        if moved_to is None or moved_to == self._told_move:
+            return False
+        self._told_move = moved_to
+        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}")
+        return True
 
     async def catch_up(self, version: int, away: bool) -> None:
         """Show the snapshot the client just took at ``version``, after logging the moves up

@@ -1,0 +1,182 @@
+"""A console that keeps a standby beside it (``sagani join --standby``) plays on through two
+kills (issue 14, point 5): kill -9 the active host mid-game, and the game goes on at the
+console's own standby, with the three bot processes moving there too; the killed host comes
+back as that standby's standby; kill -9 the console's standby, and the game goes back. The
+real prompt_toolkit console on pipe input, real host and bot processes, 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from failover_kit import HostProcess, cursor, free_ports, moves_of, start_bots, stored_version
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+import cli.play_cmd as play_cmd
+from cli.console.app import Console
+from cli.host_cmd import StandbyProcess
+from sagani_net.client import Client
+from sagani_net.games import get_game
+
+HEARTBEAT_S = 0.2
+#: Bound on every wait for something the processes do by themselves.
+WAIT_S = 60.0
+
+
+class Seen:
+    """What the test looks at: the console, the standby beside it, the messages it showed."""
+
+    def __init__(self) -> None:
+        self.consoles: list[Console] = []
+        self.standbys: list[StandbyProcess] = []
+        #: Every sentence the console put on its message line, in order.
+        self.messages: list[str] = []
+
+
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
+    found = Seen()
+
+    class SeenConsole(Console):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            found.consoles.append(self)
+            say = self.model.say
+
+            def said(message: str, refusal: bool = False) -> None:
+                found.messages.append(message)
+                say(message, refusal)
+
+            self.model.say = said  # type: ignore[method-assign]
+
+    class SeenStandby(StandbyProcess):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            found.standbys.append(self)
+
+    monkeypatch.setattr(play_cmd, "Console", SeenConsole)
+    monkeypatch.setattr(play_cmd, "StandbyProcess", SeenStandby)
+    monkeypatch.setattr(play_cmd, "user_dir", lambda: tmp_path / "user")
+    return found
+
+
+async def until(condition: Any, seen: Seen, play: Any) -> None:
+    """Play the console's moves until ``condition()`` holds."""
+    give_up_s = time.monotonic() + WAIT_S
+    while not condition():
+        model = seen.consoles[0].model if seen.consoles else None
+        assert time.monotonic() < give_up_s, (
+            f"timed out waiting: {model and (model.logged_version, model.status)}")
+        await play()
+        await asyncio.sleep(0.02)
+
+
+async def in_sync(follower: Path, active: Path, seen: Seen, play: Any) -> None:
+    await until(lambda: cursor(follower) == cursor(active) > 0, seen, play)
+
+
+def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, seen: Seen) -> None:
+    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
+    host.start()
+    watcher = Client(host.address)
+    table = watcher.create({"players": 4}, seed=21, bots=[1, 2, 3])
+    watcher.close()
+    bots = start_bots(host.address, table, 3, seed=21)
+    args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
+                              name="ann", standby=host.code, lan=False)  # fmt: skip
+    game = get_game("sagani")
+    rng = random.Random(14)
+    sent = {"version": -1, "at": 0.0}
+
+    async def play() -> None:
+        """Play the console's move with keys when it is its turn, as a person would (again
+        after 2 s if the move went nowhere: the host it was sent to may just have died)."""
+        if not seen.consoles:
+            return
+        model = seen.consoles[0].model
+        if not model.my_turn or model.view is None:
+            return
+        version = model.view["version"]
+        if sent["version"] == version and time.monotonic() - sent["at"] < 2.0:
+            return
+        sent.update(version=version, at=time.monotonic())
+        kinds = {a.type for a in model.ui.choices()}
+        if model.ui.phase == "place" and model.ui.selection is not None:
+            keys.send_text("r\r")  # a held tile: rotate once, place
+        elif "take" in kinds or "pick" in kinds:
+            keys.send_text("1")
+            give_up_s = time.monotonic() + 2.0
+            while model.ui.selection is None and time.monotonic() < give_up_s:
+                await asyncio.sleep(0.01)
+            keys.send_text("\x1b[C\r")  # right arrow: move the ghost; place
+        else:
+            keys.send_text("p")
+
+    async def main() -> int:
+        task = asyncio.create_task(play_cmd._join(args, host.address, None))
+        await until(lambda: bool(seen.consoles and seen.standbys), seen, play)
+        model = seen.consoles[0].model
+        beside = tmp_path / "user" / "standby"  # the data dir of the console's standby
+        await in_sync(beside, host.data_dir, seen, play)
+        # Kill 1, at a random moment: the host. The game goes on at the console's standby.
+        first = rng.randint(4, 24)
+        await until(lambda: model.logged_version >= first, seen, play)
+        host.kill()
+        last = stored_version(host.data_dir, table)
+        await until(lambda: model.logged_version > last + 4, seen, play)
+        standby = seen.standbys[0]
+        assert f"host moved to {standby.endpoint[6:]}" in seen.messages
+        # The killed host comes back by itself as the standby of the console's standby.
+        await asyncio.to_thread(host.start)
+        await in_sync(host.data_dir, beside, seen, play)
+        # Kill 2: the console's standby. The game goes back to the first host.
+        moved = model.logged_version + rng.randint(1, 12)
+        await until(lambda: model.logged_version >= moved, seen, play)
+        os.kill(standby.pid, signal.SIGKILL)
+        last = stored_version(beside, table)
+        await until(lambda: model.logged_version > last + 4, seen, play)
+        assert f"host moved to {host.endpoint[6:]}" in seen.messages
+        await until(lambda: model.status == "over", seen, play)
+        keys.send_text("q")
+        return await asyncio.wait_for(task, WAIT_S)
+
+    try:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            assert asyncio.run(main()) == 0
+        bot_moves = sum(moves_of(bot) for bot in bots)
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+        for standby in seen.standbys:
+            standby.stop()
+    watcher = Client(host.address)
+    record = watcher.record(table)
+    moves: list[dict[str, Any]] = []
+    more = True
+    while more:  # every page of the game's history
+        page = watcher.request("history", table=table, since=moves[-1]["version"] if moves else 0)
+        moves, more = moves + page["moves"], page["more"]
+    watcher.close()
+    host.stop()
+    actions = record["actions"]
+    assert bot_moves == sum(1 for a in actions if a["seat"] != 0)  # each bot move once
+    # The record is the game its seed and actions play, uninterrupted.
+    replayed = game.from_record(record)
+    assert replayed.to_record()["actions"] == actions
+    assert replayed.result().to_data() == record["result"]
+    # The console told every move once, in order, across both moves of the host.
+    names = record["names"]
+    told = [line for line in seen.consoles[0].model.log if line != "(while you were away)"]
+    expected = [game.event_text(e, names) for m in moves for e in m["events"]]
+    assert told[len(told) - len(expected):] == expected
