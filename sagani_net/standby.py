@@ -249,7 +249,8 @@ def save_key(data_dir: Path | str, key: bytes) -> None:
 
 
 def former_standby(data_dir: Path | str) -> str | None:
-    """The link address of the standby that last followed this host (``standby.peer``)."""
+    """The link address of the other host of this one's pair (``standby.peer``): the standby
+    that last followed it, or the host it last followed."""
     path = Path(data_dir) / PEER_FILE
     return (path.read_text().strip() or None) if path.exists() else None
 
@@ -583,6 +584,10 @@ class Standby:
         message = _unpack(self.sock.recv())
         if message is None:
             return
+        if self.heard_s is None:
+            # Started again plainly, this host asks that one first (elect): serving at once, it
+            # would serve the copy it holds beside the active host.
+            (self.host.store.data_dir / PEER_FILE).write_text(f"{self.active}\n")
         self.heard_s = time.monotonic()
         kind = message.get("type")
         store = self.host.store

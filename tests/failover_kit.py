@@ -103,6 +103,7 @@ class HostProcess:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=log, text=True)  # fmt: skip
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.code = ""
         self.proc.stdin.write(f"{standby_of.code if standby_of else ''}\n")
         self.proc.stdin.close()
         for line in self.proc.stdout:  # the host prints its addresses once it listens

@@ -54,3 +54,15 @@ def test_a_secure_pair_fails_over_with_the_join_code_players_hold(tmp_path: Path
         pair.wait_in_sync()
     finally:
         pair.stop()
+
+
+def test_a_standby_started_again_plainly_follows_its_active_host_again(tmp_path: Path) -> None:
+    """Its data dir holds a copy beside a live active host: it must not serve that copy."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    try:
+        pair.standby.stop()
+        pair.standby.start()  # no --standby: it asks the host it followed, noted in its data dir
+        assert pair.standby.code == ""  # it did not start as an active host (which prints one)
+        pair.wait_in_sync()
+    finally:
+        pair.stop()

@@ -180,3 +180,48 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, s
     told = [line for line in seen.consoles[0].model.log if line != "(while you were away)"]
     expected = [game.event_text(e, names) for m in moves for e in m["events"]]
     assert told[len(told) - len(expected):] == expected
+
+
+def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
+    tmp_path: Path, seen: Seen, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
+    host.start()
+    watcher = Client(host.address)
+    table = watcher.create({"players": 2}, seed=3, bots=[1])
+    watcher.close()
+    args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
+                              name="ann", standby=host.code, lan=False)  # fmt: skip
+    beside = tmp_path / "user" / "standby"
+
+    async def session(kill: bool) -> int:
+        task = asyncio.create_task(play_cmd._join(args, host.address, None))
+        await until(lambda: len(seen.standbys) == len(seen.consoles) > 0, seen, idle)
+        await in_sync(beside, host.data_dir, seen, idle)
+        if kill:
+            host.kill()
+            await until(lambda: any(m.startswith("host moved to") for m in seen.messages),
+                        seen, idle)  # fmt: skip
+        keys.send_text("q")
+        return await asyncio.wait_for(task, WAIT_S)
+
+    async def idle() -> None:
+        pass
+
+    try:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            assert asyncio.run(session(kill=False)) == 0
+            first = seen.standbys.pop()
+            seen.consoles.clear()
+            assert first.proc.poll() is not None  # the host lives: its standby went too
+            assert asyncio.run(session(kill=True)) == 0
+        took_over = seen.standbys[0]
+        assert took_over.proc.poll() is None  # the party's host now: it goes on
+        assert f"kill {took_over.pid}" in capsys.readouterr().out
+        again = Client(took_over.endpoint, timeout_s=2.0, retries=0)
+        assert again.connect()["type"] == "welcome"
+        again.close()
+    finally:
+        for standby in seen.standbys:
+            standby.stop()
+        host.stop()
