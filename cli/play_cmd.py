@@ -42,7 +42,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
-from sagani_net.standby import StandbyCode, same_pair
+from sagani_net.standby import CodeError, StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
 log = logging.getLogger("cli.play")
@@ -504,11 +504,16 @@ def print_result(client: AsyncClient) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
-    if args.standby == "-":
-        args.standby = check.standby_code(sys.stdin.readline())
     if args.standby is not None and args.lan:
         raise UsageError("--standby names the host already; drop --lan")
-    code = StandbyCode.parse(args.standby) if args.standby else None
+    code = None
+    if args.standby is not None:
+        text = sys.stdin.readline() if args.standby == "-" else args.standby
+        try:
+            code = StandbyCode.parse(text)
+        except CodeError as exc:
+            raise UsageError(f"--standby: {exc}") from None
+        args.standby = text.strip()
     address = args.address or (code.address if code else host_address(None))
     config = None
     if args.game is not None and given_files(args, get_game(args.game)):

@@ -54,6 +54,9 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+#: A well-formed standby code (nothing listens there).
+STANDBY_CODE = "sagani-standby://127.0.0.1:1?link=3&secret=" + "A" * 43
+
 BAD = {
     "no such subcommand": ["frobnicate"],
     "host --port 70000": ["host", "--port", "70000"],
@@ -92,6 +95,10 @@ BAD = {
     "tables unreachable host": ["tables", "127.0.0.1:1"],
     "tables bad address": ["tables", "127.0.0.1:notaport"],
     "join --game chess": ["join", "{host}", "--game", "chess"],
+    "join --standby not a code": ["join", "--standby", "127.0.0.1:47410"],
+    "join --standby - nothing": ["join", "--standby", "-"],
+    "join --standby --lan": ["join", "--lan", "--standby", STANDBY_CODE],
+    "host --standby not a code": ["host", "--standby", "sagani://127.0.0.1:47410?key=abc"],
     "play --seed -1": ["play", "--seed", "-1"],
     "play --seed 2**70": ["play", "--seed", str(2**70)],
     "play --players 5": ["play", "--players", "5", "--data-dir", "{tmp}/p"],
