@@ -319,13 +319,19 @@ class StandbyProcess:
             client.close()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
+
+
+def end_process(proc: subprocess.Popen[str], wait_s: float = 10.0) -> None:
+    """Stop a host process as SIGTERM asks it to (it closes its store), or kill it if it does
+    not within ``wait_s``."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _port(endpoint: str) -> int:

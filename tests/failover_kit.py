@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cli.host_cmd import end_process
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.security import host_keys, join_code
@@ -122,12 +123,7 @@ class HostProcess:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            end_process(self.proc)
             self.proc = None
 
 
@@ -203,6 +199,14 @@ def start_bots(address: str, table: str, seats: int, seed: int) -> list[subproce
     ]
 
 
+def kill_all(procs: list[subprocess.Popen[str]]) -> None:
+    """Kill whichever of ``procs`` still run (a test that failed half-way leaves no orphans)."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def moves_of(bot: subprocess.Popen[str]) -> int:
     """The accepted moves a finished bot process reports."""
     out, err = bot.communicate(timeout=WAIT_S)
@@ -242,10 +246,7 @@ def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> di
             pair.rejoin()
         moves = sum(moves_of(bot) for bot in bots)
     finally:
-        for bot in bots:
-            if bot.poll() is None:
-                bot.kill()
-                bot.wait()
+        kill_all(bots)
     record = watcher.record(table)
     watcher.close()
     replayed = get_game("sagani").from_record(record)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,29 @@ async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asynci
     await bot.join(table, role="bot", seat=1, name="greedy")
     await me.join(table, seat=0, name="ann")
     return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
+
+
+def test_keys_pressed_while_a_move_is_on_its_way_are_played_after_it(host: Host) -> None:
+    """A quick hand in a solo game: reveal the next tile, move the ghost, place it, in one
+    burst of keys. The keys after r come while the reveal is on its way to the host: they wait
+    for it, then play."""
+
+    async def main() -> None:
+        me = AsyncClient(host.endpoint)
+        await me.connect()
+        table = await me.create({"players": 1}, seed=6)
+        await me.join(table, seat=0, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until(lambda: model.my_turn and model.view is not None)
+            version = model.view["version"]
+            assert [a.type for a in model.ui.choices()] == ["reveal"]
+            running.keys.send_text("r\x1b[C\r")
+            await until(lambda: model.view["version"] >= version + 2)
+            assert running.console._keys == deque()
+        me.close()
+
+    asyncio.run(main())
 
 
 def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) -> None:

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from failover_kit import HostProcess, cursor, free_ports, moves_of, start_bots, stored_version
+from failover_kit import (
+    HostProcess,
+    cursor,
+    free_ports,
+    kill_all,
+    moves_of,
+    start_bots,
+    stored_version,
+)
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -154,10 +162,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, s
             assert asyncio.run(main()) == 0
         bot_moves = sum(moves_of(bot) for bot in bots)
     finally:
-        for bot in bots:
-            if bot.poll() is None:
-                bot.kill()
-                bot.wait()
+        kill_all(bots)
         for standby in seen.standbys:
             standby.stop()
     watcher = Client(host.address)

@@ -42,8 +42,8 @@ async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asynci
 
 def at_table(host: Host, seed: int, play: Callable[..., Any]) -> None:
     """Run ``play(model, keys, state)`` in the console at a new table; ``state()`` is the
-    host's own game state. Keys are sent once the console has no move on its way (it drops
-    game keys until the host answered, as they are meant for the next view)."""
+    host's own game state. Keys are sent once the console has no move on its way, so that the
+    test's state is the console's (the console itself holds keys until the host answered)."""
 
     async def main() -> None:
         me, bot, bot_task = await start(host, seed)

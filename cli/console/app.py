@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,8 @@ log = logging.getLogger("cli.console")
 RETRY_S = 0.5
 #: How often the console checks that the host is still heard from.
 WATCH_S = 0.5
+#: Game keys kept while a move is on its way (a quick hand's next steps; more is a stuck key).
+KEYS_AHEAD = 8
 
 
 class Replay:
@@ -119,6 +122,8 @@ class Console:
         self.replay = replay
         self.rejoin = rejoin
         self._sending = False
+        #: Game keys pressed while a move was on its way, played once it has arrived.
+        self._keys: deque[tuple[str, ...]] = deque()
         self._down = False  # the last request to the host failed
         self._told_move: str | None = None  # where the host moved when the console last said
         if client is not None and client.replica is not None and client.replica.game:
@@ -335,21 +340,35 @@ class Console:
         except HostError as exc:
             self.model.say(f"refused: {exc.message}", refusal=True)
             self._feed([])
+            self._keys.clear()  # they followed a move that did not happen
         except HostTimeout as exc:
             self.model.connection = RECONNECTING
             self.model.say(f"not sent: {exc}")
+            self._keys.clear()
         finally:
             self._sending = False
+            while self._keys and not self._sending:
+                self._play_held(self._keys.popleft())
             self.redraw()
 
     # -- playing ----------------------------------------------------------------------------
 
     def play_key(self, key: Key) -> None:
-        """A game key: its actions go to the host (none while an action is on its way: the
-        view is about to change, and the key is for the new one)."""
-        if self._sending:
-            return
+        """A game key: its actions go to the host."""
         self.send(key.run())
+
+    def hold_key(self, keys: tuple[str, ...]) -> None:
+        """A game key pressed while a move is on its way: it waits for the move (the view is
+        about to change, and the key is meant for the new one)."""
+        if len(self._keys) < KEYS_AHEAD:
+            self._keys.append(keys)
+
+    def _play_held(self, keys: tuple[str, ...]) -> None:
+        """A held key, as its binding that acts now (``when``) would have played it."""
+        for key in self.model.ui.key_bindings():
+            if key.keys == keys and key.when():
+                self.play_key(key)
+                return
 
     def run_command(self, text: str) -> None:
         """Carry out one typed command: the shell's words, else the game's."""
@@ -448,11 +467,15 @@ class Console:
 
         describe("?", _help.__doc__)
         describe("q", _quit.__doc__)
+        sending = Condition(lambda: self._sending)
         for key in model.ui.key_bindings():
             describe(key.label or " ".join(key.keys), key.help)
-            kb.add(*key.keys, filter=playing & Condition(key.when))(
+            kb.add(*key.keys, filter=playing & ~sending & Condition(key.when))(
                 lambda event, key=key: self.play_key(key)
             )
+        # Held whole while a move is on its way: which binding acts is known only after it.
+        for keys in {key.keys for key in model.ui.key_bindings()}:
+            kb.add(*keys, filter=playing & sending)(lambda event, keys=keys: self.hold_key(keys))
 
         @kb.add("escape", filter=on_main, eager=True)
         def _cancel(event: KeyPressEvent) -> None:
