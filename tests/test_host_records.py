@@ -57,14 +57,14 @@ def test_every_game_is_recorded_with_its_game_and_names(
         tokens = [raw("join", table=table, name=n)["token"] for n in names]
         assert raw("record", table=table)["code"] == "not_over"
         play_out(raw, table, tokens, random.Random(3))
-        record = raw("record", table=table)["record"]
+        record = ask(raw, "record", table=table)["record"]
         raw.close()
     assert record["game"] == name and record["names"] == names
     assert game.from_record(record).result().to_data() == record["result"]
     # After a restart the finished table comes back from disk, for its record and a snapshot.
     with running_host(tmp_path) as host:
         raw = Raw(host.endpoint)
-        assert raw("record", table=table)["record"] == record
+        assert ask(raw, "record", table=table)["record"] == record
         snap = raw("sync", table=table, token=tokens[0])
         assert (snap["status"], snap["game"], snap["you"]) == ("over", name, 0)
         assert snap["view"]["result"] == record["result"]
@@ -110,7 +110,7 @@ def test_a_seat_nobody_holds_at_the_end_is_named_by_its_number(
                     action={"type": "play", "card": card})  # fmt: skip
             else:
                 time.sleep(0.05)  # the host's per-peer rate limit: do not ask in a tight loop
-        record = raw("record", table=table)["record"]
+        record = ask(raw, "record", table=table)["record"]
         raw.close()
     assert record["names"] == ["ann", "seat 2"]
     assert get_game(toy_registered).from_record(record).result().to_data() == record["result"]
