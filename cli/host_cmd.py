@@ -214,8 +214,7 @@ def run_host(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     link_port = args.link_port if args.link_port is not None else (args.port and args.port + 2)
     try:
-        link = standby.ActiveLink(store, key, bind=args.bind, port=link_port,
-                                  heartbeat_s=host.heartbeat_s)  # fmt: skip
+        link = standby.ActiveLink(host, key, bind=args.bind, port=link_port)
     except zmq.ZMQError as exc:
         host.close()
         raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \

@@ -259,7 +259,11 @@ class AsyncClient:
                         return reply
                     if reply.get("code") != "not_active":
                         raise HostError(reply)
-                    # The standby still hears the active host: back there, after a moment.
+                    # The standby still hears the active host: back there, after a moment. A
+                    # client that knew only this address (the host moved) learns it here.
+                    active = reply.get("active")
+                    if isinstance(active, str) and active != self.address:
+                        self.standby = active
                     await asyncio.sleep(self.timeout_s / 10)
                 # A REQ socket that timed out is stuck waiting; only a new one can send again.
                 self._req.close()

@@ -353,16 +353,11 @@ class ActiveLink:
     """The active host's side: serves the journal to one standby (``host.link``)."""
 
     def __init__(
-        self,
-        store: Store,
-        key: bytes,
-        *,
-        bind: str,
-        port: int,
-        heartbeat_s: float,
-        context: zmq.Context | None = None,
+        self, host: Host, key: bytes, *, bind: str, port: int, context: zmq.Context | None = None
     ) -> None:
-        self.store = store
+        store = self.store = host.store
+        #: The host's request port: the standby names it to clients it refuses (``not_active``).
+        self.request_port = int(host.endpoint.rsplit(":", 1)[1])
         self.key = key
         self._peer_file = store.data_dir / PEER_FILE
         self.sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
@@ -372,7 +367,7 @@ class ActiveLink:
         self.sock.curve_server = True
         self.sock.bind(f"tcp://{bind}:{port or '*'}")
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
-        self.pace(heartbeat_s)
+        self.pace(host.heartbeat_s)
         #: The standby's routing id on the link, and where clients reach it (its request
         #: endpoint), once one follows.
         self._follower: bytes | None = None
@@ -410,8 +405,7 @@ class ActiveLink:
             self._follower = None
             return
         if now_s >= self._next_beat_s:
-            # The heartbeat too: the standby must lose this host no later than clients do.
-            self._send({"type": "beat", "cursor": self._sent, "heartbeat_s": self.heartbeat_s})
+            self._send({"type": "beat", "cursor": self._sent, **self._about()})
 
     def replicate(self) -> None:
         """Send the entries just committed; wait until the standby has them (if it keeps up)."""
@@ -483,8 +477,13 @@ class ActiveLink:
 
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):
-            self._send({"type": "entries", "entries": entries, "heartbeat_s": self.heartbeat_s})
+            self._send({"type": "entries", "entries": entries, **self._about()})
             self._sent = entries[-1][0]
+
+    def _about(self) -> dict[str, Any]:
+        """What the standby keeps of this host beside the journal: the heartbeat (it must lose
+        this host no later than clients do) and where clients reach it."""
+        return {"heartbeat_s": self.heartbeat_s, "port": self.request_port}
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self._follower is not None
@@ -513,6 +512,8 @@ class Standby:
         #: When the active host was last heard; None until the first time (a standby that
         #: never reached its active host holds nothing worth serving and never takes over).
         self.heard_s: float | None = None
+        #: The active host's request endpoint, once it said its port.
+        self.active_endpoint = ""
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
         self._stop = threading.Event()
@@ -591,10 +592,13 @@ class Standby:
         self.heard_s = time.monotonic()
         kind = message.get("type")
         store = self.host.store
-        heartbeat_s = message.get("heartbeat_s")
+        heartbeat_s, port = message.get("heartbeat_s"), message.get("port")
         if (isinstance(heartbeat_s, float) and heartbeat_s != self.host.heartbeat_s
                 and caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # fmt: skip
             self._pace(heartbeat_s)  # the active host's, whatever this one was started with
+        if isinstance(port, int) and 0 < port < 65536:
+            # Where clients reach it: on the machine this host reaches its link on.
+            self.active_endpoint = f"{self.active.rsplit(':', 1)[0]}:{port}"
         if kind == "reset":
             store.clear()
             store.commit()
@@ -617,8 +621,10 @@ class Standby:
         msg_id = None
         with contextlib.suppress(Exception):  # an unreadable request still gets its refusal
             msg_id = decode_message(frames[-1]).get("id")
+        where = {"active": self.active_endpoint} if self.active_endpoint else {}
         body = encode(error(msg_id if isinstance(msg_id, int) else None, "not_active",
-                            "this host is the standby; the active host is alive"))  # fmt: skip
+                            "this host is the standby; the active host is alive",
+                            **where))  # fmt: skip
         self.host.router.send_multipart([*frames[:-1], body])
 
     def _send(self, message: dict[str, Any]) -> None:

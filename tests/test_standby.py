@@ -66,7 +66,7 @@ def journal(data_dir: Path) -> list[tuple[int, str, str]]:
 
 
 def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
-    return ActiveLink(host.store, key, bind="127.0.0.1", port=port, heartbeat_s=HEARTBEAT_S)
+    return ActiveLink(host, key, bind="127.0.0.1", port=port)
 
 
 @contextmanager
@@ -156,7 +156,14 @@ def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_com
             replica = client.resume(table, tokens[0])
             assert client.core.standby == pair.host.endpoint
             standby_raw = Raw(pair.host.endpoint)
-            assert standby_raw("hello")["code"] == "not_active"
+            refused = standby_raw("hello")
+            assert (refused["code"], refused["active"]) == ("not_active", host.endpoint)
+            # A client that knows only the standby's address (the host moved since it was told
+            # one) is sent on to the active host.
+            newcomer = Client(pair.host.endpoint, timeout_s=0.5)
+            assert newcomer.connect()["standby"] == pair.host.endpoint
+            assert newcomer.core.address == host.endpoint
+            newcomer.close()
             version = replica.version
             host.stop()  # the active host is gone
             # The client's next request goes to the standby, which takes over and has the game.
