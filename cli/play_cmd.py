@@ -42,6 +42,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
+from sagani_net.security import join_code, public_name
 from sagani_net.standby import CodeError, StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
@@ -620,9 +621,24 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
                       "away, the game goes on here")  # fmt: skip
         status = await run_console(Console(model, client, rejoin=rejoin))
+    if client.moved_to is not None:  # the host moved (its standby took over): come back there
+        address = _address_now(client)
+        shown = address.removeprefix("tcp://")
+        if client.token is not None and not args.spectate:
+            saved[f"{address} {table}"] = client.token
+            saved_path.write_text(json.dumps(saved))
     if not args.spectate and model.status != "over":
         print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
     return status
+
+
+def _address_now(client: AsyncClient) -> str:
+    """Where ``client`` reaches its host now, as ``sagani join`` takes it (a join code for a
+    secure host)."""
+    host, port = public_name(client.address)
+    if client.server_key is not None:
+        return join_code(host, port, client.server_key)
+    return host_address(f"{host}:{port}")
 
 
 @contextlib.asynccontextmanager

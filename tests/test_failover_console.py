@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import signal
@@ -32,7 +33,7 @@ from prompt_toolkit.output import DummyOutput
 import cli.play_cmd as play_cmd
 from cli.console.app import Console
 from cli.host_cmd import StandbyProcess
-from sagani_net.client import Client
+from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
 
 HEARTBEAT_S = 0.2
@@ -88,8 +89,26 @@ async def until(condition: Any, seen: Seen, play: Any) -> None:
         await asyncio.sleep(0.02)
 
 
-async def in_sync(follower: Path, active: Path, seen: Seen, play: Any) -> None:
-    await until(lambda: cursor(follower) == cursor(active) > 0, seen, play)
+async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Seen,
+                  play: Any) -> None:  # fmt: skip
+    """Until the active host names the follower its standby (so the follower has heard it: a
+    standby that never did never takes over) and the follower holds every entry it has.
+    ``names``: the request endpoints of the active host and of the follower."""
+
+    async def named() -> bool:
+        client = AsyncClient(names[0], timeout_s=1.0, retries=0)
+        try:
+            return (await client.connect()).get("standby") == names[1]
+        except (HostError, HostTimeout):
+            return False
+        finally:
+            client.close()
+
+    give_up_s = time.monotonic() + WAIT_S
+    while not (await named() and cursor(follower) == cursor(active) > 0):
+        assert time.monotonic() < give_up_s, "the standby did not catch up"
+        await play()
+        await asyncio.sleep(0.02)
 
 
 def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, seen: Seen) -> None:
@@ -134,18 +153,18 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, s
         await until(lambda: bool(seen.consoles and seen.standbys), seen, play)
         model = seen.consoles[0].model
         beside = tmp_path / "user" / "standby"  # the data dir of the console's standby
-        await in_sync(beside, host.data_dir, seen, play)
+        standby = seen.standbys[0]
+        await in_sync(beside, host.data_dir, (host.endpoint, standby.endpoint), seen, play)
         # Kill 1, at a random moment: the host. The game goes on at the console's standby.
         first = rng.randint(4, 24)
         await until(lambda: model.logged_version >= first, seen, play)
         host.kill()
         last = stored_version(host.data_dir, table)
         await until(lambda: model.logged_version > last + 4, seen, play)
-        standby = seen.standbys[0]
         assert f"host moved to {standby.endpoint[6:]}" in seen.messages
         # The killed host comes back by itself as the standby of the console's standby.
         await asyncio.to_thread(host.start)
-        await in_sync(host.data_dir, beside, seen, play)
+        await in_sync(host.data_dir, beside, (standby.endpoint, host.endpoint), seen, play)
         # Kill 2: the console's standby. The game goes back to the first host.
         moved = model.logged_version + rng.randint(1, 12)
         await until(lambda: model.logged_version >= moved, seen, play)
@@ -202,7 +221,8 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     async def session(kill: bool) -> int:
         task = asyncio.create_task(play_cmd._join(args, host.address, None))
         await until(lambda: len(seen.standbys) == len(seen.consoles) > 0, seen, idle)
-        await in_sync(beside, host.data_dir, seen, idle)
+        standby = seen.standbys[-1]
+        await in_sync(beside, host.data_dir, (host.endpoint, standby.endpoint), seen, idle)
         if kill:
             host.kill()
             await until(lambda: any(m.startswith("host moved to") for m in seen.messages),
@@ -222,7 +242,12 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
             assert asyncio.run(session(kill=True)) == 0
         took_over = seen.standbys[0]
         assert took_over.proc.poll() is None  # the party's host now: it goes on
-        assert f"kill {took_over.pid}" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert f"kill {took_over.pid}" in out
+        # The seat is kept at the host's new address, and sagani join knows it there.
+        assert f"`sagani join {took_over.endpoint[6:]}` takes it back" in out
+        saved = json.loads((tmp_path / "user" / play_cmd.JOIN_FILE).read_text())
+        assert f"{took_over.endpoint} {table}" in saved
         again = Client(took_over.endpoint, timeout_s=2.0, retries=0)
         assert again.connect()["type"] == "welcome"
         again.close()
