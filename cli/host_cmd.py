@@ -7,11 +7,13 @@ import contextlib
 import gc
 import json
 import logging
+import os
 import shlex
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,8 @@ from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
 
 #: Open files a host asks the system for (at most its hard limit).
 DESCRIPTORS_WANTED = 65536
+#: How often a standby beside a console looks whether the console is still there.
+PARENT_CHECK_S = 0.5
 
 
 def default_data_dir() -> Path:
@@ -96,6 +100,8 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     pair.add_argument("--link-port", type=check.port, default=None,
                       help="port a standby follows this host on (default: --port + 2, or a "
                       "free one with --port 0)")
+    # For `sagani join --standby`: a standby that never took over goes with its console.
+    pair.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run_host)  # fmt: skip
     return parser
 
@@ -172,6 +178,7 @@ def _standby_code(args: argparse.Namespace) -> standby.StandbyCode | None:
 
 
 def run_host(args: argparse.Namespace) -> int:
+    parent = os.getppid()  # now: it may be gone by the time this host is up (--with-parent)
     check_ports(args)
     code = _standby_code(args)
     logging.basicConfig(
@@ -240,6 +247,8 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: standby of {following}; it takes over when that host is gone",
               flush=True)  # fmt: skip
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
+        if args.with_parent:
+            _stop_with_parent(pair, parent)
         with contextlib.suppress(KeyboardInterrupt):
             pair.serve()
         return 0
@@ -272,6 +281,19 @@ def run_host(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stop_with_parent(pair: standby.Standby, parent: int) -> None:
+    """Stop ``pair`` if ``parent``, the process that started it, ends (a console killed, not
+    quit) while it is still the standby; once it took over it is the party's host and goes on."""
+
+    def watch() -> None:
+        while not pair.took_over.wait(PARENT_CHECK_S):
+            if os.getppid() != parent:  # orphaned: adopted by init or a subreaper
+                pair.stop()
+                return
+
+    threading.Thread(target=watch, name="sagani-parent-watch", daemon=True).start()
+
+
 class StandbyProcess:
     """A standby host in a process of its own beside a console (``sagani join --standby``).
 
@@ -281,7 +303,7 @@ class StandbyProcess:
     def __init__(self, code: str, data_dir: Path) -> None:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         argv = [sys.executable, "-m", "cli.main", "host", "--standby", "-", "--data-dir",
-                str(data_dir), "--port", "0", "--quiet"]  # fmt: skip
+                str(data_dir), "--port", "0", "--quiet", "--with-parent"]  # fmt: skip
         log_path = data_dir / "standby.log"
         with open(log_path, "a") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

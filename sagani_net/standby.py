@@ -3,7 +3,7 @@ Guide's Binary Star pattern).
 
 **Replication.** Every write of the store is journalled (:data:`sagani_net.store.WRITES`). The
 active host serves its journal on a *link* socket (a ROUTER, ``--link-port``); a standby
-(``sagani host --standby LINK``) connects with a DEALER, says ``follow`` with its own cursor (the
+(``sagani host --standby CODE``) connects with a DEALER, says ``follow`` with its own cursor (the
 id of its last entry) and a digest of that entry, and gets every entry after it, replays them
 into its own :class:`~sagani_net.store.Store`, commits and acknowledges. A standby whose last
 entry the active does not have (a host that was active and accepted something the other never
@@ -16,7 +16,9 @@ acknowledge within :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes o
 says so) until the standby has caught up again.
 
 **One active host.** The standby refuses every request (``not_active``, naming the active host)
-while it hears the active host's beats. It becomes active only when it has lost them *and* a
+while it hears the active host's beats, which carry the active host's heartbeat (the standby
+must count it lost no later than clients do) and request port. It becomes active only when it
+has lost them *and* a
 client comes to it; then it reloads its games from its store and serves. A host that comes back
 after losing the role is started as the standby of the new active one (and is reset if its
 journal went its own way), so it never accepts an action on stale state. Two hosts of a pair
@@ -27,7 +29,7 @@ started together agree which one serves (:func:`elect`): the one whose journal h
 request must also carry an HMAC of the key. A plain host keeps a random standby key
 (``standby.key`` in its data dir); a secure host derives it from its CURVE secret key, the
 secret half of its join code's key, which its standby must hold anyway to serve the same join
-code. The active host prints both, with its addresses, as one *standby code*
+code. The active host prints the secret, with its addresses, as one *standby code*
 (:class:`StandbyCode`). See SECURITY.md.
 """
 

@@ -12,12 +12,15 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from failover_kit import (
+    ROOT,
     HostProcess,
     cursor,
     free_ports,
@@ -254,4 +257,53 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     finally:
         for standby in seen.standbys:
             standby.stop()
+        host.stop()
+
+
+#: A stand-in for a console: starts a standby beside it as `sagani join --standby` does, says
+#: the standby's pid once it follows, and waits to be killed.
+CONSOLE = """
+import subprocess, sys, time
+code = sys.stdin.readline()
+child = subprocess.Popen([sys.executable, "-m", "cli.main", "host", "--standby", "-", "--port",
+                          "0", "--quiet", "--with-parent", "--data-dir", sys.argv[1]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+child.stdin.write(code)
+child.stdin.close()
+for line in child.stdout:
+    if line.startswith("sagani host: standby of "):
+        break
+print(child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def running(pid: int) -> bool:
+    """The process runs (a zombie nobody reaped has ended)."""
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+def test_a_standby_beside_a_console_that_was_killed_goes_with_it(tmp_path: Path) -> None:
+    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
+    host.start()
+    console = subprocess.Popen([sys.executable, "-c", CONSOLE, str(tmp_path / "standby")],
+                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)  # fmt: skip
+    try:
+        assert console.stdin is not None and console.stdout is not None
+        console.stdin.write(host.code + "\n")
+        console.stdin.flush()
+        standby = int(console.stdout.readline())
+        assert running(standby)
+        console.kill()  # not quit: nobody stops the standby
+        console.wait()
+        give_up_s = time.monotonic() + WAIT_S
+        while running(standby):  # it notices it was left alone, and goes
+            assert time.monotonic() < give_up_s, "the standby outlived its console"
+            time.sleep(0.05)
+    finally:
+        kill_all([console])
         host.stop()
