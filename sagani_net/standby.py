@@ -407,7 +407,10 @@ class ActiveLink:
             self._follower = None
             return
         if now_s >= self._next_beat_s:
-            self._send({"type": "beat", "cursor": self._sent, **self._about()})
+            self._beat()
+
+    def _beat(self) -> None:
+        self._send({"type": "beat", "cursor": self._sent, **self._about()})
 
     def replicate(self) -> None:
         """Send the entries just committed; wait until the standby has them (if it keeps up)."""
@@ -476,6 +479,9 @@ class ActiveLink:
         self._sent = self._acked = cursor
         log.info("standby %s follows from entry %d", self.standby, cursor)
         self._send_entries()
+        # At once, even with no entry to send: this host names the standby to clients from now
+        # on, and a standby that never heard its active host would never take over.
+        self._beat()
 
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):

@@ -28,15 +28,25 @@ WAIT_S = 60.0
 
 
 def free_ports(count: int) -> list[int]:
-    """Ports free on 127.0.0.1 just now (each bound and released)."""
-    socks = [socket.socket() for _ in range(count)]
+    """Ports free on 127.0.0.1 just now, below the system's ephemeral range: every bind to port
+    0 (the other tests, running beside) draws from that range, so none takes one of these
+    between this probe and a host's bind, or while a killed host is down."""
     try:
-        for sock in socks:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in socks]
-    finally:
-        for sock in socks:
-            sock.close()
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.SystemRandom()
+    ports: list[int] = []
+    while len(ports) < count:
+        port = rng.randrange(10_000, low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        if port not in ports:
+            ports.append(port)
+    return ports
 
 
 def _read(data_dir: Path, sql: str, *params: Any) -> int:

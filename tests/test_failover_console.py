@@ -87,7 +87,8 @@ async def until(condition: Any, seen: Seen, play: Any) -> None:
     while not condition():
         model = seen.consoles[0].model if seen.consoles else None
         assert time.monotonic() < give_up_s, (
-            f"timed out waiting: {model and (model.logged_version, model.status)}")
+            f"timed out waiting: {model and (model.logged_version, model.status)}; the console "
+            f"said {seen.messages[-3:]}")
         await play()
         await asyncio.sleep(0.02)
 
