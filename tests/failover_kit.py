@@ -156,8 +156,12 @@ class Pair:
         pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key),
                    HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))  # fmt: skip
         pair.active.start()
-        pair.standby.start(standby_of=pair.active)
-        pair.wait_in_sync()
+        try:
+            pair.standby.start(standby_of=pair.active)
+            pair.wait_in_sync()
+        except BaseException:
+            pair.stop()  # no host outlives a test that failed
+            raise
         return pair
 
     def wait_in_sync(self) -> None:

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ class Seen:
 
 
 @pytest.fixture
-def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
+def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Seen]:
     found = Seen()
 
     class SeenConsole(Console):
@@ -78,7 +79,18 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
     monkeypatch.setattr(play_cmd, "Console", SeenConsole)
     monkeypatch.setattr(play_cmd, "StandbyProcess", SeenStandby)
     monkeypatch.setattr(play_cmd, "user_dir", lambda: tmp_path / "user")
-    return found
+    yield found
+    for standby in found.standbys:
+        standby.stop()
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[HostProcess]:
+    """The active host, a `sagani host` process on 127.0.0.1, stopped however the test ends."""
+    process = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
+    process.start()
+    yield process
+    process.stop()
 
 
 async def until(condition: Any, seen: Seen, play: Any) -> None:
@@ -115,9 +127,9 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
         await asyncio.sleep(0.02)
 
 
-def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, seen: Seen) -> None:
-    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
-    host.start()
+def test_a_console_with_its_standby_plays_on_through_two_kills(
+    tmp_path: Path, seen: Seen, host: HostProcess
+) -> None:
     watcher = Client(host.address)
     table = watcher.create({"players": 4}, seed=21, bots=[1, 2, 3])
     watcher.close()
@@ -184,19 +196,17 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, s
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
             assert asyncio.run(main()) == 0
         bot_moves = sum(moves_of(bot) for bot in bots)
+        watcher = Client(host.address)
+        record = watcher.record(table)
+        moves: list[dict[str, Any]] = []
+        more = True
+        while more:  # every page of the game's history
+            since = moves[-1]["version"] if moves else 0
+            page = watcher.request("history", table=table, since=since)
+            moves, more = moves + page["moves"], page["more"]
+        watcher.close()
     finally:
         kill_all(bots)
-        for standby in seen.standbys:
-            standby.stop()
-    watcher = Client(host.address)
-    record = watcher.record(table)
-    moves: list[dict[str, Any]] = []
-    more = True
-    while more:  # every page of the game's history
-        page = watcher.request("history", table=table, since=moves[-1]["version"] if moves else 0)
-        moves, more = moves + page["moves"], page["more"]
-    watcher.close()
-    host.stop()
     actions = record["actions"]
     assert bot_moves == sum(1 for a in actions if a["seat"] != 0)  # each bot move once
     # The record is the game its seed and actions play, uninterrupted.
@@ -211,10 +221,8 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(tmp_path: Path, s
 
 
 def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
-    tmp_path: Path, seen: Seen, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, seen: Seen, host: HostProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
-    host.start()
     watcher = Client(host.address)
     table = watcher.create({"players": 2}, seed=3, bots=[1])
     watcher.close()
@@ -224,7 +232,7 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
 
     async def session(kill: bool) -> int:
         task = asyncio.create_task(play_cmd._join(args, host.address, None))
-        await until(lambda: len(seen.standbys) == len(seen.consoles) > 0, seen, idle)
+        await until(lambda: bool(seen.consoles) and len(seen.standbys) == 1 + kill, seen, idle)
         standby = seen.standbys[-1]
         await in_sync(beside, host.data_dir, (host.endpoint, standby.endpoint), seen, idle)
         if kill:
@@ -237,28 +245,22 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     async def idle() -> None:
         pass
 
-    try:
-        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
-            assert asyncio.run(session(kill=False)) == 0
-            first = seen.standbys.pop()
-            seen.consoles.clear()
-            assert first.proc.poll() is not None  # the host lives: its standby went too
-            assert asyncio.run(session(kill=True)) == 0
-        took_over = seen.standbys[0]
-        assert took_over.proc.poll() is None  # the party's host now: it goes on
-        out = capsys.readouterr().out
-        assert f"kill {took_over.pid}" in out
-        # The seat is kept at the host's new address, and sagani join knows it there.
-        assert f"`sagani join {took_over.endpoint[6:]}` takes it back" in out
-        saved = json.loads((tmp_path / "user" / play_cmd.JOIN_FILE).read_text())
-        assert f"{took_over.endpoint} {table}" in saved
-        again = Client(took_over.endpoint, timeout_s=2.0, retries=0)
-        assert again.connect()["type"] == "welcome"
-        again.close()
-    finally:
-        for standby in seen.standbys:
-            standby.stop()
-        host.stop()
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        assert asyncio.run(session(kill=False)) == 0
+        assert seen.standbys[0].proc.poll() is not None  # the host lives: its standby went too
+        seen.consoles.clear()
+        assert asyncio.run(session(kill=True)) == 0
+    took_over = seen.standbys[1]
+    assert took_over.proc.poll() is None  # the party's host now: it goes on
+    out = capsys.readouterr().out
+    assert f"kill {took_over.pid}" in out
+    # The seat is kept at the host's new address, and sagani join knows it there.
+    assert f"`sagani join {took_over.endpoint[6:]}` takes it back" in out
+    saved = json.loads((tmp_path / "user" / play_cmd.JOIN_FILE).read_text())
+    assert f"{took_over.endpoint} {table}" in saved
+    again = Client(took_over.endpoint, timeout_s=2.0, retries=0)
+    assert again.connect()["type"] == "welcome"
+    again.close()
 
 
 #: A stand-in for a console: starts a standby beside it as `sagani join --standby` does, says
@@ -287,12 +289,13 @@ def running(pid: int) -> bool:
         return False
 
 
-def test_a_standby_beside_a_console_that_was_killed_goes_with_it(tmp_path: Path) -> None:
-    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
-    host.start()
+def test_a_standby_beside_a_console_that_was_killed_goes_with_it(
+    tmp_path: Path, host: HostProcess
+) -> None:
     console = subprocess.Popen([sys.executable, "-c", CONSOLE, str(tmp_path / "standby")],
                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                text=True)  # fmt: skip
+    standby = 0
     try:
         assert console.stdin is not None and console.stdout is not None
         console.stdin.write(host.code + "\n")
@@ -307,4 +310,5 @@ def test_a_standby_beside_a_console_that_was_killed_goes_with_it(tmp_path: Path)
             time.sleep(0.05)
     finally:
         kill_all([console])
-        host.stop()
+        if standby and running(standby):
+            os.kill(standby, signal.SIGKILL)
