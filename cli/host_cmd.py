@@ -249,8 +249,20 @@ def run_host(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)
-        with contextlib.suppress(KeyboardInterrupt):
-            pair.serve()
+        adverts: list[discovery.Advert] = []
+        if args.lan:  # multicast only when asked for on the command line, and only once active
+            try:
+                discovery.lan_reach(args.bind)
+            except RuntimeError as exc:
+                print(f"sagani host: --lan: {exc}", file=sys.stderr)
+                return 2
+            _advertise_when_active(pair, args.bind, adverts)
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                pair.serve()
+        finally:
+            for advert in adverts:
+                advert.close()
         return 0
     if join:
         print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
@@ -292,6 +304,25 @@ def _stop_with_parent(pair: standby.Standby, parent: int) -> None:
                 return
 
     threading.Thread(target=watch, name="sagani-parent-watch", daemon=True).start()
+
+
+def _advertise_when_active(
+    pair: standby.Standby, bind: str, adverts: list[discovery.Advert]
+) -> None:
+    """Advertise ``pair`` on the LAN once it takes over (while it follows, the host it follows
+    is the one to find): new players who look with ``sagani join --lan`` find it then."""
+
+    def watch() -> None:
+        pair.took_over.wait()
+        host = pair.host
+        try:
+            adverts.append(discovery.advertise(_port(host.endpoint), _port(host.pub_endpoint),
+                                               bind=bind))  # fmt: skip
+            logging.getLogger("sagani_net.standby").warning("advertised on the LAN")
+        except (RuntimeError, OSError) as exc:
+            logging.getLogger("sagani_net.standby").warning("--lan: %s", exc)
+
+    threading.Thread(target=watch, name="sagani-lan", daemon=True).start()
 
 
 class StandbyProcess:

@@ -81,15 +81,13 @@ class Advert:
         self.close()
 
 
-def advertise(
-    port: int, pub_port: int, *, bind: str = "0.0.0.0", name: str | None = None
-) -> Advert:
-    """Announce a host on the LAN (sends multicast: call only when the user asked for --lan).
+def lan_reach(bind: str) -> list[str]:
+    """The LAN addresses a host bound at ``bind`` is advertised on (sends nothing).
 
     :raises RuntimeError: when zeroconf is not installed or no LAN address is found.
     """
     try:
-        from zeroconf import ServiceInfo, Zeroconf
+        import zeroconf  # noqa: F401
     except ImportError:
         raise RuntimeError("--lan needs zeroconf: pip install 'sagani-net[lan]'") from None
     if bind not in ("0.0.0.0", "*", "") and ipaddress.ip_address(bind).is_loopback:
@@ -97,6 +95,19 @@ def advertise(
     addresses = lan_addresses(bind)
     if not addresses:
         raise RuntimeError("no LAN address to advertise; bind the host with --bind 0.0.0.0")
+    return addresses
+
+
+def advertise(
+    port: int, pub_port: int, *, bind: str = "0.0.0.0", name: str | None = None
+) -> Advert:
+    """Announce a host on the LAN (sends multicast: call only when the user asked for --lan).
+
+    :raises RuntimeError: when zeroconf is not installed or no LAN address is found.
+    """
+    from zeroconf import ServiceInfo, Zeroconf
+
+    addresses = lan_reach(bind)
     name = name or f"sagani on {socket.gethostname()}"
     info = ServiceInfo(
         SERVICE_TYPE,

@@ -91,3 +91,48 @@ def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
     assert re.search(rf"1\. .* at {re.escape(found[1])}$", done.stdout, re.MULTILINE), done.stdout
     # It reached the host it found: there is just no game to watch there yet.
     assert "no game to watch at this host" in done.stderr, log.read_text()
+
+
+def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
+    """While it follows, only the active host is found; once the standby serves, new players
+    looking with ``sagani join --lan`` find it."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")}
+    host_cmd = [sys.executable, "-m", "cli.main", "host", "--lan", "--port", "0",
+                "--heartbeat-s", "0.2"]  # fmt: skip
+    with private_lan() as inside, (tmp_path / "a.log").open("w") as a_log, \
+            (tmp_path / "b.log").open("w") as b_log:  # fmt: skip
+        active = subprocess.Popen(
+            [*inside, *host_cmd, "--bind", HOST_IP, "--data-dir", str(tmp_path / "a")],
+            stdout=subprocess.PIPE, stderr=a_log, text=True, cwd=ROOT, env=env,
+        )  # fmt: skip
+        standby = subprocess.Popen(
+            [*inside, *host_cmd, "--bind", PEER_IP, "--standby", "-", "--data-dir",
+             str(tmp_path / "b")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=b_log, text=True, cwd=ROOT,
+            env=env,
+        )  # fmt: skip
+        try:
+            code = next(line.split()[-1] for line in active.stdout
+                        if line.startswith("sagani host: standby code "))  # fmt: skip
+            standby.stdin.write(code + "\n")
+            standby.stdin.close()
+            endpoint = re.search(r"requests (\S+)", standby.stdout.readline())[1]
+            assert standby.stdout.readline().startswith("sagani host: standby of ")
+            time.sleep(1.0)  # it follows and hears the active host's beats
+            active.kill()
+            active.wait()
+            time.sleep(1.0)  # 2 heartbeats of silence: it counts the active host lost
+            # A player of the old host comes (a client is what makes a standby take over).
+            came = subprocess.run([*inside, sys.executable, "-m", "cli.main", "tables", endpoint],
+                                  capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
+            assert came.returncode == 0, came.stderr
+            done = subprocess.run(
+                [*inside, sys.executable, "-m", "cli.main", "join", "--lan", "--spectate"],
+                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+            )  # fmt: skip
+        finally:
+            for proc in (active, standby):
+                proc.terminate()
+                proc.wait()
+    found = re.search(rf"1\. .* at {re.escape(endpoint)}$", done.stdout, re.MULTILINE)
+    assert found, (done.stdout, (tmp_path / "b.log").read_text())
