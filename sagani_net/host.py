@@ -282,6 +282,9 @@ class Host:
         self._next_heartbeat_s = time.monotonic() + heartbeat_s
         #: The standby the last heartbeats named.
         self._told_standby: str | None = None
+        #: While set (code, message, fields), every request is refused with that error: a
+        #: standby that still hears its active host (sagani_net.standby).
+        self.refusing: tuple[str, str, dict[str, Any]] | None = None
         self._next_guard_s = 0.0
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any] | bytes]] = {
             "hello": self._hello,
@@ -358,16 +361,7 @@ class Host:
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
             self._check_storage()  # before anything is written in this step
         if ready:
-            router = self.router
-            self._requests.events()  # a descriptor number may be a new connection's by now
-            for _ in range(self.limits.max_batch):
-                # Asking first is cheaper than the exception a receive on an empty queue raises.
-                if not router.get(zmq.EVENTS) & zmq.POLLIN:
-                    break
-                frames = self._receive()
-                if self._requests.backed_up(self._from_fd):
-                    continue  # it reads no replies: it gets none until it does
-                replies.append((self._from_fd, self._handle(frames)))
+            replies = self._intake()
         changed = False
         if self.storage_broken is None:
             changed = self._expire() if self._due else False
@@ -388,11 +382,38 @@ class Host:
                 self._send_reply(fd, frames)
         if now_s >= self._next_heartbeat_s or self._standby() != self._told_standby:
             self._heartbeats()
+        self.guard(now_s)
+        return len(replies)
+
+    def _intake(self) -> list[tuple[int, list[bytes]]]:
+        """Read and handle one batch of waiting requests; their replies, by connection."""
+        replies = []
+        router = self.router
+        self._requests.events()  # a descriptor number may be a new connection's by now
+        for _ in range(self.limits.max_batch):
+            # Asking first is cheaper than the exception a receive on an empty queue raises.
+            if not router.get(zmq.EVENTS) & zmq.POLLIN:
+                break
+            frames = self._receive()
+            if self._requests.backed_up(self._from_fd):
+                continue  # it reads no replies: it gets none until it does
+            replies.append((self._from_fd, self._handle(frames)))
+        return replies
+
+    def guard(self, now_s: float) -> None:
+        """Cut the connections that hold more than they may, every few milliseconds (a message
+        libzmq keeps until its last frame never wakes the loop)."""
         if now_s >= self._next_guard_s:
             self._requests.check()
             self._subscribers.check()
             self._next_guard_s = now_s + caps.GUARD_INTERVAL_S
-        return len(replies)
+
+    def refuse(self) -> None:
+        """Answer the waiting requests with :attr:`refusing`'s error, read and limited as when
+        serving, touching no table: a standby's answer while its active host lives."""
+        for fd, frames in self._intake():
+            self._send_reply(fd, frames)
+        self.guard(time.monotonic())
 
     def _receive(self) -> list[bytes]:
         """Read one request message frame by frame, keeping at most the frames a request may
@@ -455,6 +476,8 @@ class Host:
         try:
             message = decode_request(body)
             msg_id = request_id(message)
+            if self.refusing is not None:
+                raise ProtocolError(*self.refusing[:2], **self.refusing[2])
             request = check_request(message)
             if self.storage_broken is not None and _writes(request):
                 raise ProtocolError("storage_failed", "the host's data is damaged; it serves "

@@ -55,8 +55,6 @@ import msgpack
 import zmq
 from zmq.utils import z85
 
-from protocol import encode, error
-from protocol.wire import decode_message
 from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
@@ -533,6 +531,7 @@ class Standby:
         try:
             if self._follow_until_needed():
                 self.sock.close()
+                self.host.refusing = None
                 self.host.reload()
                 self.host.link = self.link
                 self.took_over.set()
@@ -578,6 +577,8 @@ class Standby:
                 if self.lost:
                     return True  # leave the request for the host's own loop to answer
                 self._refuse()
+            else:
+                self.host.guard(time.monotonic())  # a peer may fill memory and never finish
         return False
 
     def _follow(self) -> None:
@@ -624,16 +625,12 @@ class Standby:
         self._lost_s = heartbeat_s * LOST_HEARTBEATS
 
     def _refuse(self) -> None:
-        """Answer one client request: not here, the active host is alive."""
-        frames = self.host.router.recv_multipart()
-        msg_id = None
-        with contextlib.suppress(Exception):  # an unreadable request still gets its refusal
-            msg_id = decode_message(frames[-1]).get("id")
+        """Answer the clients that came: not here, the active host is alive (and where it is).
+        The host reads them as when it serves: bounded, rate-limited, connections watched."""
         where = {"active": self.active_endpoint} if self.active_endpoint else {}
-        body = encode(error(msg_id if isinstance(msg_id, int) else None, "not_active",
-                            "this host is the standby; the active host is alive",
-                            **where))  # fmt: skip
-        self.host.router.send_multipart([*frames[:-1], body])
+        self.host.refusing = ("not_active", "this host is the standby; the active host is "
+                              "alive", where)  # fmt: skip
+        self.host.refuse()
 
     def _send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(zmq.ZMQError):

@@ -21,6 +21,13 @@ import msgpack
 import pytest
 import zmq
 from failover_kit import free_ports
+from test_faults_peers import (
+    ATTACK_BYTES,
+    RSS_SLACK_BYTES,
+    PeakRss,
+    stream_until_cut,
+    zmtp_dealer,
+)
 from test_host import act, seated_table
 from test_net_support import Raw, running_host
 from zmq.utils import z85
@@ -352,3 +359,22 @@ def test_two_hosts_with_the_same_journal_started_together_agree_on_one(tmp_path:
         hosts = (tmp_path / "a", ports["a"], None), (tmp_path / "b", ports["b"], None)
         with started_together(key, *hosts, apart_s=apart_s) as (active, standby):
             assert_follows(active, standby, table, tokens)
+
+
+def test_a_standby_guards_its_connections_as_the_active_host_does(tmp_path: Path) -> None:
+    """While it only refuses, a peer's message that never ends is cut all the same: no peer
+    can fill the memory of the host that is to take over."""
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint) as pair:
+            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            port = int(pair.host.endpoint.rsplit(":", 1)[1])
+            with PeakRss() as rss:
+                sock = zmtp_dealer(port)
+                sent = stream_until_cut(sock, bytes(64 * 1024), ATTACK_BYTES)
+                sock.close()
+            assert sent < ATTACK_BYTES, "the standby never cut the endless message"
+            assert rss.growth < RSS_SLACK_BYTES
+            standby_raw = Raw(pair.host.endpoint)
+            assert standby_raw("hello")["code"] == "not_active"
+            standby_raw.close()
