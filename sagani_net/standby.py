@@ -58,6 +58,7 @@ from zmq.utils import z85
 from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
+from sagani_net.peers import ConnectionGuard
 from sagani_net.store import Store
 
 log = logging.getLogger("sagani_net.standby")
@@ -77,6 +78,11 @@ BEATS_PER_HEARTBEAT = 4
 #: after client.SILENCE_HEARTBEATS (3) periods; the standby must have given up on the active
 #: host before they come, or it would send them back.
 LOST_HEARTBEATS = 2.0
+#: Connections one machine may hold to the link: a standby's, and its probe while it starts.
+LINK_CONNECTIONS_PER_ADDRESS = 4
+#: The largest message a standby sends on the link (follow, ack, beat, probe are a few dozen
+#: bytes).
+MAX_LINK_MESSAGE_BYTES = 64 * 1024
 #: Heartbeat periods the active host waits for the standby to acknowledge a batch.
 ACK_WAIT_HEARTBEATS = 1.0
 #: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
@@ -365,7 +371,12 @@ class ActiveLink:
         self.sock.curve_secretkey = _server_secret(key)
         self.sock.curve_publickey = zmq.curve_public(_server_secret(key))
         self.sock.curve_server = True
+        # Only a standby with the key gets past the handshake, and it sends small messages;
+        # anyone may connect, so one machine may not take the host's descriptors this way.
+        self.sock.maxmsgsize = MAX_LINK_MESSAGE_BYTES
         self.sock.bind(f"tcp://{bind}:{port or '*'}")
+        self._connections = ConnectionGuard(self.sock, "link",
+                                            max_per_address=LINK_CONNECTIONS_PER_ADDRESS)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self.pace(host.heartbeat_s)
         #: The standby's routing id on the link, and where clients reach it (its request
@@ -393,8 +404,13 @@ class ActiveLink:
         """A standby follows and has acknowledged everything sent to it."""
         return self._follower is not None and self._acked >= self._sent
 
+    def watch(self) -> None:
+        """Cut the connections past one machine's share (every turn of the loop that owns it)."""
+        self._connections.events()
+
     def tick(self) -> None:
         """Read what the standby sent, beat, and notice a standby gone silent (never waits)."""
+        self.watch()
         while self.sock.poll(0, zmq.POLLIN):
             self._receive()
         now_s = time.monotonic()
@@ -428,6 +444,7 @@ class ActiveLink:
                 self._receive()
 
     def close(self) -> None:
+        self._connections.close()
         self.sock.close()
 
     def _receive(self) -> None:
@@ -579,6 +596,7 @@ class Standby:
                 self._refuse()
             else:
                 self.host.guard(time.monotonic())  # a peer may fill memory and never finish
+            self.link.watch()  # its own link, served once active, is open to anyone already
         return False
 
     def _follow(self) -> None:

@@ -429,7 +429,7 @@ def test_creates_from_new_sockets_with_the_same_id_are_new_tables(host: Host) ->
     assert len(made) == 30
 
 
-def _closed_by_host(sock: socket.socket) -> bool:
+def closed_by_host(sock: socket.socket) -> bool:
     """True once the host has reset or closed ``sock`` (its ZMTP greeting may come first)."""
     try:
         while sock.recv(4096):
@@ -455,7 +455,7 @@ def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
         closed = [False] * len(hoard)
         give_up_s = time.monotonic() + WAIT_S
         def look() -> list[bool]:
-            return [done or _closed_by_host(sock) for done, sock in zip(closed, hoard, strict=True)]
+            return [done or closed_by_host(sock) for done, sock in zip(closed, hoard, strict=True)]
 
         while closed.count(True) < len(hoard) - cap and time.monotonic() < give_up_s:
             closed = look()

@@ -25,6 +25,7 @@ from test_faults_peers import (
     ATTACK_BYTES,
     RSS_SLACK_BYTES,
     PeakRss,
+    closed_by_host,
     stream_until_cut,
     zmtp_dealer,
 )
@@ -36,6 +37,7 @@ from sagani_net.client import Client
 from sagani_net.host import Host
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
+    LINK_CONNECTIONS_PER_ADDRESS,
     ActiveLink,
     CodeError,
     Standby,
@@ -378,3 +380,23 @@ def test_a_standby_guards_its_connections_as_the_active_host_does(tmp_path: Path
             standby_raw = Raw(pair.host.endpoint)
             assert standby_raw("hello")["code"] == "not_active"
             standby_raw.close()
+
+
+def test_one_address_cannot_take_every_connection_to_the_link(tmp_path: Path) -> None:
+    """Anyone may connect to the link port (only the handshake needs the key): one machine
+    holds a few connections there at most, and the standby still follows."""
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        port = int(host.link.endpoint.rsplit(":", 1)[1])
+        hoard = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
+                                          source_address=("127.0.0.2", 0))
+                 for _ in range(LINK_CONNECTIONS_PER_ADDRESS + 8)]  # fmt: skip
+        for sock in hoard:
+            sock.settimeout(0.05)
+        give_up_s = time.monotonic() + WAIT_S
+        while sum(map(closed_by_host, hoard)) < 8:
+            assert time.monotonic() < give_up_s, "the link kept every connection"
+        with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
+            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+        for sock in hoard:
+            sock.close()
