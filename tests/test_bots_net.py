@@ -123,3 +123,31 @@ def test_bots_play_a_game_with_private_data_over_the_host_as_in_process(
     assert networked.scores == local.scores
     with pytest.raises(ValueError, match="only random plays it"):
         make_policy("greedy", game=toy_registered)
+
+
+def test_a_bot_given_data_that_does_not_fit_looks_again_and_plays_on(tmp_path: Path) -> None:
+    """Its view and private data from two moments (a hand card also in the discards): it
+    fetches both afresh instead of deciding on a state that cannot be, or falling over."""
+    with running_host(tmp_path) as host:
+        bots = [BotRunner(host.endpoint, "random", seed=seat) for seat in range(2)]
+        try:
+            table = bots[0].create({"players": 2}, game="sugi", seed=8)
+            for bot in bots:
+                bot.join(table)
+            while not (bots[0].client.state.my_turn and bots[0].client.state.view["discard"]):
+                mover = next(b for b in bots if b.client.state.my_turn)
+                mover._move(mover.client.state)
+                for bot in bots:
+                    bot.client.sync()
+            replica = bots[0].client.state
+            version, moves, discard = replica.version, bots[0].moves, replica.view["discard"][0]
+            replica.private = {**replica.private, "hand": [*replica.private["hand"][1:], discard]}
+            bots[0]._move(replica)
+            fresh = bots[0].client.state
+            assert bots[0].moves == moves and fresh.version == version  # no move: it looked again
+            assert discard not in fresh.private["hand"]
+            bots[0]._move(fresh)  # and then plays
+            assert bots[0].moves == moves + 1 and bots[0].client.sync().version == version + 1
+        finally:
+            for bot in bots:
+                bot.close()

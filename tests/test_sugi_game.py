@@ -135,6 +135,26 @@ def test_the_determinizer_keeps_a_removed_card_where_its_owner_knows_it_is():
     assert len(others) > 1  # seat 0 did not look
 
 
+def test_the_determinizer_refuses_private_data_that_does_not_fit_the_view():
+    """A seat's data from another moment (an update and a private fetch crossing): a card
+    in two places, a hand of the wrong size, a slot that is not the seat's."""
+    rng = random.Random(4)
+    state = next(st for st in random_game(3, 4, rng, stop=300) if st.view()["discard"]
+                 and st.private(st.current_seat)["hand"] and not st.is_over())  # fmt: skip
+    seat = state.current_seat
+    view, private = state.view(seat), state.private(seat)
+    SUGI.determinize(view, private, seat, rng)  # as it is, it fits
+    wrong = [
+        {**private, "hand": [*private["hand"][1:], view["discard"][0]]},
+        {**private, "hand": private["hand"][1:]},
+        {**private, "timeline": [[len(view["timeline"]), private["hand"][0], 0]]},
+    ]
+    for bad in wrong:
+        with pytest.raises(RuleError) as refused:
+            SUGI.determinize(view, bad, seat, rng)
+        assert refused.value.code == "bad_view"
+
+
 def test_a_push_decision_survives_the_determinizer():
     ghost = card("red N", action="ghost")
     s = position(hands=[[ghost, card("red N", action="free")], [card("blue N")]], ghost="b3",

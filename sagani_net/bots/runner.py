@@ -31,7 +31,7 @@ from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import Client, HostError, HostTimeout, Replica
-from sagani_net.game import Data
+from sagani_net.game import Data, RuleError
 from sagani_net.games import DEFAULT_GAME, get_game
 
 log = logging.getLogger("sagani_net.bots.runner")
@@ -204,8 +204,13 @@ class BotRunner:
     def _move(self, replica: Replica) -> None:
         started_s = time.monotonic()
         assert self.policy is not None and replica.you is not None
-        action = decide(self.policy, get_game(self.game), replica.you, replica.view,
-                        replica.private, self.rng, self.view_rng)  # fmt: skip
+        try:
+            action = decide(self.policy, get_game(self.game), replica.you, replica.view,
+                            replica.private, self.rng, self.view_rng)  # fmt: skip
+        except RuleError as exc:  # a view and private data that do not fit: take both afresh
+            log.warning("%s: %s; looking again", self.name, exc)
+            self.client.sync()
+            return
         self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
         try:
             self.client.act(action)

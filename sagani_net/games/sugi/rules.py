@@ -1067,12 +1067,17 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     s.pedestals = [COLOURS.index(c) for c in view["pedestals"]]
     s.ghost = ON_TEMPLE if view["ghost"] is None else view["ghost"][0] * LANES + view["ghost"][1]
     # Cards: everything not seen is shuffled and dealt where the view has backs.
-    known_cards = (
-        set(view["discard"])
-        | set(mine["hand"])
-        | {c for _, c, _ in mine["timeline"]}
-        | {c for _, c in mine["deck_bottom"]}
-    )
+    known = [*view["discard"], *mine["hand"], *(c for _, c, _ in mine["timeline"]),
+             *(c for _, c in mine["deck_bottom"])]  # fmt: skip
+    if len(set(known)) != len(known) or not set(known) <= set(parts.card_ids):
+        raise RuleError("bad_view", "a card is in two places at once, or is no card of the game")
+    if seat is not None and (
+        len(mine["hand"]) != view["hands"][seat]
+        or any(not 0 <= slot < len(view["timeline"]) or view["timeline"][slot] != seat
+               for slot, _, _ in mine["timeline"])  # fmt: skip
+    ):
+        raise RuleError("bad_view", "the private data is not the view's seat's")
+    known_cards = set(known)
     unseen = [c for c in parts.card_ids if c not in known_cards]
     rng.shuffle(unseen)
     for other, count in enumerate(view["hands"]):
