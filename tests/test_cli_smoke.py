@@ -3,6 +3,7 @@ console). Everything stays on 127.0.0.1 and in a temporary data dir."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,6 +97,24 @@ class Screen:
 
     def text(self) -> str:
         return "\n".join("".join(row).rstrip() for row in self.cells)
+
+
+@contextlib.contextmanager
+def lan_party(data_dir: Path, *host_args: str) -> Iterator[tuple[subprocess.Popen[str], list]]:
+    """The real ``sagani host`` on a free port for the block, and a list for the bot processes
+    the block starts; all of them stopped at the end, however it ends."""
+    assert SAGANI is not None
+    host = subprocess.Popen(
+        [SAGANI, "host", "--port", "0", "--data-dir", str(data_dir), "--quiet", *host_args],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        yield host, bots
+    finally:
+        for proc in [*bots, host]:
+            proc.terminate()
+            proc.wait(timeout=10)
 
 
 class Terminal:
@@ -229,12 +249,7 @@ def test_selfplay_help_names_every_policy_and_counts_seats_from_1(tmp_path: Path
 def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
     """Three commands, as at a LAN party but on 127.0.0.1: a host, a person, a bot."""
     assert SAGANI is not None
-    host = subprocess.Popen(
-        [SAGANI, "host", "--port", "0", "--data-dir", str(tmp_path / "host"), "--quiet"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    bot = None
-    try:
+    with lan_party(tmp_path / "host") as (host, bots):
         assert host.stdout is not None
         line = host.stdout.readline()  # "sagani host: requests tcp://127.0.0.1:PORT ..."
         address = line.split()[3]
@@ -248,7 +263,8 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         lobby = sagani("tables", address)  # the lobby names each table's game
         assert lobby.returncode == 0
         assert f"{table.group(1)}  sagani   open" in lobby.stdout and "1:ann" in lobby.stdout
-        bot = subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1), "--quiet"])
+        bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
+                                      "--quiet"]))  # fmt: skip
         person.wait_for("YOUR TURN")
         person.send("1")
         person.wait_for("Enter place")
@@ -258,11 +274,6 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         person.send("q")
         assert person.close() == 0
         assert (tmp_path / "data" / "sagani" / "join.json").exists()
-    finally:
-        for proc in (bot, host):
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=10)
 
 
 def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> None:

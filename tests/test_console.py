@@ -69,10 +69,13 @@ async def running_console(
             running.status = await asyncio.wait_for(task, 5)
 
 
-async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
+async def start(
+    host: Host, seed: int, game: str = "sagani"
+) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
+    """A 2-player table of ``game``: you in seat 1 (0 on the wire), greedy in seat 2."""
     me = AsyncClient(host.endpoint)
     await me.connect()
-    table = await me.create({"players": 2}, seed=seed, bots=[1])
+    table = await me.create({"players": 2}, game=game, seed=seed, bots=[1])
     bot = AsyncClient(host.endpoint)
     await bot.join(table, role="bot", seat=1, name="greedy")
     await me.join(table, seat=0, name="ann")

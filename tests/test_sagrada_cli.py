@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_cli_smoke import SAGANI, Terminal, sagani
+from test_cli_smoke import SAGANI, Terminal, lan_party, sagani
 
 from sagani_net.games.sagrada import rules
 from sagani_net.games.sagrada.patterns import PUBLISHED
@@ -132,12 +132,7 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
     """A host, a person who creates a Sagrada table with a file of patterns, and a bot."""
     assert SAGANI is not None
     own = write(tmp_path / "own.json", OWN)
-    host = subprocess.Popen(
-        [SAGANI, "host", "--port", "0", "--data-dir", str(tmp_path / "host"), "--quiet"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    bot = None
-    try:
+    with lan_party(tmp_path / "host") as (host, bots):
         assert host.stdout is not None
         address = host.stdout.readline().split()[3]
         home = {"XDG_DATA_HOME": str(tmp_path / "data")}
@@ -148,8 +143,8 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
         assert table is not None
         lobby = sagani("tables", address)
         assert f"{table.group(1)}  sagrada  open" in lobby.stdout
-        bot = subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
-                                "--strategy", "greedy", "--quiet"])  # fmt: skip
+        bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
+                                      "--strategy", "greedy", "--quiet"]))  # fmt: skip
         person.wait_for("(choose a pattern)")
         person.send("\r")
         person.wait_for("pick a die")
@@ -158,11 +153,6 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
         person.wait_for("greedy- [you]")  # its two turns done, the snake comes back to you
         person.send("q")
         assert person.close() == 0
-    finally:
-        for proc in (bot, host):
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=10)
 
 
 def test_a_pattern_list_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,15 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_console import running_console, until
+from test_console import running_console, start, until
 from test_render import check_golden
 
 from cli.console.gameui import line_text
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
-from cli.play_cmd import bot_loop
 from sagani_net.bots import make_policy
-from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 from sagani_net.games.sagrada.ui import snake_line
@@ -29,24 +27,13 @@ PLIERS_SEED = 5
 LEFT, RIGHT, ENTER = "\x1b[D", "\x1b[C", "\r"
 
 
-async def start(host: Host, seed: int) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
-    """A 2-player Sagrada table: you in seat 1 (0 on the wire), greedy in seat 2."""
-    me = AsyncClient(host.endpoint)
-    await me.connect()
-    table = await me.create({"players": 2}, game="sagrada", seed=seed, bots=[1])
-    bot = AsyncClient(host.endpoint)
-    await bot.join(table, role="bot", seat=1, name="greedy")
-    await me.join(table, seat=0, name="ann")
-    return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
-
-
 def at_table(host: Host, seed: int, play: Callable[..., Any]) -> None:
     """Run ``play(model, keys, state)`` in the console at a new table; ``state()`` is the
     host's own game state. Keys are sent once the console has no move on its way, so that the
     test's state is the console's (the console itself holds keys until the host answered)."""
 
     async def main() -> None:
-        me, bot, bot_task = await start(host, seed)
+        me, bot, bot_task = await start(host, seed, "sagrada")
         table = host.tables[me.state.table]
         model = ConsoleModel(game="sagrada")
         async with running_console(model, me) as running:

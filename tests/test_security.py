@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import zmq
 from fault_kit import port_number, proxied
-from test_cli_smoke import SAGANI, Terminal
+from test_cli_smoke import SAGANI, Terminal, lan_party
 from test_net_support import ROOT, PlayerThread, Raw, running_host, start_host_process
 
 from protocol import VERSION, encode
@@ -322,13 +322,7 @@ def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> Non
 def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_path: Path) -> None:
     """The LAN-party commands of test_cli_smoke.py, with ``--secure`` and the join code."""
     assert SAGANI is not None
-    host = subprocess.Popen(
-        [SAGANI, "host", "--secure", "--port", "0", "--data-dir", str(tmp_path / "host"),
-         "--quiet"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    bot = None
-    try:
+    with lan_party(tmp_path / "host", "--secure") as (host, bots):
         assert host.stdout is not None
         host.stdout.readline()
         code = host.stdout.readline().split("join code ")[1].strip()
@@ -337,14 +331,9 @@ def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_pa
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
-        bot = subprocess.Popen([SAGANI, "bot", code, "--table", table.group(1), "--quiet",
-                                "--strategy", "random"])  # fmt: skip
+        bots.append(subprocess.Popen([SAGANI, "bot", code, "--table", table.group(1), "--quiet",
+                                      "--strategy", "random"]))  # fmt: skip
         # The bot's seat_taken and game_started came over the encrypted PUB.
         person.wait_for("YOUR TURN")
         person.send("q")
         assert person.close() == 0
-    finally:
-        for proc in (bot, host):
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=10)

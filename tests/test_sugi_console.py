@@ -12,16 +12,14 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_cli_smoke import SAGANI, Terminal, sagani
-from test_console import running_console, until
+from test_console import running_console, start, until
 from test_render import check_golden
 
 from cli.console.app import Console
 from cli.console.gameui import CommandError
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import help_pages, screen_text
-from cli.play_cmd import bot_loop
 from sagani_net.bots import make_policy
-from sagani_net.client import AsyncClient
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_text, walk
@@ -39,16 +37,6 @@ def test_the_deal_is_the_one_the_tests_expect() -> None:
     assert state.current_seat == 0 and state.hands[0] == HAND
 
 
-async def start(host: Host) -> tuple[AsyncClient, AsyncClient, asyncio.Task[None], str]:
-    me = AsyncClient(host.endpoint)
-    await me.connect()
-    table = await me.create({"players": 2}, game="sugi", seed=SEED, bots=[1])
-    bot = AsyncClient(host.endpoint)
-    await bot.join(table, role="bot", seat=1, name="greedy")
-    await me.join(table, seat=0, name="ann")
-    return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1)), table
-
-
 def first_move(host: Host, table: str) -> tuple[int, Action]:
     return host.tables[table].state.history[0]
 
@@ -57,7 +45,8 @@ def run(body, host: Host, timeout_s: float = 30):  # type: ignore[no-untyped-def
     """Run ``body(model, running, table)`` in the console of seat 0 against the bot."""
 
     async def main() -> None:
-        me, bot, bot_task, table = await start(host)
+        me, bot, bot_task = await start(host, SEED, "sugi")
+        table = me.state.table
         model = ConsoleModel()
         try:
             async with running_console(model, me) as running:

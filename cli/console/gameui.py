@@ -202,5 +202,27 @@ def merge(fragments: Iterable[Fragment]) -> Line:
     return out
 
 
+def nearest(
+    at: tuple[int, int], way: tuple[int, int], targets: Iterable[tuple[int, int]]
+) -> tuple[int, int] | None:
+    """The target an arrow key goes to from ``at`` going ``way`` (a unit step on a grid): the
+    fewest steps ahead, each step aside counting as two; the first of equals; None when no
+    target lies ahead.
+
+    >>> nearest((0, 0), (1, 0), [(4, 0), (1, 1), (-1, 0)])
+    (1, 1)
+    """
+    best: tuple[int, tuple[int, int]] | None = None
+    for target in targets:
+        dx, dy = target[0] - at[0], target[1] - at[1]
+        ahead = dx * way[0] + dy * way[1]
+        if ahead <= 0:
+            continue
+        score = ahead + 2 * (abs(dx * way[1]) + abs(dy * way[0]))
+        if best is None or score < best[0]:
+            best = (score, target)
+    return None if best is None else best[1]
+
+
 def line_text(line: Line) -> str:
     return "".join(text for _, text in line)

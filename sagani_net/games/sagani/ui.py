@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge
+from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
@@ -1096,18 +1096,9 @@ class SaganiUI(GameUI):
         if sel is None:
             self.pan_by(dx, dy)
             return
-        x, y = sel.cell
-        best: tuple[int, Cell] | None = None
-        for c in self.legal_cells():
-            ahead = (c[0] - x) * dx + (c[1] - y) * dy
-            if ahead <= 0:
-                continue
-            side = abs((c[0] - x) * dy) + abs((c[1] - y) * dx)
-            score = ahead + 2 * side
-            if best is None or score < best[0]:
-                best = (score, c)
-        if best is not None:
-            sel.cell = best[1]
+        cell = nearest(sel.cell, (dx, dy), self.legal_cells())
+        if cell is not None:
+            sel.cell = cell
             self.update_preview()
 
     def pan_by(self, dx: int, dy: int) -> None:

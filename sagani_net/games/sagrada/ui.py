@@ -26,7 +26,7 @@ import random
 import textwrap
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge
+from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -516,19 +516,10 @@ class SagradaUI(GameUI):
         if self.cursor not in targets:
             self.cursor = self._first(targets)
             return []
-        r, c = divmod(self.cursor, COLUMNS)
-        best: tuple[int, int] | None = None
-        for cell in targets:
-            tr, tc = divmod(cell, COLUMNS)
-            ahead = (tr - r) * dr + (tc - c) * dc
-            if ahead <= 0:
-                continue
-            side = abs((tr - r) * dc) + abs((tc - c) * dr)
-            score = ahead + 2 * side
-            if best is None or score < best[0]:
-                best = (score, cell)
-        if best is not None:
-            self.cursor = best[1]
+        rows_columns = (divmod(cell, COLUMNS) for cell in targets)
+        found = nearest(divmod(self.cursor, COLUMNS), (dr, dc), rows_columns)
+        if found is not None:
+            self.cursor = found[0] * COLUMNS + found[1]
         return []
 
     def confirm(self) -> list[Data]:

@@ -30,7 +30,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge
+from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 from sagani_net.game import RuleError
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
 from sagani_net.games.sugi.rules import (
@@ -459,7 +459,7 @@ class SugiUI(GameUI):
             lane = min(2, max(0, lane + {1: 1, 3: -1}.get(d, 0)))
             choice.space = column * LANES + lane
         elif choice.mode == "ghost":
-            choice.space = nearest(choice.space, d, state.ghost_targets())
+            choice.space = ghost_step(choice.space, d, state.ghost_targets())
         return []
 
     # -- typed commands ---------------------------------------------------------------------
@@ -664,20 +664,13 @@ def open_sides(sides: int) -> str:
     return "".join(d for i, d in enumerate(DIRECTIONS) if sides >> i & 1)
 
 
-def nearest(at: int, d: int, targets: list[int]) -> int:
-    """The target nearest ``at`` in direction ``d`` (N is up the columns), else ``at``."""
-    column, lane = divmod(at, LANES) if at >= 0 else (5, 1)
-    dc, dl = ((1, 0), (0, 1), (-1, 0), (0, -1))[d]
-    best: tuple[int, int] | None = None
-    for t in targets:
-        tc, tl = divmod(t, LANES)
-        ahead = (tc - column) * dc + (tl - lane) * dl
-        if ahead <= 0:
-            continue
-        side = abs((tc - column) * dl) + abs((tl - lane) * dc)
-        if best is None or ahead + 2 * side < best[0]:
-            best = (ahead + 2 * side, t)
-    return best[1] if best else at
+def ghost_step(at: int, d: int, targets: list[int]) -> int:
+    """The ghost target an arrow in direction ``d`` goes to (N is up the columns), else
+    ``at``."""
+    where = divmod(at, LANES) if at >= 0 else (5, 1)
+    found = nearest(where, ((1, 0), (0, 1), (-1, 0), (0, -1))[d],
+                    (divmod(t, LANES) for t in targets))  # fmt: skip
+    return at if found is None else found[0] * LANES + found[1]
 
 
 # -- drawing -------------------------------------------------------------------------------------
