@@ -20,7 +20,10 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from sagani_net.standby import StandbyCode
 
 #: The largest seed the host takes (protocol/messages.py MAX_ID).
 MAX_SEED = 2**63 - 1
@@ -147,18 +150,31 @@ def host(text: str) -> str:
     return address
 
 
-def standby_code(text: str) -> str:
-    """A standby code (``sagani-standby://...``, printed by the active host), or ``-`` to read
-    it from standard input; returned as given (the secret stays out of error messages)."""
+def standby_code(text: str) -> StandbyCode | str:
+    """A standby code (``sagani-standby://...``, printed by the active host), or ``-``, kept as
+    it is, to read it from standard input (:func:`given_standby`). Errors never echo the code:
+    it holds the secret."""
     from sagani_net.standby import CodeError, StandbyCode
 
     if text.strip() == "-":
         return "-"
     try:
-        StandbyCode.parse(text)
+        return StandbyCode.parse(text)
     except CodeError as exc:
         _bad(str(exc))
-    return text.strip()
+
+
+def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
+    """The code a ``--standby`` option gave (:func:`standby_code`), read from standard input for
+    ``-``; raises UsageError."""
+    from sagani_net.standby import CodeError, StandbyCode
+
+    if not isinstance(value, str):
+        return value
+    try:
+        return StandbyCode.parse(sys.stdin.readline())
+    except CodeError as exc:
+        raise UsageError(f"--standby: {exc}") from None
 
 
 def name(text: str) -> str:

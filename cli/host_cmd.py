@@ -161,12 +161,11 @@ def _more_descriptors() -> None:
 def _standby_code(args: argparse.Namespace) -> standby.StandbyCode | None:
     """The code of ``--standby`` (read from standard input for ``-``); settles ``--secure``
     and ``--bind`` by it: a standby serves as its active host does, facing it."""
-    if args.standby is None:
+    code = check.given_standby(args.standby)
+    if code is None:
         args.bind = args.bind or "127.0.0.1"
         return None
-    text = sys.stdin.readline() if args.standby == "-" else args.standby
     try:
-        code = standby.StandbyCode.parse(text)
         args.bind = args.bind or standby.local_address(code.host)
     except standby.CodeError as exc:
         raise UsageError(f"--standby: {exc}") from None
@@ -331,7 +330,7 @@ class StandbyProcess:
     Its own session: a Ctrl-C at the console does not reach it, for once the standby has taken
     over it is the party's host, and it must outlive the console that started it."""
 
-    def __init__(self, code: str, data_dir: Path) -> None:
+    def __init__(self, code: standby.StandbyCode, data_dir: Path) -> None:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         argv = [sys.executable, "-m", "cli.main", "host", "--standby", "-", "--data-dir",
                 str(data_dir), "--port", "0", "--quiet", "--with-parent"]  # fmt: skip
@@ -340,7 +339,7 @@ class StandbyProcess:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=log, text=True, start_new_session=True)  # fmt: skip
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(code + "\n")  # the secret stays out of the process list
+        self.proc.stdin.write(code.text() + "\n")  # the secret stays out of the process list
         self.proc.stdin.close()
         self.endpoint = ""
         for line in self.proc.stdout:

@@ -43,7 +43,7 @@ from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
 from sagani_net.security import join_code, public_name
-from sagani_net.standby import CodeError, StandbyCode, same_pair
+from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
 log = logging.getLogger("cli.play")
@@ -507,14 +507,7 @@ def print_result(client: AsyncClient) -> None:
 def run_join(args: argparse.Namespace) -> int:
     if args.standby is not None and args.lan:
         raise UsageError("--standby names the host already; drop --lan")
-    code = None
-    if args.standby is not None:
-        text = sys.stdin.readline() if args.standby == "-" else args.standby
-        try:
-            code = StandbyCode.parse(text)
-        except CodeError as exc:
-            raise UsageError(f"--standby: {exc}") from None
-        args.standby = text.strip()
+    code = args.standby = check.given_standby(args.standby)
     address = args.address or (code.address if code else host_address(None))
     config = None
     if args.game is not None and given_files(args, get_game(args.game)):
@@ -643,7 +636,7 @@ def _address_now(client: AsyncClient) -> str:
 
 @contextlib.asynccontextmanager
 async def _standby_beside(
-    code: str | None, client: AsyncClient
+    code: StandbyCode | None, client: AsyncClient
 ) -> AsyncIterator[StandbyProcess | None]:
     """A standby host beside the console (``--standby``), stopped with it unless it has taken
     over: then it is the party's host and goes on."""
@@ -651,7 +644,7 @@ async def _standby_beside(
         yield None
         return
     folder = user_dir() / "standby"
-    if (folder / DB_NAME).exists() and not same_pair(folder, StandbyCode.parse(code)):
+    if (folder / DB_NAME).exists() and not same_pair(folder, code):
         # Another party's copy (a host that may have moved here once): kept, not wiped.
         print(f"the standby copy of another host is set aside in {set_aside(folder)}")
     try:

@@ -88,6 +88,7 @@ ACK_WAIT_HEARTBEATS = 1.0
 #: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
 #: a host that lost its role start as a second active one.
 PROBE_MIN_S = 2.0
+NOT_ACTIVE = "this host is the standby; the active host is alive"
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
@@ -274,7 +275,7 @@ def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) ->
     host answered ``starting``: the peer acts on that answer, and this host must learn how."""
     if peer is None:
         return None
-    wait_s = max(PROBE_MIN_S, link._lost_s)
+    wait_s = max(PROBE_MIN_S, link.lost_s)
     mine = {"cursor": link.store.cursor(), "nonce": secrets.token_bytes(16)}
     sock = _link_client(zmq.Context.instance(), link.key)
     link.starting = mine
@@ -393,10 +394,11 @@ class ActiveLink:
         self.probed_s: float | None = None
 
     def pace(self, heartbeat_s: float) -> None:
-        """Beat, and count the standby lost, at the pace of this host's heartbeat."""
+        """The pair's pace at ``heartbeat_s``: how often the two beat, how long a silence
+        loses the other (a standby keeps it on its own link too)."""
         self.heartbeat_s = heartbeat_s
-        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
-        self._lost_s = heartbeat_s * LOST_HEARTBEATS
+        self.beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
+        self.lost_s = heartbeat_s * LOST_HEARTBEATS
         self._ack_wait_s = heartbeat_s * ACK_WAIT_HEARTBEATS
 
     @property
@@ -416,7 +418,7 @@ class ActiveLink:
         now_s = time.monotonic()
         if self._follower is None:
             return
-        if now_s - self._heard_s > self._lost_s:
+        if now_s - self._heard_s > self.lost_s:
             log.warning("the standby %s is silent; serving alone", self.standby)
             self._follower = None
             return
@@ -513,7 +515,7 @@ class ActiveLink:
         # Gone, or not reading: tick() notices the silence.
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send_multipart((self._follower, _pack(message)), zmq.NOBLOCK)
-        self._next_beat_s = time.monotonic() + self._beat_s
+        self._next_beat_s = time.monotonic() + self.beat_s
 
 
 class Standby:
@@ -531,12 +533,10 @@ class Standby:
         self.active = active
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
-        self._pace(host.heartbeat_s)
+        host.refusing = ("not_active", NOT_ACTIVE, {})
         #: When the active host was last heard; None until the first time (a standby that
         #: never reached its active host holds nothing worth serving and never takes over).
         self.heard_s: float | None = None
-        #: The active host's request endpoint, once it said its port.
-        self.active_endpoint = ""
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
         self._stop = threading.Event()
@@ -573,7 +573,7 @@ class Standby:
     @property
     def lost(self) -> bool:
         """The active host was heard once and has been silent past the timeout since."""
-        return self.heard_s is not None and time.monotonic() - self.heard_s > self._lost_s
+        return self.heard_s is not None and time.monotonic() - self.heard_s > self.link.lost_s
 
     def _follow_until_needed(self) -> bool:
         """The passive loop; True when this host must take over, False when stopped."""
@@ -586,14 +586,14 @@ class Standby:
                 self._follow()  # again and again while unheard: the active may come back
             if now_s >= self._next_beat_s and self.heard_s is not None:
                 self._send({"type": "beat"})
-            ready = dict(poller.poll(min(POLL_MS, self._beat_s * 1000)))
+            ready = dict(poller.poll(min(POLL_MS, self.link.beat_s * 1000)))
             if self.sock in ready:
                 while self.sock.poll(0, zmq.POLLIN):
                     self._receive()
             if self.host.router in ready:
                 if self.lost:
                     return True  # leave the request for the host's own loop to answer
-                self._refuse()
+                self.host.refuse()  # bounded, rate-limited, connections watched
             else:
                 self.host.guard(time.monotonic())  # a peer may fill memory and never finish
             self.link.watch()  # its own link, served once active, is open to anyone already
@@ -606,7 +606,7 @@ class Standby:
         self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
                     "digest": store.entry_digest(cursor), "port": port,
                     "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})  # fmt: skip
-        self._next_follow_s = time.monotonic() + self._lost_s
+        self._next_follow_s = time.monotonic() + self.link.lost_s
 
     def _receive(self) -> None:
         message = _unpack(self.sock.recv())
@@ -624,8 +624,9 @@ class Standby:
                 and caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # fmt: skip
             self._pace(heartbeat_s)  # the active host's, whatever this one was started with
         if isinstance(port, int) and 0 < port < 65536:
-            # Where clients reach it: on the machine this host reaches its link on.
-            self.active_endpoint = f"{self.active.rsplit(':', 1)[0]}:{port}"
+            # Where clients reach it (named in refusals): on the machine its link is on.
+            where = {"active": f"{self.active.rsplit(':', 1)[0]}:{port}"}
+            self.host.refusing = ("not_active", NOT_ACTIVE, where)
         if kind == "reset":
             store.clear()
             store.commit()
@@ -639,18 +640,8 @@ class Standby:
         too once active (clients keep the heartbeat the active host told them)."""
         self.host.heartbeat_s = heartbeat_s
         self.link.pace(heartbeat_s)
-        self._beat_s = heartbeat_s / BEATS_PER_HEARTBEAT
-        self._lost_s = heartbeat_s * LOST_HEARTBEATS
-
-    def _refuse(self) -> None:
-        """Answer the clients that came: not here, the active host is alive (and where it is).
-        The host reads them as when it serves: bounded, rate-limited, connections watched."""
-        where = {"active": self.active_endpoint} if self.active_endpoint else {}
-        self.host.refusing = ("not_active", "this host is the standby; the active host is "
-                              "alive", where)  # fmt: skip
-        self.host.refuse()
 
     def _send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send(_pack(message), zmq.NOBLOCK)
-        self._next_beat_s = time.monotonic() + self._beat_s
+        self._next_beat_s = time.monotonic() + self.link.beat_s

@@ -39,6 +39,7 @@ from cli.console.app import Console
 from cli.host_cmd import StandbyProcess
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
+from sagani_net.standby import StandbyCode
 
 HEARTBEAT_S = 0.2
 #: Bound on every wait for something the processes do by themselves.
@@ -135,7 +136,8 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
     watcher.close()
     bots = start_bots(host.address, table, 3, seed=21)
     args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
-                              name="ann", standby=host.code, lan=False)  # fmt: skip
+                              name="ann", standby=StandbyCode.parse(host.code),
+                              lan=False)  # fmt: skip
     game = get_game("sagani")
     rng = random.Random(14)
     sent = {"version": -1, "at": 0.0}
@@ -227,7 +229,8 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     table = watcher.create({"players": 2}, seed=3, bots=[1])
     watcher.close()
     args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
-                              name="ann", standby=host.code, lan=False)  # fmt: skip
+                              name="ann", standby=StandbyCode.parse(host.code),
+                              lan=False)  # fmt: skip
     beside = tmp_path / "user" / "standby"
 
     async def session(kill: bool) -> int:
