@@ -16,6 +16,7 @@ import pytest
 from test_host_records import ask, play_out
 from test_net_support import Raw, running_host
 
+from cli.play_cmd import replay_frames
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import COLOURS
 from sagani_net.games.sagrada.rules import SAGRADA
@@ -363,3 +364,20 @@ def test_no_random_outcome_of_the_record_leaves_the_host_before_the_end(
     assert served["reshuffles" if name == "sugi" else "rolls"] is not None
     assert (served["deal"] if name == "sugi" else served["setup"]) == (
         record["deal"] if name == "sugi" else record["setup"])
+
+
+# -- sagani replay ---------------------------------------------------------------------------
+
+
+def test_sagani_replay_steps_through_a_record_by_its_outcomes_alone() -> None:
+    """``sagani replay``'s frames, the seed changed, are the same positions and events."""
+
+    def seedless(frames: list[Any]) -> list[Any]:
+        return [({k: v for k, v in view.items() if k != "seed"}, events)
+                for view, events in frames]  # fmt: skip
+
+    for state in (chance_game()[0], sugi_game(2, 5)[0]):
+        record = wire(state.to_record())
+        frames = replay_frames({**record, "seed": record["seed"] + 1})
+        assert seedless(frames) == seedless(replay_frames(record))
+        assert len(frames) == len(record["actions"]) + 1 and frames[-1][0]["phase"] == "over"
