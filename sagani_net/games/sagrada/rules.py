@@ -279,8 +279,10 @@ def _check_part(name: str, values: Any, count: int | None, allowed: Any) -> None
             or not all(_is_int(v) or isinstance(v, str) for v in values)
             or len(set(values)) != len(values) or not all(v in allowed for v in values)):
         many = "" if count is None else f"{count} "
+        among = f"{allowed.start}-{allowed.stop - 1}" if isinstance(allowed, range) else list(
+            allowed)  # fmt: skip
         raise RuleError("bad_record", f"setup {name}: a list of {many}different ones of "
-                        f"{list(allowed)}")  # fmt: skip
+                        f"{among}")  # fmt: skip
 
 
 #: The parts of a record's setup (``State.to_record``), in the order they are dealt.

@@ -1064,14 +1064,17 @@ class State(Engine):
         ``deal`` and each reshuffle's new deck. A replay takes them from the record, so it
         needs neither the seed nor Python's generator. It holds every secret: the host gives
         it out once the game is over."""
-        if self.origin or self.seed is None or self.deal is None:
+        deal = self.deal
+        if self.origin or self.seed is None or deal is None:
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sugi",
             "config": {"players": self.players},
             "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
-            "deal": self.deal,
+            "deal": {"forest": [f[:] for f in deal["forest"]], "families": deal["families"][:],
+                     "hands": [h[:] for h in deal["hands"]], "deck": deal["deck"][:],
+                     "first": deal["first"]},  # a copy: the state keeps its own
             "reshuffles": [list(deck) for deck in self.reshuffles],
         }
         if self.outcome is not None:
