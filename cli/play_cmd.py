@@ -720,17 +720,14 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     """Every position of a recorded game with the events that led to it (the first has none).
 
     The game is the record's own; the whole record is checked (``Game.from_record``) first,
-    so a damaged one raises RuleError before any frame is made.
+    so a damaged one raises RuleError before any frame is made. The first frame is the record
+    without its actions: its random outcomes (a deal, rolls) stay in that state for the actions
+    to meet, so the frames come from the record alone, never from its seed.
     """
     game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
     game.from_record(record)
     start = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    try:
-        state = game.from_record({**start, "actions": []})
-    except RuleError:
-        # A record that checks what its play rolled (Sagrada's) is no record of an empty
-        # game; a game is its config, seed and actions, and the whole record held above.
-        state = game.new_state(game.parse_config(record["config"]), record["seed"])
+    state = game.from_record({**start, "actions": []})
     frames = [(state.view(None), [])]
     for data in record["actions"]:
         events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))

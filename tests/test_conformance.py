@@ -174,6 +174,26 @@ def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
         assert replayed.to_record() == state.to_record()
 
 
+@cases
+def test_a_record_replays_from_its_own_outcomes_not_its_seed(name: str, config: Data) -> None:
+    """Every random outcome is in the record (RECORD.md): with its seed changed, it replays to
+    the same game (the seed is only where the outcomes came from)."""
+    game = get_game(name)
+
+    def seedless(data: Data) -> Data:
+        return {k: v for k, v in data.items() if k != "seed"}
+
+    for game_played in games(name, config):
+        state = game.new_state(config, game_played.seed)
+        for data in game_played.actions:
+            state.apply(state.parse_action(data))
+        record = wire(state.to_record())
+        replayed = game.from_record({**record, "seed": record["seed"] + 1})
+        assert replayed.result() == state.result()
+        assert seedless(replayed.view(None)) == seedless(state.view(None))
+        assert seedless(replayed.to_record()) == seedless(record)
+
+
 # -- positions ----------------------------------------------------------------------------------
 
 

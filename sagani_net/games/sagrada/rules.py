@@ -9,7 +9,10 @@ to do in it.
 Randomness: every moment the rules roll or draw (setup, each round's draft pool, Flux Brush,
 Glazing Hammer, Flux Remover) takes a fresh ``random.Random`` seeded from the game's secret seed
 and the number of such moments so far, so a clone rolls what the original would, cloning copies
-one int, and a determinized state (a new secret seed) rolls something else.
+one int, and a determinized state (a new secret seed) rolls something else. What each moment
+gave is kept as it happens (``dealt``, ``privates``, ``tools``, ``objectives``; ``rolls``) and
+written in the record; a replay takes it from there instead of rolling (``script``), so a record
+replays without the seed (``protocol/games/sagrada.md``, Record).
 
 >>> from sagani_net.games.sagrada.rules import SAGRADA
 >>> state = SAGRADA.new_state(SAGRADA.parse_config({"players": 2}), seed=5)
@@ -269,6 +272,22 @@ def _roll(colour: int, rng: random.Random) -> int:
     return colour * 6 + int(rng.random() * 6) + 1
 
 
+def _check_part(name: str, values: Any, count: int | None, allowed: Any) -> None:
+    """A part of a record's setup: a list of ``count`` (None: any number) distinct values,
+    each among ``allowed``; raises RuleError("bad_record", ...)."""
+    if (not isinstance(values, list) or count is not None and len(values) != count
+            or not all(_is_int(v) or isinstance(v, str) for v in values)
+            or len(set(values)) != len(values) or not all(v in allowed for v in values)):
+        many = "" if count is None else f"{count} "
+        among = f"{allowed.start}-{allowed.stop - 1}" if isinstance(allowed, range) else list(
+            allowed)  # fmt: skip
+        raise RuleError("bad_record", f"setup {name}: a list of {many}different ones of "
+                        f"{among}")  # fmt: skip
+
+
+#: The parts of a record's setup (``State.to_record``), in the order they are dealt.
+SETUP_FIELDS = ("tools", "objectives", "privates", "patterns")
+_COLOUR_LETTERS = tuple(COLOURS)
 PASS, STOP, RETURN = Action("pass"), Action("stop"), Action("return")
 CHOICES = tuple(Action.choose(i) for i in range(PATTERNS_DEALT))
 VALUES = (None, *(Action("value", number=v) for v in range(1, 7)))
@@ -340,16 +359,20 @@ class State(Engine):
         "privates", "dealt", "chosen", "phase", "round", "order", "turn", "seat", "skip", "pool",
         "track", "bag", "windows", "filled", "owned", "cache", "tokens", "uses", "drafted",
         "tool_done", "step", "step_tool", "held", "moves_left", "moved", "move_colour",
-        "history", "origin", "rolls", "outcome",
+        "history", "origin", "rolls", "script", "outcome",
     )  # fmt: skip
 
     # -- making one -------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, config: Data, seed: int) -> State:
-        """A new game: tools, objectives, private objectives and patterns dealt from ``seed``."""
+    def new(cls, config: Data, seed: int, setup: Data | None = None) -> State:
+        """A new game: tools, objectives, private objectives and patterns dealt from ``seed``,
+        or as a record's ``setup`` says (checked; ``bad_record`` when it cannot be)."""
         s = cls._blank(config, seed)
         rng = s._rng()
+        if setup is not None:
+            s._set_up(setup)
+            return s
         patterns, cards = pattern_set(config)
         s.tools = tuple(sorted(rng.sample(sorted(TOOLS), config["difficulty"] if s.solo else 3)))
         s.uses = [0] * len(s.tools)
@@ -384,8 +407,34 @@ class State(Engine):
         s.uses = []
         s.drafted = s.tool_done = False
         s.step, s.step_tool, s.held, s.moves_left, s.moved, s.move_colour = None, 0, 0, 0, -1, -1
-        s.history, s.origin, s.rolls, s.outcome = [], 0, [], None
+        s.history, s.origin, s.rolls, s.script, s.outcome = [], 0, [], (), None
         return s
+
+    def _set_up(self, setup: Any) -> None:
+        """The setup a record holds (``setup`` in ``to_record``), each part checked."""
+        players, solo = self.players, self.solo
+        if not isinstance(setup, dict) or set(setup) != set(SETUP_FIELDS):
+            raise RuleError("bad_record", f"setup is a map of {', '.join(SETUP_FIELDS)}")
+        tools, objectives = setup["tools"], setup["objectives"]
+        _check_part("tools", tools, self.config["difficulty"] if solo else 3, TOOLS)
+        _check_part("objectives", objectives, 2 if solo else 3, OBJECTIVES)
+        privates, dealt = setup["privates"], setup["patterns"]
+        if not (isinstance(privates, list) and len(privates) == players
+                and all(isinstance(own, list) and len(own) == (2 if solo else 1)
+                        and all(c in _COLOUR_LETTERS for c in own) for own in privates)):
+            raise RuleError("bad_record", f"setup privates: {players} list(s) of "
+                            f"{2 if solo else 1} colour letter(s) of {COLOURS}")  # fmt: skip
+        if not (isinstance(dealt, list) and len(dealt) == players
+                and all(isinstance(own, list) and len(own) == PATTERNS_DEALT for own in dealt)):
+            raise RuleError("bad_record", f"setup patterns: {players} list(s) of "
+                            f"{PATTERNS_DEALT} pattern indexes")  # fmt: skip
+        _check_part("privates", [c for own in privates for c in own], None, COLOURS)
+        _check_part("patterns", [p for own in dealt for p in own], None,
+                    range(len(self.patterns)))  # fmt: skip
+        self.tools, self.objectives = tuple(tools), tuple(objectives)
+        self.uses = [0] * len(self.tools)
+        self.privates = tuple(tuple(COLOURS.index(c) for c in own) for own in privates)
+        self.dealt = tuple(map(tuple, dealt))
 
     def clone(self) -> State:
         """An independent copy; windows are shared until either side changes one."""
@@ -405,6 +454,7 @@ class State(Engine):
             self.drafted, self.tool_done, self.step, self.step_tool, self.held)
         c.moves_left, c.moved, c.move_colour = self.moves_left, self.moved, self.move_colour
         c.history, c.origin, c.rolls = self.history.copy(), self.origin, self.rolls.copy()
+        c.script = self.script
         c.outcome = self.outcome
         return c  # fmt: skip
 
@@ -413,6 +463,67 @@ class State(Engine):
         rng = random.Random(self.seed * MOMENTS + self.draws)
         self.draws += 1
         return rng
+
+    def _moment(self) -> tuple[random.Random, Any]:
+        """The next random moment after setup: its generator, and what the record being
+        replayed says it gave (None: the record does not hold it, so it is rolled)."""
+        done = len(self.rolls)
+        return self._rng(), self.script[done] if done < len(self.script) else None
+
+    def _draw_pool(self, count: int) -> list[int]:
+        """A round's draft pool: ``count`` dice drawn from the bag and rolled."""
+        rng, recorded = self._moment()
+        if recorded is None:
+            pool = [_roll(self._draw_colour(rng), rng) for _ in range(count)]
+        else:
+            pool = self._recorded_dice(recorded, count)
+            for d in pool:
+                self._take_from_bag(COLOUR[d], recorded)
+        self.rolls.append([die_text(d) for d in pool])
+        return pool
+
+    def _reroll(self, dice: list[int]) -> list[int]:
+        """Flux Brush, Glazing Hammer: ``dice`` rolled again, each keeping its colour."""
+        rng, recorded = self._moment()
+        if recorded is None:
+            rolled = [_roll(COLOUR[d], rng) for d in dice]
+        else:
+            rolled = self._recorded_dice(recorded, len(dice))
+            if [COLOUR[d] for d in rolled] != [COLOUR[d] for d in dice]:
+                raise self._bad_roll(recorded, "a die rolled again keeps its colour: "
+                                     + " ".join(map(die_text, dice)))  # fmt: skip
+        self.rolls.append([die_text(d) for d in rolled])
+        return rolled
+
+    def _redraw(self) -> int:
+        """Flux Remover: a die drawn from the bag, its colour (its value is chosen)."""
+        rng, recorded = self._moment()
+        if recorded is None:
+            colour = self._draw_colour(rng)
+        else:
+            if not (isinstance(recorded, list) and len(recorded) == 1
+                    and recorded[0] in _COLOUR_LETTERS):  # fmt: skip
+                raise self._bad_roll(recorded, f"Flux Remover draws one colour of {COLOURS}")
+            colour = COLOURS.index(recorded[0])
+            self._take_from_bag(colour, recorded)
+        self.rolls.append([COLOURS[colour]])
+        return colour
+
+    def _recorded_dice(self, recorded: Any, count: int) -> list[int]:
+        if not isinstance(recorded, list) or len(recorded) != count:
+            raise self._bad_roll(recorded, f"{count} dice were rolled here")
+        try:
+            return [parse_die(d) for d in recorded]
+        except RuleError as e:
+            raise self._bad_roll(recorded, e.message) from None
+
+    def _take_from_bag(self, colour: int, recorded: Any) -> None:
+        if not self.bag[colour]:
+            raise self._bad_roll(recorded, f"the bag has no {COLOUR_NAMES[colour]} die left")
+        self.bag[colour] -= 1
+
+    def _bad_roll(self, recorded: Any, why: str) -> RuleError:
+        return RuleError("bad_record", f"rolls[{len(self.rolls)}] {recorded!r}: {why}")
 
     def _window(self, seat: int) -> list[int]:
         """``seat``'s window, to be changed: copied first if a clone shares it."""
@@ -866,8 +977,7 @@ class State(Engine):
         elif tool == 5:
             self.step = SWAP
         elif tool == 6:
-            self.held = _roll(COLOUR[self.held], self._rng())
-            self.rolls.append([die_text(self.held)])
+            self.held = self._reroll([self.held])[0]
             if ev is not None:
                 ev.append({"type": "die_rerolled", "seat": seat, "die": die_text(self.held)})
             self._hold_for_placing(ev)
@@ -880,9 +990,7 @@ class State(Engine):
             self._hold_for_placing(ev)
         elif tool == 11:
             self.bag[COLOUR[self.held]] += 1
-            rng = self._rng()
-            colour = self._draw_colour(rng)
-            self.rolls.append([COLOURS[colour]])
+            colour = self._redraw()
             if ev is not None:
                 ev.append({"type": "die_redrawn", "seat": seat, "returned": die_text(self.held),
                            "colour": COLOURS[colour]})  # fmt: skip
@@ -892,9 +1000,7 @@ class State(Engine):
             self.step, self.moves_left, self.moved, self.move_colour = (
                 MOVE, MOVE_TOOLS[tool], -1, -1)
         elif tool == 7:
-            rng = self._rng()
-            self.pool = [_roll(COLOUR[d], rng) for d in self.pool]
-            self.rolls.append([die_text(d) for d in self.pool])
+            self.pool = self._reroll(self.pool)
             if ev is not None:
                 ev.append({"type": "pool_rerolled", "seat": seat,
                            "pool": [die_text(d) for d in self.pool]})  # fmt: skip
@@ -971,10 +1077,7 @@ class State(Engine):
         forth = tuple((start + i) % players for i in range(players))
         self.order = forth + forth[::-1]
         self.turn, self.seat, self.skip = 0, start, 0
-        rng = self._rng()
-        count = SOLO_DICE if self.solo else 2 * players + 1
-        self.pool = [_roll(self._draw_colour(rng), rng) for _ in range(count)]
-        self.rolls.append([die_text(d) for d in self.pool])
+        self.pool = self._draw_pool(SOLO_DICE if self.solo else 2 * players + 1)
         if ev is not None:
             ev.append({"type": "round_started", "round": self.round, "order": list(self.order),
                        "pool": [die_text(d) for d in self.pool]})  # fmt: skip
@@ -1127,13 +1230,19 @@ class State(Engine):
     # -- records ----------------------------------------------------------------------------
 
     def to_record(self) -> Data:
-        """The game record: config, seed, actions, and what was rolled (checked on replay)."""
+        """The game record: config, seed (provenance), actions, and every random outcome: the
+        ``setup`` dealt and what each later moment rolled or drew (``rolls``). A replay takes
+        them from the record, so it needs neither the seed nor Python's generator. It holds
+        every secret: the host gives it out once the game is over."""
         if self.origin:
             raise RuleError("no_record", "a state rebuilt from a view has no record")
+        setup = {"tools": list(self.tools), "objectives": list(self.objectives),
+                 "privates": [[COLOURS[c] for c in own] for own in self.privates],
+                 "patterns": [list(own) for own in self.dealt]}  # fmt: skip
         record: Data = {
             "game": "sagrada", "config": self.config, "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
-            "rolls": [list(r) for r in self.rolls],
+            "setup": setup, "rolls": [list(r) for r in self.rolls],
         }  # fmt: skip
         if self.outcome is not None:
             record["result"] = self.outcome.to_data()
@@ -1176,9 +1285,14 @@ def placement_problem(window: list[int], pattern: Pattern | None, die: int, cell
 def replay(record: Data) -> tuple[State, list[Data]]:
     """Rebuild a game from its record; returns the state and every event, in order.
 
-    :raises RuleError: ``bad_record`` for a malformed record or one whose rolls or result
-        differ from the replay's, or the rule's own code, with the action's number, for the
-        first action that is not legal.
+    The setup and every roll come from the record (``setup``, ``rolls``); a record of an older
+    shape without them has them from its seed. A record of a game not over keeps its rolls not
+    yet reached in the state, for the actions still to be applied (``sagani replay``).
+
+    :raises RuleError: ``bad_record`` for a malformed record, one whose setup or rolls cannot
+        be (a die the bag no longer holds), one that holds more rolls than its play made, or
+        whose result differs from the replay's; or the rule's own code, with the action's
+        number, for the first action that is not legal.
     """
     if not isinstance(record, dict) or record.get("game") != "sagrada":
         raise RuleError("bad_record", 'a record is a map with "game": "sagrada"')
@@ -1187,10 +1301,15 @@ def replay(record: Data) -> tuple[State, list[Data]]:
             raise RuleError("bad_record", f"the record has no {name!r}")
     if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "seed must be an integer and actions a list")
-    state = State.new(SAGRADA.parse_config(record["config"]), record["seed"])
+    rolls = record.get("rolls", [])
+    if not isinstance(rolls, list):
+        raise RuleError("bad_record", "rolls must be a list")
+    state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
+    state.script = tuple(rolls)
     events = replay_actions(state, record["actions"])
-    if "rolls" in record and record["rolls"] != state.rolls:
-        raise RuleError("bad_record", "the recorded rolls differ from the seed's")
+    if state.phase == OVER and len(rolls) > len(state.rolls):
+        raise RuleError("bad_record", f"the record holds {len(rolls)} rolls, its play made "
+                        f"{len(state.rolls)}")  # fmt: skip
     outcome = state.outcome
     if "result" in record and outcome is not None and record["result"] != outcome.to_data():
         raise RuleError("bad_record", "the recorded result differs from the replayed one")

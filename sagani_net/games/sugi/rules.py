@@ -320,6 +320,10 @@ class State(Engine):
 
     Secret parts (never in :meth:`view`): ``hands``, ``families``, the order of ``deck``,
     the tile and turn of every face-down forest space, and the timeline's cards and turns.
+
+    Every random outcome is kept as it happens, for the record: ``deal`` (the setup) and
+    ``reshuffles`` (each new deck, top first). A replay takes them from its record
+    (``script``: the reshuffles still to come) instead of from the seed.
     """
 
     __slots__ = (
@@ -327,14 +331,17 @@ class State(Engine):
         "sides", "samurai", "pedestals", "ghost", "hands", "families", "deck", "discard",
         "known_bottom", "timeline", "last_placer", "phase", "seat", "round", "round_start",
         "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
+        "deal", "reshuffles", "script",
     )  # fmt: skip
 
     # -- creation ---------------------------------------------------------------------------
 
     @classmethod
     def new(cls, players: int = 2, seed: int | None = None,
-            parts: Components = COMPONENTS) -> State:  # fmt: skip
-        """A new game (S1): ``seed`` decides the forest, the deal and the first player."""
+            parts: Components = COMPONENTS, deal: Data | None = None) -> State:  # fmt: skip
+        """A new game (S1): ``seed`` decides the forest, the deal and the first player, or a
+        record's ``deal`` does (checked; ``bad_record`` when it cannot be). The seed's
+        generator deals either way, so that it stands where the original game's did."""
         if players not in (2, 3, 4, 5):
             raise RuleError("bad_config", "Sugi is for 2-5 players")
         if seed is None:
@@ -360,7 +367,51 @@ class State(Engine):
         for seat in range(players):
             s.hands[seat] = sorted(deck.pop() for _ in range(HAND_SIZE))
         s.round_start = s.seat = rng.randrange(players)
+        if deal is not None:
+            s._deal_from(deal)
+        s.deal = {
+            "forest": [[space // LANES, space % LANES, s.tile_at[space], s.turn[space] * 90]
+                       for space in FOREST],
+            "families": s.families[:], "hands": [h[:] for h in s.hands], "deck": s.deck[::-1],
+            "first": s.seat,
+        }  # fmt: skip
         return s
+
+    def _deal_from(self, deal: Any) -> None:
+        """The deal a record holds (``deal`` in ``to_record``), each part checked."""
+        parts, players = self.parts, self.players
+        if not isinstance(deal, dict) or set(deal) != set(DEAL_FIELDS):
+            raise RuleError("bad_record", f"deal is a map of {', '.join(DEAL_FIELDS)}")
+        forest, families, hands = deal["forest"], deal["families"], deal["hands"]
+        deck = deal["deck"]
+        if not (isinstance(forest, list) and all(
+                isinstance(f, list) and len(f) == 4 and all(map(_is_int, f)) for f in forest)
+                and sorted(f[0] * LANES + f[1] for f in forest if 0 <= f[1] < LANES)
+                == list(FOREST) and sorted(f[2] for f in forest) == sorted(parts.tile_ids)
+                and all(f[3] in TURNS for f in forest)):  # fmt: skip
+            raise RuleError("bad_record", "deal forest: [column, lane, tile, rotation] for each "
+                            "forest space once, every tile once, rotations 0-270")  # fmt: skip
+        if not (_is_cards(families) and len(families) == players
+                and set(families) <= set(parts.family_ids)):  # fmt: skip
+            raise RuleError("bad_record", f"deal families: {players} different family cards")
+        if not (isinstance(hands, list) and len(hands) == players
+                and all(isinstance(h, list) and len(h) == HAND_SIZE for h in hands)
+                and _is_cards(deck) and _is_cards([c for h in hands for c in h])
+                and sorted([*deck, *(c for h in hands for c in h)]) == sorted(parts.card_ids)):
+            raise RuleError("bad_record", f"deal hands and deck: {players} hands of "
+                            f"{HAND_SIZE} and the deck, every card once")  # fmt: skip
+        if not _is_int(deal["first"]) or deal["first"] not in range(players):
+            raise RuleError("bad_record", f"deal first: a seat, 0-{players - 1}")
+        tile_at = [-1] * SPACES
+        for column, lane, tile, rotation in forest:
+            space = column * LANES + lane
+            tile_at[space], self.turn[space] = tile, rotation // 90
+            self.sides[space] = parts.sides[tile * 4 + self.turn[space]]
+        self.tile_at = tuple(tile_at)
+        self.families = families[:]
+        self.hands = [sorted(h) for h in hands]
+        self.deck = deck[::-1]  # top at the end, so drawing pops
+        self.round_start = self.seat = deal["first"]
 
     @classmethod
     def _blank(cls, players: int, parts: Components, rng: random.Random) -> State:
@@ -384,6 +435,7 @@ class State(Engine):
         s.pushing, s.ghost_from, s.ghost_dir = (), ON_TEMPLE, S
         s.maintenance_left = 0
         s.history, s.origin, s.outcome = [], 0, None
+        s.deal, s.reshuffles, s.script = None, (), ()
         return s
 
     def clone(self) -> State:
@@ -403,6 +455,7 @@ class State(Engine):
         c.pushing, c.ghost_from, c.ghost_dir = self.pushing, self.ghost_from, self.ghost_dir
         c.maintenance_left = self.maintenance_left
         c.history, c.origin, c.outcome = self.history[:], self.origin, self.outcome
+        c.deal, c.reshuffles, c.script = self.deal, self.reshuffles, self.script
         return c
 
     # -- questions --------------------------------------------------------------------------
@@ -897,8 +950,16 @@ class State(Engine):
             rng.setstate(self.rng.getstate())
             self.rng, self.rng_owned = rng, True
         deck, self.discard = self.discard, []
-        self.rng.shuffle(deck)
+        self.rng.shuffle(deck)  # also when a record says otherwise: the generator moves on
+        done = len(self.reshuffles)
+        if done < len(self.script):
+            recorded = self.script[done]
+            if not _is_cards(recorded) or sorted(recorded) != sorted(deck):
+                raise RuleError("bad_record", f"reshuffles[{done}]: the discards were "
+                                f"{sorted(deck)}")  # fmt: skip
+            deck = recorded[::-1]
         self.deck = deck
+        self.reshuffles += (deck[::-1],)
         if ev is not None:
             ev.append({"type": "deck_reshuffled", "cards": len(deck)})
 
@@ -999,14 +1060,22 @@ class State(Engine):
         return sorted(seats)
 
     def to_record(self) -> Data:
-        """The game record: config, seed and actions replay it exactly."""
-        if self.origin or self.seed is None:
+        """The game record: config, seed (provenance), actions and every random outcome: the
+        ``deal`` and each reshuffle's new deck. A replay takes them from the record, so it
+        needs neither the seed nor Python's generator. It holds every secret: the host gives
+        it out once the game is over."""
+        deal = self.deal
+        if self.origin or self.seed is None or deal is None:
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sugi",
             "config": {"players": self.players},
             "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
+            "deal": {"forest": [f[:] for f in deal["forest"]], "families": deal["families"][:],
+                     "hands": [h[:] for h in deal["hands"]], "deck": deal["deck"][:],
+                     "first": deal["first"]},  # a copy: the state keeps its own
+            "reshuffles": [list(deck) for deck in self.reshuffles],
         }
         if self.outcome is not None:
             record["result"] = self.outcome.to_dict()
@@ -1022,6 +1091,16 @@ def _direction(start: int, target: int) -> int:
     if start % LANES == target % LANES:
         return N if target > start else S
     return E if target > start else W
+
+
+#: The parts of a record's deal (``State.to_record``).
+DEAL_FIELDS = ("forest", "families", "hands", "deck", "first")
+
+
+def _is_cards(value: Any) -> bool:
+    """A list of ids (cards, family cards), each once (the caller checks which)."""
+    return (isinstance(value, list) and all(map(_is_int, value))
+            and len(set(value)) == len(value))  # fmt: skip
 
 
 def _ghost_data(ghost: int) -> list[int] | None:
@@ -1122,8 +1201,14 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
 def replay(record: Data) -> tuple[State, list[Data]]:
     """Rebuild a game from its record; returns the state and every event, in order.
 
-    :raises RuleError: ``bad_record`` for a malformed record, or the rule's own code, with the
-        action's number, for the first action that is not legal.
+    The deal and every reshuffle come from the record (``deal``, ``reshuffles``); a record of
+    an older shape without them has them from its seed. A record of a game not over keeps its
+    reshuffles not yet reached in the state, for the actions still to be applied.
+
+    :raises RuleError: ``bad_record`` for a malformed record, one whose deal or reshuffles
+        cannot be, one that holds more reshuffles than its play made, or whose result differs
+        from the replay's; or the rule's own code, with the action's number, for the first
+        action that is not legal.
     """
     if not isinstance(record, dict) or record.get("game") != "sugi":
         raise RuleError("bad_record", 'a record is a map with "game": "sugi"')
@@ -1131,8 +1216,15 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     seed, actions = record.get("seed"), record.get("actions")
     if not _is_int(seed) or not isinstance(actions, list):
         raise RuleError("bad_record", "a record has an integer seed and a list of actions")
-    state = State.new(config["players"], seed)
+    reshuffles = record.get("reshuffles", [])
+    if not isinstance(reshuffles, list):
+        raise RuleError("bad_record", "reshuffles must be a list")
+    state = State.new(config["players"], seed, deal=record.get("deal"))
+    state.script = tuple(reshuffles)
     events = replay_actions(state, actions)
+    if state.phase == OVER and len(reshuffles) > len(state.reshuffles):
+        raise RuleError("bad_record", f"the record holds {len(reshuffles)} reshuffles, its "
+                        f"play made {len(state.reshuffles)}")  # fmt: skip
     outcome = state.outcome
     if "result" in record and outcome is not None and record["result"] != outcome.to_dict():
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
