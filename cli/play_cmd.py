@@ -42,7 +42,6 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
-from sagani_net.security import join_code, public_name
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
@@ -527,8 +526,9 @@ def run_join(args: argparse.Namespace) -> int:
             choice = int(input("join which? ") or "1") - 1
         address = found[choice].endpoint
     print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
-    check.reach_host(address)
-    return asyncio.run(_join(args, address, config))
+    reached = check.reach_host(address)
+    moved = "" if reached == address else f"host moved to {_shown(reached)}"
+    return asyncio.run(_join(args, reached, config, moved))
 
 
 def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -540,7 +540,14 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{game.title}: {exc}") from None
 
 
-async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] | None) -> int:
+def _shown(address: str) -> str:
+    """An address as people read it: no scheme, no key."""
+    return address.removeprefix("tcp://").split("?")[0]
+
+
+async def _join(
+    args: argparse.Namespace, address: str, config: dict[str, Any] | None, moved: str = ""
+) -> int:
     shown = address.removeprefix("tcp://")
     client = AsyncClient(address)
     try:
@@ -608,6 +615,8 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
+    if moved:  # the address given was a standby's: reach_host followed its not_active
+        model.add_log(moved)
     model.say(note)
     async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
@@ -615,7 +624,7 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
                       "away, the game goes on here")  # fmt: skip
         status = await run_console(Console(model, client, rejoin=rejoin))
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
-        address = _address_now(client)
+        address = check.address_now(client)
         shown = address.removeprefix("tcp://")
         if client.token is not None and not args.spectate:
             saved[f"{address} {table}"] = client.token
@@ -623,15 +632,6 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     if not args.spectate and model.status != "over":
         print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
     return status
-
-
-def _address_now(client: AsyncClient) -> str:
-    """Where ``client`` reaches its host now, as ``sagani join`` takes it (a join code for a
-    secure host)."""
-    host, port = public_name(client.address)
-    if client.server_key is not None:
-        return join_code(host, port, client.server_key)
-    return host_address(f"{host}:{port}")
 
 
 @contextlib.asynccontextmanager
@@ -663,8 +663,7 @@ async def _standby_beside(
 
 
 def run_tables(args: argparse.Namespace) -> int:
-    address = args.address or host_address(None)
-    check.reach_host(address)
+    address = check.reach_host(args.address or host_address(None))
     print(table_lines(asyncio.run(_list_tables(address))), end="")
     return 0
 
