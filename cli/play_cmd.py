@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import fcntl
 import getpass
+import hashlib
 import json
 import logging
 import multiprocessing
@@ -23,9 +24,9 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import platformdirs
 import zmq
@@ -335,29 +336,39 @@ def set_aside(data_dir: Path) -> Path:
 def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     """Hold the data dir for this process (released at exit); raises UsageError naming the
     process that holds it, so that two ``sagani play`` never share one database."""
-    path = data_dir / LOCK_FILE
-    f = open(path, "a+")  # noqa: SIM115 - held open for the whole game, closed by the context
+    held = _flock(data_dir / LOCK_FILE, "sagani play")
+    if isinstance(held, str):
+        raise UsageError(f"{held} already plays from {data_dir}; finish it there, or give "
+                         "this one its own --data-dir") from None  # fmt: skip
+
+    @contextlib.contextmanager
+    def hold() -> Iterator[None]:
+        try:
+            yield
+        finally:
+            held.close()
+
+    return hold()
+
+
+def _flock(path: Path, label: str) -> IO[str] | str:
+    """The file at ``path`` opened and locked for this process (the lock goes with the file:
+    at close, or when the process ends however it ends), with ``label`` and the pid in it; or,
+    when another process holds it, what that one wrote ("sagani join (pid 123)")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a+")  # noqa: SIM115 - held open while the lock is, closed by its holder
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
         holder = f.read().strip() or "another process"
         f.close()
-        raise UsageError(f"{holder} already plays from {data_dir}; finish it there, or give "
-                         "this one its own --data-dir") from None  # fmt: skip
+        return holder
     f.seek(0)
     f.truncate()
-    f.write(f"sagani play (pid {os.getpid()})")
+    f.write(f"{label} (pid {os.getpid()})")
     f.flush()
-
-    @contextlib.contextmanager
-    def held() -> Iterator[None]:
-        try:
-            yield
-        finally:
-            f.close()
-
-    return held()
+    return f
 
 
 def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
@@ -561,13 +572,21 @@ async def _join(
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
     table = args.table
-    token = None
-    if table is None:
-        for t in tables:
-            key = f"{address} {t['table']}"
-            if t["status"] != "over" and key in saved and not args.spectate:
-                table, token = t["table"], saved[key]
-                break
+    # A saved seat is taken back only by a console of its name, and only while no other
+    # console plays it (its lock): the same HOME may run several consoles.
+    seat: SavedSeat | None = None
+    if not args.spectate:
+        unfinished = [t["table"] for t in tables if t["status"] != "over"]
+        try:
+            seat = _free_saved_seat(saved, address, [table] if table else unfinished, args.name)
+        except OSError as exc:
+            client.close()
+            raise UsageError(f"cannot keep seats in {user_dir()}: {exc.strerror or exc}") \
+                from None
+        except UsageError:
+            client.close()
+            raise
+        table = table or (seat.table if seat else None)
     if table is None:
         table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
     if table is None:
@@ -589,8 +608,7 @@ async def _join(
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
         note = f"new table {table}: others join with  {invite}"
-    if token is None and not args.spectate:
-        token = saved.get(f"{address} {table}")
+    token = seat.token if seat is not None else None
 
     async def rejoin(c: AsyncClient) -> None:
         if c.token is not None:
@@ -607,7 +625,9 @@ async def _join(
         client.close()
         raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
-        saved[f"{address} {table}"] = client.token
+        if seat is None:  # a new seat: held (by save) before others can find it in the file
+            seat = SavedSeat("", table, client.token, "")
+        seat.save(saved, address, client)
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
     try:
@@ -626,11 +646,14 @@ async def _join(
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
         address = check.address_now(client)
         shown = address.removeprefix("tcp://")
-        if client.token is not None and not args.spectate:
-            saved[f"{address} {table}"] = client.token
+        if seat is not None:
+            seat.save(saved, address, client)
             saved_path.write_text(json.dumps(saved))
-    if not args.spectate and model.status != "over":
-        print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
+    if seat is not None and model.status != "over":
+        again = shlex.join(["sagani", "join", shown, "--name", seat.name])
+        print(f"your seat is kept; `{again}` takes it back")
+    if seat is not None:
+        seat.release()
     return status
 
 
@@ -702,6 +725,89 @@ def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
         if role == "player" and t["status"] != "over" and free:
             return t["table"]
     return None
+
+
+@dataclass
+class SavedSeat:
+    """A seat of ``sagani join`` kept in JOIN_FILE (key ``"ADDRESS TABLE SEAT"``, value
+    ``{"token", "name"}``; a key without its seat and a bare token are from before names were
+    kept), and the locks of it this console holds while it plays it (one per key it had)."""
+
+    key: str
+    table: str
+    token: str
+    #: Its player's name; "" for a seat saved before names were kept.
+    name: str
+    locks: list[IO[str]] = field(default_factory=list)
+
+    def hold(self, key: str) -> str | None:
+        """Lock ``key`` for this console; None, or who holds it already."""
+        held = _flock(_seat_lock_path(key), "sagani join")
+        if isinstance(held, str):
+            return held
+        self.locks.append(held)
+        return None
+
+    def save(self, saved: dict[str, Any], address: str, client: AsyncClient) -> None:
+        """Put this seat, as ``client`` holds it at ``address``, into ``saved`` (JOIN_FILE),
+        under its key of now (held first: an older key, or the host moved)."""
+        replica = client.state
+        you = replica.you if replica.you is not None else 0
+        if you < len(replica.seats) and replica.seats[you].get("name"):
+            self.name = replica.seats[you]["name"]  # the host's word for it
+        key = f"{address} {self.table} {you}"
+        if key != self.key:
+            held = self.hold(key)
+            if held is not None:
+                raise UsageError(f"the seat is played by another console ({held})")
+            saved.pop(self.key, None)
+            self.key = key
+        saved[key] = {"token": client.token, "name": self.name}
+
+    def release(self) -> None:
+        for lock in self.locks:
+            lock.close()  # the kernel drops the flock with the file
+        self.locks.clear()
+
+
+def _saved_seats(saved: dict[str, Any], address: str, table: str) -> list[SavedSeat]:
+    """The seats ``saved`` (JOIN_FILE) keeps for ``table`` at ``address``."""
+    seats = []
+    for key, value in saved.items():
+        if key.split(" ")[:2] != [address, table]:
+            continue
+        if isinstance(value, str):  # a bare token: from before names were kept
+            value = {"token": value, "name": ""}
+        if isinstance(value, dict) and isinstance(value.get("token"), str):
+            name = value.get("name")
+            seats.append(SavedSeat(key, table, value["token"], name if isinstance(name, str)
+                                   else ""))  # fmt: skip
+    return seats
+
+
+def _free_saved_seat(
+    saved: dict[str, Any], address: str, tables: list[str], name: str | None
+) -> SavedSeat | None:
+    """The first saved seat at one of ``tables`` that is ``name``'s (any, without a name) and
+    that no other console plays, held for this console; None if there is none. Raises
+    UsageError when the seat of ``name`` is played by another console: one name, one seat."""
+    for table in tables:
+        for seat in _saved_seats(saved, address, table):
+            if name is not None and seat.name != name:
+                continue
+            held = seat.hold(seat.key)
+            if held is not None:
+                if name is not None:
+                    raise UsageError(f"{name}'s seat at table {table} is played by another "
+                                     f"console ({held}); quit that one first, or join with "
+                                     "another --name")  # fmt: skip
+                continue  # another console's seat: this one takes a seat of its own
+            return seat
+    return None
+
+
+def _seat_lock_path(key: str) -> Path:
+    return user_dir() / "seats" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.lock"
 
 
 def _read_json(path: Path) -> dict[str, Any]:
