@@ -708,11 +708,19 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
     for t in tables:
         seats = ", ".join(
             f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
-            + (" (bot)" if s.get("kind") == "bot" else "")
+            + (" (bot)" if s.get("kind") == "bot" else "") + _presence(s)
             for i, s in enumerate(t.get("seats", []))
         )
         lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
     return "\n".join(lines) + "\n"
+
+
+def _presence(seat: dict[str, Any]) -> str:
+    """" (away)" for a seat whose player is away (PROTOCOL.md, Presence), and whether a bot
+    stands in for it."""
+    if seat.get("stand_in"):
+        return " (away, a bot stands in)"
+    return " (away)" if seat.get("away") else ""
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
