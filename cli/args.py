@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+
 if TYPE_CHECKING:
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
@@ -109,6 +111,8 @@ workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
 deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
+#: A table's turn timer for people, in the range a create request may ask for.
+turn_timer = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a turn timer")
 #: Below 10 ms a heartbeat is a busy loop.
 heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
 

@@ -67,6 +67,10 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bot-deadline", type=_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
                         "names none; past it (+0.25 s) the host plays the first legal move")
+    parser.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
+                        help="turn timer for the seats people hold, at tables whose create "
+                        "request names none; past it (+0.25 s) the host plays the game's "
+                        "default move (default: none)")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
     parser.add_argument("--secure", action="store_true",
@@ -213,6 +217,7 @@ def run_host(args: argparse.Namespace) -> int:
         _more_descriptors()
         host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
                     heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
+                    turn_timer_s=args.turn_timer,
                     limits=Limits(connections_per_address=args.connections_per_address))
     except BindError as exc:
         store.close()

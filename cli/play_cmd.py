@@ -162,6 +162,10 @@ def add_parsers(sub: Any) -> None:
         default=0,
         help="seats kept for bots on a table this creates (`sagani bot` fills them)",
     )
+    j.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
+                   help="a turn timer for the players of a table this creates: past it the "
+                   "host plays the game's default move for the seat (default: none, or the "
+                   "host's --turn-timer)")  # fmt: skip
     add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
@@ -604,7 +608,8 @@ async def _join(
             client.close()
             raise UsageError(f"--bots is at most {seats - 1} at a table of {seats}")
         bots = list(range(seats - args.bots, seats))
-        table = await client.create(config, game=game.name, bots=bots)
+        table = await client.create(config, game=game.name, bots=bots,
+                                    turn_timer_s=args.turn_timer)  # fmt: skip
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
         note = f"new table {table}: others join with  {invite}"
