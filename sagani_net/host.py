@@ -85,9 +85,9 @@ HOST_DEFAULT_SESSION = "host:deadline"
 #: The session the store records for a move the host played for an away player's seat at the
 #: others' request (``stand_in``); like HOST_DEFAULT_SESSION, never a real session's.
 HOST_STAND_IN_SESSION = "host:stand-in"
-#: The bot the host plays a stood-in seat with: in the host's loop, so a quick one (a few ms a
-#: move, 20 at worst: bench/ figures in docs/reliability.md); and how long it waits before each
-#: move, so that people see whose turn it was.
+#: The bot the host plays a stood-in seat with: in the host's loop, so a quick one (under 10 ms
+#: of CPU a decision: bench/stand_in.py, figures in docs/reliability.md); and how long it waits
+#: before each move, so that people see whose turn it was.
 STAND_IN_STRATEGY = "greedy"
 STAND_IN_PAUSE_S = 0.5
 #: A seated player's client says it is there (``here``, or any request with its token) once a

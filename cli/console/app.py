@@ -542,7 +542,7 @@ class Console:
 
         @kb.add("B", filter=playing & Condition(lambda: model.may_stand_in is not None))
         def _stand_in(event: KeyPressEvent) -> None:
-            """Seat a bot for the away player to move, until they are back (standin N)."""
+            """Seat a bot for the away player to move till they are back (standin N)."""
             seat = model.may_stand_in
             if seat is not None:
                 self.stand_in(seat)
