@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli_smoke import sagani
 from test_deadlines import Updates, wait_until
 from test_net_support import Raw, choose
 
@@ -70,6 +71,9 @@ def test_a_silent_player_is_away_and_a_stand_in_plays_until_it_comes_back(
         play_while(ann, rng, lambda: ann.state.seats[1].get("away"))
         assert not ann.state.seats[0]["away"]
         assert "2:bob (away)" in table_lines(ann.tables())
+        lobby = sagani("tables", host.endpoint)  # the real command says so too
+        assert lobby.returncode == 0 and f"{table}  sagani   running  1:ann" in lobby.stdout
+        assert "2:bob (away)" in lobby.stdout
         # Nobody may stand in for a seat whose player is there, nor a spectator for anyone.
         with pytest.raises(HostError) as refused:
             bob_twin = Client(host.endpoint)
