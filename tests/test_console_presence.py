@@ -73,3 +73,16 @@ def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_b
     moves = sessions_of_moves(host.store.data_dir, table)
     assert moves[0] == (0, HOST_STAND_IN_SESSION)
     assert moves[-1] == (0, bob_hash)
+
+
+def test_the_status_line_says_the_turn_timer_and_who_is_away() -> None:
+    from sagani_net.games import get_game
+
+    game = get_game("sagani")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    seats = [{"seat": 0, "name": "bob", "away": False}, {"seat": 1, "name": "ann"}]
+    model = ConsoleModel(you=1, seats=seats, turn_timer_s=90.0)
+    model.load({"status": "running", "turn": 0, "view": state.view(None), "seats": seats})
+    assert "bob's turn (90 s a turn)" in screen_text(model, 80, 24)
+    model.seats = [{**seats[0], "away": True}, seats[1]]
+    assert "bob's turn (away)" in screen_text(model, 80, 24)

@@ -361,6 +361,7 @@ class Console:
             return
         self.model.you = replica.you
         self.model.table = replica.table
+        self.model.turn_timer_s = replica.turn_timer_s
         self.model.receive(
             {
                 "events": events,

@@ -59,6 +59,8 @@ class ConsoleModel:
     status: str = "open"
     connection: str = CONNECTING
     view: Data | None = None
+    #: The table's turn timer for people, seconds (None: none), as the status line says it.
+    turn_timer_s: float | None = None
     #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
     host_turn: int | None = None
     #: What your seat alone may see (a hand, a private objective); None when nothing.

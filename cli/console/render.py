@@ -73,6 +73,8 @@ def turn_text(model: ConsoleModel) -> str:
         who += " (away: a bot plays)"
     elif model.away(seat):
         who += " (away)"
+    elif model.turn_timer_s is not None:  # the host plays a default move when it is up
+        who += f" ({model.turn_timer_s:g} s a turn)"
     note = model.ui.turn_note()
     return f"{who} {note}" if note else who
 
