@@ -22,7 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+
 if TYPE_CHECKING:
+    from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
 #: The largest seed the host takes (protocol/messages.py MAX_ID).
@@ -108,6 +111,8 @@ workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
 deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
+#: A table's turn timer for people, in the range a create request may ask for.
+turn_timer = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a turn timer")
 #: Below 10 ms a heartbeat is a busy loop.
 heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
 
@@ -264,19 +269,49 @@ NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the ho
                   "port")  # fmt: skip
 
 
-def reach_host(address: str) -> None:
-    """Make sure a host answers at ``address`` within :data:`PROBE_S`; raises UsageError
-    naming the likely causes (a player should not wait out every retry to learn that)."""
+def reach_host(address: str) -> str:
+    """Make sure a host answers at ``address`` within :data:`PROBE_S`; returns the address to
+    use from now on. A standby (``not_active``) names the active host: the probe goes there
+    once and says so in one line on stderr (PROTOCOL.md section 11), so every command follows
+    a host that moved. Raises UsageError naming the likely causes when none answers (a player
+    should not wait out every retry to learn that)."""
     from sagani_net.client import Client, HostTimeout
 
     client = Client(address, timeout_s=PROBE_S, retries=0)
+    asked = client.core.address
+    shown = address.removeprefix("tcp://").split("?")[0]
     try:
-        client.connect()
-    except HostTimeout:
-        shown = address.removeprefix("tcp://").split("?")[0]
-        raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
+        try:
+            client.connect()
+            return address
+        except HostTimeout:
+            if client.core.address == asked:  # no answer at all, or a standby that names none
+                raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
+        # The client moved its address to the one the standby named: one try there.
+        active = address_now(client.core)
+        moved = active.removeprefix("tcp://").split("?")[0]
+        try:
+            client.connect()
+        except HostTimeout:
+            raise UsageError(f"{shown} is a standby; the active host it names, {moved}, does "
+                             "not answer") from None  # fmt: skip
+        print(f"host moved to {moved} ({shown} is its standby now)", file=sys.stderr,
+              flush=True)  # fmt: skip
+        return active
     finally:
         client.close()
+
+
+def address_now(client: AsyncClient) -> str:
+    """Where ``client`` reaches its host now, as a command takes it (a join code for a secure
+    host: the pair serves one key pair)."""
+    from sagani_net.client import host_address
+    from sagani_net.security import join_code, public_name
+
+    host, port = public_name(client.address)
+    if client.server_key is not None:
+        return join_code(host, port, client.server_key)
+    return host_address(f"{host}:{port}")
 
 
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:

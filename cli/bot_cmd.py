@@ -163,7 +163,7 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         if args.create and args.players is None:
             args.players = args.create
         game, config = game_config(args)  # checked before anything is started
-    check.reach_host(args.address)
+    args.address = check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
     options = mcts_options(args)

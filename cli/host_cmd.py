@@ -67,6 +67,10 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bot-deadline", type=_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
                         "names none; past it (+0.25 s) the host plays the first legal move")
+    parser.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
+                        help="turn timer for the seats people hold, at tables whose create "
+                        "request names none; past it (+0.25 s) the host plays the game's "
+                        "default move (default: none)")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
     parser.add_argument("--secure", action="store_true",
@@ -137,6 +141,9 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     export.add_argument("--data-dir", type=check.directory, default=None,
                         help=f"the host's data directory (default: {default_data_dir()}, "
                         f"then the one of sagani play, {default_data_dir() / 'play'})")
+    export.add_argument("--host", type=check.host, default=None, metavar="ADDRESS",
+                        help="ask the host at ADDRESS (host[:port] or a join code) for the "
+                        "record instead of reading a data dir")
     export.add_argument("-o", "--output", type=Path, default=None,
                         help="file to write (default: standard output)")
     export.set_defaults(func=run_record_export)  # fmt: skip
@@ -210,6 +217,7 @@ def run_host(args: argparse.Namespace) -> int:
         _more_descriptors()
         host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
                     heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
+                    turn_timer_s=args.turn_timer,
                     limits=Limits(connections_per_address=args.connections_per_address))
     except BindError as exc:
         store.close()
@@ -390,6 +398,36 @@ def _port(endpoint: str) -> int:
 
 
 def run_record_export(args: argparse.Namespace) -> int:
+    if args.host is not None:
+        if args.data_dir is not None:
+            raise UsageError("give --host or --data-dir, not both")
+        record = _record_from_host(args.host, args.table)
+    else:
+        record = _record_from_disk(args)
+    text = json.dumps(record, indent=1) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+    return 0
+
+
+def _record_from_host(address: str, table: str) -> dict[str, Any]:
+    """A finished game's record as the host serves it (``record`` request); raises UsageError."""
+    from sagani_net.client import Client
+
+    client = Client(check.reach_host(address))
+    try:
+        return client.record(table)
+    except HostError as exc:
+        raise UsageError(f"cannot export {table}: {exc.message}") from None
+    except HostTimeout:
+        raise UsageError(f"cannot export {table}: the host stopped answering") from None
+    finally:
+        client.close()
+
+
+def _record_from_disk(args: argparse.Namespace) -> dict[str, Any]:
     # Without --data-dir: the host's data dir, then the one `sagani play` keeps its games in.
     dirs = [args.data_dir] if args.data_dir else [default_data_dir(), default_data_dir() / "play"]
     why = ""
@@ -409,12 +447,7 @@ def run_record_export(args: argparse.Namespace) -> int:
     if record is None:
         where = " or ".join(str(d) for d in dirs)
         raise UsageError(f"cannot export {args.table}: {why or f'no such table in {where}'}")
-    text = json.dumps(record, indent=1) + "\n"
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.write_text(text)
-    return 0
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:

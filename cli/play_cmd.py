@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import fcntl
 import getpass
+import hashlib
 import json
 import logging
 import multiprocessing
@@ -23,9 +24,9 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import platformdirs
 import zmq
@@ -42,7 +43,6 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
-from sagani_net.security import join_code, public_name
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
@@ -162,6 +162,10 @@ def add_parsers(sub: Any) -> None:
         default=0,
         help="seats kept for bots on a table this creates (`sagani bot` fills them)",
     )
+    j.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
+                   help="a turn timer for the players of a table this creates: past it the "
+                   "host plays the game's default move for the seat (default: none, or the "
+                   "host's --turn-timer)")  # fmt: skip
     add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
@@ -336,29 +340,39 @@ def set_aside(data_dir: Path) -> Path:
 def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     """Hold the data dir for this process (released at exit); raises UsageError naming the
     process that holds it, so that two ``sagani play`` never share one database."""
-    path = data_dir / LOCK_FILE
-    f = open(path, "a+")  # noqa: SIM115 - held open for the whole game, closed by the context
+    held = _flock(data_dir / LOCK_FILE, "sagani play")
+    if isinstance(held, str):
+        raise UsageError(f"{held} already plays from {data_dir}; finish it there, or give "
+                         "this one its own --data-dir") from None  # fmt: skip
+
+    @contextlib.contextmanager
+    def hold() -> Iterator[None]:
+        try:
+            yield
+        finally:
+            held.close()
+
+    return hold()
+
+
+def _flock(path: Path, label: str) -> IO[str] | str:
+    """The file at ``path`` opened and locked for this process (the lock goes with the file:
+    at close, or when the process ends however it ends), with ``label`` and the pid in it; or,
+    when another process holds it, what that one wrote ("sagani join (pid 123)")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a+")  # noqa: SIM115 - held open while the lock is, closed by its holder
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
         holder = f.read().strip() or "another process"
         f.close()
-        raise UsageError(f"{holder} already plays from {data_dir}; finish it there, or give "
-                         "this one its own --data-dir") from None  # fmt: skip
+        return holder
     f.seek(0)
     f.truncate()
-    f.write(f"sagani play (pid {os.getpid()})")
+    f.write(f"{label} (pid {os.getpid()})")
     f.flush()
-
-    @contextlib.contextmanager
-    def held() -> Iterator[None]:
-        try:
-            yield
-        finally:
-            f.close()
-
-    return held()
+    return f
 
 
 def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
@@ -527,8 +541,9 @@ def run_join(args: argparse.Namespace) -> int:
             choice = int(input("join which? ") or "1") - 1
         address = found[choice].endpoint
     print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
-    check.reach_host(address)
-    return asyncio.run(_join(args, address, config))
+    reached = check.reach_host(address)
+    moved = "" if reached == address else f"host moved to {_shown(reached)}"
+    return asyncio.run(_join(args, reached, config, moved))
 
 
 def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -540,7 +555,14 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{game.title}: {exc}") from None
 
 
-async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] | None) -> int:
+def _shown(address: str) -> str:
+    """An address as people read it: no scheme, no key."""
+    return address.removeprefix("tcp://").split("?")[0]
+
+
+async def _join(
+    args: argparse.Namespace, address: str, config: dict[str, Any] | None, moved: str = ""
+) -> int:
     shown = address.removeprefix("tcp://")
     client = AsyncClient(address)
     try:
@@ -554,13 +576,21 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
     table = args.table
-    token = None
-    if table is None:
-        for t in tables:
-            key = f"{address} {t['table']}"
-            if t["status"] != "over" and key in saved and not args.spectate:
-                table, token = t["table"], saved[key]
-                break
+    # A saved seat is taken back only by a console of its name, and only while no other
+    # console plays it (its lock): the same HOME may run several consoles.
+    seat: SavedSeat | None = None
+    if not args.spectate:
+        unfinished = [t["table"] for t in tables if t["status"] != "over"]
+        try:
+            seat = _free_saved_seat(saved, address, [table] if table else unfinished, args.name)
+        except OSError as exc:
+            client.close()
+            raise UsageError(f"cannot keep seats in {user_dir()}: {exc.strerror or exc}") \
+                from None
+        except UsageError:
+            client.close()
+            raise
+        table = table or (seat.table if seat else None)
     if table is None:
         table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
     if table is None:
@@ -578,12 +608,12 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
             client.close()
             raise UsageError(f"--bots is at most {seats - 1} at a table of {seats}")
         bots = list(range(seats - args.bots, seats))
-        table = await client.create(config, game=game.name, bots=bots)
+        table = await client.create(config, game=game.name, bots=bots,
+                                    turn_timer_s=args.turn_timer)  # fmt: skip
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
         note = f"new table {table}: others join with  {invite}"
-    if token is None and not args.spectate:
-        token = saved.get(f"{address} {table}")
+    token = seat.token if seat is not None else None
 
     async def rejoin(c: AsyncClient) -> None:
         if c.token is not None:
@@ -600,7 +630,9 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         client.close()
         raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
-        saved[f"{address} {table}"] = client.token
+        if seat is None:  # a new seat: held (by save) before others can find it in the file
+            seat = SavedSeat("", table, client.token, "")
+        seat.save(saved, address, client)
         saved_path.parent.mkdir(parents=True, exist_ok=True)
         saved_path.write_text(json.dumps(saved))
     try:
@@ -608,6 +640,8 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
+    if moved:  # the address given was a standby's: reach_host followed its not_active
+        model.add_log(moved)
     model.say(note)
     async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
@@ -615,23 +649,17 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
                       "away, the game goes on here")  # fmt: skip
         status = await run_console(Console(model, client, rejoin=rejoin))
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
-        address = _address_now(client)
+        address = check.address_now(client)
         shown = address.removeprefix("tcp://")
-        if client.token is not None and not args.spectate:
-            saved[f"{address} {table}"] = client.token
+        if seat is not None:
+            seat.save(saved, address, client)
             saved_path.write_text(json.dumps(saved))
-    if not args.spectate and model.status != "over":
-        print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
+    if seat is not None and model.status != "over":
+        again = shlex.join(["sagani", "join", shown, "--name", seat.name])
+        print(f"your seat is kept; `{again}` takes it back")
+    if seat is not None:
+        seat.release()
     return status
-
-
-def _address_now(client: AsyncClient) -> str:
-    """Where ``client`` reaches its host now, as ``sagani join`` takes it (a join code for a
-    secure host)."""
-    host, port = public_name(client.address)
-    if client.server_key is not None:
-        return join_code(host, port, client.server_key)
-    return host_address(f"{host}:{port}")
 
 
 @contextlib.asynccontextmanager
@@ -663,8 +691,7 @@ async def _standby_beside(
 
 
 def run_tables(args: argparse.Namespace) -> int:
-    address = args.address or host_address(None)
-    check.reach_host(address)
+    address = check.reach_host(args.address or host_address(None))
     print(table_lines(asyncio.run(_list_tables(address))), end="")
     return 0
 
@@ -686,11 +713,19 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
     for t in tables:
         seats = ", ".join(
             f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
-            + (" (bot)" if s.get("kind") == "bot" else "")
+            + (" (bot)" if s.get("kind") == "bot" else "") + _presence(s)
             for i, s in enumerate(t.get("seats", []))
         )
         lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
     return "\n".join(lines) + "\n"
+
+
+def _presence(seat: dict[str, Any]) -> str:
+    """" (away)" for a seat whose player is away (PROTOCOL.md, Presence), and whether a bot
+    stands in for it."""
+    if seat.get("stand_in"):
+        return " (away, a bot stands in)"
+    return " (away)" if seat.get("away") else ""
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
@@ -703,6 +738,89 @@ def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
         if role == "player" and t["status"] != "over" and free:
             return t["table"]
     return None
+
+
+@dataclass
+class SavedSeat:
+    """A seat of ``sagani join`` kept in JOIN_FILE (key ``"ADDRESS TABLE SEAT"``, value
+    ``{"token", "name"}``; a key without its seat and a bare token are from before names were
+    kept), and the locks of it this console holds while it plays it (one per key it had)."""
+
+    key: str
+    table: str
+    token: str
+    #: Its player's name; "" for a seat saved before names were kept.
+    name: str
+    locks: list[IO[str]] = field(default_factory=list)
+
+    def hold(self, key: str) -> str | None:
+        """Lock ``key`` for this console; None, or who holds it already."""
+        held = _flock(_seat_lock_path(key), "sagani join")
+        if isinstance(held, str):
+            return held
+        self.locks.append(held)
+        return None
+
+    def save(self, saved: dict[str, Any], address: str, client: AsyncClient) -> None:
+        """Put this seat, as ``client`` holds it at ``address``, into ``saved`` (JOIN_FILE),
+        under its key of now (held first: an older key, or the host moved)."""
+        replica = client.state
+        you = replica.you if replica.you is not None else 0
+        if you < len(replica.seats) and replica.seats[you].get("name"):
+            self.name = replica.seats[you]["name"]  # the host's word for it
+        key = f"{address} {self.table} {you}"
+        if key != self.key:
+            held = self.hold(key)
+            if held is not None:
+                raise UsageError(f"the seat is played by another console ({held})")
+            saved.pop(self.key, None)
+            self.key = key
+        saved[key] = {"token": client.token, "name": self.name}
+
+    def release(self) -> None:
+        for lock in self.locks:
+            lock.close()  # the kernel drops the flock with the file
+        self.locks.clear()
+
+
+def _saved_seats(saved: dict[str, Any], address: str, table: str) -> list[SavedSeat]:
+    """The seats ``saved`` (JOIN_FILE) keeps for ``table`` at ``address``."""
+    seats = []
+    for key, value in saved.items():
+        if key.split(" ")[:2] != [address, table]:
+            continue
+        if isinstance(value, str):  # a bare token: from before names were kept
+            value = {"token": value, "name": ""}
+        if isinstance(value, dict) and isinstance(value.get("token"), str):
+            name = value.get("name")
+            seats.append(SavedSeat(key, table, value["token"], name if isinstance(name, str)
+                                   else ""))  # fmt: skip
+    return seats
+
+
+def _free_saved_seat(
+    saved: dict[str, Any], address: str, tables: list[str], name: str | None
+) -> SavedSeat | None:
+    """The first saved seat at one of ``tables`` that is ``name``'s (any, without a name) and
+    that no other console plays, held for this console; None if there is none. Raises
+    UsageError when the seat of ``name`` is played by another console: one name, one seat."""
+    for table in tables:
+        for seat in _saved_seats(saved, address, table):
+            if name is not None and seat.name != name:
+                continue
+            held = seat.hold(seat.key)
+            if held is not None:
+                if name is not None:
+                    raise UsageError(f"{name}'s seat at table {table} is played by another "
+                                     f"console ({held}); quit that one first, or join with "
+                                     "another --name")  # fmt: skip
+                continue  # another console's seat: this one takes a seat of its own
+            return seat
+    return None
+
+
+def _seat_lock_path(key: str) -> Path:
+    return user_dir() / "seats" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.lock"
 
 
 def _read_json(path: Path) -> dict[str, Any]:

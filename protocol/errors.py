@@ -28,6 +28,7 @@ ERROR_CODES: dict[str, str] = {
     "bad_seat": "no such seat at this table",
     "bad_token": "the token is unknown or not for that table and seat",
     "not_a_player": "a spectator's token cannot act and has no private data",
+    "not_away": "a stand-in is only for the seat of a player who is away",
     # playing
     "not_started": "the table is still waiting for players",
     "game_over": "the game has ended",

@@ -122,6 +122,9 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "seed": Field(_nullable(_int(0, MAX_ID)), required=False),
         "bots": Field(_seat_list, required=False, default=[]),
         "deadline_s": Field(_nullable(_seconds(MIN_DEADLINE_S, MAX_DEADLINE_S)), required=False),
+        # A turn timer for the seats people hold (off when absent: among friends, none).
+        "turn_timer_s": Field(_nullable(_seconds(MIN_DEADLINE_S, MAX_DEADLINE_S)),
+                              required=False),
         "nonce": _NONCE,
     },
     "join": {
@@ -142,6 +145,10 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "action": Field(_map),
     },
     "private": {"table": _TABLE, "token": _TOKEN},
+    # A seated player's client says it is still there (PROTOCOL.md, Presence).
+    "here": {"table": _TABLE, "token": _TOKEN},
+    # A seated player asks the host to play an away player's seat until that one is back.
+    "stand_in": {"table": _TABLE, "token": _TOKEN, "seat": _SEAT},
     "leave": {"table": _TABLE, "token": _TOKEN},
     "record": {"table": _TABLE},
     # The events of the moves after version ``since`` (0: from the start), a page at a time.

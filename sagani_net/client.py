@@ -103,6 +103,8 @@ class Replica:
     #: The table's per-move deadline for bot seats in seconds (None: none); a bot budgets its
     #: thinking from the moment it sees its turn.
     deadline_s: float | None = None
+    #: The table's turn timer for the seats people hold, seconds (None: none).
+    turn_timer_s: float | None = None
     #: What this seat alone may see (``GameState.private``); None for a spectator or when the
     #: game gives the seat nothing.
     private: dict[str, Any] | None = None
@@ -117,6 +119,7 @@ class Replica:
         self.config = snapshot["config"]
         # .get: a host from before deadlines sends no such field.
         self.deadline_s = snapshot.get("deadline_s")
+        self.turn_timer_s = snapshot.get("turn_timer_s")
         self._take(snapshot)
         # A snapshot is the whole truth, the seat's private part included (.get: older hosts).
         self.private, self.private_seq = snapshot.get("private"), self.seq
@@ -145,6 +148,8 @@ class Replica:
             return "old"
         seq = message["seq"]
         if message["type"] == "heartbeat":
+            if seq == self.seq and isinstance(message.get("away"), list):
+                self._take_away(message["away"])
             return "gap" if seq > self.seq else "old"
         if seq <= self.seq:
             return "old"
@@ -153,6 +158,12 @@ class Replica:
         self.seq = seq
         self._take(message)
         return "applied"
+
+    def _take_away(self, away: list[Any]) -> None:
+        """The seats away now, as a heartbeat says (a new list of seats if any changed, so that
+        a front end sees the change by the list's identity)."""
+        if any(bool(s.get("away")) != (i in away) for i, s in enumerate(self.seats)):
+            self.seats = [{**s, "away": i in away} for i, s in enumerate(self.seats)]
 
     def _take(self, message: dict[str, Any]) -> None:
         self.version = message["version"]
@@ -321,12 +332,16 @@ class AsyncClient:
         seed: int | None = None,
         bots: list[int] | tuple[int, ...] = (),
         deadline_s: float | None = None,
+        turn_timer_s: float | None = None,
     ) -> str:
-        """Create a table; returns its id. ``deadline_s``: per-move deadline of its bot seats
-        (None: the host's default, if any)."""
+        """Create a table; returns its id. ``deadline_s``: per-move deadline of its bot seats,
+        ``turn_timer_s``: turn timer of the seats people hold (None: the host's default, if
+        any)."""
         fields: dict[str, Any] = {"game": game, "config": config, "seed": seed, "bots": list(bots)}
         if deadline_s is not None:  # sent only when asked for, so older hosts understand the rest
             fields["deadline_s"] = deadline_s
+        if turn_timer_s is not None:
+            fields["turn_timer_s"] = turn_timer_s
         # The nonce makes a retry (and only a retry) get the same table (PROTOCOL.md, section 2).
         reply = await self.request("create", nonce=secrets.token_urlsafe(NONCE_BYTES), **fields)
         return reply["table"]
@@ -411,6 +426,25 @@ class AsyncClient:
             if not (reply["more"] and reply["moves"]):
                 return moves
             since = reply["moves"][-1]["version"]
+
+    async def here(self) -> dict[str, Any]:
+        """Tell the host this seat's player is there (a console does it every
+        :attr:`presence_s` while it waits: PROTOCOL.md, Presence); the reply names the seats
+        away now."""
+        replica = self._need_replica()
+        return await self.request("here", table=replica.table, token=self.token)
+
+    async def stand_in(self, seat: int) -> dict[str, Any]:
+        """Ask the host to play away ``seat`` (from 0) until its player is back."""
+        replica = self._need_replica()
+        return await self.request("stand_in", table=replica.table, token=self.token, seat=seat)
+
+    @property
+    def presence_s(self) -> float | None:
+        """How often a seated player's client tells the host it is there; None: a host that
+        does not ask it."""
+        value = self.welcome.get("presence_s")
+        return float(value) if isinstance(value, int | float) and value > 0 else None
 
     async def leave(self) -> None:
         replica = self._need_replica()
@@ -591,6 +625,12 @@ class Client:
 
     def leave(self) -> None:
         self._run(self.core.leave())
+
+    def here(self) -> dict[str, Any]:
+        return self._run(self.core.here())
+
+    def stand_in(self, seat: int) -> dict[str, Any]:
+        return self._run(self.core.stand_in(seat))
 
     def record(self, table: str) -> dict[str, Any]:
         return self._run(self.core.record(table))

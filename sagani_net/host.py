@@ -82,6 +82,19 @@ DEADLINE_GRACE_S = 0.25
 #: deadline. Real sessions are 64 hex digits (token hashes), so it never matches one, and a
 #: retry lookup (by session and message id) never finds it.
 HOST_DEFAULT_SESSION = "host:deadline"
+#: The session the store records for a move the host played for an away player's seat at the
+#: others' request (``stand_in``); like HOST_DEFAULT_SESSION, never a real session's.
+HOST_STAND_IN_SESSION = "host:stand-in"
+#: The bot the host plays a stood-in seat with: in the host's loop, so a quick one (under 10 ms
+#: of CPU a decision: bench/stand_in.py, figures in docs/reliability.md); and how long it waits
+#: before each move, so that people see whose turn it was.
+STAND_IN_STRATEGY = "greedy"
+STAND_IN_PAUSE_S = 0.5
+#: A seated player's client says it is there (``here``, or any request with its token) once a
+#: presence period: the host's heartbeat, but never more often than this.
+PRESENCE_MIN_S = 0.25
+#: Presence periods without a word from a player's token after which its seat is away.
+AWAY_PERIODS = 3
 #: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
 SUBSCRIPTION_BYTES = 1024
 #: Moves of a table whose events the ``history`` request serves: the newest ones, enough for
@@ -95,7 +108,7 @@ HISTORY_PAGE_BYTES = 32 * 1024
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
 #: known to be damaged (a join with a token only comes back to a seat, and is served).
-WRITES = frozenset(("create", "join", "act", "leave"))
+WRITES = frozenset(("create", "join", "act", "leave", "stand_in"))
 
 
 class BindError(zmq.ZMQError):
@@ -142,6 +155,11 @@ class Session(SessionRow):
     the message ids of its accepted actions, and the latest of their replies."""
 
     replies: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
+    #: When (monotonic s) its token last came with a request, and whether its seat is away
+    #: (a player's only: AWAY_PERIODS presence periods without one). In memory: after a
+    #: restart everyone has a presence period's grace again.
+    seen_s: float = field(default_factory=time.monotonic)
+    away: bool = False
 
 
 @dataclass
@@ -164,6 +182,12 @@ class Table:
     over_s: float | None = None
     #: Per-move deadline of the bot seats (seconds), None: none.
     deadline_s: float | None = None
+    #: Turn timer of the seats people hold (seconds), None: none.
+    turn_timer_s: float | None = None
+    #: Seats of away players the host plays for (``stand_in``) until they are back.
+    stand_ins: set[int] = field(default_factory=set)
+    #: A seat went away or came back since the last heartbeat: the next one goes out.
+    presence_changed: bool = False
     #: The pending decision the deadline clock runs for: (version, seat), or None.
     timed: tuple[int, int] | None = None
     #: When (monotonic s) someone last joined it or acted on it (the host's default moves do
@@ -204,16 +228,24 @@ class Host:
         context: zmq.Context | None = None,
         secure: Callable[[zmq.Socket], None] | None = None,
         bot_deadline_s: float | None = None,
+        turn_timer_s: float | None = None,
     ) -> None:
         if not (caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # NaN too
             raise ValueError(f"the heartbeat must be {caps.MIN_HEARTBEAT_S}.."
                              f"{caps.MAX_HEARTBEAT_S} s, not {heartbeat_s}")  # fmt: skip
-        if bot_deadline_s is not None and not (MIN_DEADLINE_S <= bot_deadline_s <= MAX_DEADLINE_S):
-            raise ValueError(f"a bot deadline must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
-                             f"not {bot_deadline_s}")  # fmt: skip
+        for what, bound in (("a bot deadline", bot_deadline_s), ("a turn timer", turn_timer_s)):
+            if bound is not None and not (MIN_DEADLINE_S <= bound <= MAX_DEADLINE_S):
+                raise ValueError(f"{what} must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
+                                 f"not {bound}")  # fmt: skip
         self.store = store
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
+        #: The turn timer of tables whose create request names none (``--turn-timer``).
+        self.turn_timer_s = turn_timer_s
+        #: How often a seated player's client says it is there, and the silence after which its
+        #: seat is away (PROTOCOL.md, Presence).
+        self.presence_s = max(heartbeat_s, PRESENCE_MIN_S)
+        self.away_s = AWAY_PERIODS * self.presence_s
         #: Table id -> when (monotonic s) its bot seat to move runs out of time. Only tables with
         #: a pending timed decision are here, so the loop's min() over it stays small.
         self._due: dict[str, float] = {}
@@ -298,6 +330,8 @@ class Host:
             "record": self._record,
             "static": self._static,
             "history": self._history,
+            "here": self._here,
+            "stand_in": self._stand_in,
         }
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
                  store.path)  # fmt: skip
@@ -621,14 +655,17 @@ class Host:
         now_s = time.monotonic()
         standby = self._standby()
         everyone, self._told_standby = standby != self._told_standby, standby
+        self._mark_away(now_s)
         for table in list(self.tables.values()):
             if table.over_s is not None and now_s - table.over_s > FINISHED_KEEP_S:
                 self._forget(table)
-            elif everyone or not table.published:
+            elif everyone or not table.published or table.presence_changed:
+                # ``away``: a seat that went away or came back is told at the next beat.
                 body = {"v": VERSION, "type": "heartbeat", "table": table.id, "seq": table.seq,
-                        "version": table.state.version, "standby": standby}  # fmt: skip
+                        "version": table.state.version, "standby": standby,
+                        "away": self._away(table)}  # fmt: skip
                 self.pub.send_multipart((table.topic, encode(body)))
-            table.published = False
+            table.published = table.presence_changed = False
         self._next_heartbeat_s = now_s + self.heartbeat_s
 
     def _forget(self, table: Table) -> None:
@@ -656,6 +693,7 @@ class Host:
             pub=self.pub_endpoint,
             pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
             heartbeat_s=self.heartbeat_s,
+            presence_s=self.presence_s,
             max_request_bytes=MAX_REQUEST_BYTES,
             standby=self._standby(),
         )
@@ -664,7 +702,8 @@ class Host:
         listing = [
             {"table": t.id, "game": t.game_name, "config": t.config, "status": t.status,
              "seq": t.seq, "version": t.state.version, "seats": self._seats(t),
-             "spectators": len(t.spectators), "deadline_s": t.deadline_s}
+             "spectators": len(t.spectators), "deadline_s": t.deadline_s,
+             "turn_timer_s": t.turn_timer_s}
             for t in self.tables.values()
         ]  # fmt: skip
         return reply("tables", request["id"], tables=listing)
@@ -681,20 +720,25 @@ class Host:
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
             deadline_s = float(self.bot_deadline_s)
+        turn_timer_s = request["turn_timer_s"]
+        if turn_timer_s is None and self.turn_timer_s is not None:
+            turn_timer_s = float(self.turn_timer_s)
         table_id = secrets.token_hex(TABLE_ID_BYTES)
         while table_id in self.tables or self.store.has_table(table_id):
             table_id = secrets.token_hex(TABLE_ID_BYTES)
         row = TableRow(table_id, game.name, config, seed, sorted(request["bots"]), OPEN, 0,
-                       time.time(), deadline_s=deadline_s)  # fmt: skip
+                       time.time(), deadline_s=deadline_s, turn_timer_s=turn_timer_s)  # fmt: skip
         table = self._table_from_row(row, game)
         self.store.add_table(row)
         self.tables[table_id] = table
         table.owner = self._from_address
         self._tables_of[table.owner] += 1
-        log.info("table %s: created, %s %s%s", table_id, game.name, config,
-                 "" if deadline_s is None else f", bot deadline {deadline_s:g} s")  # fmt: skip
+        log.info("table %s: created, %s %s%s%s", table_id, game.name, config,
+                 "" if deadline_s is None else f", bot deadline {deadline_s:g} s",
+                 "" if turn_timer_s is None else f", turn timer {turn_timer_s:g} s")  # fmt: skip
         return reply("created", request["id"], table=table_id, game=game.name, config=config,
-                     seats=seats, bots=row.bots, deadline_s=deadline_s)  # fmt: skip
+                     seats=seats, bots=row.bots, deadline_s=deadline_s,
+                     turn_timer_s=turn_timer_s)  # fmt: skip
 
     def _join(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])
@@ -840,18 +884,21 @@ class Host:
     # -- deadlines for bot seats ------------------------------------------------------------
 
     def _timed_seat(self, table: Table) -> int | None:
-        """The seat whose decision runs on the clock now, if any: a running table with a
-        deadline, whose seat to move is kept for bots or held by a bot. Players never are."""
-        if table.deadline_s is None or table.status != RUNNING:
-            return None
-        seat = table.state.current_seat
-        if seat is None:
-            return None
-        if seat in table.bots:
-            return seat
+        """The seat whose decision runs on the clock now, if any (:meth:`_clock_s`)."""
+        seat = table.state.current_seat if table.status == RUNNING else None
+        return seat if seat is not None and self._clock_s(table, seat) is not None else None
+
+    def _clock_s(self, table: Table, seat: int) -> float | None:
+        """The time ``seat``'s decision may take, None: no limit. A seat the host stands in
+        for waits STAND_IN_PAUSE_S; one kept for bots or held by a bot has the table's
+        deadline; one a person holds (or nobody yet), its turn timer."""
+        if seat in table.stand_ins:
+            return STAND_IN_PAUSE_S
         holder = table.holders[seat]
         session = self.sessions.get(holder) if holder else None
-        return seat if session is not None and session.role == "bot" else None
+        if seat in table.bots or (session is not None and session.role == "bot"):
+            return table.deadline_s
+        return table.turn_timer_s
 
     def _arm(self, table: Table) -> None:
         """Start (or keep, or stop) the clock of the table's pending decision.
@@ -867,8 +914,10 @@ class Host:
         pending = (table.state.version, seat)
         if table.timed != pending or table.id not in self._due:
             table.timed = pending
-            assert table.deadline_s is not None
-            self._due[table.id] = time.monotonic() + table.deadline_s + DEADLINE_GRACE_S
+            clock_s = self._clock_s(table, seat)
+            assert clock_s is not None
+            grace_s = 0.0 if seat in table.stand_ins else DEADLINE_GRACE_S
+            self._due[table.id] = time.monotonic() + clock_s + grace_s
 
     def _expire(self) -> bool:
         """Play the default move for every bot seat past its deadline; True if any was played.
@@ -888,6 +937,12 @@ class Host:
             state = table.state
             version = state.version
             try:
+                if seat in table.stand_ins:  # the away player's stand-in moves
+                    data = _stand_in_move(table, seat)
+                    events = state.apply(state.parse_action(data))
+                    self._accept(table, seat, data, events, HOST_STAND_IN_SESSION, version)
+                    played = True
+                    continue
                 action = state.default_action()
                 data = state.action_data(action)
                 events = state.apply(action)
@@ -895,8 +950,8 @@ class Host:
                              missed=True)  # fmt: skip
                 played = True
                 log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
-                            "played %s for it", table.id, seat, table.deadline_s, version,
-                            data)  # fmt: skip
+                            "played %s for it", table.id, seat, self._clock_s(table, seat),
+                            version, data)  # fmt: skip
             except sqlite3.Error as exc:  # _commit() rolls back and reloads
                 self._storage_failure = exc
                 return True
@@ -1019,6 +1074,7 @@ class Host:
                       OVER, row.seq, row.created_s, [None] * game.seats(row.config),
                       over_s=time.monotonic(), deadline_s=row.deadline_s)  # fmt: skip
         self._add_sessions(table, row.sessions)
+        table.turn_timer_s = row.turn_timer_s
         self.tables[table.id] = table
         return table
 
@@ -1026,7 +1082,77 @@ class Host:
         session = self.sessions.get(hash_token(token))
         if session is None or session.table_id != table.id:
             raise ProtocolError("bad_token", f"that token does not belong to table {table.id}")
+        self._seen(table, session)
         return session
+
+    # -- presence and stand-ins (PROTOCOL.md, Presence) -------------------------------------
+
+    def _seen(self, table: Table, session: Session) -> None:
+        """A request came with ``session``'s token: it is there. A player back from away gets
+        the seat back from its stand-in, if it had one (before this request is handled)."""
+        session.seen_s = time.monotonic()
+        if not session.away:
+            return
+        session.away = False
+        table.presence_changed = True
+        if session.seat in table.stand_ins:
+            table.stand_ins.discard(session.seat)
+            self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
+            self._arm(table)
+            log.info("table %s: seat %d is back; its stand-in leaves", table.id, session.seat)
+
+    def _mark_away(self, now_s: float) -> None:
+        """Every player seat whose token said nothing for ``away_s`` is away from now on."""
+        for table in self.tables.values():
+            if table.status == OVER:
+                continue
+            for holder in table.holders:
+                session = self.sessions.get(holder) if holder else None
+                if (session is not None and session.role == "player" and not session.away
+                        and now_s - session.seen_s > self.away_s):  # fmt: skip
+                    session.away = True
+                    table.presence_changed = True
+
+    def _away(self, table: Table) -> list[int]:
+        """The seats of ``table`` whose players are away."""
+        away = []
+        for seat, holder in enumerate(table.holders):
+            session = self.sessions.get(holder) if holder else None
+            if session is not None and session.away:
+                away.append(seat)
+        return away
+
+    def _here(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A seated player's client is there (the token's request is all it takes)."""
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        return reply("here", request["id"], table=table.id, seat=session.seat,
+                     away=self._away(table))  # fmt: skip
+
+    def _stand_in(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A player at the table asks the host to play an away player's seat (with the
+        STAND_IN_STRATEGY bot) until that player's token comes back."""
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        seat = request["seat"]
+        if session.seat is None:
+            raise ProtocolError("not_a_player", "spectators cannot seat a stand-in")
+        if table.status != RUNNING:
+            raise ProtocolError("not_started" if table.status == OPEN else "game_over",
+                                "a stand-in plays a running game")  # fmt: skip
+        if seat >= len(table.holders):
+            raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
+        holder = table.holders[seat]
+        absent = self.sessions.get(holder) if holder else None
+        if absent is None or absent.role != "player" or not absent.away:
+            raise ProtocolError("not_away", f"seat {seat} is not an away player's")
+        if seat not in table.stand_ins:
+            table.stand_ins.add(seat)
+            self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
+            self._arm(table)
+            log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
+                     session.seat, seat)  # fmt: skip
+        return reply("stand_in", request["id"], table=table.id, seat=seat)
 
     def _seats(self, table: Table) -> list[dict[str, Any]]:
         seats = []
@@ -1038,6 +1164,8 @@ class Host:
                 "taken": session is not None,
                 "role": session.role if session else None,
                 "name": session.name if session else None,
+                "away": session is not None and session.away,
+                "stand_in": seat in table.stand_ins,
             })  # fmt: skip
         return seats
 
@@ -1050,7 +1178,7 @@ class Host:
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
                 "view": state.view(seat, shared=True),  # encoded at once
                 "private": None if seat is None else state.private(seat),
-                "deadline_s": table.deadline_s}  # fmt: skip
+                "deadline_s": table.deadline_s, "turn_timer_s": table.turn_timer_s}  # fmt: skip
 
     def _final_record(self, table: Table) -> dict[str, Any]:
         """The record stored when a game ends: the game's own, with the names at its seats."""
@@ -1093,7 +1221,8 @@ class Host:
         state = game.new_state(row.config, row.seed)
         seats = game.seats(row.config)
         return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
-                     row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s)  # fmt: skip
+                     row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s,
+                     turn_timer_s=row.turn_timer_s)  # fmt: skip
 
     def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
         for s in rows:
@@ -1145,6 +1274,21 @@ def _accepted(
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
                         private=None if seat is None else state.private(seat)))  # fmt: skip
+
+
+def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:
+    """The move of an away player's stand-in: the STAND_IN_STRATEGY bot's, thinking on what
+    the seat may see; the game's default move if the bot fails (the game must go on)."""
+    from sagani_net.bots.runner import think  # the bots use the client; the host, only this
+
+    state = table.state
+    try:
+        return think(STAND_IN_STRATEGY, state.view(seat), secrets.randbits(64), None,
+                     table.game_name, seat, state.private(seat))  # fmt: skip
+    except Exception:
+        log.exception("table %s: the stand-in of seat %d failed; the default move instead",
+                      table.id, seat)  # fmt: skip
+        return state.action_data(state.default_action())
 
 
 def _move(version: int, seat: int, events: list[dict[str, Any]]) -> bytes:

@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS tables (
     seq INTEGER NOT NULL,
     created_s REAL NOT NULL,
     record TEXT,
-    deadline_s REAL
+    deadline_s REAL,
+    turn_timer_s REAL
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -75,6 +76,11 @@ CREATE TABLE IF NOT EXISTS journal (
 WRITES = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
                  "record, deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
+    # A table with a turn timer: a statement of its own, so that the journal of every other
+    # table reads as before (a standby compares journals entry by entry).
+    "add_timed_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, "
+                       "created_s, record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, "
+                       "?, ?, NULL, ?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
     "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
@@ -113,6 +119,8 @@ class TableRow:
     sessions: list[SessionRow] = field(default_factory=list)
     #: Per-move deadline of the bot seats in seconds; None: no deadline.
     deadline_s: float | None = None
+    #: Turn timer of the seats people hold in seconds; None: none.
+    turn_timer_s: float | None = None
 
 
 class Store:
@@ -145,6 +153,8 @@ class Store:
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
             if "deadline_s" not in columns:
                 self.db.execute("ALTER TABLE tables ADD COLUMN deadline_s REAL")
+            if "turn_timer_s" not in columns:  # (and before turn timers, this one)
+                self.db.execute("ALTER TABLE tables ADD COLUMN turn_timer_s REAL")
             self.db.commit()
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -213,8 +223,12 @@ class Store:
     # -- writes (inside the open transaction) -----------------------------------------------
 
     def add_table(self, row: TableRow) -> None:
-        self._write("add_table", (row.id, row.game, _json(row.config), row.seed, _json(row.bots),
-                                  row.status, row.seq, row.created_s, row.deadline_s))  # fmt: skip
+        params = (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
+                  row.seq, row.created_s, row.deadline_s)  # fmt: skip
+        if row.turn_timer_s is None:
+            self._write("add_table", params)
+        else:
+            self._write("add_timed_table", (*params, row.turn_timer_s))
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
         self._write("set_table", (status, seq, table_id))
@@ -314,14 +328,14 @@ class Store:
     def finished(self, table_id: str) -> tuple[TableRow, dict[str, Any]] | None:
         """A finished table, with its sessions, and its record; None if unknown or running."""
         r = self.db.execute(
-            "SELECT id, game, config, seed, bots, status, seq, created_s, record, deadline_s "
-            "FROM tables WHERE id = ? AND status = 'over'",
+            "SELECT id, game, config, seed, bots, status, seq, created_s, record, deadline_s, "
+            "turn_timer_s FROM tables WHERE id = ? AND status = 'over'",
             (table_id,),
         ).fetchone()
         if r is None:
             return None
         row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                       deadline_s=r[9])  # fmt: skip
+                       deadline_s=r[9], turn_timer_s=r[10])  # fmt: skip
         sessions = self._sessions("table_id = ?", (table_id,))
         # The message ids too: the game-ending action's reply may be lost in a crash, and its
         # retry must get that reply, not "game_over".
@@ -337,10 +351,10 @@ class Store:
         """Every table whose game is not over, with its actions in order and its sessions."""
         rows = [
             TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                     deadline_s=r[8])  # fmt: skip
+                     deadline_s=r[8], turn_timer_s=r[9])  # fmt: skip
             for r in self.db.execute(
-                "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s "
-                "FROM tables WHERE status IN ('open', 'running') ORDER BY created_s"
+                "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s, "
+                "turn_timer_s FROM tables WHERE status IN ('open', 'running') ORDER BY created_s"
             )
         ]
         by_id = {row.id: row for row in rows}
@@ -411,12 +425,14 @@ def salvage(data_dir: Path | str) -> str:
     store = Store(data_dir)
     kept: dict[str, int] = {}
     try:
-        for table, columns in (("tables", 10), ("sessions", 5), ("actions", 7), ("journal", 3)):
+        for table, columns in (("tables", 11), ("sessions", 5), ("actions", 7), ("journal", 3)):
             rows = _readable_rows(old, table)
             if table == "actions":
                 rows = _unbroken_actions(rows)
             marks = ", ".join("?" * columns)
             for row in rows:
+                # A database from before a column was added has fewer: NULL for those.
+                row = (*row, *[None] * (columns - len(row)))
                 try:
                     store.db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", row)
                 except sqlite3.Error:

@@ -75,6 +75,8 @@ BAD = {
     "host --heartbeat-s nan": ["host", "--heartbeat-s", "nan"],
     "host --data-dir ''": ["host", "--data-dir", ""],
     "host --bot-deadline 0": ["host", "--bot-deadline", "0"],
+    "host --turn-timer 0": ["host", "--turn-timer", "0"],
+    "join --turn-timer soon": ["join", "{host}", "--turn-timer", "soon"],
     "bot unreachable host": ["bot", "127.0.0.1:1", "--table", "t"],
     "bot host:notaport": ["bot", "127.0.0.1:notaport", "--table", "t"],
     "bot udp://": ["bot", "udp://127.0.0.1:5000", "--table", "t"],
@@ -122,6 +124,10 @@ BAD = {
     "replay no such file": ["replay", "{records}/nothing.json"],
     "record export --data-dir FILE": ["record", "export", "t", "--data-dir", "{records}/a-file"],
     "record export unknown table": ["record", "export", "t", "--data-dir", "{tmp}/empty"],
+    "record export --host unreachable": ["record", "export", "t", "--host", "127.0.0.1:1"],
+    "record export --host unknown table": ["record", "export", "t", "--host", "{host}"],
+    "record export --host --data-dir": ["record", "export", "t", "--host", "{host}",
+                                        "--data-dir", "{tmp}/empty"],  # fmt: skip
 }
 
 

@@ -258,9 +258,9 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     out = capsys.readouterr().out
     assert f"kill {took_over.pid}" in out
     # The seat is kept at the host's new address, and sagani join knows it there.
-    assert f"`sagani join {took_over.endpoint[6:]}` takes it back" in out
+    assert f"`sagani join {took_over.endpoint[6:]} --name ann` takes it back" in out
     saved = json.loads((tmp_path / "user" / play_cmd.JOIN_FILE).read_text())
-    assert f"{took_over.endpoint} {table}" in saved
+    assert any(key.startswith(f"{took_over.endpoint} {table} ") for key in saved)
     again = Client(took_over.endpoint, timeout_s=2.0, retries=0)
     assert again.connect()["type"] == "welcome"
     again.close()

@@ -110,7 +110,7 @@ def test_idle_table_gets_heartbeats(host: Host, raw: Raw) -> None:
     sub = subscriber(host, table)
     beat = msgpack.unpackb(sub.recv_multipart()[1])
     assert beat == {"v": VERSION, "type": "heartbeat", "table": table, "seq": 2, "version": 0,
-                    "standby": None}  # fmt: skip
+                    "standby": None, "away": []}  # fmt: skip
     sub.close()
 
 

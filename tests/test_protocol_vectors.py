@@ -10,6 +10,7 @@ import json
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ if str(ROOT) not in sys.path:
 from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
 
 REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
-               "record", "private", "static", "history", "error"}  # fmt: skip
+               "record", "private", "static", "history", "here", "stand_in",
+               "error"}  # fmt: skip
 BROADCAST_TYPES = {"update", "heartbeat"}
 
 
@@ -148,6 +150,15 @@ def write_vectors() -> None:
         end = raw("sync", table=table)["version"]
         ask("22-history-request", "the events of the game's last three moves", "history",
             table=table, since=end - 3)  # fmt: skip
+        duo = raw("create", game="sagani", config={"players": 2}, seed=8)["table"]
+        present = raw("join", table=duo, name="ann")["token"]
+        raw("join", table=duo, name="bob")  # and bob says nothing more: away, soon
+        while not raw("here", table=duo, token=present)["away"]:
+            time.sleep(0.1)
+        ask("23-here-request", "ann's console says she is there; bob said nothing for 3 "
+            "presence periods: away", "here", table=duo, token=present)  # fmt: skip
+        ask("24-stand-in-request", "ann asks the host to play bob's seat until he is back",
+            "stand_in", table=duo, token=present, seat=1)  # fmt: skip
         raw.close()
         sub.close()
         pub = host.pub_endpoint
@@ -158,6 +169,8 @@ def write_vectors() -> None:
         table: "5a6e7f01",
         mine: "Wc5kR2xPq8nT0bYv4sLm7jHa1dFg9eZu",
         solo: "5a6e7f02",
+        duo: "5a6e7f03",
+        present: "Qm8sV3nKd1rB6tXw0pLc5yHe9aJf2gUz",
         pub: "tcp://127.0.0.1:47411",
     }
     for old in VECTORS.glob("*.*"):

@@ -126,6 +126,8 @@ class Console:
         self._keys: deque[tuple[str, ...]] = deque()
         self._down = False  # the last request to the host failed
         self._told_move: str | None = None  # where the host moved when the console last said
+        #: The seats whose players were away when the console last looked (for the log).
+        self._away: set[int] = set()
         if client is not None and client.replica is not None and client.replica.game:
             model.set_game(client.replica.game)
         self.history = InMemoryHistory()
@@ -186,6 +188,24 @@ class Console:
     def _start_tasks(self) -> None:
         self.app.create_background_task(self._follow())
         self.app.create_background_task(self._watch())
+        self.app.create_background_task(self._present())
+
+    async def _present(self) -> None:
+        """Tell the host this seat's player is there, once a presence period (the host's word
+        for it, at least a quarter of a second: PROTOCOL.md, Presence), one request at a
+        time: a console only listens while it waits, and its seat would look away."""
+        client = self.client
+        assert client is not None
+        while True:
+            period_s = client.presence_s
+            if period_s is None or client.replica is None or client.replica.you is None:
+                return  # a spectator, or a host that does not ask it
+            await asyncio.sleep(period_s)
+            if client.replica.status == "over":
+                return
+            if client.token is not None:
+                with contextlib.suppress(HostTimeout, HostError, OSError):
+                    await client.here()
 
     async def _watch(self) -> None:
         """Say "reconnecting" as soon as the host falls silent; the client's own recovery
@@ -194,6 +214,7 @@ class Console:
         assert client is not None
         while True:
             await asyncio.sleep(WATCH_S)
+            self._tell_presence()
             silent = client.silent
             if silent and self.model.connection == ONLINE:
                 self.model.connection = RECONNECTING
@@ -201,6 +222,46 @@ class Console:
             elif not silent and self.model.connection == RECONNECTING and not self._down:
                 self.model.connection = ONLINE
                 self.redraw()
+
+    def _tell_presence(self) -> None:
+        """Say in the log who went away and who came back (heartbeats bring it between
+        updates: PROTOCOL.md, Presence), and show it."""
+        replica = self.client.replica if self.client is not None else None
+        if replica is None:
+            return
+        away = {i for i, seat in enumerate(replica.seats) if seat.get("away")}
+        if away == self._away and self.model.seats is replica.seats:
+            return
+        self.model.seats = replica.seats
+        for seat in sorted(away - self._away):
+            self.model.add_log(f"{self.model.name(seat)} is away")
+        for seat in sorted(self._away - away):
+            self.model.add_log(f"{self.model.name(seat)} is back")
+        self._away = away
+        self.redraw()
+
+    def stand_in(self, seat: int) -> None:
+        """Ask the host to play away ``seat`` (from 0) with a bot until its player is back."""
+        model = self.model
+        if self.client is None or model.you is None:
+            model.say("only a player at the table can seat a bot for someone")
+        elif not 0 <= seat < model.players or seat == model.you:
+            model.say(f"standin takes another seat, 1 to {model.players}")
+        elif not model.away(seat):
+            model.say(f"{model.name(seat)} is here: a bot stands in only for someone away")
+        else:
+            self.app.create_background_task(self._stand_in(seat))
+
+    async def _stand_in(self, seat: int) -> None:
+        assert self.client is not None
+        try:
+            await self.client.stand_in(seat)
+            self.model.say("")
+        except HostError as exc:
+            self.model.say(f"no stand-in: {exc.message}")
+        except HostTimeout as exc:
+            self.model.say(f"no stand-in: {exc}")
+        self.redraw()
 
     async def _follow(self) -> None:
         """Keep the model in step with the host: updates, and reconnects after silence.
@@ -300,6 +361,7 @@ class Console:
             return
         self.model.you = replica.you
         self.model.table = replica.table
+        self.model.turn_timer_s = replica.turn_timer_s
         self.model.receive(
             {
                 "events": events,
@@ -391,6 +453,8 @@ class Console:
         elif kind in ("help", "rules"):
             model.page = HELP
             model.help_page = 0 if kind == "help" else len(render.help_pages(model)) - 1
+        elif kind == "standin":
+            self.stand_in((command.number or 0) - 1)
         elif kind == "show":
             if command.number is not None and 1 <= command.number <= model.players:
                 model.shown = command.number - 1
@@ -477,6 +541,13 @@ class Console:
         for keys in {key.keys for key in model.ui.key_bindings()}:
             kb.add(*keys, filter=playing & sending)(lambda event, keys=keys: self.hold_key(keys))
 
+        @kb.add("B", filter=playing & Condition(lambda: model.may_stand_in is not None))
+        def _stand_in(event: KeyPressEvent) -> None:
+            """Seat a bot for the away player to move till they are back (standin N)."""
+            seat = model.may_stand_in
+            if seat is not None:
+                self.stand_in(seat)
+
         @kb.add("escape", filter=on_main, eager=True)
         def _cancel(event: KeyPressEvent) -> None:
             """Cancel the choice in hand."""
@@ -548,7 +619,8 @@ class Console:
 
         for label, handler in (("Esc", _cancel), ("Tab", _next_board), ("PgUp", _log_back),
                                (": /", _command), ("f", _final), ("→ n", _next),
-                               ("← b", _prev), ("Home", _first)):  # fmt: skip
+                               ("← b", _prev), ("Home", _first),
+                               ("B", _stand_in)):  # fmt: skip
             describe(label, handler.__doc__)
         model.key_help = entries
         return kb

@@ -1,7 +1,7 @@
 """The shell's typed words, the same for every game (the game's own moves are read by its
 :class:`~cli.console.gameui.GameUI`)::
 
-    show 2   help   rules   quit   (replays: next, back, first, last, step 12)
+    show 2   standin 2   help   rules   quit   (replays: next, back, first, last, step 12)
 
 >>> parse("show 2")
 Command(kind='show', number=2)
@@ -15,14 +15,15 @@ from typing import NamedTuple
 
 from cli.console.gameui import CommandError
 
-WORDS = ("show", "help", "rules", "quit", "next", "back", "first", "last", "step")
+WORDS = ("show", "standin", "help", "rules", "quit", "next", "back", "first", "last", "step")
 
 __all__ = ["WORDS", "Command", "CommandError", "complete", "parse"]
 
 
 class Command(NamedTuple):
-    """A shell command: ``show`` (a seat's board, ``number`` from 1), ``step`` (replay to
-    move ``number``) or a word: ``help``, ``rules``, ``quit``, ``next``, ``back``, ``first``,
+    """A shell command: ``show`` (a seat's board, ``number`` from 1), ``standin`` (a bot plays
+    away seat ``number`` until its player is back), ``step`` (replay to move ``number``) or a
+    word: ``help``, ``rules``, ``quit``, ``next``, ``back``, ``first``,
     ``last``."""
 
     kind: str
@@ -35,7 +36,7 @@ def parse(text: str) -> Command | None:
     if not words or words[0].lower() not in WORDS:
         return None
     verb, rest = words[0].lower(), words[1:]
-    if verb in ("show", "step"):
+    if verb in ("show", "standin", "step"):
         if len(rest) != 1:
             raise CommandError(f"{verb} needs one number, e.g. {verb} 2")
         try:

@@ -29,6 +29,10 @@ TABLE_EVENTS = {
                                    f"{e['seat'] + 1}",
     "seat_left": lambda e, names: f"{names[e['seat']]} left the table",
     "game_started": lambda e, names: "the game starts",
+    "stand_in": lambda e, names: f"a bot plays for {names[e['seat']]} until they are back "
+                                 f"(asked by {names[e['by']]})",
+    "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
+                                      "leaves",
 }
 
 
@@ -55,6 +59,8 @@ class ConsoleModel:
     status: str = "open"
     connection: str = CONNECTING
     view: Data | None = None
+    #: The table's turn timer for people, seconds (None: none), as the status line says it.
+    turn_timer_s: float | None = None
     #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
     host_turn: int | None = None
     #: What your seat alone may see (a hand, a private objective); None when nothing.
@@ -120,6 +126,24 @@ class ConsoleModel:
             if name:
                 return name[:10]
         return f"seat {seat + 1}"
+
+    def away(self, seat: int) -> bool:
+        """The seat's player is away (the host has not heard from them for a few seconds)."""
+        return 0 <= seat < len(self.seats) and bool(self.seats[seat].get("away"))
+
+    def stood_in(self, seat: int) -> bool:
+        """A bot plays the seat for its away player."""
+        return 0 <= seat < len(self.seats) and bool(self.seats[seat].get("stand_in"))
+
+    @property
+    def may_stand_in(self) -> int | None:
+        """The seat to move, when its player is away, nobody stands in for it yet and you
+        hold a seat (the ``B`` key and ``standin`` seat a bot for it); else None."""
+        seat = self.turn
+        if (seat is None or self.you is None or seat == self.you or self.replay_step
+                or not self.away(seat) or self.stood_in(seat)):  # fmt: skip
+            return None
+        return seat
 
     def names(self) -> list[str]:
         return [self.name(seat) for seat in range(max(self.players, len(self.seats)))]

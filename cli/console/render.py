@@ -69,6 +69,12 @@ def turn_text(model: ConsoleModel) -> str:
     if model.status == "over" or seat is None:
         return "game over"
     who = "YOUR TURN" if model.my_turn else f"{model.name(seat)}'s turn"
+    if model.stood_in(seat):
+        who += " (away: a bot plays)"
+    elif model.away(seat):
+        who += " (away)"
+    elif model.turn_timer_s is not None:  # the host plays a default move when it is up
+        who += f" ({model.turn_timer_s:g} s a turn)"
     note = model.ui.turn_note()
     return f"{who} {note}" if note else who
 
@@ -93,6 +99,11 @@ def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
 def message_line(model: ConsoleModel, width: int) -> Line:
     if model.message:
         return fit([("class:error", model.message)], width)
+    absent = model.may_stand_in
+    if absent is not None:
+        name = model.name(absent)
+        return fit([("class:message", f"{name} is away: B seats a bot for {name} until they "
+                     "are back")], width)  # fmt: skip
     note = model.ui.note()
     return fit([("class:message", note)] if note else [], width)
 
