@@ -91,6 +91,9 @@ HISTORY_KEEP = 256
 #: Most moves, and bytes of them, in one ``history`` reply; the client asks for the next page.
 HISTORY_PAGE_MOVES = 64
 HISTORY_PAGE_BYTES = 32 * 1024
+#: Legal actions in one ``legal`` reply. The longest action of our games encodes in under 64
+#: bytes, so a page is under 8 KiB (one request of its peer's rate, limits.REPLY_COST_BYTES).
+LEGAL_PAGE_ACTIONS = 64
 
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -175,6 +178,9 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
+    #: The legal actions of the seat to move in wire form, for ``legal``, and the version they
+    #: are of: worked out once per version, however many pages and peers ask.
+    legal: tuple[int, list[dict[str, Any]]] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -294,6 +300,7 @@ class Host:
             "sync": self._sync,
             "act": self._act,
             "private": self._private,
+            "legal": self._legal,
             "leave": self._leave,
             "record": self._record,
             "static": self._static,
@@ -780,32 +787,39 @@ class Host:
         if msg_id in session.accepted:
             return self._cached_reply(table, session, msg_id)
         state = table.state
-
-        def refuse(code: str, message: str, **fields: Any) -> ProtocolError:
-            return ProtocolError(code, message, snapshot=self._snapshot(table, seat), **fields)
-
-        if table.status == OPEN:
-            raise refuse("not_started", "the table is still waiting for players")
-        if table.status == OVER:
-            raise refuse("game_over", "the game has ended")
-        if request["version"] != state.version:
-            raise refuse("stale_version",
-                         f"the action was made on version {request['version']}, "
-                         f"the game is at {state.version}")  # fmt: skip
-        if state.current_seat != seat:
-            raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
+        self._check_decision(table, seat, request["version"])
         data = _without_seat(request["action"])
         try:
             events = state.apply(state.parse_action(data))
         except RuleError as exc:
             code = "bad_action" if exc.code == "bad_action" else "illegal_action"
-            raise refuse(code, exc.message, rule=exc.code) from None
+            raise ProtocolError(code, exc.message, rule=exc.code,
+                                snapshot=self._snapshot(table, seat)) from None  # fmt: skip
         self._accept(table, seat, data, events, session.token_hash, msg_id)
         table.active_s = time.monotonic()
         body = _accepted(table.id, seat, msg_id, table.seq, state, events)
         session.accepted.add(msg_id)
         self._remember(session, msg_id, body)
         return body
+
+    def _check_decision(self, table: Table, seat: int, version: int | None) -> None:
+        """Refuse, with a fresh snapshot for ``seat``, unless the table runs, is at ``version``
+        (None: any) and it is ``seat``'s decision: the checks of ``act`` and ``legal``."""
+
+        def refuse(code: str, message: str) -> ProtocolError:
+            return ProtocolError(code, message, snapshot=self._snapshot(table, seat))
+
+        state = table.state
+        if table.status == OPEN:
+            raise refuse("not_started", "the table is still waiting for players")
+        if table.status == OVER:
+            raise refuse("game_over", "the game has ended")
+        if version is not None and version != state.version:
+            # Above the current version too: it names a state that does not exist yet.
+            raise refuse("stale_version", f"the request was made on version {version}, "
+                         f"the game is at {state.version}")  # fmt: skip
+        if state.current_seat != seat:
+            raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
 
     def _accept(
         self,
@@ -948,6 +962,30 @@ class Host:
         return reply("private", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=table.state.version,
                      private=table.state.private(session.seat))  # fmt: skip
+
+    def _legal(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One page of the legal actions of the token's seat, which must be the seat to move,
+        in the engine's order and in wire form (what ``act`` takes as ``action``). The checks
+        and refusals are ``act``'s, so a bot meets the same codes either way."""
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        if session.seat is None:
+            raise ProtocolError("not_a_player", "spectators watch; they have no moves")
+        self._check_decision(table, session.seat, request["version"])
+        state = table.state
+        if table.legal is None or table.legal[0] != state.version:
+            table.legal = (state.version, [state.action_data(a) for a in state.legal_actions()])
+        actions = table.legal[1]
+        pages = max(1, -(-len(actions) // LEGAL_PAGE_ACTIONS))
+        page = request["page"]
+        if page >= pages:
+            raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
+                                f"{len(actions)} legal actions")  # fmt: skip
+        start = page * LEGAL_PAGE_ACTIONS
+        return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
+                     version=state.version, count=len(actions), page=page, pages=pages,
+                     next=page + 1 if page + 1 < pages else None,
+                     actions=actions[start:start + LEGAL_PAGE_ACTIONS])  # fmt: skip
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):
