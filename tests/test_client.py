@@ -325,7 +325,7 @@ def test_a_game_played_from_legal_alone_is_never_refused(
     while True:
         newest = max(player.state.seq for player in players)
         for player in players:
-            assert player.wait_for(lambda r: r.seq >= newest, WAIT_S)
+            assert player.wait_for(lambda r, newest=newest: r.seq >= newest, WAIT_S)
         if players[0].state.status == "over":
             break
         player = mover(*players)
