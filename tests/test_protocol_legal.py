@@ -140,3 +140,23 @@ def test_the_request_is_checked_like_any_other(fields: dict[str, Any], code: str
         with pytest.raises(ProtocolError) as refused:
             check_request(message)
         assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("game", "config"),
+    [*GAMES, ("sagani", {"mode": "solo-advanced"}), ("sagrada", {"players": 1}),
+     ("sugi", {"players": 5})],
+)  # fmt: skip
+def test_every_action_encodes_in_under_64_bytes_so_a_page_is_under_8_kib(
+    game: str, config: dict[str, Any]
+) -> None:
+    from sagani_net.games import get_game
+
+    engine = get_game(game)
+    for seed in range(3):
+        state, rng = engine.new_state(engine.parse_config(config), seed), random.Random(seed)
+        while not state.is_over():
+            actions = state.legal_actions()
+            assert all(len(encode(state.action_data(a))) < 64 for a in actions)
+            state.apply(rng.choice(actions))
+    assert LEGAL_PAGE_ACTIONS * 64 + 1024 < REPLY_COST_BYTES
