@@ -683,7 +683,8 @@ class Host:
         game, config = _game_config(request["game"], request["config"])
         seats = game.seats(config)
         if any(seat >= seats for seat in request["bots"]):
-            raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
+            # The code join gives for a seat the table lacks: one code for one mistake.
+            raise ProtocolError("bad_seat", f"bots must be seats of this table, 0..{seats - 1}")
         seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
