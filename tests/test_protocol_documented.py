@@ -147,3 +147,58 @@ def test_a_finished_games_view_names_no_turn(name: str) -> None:
     while not state.is_over():
         state.apply(rng.choice(state.legal_actions()))
     assert state.view(None)["turn"] is None
+
+
+def test_sugis_hands_and_deck_are_counts_and_sagradas_order_is_empty_while_choosing() -> None:
+    sugi = get_game("sugi")
+    view = sugi.new_state(sugi.parse_config({"players": 3}), 1).view(None)
+    assert view["hands"] == [4, 4, 4] and isinstance(view["deck"], int)
+    sagrada = get_game("sagrada")
+    state = sagrada.new_state(sagrada.parse_config({"players": 3}), 1)
+    turns = []
+    while state.view(None)["phase"] == "choose":
+        assert state.view(None)["order"] == []
+        turns.append(state.current_seat)
+        state.apply(state.legal_actions()[0])
+    assert turns == [0, 1, 2] and state.view(None)["order"]
+
+
+@pytest.mark.parametrize("mode", ["multi", "solo-advanced"])
+def test_sagani_cacophony_total_is_the_seats_disc_count_and_comes_during_play(mode: str) -> None:
+    game = get_game("sagani")
+    state, rng = game.new_state(game.parse_config({"mode": mode}), 4), random.Random(4)
+    seen = 0
+    while not state.is_over():
+        before = state.view(None)["seats"]
+        events = state.apply(rng.choice(state.legal_actions()))
+        score = before[0]["score"] if mode != "multi" else None
+        for event in events:
+            if event["type"] == "cacophony_taken" and not state.is_over():
+                seen += 1
+                seat = state.view(None)["seats"][event["seat"]]
+                assert event["total"] == seat["cacophony"]
+                assert event["total"] == before[event["seat"]]["cacophony"] + event["count"]
+                if score is not None:  # advanced solo: the discs cost nothing until the end
+                    assert event["score"] == score
+            elif "score" in event and score is not None:
+                score = event["score"]
+    assert seen
+
+
+def test_the_ghost_is_sent_onto_samurai_never_past_them() -> None:
+    from sagani_net.games.sugi.rules import NEIGHBOUR, ON_TEMPLE
+
+    game = get_game("sugi")
+    state, rng = game.new_state(game.parse_config({"players": 2}), 6), random.Random(6)
+    past = checked = 0
+    while not state.is_over():
+        if state.ghost != ON_TEMPLE:
+            for d in range(4):  # walk each line from the ghost: no target after samurai
+                at, blocked = state.ghost, False
+                while (at := NEIGHBOUR[at][d]) >= 0:
+                    if blocked and at in state.ghost_targets():
+                        past += 1
+                    blocked = blocked or at in state.samurai
+                checked += 1
+        state.apply(rng.choice(state.legal_actions()))
+    assert checked and past == 0
