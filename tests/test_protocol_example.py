@@ -90,3 +90,42 @@ def test_minimal_bot_joins_a_table_given_with_table(host):
     table = read_until(greedy, r"at table (\w+)").group(1)
     bot = spawn([sys.executable, str(BOT), host, "--table", table, "--seed", "8"])
     finish(bot, [greedy])
+
+
+def test_the_bot_sends_a_nonce_with_join_and_the_same_bytes_when_it_retries(monkeypatch):
+    import importlib.util
+    import threading
+
+    import msgpack
+    import zmq
+
+    spec = importlib.util.spec_from_file_location("minimal_bot", BOT)
+    bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)
+    monkeypatch.setattr(bot, "REQUEST_TIMEOUT_S", 0.3)  # a quick Lazy Pirate retry
+    router = zmq.Context.instance().socket(zmq.ROUTER)
+    router.linger = 0
+    router.rcvtimeo = 30_000
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    bodies = []
+
+    def host():  # drops the first try, answers the retry
+        for answer in (False, True):
+            *envelope, body = router.recv_multipart()
+            bodies.append(body)
+            if answer:
+                reply = msgpack.packb({"v": 1, "type": "joined", "id": 0})
+                router.send_multipart([*envelope, reply])
+
+    thread = threading.Thread(target=host)
+    thread.start()
+    client = bot.Client(f"127.0.0.1:{port}")
+    try:
+        assert client.request("join", table="t1")["type"] == "joined"
+    finally:
+        thread.join(30)
+        client.req.close()
+        router.close()
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    nonce = msgpack.unpackb(bodies[0])["nonce"]
+    assert isinstance(nonce, str) and 16 <= len(nonce) <= 64
