@@ -178,9 +178,10 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
-    #: The legal actions of the seat to move in wire form, for ``legal``, and the version they
-    #: are of: worked out once per version, however many pages and peers ask.
-    legal: tuple[int, list[dict[str, Any]]] | None = None
+    #: For ``legal``: the version, how many legal actions the seat to move has, and their
+    #: pages (each ``{"actions": [...]}`` encoded, a few KB a table at most): worked out once
+    #: per version, however many pages and peers ask; dropped by the next action.
+    legal: tuple[int, int, list[bytes]] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -837,6 +838,7 @@ class Host:
         the seat ran out of time, which the update says first). The update names the seats
         whose private data the action changed."""
         state = table.state
+        table.legal = None  # of the version before
         if state.is_over():
             table.status = OVER
             table.over_s = time.monotonic()
@@ -975,18 +977,19 @@ class Host:
         self._check_decision(table, session.seat, request["version"])
         state = table.state
         if table.legal is None or table.legal[0] != state.version:
-            table.legal = (state.version, [state.action_data(a) for a in state.legal_actions()])
-        actions = table.legal[1]
-        pages = max(1, -(-len(actions) // LEGAL_PAGE_ACTIONS))
-        page = request["page"]
+            actions = [state.action_data(a) for a in state.legal_actions()]
+            table.legal = (state.version, len(actions), [
+                encode({"actions": actions[start:start + LEGAL_PAGE_ACTIONS]})
+                for start in range(0, max(1, len(actions)), LEGAL_PAGE_ACTIONS)])  # fmt: skip
+        _, count, encoded = table.legal
+        page, pages = request["page"], len(encoded)
         if page >= pages:
             raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
-                                f"{len(actions)} legal actions")  # fmt: skip
-        start = page * LEGAL_PAGE_ACTIONS
+                                f"{count} legal actions")  # fmt: skip
         return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
-                     version=state.version, count=len(actions), page=page, pages=pages,
+                     version=state.version, count=count, page=page, pages=pages,
                      next=page + 1 if page + 1 < pages else None,
-                     actions=actions[start:start + LEGAL_PAGE_ACTIONS])  # fmt: skip
+                     actions=decode_message(encoded[page])["actions"])  # fmt: skip
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):
