@@ -78,3 +78,21 @@ def test_sugi_slot_refusals_count_from_0_then_in_text_from_1() -> None:
     with pytest.raises(RuleError, match=r"slot 0 to 0 \(in text, t1 to t1\)"):
         state.apply(state.parse_action({"type": "free", "card": free, "place": other,
                                         "slot": 2, "rotation": 0}))  # fmt: skip
+
+
+def test_sagani_not_allowed_says_why() -> None:
+    from sagani_net.games import get_game
+
+    game = get_game("sagani")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    cases = {"pick": "pick is for an intermezzo", "pass": "there is an offer tile to take",
+             "draw": "a draw needs exactly one offer tile, and the offer holds 5",
+             "reveal": "reveal is for the solo games"}  # fmt: skip
+    for kind, why in cases.items():
+        data = {"type": kind, "index": 0} if kind == "pick" else {"type": kind}
+        with pytest.raises(RuleError) as info:
+            state.apply(state.parse_action(data))
+        assert info.value.code == "not_allowed" and info.value.message.endswith(why), kind
+    solo = game.new_state(game.parse_config({"mode": "solo"}), 1)
+    with pytest.raises(RuleError, match="each turn begins with reveal"):
+        solo.apply(solo.parse_action({"type": "take", "index": 0}))
