@@ -149,6 +149,14 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "here": {"table": _TABLE, "token": _TOKEN},
     # A seated player asks the host to play an away player's seat until that one is back.
     "stand_in": {"table": _TABLE, "token": _TOKEN, "seat": _SEAT},
+    # The legal actions of the token's seat, which must be the seat to move, a page at a time;
+    # ``version`` (nil: the current one) makes sure every page is of the same state.
+    "legal": {
+        "table": _TABLE,
+        "token": _TOKEN,
+        "version": Field(_nullable(_int(0, MAX_ID)), required=False),
+        "page": Field(_int(0, MAX_ID), required=False, default=0),
+    },
     "leave": {"table": _TABLE, "token": _TOKEN},
     "record": {"table": _TABLE},
     # The events of the moves after version ``since`` (0: from the start), a page at a time.

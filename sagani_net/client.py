@@ -406,6 +406,27 @@ class AsyncClient:
         replica.take_private(reply["private"], reply["seq"])
         return replica.private
 
+    async def legal(self) -> list[dict[str, Any]]:
+        """Every legal action of this seat, which must be the seat to move, in wire form (what
+        :meth:`act` takes), on the version the replica holds: every page of the host's
+        ``legal`` answer. Raises HostError (after loading the snapshot it carries) when
+        refused: ``not_your_turn``, or ``stale_version`` when the table has moved on (the
+        replica is then at the new version: ask again)."""
+        replica = self._need_replica()
+        actions: list[dict[str, Any]] = []
+        page: int | None = 0
+        while page is not None:
+            try:
+                reply = await self.request("legal", table=replica.table, token=self.token,
+                                           version=replica.version, page=page)  # fmt: skip
+            except HostError as exc:
+                if "snapshot" in exc.reply:
+                    replica.load(exc.reply["snapshot"])
+                raise
+            actions.extend(reply["actions"])
+            page = reply["next"]
+        return actions
+
     async def static(self, game: str | None = None) -> dict[str, Any]:
         """The static data (tiles, cards, patterns) of the joined table's game and config, or
         of ``game`` with its default config."""
@@ -616,6 +637,9 @@ class Client:
 
     def private(self) -> dict[str, Any] | None:
         return self._run(self.core.private())
+
+    def legal(self) -> list[dict[str, Any]]:
+        return self._run(self.core.legal())
 
     def static(self, game: str | None = None) -> dict[str, Any]:
         return self._run(self.core.static(game))

@@ -104,6 +104,9 @@ HISTORY_KEEP = 256
 #: Most moves, and bytes of them, in one ``history`` reply; the client asks for the next page.
 HISTORY_PAGE_MOVES = 64
 HISTORY_PAGE_BYTES = 32 * 1024
+#: Legal actions in one ``legal`` reply. The longest action of our games encodes in under 64
+#: bytes, so a page is under 8 KiB (one request of its peer's rate, limits.REPLY_COST_BYTES).
+LEGAL_PAGE_ACTIONS = 64
 
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -199,6 +202,10 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
+    #: For ``legal``: the version, how many legal actions the seat to move has, and their
+    #: pages (each ``{"actions": [...]}`` encoded, a few KB a table at most): worked out once
+    #: per version, however many pages and peers ask; dropped by the next action.
+    legal: tuple[int, int, list[bytes]] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -326,6 +333,7 @@ class Host:
             "sync": self._sync,
             "act": self._act,
             "private": self._private,
+            "legal": self._legal,
             "leave": self._leave,
             "record": self._record,
             "static": self._static,
@@ -715,7 +723,8 @@ class Host:
         game, config = _game_config(request["game"], request["config"])
         seats = game.seats(config)
         if any(seat >= seats for seat in request["bots"]):
-            raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
+            # The code join gives for a seat the table lacks: one code for one mistake.
+            raise ProtocolError("bad_seat", f"bots must be seats of this table, 0..{seats - 1}")
         seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
@@ -824,32 +833,39 @@ class Host:
         if msg_id in session.accepted:
             return self._cached_reply(table, session, msg_id)
         state = table.state
-
-        def refuse(code: str, message: str, **fields: Any) -> ProtocolError:
-            return ProtocolError(code, message, snapshot=self._snapshot(table, seat), **fields)
-
-        if table.status == OPEN:
-            raise refuse("not_started", "the table is still waiting for players")
-        if table.status == OVER:
-            raise refuse("game_over", "the game has ended")
-        if request["version"] != state.version:
-            raise refuse("stale_version",
-                         f"the action was made on version {request['version']}, "
-                         f"the game is at {state.version}")  # fmt: skip
-        if state.current_seat != seat:
-            raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
+        self._check_decision(table, seat, request["version"])
         data = _without_seat(request["action"])
         try:
             events = state.apply(state.parse_action(data))
         except RuleError as exc:
             code = "bad_action" if exc.code == "bad_action" else "illegal_action"
-            raise refuse(code, exc.message, rule=exc.code) from None
+            raise ProtocolError(code, exc.message, rule=exc.code,
+                                snapshot=self._snapshot(table, seat)) from None  # fmt: skip
         self._accept(table, seat, data, events, session.token_hash, msg_id)
         table.active_s = time.monotonic()
         body = _accepted(table.id, seat, msg_id, table.seq, state, events)
         session.accepted.add(msg_id)
         self._remember(session, msg_id, body)
         return body
+
+    def _check_decision(self, table: Table, seat: int, version: int | None) -> None:
+        """Refuse, with a fresh snapshot for ``seat``, unless the table runs, is at ``version``
+        (None: any) and it is ``seat``'s decision: the checks of ``act`` and ``legal``."""
+
+        def refuse(code: str, message: str) -> ProtocolError:
+            return ProtocolError(code, message, snapshot=self._snapshot(table, seat))
+
+        state = table.state
+        if table.status == OPEN:
+            raise refuse("not_started", "the table is still waiting for players")
+        if table.status == OVER:
+            raise refuse("game_over", "the game has ended")
+        if version is not None and version != state.version:
+            # Above the current version too: it names a state that does not exist yet.
+            raise refuse("stale_version", f"the request was made on version {version}, "
+                         f"the game is at {state.version}")  # fmt: skip
+        if state.current_seat != seat:
+            raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
 
     def _accept(
         self,
@@ -866,6 +882,7 @@ class Host:
         the seat ran out of time, which the update says first). The update names the seats
         whose private data the action changed."""
         state = table.state
+        table.legal = None  # of the version before
         if state.is_over():
             table.status = OVER
             table.over_s = time.monotonic()
@@ -1003,6 +1020,31 @@ class Host:
         return reply("private", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=table.state.version,
                      private=table.state.private(session.seat))  # fmt: skip
+
+    def _legal(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One page of the legal actions of the token's seat, which must be the seat to move,
+        in the engine's order and in wire form (what ``act`` takes as ``action``). The checks
+        and refusals are ``act``'s, so a bot meets the same codes either way."""
+        table = self._table(request["table"])
+        session = self._session(request["token"], table)
+        if session.seat is None:
+            raise ProtocolError("not_a_player", "spectators watch; they have no moves")
+        self._check_decision(table, session.seat, request["version"])
+        state = table.state
+        if table.legal is None or table.legal[0] != state.version:
+            actions = [state.action_data(a) for a in state.legal_actions()]
+            table.legal = (state.version, len(actions), [
+                encode({"actions": actions[start:start + LEGAL_PAGE_ACTIONS]})
+                for start in range(0, max(1, len(actions)), LEGAL_PAGE_ACTIONS)])  # fmt: skip
+        _, count, encoded = table.legal
+        page, pages = request["page"], len(encoded)
+        if page >= pages:
+            raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
+                                f"{count} legal actions")  # fmt: skip
+        return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
+                     version=state.version, count=count, page=page, pages=pages,
+                     next=page + 1 if page + 1 < pages else None,
+                     actions=decode_message(encoded[page])["actions"])  # fmt: skip
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):

@@ -312,3 +312,41 @@ def test_late_reply_to_an_abandoned_try_is_dropped_and_the_wait_goes_on() -> Non
     finally:
         client.close()
         router.close()
+
+
+def test_a_game_played_from_legal_alone_is_never_refused(
+    host: Host, clients: list[Client]
+) -> None:
+    table = new_client(clients, host).create({"players": 2}, game="sugi", seed=26)
+    players = [new_client(clients, host), new_client(clients, host)]
+    for player in players:
+        player.join(table)
+    rng = random.Random(2)
+    while True:
+        newest = max(player.state.seq for player in players)
+        for player in players:
+            assert player.wait_for(lambda r, newest=newest: r.seq >= newest, WAIT_S)
+        if players[0].state.status == "over":
+            break
+        player = mover(*players)
+        actions = player.legal()
+        assert actions and all(action.keys() >= {"type"} for action in actions)
+        player.act(rng.choice(actions))  # raises if the host refuses it
+    with pytest.raises(HostError, match="game_over"):
+        players[0].legal()
+
+
+def test_legal_refused_loads_the_snapshot_it_carries(host: Host, clients: list[Client]) -> None:
+    table = new_client(clients, host).create({"players": 2}, seed=27)
+    a, b = new_client(clients, host), new_client(clients, host)
+    a.join(table)
+    b.join(table)
+    player = mover(a, b)
+    other = b if player is a else a
+    with pytest.raises(HostError, match="not_your_turn"):
+        other.legal()
+    player.state.version = 5  # a copy that drifted
+    with pytest.raises(HostError, match="stale_version"):
+        player.legal()
+    assert player.state.version == 0
+    assert {"type": "take", "index": 0} in player.legal()

@@ -4,9 +4,11 @@ real sockets, and a hidden-information audit of every byte its participants rece
 
 The bots know only the protocol and the seam: each decision is a random legal action of a state
 that ``Game.determinize`` sampled from the seat's view and private data (so a determinizer that
-disagrees with the host shows as a refused action). Seat 0 joins as a player and also sends
-requests that are refused with snapshots; the other seats join as bots; a spectator watches;
-an eavesdropper without a seat subscribes to every topic of the PUB socket.
+disagrees with the host shows as a refused action); the odd seats check that the host's
+``legal`` list is the sample's and play from it, so its replies are audited too. Seat 0 joins
+as a player and also sends requests that are refused with snapshots; the other seats join as
+bots; a spectator watches; an eavesdropper without a seat subscribes to every topic of the PUB
+socket.
 
 **The audit** (generic: nothing in it is about one game). The finished game is replayed from
 its record, which gives, at every version, the public view and each seat's private data. What
@@ -106,7 +108,12 @@ def bot(client: Client, table: str, seat: int, seed: int) -> None:
         sample = game.determinize(replica.view, replica.private, replica.you, rng)
         assert sample.version == replica.version and sample.current_seat == replica.you
         try:
-            client.act(sample.action_data(rng.choice(sample.legal_actions())))
+            actions = [sample.action_data(a) for a in sample.legal_actions()]
+            if seat % 2:  # odd seats play from the host's list (and audit its replies)
+                listed = client.legal()
+                assert sorted(map(encode, listed)) == sorted(map(encode, actions))
+                actions = listed
+            client.act(rng.choice(actions))
         except HostError as exc:
             if exc.code not in RACE_CODES:
                 raise

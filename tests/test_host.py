@@ -210,7 +210,7 @@ def test_solo_game_is_played_by_one_seat(raw: Raw) -> None:
 def test_bad_configs_and_unknown_games_are_refused(raw: Raw) -> None:
     assert raw("create", game="chess", config={})["code"] == "unknown_game"
     assert raw("create", game="sagani", config={"players": 9})["code"] == "bad_config"
-    assert raw("create", game="sagani", config={"players": 2}, bots=[5])["code"] == "bad_field"
+    assert raw("create", game="sagani", config={"players": 2}, bots=[5])["code"] == "bad_seat"
 
 
 def test_table_cap_is_an_error_code(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
 from protocol import ERROR_CODES, REQUESTS, check_request, decode_message, encode  # noqa: E402
 
 REPLY_TYPES = {"welcome", "tables", "created", "joined", "snapshot", "accepted", "left",
-               "record", "private", "static", "history", "here", "stand_in",
+               "record", "private", "static", "history", "legal", "here", "stand_in",
                "error"}  # fmt: skip
 BROADCAST_TYPES = {"update", "heartbeat"}
 
@@ -90,11 +90,12 @@ def write_vectors() -> None:
             frames.append((label.replace("request", "reply"), "reply", answer, note))
             return answer
 
-        def heard(label: str, note: str, kind: str, seq: int) -> None:
+        def heard(label: str, note: str, kind: str, seq: int, on: str | None = None) -> None:
             while True:
                 _, body = sub.recv_multipart()
                 message = decode_message(body)
-                if message["type"] == kind and message["seq"] == seq:
+                if (message["type"] == kind and message["seq"] == seq
+                        and message["table"] == (on or table)):  # fmt: skip
                     frames.append((label, "broadcast", message, note))
                     return
 
@@ -150,14 +151,52 @@ def write_vectors() -> None:
         end = raw("sync", table=table)["version"]
         ask("22-history-request", "the events of the game's last three moves", "history",
             table=table, since=end - 3)  # fmt: skip
+        # Sagrada's and Sugi's frames: the host's list of legal actions, an action taken from
+        # it, its update, a refusal with the game's own rule, private data.
+        ask("23-legal-sagrada-request", "the solo seat's legal actions: the four pattern "
+            "choices", "legal", table=solo, token=mine, version=0)  # fmt: skip
+        sub.subscribe(topic(solo))
+        chosen = ask("24-act-sagrada-request", "the solo seat chooses its first pattern", "act",
+                     table=solo, seat=0, token=mine, version=0,
+                     action={"type": "choose", "pattern": 0})  # fmt: skip
+        heard("25-update-sagrada-broadcast", "the choice, the patterns revealed, the first "
+              "round's pool; the seat's private data changed", "update", chosen["seq"],
+              solo)  # fmt: skip
+        ask("26-act-sagrada-illegal-request", "a first die off the window's edge: refused with "
+            "the rule", "act", table=solo, seat=0, token=mine, version=1,
+            action={"type": "draft", "die": 0, "cell": [1, 1]})  # fmt: skip
+        sugi = ask("27-create-sugi-request", "a 2-player Sugi table", "create", game="sugi",
+                   config={"players": 2}, seed=11)["table"]  # fmt: skip
+        sub.subscribe(topic(sugi))
+        hands = [raw("join", table=sugi, name=name)["token"] for name in ("ann", "bob")]
+        start = raw("sync", table=sugi)
+        first, second = hands[start["turn"]], hands[1 - start["turn"]]
+        ask("28-legal-sugi-request", "the first page of the legal actions of the seat to "
+            "plan first", "legal", table=sugi, token=first, version=0, page=0)  # fmt: skip
+        ask("29-legal-sugi-wait-request", "the other seat asks: not its turn", "legal",
+            table=sugi, token=second)  # fmt: skip
+        hand = raw("private", table=sugi, token=first)["private"]["hand"]
+        placed = ask("30-act-sugi-request", "the seat puts its lowest card in the timeline, "
+                     "turned 90", "act", table=sugi, seat=start["turn"], token=first, version=0,
+                     action={"type": "timeline", "card": hand[0], "rotation": 90})  # fmt: skip
+        heard("31-update-sugi-broadcast", "everyone hears a card was placed; every "
+              "seat may have to fetch its private data", "update", placed["seq"], sugi)  # fmt: skip
+        ask("32-private-sugi-request", "the seat's new private data: its hand, family tree and "
+            "face-down timeline card", "private", table=sugi, token=first)  # fmt: skip
+        other_hand = raw("private", table=sugi, token=second)["private"]["hand"]
+        ask("33-act-sugi-illegal-request", "a card the seat does not hold: refused with the "
+            "rule", "act", table=sugi, seat=1 - start["turn"], token=second, version=1,
+            action={"type": "timeline", "card": next(c for c in range(50)
+                                                     if c not in other_hand),
+                    "rotation": 0})  # fmt: skip
         duo = raw("create", game="sagani", config={"players": 2}, seed=8)["table"]
         present = raw("join", table=duo, name="ann")["token"]
         raw("join", table=duo, name="bob")  # and bob says nothing more: away, soon
         while not raw("here", table=duo, token=present)["away"]:
             time.sleep(0.1)
-        ask("23-here-request", "ann's console says she is there; bob said nothing for 3 "
+        ask("34-here-request", "ann's console says she is there; bob said nothing for 3 "
             "presence periods: away", "here", table=duo, token=present)  # fmt: skip
-        ask("24-stand-in-request", "ann asks the host to play bob's seat until he is back",
+        ask("35-stand-in-request", "ann asks the host to play bob's seat until he is back",
             "stand_in", table=duo, token=present, seat=1)  # fmt: skip
         raw.close()
         sub.close()
@@ -169,7 +208,10 @@ def write_vectors() -> None:
         table: "5a6e7f01",
         mine: "Wc5kR2xPq8nT0bYv4sLm7jHa1dFg9eZu",
         solo: "5a6e7f02",
-        duo: "5a6e7f03",
+        sugi: "5a6e7f03",
+        hands[0]: "Tn4eB7yKq1sXw9dLm2cVr5hJa8gPz0uF",
+        hands[1]: "Gd6wM3pZs0kQx8vNb1tYe4jRc7hLa2fU",
+        duo: "5a6e7f04",
         present: "Qm8sV3nKd1rB6tXw0pLc5yHe9aJf2gUz",
         pub: "tcp://127.0.0.1:47411",
     }

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""A minimal Sagani bot, written from protocol/PROTOCOL.md and protocol/games/sagani.md alone.
+"""A minimal bot for every game the host serves, written from protocol/PROTOCOL.md alone.
 
-It needs only pyzmq and msgpack. Copy it, then replace `choose` with something clever.
+It needs only pyzmq and msgpack, and no rules of any game: on its turn it asks the host for its
+legal actions (`legal`) and plays one of them at random. Copy it, then replace `choose` with
+something clever (the game's page under protocol/games/ says what the actions and views mean).
 
-    python minimal_bot.py 127.0.0.1:47410                  # a 2-player table, seat 1 for a bot
+    python minimal_bot.py 127.0.0.1:47410 --game sugi       # a 2-player table, seat 1 for a bot
     sagani bot 127.0.0.1:47410 --table T --strategy greedy   # which someone must fill
-    python minimal_bot.py 127.0.0.1:47410 --table T        # or join an existing table
+    python minimal_bot.py 127.0.0.1:47410 --table T        # or join an existing table (any game)
 
-It prints `table T` as soon as it has one, and `result scores=[..] ranking=[..] me=S` at the end.
+It prints `table T` as soon as it has one, `seat S` once seated, and
+`result scores=[..] ranking=[..] me=S` at the end.
 Exit codes: 0 the game ended, 1 the host refused us, 2 the host is unreachable.
 """
 
@@ -40,7 +43,9 @@ class Client:
         self.host, _, port = address.rpartition(":") if ":" in address else (address, "", "")
         self.endpoint = f"tcp://{self.host}:{port or 47410}"
         self.ctx = zmq.Context.instance()
-        # One fixed routing id: a reopened REQ socket is the same peer, so retried joins are cached.
+        # One fixed routing id: a reopened REQ socket takes the old one's place at once
+        # (ZMQ_ROUTER_HANDOVER). It proves nothing: the nonce is what makes a retried create or
+        # join get its first answer (PROTOCOL.md, section 2).
         self.routing_id = b"mb-" + os.urandom(8).hex().encode()
         self.next_id = random.getrandbits(40)
         self.req = self.sub = None
@@ -50,6 +55,10 @@ class Client:
         """One request, one reply, with Lazy Pirate retries of the very same bytes."""
         self.next_id += 1
         msg_id = self.next_id
+        if type_ in ("create", "join") and "token" not in fields:
+            # A new random nonce for each create or join, the same in its retries: a retry
+            # gets the first answer (and its token), never a second table or seat.
+            fields["nonce"] = os.urandom(16).hex()
         body = msgpack.packb({"v": V, "type": type_, "id": msg_id, **fields})
         tries = 0
         while True:
@@ -98,16 +107,23 @@ class Client:
         self.sub.setsockopt(zmq.SUBSCRIBE, topic)
 
 
-def choose(view, seat, rng):
-    """A legal action for `seat` (games/sagani.md): random cell and rotation, first tile."""
-    if view["phase"] == "place":
-        x, y = rng.choice(view["seats"][seat]["frontier"])
-        return {"type": "place", "cell": [x, y], "rotation": rng.choice([0, 90, 180, 270])}
-    if view["mode"] != "multi":
-        return {"type": "reveal"}
-    if view["intermezzo"] is not None:
-        return {"type": "pick", "index": 0} if view["storage"] else {"type": "pass"}
-    return {"type": "take", "index": 0} if view["offer"] else {"type": "pass"}
+def legal_actions(c, table, token, version):
+    """Every legal action of our seat on `version`, page by page; or the refusal, which
+    carries a fresh snapshot (the table moved on, or it is not our turn)."""
+    actions, page = [], 0
+    while page is not None:
+        r = c.request("legal", table=table, token=token, version=version, page=page)
+        if r["type"] != "legal":
+            return None, r
+        actions += r["actions"]
+        page = r["next"]
+    return actions, None
+
+
+def choose(actions, state, rng):
+    """One of the host's legal actions, at random. A bot that wants to choose better reads
+    `state["view"]` (the public view) and keeps its seat's private data (section 3, point 6)."""
+    return rng.choice(actions)
 
 
 def play(c, table, seat, token, state, rng):
@@ -128,7 +144,13 @@ def play(c, table, seat, token, state, rng):
                 state = sync()
             awaiting = None
         if state["status"] == "running" and state["turn"] == seat and not awaiting:
-            action = choose(state["view"], seat, rng)
+            actions, refusal = legal_actions(c, table, token, state["version"])
+            if refusal is not None:
+                if "snapshot" not in refusal:
+                    raise Refused(refusal)
+                state = refusal["snapshot"]   # stale_version, not_your_turn: decide again
+                continue
+            action = choose(actions, state, rng)
             r = c.request("act", table=table, seat=seat, token=token,
                           version=state["version"], action=action)
             if r["type"] == "accepted":
@@ -165,8 +187,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("address", help="the host's request address: HOST[:PORT] or tcp://HOST:PORT")
     p.add_argument("--table", help="join this table instead of creating one")
+    p.add_argument("--game", default="sagani",
+                   help="the game of the table we create: a name from welcome.games")
     p.add_argument("--players", type=int, default=2,
-                   help="players of the table we create: 2-4 (seats 1.. kept for bots), 1 solo")
+                   help="players of the table we create (seats 1.. kept for bots); 1: solo")
     p.add_argument("--name", default="minimal_bot")
     p.add_argument("--seed", type=int, help="the bot's own randomness")
     args = p.parse_args(argv)
@@ -177,8 +201,8 @@ def main(argv=None):
         table = args.table
         if table is None:
             n = args.players
-            config = {"players": n, "mode": "multi" if n > 1 else "solo"}
-            r = c.request("create", game="sagani", config=config, bots=list(range(1, n)))
+            r = c.request("create", game=args.game, config={"players": n},
+                          bots=list(range(1, n)))
             if r["type"] != "created":
                 raise Refused(r)
             table = r["table"]

@@ -572,11 +572,31 @@ class State(Engine):
         if kind == "place":
             raise RuleError("wrong_phase", "choose a tile before placing one")
         if kind not in {a.type for a in self.legal_actions()}:
-            raise RuleError("not_allowed", f"{kind} is not allowed now")
+            raise RuleError("not_allowed", f"{kind} is not allowed now: {self._why_not(kind)}")
         if kind in ("take", "pick"):
             source = self.offer if kind == "take" else self.storage
             if not _is_int(action.index) or not 0 <= action.index < len(source):
                 raise RuleError("bad_index", f"{kind} index must be from 0 to {len(source) - 1}")
+
+    def _why_not(self, kind: str) -> str:
+        """Why a choice of ``kind`` is not open now (the choose phase of a game not over)."""
+        if self.mode != "multi":
+            return "in a solo game each turn begins with reveal"
+        if kind == "reveal":
+            return "reveal is for the solo games"
+        if self.intermezzo is not None:
+            return "during an intermezzo a seat picks a storage tile or passes"
+        if kind == "pick":
+            return "pick is for an intermezzo"
+        if kind == "pass":
+            return "there is an offer tile to take"
+        if kind == "draw":  # can_draw() is false
+            if len(self.offer) != 1:
+                return f"a draw needs exactly one offer tile, and the offer holds {len(self.offer)}"
+            if not self.pile:
+                return "the pile is empty"
+            return f"storage is full ({STORAGE_SIZE} tiles)"
+        return "the offer is empty: pass"
 
     def _do(self, action: Action, ev: list[Data] | None) -> None:
         """R2 step 1 (choose) or steps 2-5 (place), then whatever the turn's end brings."""

@@ -58,6 +58,13 @@ def cell_text(cell: int) -> str:
     return f"{cell // COLUMNS + 1},{cell % COLUMNS + 1}"
 
 
+def cell_words(cell: int) -> str:
+    """``[1, 3] (2,4)``: a cell in a refusal's message, as the wire counts it (from 0), then as
+    the text form does (from 1), so that a bot and a person both read it right."""
+    row, column = divmod(cell, COLUMNS)
+    return f"[{row}, {column}] ({cell_text(cell)})"
+
+
 def _around(cell: int, steps: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     r, c = divmod(cell, COLUMNS)
     return tuple(

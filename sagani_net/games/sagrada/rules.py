@@ -48,6 +48,7 @@ from sagani_net.games.sagrada.components import (
     TOOLS,
     VALUE,
     cell_text,
+    cell_words,
     die_text,
     objective_points,
     open_cells,
@@ -822,7 +823,8 @@ class State(Engine):
         if self.phase == CHOOSE:
             if kind != "choose":
                 return RuleError("wrong_phase", "choose your window pattern first")
-            return RuleError("bad_index", f"choose a pattern from 1 to {PATTERNS_DEALT}")
+            return RuleError("bad_index", f"choose a pattern slot from 0 to {PATTERNS_DEALT - 1} "
+                             f"(in text, 1 to {PATTERNS_DEALT})")
         expected = {HELD: ("place", "tool"), PLACE: ("place", "return"), VALUE_STEP: ("value",),
                     SWAP: ("swap",), MOVE: ("move", "stop"), DRAFT_AGAIN: ("draft",)}  # fmt: skip
         if step is not None and kind not in expected[step]:
@@ -833,16 +835,51 @@ class State(Engine):
             return self._placement_refusal(action)
         if kind == "tool":
             return self._tool_refusal(action)
-        if kind == "pass" and step is None:
-            return RuleError("not_allowed", "pass is not allowed now")
-        return RuleError("not_allowed", f"{action} is not allowed now")
+        return RuleError("not_allowed", f"{action} is not allowed now: {self._why_not(action)}")
+
+    def _why_not(self, action: Action) -> str:
+        """The reason for a ``not_allowed`` refusal: which step or tool the action needs, or
+        what of the step it breaks (cells on the wire, from 0, then in text, from 1)."""
+        kind, step, tool = action.kind, self.step, self.step_tool
+        name = TOOLS[tool].name if tool else ""
+        if step is None:
+            return "no tool is under way" if kind != "pass" else "the turn cannot end now"
+        if kind == "return":
+            return "only Flux Remover's die goes back to the pool"
+        if kind == "stop":
+            if tool != 12:
+                return f"only Tap Wheel stops after one move, not {name}"
+            return "Tap Wheel stops after its first move, not before"
+        if kind == "value":
+            allowed = [a.number for a in self.legal_actions()]
+            return f"{name} gives the die in hand a value in {allowed}"
+        if kind == "swap":
+            return "the round track holds no die there"
+        if kind == "move":
+            source, window = action.cell, self.windows[self.seat]
+            if not window[source]:
+                return f"there is no die at {cell_words(source)}"
+            if source == self.moved:
+                return f"the die at {cell_words(source)} has moved already"
+            colour = COLOUR[window[source]]
+            if self.move_colour >= 0 and colour != self.move_colour:
+                return f"Tap Wheel's second move is of a {COLOUR_NAMES[self.move_colour]} die"
+            if tool == 12 and self.move_colour < 0 and colour not in self._track_colours():
+                return "Tap Wheel moves a die of a colour that lies on the round track"
+            if tool == 4 and self.moves_left == 2 and (source, action.to) in self.moves(
+                    self.seat, tool):  # fmt: skip
+                return "Lathekin's first move must leave a second one possible"
+            lifted = {2: " (colours aside)", 3: " (values aside)"}.get(tool, "")
+            return f"the die breaks a placement rule{lifted} at {cell_words(action.to)}"
+        return "this step does not allow it"
 
     def _placement_refusal(self, action: Action) -> RuleError:
         if action.kind == "draft":
             if self.step is None and self.drafted:
                 return RuleError("already_drafted", "you have drafted a die this turn")
             if not 0 <= action.die < len(self.pool):
-                return RuleError("bad_index", f"the pool has dice 1 to {len(self.pool)}")
+                return RuleError("bad_index", f"the pool has dice 0 to {len(self.pool) - 1} (in "
+                                 f"text, 1 to {len(self.pool)})")
             die = self.pool[action.die]
             if action.cell < 0:
                 return RuleError("no_tool", "draft without placing only to use a tool on the "
@@ -853,7 +890,7 @@ class State(Engine):
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
                                       action.cell, loose=self.step_tool == 9)  # fmt: skip
-        return RuleError(code, f"{die_text(die)} cannot go at {cell_text(action.cell)}: {why}")
+        return RuleError(code, f"{die_text(die)} cannot go at {cell_words(action.cell)}: {why}")
 
     def _tool_refusal(self, action: Action) -> RuleError:
         if action.number not in self.tools:
@@ -1276,9 +1313,9 @@ def placement_problem(window: list[int], pattern: Pattern | None, die: int, cell
     for j in ORTH[cell]:
         other = window[j]
         if other and COLOUR[other] == COLOUR[die]:
-            return "same_colour", f"it would touch {die_text(other)} at {cell_text(j)}"
+            return "same_colour", f"it would touch {die_text(other)} at {cell_words(j)}"
         if other and VALUE[other] == VALUE[die]:
-            return "same_value", f"it would touch {die_text(other)} at {cell_text(j)}"
+            return "same_value", f"it would touch {die_text(other)} at {cell_words(j)}"
     return "not_allowed", "that placement is not allowed now"
 
 

@@ -650,12 +650,15 @@ class State(Engine):
             if action.space >= 0 and not (action.space < SPACES and IS_FOREST[action.space]):
                 raise RuleError("bad_target", "only forest tiles (columns 1-4) rotate")
             if action.slot >= slots:
-                raise RuleError("bad_slot", f"the timeline holds {slots} cards")
+                held = (f"slots 0 to {slots - 1} (in text, t1 to t{slots})" if slots else
+                        "it is empty")  # fmt: skip
+                raise RuleError("bad_slot", f"no timeline card at slot {action.slot}: {held}")
         elif kind == "free":
             if action.place == action.card or action.place not in hand:
                 raise RuleError("not_in_hand", "place another card from your hand")
             if not 0 <= action.slot <= slots:
-                raise RuleError("bad_slot", f"a free card goes in slot 0 to {slots}")
+                raise RuleError("bad_slot", f"a free card goes in slot 0 to {slots} (in text, t1 "
+                                f"to t{slots + 1})")  # fmt: skip
             if action.turn not in TURNS:
                 raise RuleError("bad_rotation", "a card is turned 0, 90, 180 or 270 degrees")
         elif kind == "ghost":
