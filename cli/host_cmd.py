@@ -397,7 +397,11 @@ def run_record_export(args: argparse.Namespace) -> int:
     for data_dir in dirs:
         if not (data_dir / DB_NAME).is_file():
             continue  # never create a database just to look in it
-        store = Store(data_dir)
+        try:
+            # Read-only: a host may be serving this data dir right now.
+            store = Store.reader(data_dir)
+        except StorageDamaged as exc:
+            raise UsageError(f"cannot export {args.table}: {exc}") from None
         try:
             record = store.record(args.table)
             if record is None and args.table in store.table_ids():

@@ -8,6 +8,11 @@ The data dir is the owner's alone (0700, files 0600: it holds the seeds of runni
 store notices when its files are deleted, replaced or written by anything else while it runs
 (:meth:`Store.damage`), and refuses to open a database that fails SQLite's check
 (:class:`StorageDamaged`); :func:`salvage` copies what is readable into a new one.
+
+A command that only reads a data dir (``sagani record export``) opens it with
+:meth:`Store.reader`: a read-only connection, which can never write the database or its WAL
+(SQLite checkpoints a WAL into the database, and deletes it, when the last connection that
+may write closes), so the host's damage check never mistakes it for a writer.
 """
 
 from __future__ import annotations
@@ -154,8 +159,32 @@ class Store:
                 f"the database {self.path} is damaged ({exc}); start the host with --salvage "
                 "to keep what is readable (the damaged files are moved aside, not deleted)"
             ) from None
-        private(self.data_dir, self.path)
+        # Only chmod now: opening and closing the database file in this process would drop the
+        # POSIX locks SQLite holds on it, and a reader's close would then take the WAL away.
+        _owner_only(self.data_dir, self.path)
         self._seen = self._fingerprint()
+
+    @classmethod
+    def reader(cls, data_dir: Path | str) -> Store:
+        """The store of ``data_dir`` opened read-only, for a command that only looks (a host
+        may be running on it). Creates nothing, changes nothing; raises StorageDamaged (one
+        line) for a database the host found damaged or one SQLite cannot read."""
+        store = cls.__new__(cls)
+        store.data_dir = Path(data_dir)
+        store.path = store.data_dir / DB_NAME
+        found = _damage_found(store.path)
+        if found is not None:
+            raise StorageDamaged(f"the database {store.path} is damaged ({found}); start the host "
+                                 "with --salvage to keep what is readable")  # fmt: skip
+        try:
+            store.db = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True,
+                                       check_same_thread=False)  # fmt: skip
+            store.db.execute("PRAGMA query_only=1")
+            store.db.execute("SELECT count(*) FROM tables").fetchone()
+        except sqlite3.Error as exc:
+            raise StorageDamaged(f"cannot read the database {store.path}: {exc}") from None
+        store._seen = store._fingerprint()
+        return store
 
     def close(self) -> None:
         self.db.close()
@@ -377,9 +406,15 @@ def _json(value: Any) -> str:
 
 def private(data_dir: Path, path: Path) -> None:
     """Make the data dir and the database's files the owner's alone; the database is created
-    owner-only before SQLite opens it (its WAL and shared-memory files take its mode)."""
-    os.chmod(data_dir, DIR_MODE)
+    owner-only before SQLite opens it (its WAL and shared-memory files take its mode). Never
+    once SQLite has it open in this process (see :func:`_owner_only`)."""
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+    _owner_only(data_dir, path)
+
+
+def _owner_only(data_dir: Path, path: Path) -> None:
+    """chmod the data dir and the database's files to the owner's alone (opens no file)."""
+    os.chmod(data_dir, DIR_MODE)
     for file in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
         if file.exists():
             os.chmod(file, FILE_MODE)
