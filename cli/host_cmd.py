@@ -195,6 +195,8 @@ def run_host(args: argparse.Namespace) -> int:
             standby.adopt(data_dir, code, store)  # its keys, served once this host is active
         keys = security.host_keys(data_dir) if args.secure else None
         key = standby.link_key(data_dir, keys)
+        if args.bots:
+            house.load_tokens(data_dir)  # an unreadable key is told here, in one line
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
         return 2
@@ -202,7 +204,7 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
-    except ValueError as exc:  # a damaged standby.key; a data dir of another host's games
+    except ValueError as exc:  # a damaged standby.key or house key; another host's games
         store.close()
         raise UsageError(str(exc)) from None
     secure = security.server_setup(keys) if keys else None

@@ -42,6 +42,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
+from sagani_net.private_files import write_private
 from sagani_net.security import join_code, public_name
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
@@ -426,7 +427,7 @@ async def _play(
             await client.join(table, role="bot", seat=seat, name=kind)
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
-        (data_dir / SESSION_FILE).write_text(json.dumps(saved))
+        write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
     console = None
     if not args.autoplay:
         console = Console(ConsoleModel(game=me.state.game or args.game), me)
@@ -601,8 +602,7 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
         saved[f"{address} {table}"] = client.token
-        saved_path.parent.mkdir(parents=True, exist_ok=True)
-        saved_path.write_text(json.dumps(saved))
+        write_private(saved_path, json.dumps(saved))  # seat tokens: 0600 in a 0700 folder
     try:
         model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
     except RuleError as exc:  # a host newer than this console
@@ -619,7 +619,7 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         shown = address.removeprefix("tcp://")
         if client.token is not None and not args.spectate:
             saved[f"{address} {table}"] = client.token
-            saved_path.write_text(json.dumps(saved))
+            write_private(saved_path, json.dumps(saved))
     if not args.spectate and model.status != "over":
         print(f"your seat is kept; `sagani join {shlex.quote(shown)}` takes it back")
     return status

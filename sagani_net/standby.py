@@ -41,7 +41,6 @@ import contextlib
 import hashlib
 import hmac
 import logging
-import os
 import secrets
 import socket
 import threading
@@ -59,6 +58,7 @@ from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
 from sagani_net.peers import ConnectionGuard
+from sagani_net.private_files import write_private
 from sagani_net.store import Store
 
 log = logging.getLogger("sagani_net.standby")
@@ -229,9 +229,7 @@ def new_key(data_dir: Path | str) -> bytes:
     written as hex."""
     path = Path(data_dir) / KEY_FILE
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(KEY_BYTES) + "\n")
+        write_private(path, secrets.token_hex(KEY_BYTES) + "\n")
     return read_key(path)
 
 
@@ -249,10 +247,7 @@ def read_key(path: Path | str) -> bytes:
 
 def save_key(data_dir: Path | str, key: bytes) -> None:
     """Keep ``key`` in ``data_dir``, so that this host serves the same link once active."""
-    path = Path(data_dir) / KEY_FILE
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(key.hex() + "\n")
+    write_private(Path(data_dir) / KEY_FILE, key.hex() + "\n")
 
 
 def former_standby(data_dir: Path | str) -> str | None:

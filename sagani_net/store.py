@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sagani_net.private_files import DIR_MODE, FILE_MODE
+
 DB_NAME = "sagani.sqlite3"
 #: The files SQLite keeps beside the database in WAL mode.
 SIDE_FILES = ("-wal", "-shm")
-DIR_MODE = 0o700
-FILE_MODE = 0o600
 #: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
 #: survives a power cut, at the price of an fsync per commit.
 SYNCHRONOUS = "NORMAL"
