@@ -228,7 +228,7 @@ def run_host(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \
             from None
     # Binary Star: a host that lost the role while it was away comes back as the standby, and
-    # of two started together the one whose journal holds more serves.
+    # of two started together the one whose store holds more writes serves.
     following = standby.elect(link, code.link if code else standby.former_standby(data_dir),
                               follow_silent=code is not None)  # fmt: skip
     if following is not None:
