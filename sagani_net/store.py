@@ -216,10 +216,10 @@ class Store:
         """Make everything written since the last commit durable (and the journal no longer
         than the standby needs: nothing it has confirmed but its last entry, nothing at all
         while none follows)."""
+        if (self._cursor, self._head) != self._stored_head():
+            self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
+                            (self._cursor, self._head))  # fmt: skip
         if self.db.in_transaction:
-            if (self._cursor, self._head) != self._stored_head():
-                self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
-                                (self._cursor, self._head))  # fmt: skip
             if not self.journalling and self._journalled:
                 self.db.execute("DELETE FROM journal")  # no standby would follow it
                 self._journalled = False

@@ -33,6 +33,7 @@ from test_host import act, seated_table
 from test_net_support import Raw, running_host
 from zmq.utils import z85
 
+from sagani_net import standby as standby_module
 from sagani_net.client import Client
 from sagani_net.host import Host
 from sagani_net.security import Address, KeyPair, parse_address
@@ -446,5 +447,25 @@ def test_the_active_journal_holds_only_what_the_standby_has_not_confirmed(
         assert act(raw, table, tokens, rng)["type"] == "accepted"
         assert journal_length(tmp_path / "a") == 0
         with standby_host(tmp_path / "b", key, link):
+            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+        raw.close()
+
+
+def test_a_snapshot_in_many_pieces_makes_the_same_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot bigger than a piece comes in several, applied in one transaction."""
+    monkeypatch.setattr(standby_module, "SNAPSHOT_PIECE_BYTES", 64)
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, players=2)
+        rng = random.Random(9)
+        for _ in range(12):
+            assert act(raw, table, tokens, rng)["type"] == "accepted"
+        with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
+            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            assert act(raw, table, tokens, rng)["type"] == "accepted"  # and it follows on
             assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
         raw.close()
