@@ -28,8 +28,9 @@ from sagani_net.store import DB_NAME, Store  # noqa: E402
 HEARTBEAT_S = 0.5
 
 
-def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, float]:
-    """(database bytes, journal rows, seconds) after ``actions`` accepted actions."""
+def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, int, float]:
+    """(database bytes, journal rows, the standby's database bytes (0: none), seconds) after
+    ``actions`` accepted actions."""
     # One client asks as fast as the host answers: no rate limit in the way.
     limits = Limits(rate_per_s=1e9, rate_burst=10**9)
     host = Host(Store(data_dir / "a"), port=0, heartbeat_s=HEARTBEAT_S, limits=limits)
@@ -76,7 +77,8 @@ def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, fl
     finally:
         db.close()
     assert kept >= actions, kept
-    return path.stat().st_size, rows, elapsed_s
+    copy = data_dir / "b" / DB_NAME
+    return path.stat().st_size, rows, copy.stat().st_size if with_standby else 0, elapsed_s
 
 
 def main() -> int:
@@ -85,10 +87,11 @@ def main() -> int:
     args = parser.parse_args()
     for with_standby in (False, True):
         with tempfile.TemporaryDirectory() as tmp:
-            size, rows, elapsed_s = play(Path(tmp), args.actions, with_standby)
+            size, rows, copy, elapsed_s = play(Path(tmp), args.actions, with_standby)
         what = "with a standby following" if with_standby else "no standby"
+        standby = f", the standby's {copy / 1024:.0f} KiB" if copy else ""
         print(f"{what:>24}: {args.actions} actions, database {size / 1024:.0f} KiB "
-              f"({size / args.actions:.0f} bytes per action), {rows} journal rows, "
+              f"({size / args.actions:.0f} bytes per action), {rows} journal rows{standby}, "
               f"{elapsed_s:.1f} s")
     return 0
 
