@@ -202,6 +202,8 @@ def run_host(args: argparse.Namespace) -> int:
             standby.adopt(data_dir, code, store)  # its keys, served once this host is active
         keys = security.host_keys(data_dir) if args.secure else None
         key = standby.link_key(data_dir, keys)
+        if args.bots:
+            house.load_tokens(data_dir)  # an unreadable key is told here, in one line
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
         return 2
@@ -209,7 +211,7 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
               "writable directory with free space)", file=sys.stderr)  # fmt: skip
         return 2
-    except ValueError as exc:  # a damaged standby.key; a data dir of another host's games
+    except ValueError as exc:  # a damaged standby.key or house key; another host's games
         store.close()
         raise UsageError(str(exc)) from None
     secure = security.server_setup(keys) if keys else None
@@ -234,7 +236,7 @@ def run_host(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot listen for a standby on port {link_port}: {exc.strerror}") \
             from None
     # Binary Star: a host that lost the role while it was away comes back as the standby, and
-    # of two started together the one whose journal holds more serves.
+    # of two started together the one whose store holds more writes serves.
     following = standby.elect(link, code.link if code else standby.former_standby(data_dir),
                               follow_silent=code is not None)  # fmt: skip
     if following is not None:
@@ -435,7 +437,11 @@ def _record_from_disk(args: argparse.Namespace) -> dict[str, Any]:
     for data_dir in dirs:
         if not (data_dir / DB_NAME).is_file():
             continue  # never create a database just to look in it
-        store = Store(data_dir)
+        try:
+            # Read-only: a host may be serving this data dir right now.
+            store = Store.reader(data_dir)
+        except StorageDamaged as exc:
+            raise UsageError(f"cannot export {args.table}: {exc}") from None
         try:
             record = store.record(args.table)
             if record is None and args.table in store.table_ids():

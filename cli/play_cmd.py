@@ -43,6 +43,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
+from sagani_net.private_files import write_private
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
@@ -440,7 +441,7 @@ async def _play(
             await client.join(table, role="bot", seat=seat, name=kind)
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
-        (data_dir / SESSION_FILE).write_text(json.dumps(saved))
+        write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
     console = None
     if not args.autoplay:
         console = Console(ConsoleModel(game=me.state.game or args.game), me)
@@ -633,8 +634,7 @@ async def _join(
         if seat is None:  # a new seat: held (by save) before others can find it in the file
             seat = SavedSeat("", table, client.token, "")
         seat.save(saved, address, client)
-        saved_path.parent.mkdir(parents=True, exist_ok=True)
-        saved_path.write_text(json.dumps(saved))
+        write_private(saved_path, json.dumps(saved))  # seat tokens: 0600 in a 0700 folder
     try:
         model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
     except RuleError as exc:  # a host newer than this console
@@ -653,7 +653,7 @@ async def _join(
         shown = address.removeprefix("tcp://")
         if seat is not None:
             seat.save(saved, address, client)
-            saved_path.write_text(json.dumps(saved))
+            write_private(saved_path, json.dumps(saved))
     if seat is not None and model.status != "over":
         again = shlex.join(["sagani", "join", shown, "--name", seat.name])
         print(f"your seat is kept; `{again}` takes it back")

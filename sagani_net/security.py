@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import zmq
 from zmq.utils import z85
+
+from sagani_net.private_files import write_private
 
 SCHEME = "sagani"
 KEY_FILE = "curve.key"
@@ -88,17 +89,8 @@ def host_keys(data_dir: Path | str) -> KeyPair:
 def save_host_keys(data_dir: Path | str, keys: KeyPair) -> None:
     """Keep ``keys`` as the host key pair of ``data_dir`` (a standby keeps its active host's,
     to serve the same join code once active)."""
-    path = Path(data_dir) / KEY_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"public": keys.public.decode(), "secret": keys.secret.decode()})
-    # Created owner-only, written whole, then renamed: a crash never leaves half a key.
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    write_private(Path(data_dir) / KEY_FILE, text)
 
 
 def server_setup(keys: KeyPair) -> Callable[[zmq.Socket], None]:

@@ -1,13 +1,18 @@
 """A pair of hosts: the active one and a standby that takes over (issue 14, after the ZeroMQ
 Guide's Binary Star pattern).
 
-**Replication.** Every write of the store is journalled (:data:`sagani_net.store.WRITES`). The
-active host serves its journal on a *link* socket (a ROUTER, ``--link-port``); a standby
-(``sagani host --standby CODE``) connects with a DEALER, says ``follow`` with its own cursor (the
-id of its last entry) and a digest of that entry, and gets every entry after it, replays them
-into its own :class:`~sagani_net.store.Store`, commits and acknowledges. A standby whose last
-entry the active does not have (a host that was active and accepted something the other never
-got) is told ``reset``: it forgets its store and follows from the start.
+**Replication.** Every write of the store moves its cursor and a chained digest of its history,
+its head (:data:`sagani_net.store.WRITES`). The active host serves the writes on a *link*
+socket (a ROUTER, ``--link-port``); a standby (``sagani host --standby CODE``) connects with a
+DEALER and says ``follow`` with its own cursor and head. If the active host's journal goes
+back that far, the standby gets every entry after it, replays them into its own
+:class:`~sagani_net.store.Store`, commits and acknowledges; otherwise (a new standby, one that
+was away, or a host that was active and accepted something the other never got) it gets a
+``snapshot``: every table, session and action, which replace its store in one transaction.
+
+**The journal is short.** The active host journals its writes only while a standby follows,
+and drops what the standby has confirmed (all but the last entry, by which the standby is
+known when it follows again): a host with no standby writes each action once.
 
 **Nothing accepted is lost.** After each committed batch the active host sends the new entries
 and waits for the standby's acknowledgement before it broadcasts or replies
@@ -20,9 +25,10 @@ while it hears the active host's beats, which carry the active host's heartbeat 
 must count it lost no later than clients do) and request port. It becomes active only when it
 has lost them *and* a
 client comes to it; then it reloads its games from its store and serves. A host that comes back
-after losing the role is started as the standby of the new active one (and is reset if its
-journal went its own way), so it never accepts an action on stale state. Two hosts of a pair
-started together agree which one serves (:func:`elect`): the one whose journal holds more.
+after losing the role is started as the standby of the new active one (and gets a snapshot if
+its history went its own way), so it never accepts an action on stale state. Two hosts of a
+pair started together agree which one serves (:func:`elect`): the one whose store holds more
+writes (the greater cursor).
 
 **The secret.** The link is always CURVE-encrypted, and its server key pair is derived from the
 *standby key*: a peer without the key cannot even complete the handshake, and the ``follow``
@@ -41,9 +47,9 @@ import contextlib
 import hashlib
 import hmac
 import logging
-import os
 import secrets
 import socket
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -59,6 +65,7 @@ from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
 from sagani_net.peers import ConnectionGuard
+from sagani_net.private_files import write_private
 from sagani_net.store import Store
 
 log = logging.getLogger("sagani_net.standby")
@@ -72,6 +79,8 @@ KEY_BYTES = 32
 LINK_PORT_OFFSET = 2
 #: Journal entries per link message (a standby catching up gets its backlog in such pieces).
 BATCH_ENTRIES = 1000
+#: About how many bytes of rows a piece of a snapshot holds.
+SNAPSHOT_PIECE_BYTES = 1 << 20
 #: The pair beat to each other this many times per host heartbeat period.
 BEATS_PER_HEARTBEAT = 4
 #: Heartbeat periods of silence on the link after which a peer counts as gone. Clients move
@@ -229,9 +238,7 @@ def new_key(data_dir: Path | str) -> bytes:
     written as hex."""
     path = Path(data_dir) / KEY_FILE
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_hex(KEY_BYTES) + "\n")
+        write_private(path, secrets.token_hex(KEY_BYTES) + "\n")
     return read_key(path)
 
 
@@ -249,10 +256,7 @@ def read_key(path: Path | str) -> bytes:
 
 def save_key(data_dir: Path | str, key: bytes) -> None:
     """Keep ``key`` in ``data_dir``, so that this host serves the same link once active."""
-    path = Path(data_dir) / KEY_FILE
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(key.hex() + "\n")
+    write_private(Path(data_dir) / KEY_FILE, key.hex() + "\n")
 
 
 def former_standby(data_dir: Path | str) -> str | None:
@@ -421,6 +425,7 @@ class ActiveLink:
         if now_s - self._heard_s > self.lost_s:
             log.warning("the standby %s is silent; serving alone", self.standby)
             self._follower = None
+            self.store.journalling = False  # back, it gets a snapshot
             return
         if now_s >= self._next_beat_s:
             self._beat()
@@ -470,14 +475,18 @@ class ActiveLink:
         elif sender == self._follower:
             self._heard_s = time.monotonic()
             if kind == "ack" and isinstance(message.get("cursor"), int):
-                self._acked = max(self._acked, message["cursor"])
+                self._acked = max(self._acked, min(message["cursor"], self._sent))
+                self.store.confirm(self._acked)  # pruned at the next commit
 
     def _follow(self, sender: bytes, message: dict[str, Any], frame: zmq.Frame) -> None:
         if not _proven(message, self.key):
             log.warning("a standby without the key was refused")
             return
         cursor, port, link_port = (message.get(name) for name in ("cursor", "port", "link_port"))
-        if not all(isinstance(value, int) for value in (cursor, port, link_port)):
+        head = message.get("head")
+        if not all(isinstance(value, int) for value in (cursor, port, link_port)) or not (
+            isinstance(head, str)
+        ):
             return
         try:
             address = frame.get("Peer-Address")
@@ -486,24 +495,42 @@ class ActiveLink:
         self._follower, self.standby = sender, f"tcp://{address}:{port}"
         self._peer_file.write_text(f"tcp://{address}:{link_port}\n")
         self._heard_s = time.monotonic()
-        if cursor > self.store.cursor() or (
-            cursor and self.store.entry_digest(cursor) != message.get("digest")
-        ):
-            log.warning("the standby %s holds entries this host never made; it starts over",
-                        self.standby)  # fmt: skip
-            self._send({"type": "reset"})
-            cursor = 0
-        self._sent = self._acked = cursor
-        log.info("standby %s follows from entry %d", self.standby, cursor)
-        self._send_entries()
+        self.store.journalling = True  # from the next write on, until the standby is lost
+        if self.store.follows_from(cursor, head):
+            self._sent = self._acked = cursor
+            log.info("standby %s follows from entry %d", self.standby, cursor)
+            self._send_entries()
+        else:
+            self._send_snapshot()
         # At once, even with no entry to send: this host names the standby to clients from now
         # on, and a standby that never heard its active host would never take over.
         self._beat()
 
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):
-            self._send({"type": "entries", "entries": entries, **self._about()})
+            self._send({"type": "entries", "entries": [entry[:3] for entry in entries],
+                        "head": entries[-1][3], **self._about()})  # fmt: skip
             self._sent = entries[-1][0]
+
+    def _send_snapshot(self) -> None:
+        """Every row, in pieces the standby applies in one transaction (it keeps its old store
+        until the last piece is in), then the cursor and head they make."""
+        cursor, head = self.store.cursor(), self.store.head()
+        log.info("standby %s gets a snapshot at entry %d (its own history is not this one's, "
+                 "or the journal no longer goes back to it)", self.standby, cursor)  # fmt: skip
+        pieces: list[list[tuple[str, tuple[Any, ...]]]] = [[]]
+        size = 0
+        for row in self.store.snapshot():
+            if size > SNAPSHOT_PIECE_BYTES:  # a finished table's record may be large
+                pieces.append([])
+                size = 0
+            pieces[-1].append(row)
+            size += sum(len(value) for value in row[1] if isinstance(value, str))
+        for part, rows in enumerate(pieces):
+            self._send({"type": "snapshot", "part": part, "rows": rows,
+                        "done": part == len(pieces) - 1, "cursor": cursor, "head": head,
+                        **self._about()})  # fmt: skip
+        self._sent, self._acked = cursor, 0
 
     def _about(self) -> dict[str, Any]:
         """What the standby keeps of this host beside the journal: the heartbeat (it must lose
@@ -539,6 +566,8 @@ class Standby:
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
+        #: The piece of a snapshot that comes next (None: none is coming).
+        self._next_part: int | None = None
         self._stop = threading.Event()
         self.took_over = threading.Event()
 
@@ -548,6 +577,7 @@ class Standby:
         try:
             if self._follow_until_needed():
                 self.sock.close()
+                self.host.store.rollback()  # half a snapshot: the store as it was before it
                 self.host.refusing = None
                 self.host.reload()
                 self.host.link = self.link
@@ -604,7 +634,7 @@ class Standby:
         cursor = store.cursor()
         port = int(self.host.endpoint.rsplit(":", 1)[1])
         self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
-                    "digest": store.entry_digest(cursor), "port": port,
+                    "head": store.head(), "port": port,
                     "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})  # fmt: skip
         self._next_follow_s = time.monotonic() + self.link.lost_s
 
@@ -627,13 +657,41 @@ class Standby:
             # Where clients reach it (named in refusals): on the machine its link is on.
             where = {"active": f"{self.active.rsplit(':', 1)[0]}:{port}"}
             self.host.refusing = ("not_active", NOT_ACTIVE, where)
-        if kind == "reset":
-            store.clear()
-            store.commit()
-        elif kind == "entries":
-            store.replay([tuple(entry) for entry in message["entries"]])
+        if kind == "entries":
+            try:
+                store.replay([tuple(entry) for entry in message["entries"]])
+                if store.head() != message.get("head"):
+                    raise ValueError("the heads differ")
+            except (ValueError, TypeError, KeyError) as exc:
+                # Not the history the active host has: ask again, and get a snapshot.
+                log.warning("entries from %s do not follow this store (%s)", self.active, exc)
+                store.rollback()
+                self._follow()
+                return
             store.commit()
             self._send({"type": "ack", "cursor": store.cursor()})
+        elif kind == "snapshot":
+            part = message.get("part")
+            if part == 0:
+                store.rollback()  # a snapshot begun before: this one replaces it
+                store.clear()  # in the same transaction as the rows: all or nothing
+                self._next_part = 0
+            try:
+                if part != self._next_part:
+                    raise ValueError(f"piece {part} came instead of {self._next_part}")
+                self._next_part += 1
+                store.restore([(table, tuple(row)) for table, row in message["rows"]])
+            except (ValueError, TypeError, KeyError, sqlite3.Error) as exc:
+                log.warning("a snapshot from %s does not fit (%s); asking again", self.active,
+                            exc)  # fmt: skip
+                store.rollback()
+                self._follow()
+                return
+            if message.get("done"):
+                self._next_part = None
+                store.set_head(message["cursor"], message["head"])
+                store.commit()
+                self._send({"type": "ack", "cursor": store.cursor()})
 
     def _pace(self, heartbeat_s: float) -> None:
         """Beat, and count the active host lost, at the pace of ``heartbeat_s``; serve with it

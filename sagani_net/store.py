@@ -8,6 +8,11 @@ The data dir is the owner's alone (0700, files 0600: it holds the seeds of runni
 store notices when its files are deleted, replaced or written by anything else while it runs
 (:meth:`Store.damage`), and refuses to open a database that fails SQLite's check
 (:class:`StorageDamaged`); :func:`salvage` copies what is readable into a new one.
+
+A command that only reads a data dir (``sagani record export``) opens it with
+:meth:`Store.reader`: a read-only connection, which can never write the database or its WAL
+(SQLite checkpoints a WAL into the database, and deletes it, when the last connection that
+may write closes), so the host's damage check never mistakes it for a writer.
 """
 
 from __future__ import annotations
@@ -21,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sagani_net.private_files import DIR_MODE, FILE_MODE
+
 DB_NAME = "sagani.sqlite3"
 #: The files SQLite keeps beside the database in WAL mode.
 SIDE_FILES = ("-wal", "-shm")
-DIR_MODE = 0o700
-FILE_MODE = 0o600
 #: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
 #: survives a power cut, at the price of an fsync per commit.
 SYNCHRONOUS = "NORMAL"
@@ -67,12 +72,20 @@ CREATE TABLE IF NOT EXISTS actions (
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY,
     statement TEXT NOT NULL,
-    params TEXT NOT NULL
+    params TEXT NOT NULL,
+    head TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal_head (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    cursor INTEGER NOT NULL,
+    head TEXT NOT NULL
 );
 """
 
-#: Every write the store makes, by name. Each is journalled with its parameters in the same
-#: transaction, so that a standby host replays the journal into its own store (standby.py).
+#: Every write the store makes, by name. Each one moves the store's cursor and head (see
+#: :meth:`Store.cursor`); while a standby follows (:attr:`Store.journalling`) each is also kept
+#: in the journal, with its parameters, in the same transaction, so that the standby replays it
+#: into its own store (standby.py), until the standby has confirmed it.
 WRITES = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
                  "record, deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
@@ -89,6 +102,9 @@ WRITES = {
 }  # fmt: skip
 #: One journal entry: (id, statement name, its parameters as JSON text).
 Entry = tuple[int, str, str]
+#: The tables a snapshot copies (a standby that cannot follow the journal gets them whole),
+#: with their column counts; the journal and its head are not data.
+SNAPSHOT_TABLES = {"tables": 11, "sessions": 5, "actions": 7}
 
 
 class StorageDamaged(Exception):
@@ -148,7 +164,13 @@ class Store:
             check = self.db.execute("PRAGMA quick_check").fetchall()
             if check != [("ok",)]:
                 raise sqlite3.DatabaseError(check[0][0])
+            old_head = _old_journal(self.db)
             self.db.executescript(_SCHEMA)
+            if self.db.execute("SELECT 1 FROM journal_head").fetchone() is None:
+                # (A write only when there is none: another store may hold the write lock.)
+                self.db.execute("INSERT INTO journal_head VALUES (1, 0, '')")
+            if old_head is not None:
+                self.db.execute("UPDATE journal_head SET cursor = ?, head = ?", old_head)
             # A data dir made before tables had deadline_s gets the column (NULL: no deadline).
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
             if "deadline_s" not in columns:
@@ -164,22 +186,68 @@ class Store:
                 f"the database {self.path} is damaged ({exc}); start the host with --salvage "
                 "to keep what is readable (the damaged files are moved aside, not deleted)"
             ) from None
-        private(self.data_dir, self.path)
+        # Only chmod now: opening and closing the database file in this process would drop the
+        # POSIX locks SQLite holds on it, and a reader's close would then take the WAL away.
+        _owner_only(self.data_dir, self.path)
         self._seen = self._fingerprint()
+        #: Keep each write in the journal too: only while a standby follows (ActiveLink).
+        self.journalling = False
+        self._confirmed = 0  # the last entry a standby has confirmed
+        self._pruned = 0
+        self._journalled = True  # the journal may hold entries (a standby's of the last run)
+        self._cursor, self._head = self._stored_head()
+
+    @classmethod
+    def reader(cls, data_dir: Path | str) -> Store:
+        """The store of ``data_dir`` opened read-only, for a command that only looks (a host
+        may be running on it). Creates nothing, changes nothing; raises StorageDamaged (one
+        line) for a database the host found damaged or one SQLite cannot read."""
+        store = cls.__new__(cls)
+        store.data_dir = Path(data_dir)
+        store.path = store.data_dir / DB_NAME
+        found = _damage_found(store.path)
+        if found is not None:
+            raise StorageDamaged(f"the database {store.path} is damaged ({found}); start the host "
+                                 "with --salvage to keep what is readable")  # fmt: skip
+        try:
+            store.db = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True,
+                                       check_same_thread=False)  # fmt: skip
+            store.db.execute("PRAGMA query_only=1")
+            store.db.execute("SELECT count(*) FROM tables").fetchone()
+        except sqlite3.Error as exc:
+            raise StorageDamaged(f"cannot read the database {store.path}: {exc}") from None
+        store._seen = store._fingerprint()
+        return store
 
     def close(self) -> None:
         self.db.close()
 
     def commit(self) -> None:
-        """Make everything written since the last commit durable."""
+        """Make everything written since the last commit durable (and the journal no longer
+        than the standby needs: nothing it has confirmed but its last entry, nothing at all
+        while none follows)."""
+        if (self._cursor, self._head) != self._stored_head():
+            self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
+                            (self._cursor, self._head))  # fmt: skip
         if self.db.in_transaction:
+            if not self.journalling and self._journalled:
+                self.db.execute("DELETE FROM journal")  # no standby would follow it
+                self._journalled = False
+            elif self.journalling and self._confirmed > self._pruned:
+                self.db.execute("DELETE FROM journal WHERE id < ?", (self._confirmed,))
+                self._pruned = self._confirmed
             self.db.commit()
             self._seen = self._fingerprint()
 
     def rollback(self) -> None:
         """Forget everything written since the last commit (a refused batch)."""
         self.db.rollback()
+        self._cursor, self._head = self._stored_head()
         self._seen = self._fingerprint()  # what the refused writes changed was this store's
+
+    def _stored_head(self) -> tuple[int, str]:
+        cursor, head = self.db.execute("SELECT cursor, head FROM journal_head").fetchone()
+        return cursor, head
 
     # -- faults under the host --------------------------------------------------------------
 
@@ -258,41 +326,84 @@ class Store:
         """
         self._write("add_action", (table_id, version, seat, _json(action), session, msg_id, seq))
 
-    def _write(self, statement: str, params: tuple[Any, ...], entry_id: int | None = None) -> None:
-        """Run one of :data:`WRITES` and journal it (as entry ``entry_id``, or the next)."""
+    def _write(self, statement: str, params: tuple[Any, ...], text: str | None = None) -> None:
+        """Run one of :data:`WRITES`, move the cursor and head, and journal it if a standby
+        follows. ``text``: the parameters as the journal has them (a standby's replay)."""
+        text = _json(params) if text is None else text
         self.db.execute(WRITES[statement], params)
-        self.db.execute("INSERT INTO journal VALUES (?, ?, ?)",
-                        (entry_id, statement, _json(params)))  # fmt: skip
+        self._cursor += 1
+        self._head = _chain(self._head, statement, text)
+        if self.journalling:
+            self._journalled = True
+            self.db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)",
+                            (self._cursor, statement, text, self._head))  # fmt: skip
 
     # -- the journal (standby.py replicates it) ---------------------------------------------
 
     def cursor(self) -> int:
-        """The id of the last journal entry (0: none); ids only grow."""
-        return self.db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
+        """How many writes this store holds (0: none): it only grows, with every write,
+        journalled or not (of two hosts of a pair, the one with more serves)."""
+        return self._cursor
 
-    def entries(self, after: int, limit: int) -> list[Entry]:
-        """Up to ``limit`` journal entries after id ``after``, in order."""
-        return self.db.execute("SELECT id, statement, params FROM journal WHERE id > ? "
+    def head(self) -> str:
+        """A digest of every write up to :meth:`cursor`, chained: two stores with the same
+        cursor and head hold the same history ("" when there is none)."""
+        return self._head
+
+    def confirm(self, cursor: int) -> None:
+        """A standby has every entry up to ``cursor``: the next commit drops those before it
+        (the last is kept, to know the standby by its head when it follows again)."""
+        self._confirmed = max(self._confirmed, cursor)
+
+    def follows_from(self, cursor: int, head: str) -> bool:
+        """The journal can bring a store at ``cursor`` and ``head`` up to this one's: it is
+        this one, or the journal holds that very entry and every one after it."""
+        if (cursor, head) == (self._cursor, self._head):
+            return True
+        row = self.db.execute("SELECT 1 FROM journal WHERE id = ? AND head = ?",
+                              (cursor, head)).fetchone()  # fmt: skip
+        return row is not None
+
+    def entries(self, after: int, limit: int) -> list[tuple[int, str, str, str]]:
+        """Up to ``limit`` journal entries after id ``after``, in order, each with the head
+        after it."""
+        return self.db.execute("SELECT id, statement, params, head FROM journal WHERE id > ? "
                                "ORDER BY id LIMIT ?", (after, limit)).fetchall()  # fmt: skip
-
-    def entry_digest(self, entry_id: int) -> str | None:
-        """A digest of entry ``entry_id`` (None if there is none): two stores whose journals
-        agree up to an entry have the same digest for it."""
-        row = self.db.execute("SELECT statement, params FROM journal WHERE id = ?",
-                              (entry_id,)).fetchone()  # fmt: skip
-        return None if row is None else hashlib.sha256(_json(row).encode()).hexdigest()
 
     def replay(self, entries: list[Entry]) -> None:
         """Apply another store's journal entries (which follow this store's last one) in the
-        open transaction; :meth:`commit` makes them durable."""
+        open transaction; :meth:`commit` makes them durable. Raises ValueError for an entry
+        that does not follow (the caller rolls back and asks for a snapshot)."""
         for entry_id, statement, params in entries:
-            self._write(statement, tuple(json.loads(params)), entry_id)
+            if entry_id != self._cursor + 1 or statement not in WRITES:
+                raise ValueError(f"entry {entry_id} does not follow entry {self._cursor}")
+            self._write(statement, tuple(json.loads(params)), params)
+
+    def snapshot(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """Every row of :data:`SNAPSHOT_TABLES` (tables first: a session or action names one),
+        read at once: what a standby needs when the journal cannot bring it up to date."""
+        return [(table, tuple(row)) for table in SNAPSHOT_TABLES
+                for row in self.db.execute(f"SELECT * FROM {table}")]  # fmt: skip
+
+    def restore(self, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """Insert rows of another store's :meth:`snapshot` (after :meth:`clear`), in the open
+        transaction; :meth:`set_head` then says whose history they are."""
+        for table, row in rows:
+            columns = SNAPSHOT_TABLES.get(table)
+            if columns is None or len(row) != columns:
+                raise ValueError(f"not a snapshot row: {table}")
+            self.db.execute(f"INSERT INTO {table} VALUES ({', '.join('?' * columns)})", row)
+
+    def set_head(self, cursor: int, head: str) -> None:
+        """This store holds the history of another whose cursor and head these are."""
+        self._cursor, self._head = cursor, head
 
     def clear(self) -> None:
         """Forget every table, session, action and journal entry (a standby whose journal went
         its own way starts again from the active host's)."""
         for table in ("tables", "sessions", "actions", "journal"):
             self.db.execute(f"DELETE FROM {table}")
+        self._cursor, self._head = 0, ""
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -389,11 +500,35 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _chain(head: str, statement: str, params: str) -> str:
+    """The head after a write ``statement`` with ``params`` (JSON text) on ``head``."""
+    return hashlib.sha256(f"{head}\n{statement}\n{params}".encode()).hexdigest()
+
+
+def _old_journal(db: sqlite3.Connection) -> tuple[int, str] | None:
+    """A data dir made before the journal was pruned kept every write twice, for ever: its
+    journal is dropped (a standby of it gets a snapshot), and its cursor and a head made from
+    its last entry are kept (two such hosts that agreed still agree). None if there is none."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(journal)")]
+    if not columns or "head" in columns:
+        return None
+    last = db.execute("SELECT id, statement, params FROM journal ORDER BY id DESC LIMIT 1")
+    row = last.fetchone()
+    db.execute("DROP TABLE journal")
+    return (0, "") if row is None else (row[0], _chain("", row[1], row[2]))
+
+
 def private(data_dir: Path, path: Path) -> None:
     """Make the data dir and the database's files the owner's alone; the database is created
-    owner-only before SQLite opens it (its WAL and shared-memory files take its mode)."""
-    os.chmod(data_dir, DIR_MODE)
+    owner-only before SQLite opens it (its WAL and shared-memory files take its mode). Never
+    once SQLite has it open in this process (see :func:`_owner_only`)."""
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+    _owner_only(data_dir, path)
+
+
+def _owner_only(data_dir: Path, path: Path) -> None:
+    """chmod the data dir and the database's files to the owner's alone (opens no file)."""
+    os.chmod(data_dir, DIR_MODE)
     for file in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
         if file.exists():
             os.chmod(file, FILE_MODE)
@@ -425,7 +560,7 @@ def salvage(data_dir: Path | str) -> str:
     store = Store(data_dir)
     kept: dict[str, int] = {}
     try:
-        for table, columns in (("tables", 11), ("sessions", 5), ("actions", 7), ("journal", 3)):
+        for table, columns in SNAPSHOT_TABLES.items():
             rows = _readable_rows(old, table)
             if table == "actions":
                 rows = _unbroken_actions(rows)
@@ -438,12 +573,24 @@ def salvage(data_dir: Path | str) -> str:
                 except sqlite3.Error:
                     continue  # a row too damaged to keep
             kept[table] = len(rows)
+        # As many writes as it held (of a pair, the host that holds more serves), under a head
+        # of its own: rows may be lost, so no standby may count itself in step with it.
+        store.set_head(_salvaged_cursor(old), "salvaged " + os.urandom(16).hex())
         store.commit()
     finally:
         old.close()
         store.close()
     return (f"salvaged {kept['tables']} tables, {kept['sessions']} sessions and "
             f"{kept['actions']} actions into {path}; the damaged files are {aside}*")
+
+
+def _salvaged_cursor(db: sqlite3.Connection) -> int:
+    for sql in ("SELECT cursor FROM journal_head", "SELECT max(id) FROM journal"):
+        try:
+            return int(db.execute(sql).fetchone()[0] or 0)
+        except (sqlite3.Error, TypeError, ValueError):
+            continue
+    return 0
 
 
 def _readable_rows(db: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:

@@ -64,8 +64,8 @@ def _read(data_dir: Path, sql: str, *params: Any) -> int:
 
 
 def cursor(data_dir: Path) -> int:
-    """The last journal id of a host's store."""
-    return _read(data_dir, "SELECT coalesce(max(id), 0) FROM journal")
+    """How many writes a host's store holds (its cursor)."""
+    return _read(data_dir, "SELECT cursor FROM journal_head")
 
 
 def stored_version(data_dir: Path, table: str) -> int:

@@ -5,10 +5,12 @@ import doctest
 import pytest
 
 import protocol.wire
+import sagani_net.bots.house
 import sagani_net.game
 import sagani_net.games
 import sagani_net.games.sagani.rules
 import sagani_net.games.sagani.tiles
+import sagani_net.private_files
 
 MODULES = [
     sagani_net.game,
@@ -16,6 +18,8 @@ MODULES = [
     sagani_net.games.sagani.tiles,
     sagani_net.games.sagani.rules,
     protocol.wire,
+    sagani_net.private_files,
+    sagani_net.bots.house,
 ]
 
 

@@ -7,9 +7,11 @@ full disk is also simulated everywhere with SQLite's ``max_page_count`` on a rea
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
+import re
 import sqlite3
 import stat
 import subprocess
@@ -173,7 +175,7 @@ def test_full_database_simulated_with_max_page_count(tmp_path: Path) -> None:
 
 
 def test_full_filesystem_refuses_cleanly_and_resumes_when_there_is_room(tmp_path: Path) -> None:
-    with tmpfs(tmp_path / "small", "160k") as data_dir:
+    with tmpfs(tmp_path / "small", "200k") as data_dir:
         play_through_a_full_disk(data_dir, lambda host: remount(data_dir, "size=16m"))
 
 
@@ -331,3 +333,100 @@ def test_data_dir_and_database_files_are_the_owners_alone(tmp_path: Path) -> Non
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     assert {DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"} <= set(modes)
     assert set(modes.values()) == {0o600}, modes
+
+
+def sagani_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """One ``sagani`` command of this checkout, run to its end."""
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def solo_sagrada_game(endpoint: str) -> str:
+    """A whole solo Sagrada game by a random bot (its own process); the table's id."""
+    done = sagani_cli("bot", "--create", "1", "--game", "sagrada", "--strategy", "random",
+                      endpoint.removeprefix("tcp://"))  # fmt: skip
+    assert done.returncode == 0 and "game over" in done.stdout, done.stderr
+    found = re.search(r"created table ([0-9a-f]+)", done.stdout)
+    assert found is not None, done.stdout
+    return found.group(1)
+
+
+def test_record_export_from_a_live_host_leaves_it_whole(tmp_path: Path) -> None:
+    """Issue 18 point 1, with real processes: a host, a bot, two exports of the data dir the
+    host serves; the host plays a whole new game after them, no damage found, and the second
+    export is as good as the first. (Before: the first export's close checkpointed the WAL into
+    the database and deleted it, the host refused every change from then on.)"""
+    data_dir = tmp_path / "host"
+    host = subprocess.Popen(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--port", "0", "--data-dir",
+         str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        endpoint = host.stdout.readline().split("requests ")[1].split()[0]
+        first = solo_sagrada_game(endpoint)
+        exports = []
+        for name in ("one.json", "two.json"):
+            done = sagani_cli("record", "export", "--data-dir", str(data_dir), first,
+                              "-o", str(tmp_path / name))  # fmt: skip
+            assert done.returncode == 0 and done.stderr == "", done.stderr
+            exports.append(json.loads((tmp_path / name).read_text()))
+            second = solo_sagrada_game(endpoint)  # the same host, a whole new game
+        assert exports[0] == exports[1] and exports[0]["game"] == "sagrada"
+        again = sagani_cli("record", "export", "--data-dir", str(data_dir), second)
+        assert again.returncode == 0 and json.loads(again.stdout)["game"] == "sagrada"
+    finally:
+        host.terminate()
+        _, log = host.communicate(timeout=30)
+    assert "damaged" not in log and "storage_failed" not in log, log
+    assert not (data_dir / (DB_NAME + ".damaged")).exists()
+
+
+def test_a_reader_of_a_live_data_dir_writes_nothing(tmp_path: Path) -> None:
+    """Store.reader is read-only: its database and WAL are byte for byte as the host left them
+    while it reads, after it closes, and a write through it is refused."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=706)
+        for _ in range(4):
+            assert game.act()["type"] == "accepted"
+        files = [tmp_path / DB_NAME, tmp_path / (DB_NAME + "-wal")]
+        before = [(p.stat().st_ino, p.read_bytes()) for p in files]
+        reader = Store.reader(tmp_path)
+        assert reader.table_ids() == [game.table]
+        assert reader.unfinished()[0].actions == [{"seat": s, **a} for _, s, a in game.accepted]
+        with pytest.raises(sqlite3.OperationalError, match="readonly|read-only"):
+            reader.drop_session("anyone")
+        reader.close()
+        assert [(p.stat().st_ino, p.read_bytes()) for p in files] == before
+        assert host.store.damage() is None
+        assert game.act()["type"] == "accepted"  # and the host goes on writing
+        game.raw.raw.close()
+
+
+def test_record_export_of_a_damaged_data_dir_is_one_line(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    Store(tmp_path).mark_damaged("its WAL file was deleted")
+    done = sagani_cli("record", "export", "--data-dir", str(tmp_path), "abc")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "--salvage" in done.stderr
+
+
+def test_another_program_reading_the_live_database_leaves_the_host_whole(tmp_path: Path) -> None:
+    """A program that opens the database as SQLite does by default (the sqlite3 shell, a
+    backup tool) and only reads: its close must not checkpoint the WAL away, which it does
+    when the host's own locks are gone (the host opened and closed the file after SQLite did:
+    POSIX drops every lock of a process on a file when any of its descriptors closes)."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=707)
+        for _ in range(4):
+            assert game.act()["type"] == "accepted"
+        # In a process of its own: SQLite shares one process's locks among its connections.
+        code = ("import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+                "print(db.execute('SELECT count(*) FROM actions').fetchone()[0]); db.close()")
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path / DB_NAME)],
+                              capture_output=True, text=True, timeout=30)  # fmt: skip
+        assert done.stdout.strip() == "4", done.stderr
+        assert (tmp_path / (DB_NAME + "-wal")).exists()
+        assert host.store.damage() is None
+        assert game.act()["type"] == "accepted"
+        game.raw.raw.close()

@@ -98,7 +98,11 @@ def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
             watcher.join(table, role="spectator")
             assert watcher.wait_for(lambda r: r.version >= 2, WAIT_S)  # the house bots play
             path = tmp_path / TOKENS_FILE
-            sealed = json.loads(path.read_text())[table]
+            # A bot saves its token just after its join's reply: the other may play first.
+            deadline_s = time.monotonic() + WAIT_S
+            while not all((sealed := json.loads(path.read_text()).get(table, {"0": ""})).values()):
+                assert time.monotonic() < deadline_s, "a house bot's token was never saved"
+                time.sleep(0.05)
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
             house_key = bytes.fromhex((tmp_path / house.KEY_FILE).read_text())
             for seat, text in sealed.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import random
 import re
@@ -337,3 +339,135 @@ def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_pa
         person.wait_for("YOUR TURN")
         person.send("q")
         assert person.close() == 0
+
+
+# -- secrets on disk (issue 18 point 10) --------------------------------------------------------
+
+
+def test_sagani_join_keeps_its_seat_tokens_owner_only(tmp_path: Path) -> None:
+    """join.json holds seat tokens: 0600 in a 0700 folder, even where an older sagani left a
+    world-readable folder and file."""
+    assert SAGANI is not None
+    folder = tmp_path / "data" / "sagani"
+    folder.mkdir(parents=True)
+    os.chmod(folder, 0o755)
+    (folder / "join.json").write_text("{}")
+    os.chmod(folder / "join.json", 0o644)
+    with lan_party(tmp_path / "host") as (host, _):
+        assert host.stdout is not None
+        address = host.stdout.readline().split()[3]
+        person = Terminal("join", address, "--players", "2", "--name", "ann",
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})  # fmt: skip
+        person.wait_for("waiting for players (1/2 seated)")
+        saved = folder / "join.json"
+        assert any(key.startswith(address) for key in json.loads(saved.read_text()))
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        person.send("q")
+        assert person.close() == 0
+
+
+def test_private_files_are_owner_only_whatever_was_there(tmp_path: Path) -> None:
+    from sagani_net.private_files import write_private
+
+    path = tmp_path / "open" / "secret"
+    path.parent.mkdir(mode=0o755)
+    os.chmod(path.parent, 0o755)
+    leftover = path.with_name(path.name + ".tmp")
+    leftover.write_text("old")
+    os.chmod(leftover, 0o644)  # a crash's left-over, of another mode
+    write_private(path, "s3cret")
+    assert path.read_text() == "s3cret" and not leftover.exists()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def run_host_with_bots(data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0", "--bots",
+         "random", "--data-dir", str(data_dir)], cwd=ROOT, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+
+
+def sealed_tokens_beside_their_key(data_dir: Path) -> tuple[Path, Path]:
+    """A house bots' tokens file and its key, as a host leaves them."""
+    from sagani_net.bots import house
+
+    data_dir.mkdir()
+    key, _, _ = house.load_tokens(data_dir)  # made on first use
+    tokens = data_dir / house.TOKENS_FILE
+    tokens.write_text(json.dumps({"t1": {"1": house.seal(key, "a-token")}}))
+    return tokens, data_dir / house.KEY_FILE
+
+
+@pytest.mark.parametrize("damage", ["garbage", "a directory", "gone"])
+def test_a_house_key_that_cannot_be_read_is_one_line_never_a_new_key(
+    tmp_path: Path, damage: str
+) -> None:
+    """Before: an unreadable house-bots.key was silently replaced, orphaning every sealed
+    token (their seats stayed taken by bots that could never come back)."""
+    tokens, key_file = sealed_tokens_beside_their_key(tmp_path / "d")
+    sealed = tokens.read_text()
+    key_file.unlink()
+    if damage == "garbage":
+        key_file.write_text("not a key\n")
+    elif damage == "a directory":
+        key_file.mkdir()  # unreadable even for root, whom no file mode stops
+    done = run_host_with_bots(tmp_path / "d")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("sagani host: house_key_unreadable: ") and str(key_file) in line
+    assert tokens.read_text() == sealed
+    if damage == "gone":
+        assert not key_file.exists()
+    else:
+        assert key_file.is_dir() == (damage == "a directory")
+        assert key_file.is_dir() or key_file.read_text() == "not a key\n"
+
+
+def test_house_tokens_are_sealed_with_secretbox_and_a_changed_one_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from nacl.secret import SecretBox
+
+    from sagani_net.bots import house
+
+    tokens, key_file = sealed_tokens_beside_their_key(tmp_path / "d")
+    key = bytes.fromhex(key_file.read_text())
+    text = json.loads(tokens.read_text())["t1"]["1"]
+    assert text.startswith(house.SEALED_PREFIX) and "a-token" not in text
+    raw = base64.urlsafe_b64decode(text.removeprefix(house.SEALED_PREFIX))
+    assert SecretBox(key).decrypt(raw) == b"a-token"  # the library's own format, whole
+    changed = bytearray(raw)
+    changed[-1] ^= 1  # one bit of the ciphertext: the old cipher handed back a wrong token
+    tokens.write_text(json.dumps({"t1": {"1": house.SEALED_PREFIX
+                                             + base64.urlsafe_b64encode(changed).decode()}}))
+    with caplog.at_level("WARNING", logger="sagani_net.bots.house"):
+        assert house.load_tokens(tmp_path / "d")[1] == {}
+    assert "does not unseal" in caplog.text
+
+
+def test_house_tokens_sealed_by_an_older_sagani_are_sealed_again_with_secretbox(
+    tmp_path: Path,
+) -> None:
+    """The old HMAC-CTR seal (16-byte nonce) is read once and replaced: the bots come back."""
+    import hashlib
+    import hmac
+
+    from sagani_net.bots import house
+
+    data_dir = tmp_path / "d"
+    data_dir.mkdir()
+    key = bytes(range(32))
+    (data_dir / house.KEY_FILE).write_text(key.hex())
+    nonce, token = bytes(16), b"an-old-token-longer-than-thirty-two-bytes"
+    pad = b"".join(hmac.new(key, nonce + bytes([i]), hashlib.sha256).digest() for i in range(2))
+    stream = bytes(a ^ b for a, b in zip(token, pad[: len(token)], strict=True))
+    old = base64.urlsafe_b64encode(nonce + stream).decode()
+    (data_dir / house.TOKENS_FILE).write_text(json.dumps({"t1": {"0": old, "1": ""}}))
+    bots = house.HouseBots("tcp://127.0.0.1:1", "random", data_dir)
+    assert bots._seated == {"t1": {"0": token.decode(), "1": ""}}
+    again = json.loads((data_dir / house.TOKENS_FILE).read_text())["t1"]
+    assert again["0"].startswith(house.SEALED_PREFIX) and again["1"] == ""
+    assert house.unseal(key, again["0"]) == token.decode()

@@ -83,3 +83,89 @@ def test_each_table_and_record_keeps_its_game(tmp_path: Path) -> None:
     assert found is not None
     row, record = found
     assert (row.game, record) == ("toy", {"game": "toy", "names": ["ann", "bob"]})
+
+
+# -- the journal (issue 18 point 11) ------------------------------------------------------------
+
+
+def journal_rows(store: Store) -> int:
+    return store.db.execute("SELECT count(*) FROM journal").fetchone()[0]
+
+
+def test_with_no_standby_each_action_is_written_once(tmp_path: Path) -> None:
+    """Before: every write went into the journal too (the action twice, JSON in JSON), for
+    ever. The cursor and head still move with every write, and survive a restart."""
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    for version in range(50):
+        store.add_action("t1", version, 0, {"type": "draw"}, "hash-a", version, version)
+        store.commit()
+    assert journal_rows(store) == 0
+    assert store.cursor() == 51 and len(store.head()) == 64
+    cursor, head = store.cursor(), store.head()
+    store.close()
+    again = Store(tmp_path)
+    assert (again.cursor(), again.head()) == (cursor, head)
+
+
+def test_the_journal_keeps_only_what_a_standby_has_not_confirmed(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.journalling = True  # as ActiveLink sets it while a standby follows
+    store.add_table(table_row())
+    for version in range(20):
+        store.add_action("t1", version, 0, {"type": "draw"}, "hash-a", version, version)
+    store.commit()
+    assert [e[0] for e in store.entries(0, 100)] == list(range(1, 22))
+    store.confirm(15)
+    store.add_action("t1", 20, 0, {"type": "draw"}, "hash-a", 20, 20)
+    store.commit()
+    # Entry 15 stays: the standby is known by it when it follows again.
+    assert [e[0] for e in store.entries(0, 100)] == list(range(15, 23))
+    assert store.follows_from(15, store.entries(14, 1)[0][3])
+    assert not store.follows_from(14, "") and not store.follows_from(15, "another head")
+    store.journalling = False  # the standby was lost: it will get a snapshot
+    store.add_action("t1", 21, 0, {"type": "draw"}, "hash-a", 21, 21)
+    store.commit()
+    assert journal_rows(store) == 0 and store.cursor() == 23
+
+
+def test_a_snapshot_makes_the_same_store(tmp_path: Path) -> None:
+    source = Store(tmp_path / "a")
+    source.add_table(table_row())
+    source.add_session(SessionRow("hash-a", "t1", 0, "player", "ann"))
+    source.add_action("t1", 0, 0, {"type": "take", "index": 2}, "hash-a", 41, 5)
+    source.commit()
+    copy = Store(tmp_path / "b")
+    copy.add_session(SessionRow("other", "t9", 0, "player", "bob"))  # a history of its own
+    copy.commit()
+    copy.clear()
+    copy.restore(source.snapshot())
+    copy.set_head(source.cursor(), source.head())
+    copy.commit()
+    copy.close()
+    copy = Store(tmp_path / "b")
+    assert copy.snapshot() == source.snapshot()
+    assert (copy.cursor(), copy.head()) == (source.cursor(), source.head())
+    assert copy.unfinished()[0].actions == [{"seat": 0, "type": "take", "index": 2}]
+
+
+def test_a_data_dir_with_the_old_endless_journal_keeps_its_cursor_not_the_journal(
+    tmp_path: Path,
+) -> None:
+    """A store made before the journal was pruned: its journal goes, its cursor stays (of two
+    hosts of a pair the one that holds more still serves), and so do its games."""
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.commit()
+    store.db.executescript(
+        "DROP TABLE journal; DROP TABLE journal_head; "
+        "CREATE TABLE journal (id INTEGER PRIMARY KEY, statement TEXT NOT NULL, "
+        "params TEXT NOT NULL); "
+        "INSERT INTO journal VALUES (1, 'add_table', '[]'), (7, 'drop_session', '[\"x\"]');"
+    )
+    store.close()
+    old = Store(tmp_path)
+    assert old.cursor() == 7 and old.head() != "" and journal_rows(old) == 0
+    assert [row.id for row in old.unfinished()] == ["t1"]
+    columns = [row[1] for row in old.db.execute("PRAGMA table_info(journal)")]
+    assert columns == ["id", "statement", "params", "head"]

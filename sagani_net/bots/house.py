@@ -7,18 +7,26 @@ slow every table's socket loop. Their tokens are kept in the data dir, sealed (n
 that after a restart every house bot comes back to its seat. The child learns the host's
 address (a join code carries the host's key) on its stdin, not its command line, which any user
 of the machine can read.
+
+**The seal.** Each token is sealed with PyNaCl's :class:`~nacl.secret.SecretBox`
+(XSalsa20-Poly1305: encrypted and authenticated, a fresh random nonce each time) under a key
+kept owner-only beside the file (``house-bots.key``). It keeps the tokens from whoever gets the
+tokens file alone (a backup, a bug report); whoever can read the data dir can read the key too,
+as they can the database. A key that cannot be read is an error (:class:`HouseBotsError`), never
+replaced: a new key would orphan every sealed token, and their seats would stay taken by bots
+that can never come back. Files sealed by an older sagani (HMAC-SHA256 in counter mode, no
+``box:`` prefix) are read once and sealed again with SecretBox (:func:`_unseal_old`).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
 import hashlib
 import hmac
 import json
 import logging
-import os
-import secrets
 import subprocess
 import sys
 import threading
@@ -26,8 +34,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nacl.exceptions
+import nacl.utils
+from nacl.secret import SecretBox
+
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client, HostError, HostTimeout
+from sagani_net.private_files import write_private
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +49,19 @@ POLL_S = 0.5
 TOKENS_FILE = "house-bots.json"
 #: The key that seals the tokens in TOKENS_FILE (owner-only, like the file).
 KEY_FILE = "house-bots.key"
-NONCE_BYTES = 16
+#: What starts a token sealed with SecretBox (older files hold HMAC-CTR text without it).
+SEALED_PREFIX = "box:"
 #: How long the host waits for its house bots to stop before it kills them.
 STOP_WAIT_S = 5.0
+
+
+class HouseBotsError(ValueError):
+    """The house bots' key or tokens file cannot be used: ``code: message`` in one line (the
+    host refuses to start; the files are left as they are)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
 
 
 class HouseBots:
@@ -62,18 +85,17 @@ class HouseBots:
         self._stop.set()
 
     def _load(self) -> dict[str, dict[str, str]]:
-        self.key = _key(self.path.with_name(KEY_FILE))
-        try:
-            sealed = json.loads(self.path.read_text())
-            return {table: {seat: unseal(self.key, token) for seat, token in seats.items()}
-                    for table, seats in sealed.items()}  # fmt: skip
-        except (OSError, ValueError, AttributeError):
-            return {}
+        self.key, seated, old = load_tokens(self.path.parent)
+        if old:
+            self._seated = seated
+            self._save()  # sealed again, with SecretBox, at once
+            log.info("the house bots' tokens in %s are sealed with SecretBox now", self.path)
+        return seated
 
     def _save(self) -> None:
         sealed = {table: {seat: seal(self.key, token) for seat, token in seats.items()}
                   for table, seats in self._seated.items()}  # fmt: skip
-        _write_private(self.path, json.dumps(sealed))
+        write_private(self.path, json.dumps(sealed))
 
     def _watch(self) -> None:
         for table, seats in list(self._seated.items()):
@@ -175,62 +197,120 @@ def main(argv: list[str] | None = None) -> None:
     address = sys.stdin.buffer.readline().decode().strip()
     logging.basicConfig(level=logging.WARNING if "--quiet" in args else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
-    bots = HouseBots(address, strategy, Path(data_dir))
+    try:
+        bots = HouseBots(address, strategy, Path(data_dir))
+    except HouseBotsError as exc:  # changed since the host looked (it checks before it starts)
+        log.error("house bots: %s", exc)
+        return
     bots.start()
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C reaches the whole process group
         sys.stdin.buffer.read()  # until the host closes the pipe, or dies
     bots.stop()
 
 
+def load_tokens(data_dir: Path) -> tuple[bytes, dict[str, dict[str, str]], bool]:
+    """The sealing key, the house bots' tokens (table -> seat -> token) and whether any was
+    sealed the old way; raises HouseBotsError for a key or file that cannot be used. The host
+    calls it before it starts (the error is then its own), the bots' process again."""
+    path = Path(data_dir) / TOKENS_FILE
+    try:
+        sealed = json.loads(path.read_text())
+    except FileNotFoundError:
+        sealed = {}
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise HouseBotsError("house_tokens_unreadable", f"cannot read {path} ({why}); fix it, "
+                             "or move it away to give up the seats it kept") from None
+    if not isinstance(sealed, dict) or not all(isinstance(seats, dict)
+                                               for seats in sealed.values()):  # fmt: skip
+        raise HouseBotsError("house_tokens_unreadable", f"{path} is not a house bots' tokens "
+                             "file; move it away to give up the seats it kept")  # fmt: skip
+    key = _key(Path(data_dir) / KEY_FILE, sealed)
+    tokens: dict[str, dict[str, str]] = {}
+    old = False
+    for table, seats in sealed.items():
+        for seat, text in seats.items():
+            try:
+                tokens.setdefault(table, {})[seat] = unseal(key, text)
+            except ValueError:
+                # Changed by someone without the key: that one bot cannot come back.
+                log.warning("the house bot token of table %s seat %s in %s does not unseal "
+                            "(changed on disk?); its seat is given up", table, seat, path)
+            old = old or (isinstance(text, str) and bool(text)
+                          and not text.startswith(SEALED_PREFIX))  # fmt: skip
+    return key, {table: seats for table, seats in tokens.items() if seats}, old
+
+
+def _key(path: Path, sealed: dict[str, Any]) -> bytes:
+    """The sealing key in ``path``; made only while nothing is sealed (``sealed`` is what the
+    tokens file holds): a new key would orphan every token sealed with the lost one."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        if any(any(seats.values()) for seats in sealed.values()):
+            raise HouseBotsError("house_key_unreadable", f"{path} is gone and the tokens beside "
+                                 "it cannot be unsealed without it: put it back, or move "
+                                 f"{TOKENS_FILE} away to give up the seats it kept") from None
+        key = nacl.utils.random(SecretBox.KEY_SIZE)
+        write_private(path, key.hex())
+        return key
+    except OSError as exc:
+        raise HouseBotsError("house_key_unreadable", f"cannot read {path} ({exc.strerror}); "
+                             "it is never made anew while tokens are sealed with it") from None
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        key = b""
+    if len(key) != SecretBox.KEY_SIZE:
+        raise HouseBotsError("house_key_unreadable", f"{path} does not hold a key "
+                             f"({SecretBox.KEY_SIZE * 2} hex digits); put the right one back, or "
+                             f"move it and {TOKENS_FILE} away to give up the seats it kept")
+    return key
+
+
 def seal(key: bytes, token: str) -> str:
-    """``token`` encrypted with ``key`` (a fresh nonce each time), as text.
+    """``token`` encrypted and authenticated with ``key`` (SecretBox, a fresh nonce each
+    time), as text; "" stays "" (a bot still joining).
 
     >>> key = bytes(32)
     >>> unseal(key, seal(key, "t0ken")) == "t0ken" != seal(key, "t0ken")
     True
     """
-    nonce = secrets.token_bytes(NONCE_BYTES)
-    plain = token.encode()
-    return base64.urlsafe_b64encode(nonce + _xor(plain, _pad(key, nonce, len(plain)))).decode()
+    if not token:
+        return ""
+    return SEALED_PREFIX + base64.urlsafe_b64encode(SecretBox(key).encrypt(token.encode())).decode()
 
 
 def unseal(key: bytes, text: str) -> str:
-    """The token :func:`seal` sealed; "" stays "" (a bot still joining)."""
+    """The token :func:`seal` sealed; raises ValueError for text that is not one sealed with
+    ``key`` (changed, or another key's)."""
+    if not isinstance(text, str):
+        raise ValueError("not a sealed token")
     if not text:
         return ""
-    raw = base64.urlsafe_b64decode(text)
-    nonce, sealed = raw[:NONCE_BYTES], raw[NONCE_BYTES:]
-    return _xor(sealed, _pad(key, nonce, len(sealed))).decode()
-
-
-def _pad(key: bytes, nonce: bytes, size: int) -> bytes:
-    # HMAC-SHA256 in counter mode: a key stream no one without the key can compute.
-    blocks = (size + 31) // 32
-    return b"".join(hmac.new(key, nonce + bytes([i]), hashlib.sha256).digest()
-                    for i in range(blocks))[:size]  # fmt: skip
-
-
-def _xor(data: bytes, pad: bytes) -> bytes:
-    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
-
-
-def _key(path: Path) -> bytes:
-    """The sealing key in ``path``, made on first use."""
+    if not text.startswith(SEALED_PREFIX):
+        return _unseal_old(key, text)
     try:
-        return bytes.fromhex(path.read_text())
-    except (OSError, ValueError):
-        key = secrets.token_bytes(32)
-        _write_private(path, key.hex())
-        return key
+        raw = base64.urlsafe_b64decode(text.removeprefix(SEALED_PREFIX))
+        return SecretBox(key).decrypt(raw).decode()
+    except (binascii.Error, nacl.exceptions.CryptoError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not a token sealed with this key ({exc})") from None
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` owner-only, whole, then rename: a crash leaves the old file or the new."""
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-    os.replace(tmp, path)
+def _unseal_old(key: bytes, text: str) -> str:
+    """A token sealed by an older sagani (HMAC-SHA256 counter mode, 16-byte nonce): read once,
+    to seal it again with SecretBox; nothing is sealed this way any more."""
+    try:
+        raw = base64.urlsafe_b64decode(text)
+    except binascii.Error as exc:
+        raise ValueError(f"not a sealed token ({exc})") from None
+    nonce, sealed = raw[:16], raw[16:]
+    pad = b"".join(hmac.new(key, nonce + bytes([i]), hashlib.sha256).digest()
+                   for i in range((len(sealed) + 31) // 32))  # fmt: skip
+    try:
+        return bytes(a ^ b for a, b in zip(sealed, pad, strict=False)).decode()
+    except UnicodeDecodeError:
+        raise ValueError("not a token sealed with this key") from None
 
 
 if __name__ == "__main__":
