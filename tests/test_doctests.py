@@ -9,12 +9,14 @@ import sagani_net.game
 import sagani_net.games
 import sagani_net.games.sagani.rules
 import sagani_net.games.sagani.tiles
+import sagani_net.limits
 
 MODULES = [
     sagani_net.game,
     sagani_net.games,
     sagani_net.games.sagani.tiles,
     sagani_net.games.sagani.rules,
+    sagani_net.limits,
     protocol.wire,
 ]
 
