@@ -2,11 +2,13 @@
 
 Per-peer request rate: a token bucket for each ROUTER peer. Each peer (its ZeroMQ routing id)
 may send ``burst`` requests at once and ``rate_per_s`` a second after that; a request over the
-limit gets a ``rate_limited`` error without being decoded. A request whose reply is big costs
-more (:meth:`RateLimiter.charge`: one token more per :data:`REPLY_COST_BYTES`), so that a cheap
-request with an expensive answer (``tables`` on a full host) cannot take the host's time from
-the rest. Buckets are kept for at most ``max_peers`` peers; the least recently heard go first
-(a peer that is forgotten starts again with a full bucket, which is no worse than a new peer).
+limit gets a ``rate_limited`` error without being decoded. A request whose reply is big or
+whose handling took long costs more (:meth:`RateLimiter.charge`: one token more per
+:data:`REPLY_COST_BYTES` of reply or per :data:`REQUEST_COST_S` of the host's time, whichever
+is more), so that a cheap request with an expensive answer (``tables`` on a full host) cannot
+take the host's time from the rest: at its rate, a peer gets about a fifth of the host's time.
+Buckets are kept for at most ``max_peers`` peers; the least recently heard go first (a peer
+that is forgotten starts again with a full bucket, which is no worse than a new peer).
 
 >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
 >>> [bucket.allow(b"peer", now_s=0.0) for _ in range(3)]
@@ -33,6 +35,10 @@ RATE_BURST = 400
 #: A reply costs its peer one more token per this many bytes (a snapshot: about one; the
 #: listing of 1,000 tables: about 33).
 REPLY_COST_BYTES = 8192
+#: A request costs its peer one more token per this much of the host's processor time spent
+#: on it (the thread's own time: a loaded machine does not make requests dearer). A token a
+#: millisecond: RATE_PER_S of them is a fifth of the host's time, RATE_BURST 0.4 s.
+REQUEST_COST_S = 0.001
 #: Peers whose buckets are remembered.
 MAX_PEERS = 10_000
 #: Largest frame the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes libzmq
@@ -105,17 +111,21 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return allowed
 
-    def charge(self, peer: bytes, reply_bytes: int) -> None:
-        """Take the extra tokens a reply of ``reply_bytes`` costs; the bucket may go into debt,
-        which the peer's next requests pay off.
+    def charge(self, peer: bytes, reply_bytes: int, cost_s: float = 0.0) -> None:
+        """Take the extra tokens a reply of ``reply_bytes`` that took ``cost_s`` of the host's
+        time costs; the bucket may go into debt, which the peer's next requests pay off.
 
         >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
         >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES)
         True
         >>> bucket.allow(b"p", now_s=1.0)
         False
+        >>> bucket.allow(b"q", now_s=0.0); bucket.charge(b"q", 10, cost_s=0.0025)
+        True
+        >>> bucket.allow(b"q", now_s=1.0), bucket.allow(b"q", now_s=2.0)
+        (False, True)
         """
-        extra = reply_bytes // REPLY_COST_BYTES
+        extra = max(reply_bytes // REPLY_COST_BYTES, int(cost_s / REQUEST_COST_S))
         if extra and peer in self._buckets:
             tokens, then_s = self._buckets[peer]
             self._buckets[peer] = (tokens - extra, then_s)
