@@ -23,6 +23,7 @@ one int, and a determinized state (a new secret seed) rolls something else.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections.abc import Sequence
@@ -51,7 +52,7 @@ from sagani_net.games.sagrada.components import (
     parse_die,
     private_points,
 )
-from sagani_net.games.sagrada.patterns import PUBLISHED, Pattern, parse_patterns
+from sagani_net.games.sagrada.patterns import MAX_PATTERNS, PUBLISHED, Pattern, parse_patterns
 from sagani_net.games.sagrada.words import event_sentence
 from sagani_net.limits import BoundedCache
 
@@ -309,10 +310,11 @@ def pattern_set(config: Data) -> PatternSet:
 def checked_patterns(data: Any) -> list[Data]:
     """``data`` checked as a list of patterns (``parse_patterns``), in the file form; a list
     seen lately is not checked again."""
-    try:
-        key = json.dumps(data, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON-like: parse_patterns says what is wrong
-        key = ""
+    key = ""
+    if isinstance(data, list) and len(data) <= MAX_PATTERNS:  # else refused at once, unread
+        # Not JSON-like: no key, and parse_patterns says what is wrong.
+        with contextlib.suppress(TypeError, ValueError):
+            key = json.dumps(data, sort_keys=True)
     found = _CHECKED.get(key)
     if found is None:
         patterns = [p.to_data() for p in parse_patterns(data)]
