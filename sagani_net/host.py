@@ -144,6 +144,8 @@ class Limits:
     #: An open table nobody joined, or a running one nobody played, for this long expires.
     open_idle_s: float = caps.OPEN_TABLE_IDLE_S
     running_idle_s: float = caps.RUNNING_TABLE_IDLE_S
+    #: Bytes of table entries in one `tables` page (the next page has the rest).
+    tables_page_bytes: int = caps.TABLES_PAGE_BYTES
 
 
 @dataclass
@@ -682,13 +684,25 @@ class Host:
         )
 
     def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
-        listing = [
-            {"table": t.id, "game": t.game_name, "config": t.listed_config, "status": t.status,
-             "seq": t.seq, "version": t.state.version, "seats": self._seats(t),
-             "spectators": len(t.spectators), "deadline_s": t.deadline_s}
-            for t in self.tables.values()
-        ]  # fmt: skip
-        return reply("tables", request["id"], tables=listing)
+        """One page of the tables, oldest first: as many as fit in Limits.tables_page_bytes,
+        and ``next``, where the next page starts (None: none)."""
+        after = _page_start(request["after"])
+        listing: list[dict[str, Any]] = []
+        size = 0
+        for t in sorted(self.tables.values(), key=_listing_order):
+            if after is not None and _listing_order(t) <= after:
+                continue
+            entry = {"table": t.id, "game": t.game_name, "config": t.listed_config,
+                     "status": t.status, "seq": t.seq, "version": t.state.version,
+                     "seats": self._seats(t), "spectators": len(t.spectators),
+                     "deadline_s": t.deadline_s}  # fmt: skip
+            size += len(encode(entry))
+            if listing and size > self.limits.tables_page_bytes:
+                last = self.tables[listing[-1]["table"]]
+                return reply("tables", request["id"], tables=listing,
+                             next=f"{last.created_s!r} {last.id}")  # fmt: skip
+            listing.append(entry)
+        return reply("tables", request["id"], tables=listing, next=None)
 
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
@@ -1190,6 +1204,22 @@ def _game_info(name: str) -> dict[str, Any]:
     game = get_game(name)
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}  # fmt: skip
+
+
+def _listing_order(table: Table) -> tuple[float, str]:
+    return table.created_s, table.id
+
+
+def _page_start(after: str | None) -> tuple[float, str] | None:
+    """Where a `tables` page starts: after the table of ``after`` (a ``next`` of an earlier
+    page: its creation time and id), whether or not that table is still there."""
+    if after is None:
+        return None
+    created_s, _, table_id = after.partition(" ")
+    try:
+        return float(created_s), table_id
+    except ValueError:
+        raise ProtocolError("bad_field", "after must be the next of a tables reply") from None
 
 
 def _summary(value: list[Any] | dict[str, Any]) -> dict[str, Any]:

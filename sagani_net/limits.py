@@ -41,6 +41,9 @@ REPLY_COST_BYTES = 8192
 REQUEST_COST_S = 0.001
 #: Peers whose buckets are remembered.
 MAX_PEERS = 10_000
+#: Bytes of table entries in one `tables` reply: 1,000 tables of 4 players fit (about 265
+#: KB); the listing goes on in pages when names or seats make it longer (up to about 1.6 MB).
+TABLES_PAGE_BYTES = 512 * 1024
 #: Largest frame the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes libzmq
 #: drop the connection. Frames between the decoder's limit (protocol.wire.MAX_REQUEST_BYTES)
 #: and this one are read and refused with ``too_big``.

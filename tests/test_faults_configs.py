@@ -22,6 +22,7 @@ from test_net_support import WAIT_S, Raw, running_host
 
 from protocol import VERSION, decode_message, encode
 from sagani_net import host as host_module
+from sagani_net.client import Client
 from sagani_net.games.sagrada import patterns, rules
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS
 from sagani_net.host import Limits
@@ -175,6 +176,8 @@ def test_distinct_pattern_lists_do_not_grow_the_host(
             got = [decode_message(peer.recv_multipart()[-1]) for _ in range(40)]
             assert all(m["type"] == "static" for m in got)
         peer.close()
+    print(f"after 120 distinct lists: {len(rules._CHECKED)} checked lists, "
+          f"{len(rules._PATTERN_SETS)} pattern sets kept")
     assert len(rules._CHECKED) == rules._CHECKED.max_entries
     assert len(rules._PATTERN_SETS) == rules._PATTERN_SETS.max_entries
 
@@ -226,6 +229,7 @@ def test_the_listing_sums_up_big_configs_and_answers_with_a_full_table_cap(
         snapshot = raw("join", table=created[0]["table"], role="spectator")["snapshot"]
         raw.close()
     full = sum(len(encode(c["config"])) for c in created)
+    print(f"tables: {len(listing_bytes)} bytes for 250 tables holding {full} bytes of configs")
     assert full > 1.1 * MAX_REPLY_BYTES
     assert listing["type"] == "tables" and len(listing["tables"]) == 250
     assert len(listing_bytes) < full / 10
@@ -237,3 +241,36 @@ def test_the_listing_sums_up_big_configs_and_answers_with_a_full_table_cap(
         assert listed == {**c["config"], "patterns": {
             "count": MAX_PATTERNS, "digest": hashlib.sha256(text.encode()).hexdigest()[:16]}}
     assert snapshot["config"] == created[0]["config"]
+
+
+def test_a_listing_too_long_for_one_reply_comes_in_pages(tmp_path: Path) -> None:
+    """Long names fill a listing too (64 characters of 4 bytes each, on every seat): past
+    Limits.tables_page_bytes the rest comes in further pages, each table on exactly one, and
+    the client library reads them all."""
+    page_bytes = 4096
+    with running_host(tmp_path, limits=Limits(tables_page_bytes=page_bytes)) as host:
+        raw = Raw(host.endpoint)
+        made = []
+        for i in range(24):
+            made.append(raw("create", game="sugi", config={"players": 5})["table"])
+            for seat in range(i % 3):
+                raw("join", table=made[-1], name="\U0001d11e" * 63 + str(seat))
+        pages, after = [], None
+        while True:
+            raw.sock.send(body("tables", 1, **({} if after is None else {"after": after})))
+            frame = raw.sock.recv()
+            page = decode_message(frame)
+            assert page["type"] == "tables" and page["tables"], page
+            assert len(frame) < page_bytes + 2048  # the budget, and one table over it
+            pages.append([t["table"] for t in page["tables"]])
+            after = page["next"]
+            if after is None:
+                break
+        assert raw("tables", after="x y")["code"] == "bad_field"
+        raw.close()
+        client = Client(host.endpoint)
+        every = [t["table"] for t in client.tables()]
+        client.close()
+    assert len(pages) >= 3
+    assert [table for page in pages for table in page] == made  # oldest first, each once
+    assert every == made
