@@ -683,26 +683,31 @@ class Host:
             standby=self._standby(),
         )
 
-    def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _tables(self, request: dict[str, Any]) -> dict[str, Any] | bytes:
         """One page of the tables, oldest first: as many as fit in Limits.tables_page_bytes,
         and ``next``, where the next page starts (None: none)."""
         after = _page_start(request["after"])
-        listing: list[dict[str, Any]] = []
+        tables = [t for t in sorted(self.tables.values(), key=_listing_order)
+                  if after is None or _listing_order(t) > after]  # fmt: skip
+        entries = [self._listed(t) for t in tables]
+        whole = encode(reply("tables", request["id"], tables=entries, next=None))
+        if len(whole) <= self.limits.tables_page_bytes:
+            return whole  # the usual case: one page, encoded once
         size = 0
-        for t in sorted(self.tables.values(), key=_listing_order):
-            if after is not None and _listing_order(t) <= after:
-                continue
-            entry = {"table": t.id, "game": t.game_name, "config": t.listed_config,
-                     "status": t.status, "seq": t.seq, "version": t.state.version,
-                     "seats": self._seats(t), "spectators": len(t.spectators),
-                     "deadline_s": t.deadline_s}  # fmt: skip
+        for n, entry in enumerate(entries):
             size += len(encode(entry))
-            if listing and size > self.limits.tables_page_bytes:
-                last = self.tables[listing[-1]["table"]]
-                return reply("tables", request["id"], tables=listing,
+            if n and size > self.limits.tables_page_bytes:
+                last = tables[n - 1]
+                return reply("tables", request["id"], tables=entries[:n],
                              next=f"{last.created_s!r} {last.id}")  # fmt: skip
-            listing.append(entry)
-        return reply("tables", request["id"], tables=listing, next=None)
+        return whole  # the entries fit: only the envelope went over
+
+    def _listed(self, t: Table) -> dict[str, Any]:
+        """A table as ``tables`` lists it."""
+        return {"table": t.id, "game": t.game_name, "config": t.listed_config,
+                "status": t.status, "seq": t.seq, "version": t.state.version,
+                "seats": self._seats(t), "spectators": len(t.spectators),
+                "deadline_s": t.deadline_s}  # fmt: skip
 
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
