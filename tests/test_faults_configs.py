@@ -27,6 +27,7 @@ from sagani_net.games.sagrada import patterns, rules
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS
 from sagani_net.host import Limits
 from sagani_net.limits import MAX_REPLY_BYTES, REQUEST_COST_S
+from sagani_net.store import Store, TableRow
 
 #: The grid of issue 18's attack: a backtracking completion search took about a second on it,
 #: and renaming the pattern defeated the cache of checked lists.
@@ -274,3 +275,23 @@ def test_a_listing_too_long_for_one_reply_comes_in_pages(tmp_path: Path) -> None
     assert len(pages) >= 3
     assert [table for page in pages for table in page] == made  # oldest first, each once
     assert every == made
+
+
+def test_a_stored_table_of_more_patterns_than_the_limit_still_resumes(tmp_path: Path) -> None:
+    """A table accepted before the limit (60 patterns) is in the data dir: the host starts,
+    and the table plays on; only new configs are held to MAX_PATTERNS."""
+    config = custom(60, "old", players=2)
+    store = Store(tmp_path)
+    store.add_table(TableRow("01d7ab1e", "sagrada", {**config, "difficulty": 3}, 7, [], "open",
+                             0, time.time()))  # fmt: skip
+    store.commit()
+    store.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        joined = raw("join", table="01d7ab1e")
+        assert joined["type"] == "joined", joined
+        listed = raw("tables")["tables"][0]["config"]["patterns"]
+        refused = raw("create", game="sagrada", config=config)
+        raw.close()
+    assert listed["count"] == 60
+    assert refused["code"] == "bad_config"

@@ -149,15 +149,16 @@ def _problems(n: int, item: Any) -> list[str]:
     return problems
 
 
-def parse_patterns(data: Any) -> tuple[Pattern, ...]:
+def parse_patterns(data: Any, most: int | None = MAX_PATTERNS) -> tuple[Pattern, ...]:
     """Check a list of patterns in the file form; raises RuleError("bad_patterns", ...) naming
-    every problem, one per line. The work is linear in the list, which holds at most
-    :data:`MAX_PATTERNS`: a longer one is refused before any pattern is read."""
+    every problem, one per line. The work is linear in the list, which holds at most ``most``
+    patterns: a longer one is refused before any pattern is read (None: any number, for a
+    config accepted before there was a limit)."""
     if not isinstance(data, list) or not data:
         raise RuleError("bad_patterns", "a pattern file holds a non-empty list of patterns")
-    if len(data) > MAX_PATTERNS:
-        raise RuleError("bad_patterns", f"a table takes at most {MAX_PATTERNS} patterns of "
-                        f"your own, not {len(data)}")  # fmt: skip
+    if most is not None and len(data) > most:
+        raise RuleError("bad_patterns", f"a table takes at most {most} patterns of your own, "
+                        f"not {len(data)}")  # fmt: skip
     problems = [p for n, item in enumerate(data, 1) for p in _problems(n, item)]
     names = Counter(item["name"] for item in data
                     if isinstance(item, dict) and isinstance(item.get("name"), str))  # fmt: skip

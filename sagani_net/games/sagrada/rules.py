@@ -289,11 +289,13 @@ _CHECKED: BoundedCache[str, str] = BoundedCache(max_entries=64)
 
 def pattern_set(config: Data) -> PatternSet:
     """The patterns a table with ``config`` deals from, and its cards (the indexes of one card's
-    sides: a ``pair`` within one source, or a single pattern)."""
+    sides: a ``pair`` within one source, or a single pattern). ``config`` was accepted by
+    ``parse_config``, maybe before MAX_PATTERNS was (a table in a host's store), so the limit
+    is not asked again here."""
     key = json.dumps([config.get("patterns"), config.get("pattern_set")], sort_keys=True)
     found = _PATTERN_SETS.get(key)
     if found is None:
-        own = parse_patterns(config["patterns"]) if config.get("patterns") else ()
+        own = parse_patterns(config["patterns"], most=None) if config.get("patterns") else ()
         sources = [own] if config.get("pattern_set") == "custom" else [PUBLISHED, own]
         patterns: list[Pattern] = []
         cards: dict[Any, list[int]] = {}
