@@ -156,8 +156,8 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
 
 
 def test_a_pattern_list_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A determinized state reads its config at every move: a file's patterns are searched
-    for a completion once, not each time."""
+    """A determinized state reads its config at every move: a file's patterns are checked
+    once, not each time."""
     calls = []
     real = rules.parse_patterns
     monkeypatch.setattr(rules, "parse_patterns", lambda data: calls.append(1) or real(data))
