@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.5)  # under way
             attacked = honest(req, table, args.samples)
             sent, codes = out.get(timeout=args.seconds + 60)
+            assert attacker.pid is not None
+            attacker_cpu = cpu_s(attacker.pid)
             attacker.join()
             host_cpu = cpu_s(proc.pid) - cpu_before
             distinct_lists(req, 20)  # the caches filled once
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"honest sync under attack: p50 {a50 / 1000:.2f} ms, p99 {a99 / 1000:.2f} ms "
           f"({len(attacked)} samples, the slowest {max(attacked) * 1000:.1f} ms)")  # fmt: skip
     print(f"attacker: {sent} requests in {args.seconds:g} s, answered {codes}; "
-          f"host CPU {host_cpu:.2f} s")  # fmt: skip
+          f"host CPU {host_cpu:.2f} s, the attacker's own {attacker_cpu:.2f} s (2 cores shared)")
     print(f"host RSS {rss_before:.1f} MiB -> {rss_after:.1f} MiB after {args.lists} more "
           "distinct lists of 48 patterns")  # fmt: skip
     return 0
