@@ -187,7 +187,7 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
-    _listed: dict[str, Any] | None = field(default=None, repr=False)
+    _listed: dict[str, Any] | None = field(default=None, repr=False, init=False)
 
     @property
     def topic(self) -> bytes:

@@ -92,7 +92,7 @@ def completion(cells: Sequence[str]) -> list[int] | None:
     around it whatever order the cells are filled in. (No colour runs short: no two dice of a
     colour touch, so at most 10 of the 18 are needed.)
     """
-    colours = [COLOURS.index(c) if c in COLOURS and c else -1 for c in cells]
+    colours = [COLOURS.index(c) if c and c in COLOURS else -1 for c in cells]
     values = [int(c) if c.isdigit() else 0 for c in cells]
     fixed_colour, fixed_value = list(colours), list(values)
     for i in range(CELLS):
