@@ -114,24 +114,29 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return allowed
 
-    def charge(self, peer: bytes, reply_bytes: int, cost_s: float = 0.0) -> None:
+    def charge(self, peer: bytes, reply_bytes: int, cost_s: float = 0.0,
+               now_s: float | None = None) -> None:  # fmt: skip
         """Take the extra tokens a reply of ``reply_bytes`` that took ``cost_s`` of the host's
-        time costs; the bucket may go into debt, which the peer's next requests pay off.
+        time costs; the bucket may go into debt, which the peer's next requests pay off. What
+        the bucket gained while the request was handled counts first, up to the burst: a slow
+        request does not pay for itself by taking long.
 
         >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
-        >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES)
+        >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES, now_s=0.0)
         True
         >>> bucket.allow(b"p", now_s=1.0)
         False
-        >>> bucket.allow(b"q", now_s=0.0); bucket.charge(b"q", 10, cost_s=0.0025)
+        >>> bucket.allow(b"q", now_s=0.0); bucket.charge(b"q", 10, cost_s=0.0025, now_s=5.0)
         True
-        >>> bucket.allow(b"q", now_s=1.0), bucket.allow(b"q", now_s=2.0)
+        >>> bucket.allow(b"q", now_s=5.5), bucket.allow(b"q", now_s=6.0)
         (False, True)
         """
         extra = max(reply_bytes // REPLY_COST_BYTES, int(cost_s / REQUEST_COST_S))
         if extra and peer in self._buckets:
+            now_s = time.monotonic() if now_s is None else now_s
             tokens, then_s = self._buckets[peer]
-            self._buckets[peer] = (tokens - extra, then_s)
+            tokens = min(float(self.burst), tokens + (now_s - then_s) * self.rate_per_s)
+            self._buckets[peer] = (tokens - extra, now_s)
 
 
 class BoundedCache(Generic[K, V]):
