@@ -160,7 +160,8 @@ def test_a_pattern_list_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None
     once, not each time."""
     calls = []
     real = rules.parse_patterns
-    monkeypatch.setattr(rules, "parse_patterns", lambda data: calls.append(1) or real(data))
+    monkeypatch.setattr(rules, "parse_patterns",
+                        lambda data, **options: calls.append(1) or real(data, **options))
     monkeypatch.setattr(rules, "_CHECKED", type(rules._CHECKED)(max_entries=4))
     monkeypatch.setattr(rules, "_PATTERN_SETS", type(rules._PATTERN_SETS)(max_entries=4))
     first = rules.SAGRADA.parse_config({"patterns": OWN})
