@@ -18,6 +18,8 @@ MAX_ID = 2**63 - 1
 MAX_NAME_LEN = 64
 MAX_TABLE_ID_LEN = 32
 MAX_TOKEN_LEN = 64
+#: A `tables` page's `next` (the host's own text, handed back as `after`).
+MAX_CURSOR_LEN = 64
 MAX_SEATS = 16
 #: A nonce names a request unguessably: at least 96 bits as text.
 MIN_NONCE_LEN = 16
@@ -115,7 +117,7 @@ _SEAT = Field(_int(0, MAX_SEATS - 1))
 #: Request type -> its fields beyond the envelope (v, type, id).
 REQUESTS: dict[str, dict[str, Field]] = {
     "hello": {"client": Field(_str(MAX_NAME_LEN), required=False)},
-    "tables": {},
+    "tables": {"after": Field(_nullable(_str(MAX_CURSOR_LEN)), required=False)},
     "create": {
         "game": Field(_str(MAX_NAME_LEN)),
         "config": Field(_map),

@@ -322,7 +322,16 @@ class AsyncClient:
         return self.welcome
 
     async def tables(self) -> list[dict[str, Any]]:
-        return (await self.request("tables"))["tables"]
+        """Every table on the host, page after page (PROTOCOL.md, tables)."""
+        listing: list[dict[str, Any]] = []
+        after = None
+        while True:
+            # The first page without `after`: a host from before pages knows no such field.
+            page = await self.request("tables", **({} if after is None else {"after": after}))
+            listing += page["tables"]
+            after = page.get("next")
+            if after is None or not page["tables"]:
+                return listing
 
     async def create(
         self,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import logging
 import secrets
 import sqlite3
@@ -40,7 +41,14 @@ from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, V
 from sagani_net import limits as caps
 from sagani_net.game import Game, GameState, RuleError
 from sagani_net.games import game_names, get_game
-from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
+from sagani_net.limits import (
+    MAX_FRAME_BYTES,
+    RATE_BURST,
+    RATE_PER_S,
+    BoundedCache,
+    QuietRepeats,
+    RateLimiter,
+)
 from sagani_net.peers import ConnectionGuard
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
 
@@ -73,8 +81,10 @@ TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
 REPLY_CACHE_SIZE = 16
-#: Create and join replies remembered for retries (in memory only).
+#: Create and join replies remembered for retries (in memory only), and their bytes in all
+#: (a joined reply holds a snapshot: tens of KiB for a big table).
 RECENT_SIZE = 4096
+RECENT_BYTES = 32 * 1024 * 1024
 #: Time a bot seat gets beyond its table's deadline before the host plays for it: the update
 #: announcing the turn and the bot's act both cross the network.
 DEADLINE_GRACE_S = 0.25
@@ -150,6 +160,8 @@ class Limits:
     #: An open table nobody joined, or a running one nobody played, for this long expires.
     open_idle_s: float = caps.OPEN_TABLE_IDLE_S
     running_idle_s: float = caps.RUNNING_TABLE_IDLE_S
+    #: Bytes of table entries in one `tables` page (the next page has the rest).
+    tables_page_bytes: int = caps.TABLES_PAGE_BYTES
 
 
 @dataclass
@@ -206,10 +218,21 @@ class Table:
     #: pages (each ``{"actions": [...]}`` encoded, a few KB a table at most): worked out once
     #: per version, however many pages and peers ask; dropped by the next action.
     legal: tuple[int, int, list[bytes]] | None = None
+    _listed: dict[str, Any] | None = field(default=None, repr=False, init=False)
 
     @property
     def topic(self) -> bytes:
         return topic(self.id)
+
+    @property
+    def listed_config(self) -> dict[str, Any]:
+        """The config as ``tables`` lists it: an option holding a list or a map (Sagrada's
+        ``patterns``) is summed up as ``{count, digest}``, so that a table's entry in the
+        listing stays small whatever its config holds (PROTOCOL.md, tables)."""
+        if self._listed is None:
+            self._listed = {name: _summary(value) if isinstance(value, list | dict) else value
+                            for name, value in self.config.items()}  # fmt: skip
+        return self._listed
 
     @property
     def turn(self) -> int | None:
@@ -262,9 +285,8 @@ class Host:
         self.sessions: dict[str, Session] = {}
         self._outbox: list[tuple[bytes, bytes]] = []
         # Replies to creates and joins by (type, table, id): a retried join gets the same seat.
-        self._recent: OrderedDict[tuple[bytes, str, str | None, int | None], bytes] = (
-            OrderedDict()
-        )
+        self._recent: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(
+            RECENT_SIZE, RECENT_BYTES, weight=len)
         self._stop = threading.Event()
         self._storage_failure: sqlite3.Error | None = None
         #: Why the data dir can no longer be trusted (files deleted, replaced or changed under
@@ -514,6 +536,7 @@ class Host:
                                         "after at most one envelope"))]  # fmt: skip
         if not self._rate.allow(frames[0]):
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
+        started_s = time.thread_time()
         msg_id = None
         try:
             message = decode_request(body)
@@ -529,9 +552,8 @@ class Host:
             if out is None:
                 out = self._handlers[request["type"]](request)
                 if key is not None:
-                    out = self._recent[key] = encode(out)
-                    if len(self._recent) > RECENT_SIZE:
-                        self._recent.popitem(last=False)
+                    out = encode(out)
+                    self._recent.put(key, out)
         except ProtocolError as exc:
             log.info("refused %s: %s", msg_id, exc)
             out = error(msg_id, exc.code, exc.message, **exc.fields)
@@ -542,8 +564,9 @@ class Host:
             log.exception("request %s failed", msg_id)
             out = error(msg_id, "internal", "the host failed on this request")
         body = out if isinstance(out, bytes) else encode(out)
-        # An expensive answer costs its peer more of its rate (limits.REPLY_COST_BYTES).
-        self._rate.charge(frames[0], len(body))
+        # An expensive answer costs its peer more of its rate (limits.REPLY_COST_BYTES, and
+        # REQUEST_COST_S of the host's time).
+        self._rate.charge(frames[0], len(body), time.thread_time() - started_s)
         return [*head, body]
 
     def _retry_key(self, request: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -706,15 +729,31 @@ class Host:
             standby=self._standby(),
         )
 
-    def _tables(self, request: dict[str, Any]) -> dict[str, Any]:
-        listing = [
-            {"table": t.id, "game": t.game_name, "config": t.config, "status": t.status,
-             "seq": t.seq, "version": t.state.version, "seats": self._seats(t),
-             "spectators": len(t.spectators), "deadline_s": t.deadline_s,
-             "turn_timer_s": t.turn_timer_s}
-            for t in self.tables.values()
-        ]  # fmt: skip
-        return reply("tables", request["id"], tables=listing)
+    def _tables(self, request: dict[str, Any]) -> dict[str, Any] | bytes:
+        """One page of the tables, oldest first: as many as fit in Limits.tables_page_bytes,
+        and ``next``, where the next page starts (None: none)."""
+        after = _page_start(request["after"])
+        tables = [t for t in sorted(self.tables.values(), key=_listing_order)
+                  if after is None or _listing_order(t) > after]  # fmt: skip
+        entries = [self._listed(t) for t in tables]
+        whole = encode(reply("tables", request["id"], tables=entries, next=None))
+        if len(whole) <= self.limits.tables_page_bytes:
+            return whole  # the usual case: one page, encoded once
+        size = 0
+        for n, entry in enumerate(entries):
+            size += len(encode(entry))
+            if n and size > self.limits.tables_page_bytes:
+                last = tables[n - 1]
+                return reply("tables", request["id"], tables=entries[:n],
+                             next=f"{last.created_s!r} {last.id}")  # fmt: skip
+        return whole  # the entries fit: only the envelope went over
+
+    def _listed(self, t: Table) -> dict[str, Any]:
+        """A table as ``tables`` lists it."""
+        return {"table": t.id, "game": t.game_name, "config": t.listed_config,
+                "status": t.status, "seq": t.seq, "version": t.state.version,
+                "seats": self._seats(t), "spectators": len(t.spectators),
+                "deadline_s": t.deadline_s, "turn_timer_s": t.turn_timer_s}  # fmt: skip
 
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
@@ -1355,6 +1394,29 @@ def _game_info(name: str) -> dict[str, Any]:
     game = get_game(name)
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}  # fmt: skip
+
+
+def _listing_order(table: Table) -> tuple[float, str]:
+    return table.created_s, table.id
+
+
+def _page_start(after: str | None) -> tuple[float, str] | None:
+    """Where a `tables` page starts: after the table of ``after`` (a ``next`` of an earlier
+    page: its creation time and id), whether or not that table is still there."""
+    if after is None:
+        return None
+    created_s, _, table_id = after.partition(" ")
+    try:
+        return float(created_s), table_id
+    except ValueError:
+        raise ProtocolError("bad_field", "after must be the next of a tables reply") from None
+
+
+def _summary(value: list[Any] | dict[str, Any]) -> dict[str, Any]:
+    """A list or map as ``tables`` shows it: how many elements, and the first 16 hex digits of
+    the SHA-256 of its JSON text (keys sorted, no spaces, UTF-8) to tell two apart."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {"count": len(value), "digest": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
 def _writes(request: dict[str, Any]) -> bool:

@@ -2,11 +2,13 @@
 
 Per-peer request rate: a token bucket for each ROUTER peer. Each peer (its ZeroMQ routing id)
 may send ``burst`` requests at once and ``rate_per_s`` a second after that; a request over the
-limit gets a ``rate_limited`` error without being decoded. A request whose reply is big costs
-more (:meth:`RateLimiter.charge`: one token more per :data:`REPLY_COST_BYTES`), so that a cheap
-request with an expensive answer (``tables`` on a full host) cannot take the host's time from
-the rest. Buckets are kept for at most ``max_peers`` peers; the least recently heard go first
-(a peer that is forgotten starts again with a full bucket, which is no worse than a new peer).
+limit gets a ``rate_limited`` error without being decoded. A request whose reply is big or
+whose handling took long costs more (:meth:`RateLimiter.charge`: one token more per
+:data:`REPLY_COST_BYTES` of reply or per :data:`REQUEST_COST_S` of the host's time, whichever
+is more), so that a cheap request with an expensive answer (``tables`` on a full host) cannot
+take the host's time from the rest: at its rate, a peer gets about a fifth of the host's time.
+Buckets are kept for at most ``max_peers`` peers; the least recently heard go first (a peer
+that is forgotten starts again with a full bucket, which is no worse than a new peer).
 
 >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
 >>> [bucket.allow(b"peer", now_s=0.0) for _ in range(3)]
@@ -20,6 +22,11 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: Requests a second one peer may send, sustained, and in one burst. A person clicks a few
 #: times a second and a bot acts once per turn; a Lazy Pirate retry is one more request.
@@ -28,8 +35,15 @@ RATE_BURST = 400
 #: A reply costs its peer one more token per this many bytes (a snapshot: about one; the
 #: listing of 1,000 tables: about 33).
 REPLY_COST_BYTES = 8192
+#: A request costs its peer one more token per this much of the host's processor time spent
+#: on it (the thread's own time: a loaded machine does not make requests dearer). A token a
+#: millisecond: RATE_PER_S of them is a fifth of the host's time, RATE_BURST 0.4 s.
+REQUEST_COST_S = 0.001
 #: Peers whose buckets are remembered.
 MAX_PEERS = 10_000
+#: Bytes of table entries in one `tables` reply: 1,000 tables of 4 players fit (about 265
+#: KB); the listing goes on in pages when names or seats make it longer (up to about 1.6 MB).
+TABLES_PAGE_BYTES = 512 * 1024
 #: Largest frame the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes libzmq
 #: drop the connection. Frames between the decoder's limit (protocol.wire.MAX_REQUEST_BYTES)
 #: and this one are read and refused with ``too_big``.
@@ -100,20 +114,86 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return allowed
 
-    def charge(self, peer: bytes, reply_bytes: int) -> None:
-        """Take the extra tokens a reply of ``reply_bytes`` costs; the bucket may go into debt,
-        which the peer's next requests pay off.
+    def charge(self, peer: bytes, reply_bytes: int, cost_s: float = 0.0,
+               now_s: float | None = None) -> None:  # fmt: skip
+        """Take the extra tokens a reply of ``reply_bytes`` that took ``cost_s`` of the host's
+        time costs; the bucket may go into debt, which the peer's next requests pay off. What
+        the bucket gained while the request was handled counts first, up to the burst: a slow
+        request does not pay for itself by taking long.
 
         >>> bucket = RateLimiter(rate_per_s=1.0, burst=2)
-        >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES)
+        >>> bucket.allow(b"p", now_s=0.0); bucket.charge(b"p", 3 * REPLY_COST_BYTES, now_s=0.0)
         True
         >>> bucket.allow(b"p", now_s=1.0)
         False
+        >>> bucket.allow(b"q", now_s=0.0); bucket.charge(b"q", 10, cost_s=0.0025, now_s=5.0)
+        True
+        >>> bucket.allow(b"q", now_s=5.5), bucket.allow(b"q", now_s=6.0)
+        (False, True)
         """
-        extra = reply_bytes // REPLY_COST_BYTES
+        extra = max(reply_bytes // REPLY_COST_BYTES, int(cost_s / REQUEST_COST_S))
         if extra and peer in self._buckets:
+            now_s = time.monotonic() if now_s is None else now_s
             tokens, then_s = self._buckets[peer]
-            self._buckets[peer] = (tokens - extra, then_s)
+            tokens = min(float(self.burst), tokens + (now_s - then_s) * self.rate_per_s)
+            self._buckets[peer] = (tokens - extra, now_s)
+
+
+class BoundedCache(Generic[K, V]):
+    """A map that forgets its least recently used entries past ``max_entries`` or past
+    ``max_weight`` in all (each entry weighs ``weight(value)``): every cache keyed by what a
+    client sends is one of these, so that no number of distinct requests grows the host.
+    An entry heavier than ``max_weight`` alone is not kept.
+
+    >>> cache = BoundedCache(max_entries=2, max_weight=10, weight=len)
+    >>> cache.put("a", "xxxx"); cache.put("b", "yyyy"); cache.get("a")
+    'xxxx'
+    >>> cache.put("c", "zzzz"); cache.get("b"), len(cache), cache.weight  # b was used least
+    (None, 2, 8)
+    >>> cache.put("d", "w" * 11); cache.get("d"), len(cache)
+    (None, 2)
+    """
+
+    def __init__(self, max_entries: int, max_weight: int | None = None,
+                 weight: Callable[[V], int] | None = None) -> None:  # fmt: skip
+        self.max_entries = max_entries
+        self.max_weight = max_weight
+        self._weigh = weight or (lambda _value: 1)
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        #: What the entries weigh in all.
+        self.weight = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: K) -> V | None:
+        found = self._entries.get(key)
+        if found is None:
+            return None
+        self._entries.move_to_end(key)
+        return found[0]
+
+    def put(self, key: K, value: V) -> None:
+        self.pop(key)
+        w = self._weigh(value)
+        if self.max_weight is not None and w > self.max_weight:
+            return
+        self._entries[key] = (value, w)
+        self.weight += w
+        while len(self._entries) > self.max_entries or (
+                self.max_weight is not None and self.weight > self.max_weight):  # fmt: skip
+            self.weight -= self._entries.popitem(last=False)[1][1]
+
+    def pop(self, key: K) -> V | None:
+        found = self._entries.pop(key, None)
+        if found is None:
+            return None
+        self.weight -= found[1]
+        return found[0]
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self.weight = 0
 
 
 class QuietRepeats(logging.Filter):

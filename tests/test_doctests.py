@@ -10,6 +10,7 @@ import sagani_net.game
 import sagani_net.games
 import sagani_net.games.sagani.rules
 import sagani_net.games.sagani.tiles
+import sagani_net.limits
 import sagani_net.private_files
 
 MODULES = [
@@ -17,6 +18,7 @@ MODULES = [
     sagani_net.games,
     sagani_net.games.sagani.tiles,
     sagani_net.games.sagani.rules,
+    sagani_net.limits,
     protocol.wire,
     sagani_net.private_files,
     sagani_net.bots.house,

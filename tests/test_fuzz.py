@@ -24,6 +24,10 @@ from test_net_support import WAIT_S, Raw, choose, running_host
 
 from protocol import ProtocolError, check_request, decode_message, decode_request, encode
 from protocol.messages import MAX_ID, request_id
+from sagani_net.game import RuleError
+from sagani_net.games.sagrada import patterns as sagrada_patterns
+from sagani_net.games.sagrada.patterns import MAX_PATTERNS, RESTRICTIONS
+from sagani_net.games.sagrada.rules import SAGRADA
 from sagani_net.host import Host, Limits
 from sagani_net.limits import MAX_ENVELOPE_FRAME_BYTES, MAX_REQUEST_FRAMES
 
@@ -35,6 +39,9 @@ DERIVED = 3
 MIN_FRAMES = 10_000
 #: Ids the real sessions never used, so no fuzz frame hits a cached accepted reply.
 FUZZ_IDS = st.integers(10**9, MAX_ID)
+#: Issue 18's grid: a backtracking completion search took about a second on it.
+COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
+          ["", "", "Y", "3", "1"]]  # fmt: skip
 
 
 @dataclass
@@ -299,4 +306,83 @@ def test_fuzzed_frames_get_errors_and_change_no_game(host: Host, tables: Tables)
     assert raw("hello")["type"] == "welcome"
     play(raw, tables.running, tables.tokens, random.Random(6), until_over=False,
          moves=tables.version + 4)  # fmt: skip
+    raw.close()
+
+
+# -- Sagrada's custom patterns (issue 18) -----------------------------------------------------
+
+CELL = st.sampled_from(["", "", "", *RESTRICTIONS[1:], "x", 7])
+GRIDS = st.one_of(st.just(COSTLY), st.lists(st.lists(CELL, min_size=5, max_size=5),
+                                            min_size=4, max_size=4),
+                  st.lists(st.lists(CELL, max_size=6), max_size=5))  # fmt: skip
+PATTERN = st.fixed_dictionaries(
+    {"name": st.one_of(st.sampled_from(["A", "B", "C"]), st.text(max_size=41)),
+     "difficulty": st.sampled_from([3, 4, 5, 6, 2, "4"]), "grid": GRIDS},
+    optional={"pair": st.one_of(st.integers(0, 3), st.text(max_size=2))},
+)  # fmt: skip
+
+
+@st.composite
+def pattern_request(draw: st.DrawFn) -> dict[str, Any]:
+    """A `static` or `create` of Sagrada with a list of patterns, good or bad, of any count up
+    to a few over the limit (a long list is the copies of one, for speed)."""
+    count = draw(st.integers(1, MAX_PATTERNS + 3))
+    drawn = draw(st.lists(PATTERN, min_size=1, max_size=6))
+    patterns_ = [{**drawn[i % len(drawn)], "name": f"{drawn[i % len(drawn)]['name']}{i // 6}"}
+                 if draw(st.booleans()) else drawn[i % len(drawn)] for i in range(count)]
+    config = {"players": draw(st.integers(1, 4)), "patterns": patterns_,
+              "pattern_set": draw(st.sampled_from(["all", "custom"]))}  # fmt: skip
+    return {"type": draw(st.sampled_from(["static", "create"])), "game": "sagrada",
+            "config": config}  # fmt: skip
+
+
+def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every custom pattern list gets the answer the rules give it locally (`bad_config` with
+    the reasons, or the table), never `internal`; no completion search runs, and no list is
+    read more than twice (as sent, and as the normalized config): the work per request is
+    linear in a list of at most MAX_PATTERNS."""
+    work = {"read": 0, "searches": 0, "counting": True}
+    problems, completion = sagrada_patterns._problems, sagrada_patterns.completion
+
+    def count(what: str, then: Any) -> Any:
+        def counted(*args: Any) -> Any:
+            work[what] += work["counting"]
+            return then(*args)
+
+        return counted
+
+    monkeypatch.setattr(sagrada_patterns, "_problems", count("read", problems))
+    monkeypatch.setattr(sagrada_patterns, "completion", count("searches", completion))
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger, sock.rcvtimeo = 0, int(WAIT_S * 1000)
+    sock.connect(host.endpoint)
+    sent = [0]
+
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.lists(pattern_request(), min_size=1, max_size=8))
+    def fuzz(requests: list[dict[str, Any]]) -> None:
+        for n, request in enumerate(requests):
+            sock.send_multipart([b"", encode({"v": 1, "id": n, **request})])
+        replies = [decode_message(sock.recv_multipart()[-1]) for _ in requests]
+        work["counting"] = False  # the host is done with them; the oracle's work is not its
+        for request, reply in zip(requests, replies, strict=True):
+            try:
+                SAGRADA.parse_config(request["config"])
+                want = {"static": {"static"}, "create": {"created", "too_many_tables"}}
+                wanted = want[request["type"]]
+            except RuleError:
+                wanted = {"bad_config"}
+            assert reply.get("code", reply["type"]) in wanted, (request, reply)
+            sent[0] += min(len(request["config"]["patterns"]), MAX_PATTERNS)
+        work["counting"] = True
+
+    fuzz()
+    sock.close()
+    assert work["searches"] == 0
+    assert work["read"] <= 2 * sent[0]
+    raw = Raw(host.endpoint)
+    assert raw("tables")["type"] == "tables"
     raw.close()

@@ -156,13 +156,14 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
 
 
 def test_a_pattern_list_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A determinized state reads its config at every move: a file's patterns are searched
-    for a completion once, not each time."""
+    """A determinized state reads its config at every move: a file's patterns are checked
+    once, not each time."""
     calls = []
     real = rules.parse_patterns
-    monkeypatch.setattr(rules, "parse_patterns", lambda data: calls.append(1) or real(data))
-    monkeypatch.setattr(rules, "_CHECKED", {})
-    monkeypatch.setattr(rules, "_PATTERN_SETS", {})
+    monkeypatch.setattr(rules, "parse_patterns",
+                        lambda data, **options: calls.append(1) or real(data, **options))
+    monkeypatch.setattr(rules, "_CHECKED", type(rules._CHECKED)(max_entries=4))
+    monkeypatch.setattr(rules, "_PATTERN_SETS", type(rules._PATTERN_SETS)(max_entries=4))
     first = rules.SAGRADA.parse_config({"patterns": OWN})
     checked = len(calls)
     again = rules.SAGRADA.parse_config({"patterns": json.loads(json.dumps(OWN))})

@@ -282,7 +282,7 @@ def test_a_pattern_completion_obeys_every_restriction_and_rule_four() -> None:
     from sagani_net.games.sagrada.patterns import completion
 
     for p in PUBLISHED:
-        filled = completion(p.allow)
+        filled = completion(p.cells)
         assert filled is not None
         for i, die in enumerate(filled):
             assert p.allow[i] >> die & 1

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sagani_net.game import RuleError
-from sagani_net.games.sagrada.patterns import PUBLISHED, parse_patterns, read_patterns
+from sagani_net.games.sagrada import patterns
+from sagani_net.games.sagrada.components import CLASH, ORTH
+from sagani_net.games.sagrada.patterns import (
+    MAX_PATTERNS,
+    PUBLISHED,
+    RESTRICTIONS,
+    Pattern,
+    completion,
+    parse_patterns,
+    published_data,
+    read_patterns,
+)
+
+#: The grid of issue 18's attack: a backtracking search took about a second to complete it.
+COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
+          ["", "", "Y", "3", "1"]]  # fmt: skip
 
 
 def good(**changes: Any) -> dict[str, Any]:
@@ -100,3 +116,64 @@ def test_a_bad_pattern_file_is_refused_with_a_clear_error(
     with pytest.raises(RuleError) as info:
         read_patterns(path)
     assert info.value.code == "bad_patterns" and says in info.value.message
+
+
+def test_the_published_patterns_pass_the_check_a_users_file_gets() -> None:
+    """The game trusts its own file at start (no check there): this is the check."""
+    assert parse_patterns(published_data()) == PUBLISHED
+
+
+def test_a_pattern_completes_exactly_when_no_two_touching_cells_want_the_same() -> None:
+    """completion is the proof of the check: random grids, dense with restrictions (most of
+    them touching), each either refused for two touching cells alike, or filled with dice that
+    obey every restriction and rule 4."""
+    rng = random.Random(18)
+    grids = [list(COSTLY[0] + COSTLY[1] + COSTLY[2] + COSTLY[3]), [""] * 20]
+    for _ in range(3000):
+        density = rng.random()
+        grids.append([rng.choice(RESTRICTIONS[1:]) if rng.random() < density else ""
+                      for _ in range(20)])  # fmt: skip
+    completed = 0
+    for cells in grids:
+        clash = any(cells[i] and cells[i] == cells[j] for i in range(20) for j in ORTH[i])
+        filled = completion(cells)
+        assert (filled is None) == clash, cells
+        if filled is not None:
+            completed += 1
+            allow = Pattern("", 3, tuple(cells)).allow
+            for i, die in enumerate(filled):
+                assert allow[i] >> die & 1, (cells, i)
+                assert all(not CLASH[die] >> filled[j] & 1 for j in ORTH[i]), (cells, i)
+    assert 500 < completed < len(grids) - 500  # both kinds were tried
+
+
+def test_the_costly_grid_of_issue_18_is_checked_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check is linear: no completion search runs, whatever the grid (48 renamed copies
+    of the grid that took a backtracking search a second each)."""
+    calls: list[object] = []
+    monkeypatch.setattr(patterns, "completion", lambda cells: calls.append(cells))
+    found = parse_patterns([good(name=f"Copy {i}", grid=COSTLY) for i in range(MAX_PATTERNS)])
+    assert len(found) == MAX_PATTERNS and calls == []
+    assert completion(tuple(cell for row in COSTLY for cell in row)) is not None
+
+
+def test_more_patterns_than_a_table_takes_are_refused_before_any_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[int] = []
+    real = patterns._problems
+    monkeypatch.setattr(patterns, "_problems", lambda n, item: read.append(n) or real(n, item))
+    assert problems([good(name=f"Copy {i}", grid=COSTLY) for i in range(600)]) == [
+        f"a table takes at most {MAX_PATTERNS} patterns of your own, not 600"]
+    assert read == []
+    parse_patterns([good(name=f"Copy {i}") for i in range(MAX_PATTERNS)])
+    assert len(read) == MAX_PATTERNS
+
+
+def test_duplicate_names_are_found_whatever_the_names_are() -> None:
+    """Names that are not text (a list is not hashable) are a problem, not a crash."""
+    found = problems([good(name=["x"]), good(name=["x"]), good(), good()])
+    assert "two patterns are called 'Mine'" in found
+    assert sum("name must be a text" in line for line in found) == 2

@@ -20,7 +20,7 @@ from fault_kit import port_number, proxied
 from test_cli_smoke import SAGANI, Terminal, lan_party
 from test_net_support import ROOT, PlayerThread, Raw, running_host, start_host_process
 
-from protocol import VERSION, encode
+from protocol import VERSION, decode_message, encode
 from sagani_net import security
 from sagani_net.client import Client, HostTimeout
 from sagani_net.host import Limits
@@ -202,6 +202,45 @@ def test_a_peer_over_its_rate_gets_rate_limited_and_others_are_served(tmp_path: 
         assert flooder("hello")["type"] == "welcome"
         flooder.close()
         other.close()
+
+
+def test_costly_pattern_configs_over_curve_are_refused_and_the_lobby_stays_small(
+    tmp_path: Path,
+) -> None:
+    """Issue 18's pattern frames from a peer holding the join code: the 261-byte `static`
+    (3 copies of a grid a search took a second on) and a `create` of 600 copies, refused
+    `bad_config`; a table of 48 is listed as the count and digest of its patterns, while a
+    secure player's `sync` is answered."""
+    grid = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
+            ["", "", "Y", "3", "1"]]  # fmt: skip
+
+    def custom(count: int) -> dict[str, object]:
+        return {"pattern_set": "custom", "patterns": [
+            {"name": f"p{i}", "difficulty": 4, "grid": grid} for i in range(count)]}
+
+    hosting, keys = secure_host(tmp_path)
+    with hosting as host:
+        code = code_for(host.endpoint, keys.public)
+        attacker = zmq.Context.instance().socket(zmq.DEALER)
+        attacker.linger, attacker.rcvtimeo = 0, 30_000
+        security.client_setup(attacker, keys.public)
+        attacker.connect(host.endpoint)
+        for n, (kind, config) in enumerate((("static", custom(3)), ("create", custom(600)),
+                                            ("create", {**custom(48), "players": 4}))):
+            attacker.send_multipart([b"", encode({"v": VERSION, "type": kind, "id": n,
+                                                  "game": "sagrada", "config": config})])
+        player = Client(code)
+        try:
+            table = player.create({"players": 2}, game="sagrada")
+            player.join(table, name="ann")
+            assert player.sync().version == 0
+            replies = [decode_message(attacker.recv_multipart()[-1]) for _ in range(3)]
+            listing = {t["table"]: t["config"] for t in player.tables()}
+        finally:
+            player.close()
+            attacker.close()
+    assert [r.get("code", r["type"]) for r in replies] == ["bad_config", "bad_config", "created"]
+    assert listing[replies[2]["table"]]["patterns"]["count"] == 48
 
 
 def test_session_cap_is_an_error_code(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ sagani_net.game.RuleError: bad_patterns: pattern 1 (Twins): no dice can complete
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -26,7 +28,6 @@ from typing import Any
 from sagani_net.game import Data, RuleError
 from sagani_net.games.sagrada.components import (
     CELLS,
-    CLASH,
     COLOUR_DICE,
     COLOURS,
     COLUMNS,
@@ -38,6 +39,9 @@ from sagani_net.games.sagrada.components import (
 )
 
 DIFFICULTIES = (3, 4, 5, 6)
+#: Patterns of one's own a table takes at most: twice the published set. A table's config holds
+#: them, and every snapshot and record of it (PROTOCOL.md, section 8).
+MAX_PATTERNS = 48
 RESTRICTIONS = ("", *COLOURS, *"123456")
 
 
@@ -75,32 +79,33 @@ class Pattern:
         return data
 
 
-def completion(allow: tuple[int, ...]) -> list[int] | None:
-    """Dice for every cell that obey the restrictions and rule 4, or None if there are none.
+def completion(cells: Sequence[str]) -> list[int] | None:
+    """Dice for every cell that obey the restrictions ``cells`` and rule 4, or None if there
+    are none; at most 11 tries per cell, no search.
 
     Rules 1 and 2 never stand in the way of a full window (fill it outward from an edge cell),
-    so a pattern can be completed exactly when this finds an assignment. Backtracking in
-    reading order: each cell only has to differ from its left and upper neighbour.
+    so a pattern can be completed exactly when such dice exist. Rule 4 asks neighbours to
+    differ in colour and in value, and any colour goes with any value: the colours and the
+    values are two separate colourings of the grid, each with some cells fixed by the pattern.
+    One exists exactly when no two touching cells want the same thing, for a free cell has at
+    most 4 orthogonal neighbours, so at most 4 of the 5 colours and 4 of the 6 values are taken
+    around it whatever order the cells are filled in. (No colour runs short: no two dice of a
+    colour touch, so at most 10 of the 18 are needed.)
     """
-    window = [0] * CELLS
-
-    def fill(i: int) -> bool:
-        if i == CELLS:
-            return True
-        m = allow[i]
-        for j in ORTH[i]:
-            if j < i:
-                m &= ~CLASH[window[j]]
-        while m:
-            low = m & -m
-            window[i] = low.bit_length() - 1
-            if fill(i + 1):
-                return True
-            m ^= low
-        window[i] = 0
-        return False
-
-    return window if fill(0) else None
+    colours = [COLOURS.index(c) if c and c in COLOURS else -1 for c in cells]
+    values = [int(c) if c.isdigit() else 0 for c in cells]
+    fixed_colour, fixed_value = list(colours), list(values)
+    for i in range(CELLS):
+        near = ORTH[i]
+        if fixed_colour[i] >= 0 and any(colours[j] == colours[i] for j in near):
+            return None
+        if fixed_value[i] and any(values[j] == values[i] for j in near):
+            return None
+        if colours[i] < 0:
+            colours[i] = next(c for c in range(5) if all(colours[j] != c for j in near))
+        if not values[i]:
+            values[i] = next(v for v in range(1, 7) if all(values[j] != v for j in near))
+    return [colour * 6 + value for colour, value in zip(colours, values, strict=True)]
 
 
 def _problems(n: int, item: Any) -> list[str]:
@@ -140,35 +145,39 @@ def _problems(n: int, item: Any) -> list[str]:
             if j > i and cell and cells[j] == cell:
                 problems.append(f"{where}: no dice can complete it: cells {cell_text(i)} and "
                                 f"{cell_text(j)} both want {cell} side by side")  # fmt: skip
-    if not problems and completion(Pattern("", 3, cells).allow) is None:
-        problems.append(f"{where}: no dice can complete it: its restrictions leave some cell "
-                        "without a die that differs from its neighbours")  # fmt: skip
+    # Nothing else can stand in the way (completion says why).
     return problems
 
 
-def parse_patterns(data: Any) -> tuple[Pattern, ...]:
+def parse_patterns(data: Any, most: int | None = MAX_PATTERNS) -> tuple[Pattern, ...]:
     """Check a list of patterns in the file form; raises RuleError("bad_patterns", ...) naming
-    every problem, one per line."""
+    every problem, one per line. The work is linear in the list, which holds at most ``most``
+    patterns: a longer one is refused before any pattern is read (None: any number, for a
+    config accepted before there was a limit)."""
     if not isinstance(data, list) or not data:
         raise RuleError("bad_patterns", "a pattern file holds a non-empty list of patterns")
+    if most is not None and len(data) > most:
+        raise RuleError("bad_patterns", f"a table takes at most {most} patterns of your own, "
+                        f"not {len(data)}")  # fmt: skip
     problems = [p for n, item in enumerate(data, 1) for p in _problems(n, item)]
-    names = [item.get("name") for item in data if isinstance(item, dict)]
-    for name in sorted({n for n in names if isinstance(n, str) and names.count(n) > 1}):
+    names = Counter(item["name"] for item in data
+                    if isinstance(item, dict) and isinstance(item.get("name"), str))  # fmt: skip
+    for name in sorted(n for n, count in names.items() if count > 1):
         problems.append(f"two patterns are called {name!r}")
-    pairs: dict[int, int] = {}
-    for item in data:
-        if isinstance(item, dict) and type(item.get("pair")) is int:
-            pairs[item["pair"]] = pairs.get(item["pair"], 0) + 1
+    pairs = Counter(item["pair"] for item in data
+                    if isinstance(item, dict) and type(item.get("pair")) is int)  # fmt: skip
     for pair, count in sorted(pairs.items()):
         if count > 2:
             problems.append(f"pair {pair} is on {count} patterns; a card has two sides")
     if problems:
         raise RuleError("bad_patterns", "\n".join(problems))
-    return tuple(
-        Pattern(item["name"], item["difficulty"],
-                tuple(cell for row in item["grid"] for cell in row), item.get("pair"))
-        for item in data
-    )  # fmt: skip
+    return tuple(_pattern(item) for item in data)
+
+
+def _pattern(item: Data) -> Pattern:
+    """A pattern from its file form, already checked."""
+    cells = tuple(cell for row in item["grid"] for cell in row)
+    return Pattern(item["name"], item["difficulty"], cells, item.get("pair"))
 
 
 def read_patterns(path: str | Path) -> list[Data]:
@@ -183,10 +192,12 @@ def read_patterns(path: str | Path) -> list[Data]:
     return [p.to_data() for p in parse_patterns(data)]
 
 
-def _published() -> tuple[Pattern, ...]:
+def published_data() -> list[Data]:
+    """The published patterns as the game ships them, in the file form (unchecked: a test
+    checks them, so that starting a program does not)."""
     text = resources.files("sagani_net.games.sagrada").joinpath("data/patterns.json")
-    return parse_patterns(json.loads(text.read_text(encoding="utf-8")))
+    return list(json.loads(text.read_text(encoding="utf-8")))
 
 
 #: The 24 published patterns, two per card.
-PUBLISHED: tuple[Pattern, ...] = _published()
+PUBLISHED: tuple[Pattern, ...] = tuple(_pattern(item) for item in published_data())

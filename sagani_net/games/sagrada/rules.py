@@ -26,6 +26,7 @@ replays without the seed (``protocol/games/sagrada.md``, Record).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections.abc import Sequence
@@ -55,8 +56,9 @@ from sagani_net.games.sagrada.components import (
     parse_die,
     private_points,
 )
-from sagani_net.games.sagrada.patterns import PUBLISHED, Pattern, parse_patterns
+from sagani_net.games.sagrada.patterns import MAX_PATTERNS, PUBLISHED, Pattern, parse_patterns
 from sagani_net.games.sagrada.words import event_sentence
+from sagani_net.limits import BoundedCache
 
 ROUNDS = 10
 PATTERNS_DEALT = 4
@@ -296,16 +298,24 @@ VALUES = (None, *(Action("value", number=v) for v in range(1, 7)))
 
 # -- patterns in play ------------------------------------------------------------------------
 
-_PATTERN_SETS: dict[str, tuple[tuple[Pattern, ...], tuple[tuple[int, ...], ...]]] = {}
+PatternSet = tuple[tuple[Pattern, ...], tuple[tuple[int, ...], ...]]
+#: Pattern sets by config, and pattern lists already checked (JSON text in, JSON text out): a
+#: determinized state reads its config again at every move. Clients send any number of
+#: configs, so both forget the least recently used; an entry holds at most the published
+#: patterns and MAX_PATTERNS of one's own (patterns.py), so a count bounds their memory.
+_PATTERN_SETS: BoundedCache[str, PatternSet] = BoundedCache(max_entries=32)
+_CHECKED: BoundedCache[str, str] = BoundedCache(max_entries=64)
 
 
-def pattern_set(config: Data) -> tuple[tuple[Pattern, ...], tuple[tuple[int, ...], ...]]:
+def pattern_set(config: Data) -> PatternSet:
     """The patterns a table with ``config`` deals from, and its cards (the indexes of one card's
-    sides: a ``pair`` within one source, or a single pattern)."""
+    sides: a ``pair`` within one source, or a single pattern). ``config`` was accepted by
+    ``parse_config``, maybe before MAX_PATTERNS was (a table in a host's store), so the limit
+    is not asked again here."""
     key = json.dumps([config.get("patterns"), config.get("pattern_set")], sort_keys=True)
     found = _PATTERN_SETS.get(key)
     if found is None:
-        own = parse_patterns(config["patterns"]) if config.get("patterns") else ()
+        own = parse_patterns(config["patterns"], most=None) if config.get("patterns") else ()
         sources = [own] if config.get("pattern_set") == "custom" else [PUBLISHED, own]
         patterns: list[Pattern] = []
         cards: dict[Any, list[int]] = {}
@@ -314,32 +324,26 @@ def pattern_set(config: Data) -> tuple[tuple[Pattern, ...], tuple[tuple[int, ...
                 key_ = (source, p.pair) if p.pair is not None else len(patterns)
                 cards.setdefault(key_, []).append(len(patterns))
                 patterns.append(p)
-        found = _PATTERN_SETS[key] = (tuple(patterns), tuple(map(tuple, cards.values())))
+        found = (tuple(patterns), tuple(map(tuple, cards.values())))
+        _PATTERN_SETS.put(key, found)
     return found
-
-
-#: Pattern lists already checked (JSON text in, JSON text out): a determinized state reads its
-#: config again at every move, and checking a pattern searches for a way to complete it.
-#: Bounded, since a client may send any number of configs.
-_CHECKED: dict[str, str] = {}
-CHECKED_MAX = 64
 
 
 def checked_patterns(data: Any) -> list[Data]:
     """``data`` checked as a list of patterns (``parse_patterns``), in the file form; a list
-    seen before is not searched again."""
-    try:
-        key = json.dumps(data, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON-like: parse_patterns says what is wrong
-        key = ""
+    seen lately is not checked again."""
+    key = ""
+    if isinstance(data, list) and len(data) <= MAX_PATTERNS:  # else refused at once, unread
+        # Not JSON-like: no key, and parse_patterns says what is wrong.
+        with contextlib.suppress(TypeError, ValueError):
+            key = json.dumps(data, sort_keys=True)
     found = _CHECKED.get(key)
     if found is None:
         patterns = [p.to_data() for p in parse_patterns(data)]
         if not key:
             return patterns
-        if len(_CHECKED) >= CHECKED_MAX:
-            _CHECKED.clear()
-        found = _CHECKED[key] = json.dumps(patterns)
+        found = json.dumps(patterns)
+        _CHECKED.put(key, found)
     return list(json.loads(found))
 
 
