@@ -262,7 +262,7 @@ def json_file(text: str) -> Any:
 
 
 #: How long the command line waits for a host's first answer before it says none answers.
-PROBE_S = 1.0
+PROBE_S = 1.5
 #: What to check when no host answers.
 NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
                   "--secure and needs its join code (sagani://...); or a firewall blocks the "
@@ -270,31 +270,34 @@ NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the ho
 
 
 def reach_host(address: str) -> str:
-    """Make sure a host answers at ``address`` within :data:`PROBE_S`; returns the address to
-    use from now on. A standby (``not_active``) names the active host: the probe goes there
-    once and says so in one line on stderr (PROTOCOL.md section 11), so every command follows
-    a host that moved. Raises UsageError naming the likely causes when none answers (a player
-    should not wait out every retry to learn that)."""
+    """Make sure a host answers at ``address`` within two tries of :data:`PROBE_S`; returns the
+    address to use from now on. A standby (``not_active``) names the active host: the probe
+    goes there and says so in one line on stderr (PROTOCOL.md section 11), so every command
+    follows a host that moved. Raises UsageError naming the likely causes when none answers
+    (a player should not wait out every retry to learn that)."""
     from sagani_net.client import Client, HostTimeout
 
-    client = Client(address, timeout_s=PROBE_S, retries=0)
+    # Two tries: a busy host (a game starting, a loaded laptop) may miss one short wait.
+    client = Client(address, timeout_s=PROBE_S, retries=1)
     asked = client.core.address
     shown = address.removeprefix("tcp://").split("?")[0]
     try:
         try:
             client.connect()
-            return address
         except HostTimeout:
             if client.core.address == asked:  # no answer at all, or a standby that names none
                 raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
-        # The client moved its address to the one the standby named: one try there.
+            # The client moved its address to the one the standby named: one more try there.
+            try:
+                client.connect()
+            except HostTimeout:
+                moved = address_now(client.core).removeprefix("tcp://").split("?")[0]
+                raise UsageError(f"{shown} is a standby; the active host it names, {moved}, "
+                                 "does not answer") from None  # fmt: skip
+        if client.core.address == asked:
+            return address
         active = address_now(client.core)
         moved = active.removeprefix("tcp://").split("?")[0]
-        try:
-            client.connect()
-        except HostTimeout:
-            raise UsageError(f"{shown} is a standby; the active host it names, {moved}, does "
-                             "not answer") from None  # fmt: skip
         print(f"host moved to {moved} ({shown} is its standby now)", file=sys.stderr,
               flush=True)  # fmt: skip
         return active
