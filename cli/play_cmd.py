@@ -39,7 +39,7 @@ from cli.game_options import add_file_arguments, checked_config, given_files, gi
 from cli.host_cmd import StandbyProcess
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
-from sagani_net.game import RuleError
+from sagani_net.game import RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
 from sagani_net.security import join_code, public_name
@@ -733,7 +733,7 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
         state = game.new_state(game.parse_config(record["config"]), record["seed"])
     frames = [(state.view(None), [])]
     for data in record["actions"]:
-        events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))
+        events = state.apply(state.parse_action(without_seat(data)))
         frames.append((state.view(None), events))
     return frames
 

@@ -38,7 +38,7 @@ from protocol import (
 from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net import limits as caps
-from sagani_net.game import Game, GameState, RuleError
+from sagani_net.game import Game, GameState, RuleError, without_seat
 from sagani_net.games import game_names, get_game
 from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
 from sagani_net.peers import ConnectionGuard
@@ -794,7 +794,8 @@ class Host:
                          f"the game is at {state.version}")  # fmt: skip
         if state.current_seat != seat:
             raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
-        data = _without_seat(request["action"])
+        # As sent: an action with a field too many (a ``seat``, say) is the game's bad_action.
+        data = request["action"]
         try:
             events = state.apply(state.parse_action(data))
         except RuleError as exc:
@@ -997,7 +998,7 @@ class Host:
         after it (one object, played on), the seat that made it, and the game's events."""
         state = get_game(table.game_name).new_state(table.config, table.seed)
         for data in self.store.actions(table.id):
-            yield state, data["seat"], state.apply(state.parse_action(_without_seat(data)))
+            yield state, data["seat"], state.apply(state.parse_action(without_seat(data)))
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -1110,7 +1111,7 @@ class Host:
             table = self._table_from_row(row, get_game(row.game))
             for data in row.actions:
                 assert table.state.current_seat == data["seat"], (row.id, table.state.version)
-                table.state.apply(table.state.parse_action(_without_seat(data)))
+                table.state.apply(table.state.parse_action(without_seat(data)))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
             # A pending bot decision's clock starts again from the restart: the bot may not
@@ -1173,11 +1174,6 @@ def _game_info(name: str) -> dict[str, Any]:
 
 def _writes(request: dict[str, Any]) -> bool:
     return request["type"] in WRITES and not (request["type"] == "join" and request["token"])
-
-
-def _without_seat(action: dict[str, Any]) -> dict[str, Any]:
-    # Records name the seat of each action; the game's parse_action wants the action alone.
-    return {key: value for key, value in action.items() if key != "seat"}
 
 
 def _bind(sock: zmq.Socket, address: str, port: int) -> str:
