@@ -314,7 +314,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 def _start_host(data_dir: Path, port: int) -> Host:
     try:
-        host = Host(Store(data_dir), port=port)
+        # The player's own host, on 127.0.0.1: --seed deals a game again.
+        host = Host(Store(data_dir), port=port, client_seeds=True)
     except zmq.ZMQError as exc:
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
     host.serve_in_thread()

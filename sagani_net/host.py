@@ -204,6 +204,7 @@ class Host:
         context: zmq.Context | None = None,
         secure: Callable[[zmq.Socket], None] | None = None,
         bot_deadline_s: float | None = None,
+        client_seeds: bool = False,
     ) -> None:
         if not (caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # NaN too
             raise ValueError(f"the heartbeat must be {caps.MIN_HEARTBEAT_S}.."
@@ -212,6 +213,9 @@ class Host:
             raise ValueError(f"a bot deadline must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
                              f"not {bot_deadline_s}")  # fmt: skip
         self.store = store
+        #: Whether every ``create`` may choose its seed: a host whose every client is its owner
+        #: (``sagani play``, tests). Otherwise only a table nobody else can lose at may.
+        self.client_seeds = client_seeds
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
         #: Table id -> when (monotonic s) its bot seat to move runs out of time. Only tables with
@@ -677,7 +681,14 @@ class Host:
         seats = game.seats(config)
         if any(seat >= seats for seat in request["bots"]):
             raise ProtocolError("bad_field", f"bots must be seats 0..{seats - 1}")
-        seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
+        seed = request["seed"]
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif not (self.client_seeds or seats == 1 or len(request["bots"]) == seats):
+            # Whoever chose the seed knows the deal, the draw and every private objective.
+            raise ProtocolError("bad_field", "a table with seats for players gets a seed the "
+                                "host draws; leave seed out (a solo table, or one whose every "
+                                "seat is kept for bots, may choose its seed)")  # fmt: skip
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
             deadline_s = float(self.bot_deadline_s)

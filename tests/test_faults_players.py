@@ -7,7 +7,9 @@ Each attack is bounded: a few hundred requests at most, a few seconds of the hos
 
 from __future__ import annotations
 
-from test_net_support import Raw
+from pathlib import Path
+
+from test_net_support import Raw, running_host
 
 
 def started_sagani(raw: Raw, players: int = 2) -> tuple[str, list[str]]:
@@ -29,3 +31,25 @@ def test_an_action_naming_a_seat_is_bad_action_and_nothing_is_played(raw: Raw) -
                       action=action)  # fmt: skip
         assert (refused["code"], refused["rule"]) == ("bad_action", "bad_action"), action
     assert raw("sync", table=table)["version"] == 0
+
+
+# -- point 7: nobody knows the secrets by choosing the seed ---------------------------------
+
+
+def test_a_seed_is_chosen_only_where_no_other_seat_can_lose_by_it(tmp_path: Path) -> None:
+    with running_host(tmp_path, client_seeds=False) as host:
+        raw = Raw(host.endpoint)
+        # A twin of a table others will sit at: refused, whatever the game.
+        for game, config in (("sagrada", {"players": 2}), ("sagani", {"players": 3}),
+                             ("sugi", {"players": 3})):  # fmt: skip
+            refused = raw("create", game=game, config=config, seed=7, bots=[1])
+            assert refused["code"] == "bad_field" and "seed" in refused["message"], game
+        assert not host.tables
+        # Left out, the host draws it: two tables do not share a deal.
+        drawn = [raw("create", game="sagrada", config={"players": 2})["table"] for _ in range(2)]
+        assert host.tables[drawn[0]].seed != host.tables[drawn[1]].seed
+        # A solo table and a table of bots only keep the seed they were given.
+        solo = raw("create", game="sagrada", config={"players": 1}, seed=7)["table"]
+        bots = raw("create", game="sugi", config={"players": 3}, seed=8, bots=[0, 1, 2])["table"]
+        assert (host.tables[solo].seed, host.tables[bots].seed) == (7, 8)
+        raw.close()
