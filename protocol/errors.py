@@ -26,6 +26,7 @@ ERROR_CODES: dict[str, str] = {
     "table_full": "no free seat of the asked kind",
     "seat_taken": "the asked seat is held by another session",
     "bad_seat": "no such seat at this table",
+    "bot_seat": "the asked seat is kept for bots; only a bot may take it",
     "bad_token": "the token is unknown or not for that table and seat",
     "not_a_player": "a spectator's token cannot act and has no private data",
     # playing

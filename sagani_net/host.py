@@ -761,6 +761,9 @@ class Host:
                 raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
             if table.holders[wanted] is not None:
                 raise ProtocolError("seat_taken", f"seat {wanted} is taken")
+            if wanted in table.bots and role != "bot":
+                # A person there would hold up the game: a player's seat has no clock.
+                raise ProtocolError("bot_seat", f"seat {wanted} is kept for a bot")
             return wanted
         free = [seat for seat, holder in enumerate(table.holders) if holder is None]
         if role == "bot":

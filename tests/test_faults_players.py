@@ -53,3 +53,18 @@ def test_a_seed_is_chosen_only_where_no_other_seat_can_lose_by_it(tmp_path: Path
         bots = raw("create", game="sugi", config={"players": 3}, seed=8, bots=[0, 1, 2])["table"]
         assert (host.tables[solo].seed, host.tables[bots].seed) == (7, 8)
         raw.close()
+
+
+# -- point 9: seats cannot be squatted ------------------------------------------------------
+
+
+def test_a_seat_kept_for_a_bot_takes_bots_only(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
+    squat = raw("join", table=table, seat=1, name="squatter")
+    assert squat["code"] == "bot_seat"
+    watch = raw("join", table=table, seat=1, role="spectator")
+    assert watch["code"] == "bad_field"  # a spectator takes no seat at all
+    bot = raw("join", table=table, seat=1, role="bot", name="greedy")
+    assert (bot["type"], bot["seat"]) == ("joined", 1)
+    # The player seat is still free for a person, by number or not.
+    assert raw("join", table=table, name="ann")["seat"] == 0
