@@ -37,6 +37,7 @@ from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
 from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from cli.host_cmd import StandbyProcess
+from protocol.messages import printable
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError, without_seat
@@ -493,7 +494,8 @@ def print_result(client: AsyncClient) -> None:
     print(f"table {replica.table}: {replica.status}")
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
-        print(f"  {rank + 1}. seat {seat + 1} {name or '':<8} {result['scores'][seat]:>4} points")
+        print(f"  {rank + 1}. seat {seat + 1} {printable(name or ''):<8} "
+              f"{result['scores'][seat]:>4} points")
     # A game's own figures that are one word or number (a solo game's goal and whether it was
     # reached).
     figures = [f"{k} {v}" for k, v in result.items()
@@ -690,7 +692,8 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
             + (" (bot)" if s.get("kind") == "bot" else "")
             for i, s in enumerate(t.get("seats", []))
         )
-        lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
+        # Names may come from an older host, or one of its stores, that let anything through.
+        lines.append(printable(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}"))
     return "\n".join(lines) + "\n"
 
 

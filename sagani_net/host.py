@@ -40,7 +40,14 @@ from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, V
 from sagani_net import limits as caps
 from sagani_net.game import Game, GameState, RuleError, without_seat
 from sagani_net.games import game_names, get_game
-from sagani_net.limits import MAX_FRAME_BYTES, RATE_BURST, RATE_PER_S, QuietRepeats, RateLimiter
+from sagani_net.limits import (
+    MAX_FRAME_BYTES,
+    RATE_BURST,
+    RATE_PER_S,
+    PrintableLines,
+    QuietRepeats,
+    RateLimiter,
+)
 from sagani_net.peers import ConnectionGuard
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
 
@@ -61,6 +68,7 @@ class Link(Protocol):
 log = logging.getLogger("sagani_net.host")
 # Whatever a peer or a table does again and again, the log says it a few times, then a count.
 log.addFilter(QuietRepeats())
+log.addFilter(PrintableLines())
 
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0

@@ -21,6 +21,8 @@ import logging
 import time
 from collections import OrderedDict
 
+from protocol.messages import printable
+
 #: Requests a second one peer may send, sustained, and in one burst. A person clicks a few
 #: times a second and a bot acts once per turn; a Lazy Pirate retry is one more request.
 RATE_PER_S = 200.0
@@ -143,3 +145,16 @@ class QuietRepeats(logging.Filter):
         key = (str(record.msg), record.levelno)
         count = self._counts[key] = self._counts.get(key, 0) + 1
         return count <= self.per_window
+
+
+class PrintableLines(logging.Filter):
+    """Writes each line with its control and bidi characters escaped (protocol.messages.
+    printable): a name from a store older than the host's check cannot paint the terminal
+    that shows the log. Add it after :class:`QuietRepeats`, which keys on the template."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        safe = printable(message)
+        if safe != message:
+            record.msg, record.args = safe, None
+        return True

@@ -7,9 +7,17 @@ Each attack is bounded: a few hundred requests at most, a few seconds of the hos
 
 from __future__ import annotations
 
+import json
+import logging
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from test_net_support import Raw, running_host
+import pytest
+from test_net_support import ROOT, WAIT_S, Raw, running_host
+
+from sagani_net.store import SessionRow, Store, TableRow
 
 
 def started_sagani(raw: Raw, players: int = 2) -> tuple[str, list[str]]:
@@ -68,3 +76,54 @@ def test_a_seat_kept_for_a_bot_takes_bots_only(raw: Raw) -> None:
     assert (bot["type"], bot["seat"]) == ("joined", 1)
     # The player seat is still free for a person, by number or not.
     assert raw("join", table=table, name="ann")["seat"] == 0
+
+
+# -- point 8: names cannot paint other people's screens -------------------------------------
+
+PAINT = "\x1b[2J\x1b[H\x1b[31mroot\r\nfake line"
+
+
+def test_control_and_bidi_characters_are_refused_in_every_string(raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 2})["table"]
+    for name in (PAINT, "ann\x7f", "ann\x9b2J", "\u202eolleh", "ann\u2066x", "a\tb"):
+        refused = raw("join", table=table, name=name)
+        assert (refused["code"], refused["message"][:4]) == ("bad_field", "name"), repr(name)
+    assert raw("hello", client="bot\x1b]0;owned\x07")["code"] == "bad_field"
+    pattern = {"name": "Fake\r\nLine", "difficulty": 3,
+               "grid": [["", "", "", "", ""]] * 4}  # fmt: skip
+    custom = raw("create", game="sagrada", config={"players": 2, "patterns": [pattern]})
+    assert custom["code"] in ("bad_field", "bad_config") and "U+000D" in custom["message"]
+    assert raw("tables")["tables"][0]["seats"][0]["taken"] is False
+    # Letters of every script, emoji with joiners, are names like any other.
+    assert raw("join", table=table, name="Zoë 李 👩‍👩‍👧")["type"] == "joined"
+
+
+def test_a_name_from_an_old_store_is_escaped_in_tables_and_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = Store(tmp_path)
+    store.add_table(TableRow("0ld7ab1e", "sagani", {"players": 2, "mode": "multi"}, 5, [],
+                             "open", 1, time.time()))  # fmt: skip
+    store.add_session(SessionRow("ab" * 32, "0ld7ab1e", 0, "player", PAINT))
+    store.commit()
+    store.close()
+    with running_host(tmp_path) as host:
+        listed = subprocess.run([sys.executable, "-m", "cli.main", "tables", host.endpoint],
+                                capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
+                                check=True).stdout  # fmt: skip
+        assert "\x1b" not in listed and "\r" not in listed
+        assert "1:\\x1b[2J\\x1b[H\\x1b[31mroot\\r\\nfake line" in listed
+        with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+            logging.getLogger("sagani_net.host").info("seat of %s", PAINT)
+        assert caplog.messages[-1] == "seat of \\x1b[2J\\x1b[H\\x1b[31mroot\\r\\nfake line"
+
+
+def test_a_name_in_a_record_is_escaped_in_the_replay(tmp_path: Path) -> None:
+    record = json.loads((ROOT / "tests" / "data" / "end_by_last_seat_2p.json").read_text())
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({**record, "names": [PAINT, "bob"]}))
+    shown = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--print"],
+                           capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
+                           check=True).stdout  # fmt: skip
+    assert "bob" in shown and "\\x1b[2J" in shown
+    assert "\x1b" not in shown and "\r" not in shown
