@@ -753,8 +753,9 @@ def run_replay(args: argparse.Namespace) -> int:
         # A field of the wrong kind that the game's own record check let through: the file
         # is untrusted input, so it gets a sentence, not a traceback.
         raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
-    players = len(frames[0][0].get("seats", [])) or 1
-    names = record.get("names") or []
+    names = record.get("names") if isinstance(record.get("names"), list) else []
+    # Not every game's view lists its seats (Sugi's does not): the record's names count too.
+    players = max(len(frames[0][0].get("seats", [])), len(names)) or 1
     seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}
              for i in range(players)]  # fmt: skip
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,

@@ -35,7 +35,7 @@ from protocol import (
     request_id,
     topic,
 )
-from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+from protocol.messages import MAX_DEADLINE_S, MAX_NAME_LEN, MIN_DEADLINE_S
 from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net import limits as caps
 from sagani_net.game import Game, GameState, RuleError, without_seat
@@ -733,7 +733,10 @@ class Host:
         else:
             seat = self._free_seat(table, role, request["seat"])
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        session = Session(hash_token(token), table.id, seat, role, request["name"] or role)
+        name = request["name"] or role
+        if seat is not None:
+            name = self._unique_name(table, name)
+        session = Session(hash_token(token), table.id, seat, role, name)
         self.sessions[session.token_hash] = session
         self._own_session(session.token_hash)
         table.active_s = time.monotonic()
@@ -758,6 +761,18 @@ class Host:
         return reply("joined", request["id"], table=table.id, seat=session.seat,
                      role=session.role, token=token, standby=self._standby(),
                      snapshot=self._snapshot(table, session.seat))  # fmt: skip
+
+    def _unique_name(self, table: Table, name: str) -> str:
+        """``name``, numbered if a seat of ``table`` is called that already ("greedy",
+        "greedy 2", ...): scores, logs, records and replays tell the seats apart by name."""
+        held = {session.name for holder in table.holders if holder is not None
+                and (session := self.sessions.get(holder)) is not None}  # fmt: skip
+        number, unique = 1, name
+        while unique in held:
+            number += 1
+            suffix = f" {number}"
+            unique = name[: MAX_NAME_LEN - len(suffix)] + suffix
+        return unique
 
     def _standby(self) -> str | None:
         """Where clients go if this host falls silent: the standby's request endpoint."""

@@ -11,12 +11,16 @@ import json
 import logging
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from test_net_support import ROOT, WAIT_S, Raw, running_host
 
+from sagani_net.bots.runner import BotRunner
+from sagani_net.client import Client
+from sagani_net.host import Host
 from sagani_net.store import SessionRow, Store, TableRow
 
 
@@ -127,3 +131,49 @@ def test_a_name_in_a_record_is_escaped_in_the_replay(tmp_path: Path) -> None:
                            check=True).stdout  # fmt: skip
     assert "bob" in shown and "\\x1b[2J" in shown
     assert "\x1b" not in shown and "\r" not in shown
+
+
+# -- issue 20, point 3: bots can be told apart ----------------------------------------------
+
+
+def test_like_names_at_a_table_are_numbered_by_the_host(raw: Raw) -> None:
+    table = raw("create", game="sugi", config={"players": 5}, bots=[1, 2, 3, 4])["table"]
+    joined = [raw("join", table=table, role="bot", name="greedy") for _ in range(3)]
+    joined.append(raw("join", table=table, role="bot"))
+    joined.append(raw("join", table=table, name="greedy"))
+    seats = joined[-1]["snapshot"]["seats"]
+    assert [s["name"] for s in seats] == ["greedy 4", "greedy", "greedy 2", "greedy 3", "bot"]
+    # A seat given up frees its name; a name the host numbered is numbered again.
+    assert raw("leave", table=table, token=joined[1]["token"])["type"] == "left"
+    again = raw("join", table=table, role="bot", name="greedy 2")
+    assert again["seat"] == 2 and again["snapshot"]["seats"][2]["name"] == "greedy 2"
+    long = "x" * 64
+    spare = raw("create", game="sagani", config={"players": 2})["table"]
+    names = [raw("join", table=spare, name=long)["snapshot"]["seats"] for _ in range(2)][-1]
+    assert [s["name"] for s in names] == [long, "x" * 62 + " 2"]
+
+
+def test_bots_of_one_name_are_told_apart_in_the_record_and_the_replay(
+    host: Host, tmp_path: Path
+) -> None:
+    creator = Client(host.endpoint)
+    table = creator.create({"players": 3}, game="sugi", bots=[0, 1, 2])
+    runners = [BotRunner(host.endpoint, "random", seed=seat) for seat in range(3)]
+    for runner in runners:
+        runner.join(table)
+    threads = [threading.Thread(target=runner.play, daemon=True) for runner in runners]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_S)
+    record = creator.record(table)
+    creator.close()
+    for runner in runners:
+        runner.close()
+    assert record["names"] == ["random-bot", "random-bot 2", "random-bot 3"]
+    path = tmp_path / "sugi.json"
+    path.write_text(json.dumps(record))
+    shown = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--print"],
+                           capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
+                           check=True).stdout  # fmt: skip
+    assert "random-b 2" in shown and "random-b 3" in shown
