@@ -37,6 +37,7 @@ ERROR_CODES: dict[str, str] = {
     "not_your_turn": "another seat is to decide; a fresh snapshot is attached",
     "bad_action": "the action is not well formed for this game",
     "illegal_action": "the rules refuse the action; a fresh snapshot is attached",
+    "already_accepted": "an old act retried: it was played long ago; a fresh snapshot is attached",
     # limits (host capacity; see Limits in sagani_net.host)
     "too_many_tables": "the host holds as many tables as it allows",
     "too_many_sessions": "the host holds as many sessions as it allows",

@@ -944,13 +944,22 @@ class Host:
         return played
 
     def _cached_reply(self, table: Table, session: Session, msg_id: int) -> bytes:
+        """The reply to an act accepted before: from the session's newest replies, or rebuilt
+        for the table's newest move (a retry after a restart). An older one is answered
+        ``already_accepted``: rebuilding it means replaying the game from disk, which a
+        player re-sending its old acts would make the host do again and again."""
         body = session.replies.get(msg_id)
         if body is None:
-            # Rare (a retry after a restart, or long after): rebuild it by replaying the table.
             found = self.store.accepted_action(table.id, session.token_hash, msg_id)
             assert found is not None, "accepted message ids are always stored"
             version, seq = found
-            # The replay just after the action made on ``version``.
+            if version + 1 != table.state.version:
+                raise ProtocolError("already_accepted", f"message {msg_id} was accepted at "
+                                    f"version {version}; the game has moved on since",
+                                    version=version + 1, seq=seq,
+                                    snapshot=self._snapshot(table, session.seat))  # fmt: skip
+            # Once per table and restart: the reply is then among the session's newest, until
+            # newer moves of the session push it out (and then it is no longer the newest).
             state, _, events = next(itertools.islice(self._replay(table), version, None))
             body = _accepted(table.id, session.seat, msg_id, seq, state, events)
             self._remember(session, msg_id, body)

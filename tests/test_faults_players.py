@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import subprocess
 import sys
 import threading
@@ -16,11 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-from test_net_support import ROOT, WAIT_S, Raw, running_host
+import zmq
+from test_net_support import ROOT, WAIT_S, Raw, choose, running_host
 
+from protocol import VERSION, decode_message, encode
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
-from sagani_net.host import Host
+from sagani_net.host import REPLY_CACHE_SIZE, Host
 from sagani_net.store import SessionRow, Store, TableRow
 
 
@@ -177,3 +180,58 @@ def test_bots_of_one_name_are_told_apart_in_the_record_and_the_replay(
                            capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
                            check=True).stdout  # fmt: skip
     assert "random-b 2" in shown and "random-b 3" in shown
+
+
+# -- point 5: old retries cost what new ones do ---------------------------------------------
+
+#: Old acts the attacker sends again, and how many times each.
+OLD_ACTS, RESENDS = 20, 20
+
+
+def dealer(endpoint: str) -> zmq.Socket:
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger, sock.rcvtimeo = 0, int(WAIT_S * 1000)
+    sock.connect(endpoint)
+    return sock
+
+
+def test_old_retries_are_answered_without_replaying_the_game(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw = Raw(host.endpoint)
+    table, tokens = started_sagani(raw)
+    sent: list[tuple[bytes, int, int]] = []  # (frame, version made, its update's seq)
+    rng = random.Random(5)
+    while len(sent) < OLD_ACTS + 2 * REPLY_CACHE_SIZE + 2:
+        snap = raw("sync", table=table)
+        seat = snap["turn"]
+        frame = encode({"v": VERSION, "type": "act", "id": 1000 + snap["version"], "table": table,
+                        "seat": seat, "token": tokens[seat], "version": snap["version"],
+                        "action": choose(snap["view"], rng)})  # fmt: skip
+        accepted = raw.send_bytes(frame)
+        assert accepted["type"] == "accepted"
+        sent.append((frame, accepted["version"], accepted["seq"]))
+    before = raw("sync", table=table)
+    replays = []
+    replay = host._replay
+    monkeypatch.setattr(host, "_replay", lambda t: replays.append(t.id) or replay(t))
+    # The oldest acts of both seats, each sent again and again without waiting.
+    attacker = dealer(host.endpoint)
+    for _ in range(RESENDS):
+        for frame, _, _ in sent[:OLD_ACTS]:
+            attacker.send_multipart([b"", frame])
+    answers = [decode_message(attacker.recv_multipart()[-1]) for _ in range(RESENDS * OLD_ACTS)]
+    attacker.close()
+    made = {1000 + version - 1: (version, seq) for _, version, seq in sent}
+    for answer in answers:
+        assert answer["code"] == "already_accepted", answer
+        assert (answer["version"], answer["seq"]) == made[answer["id"]]
+        assert answer["snapshot"]["version"] == before["version"]
+    assert not replays
+    # Nothing moved, and a recent act retried still gets its very reply.
+    after = raw("sync", table=table)
+    assert (after["version"], after["seq"]) == (before["version"], before["seq"])
+    frame, version, seq = sent[-1]
+    again = raw.send_bytes(frame)
+    assert (again["type"], again["version"], again["seq"]) == ("accepted", version, seq)
+    raw.close()
