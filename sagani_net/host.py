@@ -77,6 +77,9 @@ HEARTBEAT_S = 1.0
 FINISHED_KEEP_S = 600.0
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
+#: A batch ends once its requests have taken this long, and is committed and published: one
+#: peer's costly requests delay the other tables' updates by this much plus one request.
+BATCH_BUDGET_S = 0.02
 TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
@@ -229,6 +232,12 @@ class Host:
         #: Table id -> when (monotonic s) its bot seat to move runs out of time. Only tables with
         #: a pending timed decision are here, so the loop's min() over it stays small.
         self._due: dict[str, float] = {}
+        #: Tables whose pending bot decision has a clock that starts once the update announcing
+        #: it is sent (at the end of the batch): the bot cannot answer a turn it has not heard.
+        self._unstarted: set[str] = set()
+        #: Whether the last batch ended with requests still waiting (a bot's act among them,
+        #: maybe): no deadline is enforced before they are read.
+        self._behind = False
         self.limits = limits or Limits()
         self.heartbeat_s = heartbeat_s
         self.tables: dict[str, Table] = {}
@@ -372,11 +381,19 @@ class Host:
         now_s = time.monotonic()
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
             self._check_storage()  # before anything is written in this step
+        self._behind = False
         if ready:
+            started_s = time.monotonic()
             replies = self._intake()
+            # A request that held the host past a batch's budget held every bot's act up too:
+            # the clocks stand still for that long (a bot's time is its own, not a peer's).
+            overrun_s = time.monotonic() - started_s - BATCH_BUDGET_S
+            if overrun_s > 0:
+                for table_id in self._due:
+                    self._due[table_id] += overrun_s
         changed = False
         if self.storage_broken is None:
-            changed = self._expire() if self._due else False
+            changed = self._expire() if self._due and not self._behind else False
             if now_s >= self._next_heartbeat_s:
                 changed = self._close_idle(now_s) or changed
         if replies or changed:
@@ -392,6 +409,8 @@ class Host:
             self._outbox.clear()
             for fd, frames in replies:
                 self._send_reply(fd, frames)
+        if self._unstarted:
+            self._start_clocks()
         if now_s >= self._next_heartbeat_s or self._standby() != self._told_standby:
             self._heartbeats()
         self.guard(now_s)
@@ -402,14 +421,20 @@ class Host:
         replies = []
         router = self.router
         self._requests.events()  # a descriptor number may be a new connection's by now
+        end_s = time.monotonic() + BATCH_BUDGET_S
         for _ in range(self.limits.max_batch):
             # Asking first is cheaper than the exception a receive on an empty queue raises.
             if not router.get(zmq.EVENTS) & zmq.POLLIN:
+                break
+            if time.monotonic() > end_s:
+                self._behind = True  # the rest waits for the next batch, deadlines too
                 break
             frames = self._receive()
             if self._requests.backed_up(self._from_fd):
                 continue  # it reads no replies: it gets none until it does
             replies.append((self._from_fd, self._handle(frames)))
+        else:
+            self._behind = bool(router.get(zmq.EVENTS) & zmq.POLLIN)  # a full batch
         return replies
 
     def guard(self, now_s: float) -> None:
@@ -582,6 +607,7 @@ class Host:
     def _storage_broke(self, why: str) -> None:
         self.storage_broken = why
         self._due.clear()
+        self._unstarted.clear()
         self.store.mark_damaged(why)
         log.error("the database %s is damaged: %s. The host refuses every change from now on "
                   "(storage_failed) and serves what it holds; stop it, then start it again (it "
@@ -901,12 +927,23 @@ class Host:
         if seat is None:
             table.timed = None
             self._due.pop(table.id, None)
+            self._unstarted.discard(table.id)
             return
         pending = (table.state.version, seat)
-        if table.timed != pending or table.id not in self._due:
+        if table.timed != pending or not (table.id in self._due or table.id in self._unstarted):
             table.timed = pending
-            assert table.deadline_s is not None
-            self._due[table.id] = time.monotonic() + table.deadline_s + DEADLINE_GRACE_S
+            self._due.pop(table.id, None)
+            self._unstarted.add(table.id)  # started by _start_clocks, once the bot is told
+
+    def _start_clocks(self) -> None:
+        """Start the clocks armed since the last look: the updates that tell the bots of their
+        turns have just been sent (or, after a restart, nothing was ever said)."""
+        now_s = time.monotonic()
+        for table_id in self._unstarted:
+            table = self.tables.get(table_id)
+            if table is not None and table.timed is not None and table.deadline_s is not None:
+                self._due[table_id] = now_s + table.deadline_s + DEADLINE_GRACE_S
+        self._unstarted.clear()
 
     def _expire(self) -> bool:
         """Play the default move for every bot seat past its deadline; True if any was played.

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from test_deadlines import Updates
 from test_net_support import ROOT, WAIT_S, Raw, choose, running_host
 
 from protocol import VERSION, decode_message, encode
@@ -235,3 +236,94 @@ def test_old_retries_are_answered_without_replaying_the_game(
     again = raw.send_bytes(frame)
     assert (again["type"], again["version"], again["seq"]) == ("accepted", version, seq)
     raw.close()
+
+
+# -- point 6: no peer makes a bot lose its turn ---------------------------------------------
+
+#: What each of the attacker's costly requests costs the host, the bots' deadline, and the
+#: attacker's acts that come with a volley of them.
+COST_S, BOT_DEADLINE_S, ATTACK_ACTS, VOLLEY = 0.4, 0.3, 4, 3
+
+
+def costly_tables(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``tables`` cost COST_S of the host's time, as a costly request does (a Sagrada
+    custom pattern check, a table's first ``history``): the host thread is held that long."""
+    tables = host._handlers["tables"]
+
+    def costly(request: dict) -> dict:
+        time.sleep(COST_S)
+        return tables(request)
+
+    monkeypatch.setitem(host._handlers, "tables", costly)
+
+
+def act_frame(client: Client, msg_id: int) -> bytes:
+    state = client.state
+    return encode({"v": VERSION, "type": "act", "id": msg_id, "table": state.table,
+                   "seat": state.you, "token": client.core.token, "version": state.version,
+                   "action": choose(state.view, random.Random(msg_id))})  # fmt: skip
+
+
+def test_a_peers_costly_requests_after_its_act_make_no_bot_lose_its_turn(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = Client(host.endpoint).create({"players": 2}, bots=[1], deadline_s=BOT_DEADLINE_S)
+    updates = Updates(host.pub_endpoint, table)
+    attacker = Client(host.endpoint)
+    attacker.join(table, name="mallory")
+    bot = BotRunner(host.endpoint, "random", seed=1)
+    bot.join(table)
+    stop = threading.Event()
+    playing = threading.Thread(target=bot.play, args=(stop,), daemon=True)
+    playing.start()
+    costly_tables(host, monkeypatch)
+    sock = dealer(host.endpoint)
+    bot_turns = 0
+    for n in range(ATTACK_ACTS):
+        assert attacker.wait_for(lambda r: r.my_turn or r.status == "over", WAIT_S)
+        if attacker.state.status == "over":
+            break
+        # The act, and at once, on the same socket, requests that keep the host busy.
+        sock.send_multipart([b"", act_frame(attacker, 5000 + n)])
+        for _ in range(VOLLEY):
+            sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
+        accepted = decode_message(sock.recv_multipart()[-1])
+        assert accepted["type"] == "accepted", accepted
+        bot_turns += accepted["turn"] == 1
+        for _ in range(VOLLEY):
+            assert decode_message(sock.recv_multipart()[-1])["type"] == "tables"
+        assert attacker.wait_for(lambda r, v=accepted["version"]: r.version >= v, WAIT_S)
+    assert bot_turns >= 2
+    # Every bot turn the attack came with was played by the bot, in time.
+    assert attacker.wait_for(lambda r: r.turn == 0 or r.status == "over", WAIT_S)
+    assert updates.events("deadline_missed") == []
+    stop.set()
+    playing.join(WAIT_S)
+    sock.close()
+    bot.close()
+    attacker.close()
+    updates.close()
+
+
+def test_a_peers_costly_requests_do_not_hold_up_another_tables_act(
+    host: Host, monkeypatch: pytest.MonkeyPatch, raw: Raw
+) -> None:
+    table, tokens = started_sagani(raw)
+    snap = raw("sync", table=table)
+    costly_tables(host, monkeypatch)
+    sock = dealer(host.endpoint)
+    for _ in range(VOLLEY):
+        sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
+    seat = snap["turn"]
+    accepted = raw("act", table=table, seat=seat, token=tokens[seat], version=0,
+                   action=choose(snap["view"], random.Random(1)))  # fmt: skip
+    assert accepted["type"] == "accepted"
+    # The batch that played it ended after a costly request, not after all of them.
+    answered = 0
+    while sock.poll(0):
+        sock.recv_multipart()
+        answered += 1
+    assert answered < VOLLEY
+    for _ in range(VOLLEY - answered):
+        assert decode_message(sock.recv_multipart()[-1])["type"] == "tables"
+    sock.close()
