@@ -78,7 +78,8 @@ FINISHED_KEEP_S = 600.0
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
 #: A batch ends once its requests have taken this long, and is committed and published: one
-#: peer's costly requests delay the other tables' updates by this much plus one request.
+#: peer's costly requests delay another table's act by this much plus two of them (the one
+#: being handled when it came, one read after it), not by a whole batch of them.
 BATCH_BUDGET_S = 0.02
 TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
