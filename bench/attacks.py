@@ -154,14 +154,14 @@ def bot_turns(acts: int) -> None:
             state = attacker.state
             if state.status == "over":
                 break
+            snap = raw("sync", table=other)  # the honest player's view, before the volley
             sock.send_multipart([b"", encode({
                 "v": VERSION, "type": "act", "id": 5000 + n, "table": table, "seat": state.you,
                 "token": attacker.core.token, "version": state.version,
                 "action": choose(state.view, random.Random(n))})])  # fmt: skip
             for _ in range(VOLLEY):
                 sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
-            snap = raw("sync", table=other)  # an honest act on another table, meanwhile
-            start_s = time.perf_counter()
+            start_s = time.perf_counter()  # an honest act on another table, meanwhile
             seat = snap["turn"]
             raw("act", table=other, seat=seat, token=others[seat], version=snap["version"],
                 action=choose(snap["view"], random.Random(n)))  # fmt: skip
@@ -182,6 +182,7 @@ def bot_turns(acts: int) -> None:
         print(f"(b) bot turns that came with the attack: {attacked}; played by the host for the "
               f"bot (lost): {missed}")
         print(f"(b) an honest act on another table during the volleys: {percentiles(honest)}")
+        print("    ", [round(h * 1000) for h in honest])
         for closing in (sock, sub):
             closing.close()
         for client in (bot, attacker):

@@ -81,6 +81,11 @@ POLL_MS = 100
 #: peer's costly requests delay another table's act by this much plus two of them (the one
 #: being handled when it came, one read after it), not by a whole batch of them.
 BATCH_BUDGET_S = 0.02
+#: For this long after one of its requests took more than a batch's budget, an address's
+#: requests only ever start a batch, so that they hold up nobody's act but their own; the
+#: addresses so marked at once are bounded.
+SLOW_S = 1.0
+MAX_SLOW_ADDRESSES = 4096
 TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
@@ -239,6 +244,10 @@ class Host:
         #: Whether the last batch ended with requests still waiting (a bot's act among them,
         #: maybe): no deadline is enforced before they are read.
         self._behind = False
+        #: A request read and held back for the next batch (its frames, connection, address),
+        #: and the addresses whose requests only start batches, until when (see SLOW_S).
+        self._carried: tuple[list[bytes], int, str] | None = None
+        self._slow: dict[str, float] = {}
         self.limits = limits or Limits()
         self.heartbeat_s = heartbeat_s
         self.tables: dict[str, Table] = {}
@@ -375,6 +384,8 @@ class Host:
         # look at what each connection holds.
         wake_s = min([self._next_heartbeat_s, self._next_guard_s, *self._due.values()])
         wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
+        if self._carried is not None:
+            wait_ms = 0  # a request is waiting already
         replies: list[tuple[int, list[bytes]]] = []
         if self.link is not None:
             self.link.tick()
@@ -383,7 +394,7 @@ class Host:
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
             self._check_storage()  # before anything is written in this step
         self._behind = False
-        if ready:
+        if ready or self._carried is not None:
             started_s = time.monotonic()
             replies = self._intake()
             # A request that held the host past a batch's budget held every bot's act up too:
@@ -424,19 +435,40 @@ class Host:
         self._requests.events()  # a descriptor number may be a new connection's by now
         end_s = time.monotonic() + BATCH_BUDGET_S
         for _ in range(self.limits.max_batch):
-            # Asking first is cheaper than the exception a receive on an empty queue raises.
-            if not router.get(zmq.EVENTS) & zmq.POLLIN:
-                break
-            if time.monotonic() > end_s:
-                self._behind = True  # the rest waits for the next batch, deadlines too
-                break
-            frames = self._receive()
+            if self._carried is not None:  # held back from the last batch: first in this one
+                frames, self._from_fd, self._from_address = self._carried
+                self._carried = None
+            else:
+                # Asking first is cheaper than the exception a receive on an empty queue raises.
+                if not router.get(zmq.EVENTS) & zmq.POLLIN:
+                    break
+                if time.monotonic() > end_s:
+                    self._behind = True  # the rest waits for the next batch, deadlines too
+                    break
+                frames = self._receive()
+                if replies and self._slow.get(self._from_address, 0.0) > time.monotonic():
+                    # Lately costly: it may start a batch, never hold up one that others are in.
+                    self._carried = (frames, self._from_fd, self._from_address)
+                    self._behind = True
+                    break
             if self._requests.backed_up(self._from_fd):
                 continue  # it reads no replies: it gets none until it does
+            started_s = time.monotonic()
             replies.append((self._from_fd, self._handle(frames)))
+            if time.monotonic() - started_s > BATCH_BUDGET_S:
+                self._slow_address(self._from_address)
         else:
             self._behind = bool(router.get(zmq.EVENTS) & zmq.POLLIN)  # a full batch
         return replies
+
+    def _slow_address(self, address: str) -> None:
+        """``address`` sent a request that took more than a batch's budget: for SLOW_S its
+        requests only start batches (the table is kept small: what expired goes)."""
+        now_s = time.monotonic()
+        if len(self._slow) >= MAX_SLOW_ADDRESSES:
+            self._slow = {a: until_s for a, until_s in self._slow.items() if until_s > now_s}
+        if len(self._slow) < MAX_SLOW_ADDRESSES:
+            self._slow[address] = now_s + SLOW_S
 
     def guard(self, now_s: float) -> None:
         """Cut the connections that hold more than they may, every few milliseconds (a message
