@@ -79,7 +79,7 @@ FINISHED_KEEP_S = 600.0
 POLL_MS = 100
 #: A batch ends once its requests have taken this long, and is committed and published: one
 #: peer's costly requests delay another table's act by this much plus two of them (the one
-#: being handled when it came, one read after it), not by a whole batch of them.
+#: being handled when it came, one that began its batch: see SLOW_S), not by all of them.
 BATCH_BUDGET_S = 0.02
 #: For this long after one of its requests took more than a batch's budget, an address's
 #: requests only ever start a batch, so that they hold up nobody's act but their own; the
