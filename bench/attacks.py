@@ -49,7 +49,8 @@ COST_S, DEADLINE_S, VOLLEY = 0.4, 0.3, 3
 def percentiles(samples: list[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    return f"p50 {statistics.median(ms):7.2f} ms  p99 {p99:7.2f} ms  (n={len(ms)})"
+    return (f"p50 {statistics.median(ms):7.2f} ms  p99 {p99:7.2f} ms  max {ms[-1]:7.2f} ms  "
+            f"(n={len(ms)})")
 
 
 def dealer(endpoint: str) -> zmq.Socket:
