@@ -64,7 +64,8 @@ def start_host(data_dir: str, cpus: set[int] | None = None) -> tuple[subprocess.
 
     proc = subprocess.Popen(
         # Every bot of the run connects from this one machine.
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
+        # (--client-seeds: the bots mirror each table from the seed they chose)
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0", "--client-seeds",
          "--data-dir", data_dir, "--connections-per-address", "100000"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, preexec_fn=pin,
     )  # fmt: skip

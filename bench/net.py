@@ -58,8 +58,9 @@ def start_host(
 ) -> tuple[subprocess.Popen[str], str, str]:
     """A host process; returns it, its request endpoint and, of an active host, its standby
     code. ``standby_of``: the standby code of the active host it follows as the standby."""
+    # --client-seeds: the bots mirror each table from the seed they chose.
     argv = [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
-            "--data-dir", data_dir, "--heartbeat-s", "0.2"]  # fmt: skip
+            "--client-seeds", "--data-dir", data_dir, "--heartbeat-s", "0.2"]  # fmt: skip
     if standby_of is not None:
         argv += ["--standby", "-"]  # the code on stdin, out of the process list
     proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -82,7 +82,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     add_game_arguments(p, what="with --create: the table's game")
     p.add_argument(
         "--table-seed", type=check.seed, default=None,
-        help="with --create: the table's shuffle seed"
+        help="with --create: the table's shuffle seed (a host takes one for a solo table, "
+        "or any table if it runs with --client-seeds)"
     )
     p.add_argument("--seat", type=check.seat, default=None,
                    help="the seat to take, from 1 (default: any)")  # fmt: skip

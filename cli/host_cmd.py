@@ -71,6 +71,10 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help="turn timer for the seats people hold, at tables whose create "
                         "request names none; past it (+0.25 s) the host plays the game's "
                         "default move (default: none)")
+    parser.add_argument("--client-seeds", action="store_true",
+                        help="let every create choose its table's seed, also where others play "
+                        "(whoever chose a seed knows the deal: for a host whose clients are all "
+                        "yours; otherwise only solo and all-bot tables may)")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
     parser.add_argument("--secure", action="store_true",
@@ -220,6 +224,7 @@ def run_host(args: argparse.Namespace) -> int:
         host = Host(store, bind=args.bind, port=args.port, pub_port=args.pub_port,
                     heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
                     turn_timer_s=args.turn_timer,
+                    client_seeds=args.client_seeds,
                     limits=Limits(connections_per_address=args.connections_per_address))
     except BindError as exc:
         store.close()

@@ -38,9 +38,10 @@ from cli.console.model import LOCAL, ConsoleModel
 from cli.console.render import final_text
 from cli.game_options import add_file_arguments, checked_config, given_files, given_options
 from cli.host_cmd import StandbyProcess
+from protocol.messages import printable
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
-from sagani_net.game import RuleError
+from sagani_net.game import RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import DEFAULT_PORT, Host
 from sagani_net.private_files import write_private
@@ -319,7 +320,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 def _start_host(data_dir: Path, port: int) -> Host:
     try:
-        host = Host(Store(data_dir), port=port)
+        # The player's own host, on 127.0.0.1: --seed deals a game again.
+        host = Host(Store(data_dir), port=port, client_seeds=True)
     except zmq.ZMQError as exc:
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
     host.serve_in_thread()
@@ -507,7 +509,8 @@ def print_result(client: AsyncClient) -> None:
     print(f"table {replica.table}: {replica.status}")
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
-        print(f"  {rank + 1}. seat {seat + 1} {name or '':<8} {result['scores'][seat]:>4} points")
+        print(f"  {rank + 1}. seat {seat + 1} {printable(name or ''):<8} "
+              f"{result['scores'][seat]:>4} points")
     # A game's own figures that are one word or number (a solo game's goal and whether it was
     # reached).
     figures = [f"{k} {v}" for k, v in result.items()
@@ -716,7 +719,8 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
             + (" (bot)" if s.get("kind") == "bot" else "") + _presence(s)
             for i, s in enumerate(t.get("seats", []))
         )
-        lines.append(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}")
+        # Names may come from an older host, or one of its stores, that let anything through.
+        lines.append(printable(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}"))
     return "\n".join(lines) + "\n"
 
 
@@ -848,7 +852,7 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     state = game.from_record({**start, "actions": []})
     frames = [(state.view(None), [])]
     for data in record["actions"]:
-        events = state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))
+        events = state.apply(state.parse_action(without_seat(data)))
         frames.append((state.view(None), events))
     return frames
 
@@ -864,8 +868,9 @@ def run_replay(args: argparse.Namespace) -> int:
         # A field of the wrong kind that the game's own record check let through: the file
         # is untrusted input, so it gets a sentence, not a traceback.
         raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
-    players = len(frames[0][0].get("seats", [])) or 1
-    names = record.get("names") or []
+    names = record.get("names") if isinstance(record.get("names"), list) else []
+    # Not every game's view lists its seats (Sugi's does not): the record's names count too.
+    players = max(len(frames[0][0].get("seats", [])), len(names)) or 1
     seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}
              for i in range(players)]  # fmt: skip
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,

@@ -26,6 +26,7 @@ ERROR_CODES: dict[str, str] = {
     "table_full": "no free seat of the asked kind",
     "seat_taken": "the asked seat is held by another session",
     "bad_seat": "no such seat at this table",
+    "bot_seat": "the asked seat is kept for bots; only a bot may take it",
     "bad_token": "the token is unknown or not for that table and seat",
     "not_a_player": "a spectator's token cannot act and has no private data",
     "not_away": "a stand-in is only for the seat of a player who is away",
@@ -37,6 +38,7 @@ ERROR_CODES: dict[str, str] = {
     "not_your_turn": "another seat is to decide; a fresh snapshot is attached",
     "bad_action": "the action is not well formed for this game",
     "illegal_action": "the rules refuse the action; a fresh snapshot is attached",
+    "already_accepted": "an old act retried: it was played long ago; a fresh snapshot is attached",
     # limits (host capacity; see Limits in sagani_net.host)
     "too_many_tables": "the host holds as many tables as it allows",
     "too_many_sessions": "the host holds as many sessions as it allows",

@@ -7,6 +7,7 @@ looks at it, and fills optional fields with their defaults.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,25 @@ ROLES = ("player", "bot", "spectator")
 MIN_DEADLINE_S = 0.1
 MAX_DEADLINE_S = 3600.0
 
+#: Characters no string in a request may hold, since names and other strings end up on other
+#: people's screens and in logs: C0 and C1 controls (ESC starts a terminal's escape sequences;
+#: CR and LF fake lines), DEL, the line and paragraph separators, and the bidirectional
+#: overrides, embeddings, isolates and marks (which reorder what is shown after them).
+UNSAFE_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f"
+                         "\u202a-\u202e\u2066-\u2069]")
+
 Check = Callable[[str, Any], Any]
+
+
+def printable(text: str) -> str:
+    r"""``text`` safe to show on a terminal or in a log: each unsafe character (see
+    :data:`UNSAFE_TEXT`) written as its escape. For strings that may predate the check (old
+    stores, records, another host's replies).
+
+    >>> printable("ann\x1b[2J\r\nfake")
+    'ann\\x1b[2J\\r\\nfake'
+    """
+    return UNSAFE_TEXT.sub(lambda found: repr(found[0])[1:-1], text)
 
 
 @dataclass(frozen=True)
@@ -217,7 +236,26 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
             raise ProtocolError("missing_field", f"{kind} needs {name}")
         else:
             checked[name] = field.default
+    _check_text(message)
     return checked
+
+
+def _check_text(message: dict[str, Any]) -> None:
+    """Refuse a request with an unsafe character (:data:`UNSAFE_TEXT`) in any string of it, a
+    key or a value, however deep: what a client names may be shown to everyone."""
+    stack: list[tuple[str, Any]] = [("the request", message)]
+    while stack:
+        field, item = stack.pop()
+        for key, value in item.items() if type(item) is dict else enumerate(item):
+            if item is message:
+                field = printable(str(key))
+            for text in (key, value):
+                if type(text) is str and (found := UNSAFE_TEXT.search(text)):
+                    raise ProtocolError("bad_field", f"{field} holds the control character "
+                                        f"U+{ord(found[0]):04X}; no string of a request may "
+                                        "hold control or bidi characters")  # fmt: skip
+            if type(value) in (dict, list):
+                stack.append((field, value))
 
 
 def reply(kind: str, msg_id: int | None, **fields: Any) -> dict[str, Any]:

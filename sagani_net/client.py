@@ -383,7 +383,9 @@ class AsyncClient:
         """Play ``action`` on the current version; returns its events once the replica shows
         them (the update for the action is broadcast before the reply is sent).
 
-        Raises HostError (after loading the fresh snapshot it carries) when refused.
+        Raises HostError (after loading the fresh snapshot it carries) when refused; an act
+        the host had accepted before (``already_accepted``) is no refusal: no events, the
+        snapshot loaded.
         """
         replica = self._need_replica()
         try:
@@ -393,6 +395,10 @@ class AsyncClient:
         except HostError as exc:
             if "snapshot" in exc.reply:
                 replica.load(exc.reply["snapshot"])
+            if exc.code == "already_accepted":
+                # A retry that reached a restarted host after another seat had moved: it was
+                # played; its events went out then, and the snapshot is from after it.
+                return []
             raise
         replica.take_private(reply.get("private"), reply["seq"])
         if self._moved:

@@ -253,7 +253,7 @@ def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:
     events: list[Data] = []
     for n, data in enumerate(actions):
         try:
-            action = state.parse_action(data)
+            action = state.parse_action(without_seat(data))
             if state.is_over():
                 raise RuleError("game_over", "the game is over")
             if data.get("seat", state.current_seat) != state.current_seat:
@@ -262,3 +262,12 @@ def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:
         except RuleError as e:
             raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
     return events
+
+
+def without_seat(data: Data) -> Data:
+    """A record's action (which names the ``seat`` that played it) as ``parse_action`` reads
+    it: an action on the wire has no seat field (the ``act`` request names the seat), and
+    every game refuses one with ``bad_action``."""
+    if not isinstance(data, dict):
+        return data  # parse_action says why it is no action
+    return {key: value for key, value in data.items() if key != "seat"}

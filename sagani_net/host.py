@@ -36,16 +36,17 @@ from protocol import (
     request_id,
     topic,
 )
-from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+from protocol.messages import MAX_DEADLINE_S, MAX_NAME_LEN, MIN_DEADLINE_S
 from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net import limits as caps
-from sagani_net.game import Game, GameState, RuleError
+from sagani_net.game import Game, GameState, RuleError, without_seat
 from sagani_net.games import game_names, get_game
 from sagani_net.limits import (
     MAX_FRAME_BYTES,
     RATE_BURST,
     RATE_PER_S,
     BoundedCache,
+    PrintableLines,
     QuietRepeats,
     RateLimiter,
 )
@@ -69,6 +70,7 @@ class Link(Protocol):
 log = logging.getLogger("sagani_net.host")
 # Whatever a peer or a table does again and again, the log says it a few times, then a count.
 log.addFilter(QuietRepeats())
+log.addFilter(PrintableLines())
 
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0
@@ -77,6 +79,15 @@ HEARTBEAT_S = 1.0
 FINISHED_KEEP_S = 600.0
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
+#: A batch ends once its requests have taken this long, and is committed and published: one
+#: peer's costly requests delay another table's act by this much plus two of them (the one
+#: being handled when it came, one that began its batch: see SLOW_S), not by all of them.
+BATCH_BUDGET_S = 0.02
+#: For this long after one of its requests took more than a batch's budget, an address's
+#: requests only ever start a batch, so that they hold up nobody's act but their own; the
+#: addresses so marked at once are bounded.
+SLOW_S = 1.0
+MAX_SLOW_ADDRESSES = 4096
 TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
@@ -259,6 +270,7 @@ class Host:
         secure: Callable[[zmq.Socket], None] | None = None,
         bot_deadline_s: float | None = None,
         turn_timer_s: float | None = None,
+        client_seeds: bool = False,
     ) -> None:
         if not (caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # NaN too
             raise ValueError(f"the heartbeat must be {caps.MIN_HEARTBEAT_S}.."
@@ -268,6 +280,9 @@ class Host:
                 raise ValueError(f"{what} must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
                                  f"not {bound}")  # fmt: skip
         self.store = store
+        #: Whether every ``create`` may choose its seed: a host whose every client is its owner
+        #: (``sagani play``, tests). Otherwise only a table nobody else can lose at may.
+        self.client_seeds = client_seeds
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
         #: The turn timer of tables whose create request names none (``--turn-timer``).
@@ -279,6 +294,16 @@ class Host:
         #: Table id -> when (monotonic s) its bot seat to move runs out of time. Only tables with
         #: a pending timed decision are here, so the loop's min() over it stays small.
         self._due: dict[str, float] = {}
+        #: Tables whose pending bot decision has a clock that starts once the update announcing
+        #: it is sent (at the end of the batch): the bot cannot answer a turn it has not heard.
+        self._unstarted: set[str] = set()
+        #: Whether the last batch ended with requests still waiting (a bot's act among them,
+        #: maybe): no deadline is enforced before they are read.
+        self._behind = False
+        #: A request read and held back for the next batch (its frames, connection, address),
+        #: and the addresses whose requests only start batches, until when (see SLOW_S).
+        self._carried: tuple[list[bytes], int, str] | None = None
+        self._slow: dict[str, float] = {}
         self.limits = limits or Limits()
         self.heartbeat_s = heartbeat_s
         self.tables: dict[str, Table] = {}
@@ -417,6 +442,8 @@ class Host:
         # look at what each connection holds.
         wake_s = min([self._next_heartbeat_s, self._next_guard_s, *self._due.values()])
         wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
+        if self._carried is not None:
+            wait_ms = 0  # a request is waiting already
         replies: list[tuple[int, list[bytes]]] = []
         if self.link is not None:
             self.link.tick()
@@ -424,11 +451,19 @@ class Host:
         now_s = time.monotonic()
         if self.storage_broken is None and (ready or self._due or now_s >= self._next_heartbeat_s):
             self._check_storage()  # before anything is written in this step
-        if ready:
+        self._behind = False
+        if ready or self._carried is not None:
+            started_s = time.monotonic()
             replies = self._intake()
+            # A request that held the host past a batch's budget held every bot's act up too:
+            # the clocks stand still for that long (a bot's time is its own, not a peer's).
+            overrun_s = time.monotonic() - started_s - BATCH_BUDGET_S
+            if overrun_s > 0:
+                for table_id in self._due:
+                    self._due[table_id] += overrun_s
         changed = False
         if self.storage_broken is None:
-            changed = self._expire() if self._due else False
+            changed = self._expire() if self._due and not self._behind else False
             if now_s >= self._next_heartbeat_s:
                 changed = self._close_idle(now_s) or changed
         if replies or changed:
@@ -444,6 +479,8 @@ class Host:
             self._outbox.clear()
             for fd, frames in replies:
                 self._send_reply(fd, frames)
+        if self._unstarted:
+            self._start_clocks()
         if now_s >= self._next_heartbeat_s or self._standby() != self._told_standby:
             self._heartbeats()
         self.guard(now_s)
@@ -454,15 +491,42 @@ class Host:
         replies = []
         router = self.router
         self._requests.events()  # a descriptor number may be a new connection's by now
+        end_s = time.monotonic() + BATCH_BUDGET_S
         for _ in range(self.limits.max_batch):
-            # Asking first is cheaper than the exception a receive on an empty queue raises.
-            if not router.get(zmq.EVENTS) & zmq.POLLIN:
-                break
-            frames = self._receive()
+            if self._carried is not None:  # held back from the last batch: first in this one
+                frames, self._from_fd, self._from_address = self._carried
+                self._carried = None
+            else:
+                # Asking first is cheaper than the exception a receive on an empty queue raises.
+                if not router.get(zmq.EVENTS) & zmq.POLLIN:
+                    break
+                if time.monotonic() > end_s:
+                    self._behind = True  # the rest waits for the next batch, deadlines too
+                    break
+                frames = self._receive()
+                if replies and self._slow.get(self._from_address, 0.0) > time.monotonic():
+                    # Lately costly: it may start a batch, never hold up one that others are in.
+                    self._carried = (frames, self._from_fd, self._from_address)
+                    self._behind = True
+                    break
             if self._requests.backed_up(self._from_fd):
                 continue  # it reads no replies: it gets none until it does
+            started_s = time.monotonic()
             replies.append((self._from_fd, self._handle(frames)))
+            if time.monotonic() - started_s > BATCH_BUDGET_S:
+                self._slow_address(self._from_address)
+        else:
+            self._behind = bool(router.get(zmq.EVENTS) & zmq.POLLIN)  # a full batch
         return replies
+
+    def _slow_address(self, address: str) -> None:
+        """``address`` sent a request that took more than a batch's budget: for SLOW_S its
+        requests only start batches (the table is kept small: what expired goes)."""
+        now_s = time.monotonic()
+        if len(self._slow) >= MAX_SLOW_ADDRESSES:
+            self._slow = {a: until_s for a, until_s in self._slow.items() if until_s > now_s}
+        if len(self._slow) < MAX_SLOW_ADDRESSES:
+            self._slow[address] = now_s + SLOW_S
 
     def guard(self, now_s: float) -> None:
         """Cut the connections that hold more than they may, every few milliseconds (a message
@@ -635,6 +699,7 @@ class Host:
     def _storage_broke(self, why: str) -> None:
         self.storage_broken = why
         self._due.clear()
+        self._unstarted.clear()
         self.store.mark_damaged(why)
         log.error("the database %s is damaged: %s. The host refuses every change from now on "
                   "(storage_failed) and serves what it holds; stop it, then start it again (it "
@@ -764,7 +829,14 @@ class Host:
         if any(seat >= seats for seat in request["bots"]):
             # The code join gives for a seat the table lacks: one code for one mistake.
             raise ProtocolError("bad_seat", f"bots must be seats of this table, 0..{seats - 1}")
-        seed = request["seed"] if request["seed"] is not None else secrets.randbits(63)
+        seed = request["seed"]
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif not (self.client_seeds or seats == 1 or len(request["bots"]) == seats):
+            # Whoever chose the seed knows the deal, the draw and every private objective.
+            raise ProtocolError("bad_field", "a table with seats for players gets a seed the "
+                                "host draws; leave seed out (a solo table, or one whose every "
+                                "seat is kept for bots, may choose its seed)")  # fmt: skip
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
             deadline_s = float(self.bot_deadline_s)
@@ -806,7 +878,10 @@ class Host:
         else:
             seat = self._free_seat(table, role, request["seat"])
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        session = Session(hash_token(token), table.id, seat, role, request["name"] or role)
+        name = request["name"] or role
+        if seat is not None:
+            name = self._unique_name(table, name)
+        session = Session(hash_token(token), table.id, seat, role, name)
         self.sessions[session.token_hash] = session
         self._own_session(session.token_hash)
         table.active_s = time.monotonic()
@@ -832,6 +907,18 @@ class Host:
                      role=session.role, token=token, standby=self._standby(),
                      snapshot=self._snapshot(table, session.seat))  # fmt: skip
 
+    def _unique_name(self, table: Table, name: str) -> str:
+        """``name``, numbered if a seat of ``table`` is called that already ("greedy",
+        "greedy 2", ...): scores, logs, records and replays tell the seats apart by name."""
+        held = {session.name for holder in table.holders if holder is not None
+                and (session := self.sessions.get(holder)) is not None}  # fmt: skip
+        number, unique = 1, name
+        while unique in held:
+            number += 1
+            suffix = f" {number}"
+            unique = name[: MAX_NAME_LEN - len(suffix)] + suffix
+        return unique
+
     def _standby(self) -> str | None:
         """Where clients go if this host falls silent: the standby's request endpoint."""
         return self.link.standby if self.link is not None else None
@@ -842,6 +929,9 @@ class Host:
                 raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
             if table.holders[wanted] is not None:
                 raise ProtocolError("seat_taken", f"seat {wanted} is taken")
+            if wanted in table.bots and role != "bot":
+                # A person there would hold up the game: a player's seat has no clock.
+                raise ProtocolError("bot_seat", f"seat {wanted} is kept for a bot")
             return wanted
         free = [seat for seat, holder in enumerate(table.holders) if holder is None]
         if role == "bot":
@@ -873,7 +963,8 @@ class Host:
             return self._cached_reply(table, session, msg_id)
         state = table.state
         self._check_decision(table, seat, request["version"])
-        data = _without_seat(request["action"])
+        # As sent: an action with a field too many (a ``seat``, say) is the game's bad_action.
+        data = request["action"]
         try:
             events = state.apply(state.parse_action(data))
         except RuleError as exc:
@@ -966,14 +1057,28 @@ class Host:
         if seat is None:
             table.timed = None
             self._due.pop(table.id, None)
+            self._unstarted.discard(table.id)
             return
         pending = (table.state.version, seat)
-        if table.timed != pending or table.id not in self._due:
+        if table.timed != pending or not (table.id in self._due or table.id in self._unstarted):
             table.timed = pending
+            self._due.pop(table.id, None)
+            self._unstarted.add(table.id)  # started by _start_clocks, once the seat is told
+
+    def _start_clocks(self) -> None:
+        """Start the clocks armed since the last look: the updates that tell the seats of their
+        turns have just been sent (or, after a restart, nothing was ever said)."""
+        now_s = time.monotonic()
+        for table_id in self._unstarted:
+            table = self.tables.get(table_id)
+            seat = self._timed_seat(table) if table is not None else None
+            if table is None or table.timed is None or seat is None:
+                continue
             clock_s = self._clock_s(table, seat)
             assert clock_s is not None
             grace_s = 0.0 if seat in table.stand_ins else DEADLINE_GRACE_S
-            self._due[table.id] = time.monotonic() + clock_s + grace_s
+            self._due[table_id] = now_s + clock_s + grace_s
+        self._unstarted.clear()
 
     def _expire(self) -> bool:
         """Play the default move for every bot seat past its deadline; True if any was played.
@@ -1017,13 +1122,22 @@ class Host:
         return played
 
     def _cached_reply(self, table: Table, session: Session, msg_id: int) -> bytes:
+        """The reply to an act accepted before: from the session's newest replies, or rebuilt
+        for the table's newest move (a retry after a restart). An older one is answered
+        ``already_accepted``: rebuilding it means replaying the game from disk, which a
+        player re-sending its old acts would make the host do again and again."""
         body = session.replies.get(msg_id)
         if body is None:
-            # Rare (a retry after a restart, or long after): rebuild it by replaying the table.
             found = self.store.accepted_action(table.id, session.token_hash, msg_id)
             assert found is not None, "accepted message ids are always stored"
             version, seq = found
-            # The replay just after the action made on ``version``.
+            if version + 1 != table.state.version:
+                raise ProtocolError("already_accepted", f"message {msg_id} was accepted at "
+                                    f"version {version}; the game has moved on since",
+                                    version=version + 1, seq=seq,
+                                    snapshot=self._snapshot(table, session.seat))  # fmt: skip
+            # Once per table and restart: the reply is then among the session's newest, until
+            # newer moves of the session push it out (and then it is no longer the newest).
             state, _, events = next(itertools.islice(self._replay(table), version, None))
             body = _accepted(table.id, session.seat, msg_id, seq, state, events)
             self._remember(session, msg_id, body)
@@ -1133,7 +1247,7 @@ class Host:
         after it (one object, played on), the seat that made it, and the game's events."""
         state = get_game(table.game_name).new_state(table.config, table.seed)
         for data in self.store.actions(table.id):
-            yield state, data["seat"], state.apply(state.parse_action(_without_seat(data)))
+            yield state, data["seat"], state.apply(state.parse_action(without_seat(data)))
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -1320,7 +1434,7 @@ class Host:
             table = self._table_from_row(row, get_game(row.game))
             for data in row.actions:
                 assert table.state.current_seat == data["seat"], (row.id, table.state.version)
-                table.state.apply(table.state.parse_action(_without_seat(data)))
+                table.state.apply(table.state.parse_action(without_seat(data)))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
             # A pending bot decision's clock starts again from the restart: the bot may not
@@ -1421,11 +1535,6 @@ def _summary(value: list[Any] | dict[str, Any]) -> dict[str, Any]:
 
 def _writes(request: dict[str, Any]) -> bool:
     return request["type"] in WRITES and not (request["type"] == "join" and request["token"])
-
-
-def _without_seat(action: dict[str, Any]) -> dict[str, Any]:
-    # Records name the seat of each action; the game's parse_action wants the action alone.
-    return {key: value for key, value in action.items() if key != "seat"}
 
 
 def _bind(sock: zmq.Socket, address: str, port: int) -> str:

@@ -25,6 +25,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from protocol.messages import printable
+
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -223,3 +225,16 @@ class QuietRepeats(logging.Filter):
         key = (str(record.msg), record.levelno)
         count = self._counts[key] = self._counts.get(key, 0) + 1
         return count <= self.per_window
+
+
+class PrintableLines(logging.Filter):
+    """Writes each line with its control and bidi characters escaped (protocol.messages.
+    printable): a name from a store older than the host's check cannot paint the terminal
+    that shows the log. Add it after :class:`QuietRepeats`, which keys on the template."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        safe = printable(message)
+        if safe != message:
+            record.msg, record.args = safe, None
+        return True

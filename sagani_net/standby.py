@@ -424,7 +424,9 @@ class ActiveLink:
             return
         if now_s - self._heard_s > self.lost_s:
             log.warning("the standby %s is silent; serving alone", self.standby)
-            self._follower = None
+            # Clients are told at once (the host beats on every table when this changes): a
+            # standby named after it went is one they would go to, and find nobody.
+            self._follower = self.standby = None
             self.store.journalling = False  # back, it gets a snapshot
             return
         if now_s >= self._next_beat_s:

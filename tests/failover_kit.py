@@ -101,7 +101,8 @@ class HostProcess:
         return join_code("127.0.0.1", self.ports[0], self.server_key)
 
     def start(self, standby_of: HostProcess | None = None) -> None:
-        argv = [sys.executable, "-m", "cli.main", "host", "--quiet", "--data-dir",
+        # --client-seeds: the tests' games are dealt by the seeds they choose.
+        argv = [sys.executable, "-m", "cli.main", "host", "--quiet", "--client-seeds", "--data-dir",
                 str(self.data_dir), "--port", str(self.ports[0]), "--pub-port",
                 str(self.ports[1]), "--link-port", str(self.ports[2]), "--heartbeat-s",
                 str(self.heartbeat_s)]  # fmt: skip

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sagani_net.game import without_seat
 from sagani_net.games.sagani.rules import Action, Placement, State
 from sagani_net.games.sagani.tiles import TILE_IDS, TILES
 
@@ -156,7 +157,7 @@ def replay_until(record: dict, stop: Callable[[State, list[dict]], bool]) -> tup
     """Replay ``record`` action by action until ``stop(state, events of that action)``."""
     state = State.new(record["players"], record["mode"], record["seed"], record["tiles"])
     for data in record["actions"]:
-        events = state.apply(Action.from_dict(data))
+        events = state.apply(Action.from_dict(without_seat(data)))
         if stop(state, events):
             return state, events
     raise AssertionError("the record never reaches the situation")

@@ -160,7 +160,7 @@ def test_client_comes_back_to_its_seat_with_a_saved_token(
 
 
 def test_request_is_retried_until_a_restarted_host_answers(tmp_path: Path) -> None:
-    first = Host(Store(tmp_path), port=0)
+    first = Host(Store(tmp_path), port=0, client_seeds=True)
     address, pub_port = first.endpoint, int(first.pub_endpoint.rsplit(":", 1)[1])
     first.serve_in_thread()
     first.stop()
@@ -178,12 +178,12 @@ def test_request_is_retried_until_a_restarted_host_answers(tmp_path: Path) -> No
 
 def _serve_again(data_dir: Path, address: str, pub_port: int, holder: list[Host]) -> None:
     port = int(address.rsplit(":", 1)[1])
-    holder.append(Host(Store(data_dir), port=port, pub_port=pub_port))
+    holder.append(Host(Store(data_dir), port=port, pub_port=pub_port, client_seeds=True))
     holder[0].serve_in_thread()
 
 
 def test_no_host_gives_a_timeout_after_bounded_retries(tmp_path: Path) -> None:
-    host = Host(Store(tmp_path), port=0)
+    host = Host(Store(tmp_path), port=0, client_seeds=True)
     address = host.endpoint
     host.serve_in_thread()
     host.stop()

@@ -232,6 +232,20 @@ def test_an_illegal_action_raises_and_changes_nothing(name: str, config: Data) -
 
 
 @cases
+def test_an_action_with_a_field_too_many_is_bad_action(name: str, config: Data) -> None:
+    # A seat field above all (issue 18, point 13): the act request names the seat, and an
+    # action that names one too must not be played, for whichever seat.
+    for state in positions(name, config):
+        before = snapshot(state, get_game(name).seats(config))
+        for data in legal_data(state)[:3]:
+            for extra in ({"seat": state.current_seat}, {"seat": 0}, {"colour": "red"}):
+                with pytest.raises(RuleError) as refused:
+                    state.parse_action({**data, **extra})
+                assert refused.value.code == "bad_action", (data, extra)
+        assert snapshot(state, get_game(name).seats(config)) == before
+
+
+@cases
 def test_actions_round_trip_through_their_wire_and_text_forms(name: str, config: Data) -> None:
     game = get_game(name)
     for state in positions(name, config):

@@ -38,7 +38,7 @@ async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-u
 
 @pytest.fixture
 def host(tmp_path: Path):  # type: ignore[no-untyped-def]
-    host = Host(Store(tmp_path), port=0, heartbeat_s=0.2)
+    host = Host(Store(tmp_path), port=0, heartbeat_s=0.2, client_seeds=True)
     host.serve_in_thread()
     yield host
     host.stop()
@@ -172,7 +172,7 @@ def test_typed_commands_play_a_turn_and_keep_history(host: Host) -> None:
 
 def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
     async def main() -> None:
-        first = Host(Store(tmp_path), port=0, heartbeat_s=0.2)
+        first = Host(Store(tmp_path), port=0, heartbeat_s=0.2, client_seeds=True)
         first.serve_in_thread()
         port = int(first.endpoint.rsplit(":", 1)[1])
         pub_port = int(first.pub_endpoint.rsplit(":", 1)[1])
@@ -192,7 +192,8 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
                 # A move while the host is away is refused, in words, and never sent later.
                 running.keys.send_text("1\r")
                 await until(lambda: "nothing sent" in model.message)
-                second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
+                second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2,
+                              client_seeds=True)
                 second.serve_in_thread()
                 await until(lambda: model.connection == "online", 15)
                 assert second.tables[table].state.version == 0

@@ -1,8 +1,9 @@
 """Fuzzing a real host on 127.0.0.1 with hypothesis-made frames.
 
-Four kinds of frame: random bytes, random msgpack of any shape (ext types, bin, huge ints,
-odd keys, deep nesting), valid requests with mutated fields, and valid requests out of sequence
-(real tokens used out of turn, on stale versions, for the wrong seat, after the game is over).
+Five kinds of frame: random bytes, random msgpack of any shape (ext types, bin, huge ints,
+odd keys, deep nesting), valid requests with mutated fields, valid requests out of sequence
+(real tokens used out of turn, on stale versions, for the wrong seat, after the game is over),
+and a hostile player's (an action that names a seat, names that would paint a screen).
 Every frame must get an error reply when it is bad (with the code the codec gives it locally),
 the host must stay up, and the games on it must not change. At least 10,000 frames a run.
 """
@@ -201,6 +202,32 @@ def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
     return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
 
 
+#: Characters no string of a request may hold (PROTOCOL.md, section 4), one of each kind.
+UNSAFE = ["\x1b", "\r", "\n", "\t", "\x00", "\x7f", "\x9b", "\u2028", "\u202e", "\u2066",
+          "\u200f", "\u061c"]  # fmt: skip
+painted = st.builds(lambda a, c, b: a + c + b, st.text(max_size=8), st.sampled_from(UNSAFE),
+                    st.text(max_size=8))  # fmt: skip
+
+
+@st.composite
+def hostile(draw: st.DrawFn, t: Tables) -> list[bytes]:
+    """What a hostile player sends (issue 18): an act of the seat to move, on the current
+    version, whose action names a seat (it must be refused, whatever seat it names), and
+    names with control or bidi characters (refused, even where the rest would be served)."""
+    action = {"type": draw(st.sampled_from(["take", "pass", "draw"])), "seat": draw(
+        st.integers(0, 3))}  # fmt: skip
+    if action["type"] == "take":
+        action["index"] = draw(st.integers(0, 4))
+    cases = [
+        {"type": "act", "table": t.running, "seat": t.turn, "token": t.tokens[t.turn],
+         "version": t.version, "action": action},
+        {"type": "join", "table": t.running, "role": "spectator", "name": draw(painted)},
+        {"type": "hello", "client": draw(painted)},
+        {"type": "create", "game": "sagani", "config": {draw(painted): 1}},
+    ]  # fmt: skip
+    return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
+
+
 #: Multipart messages, past the framing too: more frames than a request may have, envelope
 #: frames longer than a routing id (the host once echoed a whole envelope back).
 multipart = st.lists(st.one_of(st.binary(max_size=40), st.just(b""), st.binary(max_size=400)),
@@ -223,7 +250,7 @@ def derived(parts: list[bytes], rng: random.Random) -> list[list[bytes]]:
 
 def frames(t: Tables) -> st.SearchStrategy[list[bytes]]:
     return st.one_of(random_bytes, random_msgpack, mutated(t), mutated(t), out_of_sequence(t),
-                     multipart)  # fmt: skip
+                     hostile(t), multipart)  # fmt: skip
 
 
 # -- the oracle ---------------------------------------------------------------------------------

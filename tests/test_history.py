@@ -194,7 +194,7 @@ def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -
     the moves before and after come in with their updates."""
 
     async def main() -> None:
-        first = Host(Store(tmp_path), port=0, heartbeat_s=0.2)
+        first = Host(Store(tmp_path), port=0, heartbeat_s=0.2, client_seeds=True)
         first.serve_in_thread()
         port, pub_port = (int(e.rsplit(":", 1)[1]) for e in (first.endpoint, first.pub_endpoint))
         table = Table(first.endpoint)
@@ -213,7 +213,8 @@ def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -
                 # The other moves are made on the same store while the console's host is away.
                 with running_host(tmp_path) as elsewhere:
                     table.moved(elsewhere.endpoint).play(5)
-                second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2)
+                second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2,
+                              client_seeds=True)
                 second.serve_in_thread()
                 await until(lambda: model.logged_version == 9 and model.connection == "online")
                 table.moved(second.endpoint).play(3)

@@ -40,8 +40,9 @@ ROTATIONS = (0, 90, 180, 270)
 
 @contextmanager
 def running_host(data_dir: Path, **options: Any) -> Iterator[Host]:
-    """A host on free 127.0.0.1 ports, serving on a thread for the duration."""
-    host = Host(Store(data_dir), port=0, **options)
+    """A host on free 127.0.0.1 ports, serving on a thread for the duration. Its clients
+    choose their tables' seeds (``client_seeds``), unless told otherwise: tests replay games."""
+    host = Host(Store(data_dir), port=0, **{"client_seeds": True, **options})
     host.serve_in_thread()
     try:
         yield host
@@ -165,10 +166,11 @@ class PlayerThread(Background):
 
 
 def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:
-    """``sagani host`` in a subprocess; returns it with its request and broadcast endpoints."""
+    """``sagani host`` in a subprocess; returns it with its request and broadcast endpoints.
+    Its clients choose their tables' seeds (``--client-seeds``), as with :func:`running_host`."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--data-dir", str(data_dir),
-         *args],
+        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--client-seeds",
+         "--data-dir", str(data_dir), *args],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert proc.stdout is not None

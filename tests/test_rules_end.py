@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pytest
 from rules_kit import load_record, of_type, pile, pile_at, quiet, scores, solo, turn, types
 
+from sagani_net.game import without_seat
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import TILES
 
@@ -50,7 +51,7 @@ def replay_steps(name: str) -> tuple[dict, list[Step]]:
             state.intermezzo is not None,
             state.turn_seat,
         )
-        events = state.apply(Action.from_dict(data))
+        events = state.apply(Action.from_dict(without_seat(data)))
         steps.append(
             Step(
                 seat, in_intermezzo, after, events, [p.turns for p in state.seats],

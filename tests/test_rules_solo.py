@@ -6,6 +6,7 @@ import random
 
 from rules_kit import load_record, of_type, pile, reveal, types, unflipped
 
+from sagani_net.game import without_seat
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import TILES
 
@@ -50,9 +51,9 @@ def test_basic_solo_ends_when_the_score_reaches_75_with_the_tile_count():
     record = load_record("solo_greedy.json")
     state = State.new(1, "solo", record["seed"], record["tiles"])
     for data in record["actions"][:-1]:
-        state.apply(Action.from_dict(data))
+        state.apply(Action.from_dict(without_seat(data)))
         assert state.scores()[0] < 75 and not state.is_over()
-    events = state.apply(Action.from_dict(record["actions"][-1]))
+    events = state.apply(Action.from_dict(without_seat(record["actions"][-1])))
     assert state.seats[0].score >= 75
     placed = state.seats[0].placed
     assert placed == len(record["actions"]) // 2 < 72

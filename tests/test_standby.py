@@ -92,7 +92,7 @@ def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
 
 @contextmanager
 def active_host(data_dir: Path, link_port: int = 0) -> Iterator[Host]:
-    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S, client_seeds=True)
     host.link = own_link(host, new_key(data_dir), link_port)
     host.serve_in_thread()
     try:
@@ -103,7 +103,7 @@ def active_host(data_dir: Path, link_port: int = 0) -> Iterator[Host]:
 
 @contextmanager
 def standby_host(data_dir: Path, key: bytes, link: str, link_port: int = 0) -> Iterator[Standby]:
-    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S, client_seeds=True)
     pair = Standby(host, own_link(host, key, link_port), link)
     thread = pair.serve_in_thread()
     try:
@@ -261,7 +261,7 @@ def start_host(
 ) -> tuple[Host | Standby, threading.Thread]:
     """A host of the pair started as ``sagani host`` starts it (``--standby`` if ``standby_of``):
     it elects, then serves or follows."""
-    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S)
+    host = Host(Store(data_dir), port=0, heartbeat_s=HEARTBEAT_S, client_seeds=True)
     link = own_link(host, key, link_port)
     peer = standby_of or former_standby(data_dir)
     following = elect(link, peer, follow_silent=standby_of is not None)
@@ -468,4 +468,38 @@ def test_a_snapshot_in_many_pieces_makes_the_same_store(
             assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
             assert act(raw, table, tokens, rng)["type"] == "accepted"  # and it follows on
             assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+        raw.close()
+
+
+def next_heartbeat(sub: zmq.Socket, ready: Callable[[dict], bool]) -> dict:
+    """The first heartbeat on ``sub`` that ``ready`` accepts (updates are skipped)."""
+    give_up_s = time.monotonic() + WAIT_S
+    while (left_s := give_up_s - time.monotonic()) > 0:
+        if sub.poll(left_s * 1000):
+            message = msgpack.unpackb(sub.recv_multipart()[1])
+            if message["type"] == "heartbeat" and ready(message):
+                return message
+    raise AssertionError("no such heartbeat")
+
+
+def test_a_standby_that_goes_is_announced_gone_on_every_table(tmp_path: Path) -> None:
+    # Issue 18, point 12: welcome and the heartbeats named a stopped standby for ever.
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        key, link = new_key(tmp_path / "a"), host.link.endpoint
+        raw = Raw(host.endpoint)
+        table, _ = seated_table(raw, players=2)
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        sub.linger = 0
+        sub.connect(host.pub_endpoint)
+        sub.subscribe(f"table.{table}.".encode())
+        next_heartbeat(sub, lambda beat: True)  # subscribed
+        with standby_host(tmp_path / "b", key, link):
+            named = next_heartbeat(sub, lambda beat: beat["standby"] is not None)["standby"]
+            assert raw("hello")["standby"] == named
+        # Once the link has lost it (two heartbeats of silence), at once on every table.
+        next_heartbeat(sub, lambda beat: beat["standby"] is None)
+        assert raw("hello")["standby"] is None
+        assert raw("join", table=table, role="spectator")["standby"] is None
+        sub.close()
         raw.close()

@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options
+from sagani_net.game import Data, Option, Result, RuleError, check_options, without_seat
 
 CARDS = tuple(range(1, 17))
 HAND = 3
@@ -192,7 +192,7 @@ class Hands:
         for n, data in enumerate(record["actions"]):
             if data["seat"] != state.current_seat:
                 raise RuleError("wrong_seat", f"action {n}: not seat {data['seat']}'s turn")
-            state.apply(state.parse_action({k: v for k, v in data.items() if k != "seat"}))
+            state.apply(state.parse_action(without_seat(data)))
         return state
 
     def determinize(

@@ -7,16 +7,21 @@ part (:class:`cli.console.gameui.GameUI`, ``model.ui``) keeps what you are choos
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from cli.console.gameui import GameUI
+from protocol.messages import printable
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 
 Data = dict[str, Any]
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
 LOG_LIMIT = 500
+#: Longest name the screen shows, and a name as the host numbers like ones ("greedy 2").
+NAME_CHARS = 10
+NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
 GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
     "online", "connecting", "reconnecting", "offline", "local",
@@ -122,9 +127,14 @@ class ConsoleModel:
     def name(self, seat: int) -> str:
         """A seat's name as people read it: its player's name, or "seat N" (from 1)."""
         if 0 <= seat < len(self.seats):
-            name = self.seats[seat].get("name") or ""
+            # Escaped: a record or an older host may hold a name that would paint the screen.
+            name = printable(self.seats[seat].get("name") or "")
+            if len(name) > NAME_CHARS:
+                # Cut, but keep the number the host adds to tell like names apart ("greedy 2").
+                base, number = NUMBERED.fullmatch(name).groups()  # type: ignore[union-attr]
+                name = base[: NAME_CHARS - len(number)] + number
             if name:
-                return name[:10]
+                return name
         return f"seat {seat + 1}"
 
     def away(self, seat: int) -> bool:

@@ -128,7 +128,7 @@ class Action(NamedTuple):
             "pick": {"index"},
             "place": {"cell", "rotation"},
         }.get(kind, set())
-        extra = set(data) - fields - {"seat"}
+        extra = set(data) - fields
         missing = fields - set(data)
         if extra or missing:
             raise RuleError("bad_action", f"{kind} takes fields {sorted(fields)}")

@@ -210,7 +210,7 @@ class Action(NamedTuple):
             raise RuleError("bad_action", f"an action is a map with a type in {ACTION_TYPES}")
         kind = data["type"]
         required, optional = _FIELDS.get(kind, ((), ()))
-        extra = set(data) - {"type", "seat", *required, *optional}
+        extra = set(data) - {"type", *required, *optional}
         missing = set(required) - set(data)
         if extra or missing:
             raise RuleError("bad_action", f"{kind} takes fields {sorted(required + optional)}")

@@ -208,7 +208,7 @@ class Action(NamedTuple):
         if not isinstance(data, dict) or data.get("type") not in WIRE_FIELDS:
             raise RuleError("bad_action", f"an action is a map with a type in {list(WIRE_FIELDS)}")
         kind = data["type"]
-        fields = set(data) - {"type", "seat"}
+        fields = set(data) - {"type"}
         allowed = WIRE_FIELDS[kind]
         if kind == "rotate":
             allowed = {"card", "by", "space" if "space" in data else "slot"}

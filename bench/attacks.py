@@ -1,0 +1,204 @@
+"""What a hostile seated player costs the others (issue 18, points 5 and 6): prints figures,
+asserts nothing.
+
+    python bench/attacks.py                 # both parts (about 30 s)
+    python bench/attacks.py --samples 100   # a quicker look
+
+(a) Old retries: ``sagani host`` in its own process, a 2-player Sagani table one client plays
+    60 moves of (both seats), then an honest client's ``sync`` round trips, alone and while the
+    attacker, on a DEALER socket, re-sends 20 of its oldest accepted acts 20 times each (400
+    frames) again and again: p50 and p99 of the honest sync, and what the attacker got back.
+(b) Bot turns: a host on a thread of this process, whose ``tables`` request is made to cost
+    0.4 s of the host's time (standing in for any costly request); a table with a bot seat
+    (``random``, a 0.3 s deadline) and the attacker at the other seat, which sends each act
+    with 3 such requests at once on the same socket. Counts the bot turns that came with the
+    attack and those the host played for the bot (``deadline_missed``); and, on another
+    table, an honest act's round trip while the volleys go on (p50, p99).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from test_net_support import Raw, choose, running_host  # noqa: E402
+
+from protocol import VERSION, decode_message, encode, topic  # noqa: E402
+from sagani_net.bots.runner import BotRunner  # noqa: E402
+from sagani_net.client import Client  # noqa: E402
+
+OLD_ACTS, RESENDS, MOVES = 20, 20, 60
+COST_S, DEADLINE_S, VOLLEY = 0.4, 0.3, 3
+
+
+def percentiles(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return (f"p50 {statistics.median(ms):7.2f} ms  p99 {p99:7.2f} ms  max {ms[-1]:7.2f} ms  "
+            f"(n={len(ms)})")
+
+
+def dealer(endpoint: str) -> zmq.Socket:
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger = 0
+    sock.connect(endpoint)
+    return sock
+
+
+def old_retries(samples: int) -> None:
+    with tempfile.TemporaryDirectory() as data_dir:
+        proc = subprocess.Popen([sys.executable, "-m", "cli.host_cmd", "host", "--quiet",
+                                 "--port", "0", "--data-dir", data_dir], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert proc.stdout is not None
+        endpoint = re.search(r"requests (\S+)", proc.stdout.readline())[1]  # type: ignore[index]
+        try:
+            raw = Raw(endpoint)
+            table = raw("create", game="sagani", config={"players": 2})["table"]
+            tokens = [raw("join", table=table)["token"] for _ in range(2)]
+            frames, rng = [], random.Random(1)
+            while len(frames) < MOVES:
+                snap = raw("sync", table=table)
+                if snap["status"] != "running":
+                    break
+                seat = snap["turn"]
+                frame = encode({"v": VERSION, "type": "act", "id": 10_000 + len(frames),
+                                "table": table, "seat": seat, "token": tokens[seat],
+                                "version": snap["version"],
+                                "action": choose(snap["view"], rng)})  # fmt: skip
+                assert raw.send_bytes(frame)["type"] == "accepted"
+                frames.append(frame)
+            honest = Raw(endpoint)
+
+            def syncs() -> list[float]:
+                times = []
+                for _ in range(samples):
+                    start_s = time.perf_counter()
+                    honest("sync", table=table)
+                    times.append(time.perf_counter() - start_s)
+                return times
+
+            print(f"(a) honest sync, alone:                 {percentiles(syncs())}")
+            stop = threading.Event()
+            answers: dict[str, int] = {}
+
+            def attack() -> None:
+                sock = dealer(endpoint)
+                while not stop.is_set():
+                    for _ in range(RESENDS):
+                        for frame in frames[:OLD_ACTS]:
+                            sock.send_multipart([b"", frame])
+                    for _ in range(RESENDS * OLD_ACTS):
+                        reply = decode_message(sock.recv_multipart()[-1])
+                        key = reply.get("code", reply["type"])
+                        answers[key] = answers.get(key, 0) + 1
+                sock.close()
+
+            attacker = threading.Thread(target=attack)
+            attacker.start()
+            under = syncs()
+            stop.set()
+            attacker.join()
+            print(f"(a) honest sync, 400 old retries a go:  {percentiles(under)}")
+            print(f"    the attacker's answers: {answers}")
+            honest.close()
+            raw.close()
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
+def bot_turns(acts: int) -> None:
+    with tempfile.TemporaryDirectory() as data_dir, running_host(Path(data_dir)) as host:
+        tables = host._handlers["tables"]
+
+        def costly(request: dict[str, Any]) -> dict[str, Any]:
+            time.sleep(COST_S)
+            return tables(request)
+
+        host._handlers["tables"] = costly
+        table = Client(host.endpoint).create({"players": 2}, bots=[1], deadline_s=DEADLINE_S)
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        sub.connect(host.pub_endpoint)
+        sub.subscribe(topic(table))
+        attacker = Client(host.endpoint)
+        attacker.join(table, name="mallory")
+        bot = BotRunner(host.endpoint, "random", seed=1)
+        bot.join(table)
+        stop = threading.Event()
+        playing = threading.Thread(target=bot.play, args=(stop,))
+        playing.start()
+        raw = Raw(host.endpoint)
+        other = raw("create", game="sagani", config={"players": 2})["table"]
+        others = [raw("join", table=other)["token"] for _ in range(2)]
+        honest: list[float] = []
+        sock = dealer(host.endpoint)
+        attacked = 0
+        for n in range(acts):
+            if not attacker.wait_for(lambda r: r.my_turn or r.status == "over", 30):
+                break
+            state = attacker.state
+            if state.status == "over":
+                break
+            snap = raw("sync", table=other)  # the honest player's view, before the volley
+            sock.send_multipart([b"", encode({
+                "v": VERSION, "type": "act", "id": 5000 + n, "table": table, "seat": state.you,
+                "token": attacker.core.token, "version": state.version,
+                "action": choose(state.view, random.Random(n))})])  # fmt: skip
+            for _ in range(VOLLEY):
+                sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
+            start_s = time.perf_counter()  # an honest act on another table, meanwhile
+            seat = snap["turn"]
+            raw("act", table=other, seat=seat, token=others[seat], version=snap["version"],
+                action=choose(snap["view"], random.Random(n)))  # fmt: skip
+            honest.append(time.perf_counter() - start_s)
+            accepted = decode_message(sock.recv_multipart()[-1])
+            attacked += accepted.get("turn") == 1
+            for _ in range(VOLLEY):
+                sock.recv_multipart()
+            attacker.wait_for(lambda r, v=accepted["version"]: r.version >= v, 30)
+        attacker.wait_for(lambda r: r.turn == 0 or r.status == "over", 30)
+        missed = 0
+        while sub.poll(0):
+            message = decode_message(sub.recv_multipart()[1])
+            if message["type"] == "update":
+                missed += sum(e["type"] == "deadline_missed" for e in message["events"])
+        stop.set()
+        playing.join()
+        print(f"(b) bot turns that came with the attack: {attacked}; played by the host for the "
+              f"bot (lost): {missed}")
+        print(f"(b) an honest act on another table during the volleys: {percentiles(honest)}")
+        print("    ", [round(h * 1000) for h in honest])
+        for closing in (sock, sub):
+            closing.close()
+        for client in (bot, attacker):
+            client.close()
+        raw.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=400, help="honest syncs timed in (a)")
+    parser.add_argument("--acts", type=int, default=12, help="the attacker's acts in (b)")
+    args = parser.parse_args()
+    old_retries(args.samples)
+    bot_turns(args.acts)
+
+
+if __name__ == "__main__":
+    main()
