@@ -443,10 +443,8 @@ async def _play(
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        if plan_.open:
-            seats = ", ".join(str(s + 1) for s in plan_.open)
-            console.model.say(f"seat {seats} waits for: sagani join "
-                              f"{address.removeprefix('tcp://')}")  # fmt: skip
+        if plan_.open:  # shown while seats are open (the message line names them)
+            console.model.invite = f"sagani join {address.removeprefix('tcp://')}"
         status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
@@ -549,7 +547,6 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     except HostTimeout:
         client.close()
         raise UsageError(f"the host at {shown.split('?')[0]} stopped answering") from None
-    note = ""
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
@@ -581,7 +578,6 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
         table = await client.create(config, game=game.name, bots=bots)
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
-        note = f"new table {table}: others join with  {invite}"
     if token is None and not args.spectate:
         token = saved.get(f"{address} {table}")
 
@@ -608,7 +604,8 @@ async def _join(args: argparse.Namespace, address: str, config: dict[str, Any] |
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
-    model.say(note)
+    # Shown while seats are open (the message line names them), whoever made the table.
+    model.invite = f"sagani join {shlex.quote(shown)}"
     async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "

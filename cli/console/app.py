@@ -232,7 +232,7 @@ class Console:
                 # The host went away (restart, network blip): say so, then try again.
                 self._down = True
                 self.model.connection = RECONNECTING
-                self.model.say(f"host unreachable ({exc}); retrying")
+                self.model.say(f"host unreachable ({exc}); retrying", lasting=True)
                 self.redraw()
                 await asyncio.sleep(RETRY_S)
                 await self._reconnect()
@@ -270,7 +270,7 @@ class Console:
         if moved_to is None or moved_to == self._told_move:
             return False
         self._told_move = moved_to
-        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}")
+        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}", lasting=True)
         return True
 
     async def catch_up(self, version: int, away: bool) -> None:
@@ -325,7 +325,8 @@ class Console:
         if not actions or self.client is None or self._sending:
             return
         if not self.online:
-            self.model.say("the host is away: nothing sent; play again once it is back")
+            self.model.say("the host is away: nothing sent; play again once it is back",
+                           lasting=True)  # fmt: skip
             return
         self._sending = True
         self.app.create_background_task(self._send(actions))
@@ -354,8 +355,24 @@ class Console:
     # -- playing ----------------------------------------------------------------------------
 
     def play_key(self, key: Key) -> None:
-        """A game key: its actions go to the host."""
-        self.send(key.run())
+        """A game key: its actions go to the host; a change of the choice in hand is a step
+        that ``u`` or Esc takes back."""
+        before = self.model.ui.step_state()
+        actions = key.run()
+        self.model.stepped(before)
+        self.send(actions)
+
+    def undo(self, quiet: bool = False) -> None:
+        """Take back the last step of your turn that the host has not seen; with none, drop
+        what is in hand (Esc) or say so (``u``; ``quiet``: Esc says nothing)."""
+        model = self.model
+        if self._sending:
+            model.say("wait: your last move is on its way")
+        elif model.undo():
+            model.say("")
+        else:
+            model.ui.cancel()
+            model.say("" if quiet else "nothing to undo: what the host has accepted stays")
 
     def hold_key(self, keys: tuple[str, ...]) -> None:
         """A game key pressed while a move is on its way: it waits for the move (the view is
@@ -379,7 +396,10 @@ class Console:
                 if self._sending:
                     raise CommandError("wait: your last move is on its way")
                 model.say("")
-                self.send(model.ui.command(text))
+                before = model.ui.step_state()
+                actions = model.ui.command(text)
+                model.stepped(before)
+                self.send(actions)
                 return
         except CommandError as exc:
             model.say(str(exc))
@@ -479,9 +499,12 @@ class Console:
 
         @kb.add("escape", filter=on_main, eager=True)
         def _cancel(event: KeyPressEvent) -> None:
-            """Cancel the choice in hand."""
-            model.ui.cancel()
-            model.say("")
+            self.undo(quiet=True)
+
+        @kb.add("u", filter=playing)
+        def _undo(event: KeyPressEvent) -> None:
+            """Undo the last step of your turn not yet sent (Esc too); sent moves stay."""
+            self.undo()
 
         @kb.add("right", filter=replaying)
         @kb.add("n", filter=replaying)
@@ -546,7 +569,7 @@ class Console:
             self.command.reset()
             event.app.layout.focus(self.main)
 
-        for label, handler in (("Esc", _cancel), ("Tab", _next_board), ("PgUp", _log_back),
+        for label, handler in (("u Esc", _undo), ("Tab", _next_board), ("PgUp", _log_back),
                                (": /", _command), ("f", _final), ("→ n", _next),
                                ("← b", _prev), ("Home", _first)):  # fmt: skip
             describe(label, handler.__doc__)
