@@ -339,12 +339,12 @@ class Console:
                 await client.act(action)
                 self._feed([])  # the events come in order through the update stream
         except HostError as exc:
+            self._feed([])  # first: a refusal may bring a newer position, which it speaks of
             self.model.say(f"refused: {exc.message}", refusal=True)
-            self._feed([])
             self._keys.clear()  # they followed a move that did not happen
         except HostTimeout as exc:
             self.model.connection = RECONNECTING
-            self.model.say(f"not sent: {exc}")
+            self.model.say(f"not sent: {exc}", lasting=True)  # the connection's news
             self._keys.clear()
         finally:
             self._sending = False
@@ -503,7 +503,7 @@ class Console:
 
         @kb.add("u", filter=playing)
         def _undo(event: KeyPressEvent) -> None:
-            """Undo the last step of your turn not yet sent (Esc too); sent moves stay."""
+            """Undo the last step of your turn not yet sent; sent moves stay."""
             self.undo()
 
         @kb.add("right", filter=replaying)
