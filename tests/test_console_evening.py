@@ -9,8 +9,10 @@ import logging
 import random
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from test_cli_smoke import SAGANI, Terminal, lan_party
 from test_console import running_console, start, until
 
 from cli.console.app import Console
@@ -332,3 +334,32 @@ def test_the_shipped_rules_cite_nothing_that_does_not_ship() -> None:
         assert "shared/" not in text, game
     design = Path(rules_file("sugi")).with_name("DESIGN.md").read_text(encoding="utf-8")
     assert "shared/" not in design
+
+
+# -- the sagani command ---------------------------------------------------------------------------
+
+needs_sagani = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
+
+
+@needs_sagani
+def test_the_host_prints_how_players_join_and_the_invite_goes_once_seated(tmp_path: Path) -> None:
+    """``sagani host`` says how to join; ``sagani join --game SUGI`` (any case) makes a table
+    whose console shows the invite while seat 2 is open, and not once bob has taken it."""
+    with lan_party(tmp_path / "host") as (host, _):
+        assert host.stdout is not None
+        address = host.stdout.readline().split()[3].removeprefix("tcp://")
+        told = [host.stdout.readline() for _ in range(2)]
+        assert told == ["  players join with:\n", f"  sagani join {address}\n"]
+        ann = Terminal("join", address, "--game", "SUGI", "--players", "2", "--name", "ann",
+                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})  # fmt: skip
+        ann.wait_for(f"seat 2 open: others join with  sagani join {address}")
+        assert " sugi · table " in ann.screen.text()
+        bob = Terminal("join", address, "--name", "bob",
+                       env={"XDG_DATA_HOME": str(tmp_path / "bob")})  # fmt: skip
+        bob.wait_for("you: bob")
+        ann.wait_for("Family tree")  # the game started
+        ann.wait_for("(plan)")
+        assert "others join with" not in ann.screen.text()
+        for term in (ann, bob):
+            term.send("q")
+            assert term.close() == 0
