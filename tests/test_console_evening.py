@@ -363,3 +363,14 @@ def test_the_host_prints_how_players_join_and_the_invite_goes_once_seated(tmp_pa
         for term in (ann, bob):
             term.send("q")
             assert term.close() == 0
+
+
+def test_the_hosts_own_events_read_as_words_in_every_game() -> None:
+    names = [{"name": "ann", "taken": True}, {"name": "mute", "taken": True}]
+    for game in ("sagani", "sagrada", "sugi"):
+        model = ConsoleModel(game=game, seats=names)
+        for event in ({"type": "deadline_missed", "seat": 1}, {"type": "seat_left", "seat": 1},
+                      {"type": "seat_taken", "seat": 1, "role": "bot", "name": "mute"},
+                      {"type": "game_started"}):  # fmt: skip
+            text = model.event_text(event)
+            assert "=" not in text and "deadline_missed" not in text, (game, text)
