@@ -845,7 +845,8 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
         line.append((style, text))
         used += len(text)
     legend = "(* started the round)"  # help tells the rest (▶, the hand sizes)
-    if used + len(legend) <= width:
+    starred = view["round_start"] != model.turn
+    if starred and used + len(legend) <= width:
         line.append(("class:dim", legend))
     lines.append(line)
     push = view["push"]
