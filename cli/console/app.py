@@ -2,10 +2,14 @@
 
 The screen is drawn from :func:`cli.console.render.screen` over a :class:`ConsoleModel`; the
 network runs as background tasks of the app (``app.create_background_task``) that feed the
-model and ask for a redraw. The shell's keys (quit, help, boards, log, replay stepping, the
-command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``), and its
-keys and typed commands both end in :meth:`Console.send`. The first help page is made from
+model and ask for a redraw. The shell's keys (quit, help, undo, boards, log, replay stepping,
+the command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``),
+and its keys and typed commands both end in :meth:`Console.send`. The first help page is made from
 the bindings' own help lines.
+
+Undo within a turn: around every game key and typed move the shell asks the game's part for
+its choice in hand (``GameUI.step_state``); a change is a step, kept until the host has a new
+version, and ``u`` or Esc gives the last one back (``GameUI.restore``).
 """
 
 from __future__ import annotations
