@@ -631,7 +631,7 @@ class SugiUI(GameUI):
         numbers = "1" if cards == 1 else f"1-{cards}"
         if self.phase == MAINTENANCE:
             if not cards:
-                return f"Enter draw 4 (nothing to discard)  {shell}"
+                return f"Enter draw up to 4 (nothing to discard)  {shell}"
             undo = "  u undo" if self.marked else ""
             return f"{numbers} mark  Enter discard marked (none: keep all){undo}  {shell}"
         choice = self.choice
