@@ -204,7 +204,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
  discard 17 23   discard       maintenance: discard those (or none), draw to 4
  show 2   help   rules   quit
 
-Players: ▶ whose turn, * who began the round; the number: cards in hand.
+Players: ▶ whose turn, * who started the round; the number: cards in hand.
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
