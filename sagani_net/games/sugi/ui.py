@@ -204,7 +204,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
  discard 17 23   discard       maintenance: discard those (or none), draw to 4
  show 2   help   rules   quit
 
-Players: ▶ whose turn, * who started the round; the number: cards in hand.
+Players: ▶ whose turn, * who plays first this round; the number: cards in hand.
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
@@ -846,7 +846,7 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
             line, used = [], 0
         line.append((style, text))
         used += len(text)
-    legend = "(* started the round)"  # help tells the rest (▶, the hand sizes)
+    legend = "(* first this round)"  # help tells the rest (▶, the hand sizes)
     starred = view["round_start"] != model.turn
     if starred and used + len(legend) <= width:
         line.append(("class:dim", legend))
