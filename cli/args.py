@@ -208,9 +208,10 @@ def directory(text: str) -> Path:
 def game_name(text: str) -> str:
     from sagani_net.games import game_names
 
-    if text not in game_names():
+    name = text.strip().lower()  # "Sagrada" as the box spells it
+    if name not in game_names():
         _bad(f"no game called {text!r}; known: {', '.join(game_names())}")
-    return text
+    return name
 
 
 def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[str]]:

@@ -280,8 +280,10 @@ def run_host(args: argparse.Namespace) -> int:
         return 0
     if join:
         print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
-        # For people: whole on a line of its own, quoted (zsh reads the ``?`` as a glob).
-        print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
+    else:
+        join = "{}:{}".format(*security.public_name(host.endpoint))
+    # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
+    print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
     pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
     print(f"sagani host: standby code {pair_code}", flush=True)
     print("  a standby (only on a machine you trust with every game's secrets) runs:\n"

@@ -460,10 +460,8 @@ async def _play(
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        if plan_.open:
-            seats = ", ".join(str(s + 1) for s in plan_.open)
-            console.model.say(f"seat {seats} waits for: sagani join "
-                              f"{address.removeprefix('tcp://')}")  # fmt: skip
+        if plan_.open:  # shown while seats are open (the message line names them)
+            console.model.invite = f"sagani join {address.removeprefix('tcp://')}"
         status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
@@ -575,7 +573,6 @@ async def _join(
     except HostTimeout:
         client.close()
         raise UsageError(f"the host at {shown.split('?')[0]} stopped answering") from None
-    note = ""
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
@@ -616,7 +613,6 @@ async def _join(
                                     turn_timer_s=args.turn_timer)  # fmt: skip
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
-        note = f"new table {table}: others join with  {invite}"
     token = seat.token if seat is not None else None
 
     async def rejoin(c: AsyncClient) -> None:
@@ -645,7 +641,8 @@ async def _join(
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
     if moved:  # the address given was a standby's: reach_host followed its not_active
         model.add_log(moved)
-    model.say(note)
+    # Shown while seats are open (the message line names them), whoever made the table.
+    model.invite = f"sagani join {shlex.quote(shown)}"
     async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "

@@ -203,27 +203,34 @@ class QuietRepeats(logging.Filter):
     window's end one line says how many were held back. A flood of one kind of event (bots
     missing deadlines on hundreds of tables, a peer sending garbage) cannot flood the log."""
 
-    def __init__(self, per_window: int = LOG_LINES_PER_WINDOW,
-                 window_s: float = LOG_WINDOW_S) -> None:  # fmt: skip
+    def __init__(self, per_window: int = LOG_LINES_PER_WINDOW, window_s: float = LOG_WINDOW_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
         super().__init__()
         self.per_window = per_window
         self.window_s = window_s
+        self.clock = clock
         self._window_end_s = 0.0
         self._counts: dict[tuple[str, int], int] = {}
+        #: The last line held back of each template, as it would have been written.
+        self._last: dict[tuple[str, int], str] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
-        now_s = time.monotonic()
+        now_s = self.clock()
         if now_s >= self._window_end_s:
             held = {key: n - self.per_window for key, n in self._counts.items()
                     if n > self.per_window}  # fmt: skip
-            self._counts.clear()
+            last = self._last
+            self._counts, self._last = {}, {}
             self._window_end_s = now_s + self.window_s
-            for (template, level), n in held.items():
+            for key, n in held.items():
+                # The template alone ("table %s #%d") says little: the last line says what.
                 logging.getLogger(record.name).log(
-                    level, "(%d more lines like %r in the last %g s were not written)",
-                    n, template, self.window_s)  # fmt: skip
+                    key[1], "(%d more lines like this one in the last %g s were not written; "
+                    "the last: %s)", n, self.window_s, last[key])  # fmt: skip
         key = (str(record.msg), record.levelno)
         count = self._counts[key] = self._counts.get(key, 0) + 1
+        if count > self.per_window:
+            self._last[key] = record.getMessage()
         return count <= self.per_window
 
 

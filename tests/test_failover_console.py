@@ -66,9 +66,9 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Seen]:
             found.consoles.append(self)
             say = self.model.say
 
-            def said(message: str, refusal: bool = False) -> None:
+            def said(message: str, refusal: bool = False, lasting: bool = False) -> None:
                 found.messages.append(message)
-                say(message, refusal)
+                say(message, refusal, lasting)
 
             self.model.say = said  # type: ignore[method-assign]
 

@@ -11,10 +11,10 @@ from test_sugi_support import card, position
 
 import sagani_net.games.sugi.edition as sugi_edition
 import sagani_net.games.sugi.rules as sugi_rules
+import sagani_net.games.sugi.words as sugi_words
 from sagani_net.game import RuleError
 from sagani_net.games import get_game
 from sagani_net.games.sugi.rules import (
-    EVENT_TEXT,
     MAINTENANCE,
     PUSH,
     SUGI,
@@ -22,6 +22,7 @@ from sagani_net.games.sugi.rules import (
     State,
     replay,
 )
+from sagani_net.games.sugi.words import EVENT_TEXT
 
 NAMES = ["Ann", "Bo", "Cy", "Di", "Ed"]
 
@@ -266,7 +267,8 @@ def test_a_clone_is_independent_down_to_its_reshuffles():
     assert state.to_record() == copy.to_record()
 
 
-@pytest.mark.parametrize("module", [sugi_rules, sugi_edition], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [sugi_rules, sugi_edition, sugi_words],
+                         ids=lambda m: m.__name__)  # fmt: skip
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -2,10 +2,14 @@
 
 The screen is drawn from :func:`cli.console.render.screen` over a :class:`ConsoleModel`; the
 network runs as background tasks of the app (``app.create_background_task``) that feed the
-model and ask for a redraw. The shell's keys (quit, help, boards, log, replay stepping, the
-command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``), and its
-keys and typed commands both end in :meth:`Console.send`. The first help page is made from
+model and ask for a redraw. The shell's keys (quit, help, undo, boards, log, replay stepping,
+the command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``),
+and its keys and typed commands both end in :meth:`Console.send`. The first help page is made from
 the bindings' own help lines.
+
+Undo within a turn: around every game key and typed move the shell asks the game's part for
+its choice in hand (``GameUI.step_state``); a change is a step, kept until the host has a new
+version, and ``u`` or Esc gives the last one back (``GameUI.restore``).
 """
 
 from __future__ import annotations
@@ -293,7 +297,7 @@ class Console:
                 # The host went away (restart, network blip): say so, then try again.
                 self._down = True
                 self.model.connection = RECONNECTING
-                self.model.say(f"host unreachable ({exc}); retrying")
+                self.model.say(f"host unreachable ({exc}); retrying", lasting=True)
                 self.redraw()
                 await asyncio.sleep(RETRY_S)
                 await self._reconnect()
@@ -331,7 +335,7 @@ class Console:
         if moved_to is None or moved_to == self._told_move:
             return False
         self._told_move = moved_to
-        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}")
+        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}", lasting=True)
         return True
 
     async def catch_up(self, version: int, away: bool) -> None:
@@ -387,7 +391,8 @@ class Console:
         if not actions or self.client is None or self._sending:
             return
         if not self.online:
-            self.model.say("the host is away: nothing sent; play again once it is back")
+            self.model.say("the host is away: nothing sent; play again once it is back",
+                           lasting=True)  # fmt: skip
             return
         self._sending = True
         self.app.create_background_task(self._send(actions))
@@ -400,12 +405,12 @@ class Console:
                 await client.act(action)
                 self._feed([])  # the events come in order through the update stream
         except HostError as exc:
+            self._feed([])  # first: a refusal may bring a newer position, which it speaks of
             self.model.say(f"refused: {exc.message}", refusal=True)
-            self._feed([])
             self._keys.clear()  # they followed a move that did not happen
         except HostTimeout as exc:
             self.model.connection = RECONNECTING
-            self.model.say(f"not sent: {exc}")
+            self.model.say(f"not sent: {exc}", lasting=True)  # the connection's news
             self._keys.clear()
         finally:
             self._sending = False
@@ -416,8 +421,24 @@ class Console:
     # -- playing ----------------------------------------------------------------------------
 
     def play_key(self, key: Key) -> None:
-        """A game key: its actions go to the host."""
-        self.send(key.run())
+        """A game key: its actions go to the host; a change of the choice in hand is a step
+        that ``u`` or Esc takes back."""
+        before = self.model.ui.step_state()
+        actions = key.run()
+        self.model.stepped(before)
+        self.send(actions)
+
+    def undo(self, quiet: bool = False) -> None:
+        """Take back the last step of your turn that the host has not seen; with none, drop
+        what is in hand (Esc) or say so (``u``; ``quiet``: Esc says nothing)."""
+        model = self.model
+        if self._sending:
+            model.say("wait: your last move is on its way")
+        elif model.undo():
+            model.say("")
+        else:
+            model.ui.cancel()
+            model.say("" if quiet else "nothing to undo: what the host has accepted stays")
 
     def hold_key(self, keys: tuple[str, ...]) -> None:
         """A game key pressed while a move is on its way: it waits for the move (the view is
@@ -441,7 +462,10 @@ class Console:
                 if self._sending:
                     raise CommandError("wait: your last move is on its way")
                 model.say("")
-                self.send(model.ui.command(text))
+                before = model.ui.step_state()
+                actions = model.ui.command(text)
+                model.stepped(before)
+                self.send(actions)
                 return
         except CommandError as exc:
             model.say(str(exc))
@@ -550,9 +574,12 @@ class Console:
 
         @kb.add("escape", filter=on_main, eager=True)
         def _cancel(event: KeyPressEvent) -> None:
-            """Cancel the choice in hand."""
-            model.ui.cancel()
-            model.say("")
+            self.undo(quiet=True)
+
+        @kb.add("u", filter=playing)
+        def _undo(event: KeyPressEvent) -> None:
+            """Undo the last step of your turn not yet sent; sent moves stay."""
+            self.undo()
 
         @kb.add("right", filter=replaying)
         @kb.add("n", filter=replaying)
@@ -617,7 +644,7 @@ class Console:
             self.command.reset()
             event.app.layout.focus(self.main)
 
-        for label, handler in (("Esc", _cancel), ("Tab", _next_board), ("PgUp", _log_back),
+        for label, handler in (("u Esc", _undo), ("Tab", _next_board), ("PgUp", _log_back),
                                (": /", _command), ("f", _final), ("→ n", _next),
                                ("← b", _prev), ("Home", _first),
                                ("B", _stand_in)):  # fmt: skip

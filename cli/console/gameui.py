@@ -50,7 +50,7 @@ class Table(Protocol):
 
     def remember(self) -> None: ...
 
-    def say(self, message: str, refusal: bool = False) -> None: ...
+    def say(self, message: str, refusal: bool = False, lasting: bool = False) -> None: ...
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -152,7 +152,19 @@ class GameUI:
         return []
 
     def cancel(self) -> None:
-        """Esc: drop a choice not yet sent."""
+        """Esc with no step to undo: drop a choice not yet sent."""
+
+    def step_state(self) -> Any:
+        """The choice in hand (what is chosen, turned, aimed, but not yet sent) as a value the
+        shell keeps to undo a step: a copy, compared with ``==``. The shell calls it around
+        every key and typed command; when it differs after one, that was a step, and ``u``
+        or Esc gives the value before it back to :meth:`restore`. What the host has
+        accepted is never undone: a new game version drops the kept steps. Default: None
+        (no steps to undo)."""
+        return None
+
+    def restore(self, state: Any) -> None:
+        """Undo: put back a choice that :meth:`step_state` gave."""
 
     def pan_reset(self) -> None:
         """Another board is shown (Tab): start it unpanned."""

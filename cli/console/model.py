@@ -38,6 +38,8 @@ TABLE_EVENTS = {
                                  f"(asked by {names[e['by']]})",
     "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
                                       "leaves",
+    "deadline_missed": lambda e, names: f"{names[e['seat']]} ran out of time: the host plays "
+                                        "the first legal move for that seat",
 }
 
 
@@ -77,6 +79,14 @@ class ConsoleModel:
     message: str = ""
     #: The message is a refusal of a move: it goes when the turn comes back.
     refusal: bool = False
+    #: The message is about the connection, not a move: a new position leaves it standing.
+    lasting: bool = False
+    #: The game version the message was said at: once the position moves on it is old.
+    said_at: int | None = None
+    #: How others take the open seats (``sagani join HOST``), shown while seats are open.
+    invite: str = ""
+    #: Undo: the game part's choice as it stood before each step of this turn not yet sent.
+    steps: list[Any] = field(default_factory=list)
     page: str = GAME
     help_page: int = 0
     #: Log lines scrolled back from the newest (PgUp/PgDn).
@@ -222,8 +232,13 @@ class ConsoleModel:
         if "turn" in message:
             self.host_turn = message["turn"]
         was_mine = self.my_turn
+        before = self.version
         if "view" in message and message["view"]:
             self.view = message["view"]
+        if self.version != before:
+            self.steps.clear()  # the host has the position now: what it accepted stays
+            if self.message and not self.lasting and self.said_at is not None:
+                self.message = ""  # said of a position gone by ("not sent: ...")
         if self.shown >= self.players and self.you is not None:
             self.shown = self.you
         if self.view is not None and self._first_view:
@@ -249,9 +264,39 @@ class ConsoleModel:
             del self.log[:dropped]
             self.log_mark = max(0, self.log_mark - dropped)
 
-    def say(self, message: str, refusal: bool = False) -> None:
-        """Put a sentence on the message line; a refusal goes when your turn comes back."""
-        self.message, self.refusal = message, refusal
+    @property
+    def version(self) -> int | None:
+        """The game version on screen (None before the first view)."""
+        return self.view.get("version") if self.view is not None else None
+
+    def say(self, message: str, refusal: bool = False, lasting: bool = False) -> None:
+        """Put a sentence on the message line. It goes when the position moves on (it spoke
+        of the one before), unless ``lasting`` (the connection's news); a refusal goes when
+        your turn comes back at the latest."""
+        self.message, self.refusal, self.lasting = message, refusal, lasting
+        self.said_at = self.version
+
+    def open_seats(self) -> list[int]:
+        """The seats still waiting for a person (a table not yet started; bot seats wait for
+        their bots)."""
+        if self.status != "open":
+            return []
+        return [seat for seat, data in enumerate(self.seats)
+                if not data.get("taken") and data.get("kind") != "bot"]  # fmt: skip
+
+    # -- undo within a turn -----------------------------------------------------------------
+
+    def stepped(self, before: Any) -> None:
+        """A key or command changed the choice in hand from ``before``: one step to undo."""
+        if before != self.ui.step_state():
+            self.steps.append(before)
+
+    def undo(self) -> bool:
+        """Take back the last step not yet sent; False when there is none."""
+        if not self.steps:
+            return False
+        self.ui.restore(self.steps.pop())
+        return True
 
 
 def _moves(count: int) -> str:

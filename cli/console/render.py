@@ -7,6 +7,8 @@ mapped to colours in :func:`style` (the shell's, then the game's).
 
 from __future__ import annotations
 
+import textwrap
+
 from prompt_toolkit.styles import Style
 
 from cli.console.gameui import Line, box, fit, line_text, merge
@@ -79,33 +81,60 @@ def turn_text(model: ConsoleModel) -> str:
     return f"{who} {note}" if note else who
 
 
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a word longer
+    than a line is broken too); the lines after the first start with ``indent``.
+
+    >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
+    ['Glazing Hammer is', '  used on your second', '  turn']
+    """
+    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
+                         drop_whitespace=True) or [""]  # fmt: skip
+
+
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
-    """The last events, newest at the bottom (or, scrolled back, older ones)."""
+    """The last events, newest at the bottom (or, scrolled back, older ones); a long one
+    wraps, so that what fits of the log is whole."""
     end = max(0, len(model.log) - model.log_back)
     room = height - 1 if model.log_back else height  # scrolled back: a line says so
-    first = max(0, end - room) if room > 0 else end
     lines: list[Line] = []
-    for i in range(first, end):
+    for i in range(end - 1, -1, -1):
         # Since your last turn: bold, and a different bullet for NO_COLOR.
         new = i >= model.log_mark and not model.replay_step
         bullet = ("class:log.new", "▸ ") if new else ("class:dim", "· ")
-        lines.append([bullet, ("class:log.new" if new else "", model.log[i])])
+        style = "class:log.new" if new else ""
+        rows = wrap(model.log[i], width - 2)  # the lines after the first under its first word
+        if len(lines) + len(rows) > room:
+            if not lines and room > 0:  # the newest alone is taller than the log: its start
+                rows = rows[:room]
+                rows[-1] = rows[-1][: width - 3] + "…"
+            else:
+                break
+        lines[:0] = [[bullet, (style, rows[0])], *[[("", "  "), (style, r)] for r in rows[1:]]]
     if model.log_back and height > 0:
         lines.append([("class:hint", f"-- {model.log_back} newer lines below (PgDn) --")])
     lines = [[("", "")]] * (height - len(lines)) + lines
     return [fit(line, width) for line in lines]
 
 
-def message_line(model: ConsoleModel, width: int) -> Line:
+#: The message line grows to this many lines for a long sentence (a refusal is said whole).
+MESSAGE_LINES = 4
+
+
+def message_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The shell's sentence (a refusal, a warning), else the game's note on the move in hand,
+    else how others take the open seats; wrapped, never cut."""
+    style, text = "class:message", model.ui.note()
     if model.message:
-        return fit([("class:error", model.message)], width)
-    absent = model.may_stand_in
-    if absent is not None:
+        style, text = "class:error", model.message
+    elif (absent := model.may_stand_in) is not None:
         name = model.name(absent)
-        return fit([("class:message", f"{name} is away: B seats a bot for {name} until they "
-                     "are back")], width)  # fmt: skip
-    note = model.ui.note()
-    return fit([("class:message", note)] if note else [], width)
+        text = f"{name} is away: B seats a bot for {name} until they are back"
+    elif not text and model.invite and model.open_seats():
+        seats = ", ".join(str(seat + 1) for seat in model.open_seats())
+        text = f"seat {seats} open: others join with  {model.invite}"
+    rows = wrap(text, width, "  ")[:MESSAGE_LINES]
+    return [fit([(style, row)], width) for row in rows]
 
 
 def hint_line(model: ConsoleModel, width: int) -> Line:
@@ -136,7 +165,10 @@ def help_pages(model: ConsoleModel) -> list[list[str]]:
 def help_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
     pages = help_pages(model)
     page = pages[min(model.help_page, len(pages) - 1)]
-    lines: list[Line] = [[("class:title" if i == 0 else "", text)] for i, text in enumerate(page)]
+    lines: list[Line] = []
+    for i, text in enumerate(page):  # a line too long for the terminal (a path) wraps
+        indent = " " * min(len(text) - len(text.lstrip()) + 1, 8)
+        lines += [[("class:title" if i == 0 else "", row)] for row in wrap(text, width, indent)]
     return box(lines, width, height)
 
 
@@ -148,11 +180,16 @@ def log_height(height: int) -> int:
 def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
     lines: list[Line] = [status_line(model, width)]
+    message = message_lines(model, width)
     body_h = height - 1 - log_height(height) - 2
     if model.page == GAME and model.view is not None:
         # The log gets the rows the game does not need (a small board early in a game).
         body_h = max(1, min(body_h, model.ui.body_height(width, body_h)))
-    log_h = height - 1 - body_h - 2
+    # A long message takes its lines from the log, then (one log line left) from the body.
+    log_h = height - 1 - body_h - 1 - len(message)
+    if log_h < 1:
+        body_h = max(1, body_h - (1 - log_h))
+        log_h = height - 1 - body_h - 1 - len(message)
     if model.page == HELP:
         lines.extend(help_lines(model, width, body_h))
     elif model.view is None:
@@ -163,7 +200,7 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     else:
         lines.extend(model.ui.body(width, body_h))
     lines.extend(log_lines(model, log_h, width))
-    lines.append(message_line(model, width))
+    lines.extend(message)
     lines.append(hint_line(model, width))
     return lines[:height]
 

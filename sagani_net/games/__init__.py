@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from itertools import product
+from pathlib import Path
 from types import ModuleType
 
 from sagani_net.game import Data, Game, RuleError
@@ -42,6 +43,15 @@ def get_game(name: str) -> Game:
 def game_part(name: str, part: str) -> ModuleType:
     """One part of a game's package (``"bots"``, ``"ui"``), imported on first use."""
     return import_module(f"{_package(name)}.{part}")
+
+
+def rules_file(name: str) -> Path:
+    """The game's ``RULES.md`` where it is installed (it ships in the package).
+
+    >>> rules_file("sugi").name
+    'RULES.md'
+    """
+    return Path(import_module(_package(name)).__file__ or "").with_name("RULES.md")
 
 
 def configs(name: str) -> list[Data]:

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
@@ -750,7 +751,7 @@ distance); ● is a covered arrow (a disc on it). A framed tile has flipped.
 placing it covers, flips, scores and costs (cacophony: -2 per missing disc)."""
 
 RULES_PAGE = """\
-Rules in short (the full rules: sagani_net/games/sagani/RULES.md)
+Rules in short
 Turn: take an offer tile (or draw: the last offer tile goes to storage and you
  take the pile's top), place it next to your tiles, and put one disc from your
  supply on each of its arrows.
@@ -764,7 +765,9 @@ Intermezzo: when storage holds 4 tiles and the offer is empty, each player,
 End: reaching the goal (75/60/45 for 2/3/4 players) ends the game after the
  round; a low pile makes the round the last. Most points wins.
 Solo: reveal and place; reach 75 (advanced: play all 72, bonus for few
- unflipped tiles; unflipped values count against you)."""
+ unflipped tiles; unflipped values count against you).
+The full rules, as installed:
+ {path}"""
 
 
 # -- the console part ---------------------------------------------------------------------------
@@ -877,7 +880,7 @@ class SaganiUI(GameUI):
 
     def hints(self) -> str:
         if self.selection is not None:
-            return "arrows move  r rotate  Enter place  Esc cancel  : type a command  ? help"
+            return "arrows move  r rotate  Enter place  u/Esc undo  : type a command  ? help"
         if self.model.my_turn and self.phase == "choose":
             choices = self.choices()
             numbers = [a for a in choices if a.type in ("take", "pick")]
@@ -891,7 +894,8 @@ class SaganiUI(GameUI):
         return "Tab displays  arrows pan  : command  ? help  q quit"
 
     def help_pages(self) -> list[list[str]]:
-        return [COMMANDS_PAGE.splitlines(), RULES_PAGE.splitlines()]
+        rules = RULES_PAGE.format(path=rules_file(self.game.name))
+        return [COMMANDS_PAGE.splitlines(), rules.splitlines()]
 
     # -- keys and commands ------------------------------------------------------------------
 
@@ -952,7 +956,7 @@ class SaganiUI(GameUI):
         if command.cell is None:
             return [a.to_dict() for a in self.select(choice)]
         if choice not in self.choices():
-            raise CommandError(f"{human(choice)} is not possible now")
+            raise CommandError(self.why_not(choice))
         place = Action.place(command.cell, command.rotation or 0)
         if choice.type in ("draw", "reveal"):
             # The tile is unknown until drawn; the cell is checked now, the rest by the host.
@@ -992,6 +996,16 @@ class SaganiUI(GameUI):
         if self.selection is not None and self.selection.source is not None:
             self.selection = None
             self.preview = None
+
+    def step_state(self) -> Selection | None:
+        """The tile in hand, where its ghost stands and how it is turned (undo)."""
+        return None if self.selection is None else replace(self.selection)
+
+    def restore(self, state: Selection | None) -> None:
+        self.selection = None if state is None else replace(state)
+        if self.selection is not None and self.model.you is not None:
+            self.model.shown = self.model.you
+        self.update_preview()
 
     # -- updates ----------------------------------------------------------------------------
 
@@ -1066,7 +1080,7 @@ class SaganiUI(GameUI):
         sent until you confirm); ``draw``, ``reveal`` and ``pass`` are returned to send now."""
         model = self.model
         if action not in self.choices():
-            model.say(f"{human(action)} is not possible now")
+            model.say(self.why_not(action))
             return []
         model.say("")
         if action.type in ("take", "pick"):
@@ -1083,6 +1097,34 @@ class SaganiUI(GameUI):
             return []
         self.selection = None
         return [action]
+
+    def why_not(self, action: Action) -> str:
+        """Why ``action`` (not among :meth:`choices`) cannot be chosen now, in words."""
+        view, what = self.view, human(action)
+        if view is None or not self.model.my_turn:
+            return f"{what}: it is not your turn"
+        if self.phase != "choose":
+            return f"{what}: place the tile in hand first (Enter, or :place x,y)"
+        if view["mode"] != "multi":
+            return f"{what}: in a solo game you reveal the next tile (r)"
+        if action.type == "reveal":
+            return "r turns the tile in hand, and you hold none: take one first (1-5 or d); " \
+                "revealing is for the solo games"  # fmt: skip
+        if view["intermezzo"] is not None:
+            if action.type == "pick":
+                return f"{what}: storage holds {plural(len(view['storage']), 'tile')}"
+            return f"{what}: in an intermezzo you pick a storage tile (1-4) or pass (p)"
+        if action.type == "take":
+            return f"{what}: the offer holds {plural(len(view['offer']), 'tile')}"
+        if action.type == "draw":
+            if len(view["offer"]) > 1:
+                return "draw: only when the offer is down to its last tile"
+            if len(view["storage"]) >= 4:
+                return "draw: storage is full"
+            return "draw: the draw pile is empty"
+        if action.type == "pick":
+            return f"{what}: storage tiles are picked only in an intermezzo"
+        return f"{what}: passing is for an intermezzo, or when nothing else is open"
 
     def _start_cell(self) -> Cell:
         cells = self.legal_cells()

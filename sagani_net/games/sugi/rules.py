@@ -1234,56 +1234,6 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     return state, events
 
 
-#: Event type -> sentence; ``{who}`` is the seat's name, other fields as in the event.
-EVENT_TEXT = {
-    "card_placed": "{who} puts a card face down in the timeline at t{slot1}",
-    "action_played": "{who} discards card {card} to {action}",
-    "tile_rotated": "{who} turns the tile on {space_name} by {by} degrees",
-    "card_rotated": "{who} turns timeline card t{slot1} by {by} degrees",
-    "card_removed": "{who} sends timeline card t{slot1} to the bottom of the deck",
-    "drew": "{who} draws {count} card(s)",
-    "ghost_moved": "the ghost moves to {to_name}",
-    "ghost_blocked": "the ghost is stopped by an obstacle towards {towards_name}",
-    "ghost_stepped_back": "{samurai} cannot be pushed: the ghost steps back",
-    "samurai_pushed": "{who} pushes {samurai} from {from_name} to {to_name}",
-    "samurai_moved": "{samurai} moves from {from_name} to {to_name}",
-    "samurai_blocked": "{samurai} cannot go {direction} ({reason})",
-    "samurai_arrived": "{samurai} reaches the Temple, pedestal {pedestal}",
-    "tile_revealed": "the tile on {space_name} turns face up (tile {tile}, {rotation} degrees)",
-    "resolution": "{who} resolves the timeline ({cards} cards)",
-    "card_revealed": "t{slot1}: card {card} turned {rotation} degrees",
-    "maintenance": "maintenance: discard and draw up to 4",
-    "discarded": "{who} discards {cards_text}",
-    "deck_reshuffled": "the discards are shuffled into a new deck of {cards}",
-    "round_started": "round {round} begins with {who}",
-    "game_over": "game over: {scores_text}",
-}
-
-
-def event_text(event: Data, names: Sequence[str]) -> str:
-    """One sentence for one event."""
-    fields = dict(event)
-    seat = event.get("seat")
-    fields["who"] = names[seat] if isinstance(seat, int) else "nobody"
-    for key in ("space", "to", "from", "towards"):
-        if key in event:
-            value = event[key]
-            fields[f"{key}_name"] = (
-                "the Temple" if value is None else space_name(value[0] * LANES + value[1])
-            )
-    if "slot" in event:
-        fields["slot1"] = event["slot"] + 1
-    if "cards" in event and isinstance(event["cards"], list):
-        fields["cards_text"] = ", ".join(map(str, event["cards"])) or "nothing"
-    if event["type"] == "game_over":
-        fields["scores_text"] = ", ".join(f"{names[s]} {event['scores'][s]}"
-                                          for s in event["ranking"])  # fmt: skip
-    template = EVENT_TEXT.get(event["type"])
-    if template is None:
-        return " ".join(f"{k}={v}" for k, v in event.items())
-    return template.format(**fields)
-
-
 class Sugi:
     """Sugi behind the :class:`sagani_net.game.Game` seam."""
 
@@ -1315,6 +1265,9 @@ class Sugi:
         return Action.parse(text).to_dict()
 
     def event_text(self, event: Data, names: Sequence[str]) -> str:
+        # Imported here: the sentences (words.py) name spaces with this module's space_name.
+        from sagani_net.games.sugi.words import event_text
+
         return event_text(event, names)
 
     def static_data(self, config: Data) -> Data:

@@ -27,11 +27,12 @@ Typed commands are the game's own text forms, cards by their number::
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 from sagani_net.game import RuleError
+from sagani_net.games import rules_file
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
 from sagani_net.games.sugi.rules import (
     ARRIVED,
@@ -203,6 +204,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
  discard 17 23   discard       maintenance: discard those (or none), draw to 4
  show 2   help   rules   quit
 
+Players: ▶ whose turn, * who plays first this round; the number: cards in hand.
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
@@ -210,7 +212,7 @@ Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  north, then red east, as they act turned the way they lie."""
 
 RULES_PAGE = """\
-Rules in short (the full rules: sagani_net/games/sugi/RULES.md)
+Rules in short
 Goal: your secret family tree names 3 samurai (7, 5, 3 points). Points for
  each of them on a pedestal when the 3rd samurai reaches the Temple.
 Planning: in turn, put a card face down at the timeline's right end (turned
@@ -223,7 +225,9 @@ The timeline holds 5 cards (6 with 4-5 players); whoever places the last one
  one space unless an obstacle, the edge or the ghost stops it. Entering a
  face-down tile turns it up. The ghost on the Temple keeps everyone out.
 Maintenance: discard any cards, draw back up to 4.
-Ties: whose best scoring samurai arrived first."""
+Ties: whose best scoring samurai arrived first.
+The full rules, as installed:
+ {path}"""
 
 
 # -- the console part ----------------------------------------------------------------------------
@@ -243,6 +247,8 @@ class SugiUI(GameUI):
         #: The cards of the last resolution, face up: (slot, card, rotation, owner).
         self.resolved: list[tuple[int, int, int, int]] = []
         self.resolver: int | None = None
+        #: How many cards the last resolution had (the game may end before the last ones).
+        self.resolving = 0
         self._state: State | None = None
         self._state_key: tuple[int, int] = (-1, 0)
 
@@ -532,12 +538,22 @@ class SugiUI(GameUI):
             self.choice = None
         self.marked = set()
 
+    def step_state(self) -> tuple[Choice | None, frozenset[int]]:
+        """The card in hand as turned and aimed, and the cards marked for maintenance."""
+        return (None if self.choice is None else replace(self.choice)), frozenset(self.marked)
+
+    def restore(self, state: tuple[Choice | None, frozenset[int]]) -> None:
+        choice, marked = state
+        self.choice = None if choice is None else replace(choice)
+        self.marked = set(marked)
+
     # -- updates ----------------------------------------------------------------------------
 
     def updated(self, events: list[Data]) -> None:
         for event in events:
             if event.get("type") == "resolution":
                 self.resolved, self.resolver = [], event.get("seat")
+                self.resolving = event.get("cards", 0)
             elif event.get("type") == "card_revealed":
                 self.resolved.append((event["slot"], event["card"], event["rotation"],
                                       event["owner"]))  # fmt: skip
@@ -610,20 +626,27 @@ class SugiUI(GameUI):
             return "PgUp log  : command  ? help  q quit"
         if self.phase == PUSH:
             return f"arrows push  {shell}"
+        # The number keys that pick a card now: as many as the hand holds.
+        cards = len(self.hand)
+        numbers = "1" if cards == 1 else f"1-{cards}"
         if self.phase == MAINTENANCE:
-            return f"1-4 mark  Enter discard marked (none: keep all)  {shell}"
+            if not cards:
+                return f"Enter draw up to 4 (nothing to discard)  {shell}"
+            undo = "  u undo" if self.marked else ""
+            return f"{numbers} mark  Enter discard marked (none: keep all){undo}  {shell}"
         choice = self.choice
         if choice is None:
-            return f"1-4 choose a card  {shell}"
+            return f"{numbers} choose a card  {shell}"
         if choice.mode == "card":
-            return f"r turn  Enter timeline  a {COMPONENTS.icon[choice.card]}  Esc back  {shell}"
+            return f"r turn  Enter timeline  a {COMPONENTS.icon[choice.card]}  u/Esc undo  {shell}"
         extra = {"rotate": "arrows aim  t timeline  r by",
-                 "free": "1-4 card  ←→ slot  r turn", "ghost": "arrows aim",
+                 "free": f"{numbers} card  ←→ slot  r turn", "ghost": "arrows aim",
                  "remove": "←→ slot"}[choice.mode]  # fmt: skip
-        return f"{extra}  Enter play  Esc back  {shell}"
+        return f"{extra}  Enter play  u/Esc undo  {shell}"
 
     def help_pages(self) -> list[list[str]]:
-        return [COMMANDS_PAGE.splitlines(), RULES_PAGE.splitlines()]
+        rules = RULES_PAGE.format(path=rules_file(self.game.name))
+        return [COMMANDS_PAGE.splitlines(), rules.splitlines()]
 
     # -- the screen -------------------------------------------------------------------------
 
@@ -823,6 +846,10 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
             line, used = [], 0
         line.append((style, text))
         used += len(text)
+    legend = "(* first this round)"  # help tells the rest (▶, the hand sizes)
+    starred = view["round_start"] != model.turn
+    if starred and used + len(legend) <= width:
+        line.append(("class:dim", legend))
     lines.append(line)
     push = view["push"]
     if push is not None:
@@ -858,9 +885,15 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
             cards[chosen] = (card, (rotation + choice.by) % 360, owner)
     title = f"Timeline {len(owners)}/{view['limit']}"
     past = not owners and ui.resolved
+    unresolved: list[int] = []
     if past:
         title += f"  last resolved by {model.name(ui.resolver or 0)}:"
         cards = [(card, rotation, owner) for _, card, rotation, owner in ui.resolved]
+        missing = ui.resolving - len(cards)
+        if view["phase"] == "over" and missing > 0 and len(view["discard"]) >= missing:
+            # The game ended with these never turned up; they went to the discards as they lay.
+            unresolved = view["discard"][-missing:]
+            title = f"Timeline: the game ended before t{len(cards) + 1}"
     elif view["last_placer"] is not None:
         title += f"  last card: {model.name(view['last_placer'])}"
     step = 7
@@ -869,7 +902,11 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
     row: Line = []
     who: Line = []
     for i in range(slots):
-        if i < len(cards):
+        if i - len(cards) in range(len(unresolved)):
+            card = unresolved[i - len(cards)]
+            row.append(("class:dim", f" #{card}".ljust(step)))
+            who.append(("class:dim", " unres.".ljust(step)))
+        elif i < len(cards):
             card, rotation, owner = cards[i]
             if card is None:
                 face = [("class:back", "░░░░")]
