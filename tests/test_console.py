@@ -129,7 +129,9 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                     keys.send_text("\r")
                 else:
                     keys.send_text("p")
-                await until(lambda v=version: model.view["version"] > v or model.status == "over")
+                # The move and the bot's answer: as long as the host takes on a loaded machine.
+                await until(lambda v=version: model.view["version"] > v or model.status == "over",
+                            GAME_TIMEOUT_S)  # fmt: skip
                 turns += 1
             await until(lambda: model.page == FINAL)
             text = screen_text(model, 80, 24)
