@@ -16,6 +16,7 @@ from cli.console.gameui import line_text
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from sagani_net.bots import make_policy
+from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 from sagani_net.games.sagrada.ui import snake_line
@@ -261,3 +262,161 @@ def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -
     wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
     assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
     assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"
+
+
+# -- a tool's use is chosen whole, then sent; every step before that can be taken back -----
+
+
+ESC = "\x1b"
+#: A deal whose tools are Lathekin (key a), Glazing Hammer (b) and Flux Remover (c).
+REMOVER_SEED = 3
+
+
+def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_cursor(
+    host: Host,
+) -> None:
+    """Eglomise Brush: b, Enter (lift), Esc puts the die down with the cursor still on a die
+    to move (Enter lifts again), Esc again drops the tool unpaid; then the whole use goes."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        await keys.send("1")
+        await until(lambda: model.ui.cursor is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        version, tokens = state().version, list(state().tokens)
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        assert "paying" not in "\n".join(model.log) and state().version == version
+        assert "not sent, nothing paid" in screen_text(model, 80, 24)
+        source = model.ui.cursor
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted == source)
+        await keys.send(ESC)
+        await until(lambda: model.ui.lifted is None)
+        assert model.ui.cursor in model.ui.targets() and "▸" in screen_text(model, 80, 24)
+        await keys.send(ENTER)  # Enter lifts again at once: the cursor is where it is drawn
+        await until(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None)
+        await keys.send(ESC)
+        await until(lambda: model.ui.lifted is None)
+        await keys.send(ESC)  # the tool itself is taken back, unpaid
+        await until(lambda: model.ui.step() is None and not model.ui.plan)
+        assert state().version == version and state().tokens == tokens
+        assert not any("Eglomise Brush" in line for line in model.log)
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move")
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted is not None)
+        await keys.send(ENTER)
+        await until(lambda: any(" moves " in line for line in model.log))
+        assert state().tokens[0] == tokens[0] - 1
+        assert sum("uses Eglomise Brush" in line for line in model.log) == 1
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        version = state().version
+        await keys.send("1")
+        await until(lambda: model.ui.picked == 0)
+        await keys.send("a")
+        await until(lambda: model.ui.step() == "value")
+        value = next(a.number for a in model.ui.legal() if a.kind == "value")
+        await keys.send(str(value))
+        await until(lambda: model.ui.step() == "place")
+        await keys.send("u")  # back to the value
+        await until(lambda: model.ui.step() == "value")
+        await keys.send("u")  # back to the die picked, no tool
+        await until(lambda: model.ui.step() is None and model.ui.picked == 0)
+        assert "nothing was sent" in model.message
+        assert state().version == version and state().tool_done is False
+        await keys.send("a")
+        await until(lambda: model.ui.step() == "value")
+        await keys.send(str(value))
+        await until(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
+        cell = model.ui.cursor
+        await keys.send(ENTER)
+        await until(lambda: any(line.startswith("ann places") for line in model.log))
+        sent = [str(a) for seat, a in state().history[version:] if seat == 0]
+        assert sent == ["draft 1", "tool 1", f"value {value}", f"place {cell_text(cell)}"]
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> None:
+    """Flux Remover: c warns that the draw cannot be taken back and sends nothing; Esc costs
+    nothing; c and Enter send it. Its value is then chosen locally (u takes it back) and the
+    die shows no value before it is chosen."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        assert model.view["tools"][2]["tool"] == 11
+        version = state().version
+        await keys.send("1")
+        await until(lambda: model.ui.picked == 0)
+        await keys.send("c")
+        await until(lambda: model.ui.confirming is not None)
+        text = screen_text(model, 120, 40)
+        assert "cannot be taken back" in text and "Flux Remover (1 favour token)" in text
+        await keys.send(ESC)
+        await until(lambda: model.ui.confirming is None)
+        assert state().version == version
+        await keys.send("c")
+        await until(lambda: model.ui.confirming is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.ui.step() == "value" and not model.ui.plan)
+        colour = state().view()["step"]["held"][0]
+        assert f"Hand {colour}?" in screen_text(model, 80, 24)
+        drawn = state().version
+        await keys.send("6")
+        await until(lambda: model.ui.step() == "place")
+        assert state().version == drawn  # the value is chosen, not yet sent
+        await keys.send("u")
+        await until(lambda: model.ui.step() == "value")
+        await keys.send("5")
+        await until(lambda: model.ui.step() == "place")
+        if model.ui.targets():
+            await keys.send(ENTER)
+            await until(lambda: any(line.startswith("ann places") for line in model.log))
+        else:
+            await keys.send("r")
+            await until(lambda: any("back to the pool" in line for line in model.log))
+        assert [str(a) for _, a in state().history[drawn:drawn + 2]][0] == "value 5"
+
+    at_table(host, REMOVER_SEED, play)
+
+
+def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
+    host: Host,
+) -> None:
+    """You in seat 2: your choice made while seat 1 is choosing is kept (nothing sent, the
+    screen says whose turn it is) and sent by itself once seat 1 has chosen."""
+
+    async def main() -> None:
+        first = AsyncClient(host.endpoint)
+        await first.connect()
+        table = await first.create({"players": 2}, game="sagrada", seed=3)
+        me = AsyncClient(host.endpoint)
+        await me.join(table, seat=1, name="bo")
+        await first.join(table, seat=0, name="ann")
+        model = ConsoleModel(game="sagrada")
+        async with running_console(model, me) as running:
+            await until(lambda: model.view is not None and model.private is not None
+                        and model.status == "running")  # fmt: skip
+            assert not model.my_turn
+            text = screen_text(model, 80, 24)
+            assert "ann is choosing" in text
+            running.keys.send_text("3" + ENTER)
+            await until(lambda: model.ui.chosen_ahead == 2)
+            assert host.tables[table].state.chosen[1] is None
+            assert "sent when your turn to choose comes" in screen_text(model, 80, 24)
+            await first.act({"type": "choose", "pattern": 0})
+            await until(lambda: model.view["phase"] == "play")
+            state = host.tables[table].state
+            assert state.chosen[1] == state.dealt[1][2]
+        first.close()
+        me.close()
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))

@@ -313,7 +313,13 @@ class Console:
                    if message else {}),  # fmt: skip
             }
         )
+        self._send_due()
         self.redraw()
+
+    def _send_due(self) -> None:
+        """Send what the game asks to send without a key (a choice made ahead of its turn)."""
+        if not self._sending and self.online:
+            self.send(self.model.ui.due())
 
     @property
     def online(self) -> bool:
@@ -349,6 +355,7 @@ class Console:
             self._sending = False
             while self._keys and not self._sending:
                 self._play_held(self._keys.popleft())
+            self._send_due()
             self.redraw()
 
     # -- playing ----------------------------------------------------------------------------
@@ -382,7 +389,7 @@ class Console:
                 self.send(model.ui.command(text))
                 return
         except CommandError as exc:
-            model.say(str(exc))
+            model.say(str(exc), refusal=True)  # gone when your next turn comes
             return
         model.say("")
         kind = command.kind

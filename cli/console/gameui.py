@@ -154,6 +154,11 @@ class GameUI:
     def cancel(self) -> None:
         """Esc: drop a choice not yet sent."""
 
+    def due(self) -> list[Data]:
+        """Actions to send now without a key (say, a choice made before its turn, once the
+        turn comes); the shell asks after every update."""
+        return []
+
     def pan_reset(self) -> None:
         """Another board is shown (Tab): start it unpanned."""
 

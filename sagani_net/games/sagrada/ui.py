@@ -37,6 +37,7 @@ from sagani_net.games.sagrada.components import (
     ROWS,
     TOOLS,
     cell_text,
+    die_text,
 )
 from sagani_net.games.sagrada.patterns import Pattern
 from sagani_net.games.sagrada.rules import (
@@ -90,6 +91,10 @@ OBJECTIVE_SHORT = {
 #: A public objective in a column heading of 6 characters.
 OBJECTIVE_LABEL = {1: "RowCol", 2: "ColCol", 3: "RowVal", 4: "ColVal", 5: "Light", 6: "Medium",
                    7: "Deep", 8: "Shades", 9: "Colour", 10: "Diagon"}  # fmt: skip
+#: Tools whose outcome only the host can give: Flux Brush and Glazing Hammer roll, Flux
+#: Remover draws. Their use waits for Enter, and cannot be taken back once sent.
+ROLLED = {6: "the host re-rolls the die", 7: "the host re-rolls the pool",
+          11: "the die goes back in the bag and the host draws another"}
 #: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
 TOOL_KEYS = "abcde"
 #: A window's grid drawn with borders: its width and height in characters.
@@ -198,15 +203,46 @@ class SagradaUI(GameUI):
         self.swap_at = 0
         #: seat -> cells changed since your last turn ended.
         self.changed: dict[int, set[int]] = {}
+        #: The decisions of a tool's use (and the draft before it) chosen but not sent: the
+        #: whole use goes to the host (and is paid) only once its last step is chosen, so that
+        #: Esc or u takes back any step before that at no cost.
+        self.plan: list[Action] = []
+        #: The host's version the plan was made on.
+        self._plan_base = -1
+        #: Decisions whose outcome only the host can give (a roll or a draw), waiting for
+        #: Enter: they cannot be taken back once sent.
+        self.confirming: list[Action] | None = None
+        #: Choose phase: the slot chosen before your turn to choose came, sent when it comes.
+        self.chosen_ahead: int | None = None
         self._mark: list[list[str]] = []
         self._state: State | None = None
         self._state_key: tuple[Any, ...] = ()
+        self._planned: tuple[tuple[Any, ...], State, Data] | None = None
 
     # -- questions --------------------------------------------------------------------------
 
     @property
     def view(self) -> Data | None:
+        """What the screen shows: the host's view, or, with decisions chosen but not sent, the
+        view as they would leave it."""
+        if self.plan:
+            planned = self._plan()
+            if planned is not None:
+                return planned[1]
         return self.model.view
+
+    def _plan(self) -> tuple[State, Data] | None:
+        """The state and view after the plan, worked out once per plan and host view."""
+        host = self.host_state()
+        if host is None:
+            return None
+        key = (self._state_key, tuple(self.plan))
+        if self._planned is None or self._planned[0] != key:
+            state = host.clone()
+            for action in self.plan:
+                state.apply(action)
+            self._planned = (key, state, state.view(self.model.you))
+        return self._planned[1], self._planned[2]
 
     def patterns(self) -> tuple[Pattern, ...]:
         view = self.view
@@ -224,10 +260,19 @@ class SagradaUI(GameUI):
         return self.patterns()[index] if index is not None else None
 
     def state(self) -> State | None:
-        """A local engine state agreeing with the view and your private data (hidden parts
-        sampled with a fixed seed: the console is deterministic), for legal moves and
+        """The engine state the screen shows: the host's (:meth:`host_state`), with the plan's
+        decisions played on a copy."""
+        if self.plan:
+            planned = self._plan()
+            if planned is not None:
+                return planned[0]
+        return self.host_state()
+
+    def host_state(self) -> State | None:
+        """A local engine state agreeing with the host's view and your private data (hidden
+        parts sampled with a fixed seed: the console is deterministic), for legal moves and
         previews."""
-        view = self.view
+        view = self.model.view
         if view is None or view.get("game") != "sagrada":
             return None
         private = self.model.private
@@ -328,12 +373,41 @@ class SagradaUI(GameUI):
                       MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"  # fmt: skip
 
     def note(self) -> str:
-        """The preview of the placement under the cursor: its end score against now."""
+        """A use waiting for Enter and what it costs; else the preview of the placement under
+        the cursor (its score against now); else what the plan has chosen, not yet sent."""
+        if self.confirming is not None and self.mine():
+            return self._confirm_text()
+        view = self.view
+        if view is not None and view["phase"] == "choose" and self.chosen_ahead is not None:
+            name = self.patterns()[(self.model.private or {})["patterns"][self.chosen_ahead]].name
+            return (f"You chose {name}: sent when your turn to choose comes (now "
+                    f"{self.choosing()}); nobody sees it before everyone has chosen")
         hand = self.hand()
         targets = self.targets()
-        if not hand or self.cursor not in targets:
-            return ""
-        return self._preview_text(targets[self.cursor], hand)
+        if hand and self.cursor in targets:
+            return self._preview_text(targets[self.cursor], hand)
+        tool = next((a.number for a in self.plan if a.kind == "tool"), 0)
+        if tool:
+            return (f"{TOOLS[tool].name}: not sent, nothing paid until its last step; "
+                    "u or Esc takes a step back")
+        return ""
+
+    def _confirm_text(self) -> str:
+        assert self.confirming is not None
+        tool = next(a for a in self.confirming if a.kind == "tool")
+        state = self.state()
+        if state is not None and tool.die >= 0:  # solo: the pool die paid, after the draft
+            state = state.clone()
+            for action in self.confirming[: self.confirming.index(tool)]:
+                state.apply(action)
+            cost = f"paid with {die_text(state.pool[tool.die])}"
+        else:
+            view = self.view or {}
+            slot = [t["tool"] for t in view.get("tools", [])].index(tool.number)
+            tokens = view["tools"][slot]["cost"]
+            cost = f"{tokens} favour token" + ("s" if tokens != 1 else "")
+        return (f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]}; once sent it "
+                "cannot be taken back. Enter: use it")
 
     def _preview_text(self, action: Action | None, hand: str) -> str:
         state = self.state()
@@ -370,30 +444,39 @@ class SagradaUI(GameUI):
     def hints(self) -> str:
         view = self.view
         tail = "Tab windows  : command  ? help  q quit"
-        if view is None or not self.mine():
+        if view is None:
             return tail
         if view["phase"] == "choose":
-            return "1-4 or ←/→ pick a pattern  Enter choose  " + tail
+            if self.chosen_ahead is not None:
+                return "Esc/u take the choice back  " + tail
+            return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
+                else tail  # fmt: skip
+        if not self.mine():
+            return tail
+        if self.confirming is not None:
+            return "Enter use it (it cannot be taken back)  Esc/u not now  : command"
         step = self.step()
         tools = self._tool_keys()
+        back = "  u/Esc take back" if self.plan else ""
         if step == VALUE_STEP:
             values = [str(a.number) for a in self.legal() if a.kind == "value"]
-            return f"{'/'.join(values)} the die's value  : command  ? help"
+            return f"{'/'.join(values)} the die's value{back}  : command  ? help"
         if step == SWAP:
-            return "←/→ choose a round-track die  Enter swap  : command  ? help"
+            return f"←/→ choose a round-track die  Enter swap{back}  : command  ? help"
         if step == MOVE:
             stop = "  s stop" if any(a.kind == "stop" for a in self.legal()) else ""
             what = "where to" if self.lifted is not None else "a die to move"
+            back = "  u/Esc take back" if self.plan or self.lifted is not None else ""
             return f"arrows {what}  Enter {'move' if self.lifted is not None else 'lift'}" \
-                   f"{stop}  Esc back  : command"
+                   f"{stop}{back}  : command"
         if step in (HELD, PLACE):
-            back = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
-            return f"arrows cell  Enter place{back}{tools}  : command  ? help"
+            ret = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
+            return f"arrows cell  Enter place{ret}{tools}{back}  : command  ? help"
         if self.picked is not None:
             return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
         if step == DRAFT_AGAIN:
-            return f"1-{pool} pick your second die (Running Pliers)  : command  ? help"
+            return f"1-{pool} pick your second die (Running Pliers){back}  : command  ? help"
         kinds = {a.kind for a in self.legal()}
         parts = [f"1-{pool} pick a die"] if "draft" in kinds else []
         parts += [tools.strip()] if tools else []
@@ -443,6 +526,8 @@ class SagradaUI(GameUI):
                 lambda: self._send_if(Action("stop"))),  # fmt: skip
             Key(("r",), "return the die to the pool (Flux Remover)",
                 lambda: self._send_if(Action("return"))),  # fmt: skip
+            Key(("u",), "take back the last step not yet sent (Esc too); what the host has "
+                "accepted stays", self.undo),  # fmt: skip
         ]
         for slot, key in enumerate(TOOL_KEYS):
             keys.append(Key((key,), "use that slot's tool (one used on a drafted die: on the "
@@ -457,14 +542,16 @@ class SagradaUI(GameUI):
 
     def digit(self, n: int) -> list[Data]:
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            if n <= 4:
+            if n <= 4 and self.can_choose():
                 self.candidate = n - 1
             return []
+        if not self.mine() or self.confirming is not None:
+            return []
         if self.step() == VALUE_STEP:
-            return self._send_if(Action("value", number=n))
+            return self.advance([Action("value", number=n)])
         return self.pick(n - 1)
 
     def pick(self, index: int) -> list[Data]:
@@ -497,14 +584,23 @@ class SagradaUI(GameUI):
             return self.cursor
         return min(targets)
 
+    def at(self, targets: dict[int, Action]) -> int | None:
+        """The cursor, always on a target while there is one (what the screen draws and
+        Enter acts on are the same cell)."""
+        self.cursor = self._first(targets)
+        return self.cursor
+
     def move(self, dr: int, dc: int) -> list[Data]:
         """Arrows: the nearest target cell that way (Lens Cutter: the next round-track die;
         choosing: the next candidate)."""
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            self.candidate = (self.candidate + dc + dr) % 4
+            if self.can_choose():
+                self.candidate = (self.candidate + dc + dr) % 4
+            return []
+        if not self.mine() or self.confirming is not None:
             return []
         swaps = self.swaps()
         if swaps:
@@ -523,39 +619,159 @@ class SagradaUI(GameUI):
         return []
 
     def confirm(self) -> list[Data]:
-        """Enter: choose the candidate, place, move, lift or swap."""
+        """Enter: choose the candidate, place, move, lift or swap; or send a use that waits
+        for Enter because the host rolls for it."""
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            return self._send_if(Action.choose(self.candidate))
+            return self._choose_now()
+        if not self.mine():
+            return []
+        if self.confirming is not None:
+            sent = [*self.plan, *self.confirming]
+            self.plan, self.confirming = [], None
+            return [a.to_dict() for a in sent]
         swaps = self.swaps()
         if swaps:
-            return self._send_if(swaps[self.swap_at % len(swaps)])
+            return self.advance([swaps[self.swap_at % len(swaps)]])
         targets = self.targets()
-        if self.cursor is None or self.cursor not in targets:
+        cursor = self.at(targets)
+        if cursor is None:
             if self.step() is None and self.picked is None and not view["drafted"]:
                 self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
             return []
         if self.step() == MOVE and self.lifted is None:
-            self.lifted = self.cursor
-            self.cursor = self._first(self.targets())
+            self.lifted = cursor
+            self.at(self.targets())
             return []
-        action = targets[self.cursor]
-        self.picked = self.lifted = None
-        return [action.to_dict()]
+        return self.advance([targets[cursor]])
+
+    def advance(self, actions: list[Action], typed: bool = False) -> list[Data]:
+        """Take decisions, checked on a copy of the game after the plan. A decision that
+        leaves a tool's step open joins the plan (nothing is sent, nothing paid); one that
+        ends the use (or needs no tool) goes to the host with the plan; one whose outcome the
+        host rolls or draws waits for Enter (:attr:`confirming`). A refusal sends nothing and
+        says why (``typed``: as a CommandError)."""
+        host = self.host_state()
+        you = self.model.you
+        if host is None or not self.mine() or host.current_seat != you:
+            return []
+        plan = [*self.plan, *actions]
+        check = host.clone()
+        try:
+            for action in plan:
+                check.apply(action)
+        except RuleError as exc:
+            if typed:
+                raise CommandError(f"not sent: {exc.message}") from None
+            self.model.say(exc.message, refusal=True)
+            return []
+        self.model.say("")
+        self._plan_base = self.model.view["version"] if self.model.view else -1
+        self.lifted = None
+        if any(a.kind == "tool" and a.number in ROLLED for a in actions):
+            self.confirming = list(actions)
+            return []
+        self.picked = None
+        if check.step is not None and check.current_seat == you:
+            self.plan = plan
+            self._settle()
+            return []
+        if len(plan) > 1 and plan[0].kind == "tool" and plan[0].number == 12 and \
+                plan[-1].kind == "move" and sum(a.kind == "move" for a in plan) == 1:  # fmt: skip
+            self.model.say("Tap Wheel ends after one move: no second die of that colour can "
+                           "move now")  # fmt: skip
+        self.plan, self.confirming = [], None
+        return [a.to_dict() for a in plan]
+
+    def undo(self) -> list[Data]:
+        """u (and Esc): take back the last step not yet sent: a use waiting for Enter, a
+        lifted die, a step of the plan (a drafted-die tool with its draft: the die stays
+        picked), the picked die. What the host has accepted stays."""
+        said = ""
+        if self.chosen_ahead is not None:
+            self.chosen_ahead = None
+            said = "choice taken back: nothing was sent"
+        elif self.confirming is not None:
+            self.confirming = None
+            said = "not used: nothing was sent"
+        elif self.lifted is not None:
+            self.lifted = None
+        elif self.plan:
+            last = self.plan.pop()
+            if last.kind == "tool" and self.plan and self.plan[-1].kind == "draft" and \
+                    self.plan[-1].cell < 0:  # fmt: skip
+                self.picked = self.plan.pop().die
+            said = f"took back {last}: nothing was sent"
+        elif self.picked is not None:
+            self.picked = self.cursor = None
+        elif self.mine():
+            said = "nothing to take back: what the host has accepted stays"
+        self._settle()
+        if said:
+            self.model.say(said)
+        return []
+
+    def _settle(self) -> None:
+        """Keep the picked die, the lifted die, the cursor and the round-track choice true to
+        the screen now (the cursor always on a target while there is one)."""
+        view = self.view
+        if view is None or not self.mine():
+            self.picked = self.lifted = self.cursor = None
+            return
+        step = self.step()
+        if self.picked is not None and (self.picked >= len(view["pool"]) or step not in (
+                None, DRAFT_AGAIN) or view["drafted"] and step is None):  # fmt: skip
+            self.picked = None
+        if step != MOVE:
+            self.lifted = None
+        self.at(self.targets())
+        swaps = self.swaps()
+        self.swap_at = min(self.swap_at, max(0, len(swaps) - 1))
+
+    # -- the pattern choice: everyone may choose at once ------------------------------------
+
+    def can_choose(self) -> bool:
+        """Whether you may pick a pattern now: the choice is open and yours is not made. Your
+        turn to choose need not have come: a choice made before it is sent when it does."""
+        view, private = self.view, self.model.private or {}
+        return bool(view and view["phase"] == "choose" and self.model.you is not None
+                    and private.get("patterns") and private.get("pattern") is None
+                    and self.model.status == "running")  # fmt: skip
+
+    def choosing(self) -> str:
+        """Whose turn to choose it is (the host takes the choices in seat order)."""
+        turn = self.model.turn
+        return self.model.name(turn) if turn is not None else ""
+
+    def _choose_now(self) -> list[Data]:
+        if not self.can_choose():
+            return []
+        if self.mine():
+            self.chosen_ahead = None
+            return self.advance([Action.choose(self.candidate)])
+        self.chosen_ahead = self.candidate
+        return []
+
+    def due(self) -> list[Data]:
+        if self.chosen_ahead is None or not self.can_choose() or not self.mine():
+            return []
+        slot, self.chosen_ahead = self.chosen_ahead, None
+        self.candidate = slot
+        return self.advance([Action.choose(slot)])
 
     def use_tool(self, slot: int) -> list[Data]:
         view = self.view
-        if view is None or not self.mine() or slot >= len(view["tools"]):
+        if view is None or not self.mine() or slot >= len(view["tools"]) or \
+                self.confirming is not None:  # fmt: skip
             return []
         number = view["tools"][slot]["tool"]
         actions = self._tool_actions(number)
         if not actions:
             self.model.say(self._tool_refusal(number), refusal=True)
             return []
-        self.picked = None
-        return [a.to_dict() for a in actions]
+        return self.advance(actions)
 
     def _tool_actions(self, number: int) -> list[Action]:
         """What using tool ``number`` sends now: the tool (its cheapest payment), after the
@@ -590,39 +806,43 @@ class SagradaUI(GameUI):
             return f"{tool.name} cannot be used now"
         if tool.on_drafted and self.picked is None and self.step() is None:
             return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
+        check = state.clone()
         try:
-            state.clone().apply(Action.tool(number))
+            if tool.on_drafted and self.picked is not None and self.step() is None:
+                check.apply(Action.draft(self.picked))
+        except RuleError:
+            held = str(self.view["pool"][self.picked]) if self.view else "the die"
+            return f"{tool.name} would leave {held} with no cell it may go to"
+        try:
+            check.apply(Action.tool(number))
         except RuleError as exc:
-            return f"{tool.name}: {exc.message}"
+            return exc.message if exc.message.startswith(tool.name) else \
+                f"{tool.name}: {exc.message}"  # fmt: skip
         return f"{tool.name} cannot be used now"
 
     def _send_if(self, action: Action) -> list[Data]:
-        """``action`` to send if it is legal now; else the rules' reason on the message line."""
-        if not self.mine():
+        """``action`` as a decision of its own (see :meth:`advance`)."""
+        if not self.mine() or self.confirming is not None:
             return []
-        state = self.state()
-        if state is None:
-            return []
-        if action in self.legal():
-            self.picked = self.lifted = None
-            return [action.to_dict()]
-        try:
-            state.clone().apply(action)
-        except RuleError as exc:
-            self.model.say(exc.message, refusal=True)
-        return []
+        return self.advance([action])
 
     def command(self, text: str) -> list[Data]:
         """A typed move in the rules' text form, checked on a copy of the game before anything
-        is sent; ``draft N`` alone picks the die for the arrows (or, with a die picked, ``tool
-        N`` drafts it for the tool)."""
+        is sent, and taken like a key (:meth:`advance`); ``draft N`` alone picks the die for
+        the arrows (or, with a die picked, ``tool N`` drafts it for the tool)."""
         words = text.lower().split()
         try:
             action = Action.parse(text)
         except RuleError as exc:
             raise CommandError(exc.message) from None
+        if action.kind == "choose" and self.can_choose() and not self.mine():
+            if not 0 <= action.number < 4:
+                raise CommandError("choose a pattern from 1 to 4")
+            self.candidate = self.chosen_ahead = action.number
+            return []
         if not self.mine():
             raise CommandError("it is not your turn")
+        self.confirming = None
         state = self.state()
         assert state is not None
         actions = [action]
@@ -633,19 +853,14 @@ class SagradaUI(GameUI):
             if action.die < 0 and len(words) == 2:
                 found = self._tool_actions(action.number)
                 if found:
-                    self.picked = None
-                    return [a.to_dict() for a in found]
+                    return self.advance(found, typed=True)
             if TOOLS.get(action.number) and TOOLS[action.number].on_drafted and \
                     self.picked is not None and self.step() is None:  # fmt: skip
                 actions = [Action.draft(self.picked), action]
-        check = state.clone()
-        try:
-            for a in actions:
-                check.apply(a)
-        except RuleError as exc:
-            raise CommandError(f"not sent: {exc.message}") from None
-        self.picked = self.lifted = None
-        return [a.to_dict() for a in actions]
+        if action.kind == "place" and self.step() not in (HELD, PLACE):
+            raise CommandError("not sent: nothing is drafted to place; draft a die with "
+                               "draft 3 at 2,4 (or draft 3, then a tool)")  # fmt: skip
+        return self.advance(actions, typed=True)
 
     def complete(self, text: str) -> list[str]:
         words = text.split()
@@ -674,13 +889,8 @@ class SagradaUI(GameUI):
         return [o for o in options if o.startswith(partial.lower())]
 
     def cancel(self) -> None:
-        """Esc: drop the picked die, or put a lifted die back down."""
-        if self.lifted is not None:
-            self.lifted = None
-            self.cursor = self._first(self.targets())
-            return
-        self.picked = None
-        self.cursor = None
+        """Esc: as u, take back the last step not yet sent."""
+        self.undo()
 
     # -- updates ----------------------------------------------------------------------------
 
@@ -692,20 +902,13 @@ class SagradaUI(GameUI):
 
     def updated(self, events: list[Data]) -> None:
         you = self.model.you
-        view = self.view
-        if not self.mine():
-            self.picked = self.lifted = self.cursor = None
-        elif view is not None:
-            if self.picked is not None and (self.picked >= len(view["pool"]) or view["drafted"]
-                                            and self.step() != DRAFT_AGAIN):  # fmt: skip
-                self.picked = None
-            if self.step() != MOVE:
-                self.lifted = None
-            targets = self.targets()
-            if self.cursor not in targets:
-                self.cursor = self._first(targets)
-            swaps = self.swaps()
-            self.swap_at = min(self.swap_at, max(0, len(swaps) - 1))
+        host = self.model.view
+        if (self.plan or self.confirming is not None) and (
+                host is None or host["version"] != self._plan_base):  # fmt: skip
+            self.plan, self.confirming = [], None  # made on a view that is gone
+        if self.chosen_ahead is not None and not self.can_choose():
+            self.chosen_ahead = None
+        self._settle()
         self._find_changes()
         turn_over = any(e.get("type") in ("turn_passed", "round_started", "patterns_revealed")
                         or e.get("seat") == you and e.get("type") == "die_placed"
@@ -759,7 +962,7 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
         if ui.lifted is not None:
             marks[ui.lifted] = "^"
         hand = ui.hand() if ui.step() != MOVE or ui.lifted is not None else ""
-        if ui.cursor is not None and ui.cursor in targets:
+        if ui.at(targets) is not None:
             if hand:
                 ghost = (ui.cursor, hand)
             else:
@@ -930,6 +1133,8 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
+        if view["step"]["kind"] == VALUE_STEP and view["step"]["tool"] == 11:
+            held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
                           (f"class:die.{held[0].lower()}", held),
                           ("class:dim", f"  ({tool})")], right_w))  # fmt: skip
@@ -970,19 +1175,22 @@ def play_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
 
 
 def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
-    """The four patterns you were dealt side by side (the cursor on one); once you have
-    chosen, who is still choosing."""
+    """The four patterns you were dealt side by side (the cursor on one), each name whole
+    (wrapped when long); who is choosing now, and your choice if made before your turn."""
     model = ui.model
     view = ui.view
     assert view is not None
     private = model.private or {}
     dealt = private.get("patterns") or []
     patterns = ui.patterns()
+    solo = view["config"]["players"] == 1
     lines: list[Line] = []
     waiting = [model.name(s) for s, d in enumerate(view["seats"]) if not d["chosen"]]
+    whose = ui.choosing()
     if model.you is not None and private.get("pattern") is not None:
         chosen = patterns[private["pattern"]]
-        lines.append([("class:title", f"You chose {chosen.name} ({chosen.difficulty} tokens)."),
+        tokens = "" if solo else f" ({chosen.difficulty} tokens)"
+        lines.append([("class:title", f"You chose {chosen.name}{tokens}."),
                       ("", f"  Waiting for {', '.join(waiting)}.")])  # fmt: skip
     elif model.my_turn and not dealt:
         lines.append([("class:title", "Choose your window pattern"),
@@ -990,27 +1198,41 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
-    else:
+    elif ui.chosen_ahead is not None:
+        lines.append([("class:title", f"Your choice: {ui.chosen_ahead + 1}"),
+                      ("", f"  {whose} is choosing; yours goes to the host next")])
+    elif model.my_turn:
         lines.append([("class:title", "Choose your window pattern"),
-                      ("class:dim", "  (● its favour tokens)")])  # fmt: skip
+                      ("class:dim", "" if solo else "  (● its favour tokens)")])  # fmt: skip
+    else:
+        lines.append([("class:title", "Choose your window pattern now"),
+                      ("", f"  ({whose} is choosing; the host takes yours next)")])
     if dealt:
         small = width < 4 * (GRID_W + 2)
         cell_w = (SMALL_W if small else GRID_W) + 2
-        mine = model.my_turn and private.get("pattern") is None
+        mine = ui.can_choose()
         blocks = []
         for slot, index in enumerate(dealt):
             p = patterns[index]
-            here = mine and slot == ui.candidate
-            title = f"{'▸' if here else ' '}{slot + 1} {p.name}"[: cell_w - 4]
-            head = fit([("class:chosen" if here else "class:title", title),
-                        ("", f" ●{p.difficulty}")], cell_w)  # fmt: skip
-            grid = window_rows([""] * CELLS, p, small=small)
-            blocks.append([head, *(fit(r, cell_w) for r in grid)])
+            here = mine and slot == (ui.chosen_ahead if ui.chosen_ahead is not None
+                                     else ui.candidate)  # fmt: skip
+            tokens = "" if solo else f" ●{p.difficulty}"
+            words = textwrap.wrap(f"{slot + 1} {p.name}{tokens}", cell_w - 2) or [""]
+            head = [fit([("class:chosen" if here else "class:title",
+                          f"{'▸' if here and not i else ' '}{text}")], cell_w)
+                    for i, text in enumerate(words)]  # fmt: skip
+            blocks.append((head, [fit(r, cell_w) for r in window_rows([""] * CELLS, p,
+                                                                       small=small)]))
         per_row = max(1, min(len(blocks), width // cell_w))  # narrower than 80: two rows
         for first in range(0, len(blocks), per_row):
             row = blocks[first : first + per_row]
-            for r in range(len(row[0])):
-                lines.append(merge([frag for b in row for frag in b[r]]))
+            heads = max(len(head) for head, _ in row)
+            for head, _ in row:
+                head += [[("", " " * cell_w)]] * (heads - len(head))
+            for r in range(heads):
+                lines.append(merge([frag for head, _ in row for frag in head[r]]))
+            for r in range(len(row[0][1])):
+                lines.append(merge([frag for _, grid in row for frag in grid[r]]))
     lines.append([])
     lines += objective_lines(ui, width)
     lines += tool_lines(ui, width)
