@@ -17,9 +17,9 @@ from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
-from sagani_net.games.sagrada.components import cell_text, die_text
+from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
-from sagani_net.games.sagrada.ui import snake_line
+from sagani_net.games.sagrada.ui import TOOL_SHORT, snake_line
 from sagani_net.host import Host
 
 TEST_TIMEOUT_S = 60
@@ -182,7 +182,15 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         await until(lambda: "Eglomise Brush" in model.message)
         await keys.send(f":tool 5{ENTER}")
         await until(lambda: model.message == "not sent: tool 5 is not in play")
+        await keys.send(f":place 1,1{ENTER}")  # nothing drafted: said so, no "P0"
+        await until(lambda: "nothing is drafted" in model.message)
+        assert "P0" not in model.message
+        await keys.send(f":draft 2 at 9,9{ENTER}")
+        await until(lambda: "there is no cell 9,9" in model.message)
         assert state().version == version
+        await keys.send("p")  # the turn ends: the refusal goes when the next one comes
+        await until(lambda: state().version > version and model.my_turn)
+        assert model.message == ""
 
     at_table(host, PLIERS_SEED, play)
 
@@ -420,3 +428,49 @@ def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
         me.close()
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_score_now_is_one_rule_for_every_row_private_objectives_left_out() -> None:
+    """Your row counts as the others' do and as a replay's: without the private objective,
+    which the preview names apart."""
+    state, events = played(20)
+    you = state.current_seat or 0
+    assert state.score_sheet(you)["private"] > 0  # with it, your row would read otherwise
+    model = model_for(state, events, you)
+    text = screen_text(model, 80, 24)
+    assert "pts, private not counted" in text
+    rows = [line.split("│")[-1] for line in text.splitlines() if line.split("│")[-1][2:4]
+            in (" a", " g")]  # fmt: skip
+    for seat, name in enumerate(["ann", "greedy"]):
+        row = next(r for r in rows if r[1:].startswith(f"{seat + 1} {name}"))
+        assert row.split()[-1] == str(state.scores()[seat])
+
+
+def test_pattern_names_are_whole_on_the_choice_and_on_every_window() -> None:
+    """At 80 columns a long name wraps under its candidate; at 160 with long player names
+    each window's pattern name still shows whole."""
+    config = SAGRADA.parse_config({"players": 2})
+    state = next(s for s in (SAGRADA.new_state(config, seed) for seed in range(200))
+                 if any(len(s.patterns[i].name) > 15 for i in s.dealt[0]))  # fmt: skip
+    model = model_for(state, [], 0)
+    heads = [line.ljust(80) for line in screen_text(model, 80, 24).splitlines()[2:4]]
+    for slot, i in enumerate(state.dealt[0]):  # each candidate is 20 columns wide
+        column = " ".join(line[slot * 20 : (slot + 1) * 20] for line in heads)
+        assert " ".join(state.patterns[i].name.split()) in " ".join(column.split())
+    state, events = played(20, players=4)
+    model = model_for(state, events, state.current_seat or 0)
+    model.seats = [{"name": f"mcts-bot-{n}"} for n in range(4)]
+    text = screen_text(model, 160, 48)
+    for seat in range(4):
+        assert state.pattern(seat).name in text
+
+
+def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens() -> None:
+    state, events = played(20)
+    model = model_for(state, events, state.current_seat or 0)
+    text = screen_text(model, 80, 24)
+    assert all(TOOL_SHORT[t] in text for t in state.tools)
+    solo = SAGRADA.new_state(SAGRADA.parse_config({"players": 1, "difficulty": 5}), 4)
+    text = screen_text(model_for(solo, [], 0), 80, 24)
+    assert all(f"{t:>2} {TOOLS[t].name}" in text for t in solo.tools)
+    assert "●" not in text.split("\n", 1)[1]  # solo: no favour tokens (the first line: online)

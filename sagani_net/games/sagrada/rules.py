@@ -166,6 +166,8 @@ class Action(NamedTuple):
             if n == 2 and kind == "swap":
                 round_, die = words[1].split(".")
                 return cls("swap", _count(die) - 1, number=_count(round_) - 1)
+        except RuleError:
+            raise  # says what is wrong (a cell that does not exist)
         except ValueError:
             pass
         raise RuleError("bad_action", f"cannot read {text!r} as an action; for example "
@@ -248,7 +250,8 @@ def _count(word: str) -> int:
 def _cell(word: str) -> int:
     row, column = (_count(w) for w in word.split(","))
     if not (1 <= row <= ROWS and 1 <= column <= COLUMNS):
-        raise ValueError(word)
+        raise RuleError("bad_action", f"there is no cell {word}: a window has rows 1-{ROWS} "
+                        f"and columns 1-{COLUMNS}")  # fmt: skip
     return (row - 1) * COLUMNS + column - 1
 
 
@@ -770,6 +773,10 @@ class State(Engine):
                                  "die, and no tool can be used on it now")  # fmt: skip
         else:
             die = self.held
+            if not die:
+                return RuleError("not_allowed", "nothing is drafted: place puts down a die "
+                                 "drafted for a tool; draft a die with its cell instead "
+                                 "(draft 3 at 2,4)")  # fmt: skip
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,

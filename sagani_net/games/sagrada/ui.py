@@ -26,7 +26,17 @@ import random
 import textwrap
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from cli.console.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+)
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -78,8 +88,8 @@ STYLES = {
 #: What each tool and public objective does, short enough for the panel (the help page has
 #: the cards' whole text).
 TOOL_SHORT = {
-    1: "drafted die +1 or -1", 2: "move a die, colour free", 3: "move a die, value free",
-    4: "move exactly 2 dice", 5: "swap with a track die", 6: "re-roll drafted die",
+    1: "drafted die +1 or -1", 2: "move, colour free", 3: "move, value free",
+    4: "move exactly 2 dice", 5: "swap with track die", 6: "re-roll drafted die",
     7: "re-roll pool, 2nd turn", 8: "draft 2, skip 2nd turn", 9: "place next to no die",
     10: "turn drafted die over", 11: "redraw drafted die", 12: "move 2 of track colour",
 }
@@ -88,9 +98,8 @@ OBJECTIVE_SHORT = {
     4: "per column of 4 values", 5: "per 1 and 2", 6: "per 3 and 4", 7: "per 5 and 6",
     8: "per set of 1-6", 9: "per set of 5 colours", 10: "per die diagonal to its colour",
 }
-#: A public objective in a column heading of 6 characters.
-OBJECTIVE_LABEL = {1: "RowCol", 2: "ColCol", 3: "RowVal", 4: "ColVal", 5: "Light", 6: "Medium",
-                   7: "Deep", 8: "Shades", 9: "Colour", 10: "Diagon"}  # fmt: skip
+#: The width of a public objective's column on the final page (its name wraps to fit).
+OBJECTIVE_W = 9
 #: Tools whose outcome only the host can give: Flux Brush and Glazing Hammer roll, Flux
 #: Remover draws. Their use waits for Enter, and cannot be taken back once sent.
 ROLLED = {6: "the host re-rolls the die", 7: "the host re-rolls the pool",
@@ -414,25 +423,27 @@ class SagradaUI(GameUI):
         you = self.model.you
         if action is None or state is None or you is None:
             return ""
-        with_private = self.model.private is not None
-        before = state.score_sheet(you, private=with_private)
+        # The score now, as every row shows it: private objectives are counted at the end.
+        before = state.score_sheet(you, private=False)
         after_state = state.clone()
         try:
             after_state.apply(action)
         except RuleError:
             return ""
-        after = after_state.score_sheet(you, private=with_private)
+        after = after_state.score_sheet(you, private=False)
         gained = []
         for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
                            strict=True):  # fmt: skip
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
-        if after["private"] != before["private"]:
-            gained.append(f"private {after['private'] - before['private']:+}")
+        if self.model.private is not None:  # yours, counted at the end
+            own = [state.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
+            if own[1] != own[0]:
+                gained.append(f"private {own[1] - own[0]:+} at the end")
         if after["empty"] != before["empty"]:
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
-            rest = (after["total"] - before["total"] - after["private"] + before["private"]
+            rest = (after["total"] - before["total"]
                     - sum(after["objectives"]) + sum(before["objectives"]))  # fmt: skip
             gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
@@ -857,9 +868,6 @@ class SagradaUI(GameUI):
             if TOOLS.get(action.number) and TOOLS[action.number].on_drafted and \
                     self.picked is not None and self.step() is None:  # fmt: skip
                 actions = [Action.draft(self.picked), action]
-        if action.kind == "place" and self.step() not in (HELD, PLACE):
-            raise CommandError("not sent: nothing is drafted to place; draft a die with "
-                               "draft 3 at 2,4 (or draft 3, then a tool)")  # fmt: skip
         return self.advance(actions, typed=True)
 
     def complete(self, text: str) -> list[str]:
@@ -951,7 +959,7 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
     pattern = ui.pattern_of(seat)
     who = "You" if seat == model.you else model.name(seat)
     mark = "▶" if seat == model.turn else " "
-    title = f"{mark}{who}: {pattern.name if pattern else '?'}"
+    name = pattern.name if pattern else "?"
     tokens = f" ●{data['tokens']}" if view["config"]["players"] > 1 else ""
     marks: dict[int, str] = {i: "*" for i in ui.changed.get(seat, ())}
     ghost = None
@@ -967,11 +975,18 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
                 ghost = (ui.cursor, hand)
             else:
                 marks[ui.cursor] = "▸"
-    grid_w = SMALL_W if small else GRID_W
-    head = fit([("class:you" if seat == model.you else "", title[: grid_w - len(tokens)]),
-                ("", tokens)], grid_w)  # fmt: skip
+    grid_w = max(SMALL_W if small else GRID_W, width)
+    style = "class:you" if seat == model.you else ""
+    title = f"{mark}{who}: {name}"
+    if len(title) + len(tokens) <= grid_w:
+        heads = [[(style, title), ("", tokens)]]
+    else:  # the owner and tokens on a line, the pattern's name whole under it
+        heads = [[(style, f"{mark}{who}"[:grid_w - len(tokens)]), ("", tokens)]]
+        heads += [[(style, text)] for text in textwrap.wrap(name, grid_w - 1,
+                                                            initial_indent=" ",
+                                                            subsequent_indent=" ")]
     rows = window_rows(data["window"], pattern, marks=marks, ghost=ghost, small=small)
-    return [fit(head, width), *(fit(r, width) for r in rows)]
+    return [*(fit(h, width) for h in heads), *(fit(r, width) for r in rows)]
 
 
 def snake_line(ui: SagradaUI, width: int) -> Line:
@@ -1033,26 +1048,36 @@ def track_lines(ui: SagradaUI, width: int) -> list[Line]:
     return [fit(merge(x), width) for x in lines]
 
 
-def tool_lines(ui: SagradaUI, width: int) -> list[Line]:
-    """The tools in play with their key, number, name and cost now."""
+def tool_lines(ui: SagradaUI, width: int, wrap: bool = True) -> list[Line]:
+    """The tools in play with their key, number, name, cost now and what each does (under it
+    when the line is too narrow; left out, ``wrap=False``, where rows are short: the help's
+    second page has them all)."""
     view = ui.view
     assert view is not None
     solo = view["config"]["players"] == 1
     usable = set(ui._tool_slots())
     lines: list[Line] = [[("class:title", "Tools"), ("class:dim", "  key · number · cost now")]]
+    names = max((len(TOOLS[t["tool"]].name) for t in view["tools"]), default=0)
+    costs = []
+    for t in view["tools"]:
+        if solo:
+            costs.append("used" if t["cost"] is None else f"pay a {t['cost']} die")
+        else:
+            costs.append(f"{t['cost']} token" + ("s" if t["cost"] > 1 else ""))
+    cost_w = max(map(len, costs), default=0) + 1
     for slot, t in enumerate(view["tools"]):
         tool = TOOLS[t["tool"]]
-        if solo:
-            cost = "used" if t["cost"] is None else f"pay a {t['cost']} die"
-        else:
-            cost = f"{t['cost']} token" + ("s" if t["cost"] > 1 else "")
         style = "class:legal" if slot in usable else ""
         line: Line = [(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
-                      ("", f"{tool.name:<24.24}"), ("class:dim", f" {cost:<8}")]  # fmt: skip
+                      ("", f"{tool.name:<{names}}"),
+                      ("class:dim", f" {costs[slot]:<{cost_w}}")]  # fmt: skip
         short = f" {TOOL_SHORT[tool.number]}"
         if sum(len(t) for _, t in line) + len(short) <= width:
-            line.append(("", short))
-        lines.append(line)
+            lines.append([*line, ("", short)])
+        elif wrap:  # what it does goes under it
+            lines += [line, [("", "     " + short)]]
+        else:
+            lines.append(line)
     return [fit(line, width) for line in lines]
 
 
@@ -1084,23 +1109,26 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
 
 
 def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
-    """Each seat: dice placed, favour tokens, score now (public objectives, tokens, empty
-    cells; your private objective in yours, the others' count at the end)."""
+    """Each seat: dice placed, favour tokens (not in solo), score now by one rule for every
+    row, yours too: public objectives, tokens, empty cells; private objectives are secret, so
+    they count at the end only (as in the host's view, a spectator's and a replay's)."""
     model = ui.model
     view = ui.view
     assert view is not None
-    lines: list[Line] = [[("class:title", "Score now"), ("class:dim", "  dice ●  pts")]]
-    state = ui.state()
+    solo = view["config"]["players"] == 1
+    tokens_head = "" if solo else " ●"
+    head: Line = [("class:title", "Score now"), ("class:dim", f"  dice{tokens_head}  pts")]
+    label = ", private not counted"
+    lines = [[*head, ("class:dim", label)]] if len(line_text(head) + label) <= width else [
+        head, [("class:dim", "  (private not counted)")]]
     for seat, data in enumerate(view["seats"]):
         dice = sum(1 for d in data["window"] if d)
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
-        score = view["scores"][seat]
-        if seat == model.you and model.private is not None and state is not None:
-            score = state.score_sheet(seat)["total"]  # yours with your private objective
-        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4} "
-                              f"{data['tokens']:>2} {score:>4}")])  # fmt: skip
-    if view["config"]["players"] == 1:
+        tokens = "" if solo else f" {data['tokens']:>2}"
+        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4}{tokens} "
+                              f"{view['scores'][seat]:>4}")])  # fmt: skip
+    if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
         lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
     return [fit(line, width) for line in lines]
@@ -1139,8 +1167,13 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
                           (f"class:die.{held[0].lower()}", held),
                           ("class:dim", f"  ({tool})")], right_w))  # fmt: skip
     right += track_lines(ui, right_w)
-    right += tool_lines(ui, right_w)
-    right += objective_lines(ui, right_w)
+    objectives = objective_lines(ui, right_w)
+    tools = tool_lines(ui, right_w)
+    if len(right) + len(tools) + len(objectives) > height:  # short rows: effects on ? pages
+        tools = tool_lines(ui, right_w, wrap=False)
+        if len(right) + len(tools) + len(objectives) < height:
+            tools.append(fit([("class:dim", "     (? then Space: what each tool does)")], right_w))
+    right += tools + objectives
     scores = scores_lines(ui, max(right_w, left_w))
     if len(right) + len(scores) <= height:
         right += scores
@@ -1236,6 +1269,8 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     lines.append([])
     lines += objective_lines(ui, width)
     lines += tool_lines(ui, width)
+    if len(lines) > height:  # short rows: no blank lines, so that every tool shows
+        lines = [line for line in lines if line_text(line).strip()]
     return box(lines, width, height)
 
 
@@ -1252,17 +1287,23 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         verdict = "beaten" if result.get("won") else "missed"
         lines.append([("", f"Target {result['target']} (the round track's values): "
                            f"{verdict} with {result['scores'][0]}")])  # fmt: skip
-    names = [OBJECTIVE_LABEL[n] for n in view["objectives"]]
-    head = " #  player      " + " ".join(f"{n:>6}" for n in names) + \
-        "  private tokens  empty  score"
-    lines.append([("class:dim", head)])
+    # Each public objective's column is headed by its name in words, wrapped over lines.
+    names = [textwrap.wrap(OBJECTIVES[n].name, OBJECTIVE_W) for n in view["objectives"]]
+    depth = max((len(n) for n in names), default=1)
+    for row in range(depth):
+        words = [n[row - depth + len(n)] if row >= depth - len(n) else "" for n in names]
+        last = row == depth - 1
+        head = (" #  player      " if last else " " * 16) + " ".join(
+            f"{w:>{OBJECTIVE_W}}" for w in words) + (
+            "  private tokens  empty  score" if last else "")  # fmt: skip
+        lines.append([("class:dim", head.rstrip())])
     for rank, seat in enumerate(result["ranking"]):
         style = "class:you" if seat == model.you else ""
         sheet = sheets[seat] if seat < len(sheets) else None
         if sheet is None:
             row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
         else:
-            parts = " ".join(f"{p:>6}" for p in sheet["objectives"])
+            parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
             penalty = 3 if "target" in result else 1
             row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
                    f" {sheet['tokens']:>6}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
