@@ -474,3 +474,18 @@ def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens
     text = screen_text(model_for(solo, [], 0), 80, 24)
     assert all(f"{t:>2} {TOOLS[t].name}" in text for t in solo.tools)
     assert "●" not in text.split("\n", 1)[1]  # solo: no favour tokens (the first line: online)
+
+
+def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
+    """Seed 0 after 6 greedy decisions: Tap Wheel (key c) can move one die, and no second die
+    of its colour can follow; the whole use is sent at the move, and the line says why."""
+    state, events = played(6, seed=0)
+    assert state.tools[2] == 12
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    assert ui.use_tool(2) == [] and ui.step() == "move"  # chosen, nothing sent yet
+    assert ui.confirm() == [] and ui.lifted is not None
+    sent = ui.confirm()
+    assert [a["type"] for a in sent] == ["tool", "move"]
+    assert model.message == ("Tap Wheel ends after one move: no second die of that colour "
+                             "can move now")  # fmt: skip

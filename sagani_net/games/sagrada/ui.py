@@ -15,7 +15,9 @@ a tool is moving. Letters and marks keep the screen readable without colour (``N
 
 Keys: 1-9 pick a pool die, arrows move it over the cells it may take, Enter places it; a b c
 use the tool in that slot (on the picked die, for the tools that act on a drafted die); p
-passes. A tool's later steps take the same keys (the hint line names them). Typed commands are
+passes. A tool's later steps take the same keys (the hint line names them); they are played
+on a copy of the game and sent (and the tool paid) together once the last is chosen, so u or
+Esc takes back any of them; a tool the host rolls for waits for Enter. Typed commands are
 the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``value 4``,
 ``swap 4.2``, ``place 2,3``, ``pass``; ``draft 3`` alone picks the die for the arrows.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import random
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from cli.console.gameui import (
@@ -521,7 +524,8 @@ class SagradaUI(GameUI):
             cards += textwrap.wrap(f"{o.name}: {o.points} points for {o.text}", 78,
                                    initial_indent="   ", subsequent_indent="     ")
         cards.append("Private objective: the sum of the values of your colour's dice")
-        return [COMMANDS_PAGE.splitlines(), cards, RULES_PAGE.splitlines()]
+        rules = RULES_PAGE.format(rules=Path(__file__).with_name("RULES.md"))  # as installed
+        return [COMMANDS_PAGE.splitlines(), cards, rules.splitlines()]
 
     # -- keys and commands ------------------------------------------------------------------
 
@@ -1334,10 +1338,14 @@ Commands (dice and cells counted from 1: cell row,column; Tab completes)
 Window: R3 a die (colour letter and value); r a cell that wants red; 4 one that
 wants a 4; · no restriction. + a cell open to the die in hand, ▸ the cursor,
 * new since your last turn, ^ the die being moved. Colours: R red, Y yellow,
-G green, B blue, P purple. The message line previews a placement's end score."""
+G green, B blue, P purple. The message line previews a placement's score now.
+A tool's steps are chosen first: nothing is sent or paid until its last step,
+and u or Esc takes back any step before that. Flux Brush, Glazing Hammer and
+Flux Remover wait for Enter: the host rolls, which cannot be taken back."""
 
 RULES_PAGE = """\
-Rules in short (the full rules: sagani_net/games/sagrada/RULES.md)
+Rules in short; the full rules, with our rulings, as installed:
+ {rules}
 10 rounds, each a snake of turns (1 2 3 3 2 1). On a turn draft a die from the
  pool and place it, and/or use one tool (favour tokens: 1, then 2 once used);
  or pass. Dice left at a round's end go to the round track.
