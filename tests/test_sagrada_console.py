@@ -489,3 +489,67 @@ def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
     assert [a["type"] for a in sent] == ["tool", "move"]
     assert model.message == ("Tap Wheel ends after one move: no second die of that colour "
                              "can move now")  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [REMOVER_SEED, PLIERS_SEED])
+def test_a_whole_game_with_keys_and_tools_to_the_final_screen(host: Host, seed: int) -> None:
+    """Number keys, Enter, tool keys with every step they need, and p, to the ranking: each
+    turn uses a tool when one is open (on the picked die for a drafted-die tool) and drafts
+    and places where it can; every key is answered before the next, and none is refused."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        ui = model.ui
+        tools = 0
+
+        def seen() -> tuple[Any, ...]:
+            return (model.view["version"], ui.step(), len(ui.plan), ui.confirming, ui.picked,
+                    ui.lifted, model.message)  # fmt: skip
+
+        for _ in range(2000):
+            await until(lambda: model.status == "over" or (
+                model.my_turn and not keys.running.console._sending))  # fmt: skip
+            if model.status == "over":
+                break
+            key = _next_key(model)
+            tools += key in "abcde"
+            before = seen()
+            await keys.send(key)
+            await until(lambda before=before: model.status == "over" or seen() != before)
+            assert not model.refusal, (key, model.message)
+            assert screen_text(model, 80, 24).count("\n") == 24
+        assert model.status == "over" and "Game over" in screen_text(model, 80, 24)
+        uses = [line for line in model.log if line.startswith("ann uses ")]
+        assert tools and uses
+
+    at_table(host, seed, play)
+
+
+def _next_key(model: ConsoleModel) -> str:
+    """The key a player who takes every tool and the first die that fits would press now."""
+    ui, view = model.ui, model.ui.view
+    legal = ui.legal()
+    step = ui.step()
+    slots = ui._tool_slots() if not view["tool_used"] else []
+    if ui.confirming is not None:
+        return ENTER
+    if step == "value":
+        return str(next(a.number for a in legal if a.kind == "value"))
+    if step in ("move", "swap") or step in ("held", "place") and ui.targets():
+        if step == "move" and not ui.targets() and not ui.swaps():
+            return "s"
+        return ENTER
+    if step == "place":
+        return "r"
+    if step == "held":
+        return "abcde"[slots[0]]
+    if ui.picked is not None:
+        return "abcde"[slots[0]] if slots and step is None else ENTER
+    drafts = [a.die for a in legal if a.kind == "draft"]
+    if step == "draft_again":
+        return str(drafts[0] + 1)
+    if slots:
+        return "abcde"[slots[0]]
+    if drafts and not view["drafted"]:
+        return str(drafts[0] + 1)
+    return "p"
