@@ -553,3 +553,20 @@ def _next_key(model: ConsoleModel) -> str:
     if drafts and not view["drafted"]:
         return str(drafts[0] + 1)
     return "p"
+
+
+def test_grozing_pliers_offers_only_the_value_after_which_the_die_fits() -> None:
+    """Seed 5 after 14 greedy decisions: pool die 2 raised or lowered fits only as a 4. The
+    hint names that value alone, the other value's key sends nothing and says why, and the
+    one that fits goes on to placing."""
+    state, events = played(14, seed=PLIERS_SEED)
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    die = model.view["pool"][1]
+    other = 2 * int(die[1]) - 4  # the value on the other side of the die's own
+    ui.digit(2)
+    assert ui.use_tool(0) == [] and ui.step() == "value"
+    assert ui.hints().startswith("4 the die's value")
+    assert ui.digit(other) == [] and ui.step() == "value"
+    assert "would fit nowhere" in model.message
+    assert ui.digit(4) == [] and ui.step() == "place" and ui.targets()
