@@ -296,7 +296,7 @@ def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_
         await keys.send("b")
         await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
         assert "paying" not in "\n".join(model.log) and state().version == version
-        assert "not sent, nothing paid" in screen_text(model, 80, 24)
+        assert "nothing sent or paid until its last step" in screen_text(model, 80, 24)
         source = model.ui.cursor
         await keys.send(ENTER)
         await until(lambda: model.ui.lifted == source)
@@ -366,8 +366,9 @@ def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> No
         await until(lambda: model.ui.picked == 0)
         await keys.send("c")
         await until(lambda: model.ui.confirming is not None)
-        text = screen_text(model, 120, 40)
-        assert "cannot be taken back" in text and "Flux Remover (1 favour token)" in text
+        text = screen_text(model, 80, 24)
+        assert "Flux Remover (1 token): the host draws a new die - cannot be taken back" in text
+        assert "Enter use it" in text
         await keys.send(ESC)
         await until(lambda: model.ui.confirming is None)
         assert state().version == version
@@ -419,7 +420,7 @@ def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
             running.keys.send_text("3" + ENTER)
             await until(lambda: model.ui.chosen_ahead == 2)
             assert host.tables[table].state.chosen[1] is None
-            assert "sent when your turn to choose comes" in screen_text(model, 80, 24)
+            assert "sent at your turn to choose, after ann" in screen_text(model, 80, 24)
             await first.act({"type": "choose", "pattern": 0})
             await until(lambda: model.view["phase"] == "play")
             state = host.tables[table].state

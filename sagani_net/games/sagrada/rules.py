@@ -774,9 +774,8 @@ class State(Engine):
         else:
             die = self.held
             if not die:
-                return RuleError("not_allowed", "nothing is drafted: place puts down a die "
-                                 "drafted for a tool; draft a die with its cell instead "
-                                 "(draft 3 at 2,4)")  # fmt: skip
+                return RuleError("not_allowed", "nothing is drafted: draft a die with its "
+                                 "cell (draft 3 at 2,4)")  # fmt: skip
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,

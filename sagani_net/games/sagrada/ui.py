@@ -106,7 +106,7 @@ OBJECTIVE_W = 9
 #: Tools whose outcome only the host can give: Flux Brush and Glazing Hammer roll, Flux
 #: Remover draws. Their use waits for Enter, and cannot be taken back once sent.
 ROLLED = {6: "the host re-rolls the die", 7: "the host re-rolls the pool",
-          11: "the die goes back in the bag and the host draws another"}
+          11: "the host draws a new die"}
 #: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
 TOOL_KEYS = "abcde"
 #: A window's grid drawn with borders: its width and height in characters.
@@ -392,16 +392,14 @@ class SagradaUI(GameUI):
         view = self.view
         if view is not None and view["phase"] == "choose" and self.chosen_ahead is not None:
             name = self.patterns()[(self.model.private or {})["patterns"][self.chosen_ahead]].name
-            return (f"You chose {name}: sent when your turn to choose comes (now "
-                    f"{self.choosing()}); nobody sees it before everyone has chosen")
+            return f"You chose {name}; it is sent at your turn to choose, after {self.choosing()}"
         hand = self.hand()
         targets = self.targets()
         if hand and self.cursor in targets:
             return self._preview_text(targets[self.cursor], hand)
         tool = next((a.number for a in self.plan if a.kind == "tool"), 0)
         if tool:
-            return (f"{TOOLS[tool].name}: not sent, nothing paid until its last step; "
-                    "u or Esc takes a step back")
+            return f"{TOOLS[tool].name}: nothing sent or paid until its last step; u/Esc undo"
         return ""
 
     def _confirm_text(self) -> str:
@@ -417,9 +415,9 @@ class SagradaUI(GameUI):
             view = self.view or {}
             slot = [t["tool"] for t in view.get("tools", [])].index(tool.number)
             tokens = view["tools"][slot]["cost"]
-            cost = f"{tokens} favour token" + ("s" if tokens != 1 else "")
-        return (f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]}; once sent it "
-                "cannot be taken back. Enter: use it")
+            cost = f"{tokens} token" + ("s" if tokens != 1 else "")
+        # Short enough for 80 columns; the hint line says Enter uses it.
+        return f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]} - cannot be taken back"
 
     def _preview_text(self, action: Action | None, hand: str) -> str:
         state = self.state()
