@@ -253,7 +253,15 @@ class SagradaUI(GameUI):
             state = host.clone()
             for action in self.plan:
                 state.apply(action)
-            self._planned = (key, state, state.view(self.model.you))
+            view = state.view(self.model.you)
+            # Nothing is paid before the plan is sent: tokens, tool costs and scores as they
+            # stand at the host.
+            shown = self.model.view
+            assert shown is not None
+            view["tools"], view["scores"] = shown["tools"], shown["scores"]
+            for seat, data in zip(view["seats"], shown["seats"], strict=True):
+                seat["tokens"] = data["tokens"]
+            self._planned = (key, state, view)
         return self._planned[1], self._planned[2]
 
     def patterns(self) -> tuple[Pattern, ...]:
@@ -1163,6 +1171,7 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
+        tool += ", not yet paid" if ui.plan else ""
         if view["step"]["kind"] == VALUE_STEP and view["step"]["tool"] == 11:
             held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
