@@ -661,6 +661,10 @@ class SagradaUI(GameUI):
         if cursor is None:
             if self.step() is None and self.picked is None and not view["drafted"]:
                 self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
+            elif self.picked is not None:
+                keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
+                self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
+                               refusal=True)  # fmt: skip
             return []
         if self.step() == MOVE and self.lifted is None:
             self.lifted = cursor
