@@ -571,3 +571,28 @@ def test_grozing_pliers_offers_only_the_value_after_which_the_die_fits() -> None
     assert ui.digit(other) == [] and ui.step() == "value"
     assert "would fit nowhere" in model.message
     assert ui.digit(4) == [] and ui.step() == "place" and ui.targets()
+
+
+def test_lathekin_both_moves_are_chosen_before_anything_is_sent() -> None:
+    """Seed 3 after 5 greedy decisions: Lathekin (key a). The first move is chosen and shown,
+    Esc out of the second "where to" keeps the cursor on a die, u takes the first move back;
+    only the second move sends the whole use."""
+    state, events = played(5, seed=REMOVER_SEED)
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    assert ui.use_tool(0) == [] and ui.step() == "move"
+    assert ui.confirm() == [] and ui.lifted is not None  # lift
+    assert ui.confirm() == [] and len(ui.plan) == 2 and ui.step() == "move"  # first move
+    moved = ui.view["seats"][state.current_seat]["window"]
+    assert moved != state.view()["seats"][state.current_seat]["window"]  # shown, not sent
+    assert ui.confirm() == [] and ui.lifted is not None  # lift the second
+    ui.cancel()  # Esc out of "where to"
+    assert ui.lifted is None and ui.cursor in ui.targets()
+    assert "▸" in screen_text(model, 80, 24)
+    ui.undo()  # the first move goes back
+    assert len(ui.plan) == 1 and ui.step() == "move" and ui.cursor in ui.targets()
+    ui.confirm()
+    ui.confirm()
+    ui.confirm()
+    sent = ui.confirm()
+    assert [a["type"] for a in sent] == ["tool", "move", "move"] and not ui.plan
