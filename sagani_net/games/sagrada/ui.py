@@ -832,12 +832,14 @@ class SagradaUI(GameUI):
         if tool.on_drafted and self.picked is None and self.step() is None:
             return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
         check = state.clone()
-        try:
-            if tool.on_drafted and self.picked is not None and self.step() is None:
-                check.apply(Action.draft(self.picked))
-        except RuleError:
-            held = str(self.view["pool"][self.picked]) if self.view else "the die"
-            return f"{tool.name} would leave {held} with no cell it may go to"
+        picked = self.picked if tool.on_drafted and self.step() is None else None
+        if picked is not None and picked < len(state.pool) and number in state.tools:
+            die = state.pool[picked]
+            try:
+                check.apply(Action.draft(picked))  # the rules then say why this tool cannot
+            except RuleError:  # no tool can be used on it: say so if this one's outcome is why
+                if not state.tool_outcomes(number, die):
+                    return f"{tool.name} would leave {die_text(die)} with no cell it may go to"
         try:
             check.apply(Action.tool(number))
         except RuleError as exc:
