@@ -769,8 +769,9 @@ class State(Engine):
                 return RuleError("bad_index", f"the pool has dice 1 to {len(self.pool)}")
             die = self.pool[action.die]
             if action.cell < 0:
-                return RuleError("no_tool", "draft without placing only to use a tool on the "
-                                 "die, and no tool can be used on it now")  # fmt: skip
+                # Messages stay under 70 characters: a console's message line is 80 wide.
+                return RuleError("no_tool", "a die is drafted without a cell only for a tool, "
+                                 "and none can act on it now")  # fmt: skip
         else:
             die = self.held
             if not die:
@@ -798,14 +799,14 @@ class State(Engine):
         if tool.on_drafted and self.step != HELD:
             return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")
         if not tool.on_drafted and self.step == HELD:
-            return RuleError("wrong_timing", f"{tool.name} is used before drafting or after "
-                             "placing, never in between")  # fmt: skip
+            return RuleError("wrong_timing", f"{tool.name}: before drafting or after placing, "
+                             "never in between")  # fmt: skip
         if tool.number == 7:
             return RuleError("wrong_timing", "Glazing Hammer is used on your second turn of "
                              "the round, before drafting")  # fmt: skip
         if tool.number == 8:
-            return RuleError("wrong_timing", "Running Pliers is used on your first turn of the "
-                             "round, after drafting, with a die left that you can place")
+            return RuleError("wrong_timing", "Running Pliers: your first turn, after drafting, "
+                             "with a die left to place")  # fmt: skip
         if self.solo and action.die not in self._pay_options(slot):
             return RuleError("bad_payment", f"pay {tool.name} with a {tool.colour} die of "
                              "the pool")  # fmt: skip
