@@ -1191,11 +1191,14 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
         if len(right) + len(tools) + len(objectives) < height:
             tools.append(fit([("class:dim", "     (? then Space: what each tool does)")], right_w))
     right += tools + objectives
-    scores = scores_lines(ui, max(right_w, left_w))
+    scores = scores_lines(ui, right_w)
     if len(right) + len(scores) <= height:
         right += scores
     else:  # a short screen: the scores go under the window
-        left += [fit(line, left_w) for line in scores]
+        scores = scores_lines(ui, left_w)
+        if len(left) + len(scores) > height and len(scores) > 1:
+            del scores[1]  # the label's own line, rather than a seat's row
+        left += scores
     columns = [(left_w, left), (right_w, right)]
     if other_cols:
         per_col = max(1, min(height // (GRID_H + 1), -(-len(others) // other_cols)))
