@@ -1134,9 +1134,9 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
     solo = view["config"]["players"] == 1
     tokens_head = "" if solo else " ●"
     head: Line = [("class:title", "Score now"), ("class:dim", f"  dice{tokens_head}  pts")]
-    label = ", private not counted"
+    label = ", " + PRIVATE_OUT
     lines = [[*head, ("class:dim", label)]] if len(line_text(head) + label) <= width else [
-        head, [("class:dim", "  (private not counted)")]]
+        head, [("class:dim", f"  ({PRIVATE_OUT})")]]
     for seat, data in enumerate(view["seats"]):
         dice = sum(1 for d in data["window"] if d)
         mark = "▶" if seat == model.turn else " "
@@ -1196,7 +1196,7 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
         right += scores
     else:  # a short screen: the scores go under the window
         scores = scores_lines(ui, left_w)
-        if len(left) + len(scores) > height and len(scores) > 1:
+        if len(left) + len(scores) > height and PRIVATE_OUT in line_text(scores[1]):
             del scores[1]  # the label's own line, rather than a seat's row
         left += scores
     columns = [(left_w, left), (right_w, right)]
@@ -1210,6 +1210,8 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     return columns
 
 
+#: The score now's label: what it leaves out.
+PRIVATE_OUT = "private not counted"
 #: The panel's width that the others' windows leave it at least.
 PANEL_W = 56
 
