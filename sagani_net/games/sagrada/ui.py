@@ -566,7 +566,7 @@ class SagradaUI(GameUI):
         if view is None:
             return []
         if view["phase"] == "choose":
-            if n <= 4 and self.can_choose():
+            if n <= 4 and self.can_choose() and self.chosen_ahead is None:
                 self.candidate = n - 1
             return []
         if not self.mine() or self.confirming is not None:
@@ -618,7 +618,7 @@ class SagradaUI(GameUI):
         if view is None:
             return []
         if view["phase"] == "choose":
-            if self.can_choose():
+            if self.can_choose() and self.chosen_ahead is None:  # Esc takes a choice back
                 self.candidate = (self.candidate + dc + dr) % 4
             return []
         if not self.mine() or self.confirming is not None:
