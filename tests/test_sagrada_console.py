@@ -16,9 +16,10 @@ from cli.console.gameui import line_text
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from sagani_net.bots import make_policy
-from sagani_net.games.sagrada.components import cell_text, die_text
+from sagani_net.client import AsyncClient
+from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
-from sagani_net.games.sagrada.ui import snake_line
+from sagani_net.games.sagrada.ui import TOOL_SHORT, snake_line
 from sagani_net.host import Host
 
 TEST_TIMEOUT_S = 60
@@ -181,7 +182,15 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         await until(lambda: "Eglomise Brush" in model.message)
         await keys.send(f":tool 5{ENTER}")
         await until(lambda: model.message == "not sent: tool 5 is not in play")
+        await keys.send(f":place 1,1{ENTER}")  # nothing drafted: said so, no "P0"
+        await until(lambda: "nothing is drafted" in model.message)
+        assert "P0" not in model.message
+        await keys.send(f":draft 2 at 9,9{ENTER}")
+        await until(lambda: "there is no cell 9,9" in model.message)
         assert state().version == version
+        await keys.send("p")  # the turn ends: the refusal goes when the next one comes
+        await until(lambda: state().version > version and model.my_turn)
+        assert model.message == ""
 
     at_table(host, PLIERS_SEED, play)
 
@@ -261,3 +270,329 @@ def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -
     wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
     assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
     assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"
+
+
+# -- a tool's use is chosen whole, then sent; every step before that can be taken back -----
+
+
+ESC = "\x1b"
+#: A deal whose tools are Lathekin (key a), Glazing Hammer (b) and Flux Remover (c).
+REMOVER_SEED = 3
+
+
+def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_cursor(
+    host: Host,
+) -> None:
+    """Eglomise Brush: b, Enter (lift), Esc puts the die down with the cursor still on a die
+    to move (Enter lifts again), Esc again drops the tool unpaid; then the whole use goes."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        await keys.send("1")
+        await until(lambda: model.ui.cursor is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        version, tokens = state().version, list(state().tokens)
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        assert "paying" not in "\n".join(model.log) and state().version == version
+        assert "nothing sent or paid until its last step" in screen_text(model, 80, 24)
+        source = model.ui.cursor
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted == source)
+        await keys.send(ESC)
+        await until(lambda: model.ui.lifted is None)
+        assert model.ui.cursor in model.ui.targets() and "▸" in screen_text(model, 80, 24)
+        await keys.send(ENTER)  # Enter lifts again at once: the cursor is where it is drawn
+        await until(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None)
+        await keys.send(ESC)
+        await until(lambda: model.ui.lifted is None)
+        await keys.send(ESC)  # the tool itself is taken back, unpaid
+        await until(lambda: model.ui.step() is None and not model.ui.plan)
+        assert state().version == version and state().tokens == tokens
+        assert not any("Eglomise Brush" in line for line in model.log)
+        await keys.send("b")
+        await until(lambda: model.ui.step() == "move")
+        await keys.send(ENTER)
+        await until(lambda: model.ui.lifted is not None)
+        await keys.send(ENTER)
+        await until(lambda: any(" moves " in line for line in model.log))
+        assert state().tokens[0] == tokens[0] - 1
+        assert sum("uses Eglomise Brush" in line for line in model.log) == 1
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -> None:
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        version = state().version
+        await keys.send("1")
+        await until(lambda: model.ui.picked == 0)
+        await keys.send("a")
+        await until(lambda: model.ui.step() == "value")
+        value = next(a.number for a in model.ui.legal() if a.kind == "value")
+        await keys.send(str(value))
+        await until(lambda: model.ui.step() == "place")
+        await keys.send("u")  # back to the value
+        await until(lambda: model.ui.step() == "value")
+        await keys.send("u")  # back to the die picked, no tool
+        await until(lambda: model.ui.step() is None and model.ui.picked == 0)
+        assert "nothing was sent" in model.message
+        assert state().version == version and state().tool_done is False
+        await keys.send("a")
+        await until(lambda: model.ui.step() == "value")
+        await keys.send(str(value))
+        await until(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
+        cell = model.ui.cursor
+        await keys.send(ENTER)
+        await until(lambda: any(line.startswith("ann places") for line in model.log))
+        sent = [str(a) for seat, a in state().history[version:] if seat == 0]
+        assert sent == ["draft 1", "tool 1", f"value {value}", f"place {cell_text(cell)}"]
+
+    at_table(host, PLIERS_SEED, play)
+
+
+def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> None:
+    """Flux Remover: c warns that the draw cannot be taken back and sends nothing; Esc costs
+    nothing; c and Enter send it. Its value is then chosen locally (u takes it back) and the
+    die shows no value before it is chosen."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        assert model.view["tools"][2]["tool"] == 11
+        version = state().version
+        await keys.send("1")
+        await until(lambda: model.ui.picked == 0)
+        await keys.send("c")
+        await until(lambda: model.ui.confirming is not None)
+        text = screen_text(model, 80, 24)
+        assert "Flux Remover (1 token): the host draws a new die - cannot be taken back" in text
+        assert "Enter use it" in text
+        await keys.send(ESC)
+        await until(lambda: model.ui.confirming is None)
+        assert state().version == version
+        await keys.send("c")
+        await until(lambda: model.ui.confirming is not None)
+        await keys.send(ENTER)
+        await until(lambda: model.ui.step() == "value" and not model.ui.plan)
+        colour = state().view()["step"]["held"][0]
+        assert f"Hand {colour}?" in screen_text(model, 80, 24)
+        drawn = state().version
+        await keys.send("6")
+        await until(lambda: model.ui.step() == "place")
+        assert state().version == drawn  # the value is chosen, not yet sent
+        await keys.send("u")
+        await until(lambda: model.ui.step() == "value")
+        await keys.send("5")
+        await until(lambda: model.ui.step() == "place")
+        if model.ui.targets():
+            await keys.send(ENTER)
+            await until(lambda: any(line.startswith("ann places") for line in model.log))
+        else:
+            await keys.send("r")
+            await until(lambda: any("back to the pool" in line for line in model.log))
+        assert [str(a) for _, a in state().history[drawn:drawn + 2]][0] == "value 5"
+
+    at_table(host, REMOVER_SEED, play)
+
+
+def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
+    host: Host,
+) -> None:
+    """You in seat 2: your choice made while seat 1 is choosing is kept (nothing sent, the
+    screen says whose turn it is) and sent by itself once seat 1 has chosen."""
+
+    async def main() -> None:
+        first = AsyncClient(host.endpoint)
+        await first.connect()
+        table = await first.create({"players": 2}, game="sagrada", seed=3)
+        me = AsyncClient(host.endpoint)
+        await me.join(table, seat=1, name="bo")
+        await first.join(table, seat=0, name="ann")
+        model = ConsoleModel(game="sagrada")
+        async with running_console(model, me) as running:
+            await until(lambda: model.view is not None and model.private is not None
+                        and model.status == "running")  # fmt: skip
+            assert not model.my_turn
+            text = screen_text(model, 80, 24)
+            assert "ann is choosing" in text
+            running.keys.send_text("3" + ENTER)
+            await until(lambda: model.ui.chosen_ahead == 2)
+            assert host.tables[table].state.chosen[1] is None
+            assert "sent at your turn to choose, after ann" in screen_text(model, 80, 24)
+            await first.act({"type": "choose", "pattern": 0})
+            await until(lambda: model.view["phase"] == "play")
+            state = host.tables[table].state
+            assert state.chosen[1] == state.dealt[1][2]
+        first.close()
+        me.close()
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_score_now_is_one_rule_for_every_row_private_objectives_left_out() -> None:
+    """Your row counts as the others' do and as a replay's: without the private objective,
+    which the preview names apart."""
+    state, events = played(20)
+    you = state.current_seat or 0
+    assert state.score_sheet(you)["private"] > 0  # with it, your row would read otherwise
+    model = model_for(state, events, you)
+    text = screen_text(model, 80, 24)
+    assert "pts, private not counted" in text
+    rows = [line.split("│")[-1] for line in text.splitlines() if line.split("│")[-1][2:4]
+            in (" a", " g")]  # fmt: skip
+    for seat, name in enumerate(["ann", "greedy"]):
+        row = next(r for r in rows if r[1:].startswith(f"{seat + 1} {name}"))
+        assert row.split()[-1] == str(state.scores()[seat])
+
+
+def test_pattern_names_are_whole_on_the_choice_and_on_every_window() -> None:
+    """At 80 columns a long name wraps under its candidate; at 160 with long player names
+    each window's pattern name still shows whole."""
+    config = SAGRADA.parse_config({"players": 2})
+    state = next(s for s in (SAGRADA.new_state(config, seed) for seed in range(200))
+                 if any(len(s.patterns[i].name) > 15 for i in s.dealt[0]))  # fmt: skip
+    model = model_for(state, [], 0)
+    heads = [line.ljust(80) for line in screen_text(model, 80, 24).splitlines()[2:4]]
+    for slot, i in enumerate(state.dealt[0]):  # each candidate is 20 columns wide
+        column = " ".join(line[slot * 20 : (slot + 1) * 20] for line in heads)
+        assert " ".join(state.patterns[i].name.split()) in " ".join(column.split())
+    state, events = played(20, players=4)
+    model = model_for(state, events, state.current_seat or 0)
+    model.seats = [{"name": f"mcts-bot-{n}"} for n in range(4)]
+    text = screen_text(model, 160, 48)
+    for seat in range(4):
+        assert state.pattern(seat).name in text
+
+
+def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens() -> None:
+    state, events = played(20)
+    model = model_for(state, events, state.current_seat or 0)
+    text = screen_text(model, 80, 24)
+    assert all(TOOL_SHORT[t] in text for t in state.tools)
+    solo = SAGRADA.new_state(SAGRADA.parse_config({"players": 1, "difficulty": 5}), 4)
+    text = screen_text(model_for(solo, [], 0), 80, 24)
+    assert all(f"{t:>2} {TOOLS[t].name}" in text for t in solo.tools)
+    assert "●" not in text.split("\n", 1)[1]  # solo: no favour tokens (the first line: online)
+
+
+def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
+    """Seed 0 after 6 greedy decisions: Tap Wheel (key c) can move one die, and no second die
+    of its colour can follow; the whole use is sent at the move, and the line says why."""
+    state, events = played(6, seed=0)
+    assert state.tools[2] == 12
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    assert ui.use_tool(2) == [] and ui.step() == "move"  # chosen, nothing sent yet
+    assert ui.confirm() == [] and ui.lifted is not None
+    sent = ui.confirm()
+    assert [a["type"] for a in sent] == ["tool", "move"]
+    assert model.message == ("Tap Wheel ends after one move: no second die of that colour "
+                             "can move now")  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [REMOVER_SEED, PLIERS_SEED])
+def test_a_whole_game_with_keys_and_tools_to_the_final_screen(host: Host, seed: int) -> None:
+    """Number keys, Enter, tool keys with every step they need, and p, to the ranking: each
+    turn uses a tool when one is open (on the picked die for a drafted-die tool) and drafts
+    and places where it can; every key is answered before the next, and none is refused."""
+
+    async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        await choose_first(model, keys)
+        ui = model.ui
+        tools = 0
+
+        def seen() -> tuple[Any, ...]:
+            return (model.view["version"], ui.step(), len(ui.plan), ui.confirming, ui.picked,
+                    ui.lifted, model.message)  # fmt: skip
+
+        for _ in range(2000):
+            await until(lambda: model.status == "over" or (
+                model.my_turn and not keys.running.console._sending))  # fmt: skip
+            if model.status == "over":
+                break
+            key = _next_key(model)
+            tools += key in "abcde"
+            before = seen()
+            await keys.send(key)
+            await until(lambda before=before: model.status == "over" or seen() != before)
+            assert not model.refusal, (key, model.message)
+            assert screen_text(model, 80, 24).count("\n") == 24
+        assert model.status == "over" and "Game over" in screen_text(model, 80, 24)
+        uses = [line for line in model.log if line.startswith("ann uses ")]
+        assert tools and uses
+
+    at_table(host, seed, play)
+
+
+def _next_key(model: ConsoleModel) -> str:
+    """The key a player who takes every tool and the first die that fits would press now."""
+    ui, view = model.ui, model.ui.view
+    legal = ui.legal()
+    step = ui.step()
+    slots = ui._tool_slots() if not view["tool_used"] else []
+    if ui.confirming is not None:
+        return ENTER
+    if step == "value":
+        return str(next(a.number for a in legal if a.kind == "value"))
+    if step in ("move", "swap") or step in ("held", "place") and ui.targets():
+        if step == "move" and not ui.targets() and not ui.swaps():
+            return "s"
+        return ENTER
+    if step == "place":
+        return "r"
+    if step == "held":
+        return "abcde"[slots[0]]
+    if ui.picked is not None:
+        return "abcde"[slots[0]] if slots and step is None else ENTER
+    drafts = [a.die for a in legal if a.kind == "draft"]
+    if step == "draft_again":
+        return str(drafts[0] + 1)
+    if slots:
+        return "abcde"[slots[0]]
+    if drafts and not view["drafted"]:
+        return str(drafts[0] + 1)
+    return "p"
+
+
+def test_grozing_pliers_offers_only_the_value_after_which_the_die_fits() -> None:
+    """Seed 5 after 14 greedy decisions: pool die 2 raised or lowered fits only as a 4. The
+    hint names that value alone, the other value's key sends nothing and says why, and the
+    one that fits goes on to placing."""
+    state, events = played(14, seed=PLIERS_SEED)
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    die = model.view["pool"][1]
+    other = 2 * int(die[1]) - 4  # the value on the other side of the die's own
+    ui.digit(2)
+    assert ui.use_tool(0) == [] and ui.step() == "value"
+    assert ui.hints().startswith("4 the die's value")
+    assert ui.digit(other) == [] and ui.step() == "value"
+    assert "would fit nowhere" in model.message
+    assert ui.digit(4) == [] and ui.step() == "place" and ui.targets()
+
+
+def test_lathekin_both_moves_are_chosen_before_anything_is_sent() -> None:
+    """Seed 3 after 5 greedy decisions: Lathekin (key a). The first move is chosen and shown,
+    Esc out of the second "where to" keeps the cursor on a die, u takes the first move back;
+    only the second move sends the whole use."""
+    state, events = played(5, seed=REMOVER_SEED)
+    model = model_for(state, events, state.current_seat)
+    ui = model.ui
+    assert ui.use_tool(0) == [] and ui.step() == "move"
+    assert ui.confirm() == [] and ui.lifted is not None  # lift
+    assert ui.confirm() == [] and len(ui.plan) == 2 and ui.step() == "move"  # first move
+    moved = ui.view["seats"][state.current_seat]["window"]
+    assert moved != state.view()["seats"][state.current_seat]["window"]  # shown, not sent
+    assert ui.confirm() == [] and ui.lifted is not None  # lift the second
+    ui.cancel()  # Esc out of "where to"
+    assert ui.lifted is None and ui.cursor in ui.targets()
+    assert "▸" in screen_text(model, 80, 24)
+    ui.undo()  # the first move goes back
+    assert len(ui.plan) == 1 and ui.step() == "move" and ui.cursor in ui.targets()
+    ui.confirm()
+    ui.confirm()
+    ui.confirm()
+    sent = ui.confirm()
+    assert [a["type"] for a in sent] == ["tool", "move", "move"] and not ui.plan

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from test_sagrada_support import cell, play_text, table, types
 
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import COLOUR, VALUE, die_text, parse_die
-from sagani_net.games.sagrada.rules import Action
+from sagani_net.games.sagrada.rules import SAGRADA, Action
 
 ONE_DIE = "R3 . . . .\n" + ". . . . .\n" * 3
 
@@ -106,13 +108,21 @@ def test_grozing_pliers_raise_or_lower_by_one_but_not_round_the_corner() -> None
     assert [str(a) for a in state.legal_actions()] == ["value 2"]
 
 
-def test_grozing_pliers_die_that_fits_nowhere_returns_to_the_pool() -> None:
-    # Every open cell wants a 4: Y4 lowered or raised fits nowhere.
+def test_grozing_pliers_offers_only_values_that_fit_and_none_when_neither_does() -> None:
+    # The open cells want a 4 or a 5: Y4 lowered (Y3) fits nowhere, raised (Y5) fits.
+    shape = ". 4 . . .\n4 5 . . .\n" + ". . . . .\n" * 2
+    state = table(tools=(1,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))  # fmt: skip
+    play_text(state, "draft 1", "tool 1")
+    assert [str(a) for a in state.legal_actions()] == ["value 5"]
+    assert refusal(state, "value 3") == "not_allowed"
+    # Every open cell wants a 4: neither Y3 nor Y5 fits, so the tool is not offered for Y4.
     state = table(tools=(1,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
                   patterns=(". 4 . . .\n4 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
-    events = play_text(state, "draft 1", "tool 1", "value 5")
-    assert types(events)[-1] == "die_returned" and state.current_seat == 1
-    assert die_text(state.pool[-1]) == "Y5" and state.windows[0].count(0) == 19
+    assert Action.draft(0) not in state.legal_actions()
+    assert refusal(state, "draft 1") == "no_tool"
+    play_text(state, "draft 1 at 1,2")  # Y4 itself fits: drafted and placed, no tool
+    assert state.tokens == [5, 5]
 
 
 def test_eglomise_brush_moves_a_die_ignoring_colour_but_not_value() -> None:
@@ -183,6 +193,22 @@ def test_lens_cutter_swaps_with_the_round_track_then_places() -> None:
 def test_lens_cutter_needs_dice_on_the_round_track() -> None:
     state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
     assert Action.draft(0) not in state.legal_actions()
+
+
+def test_lens_cutter_offers_only_round_track_dice_that_fit() -> None:
+    shape = ". 6 . . .\n6 6 . . .\n" + ". . . . .\n" * 2  # the open cells want a 6
+    state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  track={0: "B2 P6"}, round_=1, turn=0, patterns=(shape,))  # fmt: skip
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "draft 1", "tool 5")
+    assert [str(a) for a in state.legal_actions()] == ["swap 1.2"]
+    assert refusal(state, "swap 1.1") == "not_allowed"
+    # With only B2 on the track, nothing would fit: the tool is not offered.
+    state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  track={0: "B2"}, round_=1, turn=0, patterns=(shape,))  # fmt: skip
+    state.order, state.seat = (0, 1, 1, 0), 0
+    assert not [a for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
+    assert refusal(state, "draft 1") == "no_tool"
 
 
 def test_flux_brush_rerolls_the_drafted_die_and_returns_it_if_it_fits_nowhere() -> None:
@@ -274,6 +300,28 @@ def test_grinding_stone_turns_the_die_over() -> None:
     assert state.windows[0][1] == parse_die("Y5")
 
 
+def test_grinding_stone_is_not_offered_when_the_turned_die_fits_nowhere() -> None:
+    shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2  # the open cells want a 2
+    state = table(tools=(10,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))  # fmt: skip
+    held = [a.die for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
+    assert held == [1]  # G5 turns into G2, which fits; Y2 would become Y5, which does not
+    assert refusal(state, "draft 1") == "no_tool"
+    play_text(state, "draft 2", "tool 10", "place 1,2")
+    assert state.windows[0][1] == parse_die("G2")
+
+
+def test_flux_remover_still_returns_a_die_whose_value_fits_nowhere() -> None:
+    # Flux Remover returns a die by its card; a chosen value that fits nowhere leaves return.
+    shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2
+    state = table(tools=(11,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))  # fmt: skip
+    play_text(state, "draft 1", "tool 11", "value 5")
+    assert [str(a) for a in state.legal_actions()] == ["return"]
+    events = play_text(state, "return")
+    assert types(events)[-1] == "die_returned" and VALUE[state.pool[-1]] == 5
+
+
 def test_flux_remover_draws_a_new_die_whose_value_the_player_chooses() -> None:
     state = table(tools=(11,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
     bag = sum(state.bag)
@@ -315,3 +363,23 @@ def test_tap_wheel_needs_a_die_of_a_colour_on_the_round_track() -> None:
                   track={0: "B1"}, round_=1)  # fmt: skip
     state.order, state.seat = (0, 1, 1, 0), 0
     assert "tool" not in kinds(state)
+
+
+def test_in_random_self_play_only_flux_brush_and_flux_remover_return_a_drafted_die() -> None:
+    """Random 2-player games, every decision uniformly random among the legal ones: a drafted
+    die goes back to the pool only by Flux Brush (6) or Flux Remover (11), whatever the tools."""
+    config = SAGRADA.parse_config({"players": 2})
+    returned = 0
+    for seed in range(12):
+        state = SAGRADA.new_state(config, seed)
+        rng = random.Random(seed)
+        used: dict[tuple[int, int], int] = {}  # (round, turn) -> the tool used in it
+        while not state.is_over():
+            turn = (state.round, state.turn)
+            for event in state.apply(state.random_action(rng)):
+                if event["type"] == "tool_used":
+                    used[turn] = event["tool"]
+                elif event["type"] == "die_returned":
+                    assert used.get(turn) in (6, 11), (seed, state.tools, used.get(turn))
+                    returned += 1
+    assert returned  # the seeds include Flux Brush or Flux Remover returning a die

@@ -379,7 +379,13 @@ class Console:
                    if message else {}),  # fmt: skip
             }
         )
+        self._send_due()
         self.redraw()
+
+    def _send_due(self) -> None:
+        """Send what the game asks to send without a key (a choice made ahead of its turn)."""
+        if not self._sending and self.online:
+            self.send(self.model.ui.due())
 
     @property
     def online(self) -> bool:
@@ -416,6 +422,7 @@ class Console:
             self._sending = False
             while self._keys and not self._sending:
                 self._play_held(self._keys.popleft())
+            self._send_due()
             self.redraw()
 
     # -- playing ----------------------------------------------------------------------------
@@ -436,8 +443,7 @@ class Console:
             model.say("wait: your last move is on its way")
         elif model.undo():
             model.say("")
-        else:
-            model.ui.cancel()
+        elif not model.ui.cancel():
             model.say("" if quiet else "nothing to undo: what the host has accepted stays")
 
     def hold_key(self, keys: tuple[str, ...]) -> None:
@@ -468,7 +474,7 @@ class Console:
                 self.send(actions)
                 return
         except CommandError as exc:
-            model.say(str(exc))
+            model.say(str(exc), refusal=True)  # gone when your next turn comes
             return
         model.say("")
         kind = command.kind

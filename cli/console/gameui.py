@@ -151,8 +151,10 @@ class GameUI:
         """Words that could follow ``text`` (its last word partly typed)."""
         return []
 
-    def cancel(self) -> None:
-        """Esc with no step to undo: drop a choice not yet sent."""
+    def cancel(self) -> bool:
+        """Esc or u with no step of the shell's to undo: drop a choice not yet sent. True if
+        the game took a step back itself and said so (a game that keeps its own steps)."""
+        return False
 
     def step_state(self) -> Any:
         """The choice in hand (what is chosen, turned, aimed, but not yet sent) as a value the
@@ -165,6 +167,11 @@ class GameUI:
 
     def restore(self, state: Any) -> None:
         """Undo: put back a choice that :meth:`step_state` gave."""
+
+    def due(self) -> list[Data]:
+        """Actions to send now without a key (say, a choice made before its turn, once the
+        turn comes); the shell asks after every update."""
+        return []
 
     def pan_reset(self) -> None:
         """Another board is shown (Tab): start it unpanned."""

@@ -991,11 +991,12 @@ class SaganiUI(GameUI):
     def pan_reset(self) -> None:
         self.pan = [0, 0]
 
-    def cancel(self) -> None:
+    def cancel(self) -> bool:
         """Drop a tile chosen but not yet sent (a held tile stays: it must be placed)."""
         if self.selection is not None and self.selection.source is not None:
             self.selection = None
             self.preview = None
+        return False
 
     def step_state(self) -> Selection | None:
         """The tile in hand, where its ghost stands and how it is turned (undo)."""

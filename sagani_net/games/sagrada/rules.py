@@ -172,6 +172,8 @@ class Action(NamedTuple):
             if n == 2 and kind == "swap":
                 round_, die = words[1].split(".")
                 return cls("swap", _count(die) - 1, number=_count(round_) - 1)
+        except RuleError:
+            raise  # says what is wrong (a cell that does not exist)
         except ValueError:
             pass
         raise RuleError("bad_action", f"cannot read {text!r} as an action; for example "
@@ -254,7 +256,8 @@ def _count(word: str) -> int:
 def _cell(word: str) -> int:
     row, column = (_count(w) for w in word.split(","))
     if not (1 <= row <= ROWS and 1 <= column <= COLUMNS):
-        raise ValueError(word)
+        raise RuleError("bad_action", f"there is no cell {word}: a window has rows 1-{ROWS} "
+                        f"and columns 1-{COLUMNS}")  # fmt: skip
     return (row - 1) * COLUMNS + column - 1
 
 
@@ -643,6 +646,25 @@ class State(Engine):
                 options.append(i)
         return options
 
+    def tool_outcomes(self, tool: int, die: int) -> list[int]:
+        """The dice drafted-die tool ``tool`` can turn ``die`` into that fit somewhere in the
+        window of the seat to move (a die may be drafted only to be placed: only Flux Brush
+        and Flux Remover may leave it without a cell, and return it). Tool 9: ``[die]`` when a
+        cell next to no die takes it; tools 6 and 11 (the host rolls or draws): ``[die]``."""
+        seat = self.seat
+        if tool == 1:
+            colour, value = COLOUR[die], VALUE[die]
+            turned = [colour * 6 + v for v in (value - 1, value + 1) if 1 <= v <= 6]
+        elif tool == 5:
+            turned = [d for dice in self.track for d in dice]
+        elif tool == 10:
+            turned = [COLOUR[die] * 6 + 7 - VALUE[die]]
+        elif tool == 9:
+            return [die] if self.loose_cells(seat, die) else []
+        else:
+            return [die]
+        return [d for d in turned if self.cells_for(seat, d)]
+
     def _drafted_die_tools(self, die: int, exclude: int = -1) -> list[Action]:
         """The drafted-die tools that can be used on ``die`` now, with their payments."""
         if self.tool_done:
@@ -652,11 +674,7 @@ class State(Engine):
             if not TOOLS[tool].on_drafted:
                 continue
             pays = self._pay_options(slot, exclude)
-            if not pays:
-                continue
-            if tool == 5 and not any(self.track):
-                continue
-            if tool == 9 and not self.loose_cells(self.seat, die):
+            if not pays or not self.tool_outcomes(tool, die):
                 continue
             actions.extend(Action.tool(tool, pay) for pay in pays)
         return actions
@@ -674,7 +692,7 @@ class State(Engine):
             for slot, tool in usable:
                 if self.solo and not self._pay_options(slot, exclude=i):
                     continue
-                if tool == 9 and not self.loose_cells(self.seat, die):
+                if not self.tool_outcomes(tool, die):
                     continue
                 holds.append(_new_tuple(Action, ("draft", i, -1, -1, 0)))
                 break
@@ -755,12 +773,12 @@ class State(Engine):
             places = [Action.place(c) for c in cells]
             return places + [RETURN] if self.step_tool == 11 else places
         if step == VALUE_STEP:
-            if self.step_tool == 1:
-                return [VALUES[v] for v in (VALUE[held] - 1, VALUE[held] + 1) if 1 <= v <= 6]
+            if self.step_tool == 1:  # only values after which the die fits somewhere
+                return [VALUES[VALUE[d]] for d in self.tool_outcomes(1, held)]
             return list(VALUES[1:])
-        if step == SWAP:
+        if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
-                    for i in range(len(dice))]  # fmt: skip
+                    for i, d in enumerate(dice) if self.cells_for(seat, d)]  # fmt: skip
         if step == MOVE:
             if self.step_tool == 4 and self.moves_left == 2:
                 pairs = self._lathekin_firsts(seat)
@@ -839,6 +857,10 @@ class State(Engine):
             return self._placement_refusal(action)
         if kind == "tool":
             return self._tool_refusal(action)
+        nowhere = self._fits_nowhere(action)
+        if nowhere:
+            return RuleError("not_allowed", f"{nowhere} would fit nowhere in your window, and a "
+                             "drafted die must be placed")  # fmt: skip
         return RuleError("not_allowed", f"{action} is not allowed now: {self._why_not(action)}")
 
     def _why_not(self, action: Action) -> str:
@@ -877,6 +899,19 @@ class State(Engine):
             return f"the die breaks a placement rule{lifted} at {cell_words(action.to)}"
         return "this step does not allow it"
 
+    def _fits_nowhere(self, action: Action) -> str:
+        """The die a Grozing Pliers value or a Lens Cutter swap would bring into the hand, if
+        it would fit no cell ("" otherwise)."""
+        die = 0
+        kind, number = action.kind, action.number
+        if (kind == "value" and self.step == VALUE_STEP and self.step_tool == 1
+                and 1 <= number <= 6 and abs(number - VALUE[self.held]) == 1):  # fmt: skip
+            die = COLOUR[self.held] * 6 + number
+        elif (kind == "swap" and self.step == SWAP and 0 <= number < ROUNDS
+                and 0 <= action.die < len(self.track[number])):  # fmt: skip
+            die = self.track[number][action.die]
+        return die_text(die) if die and not self.cells_for(self.seat, die) else ""
+
     def _placement_refusal(self, action: Action) -> RuleError:
         if action.kind == "draft":
             if self.step is None and self.drafted:
@@ -886,10 +921,14 @@ class State(Engine):
                                  f"text, 1 to {len(self.pool)})")
             die = self.pool[action.die]
             if action.cell < 0:
-                return RuleError("no_tool", "draft without placing only to use a tool on the "
-                                 "die, and no tool can be used on it now")  # fmt: skip
+                # Messages stay under 70 characters: a console's message line is 80 wide.
+                return RuleError("no_tool", "a die is drafted without a cell only for a tool, "
+                                 "and none can act on it now")  # fmt: skip
         else:
             die = self.held
+            if not die:
+                return RuleError("not_allowed", "nothing is drafted: draft a die with its "
+                                 "cell (draft 3 at 2,4)")  # fmt: skip
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
@@ -912,17 +951,20 @@ class State(Engine):
         if tool.on_drafted and self.step != HELD:
             return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")
         if not tool.on_drafted and self.step == HELD:
-            return RuleError("wrong_timing", f"{tool.name} is used before drafting or after "
-                             "placing, never in between")  # fmt: skip
+            return RuleError("wrong_timing", f"{tool.name}: before drafting or after placing, "
+                             "never in between")  # fmt: skip
         if tool.number == 7:
             return RuleError("wrong_timing", "Glazing Hammer is used on your second turn of "
                              "the round, before drafting")  # fmt: skip
         if tool.number == 8:
-            return RuleError("wrong_timing", "Running Pliers is used on your first turn of the "
-                             "round, after drafting, with a die left that you can place")
+            return RuleError("wrong_timing", "Running Pliers: your first turn, after drafting, "
+                             "with a die left to place")  # fmt: skip
         if self.solo and action.die not in self._pay_options(slot):
             return RuleError("bad_payment", f"pay {tool.name} with a {tool.colour} die of "
                              "the pool")  # fmt: skip
+        if tool.on_drafted and not self.tool_outcomes(tool.number, self.held):
+            return RuleError("cannot_use", f"{tool.name} would leave {die_text(self.held)} "
+                             "with no cell it may go to")  # fmt: skip
         return RuleError("cannot_use", f"{tool.name} has nothing to act on now")
 
     def _do(self, action: Action, ev: list[Data] | None) -> None:
@@ -1054,7 +1096,8 @@ class State(Engine):
 
     def _hold_for_placing(self, ev: list[Data] | None) -> bool:
         """After a tool changed the die in hand: placing it becomes the step, or, if it fits
-        nowhere, it returns to the pool. Returns whether the step goes on."""
+        nowhere (only after Flux Brush's roll: the other tools are offered only with an outcome
+        that fits), it returns to the pool. Returns whether the step goes on."""
         seat = self.seat
         if self.step_tool == 11 or self.cells_for(seat, self.held):
             self.step = PLACE

@@ -15,7 +15,9 @@ a tool is moving. Letters and marks keep the screen readable without colour (``N
 
 Keys: 1-9 pick a pool die, arrows move it over the cells it may take, Enter places it; a b c
 use the tool in that slot (on the picked die, for the tools that act on a drafted die); p
-passes. A tool's later steps take the same keys (the hint line names them). Typed commands are
+passes. A tool's later steps take the same keys (the hint line names them); they are played
+on a copy of the game and sent (and the tool paid) together once the last is chosen, so u or
+Esc takes back any of them; a tool the host rolls for waits for Enter. Typed commands are
 the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``value 4``,
 ``swap 4.2``, ``place 2,3``, ``pass``; ``draft 3`` alone picks the die for the arrows.
 """
@@ -24,9 +26,20 @@ from __future__ import annotations
 
 import random
 import textwrap
+from pathlib import Path
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from cli.console.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+)
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -37,6 +50,7 @@ from sagani_net.games.sagrada.components import (
     ROWS,
     TOOLS,
     cell_text,
+    die_text,
 )
 from sagani_net.games.sagrada.patterns import Pattern
 from sagani_net.games.sagrada.rules import (
@@ -77,8 +91,8 @@ STYLES = {
 #: What each tool and public objective does, short enough for the panel (the help page has
 #: the cards' whole text).
 TOOL_SHORT = {
-    1: "drafted die +1 or -1", 2: "move a die, colour free", 3: "move a die, value free",
-    4: "move exactly 2 dice", 5: "swap with a track die", 6: "re-roll drafted die",
+    1: "drafted die +1 or -1", 2: "move, colour free", 3: "move, value free",
+    4: "move exactly 2 dice", 5: "swap with track die", 6: "re-roll drafted die",
     7: "re-roll pool, 2nd turn", 8: "draft 2, skip 2nd turn", 9: "place next to no die",
     10: "turn drafted die over", 11: "redraw drafted die", 12: "move 2 of track colour",
 }
@@ -87,9 +101,12 @@ OBJECTIVE_SHORT = {
     4: "per column of 4 values", 5: "per 1 and 2", 6: "per 3 and 4", 7: "per 5 and 6",
     8: "per set of 1-6", 9: "per set of 5 colours", 10: "per die diagonal to its colour",
 }
-#: A public objective in a column heading of 6 characters.
-OBJECTIVE_LABEL = {1: "RowCol", 2: "ColCol", 3: "RowVal", 4: "ColVal", 5: "Light", 6: "Medium",
-                   7: "Deep", 8: "Shades", 9: "Colour", 10: "Diagon"}  # fmt: skip
+#: The width of a public objective's column on the final page (its name wraps to fit).
+OBJECTIVE_W = 9
+#: Tools whose outcome only the host can give: Flux Brush and Glazing Hammer roll, Flux
+#: Remover draws. Their use waits for Enter, and cannot be taken back once sent.
+ROLLED = {6: "the host re-rolls the die", 7: "the host re-rolls the pool",
+          11: "the host draws a new die"}
 #: Tool keys: the tool card in slot 0, 1, 2 (solo: up to 5).
 TOOL_KEYS = "abcde"
 #: A window's grid drawn with borders: its width and height in characters.
@@ -198,15 +215,54 @@ class SagradaUI(GameUI):
         self.swap_at = 0
         #: seat -> cells changed since your last turn ended.
         self.changed: dict[int, set[int]] = {}
+        #: The decisions of a tool's use (and the draft before it) chosen but not sent: the
+        #: whole use goes to the host (and is paid) only once its last step is chosen, so that
+        #: Esc or u takes back any step before that at no cost.
+        self.plan: list[Action] = []
+        #: The host's version the plan was made on.
+        self._plan_base = -1
+        #: Decisions whose outcome only the host can give (a roll or a draw), waiting for
+        #: Enter: they cannot be taken back once sent.
+        self.confirming: list[Action] | None = None
+        #: Choose phase: the slot chosen before your turn to choose came, sent when it comes.
+        self.chosen_ahead: int | None = None
         self._mark: list[list[str]] = []
         self._state: State | None = None
         self._state_key: tuple[Any, ...] = ()
+        self._planned: tuple[tuple[Any, ...], State, Data] | None = None
 
     # -- questions --------------------------------------------------------------------------
 
     @property
     def view(self) -> Data | None:
+        """What the screen shows: the host's view, or, with decisions chosen but not sent, the
+        view as they would leave it."""
+        if self.plan:
+            planned = self._plan()
+            if planned is not None:
+                return planned[1]
         return self.model.view
+
+    def _plan(self) -> tuple[State, Data] | None:
+        """The state and view after the plan, worked out once per plan and host view."""
+        host = self.host_state()
+        if host is None:
+            return None
+        key = (self._state_key, tuple(self.plan))
+        if self._planned is None or self._planned[0] != key:
+            state = host.clone()
+            for action in self.plan:
+                state.apply(action)
+            view = state.view(self.model.you)
+            # Nothing is paid before the plan is sent: tokens, tool costs and scores as they
+            # stand at the host.
+            shown = self.model.view
+            assert shown is not None
+            view["tools"], view["scores"] = shown["tools"], shown["scores"]
+            for seat, data in zip(view["seats"], shown["seats"], strict=True):
+                seat["tokens"] = data["tokens"]
+            self._planned = (key, state, view)
+        return self._planned[1], self._planned[2]
 
     def patterns(self) -> tuple[Pattern, ...]:
         view = self.view
@@ -224,10 +280,19 @@ class SagradaUI(GameUI):
         return self.patterns()[index] if index is not None else None
 
     def state(self) -> State | None:
-        """A local engine state agreeing with the view and your private data (hidden parts
-        sampled with a fixed seed: the console is deterministic), for legal moves and
+        """The engine state the screen shows: the host's (:meth:`host_state`), with the plan's
+        decisions played on a copy."""
+        if self.plan:
+            planned = self._plan()
+            if planned is not None:
+                return planned[0]
+        return self.host_state()
+
+    def host_state(self) -> State | None:
+        """A local engine state agreeing with the host's view and your private data (hidden
+        parts sampled with a fixed seed: the console is deterministic), for legal moves and
         previews."""
-        view = self.view
+        view = self.model.view
         if view is None or view.get("game") != "sagrada":
             return None
         private = self.model.private
@@ -328,37 +393,66 @@ class SagradaUI(GameUI):
                       MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"  # fmt: skip
 
     def note(self) -> str:
-        """The preview of the placement under the cursor: its end score against now."""
+        """A use waiting for Enter and what it costs; else the preview of the placement under
+        the cursor (its score against now); else what the plan has chosen, not yet sent."""
+        if self.confirming is not None and self.mine():
+            return self._confirm_text()
+        view = self.view
+        if view is not None and view["phase"] == "choose" and self.chosen_ahead is not None:
+            name = self.patterns()[(self.model.private or {})["patterns"][self.chosen_ahead]].name
+            return f"You chose {name}; it is sent at your turn to choose, after {self.choosing()}"
         hand = self.hand()
         targets = self.targets()
-        if not hand or self.cursor not in targets:
-            return ""
-        return self._preview_text(targets[self.cursor], hand)
+        if hand and self.cursor in targets:
+            return self._preview_text(targets[self.cursor], hand)
+        tool = next((a.number for a in self.plan if a.kind == "tool"), 0)
+        if tool:
+            return f"{TOOLS[tool].name}: nothing sent or paid until its last step; u/Esc undo"
+        return ""
+
+    def _confirm_text(self) -> str:
+        assert self.confirming is not None
+        tool = next(a for a in self.confirming if a.kind == "tool")
+        state = self.state()
+        if state is not None and tool.die >= 0:  # solo: the pool die paid, after the draft
+            state = state.clone()
+            for action in self.confirming[: self.confirming.index(tool)]:
+                state.apply(action)
+            cost = f"paid with {die_text(state.pool[tool.die])}"
+        else:
+            view = self.view or {}
+            slot = [t["tool"] for t in view.get("tools", [])].index(tool.number)
+            tokens = view["tools"][slot]["cost"]
+            cost = f"{tokens} token" + ("s" if tokens != 1 else "")
+        # Short enough for 80 columns; the hint line says Enter uses it.
+        return f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]} - cannot be taken back"
 
     def _preview_text(self, action: Action | None, hand: str) -> str:
         state = self.state()
         you = self.model.you
         if action is None or state is None or you is None:
             return ""
-        with_private = self.model.private is not None
-        before = state.score_sheet(you, private=with_private)
+        # The score now, as every row shows it: private objectives are counted at the end.
+        before = state.score_sheet(you, private=False)
         after_state = state.clone()
         try:
             after_state.apply(action)
         except RuleError:
             return ""
-        after = after_state.score_sheet(you, private=with_private)
+        after = after_state.score_sheet(you, private=False)
         gained = []
         for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
                            strict=True):  # fmt: skip
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
-        if after["private"] != before["private"]:
-            gained.append(f"private {after['private'] - before['private']:+}")
+        if self.model.private is not None:  # yours, counted at the end
+            own = [state.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
+            if own[1] != own[0]:
+                gained.append(f"private {own[1] - own[0]:+} at the end")
         if after["empty"] != before["empty"]:
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
-            rest = (after["total"] - before["total"] - after["private"] + before["private"]
+            rest = (after["total"] - before["total"]
                     - sum(after["objectives"]) + sum(before["objectives"]))  # fmt: skip
             gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
@@ -370,30 +464,39 @@ class SagradaUI(GameUI):
     def hints(self) -> str:
         view = self.view
         tail = "Tab windows  : command  ? help  q quit"
-        if view is None or not self.mine():
+        if view is None:
             return tail
         if view["phase"] == "choose":
-            return "1-4 or ←/→ pick a pattern  Enter choose  " + tail
+            if self.chosen_ahead is not None:
+                return "Esc/u take the choice back  " + tail
+            return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
+                else tail  # fmt: skip
+        if not self.mine():
+            return tail
+        if self.confirming is not None:
+            return "Enter use it (it cannot be taken back)  Esc/u not now  : command"
         step = self.step()
         tools = self._tool_keys()
+        back = "  u/Esc take back" if self.plan else ""
         if step == VALUE_STEP:
             values = [str(a.number) for a in self.legal() if a.kind == "value"]
-            return f"{'/'.join(values)} the die's value  : command  ? help"
+            return f"{'/'.join(values)} the die's value{back}  : command  ? help"
         if step == SWAP:
-            return "←/→ choose a round-track die  Enter swap  : command  ? help"
+            return f"←/→ choose a round-track die  Enter swap{back}  : command  ? help"
         if step == MOVE:
             stop = "  s stop" if any(a.kind == "stop" for a in self.legal()) else ""
             what = "where to" if self.lifted is not None else "a die to move"
+            back = "  u/Esc take back" if self.plan or self.lifted is not None else ""
             return f"arrows {what}  Enter {'move' if self.lifted is not None else 'lift'}" \
-                   f"{stop}  Esc back  : command"
+                   f"{stop}{back}  : command"
         if step in (HELD, PLACE):
-            back = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
-            return f"arrows cell  Enter place{back}{tools}  : command  ? help"
+            ret = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
+            return f"arrows cell  Enter place{ret}{tools}{back}  : command  ? help"
         if self.picked is not None:
             return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
         if step == DRAFT_AGAIN:
-            return f"1-{pool} pick your second die (Running Pliers)  : command  ? help"
+            return f"1-{pool} pick your second die (Running Pliers){back}  : command  ? help"
         kinds = {a.kind for a in self.legal()}
         parts = [f"1-{pool} pick a die"] if "draft" in kinds else []
         parts += [tools.strip()] if tools else []
@@ -427,7 +530,8 @@ class SagradaUI(GameUI):
             cards += textwrap.wrap(f"{o.name}: {o.points} points for {o.text}", 78,
                                    initial_indent="   ", subsequent_indent="     ")
         cards.append("Private objective: the sum of the values of your colour's dice")
-        return [COMMANDS_PAGE.splitlines(), cards, RULES_PAGE.splitlines()]
+        rules = RULES_PAGE.format(rules=Path(__file__).with_name("RULES.md"))  # as installed
+        return [COMMANDS_PAGE.splitlines(), cards, rules.splitlines()]
 
     # -- keys and commands ------------------------------------------------------------------
 
@@ -457,14 +561,16 @@ class SagradaUI(GameUI):
 
     def digit(self, n: int) -> list[Data]:
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            if n <= 4:
+            if n <= 4 and self.can_choose() and self.chosen_ahead is None:
                 self.candidate = n - 1
             return []
+        if not self.mine() or self.confirming is not None:
+            return []
         if self.step() == VALUE_STEP:
-            return self._send_if(Action("value", number=n))
+            return self.advance([Action("value", number=n)])
         return self.pick(n - 1)
 
     def pick(self, index: int) -> list[Data]:
@@ -497,14 +603,23 @@ class SagradaUI(GameUI):
             return self.cursor
         return min(targets)
 
+    def at(self, targets: dict[int, Action]) -> int | None:
+        """The cursor, always on a target while there is one (what the screen draws and
+        Enter acts on are the same cell)."""
+        self.cursor = self._first(targets)
+        return self.cursor
+
     def move(self, dr: int, dc: int) -> list[Data]:
         """Arrows: the nearest target cell that way (Lens Cutter: the next round-track die;
         choosing: the next candidate)."""
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            self.candidate = (self.candidate + dc + dr) % 4
+            if self.can_choose() and self.chosen_ahead is None:  # Esc takes a choice back
+                self.candidate = (self.candidate + dc + dr) % 4
+            return []
+        if not self.mine() or self.confirming is not None:
             return []
         swaps = self.swaps()
         if swaps:
@@ -523,39 +638,163 @@ class SagradaUI(GameUI):
         return []
 
     def confirm(self) -> list[Data]:
-        """Enter: choose the candidate, place, move, lift or swap."""
+        """Enter: choose the candidate, place, move, lift or swap; or send a use that waits
+        for Enter because the host rolls for it."""
         view = self.view
-        if view is None or not self.mine():
+        if view is None:
             return []
         if view["phase"] == "choose":
-            return self._send_if(Action.choose(self.candidate))
+            return self._choose_now()
+        if not self.mine():
+            return []
+        if self.confirming is not None:
+            sent = [*self.plan, *self.confirming]
+            self.plan, self.confirming = [], None
+            return [a.to_dict() for a in sent]
         swaps = self.swaps()
         if swaps:
-            return self._send_if(swaps[self.swap_at % len(swaps)])
+            return self.advance([swaps[self.swap_at % len(swaps)]])
         targets = self.targets()
-        if self.cursor is None or self.cursor not in targets:
+        cursor = self.at(targets)
+        if cursor is None:
             if self.step() is None and self.picked is None and not view["drafted"]:
                 self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
+            elif self.picked is not None:
+                keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
+                self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
+                               refusal=True)  # fmt: skip
             return []
         if self.step() == MOVE and self.lifted is None:
-            self.lifted = self.cursor
-            self.cursor = self._first(self.targets())
+            self.lifted = cursor
+            self.at(self.targets())
             return []
-        action = targets[self.cursor]
-        self.picked = self.lifted = None
-        return [action.to_dict()]
+        return self.advance([targets[cursor]])
+
+    def advance(self, actions: list[Action], typed: bool = False) -> list[Data]:
+        """Take decisions, checked on a copy of the game after the plan. A decision that
+        leaves a tool's step open joins the plan (nothing is sent, nothing paid); one that
+        ends the use (or needs no tool) goes to the host with the plan; one whose outcome the
+        host rolls or draws waits for Enter (:attr:`confirming`). A refusal sends nothing and
+        says why (``typed``: as a CommandError)."""
+        host = self.host_state()
+        you = self.model.you
+        if host is None or not self.mine() or host.current_seat != you:
+            return []
+        plan = [*self.plan, *actions]
+        check = host.clone()
+        try:
+            for action in plan:
+                check.apply(action)
+        except RuleError as exc:
+            if typed:
+                raise CommandError(f"not sent: {exc.message}") from None
+            self.model.say(exc.message, refusal=True)
+            return []
+        self.model.say("")
+        self._plan_base = self.model.view["version"] if self.model.view else -1
+        self.lifted = None
+        if any(a.kind == "tool" and a.number in ROLLED for a in actions):
+            self.confirming = list(actions)
+            return []
+        self.picked = None
+        if check.step is not None and check.current_seat == you:
+            self.plan = plan
+            self._settle()
+            return []
+        if len(plan) > 1 and plan[0].kind == "tool" and plan[0].number == 12 and \
+                plan[-1].kind == "move" and sum(a.kind == "move" for a in plan) == 1:  # fmt: skip
+            self.model.say("Tap Wheel ends after one move: no second die of that colour can "
+                           "move now")  # fmt: skip
+        self.plan, self.confirming = [], None
+        return [a.to_dict() for a in plan]
+
+    def undo(self) -> list[Data]:
+        """u (and Esc): take back the last step not yet sent: a use waiting for Enter, a
+        lifted die, a step of the plan (a drafted-die tool with its draft: the die stays
+        picked), the picked die. What the host has accepted stays."""
+        said = ""
+        if self.chosen_ahead is not None:
+            self.chosen_ahead = None
+            said = "choice taken back: nothing was sent"
+        elif self.confirming is not None:
+            self.confirming = None
+            said = "not used: nothing was sent"
+        elif self.lifted is not None:
+            self.lifted = None
+        elif self.plan:
+            last = self.plan.pop()
+            if last.kind == "tool" and self.plan and self.plan[-1].kind == "draft" and \
+                    self.plan[-1].cell < 0:  # fmt: skip
+                self.picked = self.plan.pop().die
+            said = f"took back {last}: nothing was sent"
+        elif self.picked is not None:
+            self.picked = self.cursor = None
+        elif self.mine():
+            said = "nothing to take back: what the host has accepted stays"
+        self._settle()
+        if said:
+            self.model.say(said)
+        return []
+
+    def _settle(self) -> None:
+        """Keep the picked die, the lifted die, the cursor and the round-track choice true to
+        the screen now (the cursor always on a target while there is one)."""
+        view = self.view
+        if view is None or not self.mine():
+            self.picked = self.lifted = self.cursor = None
+            return
+        step = self.step()
+        if self.picked is not None and (self.picked >= len(view["pool"]) or step not in (
+                None, DRAFT_AGAIN) or view["drafted"] and step is None):  # fmt: skip
+            self.picked = None
+        if step != MOVE:
+            self.lifted = None
+        self.at(self.targets())
+        swaps = self.swaps()
+        self.swap_at = min(self.swap_at, max(0, len(swaps) - 1))
+
+    # -- the pattern choice: everyone may choose at once ------------------------------------
+
+    def can_choose(self) -> bool:
+        """Whether you may pick a pattern now: the choice is open and yours is not made. Your
+        turn to choose need not have come: a choice made before it is sent when it does."""
+        view, private = self.view, self.model.private or {}
+        return bool(view and view["phase"] == "choose" and self.model.you is not None
+                    and private.get("patterns") and private.get("pattern") is None
+                    and self.model.status == "running")  # fmt: skip
+
+    def choosing(self) -> str:
+        """Whose turn to choose it is (the host takes the choices in seat order)."""
+        turn = self.model.turn
+        return self.model.name(turn) if turn is not None else ""
+
+    def _choose_now(self) -> list[Data]:
+        if not self.can_choose():
+            return []
+        if self.mine():
+            self.chosen_ahead = None
+            return self.advance([Action.choose(self.candidate)])
+        self.chosen_ahead = self.candidate
+        return []
+
+    def due(self) -> list[Data]:
+        if self.chosen_ahead is None or not self.can_choose() or not self.mine():
+            return []
+        slot, self.chosen_ahead = self.chosen_ahead, None
+        self.candidate = slot
+        return self.advance([Action.choose(slot)])
 
     def use_tool(self, slot: int) -> list[Data]:
         view = self.view
-        if view is None or not self.mine() or slot >= len(view["tools"]):
+        if view is None or not self.mine() or slot >= len(view["tools"]) or \
+                self.confirming is not None:  # fmt: skip
             return []
         number = view["tools"][slot]["tool"]
         actions = self._tool_actions(number)
         if not actions:
             self.model.say(self._tool_refusal(number), refusal=True)
             return []
-        self.picked = None
-        return [a.to_dict() for a in actions]
+        return self.advance(actions)
 
     def _tool_actions(self, number: int) -> list[Action]:
         """What using tool ``number`` sends now: the tool (its cheapest payment), after the
@@ -590,39 +829,45 @@ class SagradaUI(GameUI):
             return f"{tool.name} cannot be used now"
         if tool.on_drafted and self.picked is None and self.step() is None:
             return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
+        check = state.clone()
+        picked = self.picked if tool.on_drafted and self.step() is None else None
+        if picked is not None and picked < len(state.pool) and number in state.tools:
+            die = state.pool[picked]
+            try:
+                check.apply(Action.draft(picked))  # the rules then say why this tool cannot
+            except RuleError:  # no tool can be used on it: say so if this one's outcome is why
+                if not state.tool_outcomes(number, die):
+                    return f"{tool.name} would leave {die_text(die)} with no cell it may go to"
         try:
-            state.clone().apply(Action.tool(number))
+            check.apply(Action.tool(number))
         except RuleError as exc:
-            return f"{tool.name}: {exc.message}"
+            return exc.message if exc.message.startswith(tool.name) else \
+                f"{tool.name}: {exc.message}"  # fmt: skip
         return f"{tool.name} cannot be used now"
 
     def _send_if(self, action: Action) -> list[Data]:
-        """``action`` to send if it is legal now; else the rules' reason on the message line."""
-        if not self.mine():
+        """``action`` as a decision of its own (see :meth:`advance`)."""
+        if not self.mine() or self.confirming is not None:
             return []
-        state = self.state()
-        if state is None:
-            return []
-        if action in self.legal():
-            self.picked = self.lifted = None
-            return [action.to_dict()]
-        try:
-            state.clone().apply(action)
-        except RuleError as exc:
-            self.model.say(exc.message, refusal=True)
-        return []
+        return self.advance([action])
 
     def command(self, text: str) -> list[Data]:
         """A typed move in the rules' text form, checked on a copy of the game before anything
-        is sent; ``draft N`` alone picks the die for the arrows (or, with a die picked, ``tool
-        N`` drafts it for the tool)."""
+        is sent, and taken like a key (:meth:`advance`); ``draft N`` alone picks the die for
+        the arrows (or, with a die picked, ``tool N`` drafts it for the tool)."""
         words = text.lower().split()
         try:
             action = Action.parse(text)
         except RuleError as exc:
             raise CommandError(exc.message) from None
+        if action.kind == "choose" and self.can_choose() and not self.mine():
+            if not 0 <= action.number < 4:
+                raise CommandError("choose a pattern from 1 to 4")
+            self.candidate = self.chosen_ahead = action.number
+            return []
         if not self.mine():
             raise CommandError("it is not your turn")
+        self.confirming = None
         state = self.state()
         assert state is not None
         actions = [action]
@@ -633,19 +878,11 @@ class SagradaUI(GameUI):
             if action.die < 0 and len(words) == 2:
                 found = self._tool_actions(action.number)
                 if found:
-                    self.picked = None
-                    return [a.to_dict() for a in found]
+                    return self.advance(found, typed=True)
             if TOOLS.get(action.number) and TOOLS[action.number].on_drafted and \
                     self.picked is not None and self.step() is None:  # fmt: skip
                 actions = [Action.draft(self.picked), action]
-        check = state.clone()
-        try:
-            for a in actions:
-                check.apply(a)
-        except RuleError as exc:
-            raise CommandError(f"not sent: {exc.message}") from None
-        self.picked = self.lifted = None
-        return [a.to_dict() for a in actions]
+        return self.advance(actions, typed=True)
 
     def complete(self, text: str) -> list[str]:
         words = text.split()
@@ -673,14 +910,11 @@ class SagradaUI(GameUI):
             options = []
         return [o for o in options if o.startswith(partial.lower())]
 
-    def cancel(self) -> None:
-        """Esc: drop the picked die, or put a lifted die back down."""
-        if self.lifted is not None:
-            self.lifted = None
-            self.cursor = self._first(self.targets())
-            return
-        self.picked = None
-        self.cursor = None
+    def cancel(self) -> bool:
+        """Esc and u (the shell's keys): take back the last step not yet sent. Sagrada keeps
+        its own steps (a tool's plan), and says what it took back."""
+        self.undo()
+        return True
 
     # -- updates ----------------------------------------------------------------------------
 
@@ -692,20 +926,13 @@ class SagradaUI(GameUI):
 
     def updated(self, events: list[Data]) -> None:
         you = self.model.you
-        view = self.view
-        if not self.mine():
-            self.picked = self.lifted = self.cursor = None
-        elif view is not None:
-            if self.picked is not None and (self.picked >= len(view["pool"]) or view["drafted"]
-                                            and self.step() != DRAFT_AGAIN):  # fmt: skip
-                self.picked = None
-            if self.step() != MOVE:
-                self.lifted = None
-            targets = self.targets()
-            if self.cursor not in targets:
-                self.cursor = self._first(targets)
-            swaps = self.swaps()
-            self.swap_at = min(self.swap_at, max(0, len(swaps) - 1))
+        host = self.model.view
+        if (self.plan or self.confirming is not None) and (
+                host is None or host["version"] != self._plan_base):  # fmt: skip
+            self.plan, self.confirming = [], None  # made on a view that is gone
+        if self.chosen_ahead is not None and not self.can_choose():
+            self.chosen_ahead = None
+        self._settle()
         self._find_changes()
         turn_over = any(e.get("type") in ("turn_passed", "round_started", "patterns_revealed")
                         or e.get("seat") == you and e.get("type") == "die_placed"
@@ -748,7 +975,7 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
     pattern = ui.pattern_of(seat)
     who = "You" if seat == model.you else model.name(seat)
     mark = "▶" if seat == model.turn else " "
-    title = f"{mark}{who}: {pattern.name if pattern else '?'}"
+    name = pattern.name if pattern else "?"
     tokens = f" ●{data['tokens']}" if view["config"]["players"] > 1 else ""
     marks: dict[int, str] = {i: "*" for i in ui.changed.get(seat, ())}
     ghost = None
@@ -759,16 +986,23 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
         if ui.lifted is not None:
             marks[ui.lifted] = "^"
         hand = ui.hand() if ui.step() != MOVE or ui.lifted is not None else ""
-        if ui.cursor is not None and ui.cursor in targets:
+        if ui.at(targets) is not None:
             if hand:
                 ghost = (ui.cursor, hand)
             else:
                 marks[ui.cursor] = "▸"
-    grid_w = SMALL_W if small else GRID_W
-    head = fit([("class:you" if seat == model.you else "", title[: grid_w - len(tokens)]),
-                ("", tokens)], grid_w)  # fmt: skip
+    grid_w = max(SMALL_W if small else GRID_W, width)
+    style = "class:you" if seat == model.you else ""
+    title = f"{mark}{who}: {name}"
+    if len(title) + len(tokens) <= grid_w:
+        heads = [[(style, title), ("", tokens)]]
+    else:  # the owner and tokens on a line, the pattern's name whole under it
+        heads = [[(style, f"{mark}{who}"[:grid_w - len(tokens)]), ("", tokens)]]
+        heads += [[(style, text)] for text in textwrap.wrap(name, grid_w - 1,
+                                                            initial_indent=" ",
+                                                            subsequent_indent=" ")]
     rows = window_rows(data["window"], pattern, marks=marks, ghost=ghost, small=small)
-    return [fit(head, width), *(fit(r, width) for r in rows)]
+    return [*(fit(h, width) for h in heads), *(fit(r, width) for r in rows)]
 
 
 def snake_line(ui: SagradaUI, width: int) -> Line:
@@ -830,26 +1064,36 @@ def track_lines(ui: SagradaUI, width: int) -> list[Line]:
     return [fit(merge(x), width) for x in lines]
 
 
-def tool_lines(ui: SagradaUI, width: int) -> list[Line]:
-    """The tools in play with their key, number, name and cost now."""
+def tool_lines(ui: SagradaUI, width: int, wrap: bool = True) -> list[Line]:
+    """The tools in play with their key, number, name, cost now and what each does (under it
+    when the line is too narrow; left out, ``wrap=False``, where rows are short: the help's
+    second page has them all)."""
     view = ui.view
     assert view is not None
     solo = view["config"]["players"] == 1
     usable = set(ui._tool_slots())
     lines: list[Line] = [[("class:title", "Tools"), ("class:dim", "  key · number · cost now")]]
+    names = max((len(TOOLS[t["tool"]].name) for t in view["tools"]), default=0)
+    costs = []
+    for t in view["tools"]:
+        if solo:
+            costs.append("used" if t["cost"] is None else f"pay a {t['cost']} die")
+        else:
+            costs.append(f"{t['cost']} token" + ("s" if t["cost"] > 1 else ""))
+    cost_w = max(map(len, costs), default=0) + 1
     for slot, t in enumerate(view["tools"]):
         tool = TOOLS[t["tool"]]
-        if solo:
-            cost = "used" if t["cost"] is None else f"pay a {t['cost']} die"
-        else:
-            cost = f"{t['cost']} token" + ("s" if t["cost"] > 1 else "")
         style = "class:legal" if slot in usable else ""
         line: Line = [(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
-                      ("", f"{tool.name:<24.24}"), ("class:dim", f" {cost:<8}")]  # fmt: skip
+                      ("", f"{tool.name:<{names}}"),
+                      ("class:dim", f" {costs[slot]:<{cost_w}}")]  # fmt: skip
         short = f" {TOOL_SHORT[tool.number]}"
         if sum(len(t) for _, t in line) + len(short) <= width:
-            line.append(("", short))
-        lines.append(line)
+            lines.append([*line, ("", short)])
+        elif wrap:  # what it does goes under it
+            lines += [line, [("", "     " + short)]]
+        else:
+            lines.append(line)
     return [fit(line, width) for line in lines]
 
 
@@ -881,23 +1125,26 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
 
 
 def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
-    """Each seat: dice placed, favour tokens, score now (public objectives, tokens, empty
-    cells; your private objective in yours, the others' count at the end)."""
+    """Each seat: dice placed, favour tokens (not in solo), score now by one rule for every
+    row, yours too: public objectives, tokens, empty cells; private objectives are secret, so
+    they count at the end only (as in the host's view, a spectator's and a replay's)."""
     model = ui.model
     view = ui.view
     assert view is not None
-    lines: list[Line] = [[("class:title", "Score now"), ("class:dim", "  dice ●  pts")]]
-    state = ui.state()
+    solo = view["config"]["players"] == 1
+    tokens_head = "" if solo else " ●"
+    head: Line = [("class:title", "Score now"), ("class:dim", f"  dice{tokens_head}  pts")]
+    label = ", " + PRIVATE_OUT
+    lines = [[*head, ("class:dim", label)]] if len(line_text(head) + label) <= width else [
+        head, [("class:dim", f"  ({PRIVATE_OUT})")]]
     for seat, data in enumerate(view["seats"]):
         dice = sum(1 for d in data["window"] if d)
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
-        score = view["scores"][seat]
-        if seat == model.you and model.private is not None and state is not None:
-            score = state.score_sheet(seat)["total"]  # yours with your private objective
-        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4} "
-                              f"{data['tokens']:>2} {score:>4}")])  # fmt: skip
-    if view["config"]["players"] == 1:
+        tokens = "" if solo else f" {data['tokens']:>2}"
+        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4}{tokens} "
+                              f"{view['scores'][seat]:>4}")])  # fmt: skip
+    if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
         lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
     return [fit(line, width) for line in lines]
@@ -930,17 +1177,28 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
+        tool += ", not yet paid" if ui.plan else ""
+        if view["step"]["kind"] == VALUE_STEP and view["step"]["tool"] == 11:
+            held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
                           (f"class:die.{held[0].lower()}", held),
                           ("class:dim", f"  ({tool})")], right_w))  # fmt: skip
     right += track_lines(ui, right_w)
-    right += tool_lines(ui, right_w)
-    right += objective_lines(ui, right_w)
-    scores = scores_lines(ui, max(right_w, left_w))
+    objectives = objective_lines(ui, right_w)
+    tools = tool_lines(ui, right_w)
+    if len(right) + len(tools) + len(objectives) > height:  # short rows: effects on ? pages
+        tools = tool_lines(ui, right_w, wrap=False)
+        if len(right) + len(tools) + len(objectives) < height:
+            tools.append(fit([("class:dim", "     (? then Space: what each tool does)")], right_w))
+    right += tools + objectives
+    scores = scores_lines(ui, right_w)
     if len(right) + len(scores) <= height:
         right += scores
     else:  # a short screen: the scores go under the window
-        left += [fit(line, left_w) for line in scores]
+        scores = scores_lines(ui, left_w)
+        if len(left) + len(scores) > height and PRIVATE_OUT in line_text(scores[1]):
+            del scores[1]  # the label's own line, rather than a seat's row
+        left += scores
     columns = [(left_w, left), (right_w, right)]
     if other_cols:
         per_col = max(1, min(height // (GRID_H + 1), -(-len(others) // other_cols)))
@@ -952,6 +1210,8 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     return columns
 
 
+#: The score now's label: what it leaves out.
+PRIVATE_OUT = "private not counted"
 #: The panel's width that the others' windows leave it at least.
 PANEL_W = 56
 
@@ -970,19 +1230,22 @@ def play_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
 
 
 def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
-    """The four patterns you were dealt side by side (the cursor on one); once you have
-    chosen, who is still choosing."""
+    """The four patterns you were dealt side by side (the cursor on one), each name whole
+    (wrapped when long); who is choosing now, and your choice if made before your turn."""
     model = ui.model
     view = ui.view
     assert view is not None
     private = model.private or {}
     dealt = private.get("patterns") or []
     patterns = ui.patterns()
+    solo = view["config"]["players"] == 1
     lines: list[Line] = []
     waiting = [model.name(s) for s, d in enumerate(view["seats"]) if not d["chosen"]]
+    whose = ui.choosing()
     if model.you is not None and private.get("pattern") is not None:
         chosen = patterns[private["pattern"]]
-        lines.append([("class:title", f"You chose {chosen.name} ({chosen.difficulty} tokens)."),
+        tokens = "" if solo else f" ({chosen.difficulty} tokens)"
+        lines.append([("class:title", f"You chose {chosen.name}{tokens}."),
                       ("", f"  Waiting for {', '.join(waiting)}.")])  # fmt: skip
     elif model.my_turn and not dealt:
         lines.append([("class:title", "Choose your window pattern"),
@@ -990,30 +1253,46 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
-    else:
+    elif ui.chosen_ahead is not None:
+        lines.append([("class:title", f"Your choice: {ui.chosen_ahead + 1}"),
+                      ("", f"  {whose} is choosing; yours goes to the host next")])
+    elif model.my_turn:
         lines.append([("class:title", "Choose your window pattern"),
-                      ("class:dim", "  (● its favour tokens)")])  # fmt: skip
+                      ("class:dim", "" if solo else "  (● its favour tokens)")])  # fmt: skip
+    else:
+        lines.append([("class:title", "Choose your window pattern now"),
+                      ("", f"  ({whose} is choosing; the host takes yours next)")])
     if dealt:
         small = width < 4 * (GRID_W + 2)
         cell_w = (SMALL_W if small else GRID_W) + 2
-        mine = model.my_turn and private.get("pattern") is None
+        mine = ui.can_choose()
         blocks = []
         for slot, index in enumerate(dealt):
             p = patterns[index]
-            here = mine and slot == ui.candidate
-            title = f"{'▸' if here else ' '}{slot + 1} {p.name}"[: cell_w - 4]
-            head = fit([("class:chosen" if here else "class:title", title),
-                        ("", f" ●{p.difficulty}")], cell_w)  # fmt: skip
-            grid = window_rows([""] * CELLS, p, small=small)
-            blocks.append([head, *(fit(r, cell_w) for r in grid)])
+            here = mine and slot == (ui.chosen_ahead if ui.chosen_ahead is not None
+                                     else ui.candidate)  # fmt: skip
+            tokens = "" if solo else f" ●{p.difficulty}"
+            words = textwrap.wrap(f"{slot + 1} {p.name}{tokens}", cell_w - 2) or [""]
+            head = [fit([("class:chosen" if here else "class:title",
+                          f"{'▸' if here and not i else ' '}{text}")], cell_w)
+                    for i, text in enumerate(words)]  # fmt: skip
+            blocks.append((head, [fit(r, cell_w) for r in window_rows([""] * CELLS, p,
+                                                                       small=small)]))
         per_row = max(1, min(len(blocks), width // cell_w))  # narrower than 80: two rows
         for first in range(0, len(blocks), per_row):
             row = blocks[first : first + per_row]
-            for r in range(len(row[0])):
-                lines.append(merge([frag for b in row for frag in b[r]]))
+            heads = max(len(head) for head, _ in row)
+            for head, _ in row:
+                head += [[("", " " * cell_w)]] * (heads - len(head))
+            for r in range(heads):
+                lines.append(merge([frag for head, _ in row for frag in head[r]]))
+            for r in range(len(row[0][1])):
+                lines.append(merge([frag for _, grid in row for frag in grid[r]]))
     lines.append([])
     lines += objective_lines(ui, width)
     lines += tool_lines(ui, width)
+    if len(lines) > height:  # short rows: no blank lines, so that every tool shows
+        lines = [line for line in lines if line_text(line).strip()]
     return box(lines, width, height)
 
 
@@ -1030,17 +1309,23 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         verdict = "beaten" if result.get("won") else "missed"
         lines.append([("", f"Target {result['target']} (the round track's values): "
                            f"{verdict} with {result['scores'][0]}")])  # fmt: skip
-    names = [OBJECTIVE_LABEL[n] for n in view["objectives"]]
-    head = " #  player      " + " ".join(f"{n:>6}" for n in names) + \
-        "  private tokens  empty  score"
-    lines.append([("class:dim", head)])
+    # Each public objective's column is headed by its name in words, wrapped over lines.
+    names = [textwrap.wrap(OBJECTIVES[n].name, OBJECTIVE_W) for n in view["objectives"]]
+    depth = max((len(n) for n in names), default=1)
+    for row in range(depth):
+        words = [n[row - depth + len(n)] if row >= depth - len(n) else "" for n in names]
+        last = row == depth - 1
+        head = (" #  player      " if last else " " * 16) + " ".join(
+            f"{w:>{OBJECTIVE_W}}" for w in words) + (
+            "  private tokens  empty  score" if last else "")  # fmt: skip
+        lines.append([("class:dim", head.rstrip())])
     for rank, seat in enumerate(result["ranking"]):
         style = "class:you" if seat == model.you else ""
         sheet = sheets[seat] if seat < len(sheets) else None
         if sheet is None:
             row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
         else:
-            parts = " ".join(f"{p:>6}" for p in sheet["objectives"])
+            parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
             penalty = 3 if "target" in result else 1
             row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
                    f" {sheet['tokens']:>6}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
@@ -1071,10 +1356,14 @@ Commands (dice and cells counted from 1: cell row,column; Tab completes)
 Window: R3 a die (colour letter and value); r a cell that wants red; 4 one that
 wants a 4; · no restriction. + a cell open to the die in hand, ▸ the cursor,
 * new since your last turn, ^ the die being moved. Colours: R red, Y yellow,
-G green, B blue, P purple. The message line previews a placement's end score."""
+G green, B blue, P purple. The message line previews a placement's score now.
+A tool's steps are chosen first: nothing is sent or paid until its last step,
+and u or Esc takes back any step before that. Flux Brush, Glazing Hammer and
+Flux Remover wait for Enter: the host rolls, which cannot be taken back."""
 
 RULES_PAGE = """\
-Rules in short (the full rules: sagani_net/games/sagrada/RULES.md)
+Rules in short; the full rules, with our rulings, as installed:
+ {rules}
 10 rounds, each a snake of turns (1 2 3 3 2 1). On a turn draft a die from the
  pool and place it, and/or use one tool (favour tokens: 1, then 2 once used);
  or pass. Dice left at a round's end go to the round track.

@@ -2,6 +2,10 @@
 
 >>> event_sentence({"type": "die_placed", "seat": 1, "die": "R3", "cell": [1, 3]}, ["Ann", "Bo"])
 'Bo places R3 at 2,4.'
+>>> event_sentence({"type": "round_ended", "round": 0, "track": ["Y5"]}, ["Ann", "Bo"])
+'Round 1 ends; Y5 goes to the round track.'
+>>> event_sentence({"type": "deadline_missed", "seat": 0}, ["Ann", "Bo"])
+'Ann ran out of time; the host plays for them.'
 """
 
 from __future__ import annotations
@@ -70,7 +74,10 @@ SENTENCES: dict[str, Callable[[Data, str, Sequence[str]], str]] = {
                                     f"{_cell(e['to'])}."),
     "turn_passed": lambda e, who, n: f"{who} ends the turn.",
     "round_ended": lambda e, who, n: (f"Round {e['round'] + 1} ends; {_dice(e['track'])} "
-                                      "go to the round track."),
+                                      f"{'goes' if len(e['track']) == 1 else 'go'} to the "
+                                      "round track."),
+    # The host's own event (PROTOCOL.md, deadlines): its default move follows.
+    "deadline_missed": lambda e, who, n: f"{who} ran out of time; the host plays for them.",
     "game_over": _game_over,
 }  # fmt: skip
 

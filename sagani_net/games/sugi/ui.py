@@ -530,13 +530,14 @@ class SugiUI(GameUI):
             return timeline
         return []
 
-    def cancel(self) -> None:
+    def cancel(self) -> bool:
         """Esc: an aimed action goes back to the card; a card goes back to the hand."""
         if self.choice is not None and self.choice.mode != "card":
             self.choice = Choice(self.choice.card, turn=0)
         else:
             self.choice = None
         self.marked = set()
+        return False
 
     def step_state(self) -> tuple[Choice | None, frozenset[int]]:
         """The card in hand as turned and aimed, and the cards marked for maintenance."""
