@@ -624,6 +624,9 @@ class Client:
     def __init__(self, address: str, **options: Any) -> None:
         self._loop = asyncio.new_event_loop()
         self._ctx = zmq.asyncio.Context()
+        # Every socket of this context lingers 0: a client dropped without close() is then
+        # destroyed by the garbage collector, wherever it runs, without waiting on a peer.
+        self._ctx.setsockopt(zmq.LINGER, 0)
         self.core = AsyncClient(address, context=self._ctx, **options)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
