@@ -866,7 +866,10 @@ class State(Engine):
         if nowhere:
             return RuleError("not_allowed", f"{nowhere} would fit nowhere in your window, and a "
                              "drafted die must be placed")  # fmt: skip
-        return RuleError("not_allowed", f"{action} is not allowed now: {self._why_not(action)}")
+        # The action's kind, not its text form: that counts from 1, and a message counts as the
+        # wire does first (the reason names the cells both ways).
+        return RuleError("not_allowed",
+                         f"{action.kind} is not allowed now: {self._why_not(action)}")
 
     def _why_not(self, action: Action) -> str:
         """The reason for a ``not_allowed`` refusal: which step or tool the action needs, or
@@ -885,7 +888,8 @@ class State(Engine):
             allowed = [a.number for a in self.legal_actions()]
             return f"{name} gives the die in hand a value in {allowed}"
         if kind == "swap":
-            return "the round track holds no die there"
+            return (f"the round track has no die {action.die} in round {action.number} (in text, "
+                    f"{action.number + 1}.{action.die + 1})")
         if kind == "move":
             source, window = action.cell, self.windows[self.seat]
             if not window[source]:
@@ -933,7 +937,7 @@ class State(Engine):
             die = self.held
             if not die:
                 return RuleError("not_allowed", "nothing is drafted: draft a die with its "
-                                 "cell (draft 3 at 2,4)")  # fmt: skip
+                                 "cell (in text: draft 3 at 2,4)")  # fmt: skip
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
