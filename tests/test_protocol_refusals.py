@@ -63,6 +63,22 @@ def test_placement_refusals_count_from_0_then_in_text_from_1() -> None:
     assert "the pool has dice 0 to 4 (in text, 1 to 5)" in said
 
 
+def test_a_not_allowed_message_never_counts_from_1_unsaid() -> None:
+    """The refused action's text form (``move 1,4 to 1,3``, ``swap 1.1``) counts from 1 without
+    saying so: a message names the action's kind, and its cells and indexes both ways."""
+    state = table(tools=(3, 5), tokens=(5, 5), pool=POOL, windows=(TWO_DICE, ONE_DIE))
+    play_text(state, "tool 3")
+    said = message(state, "move 3,3 to 2,1")
+    assert said.startswith("move is not allowed now:") and "3,3 to" not in said
+    state = table(tools=(5,), tokens=(5, 5), pool=POOL, windows=(ONE_DIE, ONE_DIE),
+                  track={0: "Y1"}, round_=1)
+    play_text(state, "draft 2", "tool 5")
+    said = message(state, "swap 1.2")
+    assert said == ("swap is not allowed now: the round track has no die 1 in round 0 "
+                    "(in text, 1.2)")
+    assert "(in text: draft 3 at 2,4)" in message(table(pool=POOL), "place 1,1")
+
+
 def test_sugi_slot_refusals_count_from_0_then_in_text_from_1() -> None:
     from sagani_net.games.sugi.rules import SUGI
 

@@ -26,6 +26,10 @@ from sagani_net.games.sugi.rules import State as SugiState
 from sagani_net.games.sugi.rules import replay as sugi_replay
 
 OLD_SAGRADA = Path(__file__).resolve().parent / "records" / "sagrada-before-setup.json"
+#: Written by the engine before issue 19: Grozing Pliers (action 29) turned a die into one that
+#: fit nowhere, and it went back to the pool.
+SPOILED_SAGRADA = (Path(__file__).resolve().parent / "records" /
+                   "sagrada-tool-left-a-die-nowhere.json")  # fmt: skip
 #: The tools whose use rolls or draws: Flux Brush, Glazing Hammer, Flux Remover.
 CHANCE_TOOLS = [6, 7, 11]
 
@@ -123,6 +127,23 @@ def test_a_sagrada_record_of_the_older_shape_still_replays() -> None:
                 {k: v for k, v in record.items() if k not in ("setup", "rolls")}):  # fmt: skip
         again, replayed = sagrada_replay(old)
         assert replayed == events and again.to_record() == record
+
+
+def test_a_sagrada_record_from_before_tools_had_to_leave_a_cell_still_replays() -> None:
+    """A game begun when Grozing Pliers could leave the die fitting nowhere replays by the rule
+    of its day, in the library and in ``sagani replay``; a record of today says ``tools_fit``,
+    and the same use in it is refused."""
+    stored = json.loads(SPOILED_SAGRADA.read_text())
+    assert "tools_fit" not in stored and "setup" not in stored
+    state, events = sagrada_replay(stored)
+    assert state.result().to_data() == stored["result"]
+    assert any(e["type"] == "die_returned" for e in events)
+    assert len(replay_frames(stored)) == len(stored["actions"]) + 1
+    assert refusal(sagrada_replay, {**stored, "tools_fit": True}).code == "not_allowed"
+    assert wire(sagrada_game(3)[0].to_record())["tools_fit"] is True
+    # A new game never plays by the old rule, nor does a record of today.
+    assert not SagradaState.new(SAGRADA.parse_config({"players": 2}), 1).spoiling
+    assert not sagrada_replay(wire(sagrada_game(3)[0].to_record()))[0].spoiling
 
 
 @pytest.mark.parametrize(

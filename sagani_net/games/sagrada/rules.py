@@ -367,7 +367,7 @@ class State(Engine):
         "privates", "dealt", "chosen", "phase", "round", "order", "turn", "seat", "skip", "pool",
         "track", "bag", "windows", "filled", "owned", "cache", "tokens", "uses", "drafted",
         "tool_done", "step", "step_tool", "held", "moves_left", "moved", "move_colour",
-        "history", "origin", "rolls", "script", "outcome",
+        "history", "origin", "rolls", "script", "outcome", "spoiling",
     )  # fmt: skip
 
     # -- making one -------------------------------------------------------------------------
@@ -416,6 +416,7 @@ class State(Engine):
         s.drafted = s.tool_done = False
         s.step, s.step_tool, s.held, s.moves_left, s.moved, s.move_colour = None, 0, 0, 0, -1, -1
         s.history, s.origin, s.rolls, s.script, s.outcome = [], 0, [], (), None
+        s.spoiling = False
         return s
 
     def _set_up(self, setup: Any) -> None:
@@ -464,6 +465,7 @@ class State(Engine):
         c.history, c.origin, c.rolls = self.history.copy(), self.origin, self.rolls.copy()
         c.script = self.script
         c.outcome = self.outcome
+        c.spoiling = self.spoiling
         return c  # fmt: skip
 
     def _rng(self) -> random.Random:
@@ -663,6 +665,8 @@ class State(Engine):
             return [die] if self.loose_cells(seat, die) else []
         else:
             return [die]
+        if self.spoiling:  # a game begun before the rule (see replay): any outcome
+            return turned
         return [d for d in turned if self.cells_for(seat, d)]
 
     def _drafted_die_tools(self, die: int, exclude: int = -1) -> list[Action]:
@@ -778,7 +782,8 @@ class State(Engine):
             return list(VALUES[1:])
         if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
-                    for i, d in enumerate(dice) if self.cells_for(seat, d)]  # fmt: skip
+                    for i, d in enumerate(dice)
+                    if self.spoiling or self.cells_for(seat, d)]  # fmt: skip
         if step == MOVE:
             if self.step_tool == 4 and self.moves_left == 2:
                 pairs = self._lathekin_firsts(seat)
@@ -861,7 +866,10 @@ class State(Engine):
         if nowhere:
             return RuleError("not_allowed", f"{nowhere} would fit nowhere in your window, and a "
                              "drafted die must be placed")  # fmt: skip
-        return RuleError("not_allowed", f"{action} is not allowed now: {self._why_not(action)}")
+        # The action's kind, not its text form: that counts from 1, and a message counts as the
+        # wire does first (the reason names the cells both ways).
+        return RuleError("not_allowed",
+                         f"{action.kind} is not allowed now: {self._why_not(action)}")
 
     def _why_not(self, action: Action) -> str:
         """The reason for a ``not_allowed`` refusal: which step or tool the action needs, or
@@ -880,7 +888,8 @@ class State(Engine):
             allowed = [a.number for a in self.legal_actions()]
             return f"{name} gives the die in hand a value in {allowed}"
         if kind == "swap":
-            return "the round track holds no die there"
+            return (f"the round track has no die {action.die} in round {action.number} (in text, "
+                    f"{action.number + 1}.{action.die + 1})")
         if kind == "move":
             source, window = action.cell, self.windows[self.seat]
             if not window[source]:
@@ -928,7 +937,7 @@ class State(Engine):
             die = self.held
             if not die:
                 return RuleError("not_allowed", "nothing is drafted: draft a die with its "
-                                 "cell (draft 3 at 2,4)")  # fmt: skip
+                                 "cell (in text: draft 3 at 2,4)")  # fmt: skip
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
@@ -1328,6 +1337,8 @@ class State(Engine):
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
             "setup": setup, "rolls": [list(r) for r in self.rolls],
         }  # fmt: skip
+        if not self.spoiling:
+            record["tools_fit"] = True
         if self.outcome is not None:
             record["result"] = self.outcome.to_data()
         return record
@@ -1371,7 +1382,10 @@ def replay(record: Data) -> tuple[State, list[Data]]:
 
     The setup and every roll come from the record (``setup``, ``rolls``); a record of an older
     shape without them has them from its seed. A record of a game not over keeps its rolls not
-    yet reached in the state, for the actions still to be applied (``sagani replay``).
+    yet reached in the state, for the actions still to be applied (``sagani replay``). A record
+    without ``tools_fit`` (written before issue 19) keeps the rule of its day, in its actions and
+    in any play after them: Grozing Pliers, Lens Cutter and Grinding Stone could leave the die
+    fitting nowhere, and it went back to the pool.
 
     :raises RuleError: ``bad_record`` for a malformed record, one whose setup or rolls cannot
         be (a die the bag no longer holds), one that holds more rolls than its play made, or
@@ -1390,6 +1404,9 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         raise RuleError("bad_record", "rolls must be a list")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
     state.script = tuple(rolls)
+    # A game begun before a tool had to leave the drafted die a cell (issue 19) plays on by the
+    # rule of its day, so that its record still replays: a record of today says "tools_fit".
+    state.spoiling = record.get("tools_fit") is not True
     events = replay_actions(state, record["actions"])
     if state.phase == OVER and len(rolls) > len(state.rolls):
         raise RuleError("bad_record", f"the record holds {len(rolls)} rolls, its play made "
