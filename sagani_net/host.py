@@ -832,11 +832,12 @@ class Host:
         seed = request["seed"]
         if seed is None:
             seed = secrets.randbits(63)
-        elif not (self.client_seeds or seats == 1 or len(request["bots"]) == seats):
-            # Whoever chose the seed knows the deal, the draw and every private objective.
-            raise ProtocolError("bad_field", "a table with seats for players gets a seed the "
-                                "host draws; leave seed out (a solo table, or one whose every "
-                                "seat is kept for bots, may choose its seed)")  # fmt: skip
+        elif not (self.client_seeds or seats == 1):
+            # Whoever chose the seed knows the deal, the draw and every private objective. A
+            # table of bot seats is no exception: any client joining as a bot takes one.
+            raise ProtocolError("bad_field", "a table of more than one seat gets a seed the "
+                                "host draws; leave seed out (only a solo table may choose "
+                                "its seed, or any table at a host run with --client-seeds)")
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
             deadline_s = float(self.bot_deadline_s)

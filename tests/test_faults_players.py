@@ -64,10 +64,28 @@ def test_a_seed_is_chosen_only_where_no_other_seat_can_lose_by_it(tmp_path: Path
         # Left out, the host draws it: two tables do not share a deal.
         drawn = [raw("create", game="sagrada", config={"players": 2})["table"] for _ in range(2)]
         assert host.tables[drawn[0]].seed != host.tables[drawn[1]].seed
-        # A solo table and a table of bots only keep the seed they were given.
+        # A solo table keeps the seed it was given.
         solo = raw("create", game="sagrada", config={"players": 1}, seed=7)["table"]
-        bots = raw("create", game="sugi", config={"players": 3}, seed=8, bots=[0, 1, 2])["table"]
-        assert (host.tables[solo].seed, host.tables[bots].seed) == (7, 8)
+        assert host.tables[solo].seed == 7
+        raw.close()
+
+
+def test_a_table_of_bot_seats_takes_no_seed_for_others_bots_would_sit_at_it(
+    tmp_path: Path,
+) -> None:
+    """Every seat kept for bots does not make them the creator's: any client joining with
+    role "bot" takes one (the host cannot tell whose bot it is). So a creator who chose the
+    seed of such a table would know the private objective and patterns of another's bot."""
+    with running_host(tmp_path, client_seeds=False) as host:
+        raw = Raw(host.endpoint)
+        for game, players in (("sagrada", 2), ("sagani", 2), ("sugi", 3)):
+            refused = raw("create", game=game, config={"players": players}, seed=42,
+                          bots=list(range(players)))  # fmt: skip
+            assert refused["code"] == "bad_field" and "seed" in refused["message"], game
+        assert not host.tables
+        # Without a seed such a table is made, its seed the host's own.
+        table = raw("create", game="sagrada", config={"players": 2}, bots=[0, 1])["table"]
+        assert host.tables[table].seed != 42
         raw.close()
 
 
