@@ -1082,15 +1082,23 @@ class Host:
         self._unstarted.clear()
 
     def _expire(self) -> bool:
-        """Play the default move for every bot seat past its deadline; True if any was played.
+        """Play the default move (or a stand-in's) for the seats past their clocks, oldest due
+        first, for at most a batch's budget; True if any was played.
 
         The default is the game's ``default_action()``: deterministic, so a replay of the record
         and a restarted host agree on it. It is stored like any accepted action, with the
         session :data:`HOST_DEFAULT_SESSION` and the version as its message id.
         """
         now_s = time.monotonic()
+        end_s = now_s + BATCH_BUDGET_S
         played = False
-        for table_id in [t for t, due_s in self._due.items() if due_s <= now_s]:
+        for table_id in sorted((t for t, due_s in self._due.items() if due_s <= now_s),
+                               key=self._due.__getitem__):  # fmt: skip
+            if played and time.monotonic() > end_s:
+                # The host's own moves (stand-ins think) are charged to no peer: like a batch
+                # of requests, they take a batch's budget, and the oldest due go first; the
+                # rest are due still, after the requests waiting meanwhile.
+                break
             table = self.tables[table_id]
             seat = self._timed_seat(table)
             if seat is None:  # nothing pending any more; _arm keeps this from happening

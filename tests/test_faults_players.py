@@ -15,10 +15,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zmq
-from test_deadlines import Updates
+from test_deadlines import Updates, wait_until
 from test_net_support import ROOT, WAIT_S, Raw, choose, running_host
 
 from protocol import VERSION, decode_message, encode
@@ -347,3 +348,49 @@ def test_a_peers_costly_requests_do_not_hold_up_another_tables_act(
     for _ in range(volley - answered):
         assert decode_message(sock.recv_multipart()[-1])["type"] == "tables"
     sock.close()
+
+
+# -- the host's own moves: stand-ins for away players ---------------------------------------
+
+STOOD_IN_TABLES = 20
+STAND_IN_MOVE_S = 0.1  # standing in for a costly decision of the stand-in's bot
+
+
+def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A creator can sit at both seats of many tables of its own, let one token fall silent
+    and ask the host to stand in for it: the host's bot then thinks for every such table, and
+    that work is charged to no peer. Played all in one step, the moves due at once kept every
+    other request waiting for the whole lot; now they take a batch's budget at a time."""
+    import sagani_net.host as host_module
+
+    stand_in_move = host_module._stand_in_move
+    made: list[str] = []
+    midway = threading.Event()
+
+    def slow(table: Any, seat: int) -> dict[str, Any]:
+        time.sleep(STAND_IN_MOVE_S)
+        made.append(table.id)
+        if len(made) == 4:  # past the first step's moves, within the lot due at once
+            midway.set()
+        return stand_in_move(table, seat)
+
+    monkeypatch.setattr(host_module, "_stand_in_move", slow)
+    with running_host(tmp_path, heartbeat_s=0.25) as host:
+        raw = Raw(host.endpoint)
+        tables = []
+        for _ in range(STOOD_IN_TABLES):
+            table = raw("create", game="sagani", config={"players": 2})["table"]
+            raw("join", table=table, name="silent")  # seat 0, to move, never heard from again
+            tables.append((table, raw("join", table=table, name="asker")["token"]))
+        wait_until(lambda: all(raw("here", table=t, token=k)["away"] == [0] for t, k in tables))
+        for table, token in tables:
+            assert raw("stand_in", table=table, token=token, seat=0)["type"] == "stand_in"
+        assert midway.wait(WAIT_S)
+        honest = Raw(host.endpoint)
+        assert honest("hello")["type"] == "welcome"
+        # Answered between two of the host's moves, not after all that were due.
+        assert len(made) <= 8 < STOOD_IN_TABLES
+        honest.close()
+        raw.close()
