@@ -176,6 +176,17 @@ def test_like_names_at_a_table_are_numbered_by_the_host(raw: Raw) -> None:
     assert [s["name"] for s in names] == [long, "x" * 62 + " 2"]
 
 
+
+def test_a_name_with_spaces_around_it_cannot_pass_for_another(raw: Raw) -> None:
+    table = raw("create", game="sugi", config={"players": 4})["table"]
+    raw("join", table=table, name="ann")
+    for name in (" ", "\u3000", "\u00a0 "):  # spaces of any kind, and nothing else
+        refused = raw("join", table=table, name=name)
+        assert refused["code"] == "bad_field" and "name" in refused["message"], repr(name)
+    names = ("ann ", "\u2003bo b ")
+    seats = [raw("join", table=table, name=n)["snapshot"]["seats"] for n in names][-1]
+    assert [s["name"] for s in seats[:3]] == ["ann", "ann 2", "bo b"]
+
 def test_bots_of_one_name_are_told_apart_in_the_record_and_the_replay(
     host: Host, tmp_path: Path
 ) -> None:
