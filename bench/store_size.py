@@ -33,7 +33,9 @@ def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, in
     ``actions`` accepted actions."""
     # One client asks as fast as the host answers: no rate limit in the way.
     limits = Limits(rate_per_s=1e9, rate_burst=10**9)
-    host = Host(Store(data_dir / "a"), port=0, heartbeat_s=HEARTBEAT_S, limits=limits)
+    # client_seeds: the games are dealt by the seeds it chooses (its own host, its own games).
+    host = Host(Store(data_dir / "a"), port=0, heartbeat_s=HEARTBEAT_S, limits=limits,
+                client_seeds=True)
     key = new_key(data_dir / "a")
     host.link = ActiveLink(host, key, bind="127.0.0.1", port=0)
     host.serve_in_thread()

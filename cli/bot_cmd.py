@@ -242,7 +242,8 @@ def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) ->
     from sagani_net.store import Store
 
     with tempfile.TemporaryDirectory(prefix="sagani-tournament-") as data_dir:
-        host = Host(Store(data_dir), bind="127.0.0.1", port=0)
+        # Its own host, for its own bots only: the games are dealt by their seeds.
+        host = Host(Store(data_dir), bind="127.0.0.1", port=0, client_seeds=True)
         host.serve_in_thread()
         try:
             print(f"sagani tournament: host at {host.endpoint}", file=sys.stderr)

@@ -74,7 +74,7 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--client-seeds", action="store_true",
                         help="let every create choose its table's seed, also where others play "
                         "(whoever chose a seed knows the deal: for a host whose clients are all "
-                        "yours; otherwise only solo and all-bot tables may)")
+                        "yours; otherwise only solo tables may)")
     parser.add_argument("--fsync", action="store_true",
                         help="fsync every commit (survives power cuts, slower)")
     parser.add_argument("--secure", action="store_true",

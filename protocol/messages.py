@@ -83,6 +83,16 @@ def _str(max_len: int, choices: tuple[str, ...] = ()) -> Check:
     return check
 
 
+def _seat_name(name: str, value: Any) -> str:
+    """A seat's name as others see it: without spaces around it (``"ann "`` would pass for
+    ``"ann"``, and a name of spaces for none), so those are taken off; nothing left is an
+    empty name."""
+    text = _str(MAX_NAME_LEN)(name, value).strip()
+    if not text:
+        raise ProtocolError("bad_field", f"{name} must hold more than spaces")
+    return text
+
+
 def _seconds(low: float, high: float) -> Check:
     def check(name: str, value: Any) -> float:
         # An int or a float on the wire (msgpack writes 2.0 as a float, many languages write 2 as
@@ -153,7 +163,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "role": Field(_str(16, ROLES), required=False, default="player"),
         "seat": Field(_nullable(_int(0, MAX_SEATS - 1)), required=False),
         # Absent: the host names the session after its role.
-        "name": Field(_str(MAX_NAME_LEN), required=False),
+        "name": Field(_seat_name, required=False),
         "token": Field(_nullable(_str(MAX_TOKEN_LEN)), required=False),
         "nonce": _NONCE,
     },

@@ -832,11 +832,12 @@ class Host:
         seed = request["seed"]
         if seed is None:
             seed = secrets.randbits(63)
-        elif not (self.client_seeds or seats == 1 or len(request["bots"]) == seats):
-            # Whoever chose the seed knows the deal, the draw and every private objective.
-            raise ProtocolError("bad_field", "a table with seats for players gets a seed the "
-                                "host draws; leave seed out (a solo table, or one whose every "
-                                "seat is kept for bots, may choose its seed)")  # fmt: skip
+        elif not (self.client_seeds or seats == 1):
+            # Whoever chose the seed knows the deal, the draw and every private objective. A
+            # table of bot seats is no exception: any client joining as a bot takes one.
+            raise ProtocolError("bad_field", "a table of more than one seat gets a seed the "
+                                "host draws; leave seed out (only a solo table may choose "
+                                "its seed, or any table at a host run with --client-seeds)")
         deadline_s = request["deadline_s"]
         if deadline_s is None and self.bot_deadline_s is not None:
             deadline_s = float(self.bot_deadline_s)
@@ -1081,15 +1082,23 @@ class Host:
         self._unstarted.clear()
 
     def _expire(self) -> bool:
-        """Play the default move for every bot seat past its deadline; True if any was played.
+        """Play the default move (or a stand-in's) for the seats past their clocks, oldest due
+        first, for at most a batch's budget; True if any was played.
 
         The default is the game's ``default_action()``: deterministic, so a replay of the record
         and a restarted host agree on it. It is stored like any accepted action, with the
         session :data:`HOST_DEFAULT_SESSION` and the version as its message id.
         """
         now_s = time.monotonic()
+        end_s = now_s + BATCH_BUDGET_S
         played = False
-        for table_id in [t for t, due_s in self._due.items() if due_s <= now_s]:
+        for table_id in sorted((t for t, due_s in self._due.items() if due_s <= now_s),
+                               key=self._due.__getitem__):  # fmt: skip
+            if played and time.monotonic() > end_s:
+                # The host's own moves (stand-ins think) are charged to no peer: like a batch
+                # of requests, they take a batch's budget, and the oldest due go first; the
+                # rest are due still, after the requests waiting meanwhile.
+                break
             table = self.tables[table_id]
             seat = self._timed_seat(table)
             if seat is None:  # nothing pending any more; _arm keeps this from happening

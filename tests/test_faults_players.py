@@ -15,10 +15,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zmq
-from test_deadlines import Updates
+from test_deadlines import Updates, wait_until
 from test_net_support import ROOT, WAIT_S, Raw, choose, running_host
 
 from protocol import VERSION, decode_message, encode
@@ -64,10 +65,28 @@ def test_a_seed_is_chosen_only_where_no_other_seat_can_lose_by_it(tmp_path: Path
         # Left out, the host draws it: two tables do not share a deal.
         drawn = [raw("create", game="sagrada", config={"players": 2})["table"] for _ in range(2)]
         assert host.tables[drawn[0]].seed != host.tables[drawn[1]].seed
-        # A solo table and a table of bots only keep the seed they were given.
+        # A solo table keeps the seed it was given.
         solo = raw("create", game="sagrada", config={"players": 1}, seed=7)["table"]
-        bots = raw("create", game="sugi", config={"players": 3}, seed=8, bots=[0, 1, 2])["table"]
-        assert (host.tables[solo].seed, host.tables[bots].seed) == (7, 8)
+        assert host.tables[solo].seed == 7
+        raw.close()
+
+
+def test_a_table_of_bot_seats_takes_no_seed_for_others_bots_would_sit_at_it(
+    tmp_path: Path,
+) -> None:
+    """Every seat kept for bots does not make them the creator's: any client joining with
+    role "bot" takes one (the host cannot tell whose bot it is). So a creator who chose the
+    seed of such a table would know the private objective and patterns of another's bot."""
+    with running_host(tmp_path, client_seeds=False) as host:
+        raw = Raw(host.endpoint)
+        for game, players in (("sagrada", 2), ("sagani", 2), ("sugi", 3)):
+            refused = raw("create", game=game, config={"players": players}, seed=42,
+                          bots=list(range(players)))  # fmt: skip
+            assert refused["code"] == "bad_field" and "seed" in refused["message"], game
+        assert not host.tables
+        # Without a seed such a table is made, its seed the host's own.
+        table = raw("create", game="sagrada", config={"players": 2}, bots=[0, 1])["table"]
+        assert host.tables[table].seed != 42
         raw.close()
 
 
@@ -156,6 +175,17 @@ def test_like_names_at_a_table_are_numbered_by_the_host(raw: Raw) -> None:
     names = [raw("join", table=spare, name=long)["snapshot"]["seats"] for _ in range(2)][-1]
     assert [s["name"] for s in names] == [long, "x" * 62 + " 2"]
 
+
+
+def test_a_name_with_spaces_around_it_cannot_pass_for_another(raw: Raw) -> None:
+    table = raw("create", game="sugi", config={"players": 4})["table"]
+    raw("join", table=table, name="ann")
+    for name in (" ", "\u3000", "\u00a0 "):  # spaces of any kind, and nothing else
+        refused = raw("join", table=table, name=name)
+        assert refused["code"] == "bad_field" and "name" in refused["message"], repr(name)
+    names = ("ann ", "\u2003bo b ")
+    seats = [raw("join", table=table, name=n)["snapshot"]["seats"] for n in names][-1]
+    assert [s["name"] for s in seats[:3]] == ["ann", "ann 2", "bo b"]
 
 def test_bots_of_one_name_are_told_apart_in_the_record_and_the_replay(
     host: Host, tmp_path: Path
@@ -329,3 +359,49 @@ def test_a_peers_costly_requests_do_not_hold_up_another_tables_act(
     for _ in range(volley - answered):
         assert decode_message(sock.recv_multipart()[-1])["type"] == "tables"
     sock.close()
+
+
+# -- the host's own moves: stand-ins for away players ---------------------------------------
+
+STOOD_IN_TABLES = 20
+STAND_IN_MOVE_S = 0.1  # standing in for a costly decision of the stand-in's bot
+
+
+def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A creator can sit at both seats of many tables of its own, let one token fall silent
+    and ask the host to stand in for it: the host's bot then thinks for every such table, and
+    that work is charged to no peer. Played all in one step, the moves due at once kept every
+    other request waiting for the whole lot; now they take a batch's budget at a time."""
+    import sagani_net.host as host_module
+
+    stand_in_move = host_module._stand_in_move
+    made: list[str] = []
+    midway = threading.Event()
+
+    def slow(table: Any, seat: int) -> dict[str, Any]:
+        time.sleep(STAND_IN_MOVE_S)
+        made.append(table.id)
+        if len(made) == 4:  # past the first step's moves, within the lot due at once
+            midway.set()
+        return stand_in_move(table, seat)
+
+    monkeypatch.setattr(host_module, "_stand_in_move", slow)
+    with running_host(tmp_path, heartbeat_s=0.25) as host:
+        raw = Raw(host.endpoint)
+        tables = []
+        for _ in range(STOOD_IN_TABLES):
+            table = raw("create", game="sagani", config={"players": 2})["table"]
+            raw("join", table=table, name="silent")  # seat 0, to move, never heard from again
+            tables.append((table, raw("join", table=table, name="asker")["token"]))
+        wait_until(lambda: all(raw("here", table=t, token=k)["away"] == [0] for t, k in tables))
+        for table, token in tables:
+            assert raw("stand_in", table=table, token=token, seat=0)["type"] == "stand_in"
+        assert midway.wait(WAIT_S)
+        honest = Raw(host.endpoint)
+        assert honest("hello")["type"] == "welcome"
+        # Answered between two of the host's moves, not after all that were due.
+        assert len(made) <= 8 < STOOD_IN_TABLES
+        honest.close()
+        raw.close()

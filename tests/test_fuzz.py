@@ -19,12 +19,12 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_net_support import WAIT_S, Raw, choose, running_host
 
 from protocol import ProtocolError, check_request, decode_message, decode_request, encode
-from protocol.messages import MAX_ID, request_id
+from protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada import patterns as sagrada_patterns
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS, RESTRICTIONS
@@ -349,6 +349,15 @@ PATTERN = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+def unsafe(item: Any) -> bool:
+    """Whether a string anywhere in ``item`` holds a character no request may hold."""
+    if isinstance(item, str):
+        return UNSAFE_TEXT.search(item) is not None
+    if isinstance(item, dict):
+        return any(unsafe(k) or unsafe(v) for k, v in item.items())
+    return isinstance(item, list) and any(unsafe(v) for v in item)
+
+
 @st.composite
 def pattern_request(draw: st.DrawFn) -> dict[str, Any]:
     """A `static` or `create` of Sagrada with a list of patterns, good or bad, of any count up
@@ -390,6 +399,9 @@ def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
     @settings(max_examples=60, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(st.lists(pattern_request(), min_size=1, max_size=8))
+    @example([{"type": "static", "game": "sagrada", "config": {  # a name no request may hold
+        "players": 1, "pattern_set": "all",
+        "patterns": [{"name": "\x1f", "difficulty": 3, "grid": COSTLY}]}}])  # fmt: skip
     def fuzz(requests: list[dict[str, Any]]) -> None:
         for n, request in enumerate(requests):
             sock.send_multipart([b"", encode({"v": 1, "id": n, **request})])
@@ -402,6 +414,8 @@ def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
                 wanted = want[request["type"]]
             except RuleError:
                 wanted = {"bad_config"}
+            if unsafe(request):
+                wanted = {"bad_field"}  # a pattern named with a control: refused as any string
             assert reply.get("code", reply["type"]) in wanted, (request, reply)
             sent[0] += min(len(request["config"]["patterns"]), MAX_PATTERNS)
         work["counting"] = True
