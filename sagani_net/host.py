@@ -111,6 +111,9 @@ HOST_STAND_IN_SESSION = "host:stand-in"
 #: before each move, so that people see whose turn it was.
 STAND_IN_STRATEGY = "greedy"
 STAND_IN_PAUSE_S = 0.5
+#: The clock of a bot seat at a table that sets no ``deadline_s``: anyone may join as a bot,
+#: and a "bot" that never moves must not hold the game for ever (issue 18, point 9).
+BOT_FALLBACK_S = 60.0
 #: A seated player's client says it is there (``here``, or any request with its token) once a
 #: presence period: the host's heartbeat, but never more often than this.
 PRESENCE_MIN_S = 0.25
@@ -269,6 +272,7 @@ class Host:
         context: zmq.Context | None = None,
         secure: Callable[[zmq.Socket], None] | None = None,
         bot_deadline_s: float | None = None,
+        bot_fallback_s: float = BOT_FALLBACK_S,
         turn_timer_s: float | None = None,
         client_seeds: bool = False,
     ) -> None:
@@ -285,6 +289,8 @@ class Host:
         self.client_seeds = client_seeds
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
+        #: A bot seat's clock at a table with no deadline at all (:data:`BOT_FALLBACK_S`).
+        self.bot_fallback_s = bot_fallback_s
         #: The turn timer of tables whose create request names none (``--turn-timer``).
         self.turn_timer_s = turn_timer_s
         #: How often a seated player's client says it is there, and the silence after which its
@@ -1039,13 +1045,14 @@ class Host:
     def _clock_s(self, table: Table, seat: int) -> float | None:
         """The time ``seat``'s decision may take, None: no limit. A seat the host stands in
         for waits STAND_IN_PAUSE_S; one kept for bots or held by a bot has the table's
-        deadline; one a person holds (or nobody yet), its turn timer."""
+        deadline, else the host's fallback; one a person holds (or nobody yet), its turn
+        timer."""
         if seat in table.stand_ins:
             return STAND_IN_PAUSE_S
         holder = table.holders[seat]
         session = self.sessions.get(holder) if holder else None
         if seat in table.bots or (session is not None and session.role == "bot"):
-            return table.deadline_s
+            return table.deadline_s if table.deadline_s is not None else self.bot_fallback_s
         return table.turn_timer_s
 
     def _arm(self, table: Table) -> None:

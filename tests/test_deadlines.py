@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-from test_net_support import WAIT_S, Raw, choose, port_of, start_host_process
+from test_net_support import WAIT_S, Raw, choose, port_of, running_host, start_host_process
 
 from protocol import decode_message, topic
 from sagani_net.bots.runner import DEADLINE_MARGIN_S, BotRunner
@@ -146,6 +146,21 @@ def test_a_silent_bot_seat_gets_the_first_legal_move_and_the_game_goes_on(
         assert [msg_id for _, _, msg_id in moves] == [version for version, _, _ in moves]
     finally:
         updates.close()
+
+
+def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path: Path) -> None:
+    """Issue 18, point 9: anyone may join a bot seat as a bot; at a table with no deadline such
+    a "bot" that never moves held the game for ever. The host's fallback clock plays for it."""
+    with running_host(tmp_path, bot_fallback_s=DEADLINE_S) as host:
+        raw = Raw(host.endpoint)
+        try:
+            made = bot_table(raw, deadline_s=None)
+            assert made["created"]["deadline_s"] is None  # the table itself sets none
+            play_player_turn(raw, made["table"], made["player"])
+            wait_until(lambda: raw("sync", table=made["table"])["turn"] == 0)
+            assert [seat for _, seat, _ in default_moves(tmp_path, made["table"])] == [1, 1]
+        finally:
+            raw.close()
 
 
 def test_a_player_seat_is_never_timed_out(host: Host, raw: Raw) -> None:
