@@ -623,11 +623,10 @@ class Client:
 
     def __init__(self, address: str, **options: Any) -> None:
         self._loop = asyncio.new_event_loop()
-        self._ctx = zmq.asyncio.Context()
-        # Every socket of this context lingers 0: a client dropped without close() is then
-        # destroyed by the garbage collector, wherever it runs, without waiting on a peer.
-        self._ctx.setsockopt(zmq.LINGER, 0)
-        self.core = AsyncClient(address, context=self._ctx, **options)
+        # The process's shared context, as AsyncClient's: a context of its own would be
+        # terminated by the garbage collector if the client were dropped without close(), and
+        # term() there waits for sockets that the same collection has yet to close: for ever.
+        self.core = AsyncClient(address, **options)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run_until_complete(coro)
@@ -707,5 +706,4 @@ class Client:
 
     def close(self) -> None:
         self.core.close()
-        self._ctx.term()
         self._loop.close()
