@@ -176,7 +176,9 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         version = state().version
         await keys.send(f":draft 1 at 2,3{ENTER}")  # a first die goes on an edge
         await until(lambda: model.message != "")
-        assert model.message == ("not sent: " + _refusal(state(), Action.draft(0, 7)))
+        words = _refusal(state(), Action.draft(0, 7))
+        assert "[1, 2] (2,3)" in words  # the rules name the cell for bots and people both
+        assert model.message == "not sent: " + words.replace("[1, 2] (2,3)", "2,3")
         assert "edge" in model.message
         await keys.send("b")  # Eglomise Brush: no die in the window to move yet
         await until(lambda: "Eglomise Brush" in model.message)
@@ -334,6 +336,7 @@ def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -
         value = next(a.number for a in model.ui.legal() if a.kind == "value")
         await keys.send(str(value))
         await until(lambda: model.ui.step() == "place")
+        assert "(Grozing Pliers, not yet paid)" in screen_text(model, 80, 24)
         await keys.send("u")  # back to the value
         await until(lambda: model.ui.step() == "value")
         await keys.send("u")  # back to the die picked, no tool
@@ -382,6 +385,7 @@ def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> No
         await keys.send("6")
         await until(lambda: model.ui.step() == "place")
         assert state().version == drawn  # the value is chosen, not yet sent
+        assert "(Flux Remover)" in screen_text(model, 80, 24)  # paid when it was drawn
         await keys.send("u")
         await until(lambda: model.ui.step() == "value")
         await keys.send("5")

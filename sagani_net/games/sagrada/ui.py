@@ -25,6 +25,7 @@ the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``val
 from __future__ import annotations
 
 import random
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -686,9 +687,10 @@ class SagradaUI(GameUI):
             for action in plan:
                 check.apply(action)
         except RuleError as exc:
+            message = for_people(exc.message)
             if typed:
-                raise CommandError(f"not sent: {exc.message}") from None
-            self.model.say(exc.message, refusal=True)
+                raise CommandError(f"not sent: {message}") from None
+            self.model.say(message, refusal=True)
             return []
         self.model.say("")
         self._plan_base = self.model.view["version"] if self.model.view else -1
@@ -841,8 +843,8 @@ class SagradaUI(GameUI):
         try:
             check.apply(Action.tool(number))
         except RuleError as exc:
-            return exc.message if exc.message.startswith(tool.name) else \
-                f"{tool.name}: {exc.message}"  # fmt: skip
+            message = for_people(exc.message)
+            return message if message.startswith(tool.name) else f"{tool.name}: {message}"
         return f"{tool.name} cannot be used now"
 
     def _send_if(self, action: Action) -> list[Data]:
@@ -1150,6 +1152,16 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
     return [fit(line, width) for line in lines]
 
 
+#: A cell as a refusal names it for bots and people both (``[1, 3] (2,4)``, see cell_words).
+_WIRE_CELL = re.compile(r"\[\d+, \d+\] \((\d+,\d+)\)")
+
+
+def for_people(message: str) -> str:
+    """A refusal's message as the console shows it: its cells as people count them only
+    (``2,4``), without the wire's form from 0 beside them."""
+    return _WIRE_CELL.sub(r"\1", message)
+
+
 def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list[Line]]]:
     """The play screen's columns as (width, lines), not yet padded: your window (or the one Tab
     shows) on the left; round, pool, track, tools, objectives and scores on the right (the
@@ -1177,7 +1189,8 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
-        tool += ", not yet paid" if ui.plan else ""
+        # A tool the host rolled or drew for is paid already; only a plan's tool is not.
+        tool += ", not yet paid" if any(a.kind == "tool" for a in ui.plan) else ""
         if view["step"]["kind"] == VALUE_STEP and view["step"]["tool"] == 11:
             held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
