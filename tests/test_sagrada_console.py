@@ -600,3 +600,15 @@ def test_lathekin_both_moves_are_chosen_before_anything_is_sent() -> None:
     ui.confirm()
     sent = ui.confirm()
     assert [a["type"] for a in sent] == ["tool", "move", "move"] and not ui.plan
+
+
+def test_a_tool_you_cannot_pay_for_says_its_cost_in_words() -> None:
+    """With no favour token left, a tool's key says what it costs: '1 favour token', not
+    '1 tokens'."""
+    state, events = played(2)
+    seat = state.current_seat
+    state.tokens[seat] = 0
+    model = model_for(state, events, seat)
+    slot = next(s for s in range(3) if state.cost(s) == 1 and not TOOLS[state.tools[s]].on_drafted)
+    assert model.ui.use_tool(slot) == []
+    assert model.message == f"{TOOLS[state.tools[slot]].name} needs 1 favour token"
