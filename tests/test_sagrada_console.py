@@ -612,3 +612,13 @@ def test_a_tool_you_cannot_pay_for_says_its_cost_in_words() -> None:
     slot = next(s for s in range(3) if state.cost(s) == 1 and not TOOLS[state.tools[s]].on_drafted)
     assert model.ui.use_tool(slot) == []
     assert model.message == f"{TOOLS[state.tools[slot]].name} needs 1 favour token"
+
+
+def test_enter_with_no_die_that_fits_says_so_rather_than_pick_a_die() -> None:
+    """Seed 2 after 49 greedy decisions: no pool die fits the window; Enter says that p
+    passes, not 'pick a die first'."""
+    state, events = played(49, seed=2)
+    assert not any(a.kind == "draft" for a in state.legal_actions())
+    model = model_for(state, events, state.current_seat)
+    assert model.ui.confirm() == []
+    assert model.message == "no die in the pool fits your window now: p passes"

@@ -659,7 +659,12 @@ class SagradaUI(GameUI):
         cursor = self.at(targets)
         if cursor is None:
             if self.step() is None and self.picked is None and not view["drafted"]:
-                self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
+                if not any(a.kind == "draft" for a in self.legal()):
+                    self.model.say("no die in the pool fits your window now: p passes",
+                                   refusal=True)  # fmt: skip
+                else:
+                    self.model.say("pick a die first (1-9), or type draft 3 at 2,4",
+                                   refusal=True)  # fmt: skip
             elif self.picked is not None:
                 keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
                 self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
