@@ -622,3 +622,16 @@ def test_enter_with_no_die_that_fits_says_so_rather_than_pick_a_die() -> None:
     model = model_for(state, events, state.current_seat)
     assert model.ui.confirm() == []
     assert model.message == "no die in the pool fits your window now: p passes"
+
+
+def test_the_solo_final_screen_has_no_favour_token_column() -> None:
+    """Solo Sagrada has no favour tokens: its final scores show none (two players' do)."""
+    for players, tokens in ((1, False), (2, True)):
+        state, events = played(0, players=players)
+        policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+        while state.result() is None:
+            events.extend(state.apply(policy.choose(state, rng)))
+        model = model_for(state, events, 0)
+        model.receive({"status": "over", "view": state.view(0)})
+        text = screen_text(model, 80, 24)
+        assert "empty  score" in text and ("tokens" in text) == tokens

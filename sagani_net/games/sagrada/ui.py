@@ -1330,12 +1330,13 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     # Each public objective's column is headed by its name in words, wrapped over lines.
     names = [textwrap.wrap(OBJECTIVES[n].name, OBJECTIVE_W) for n in view["objectives"]]
     depth = max((len(n) for n in names), default=1)
+    solo = "target" in result  # solo has no favour tokens: no column for them
     for row in range(depth):
         words = [n[row - depth + len(n)] if row >= depth - len(n) else "" for n in names]
         last = row == depth - 1
         head = (" #  player      " if last else " " * 16) + " ".join(
             f"{w:>{OBJECTIVE_W}}" for w in words) + (
-            "  private tokens  empty  score" if last else "")  # fmt: skip
+            f"  private{'' if solo else ' tokens'}  empty  score" if last else "")  # fmt: skip
         lines.append([("class:dim", head.rstrip())])
     for rank, seat in enumerate(result["ranking"]):
         style = "class:you" if seat == model.you else ""
@@ -1344,9 +1345,10 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
             row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
         else:
             parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
-            penalty = 3 if "target" in result else 1
+            penalty = 3 if solo else 1
+            tokens = "" if solo else f" {sheet['tokens']:>6}"
             row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
-                   f" {sheet['tokens']:>6}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
+                   f"{tokens}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
         lines.append([(style, row)])
     if "privates" in view:
         privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]
