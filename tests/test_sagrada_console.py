@@ -479,6 +479,9 @@ def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens
     text = screen_text(model_for(solo, [], 0), 80, 24)
     assert all(f"{t:>2} {TOOLS[t].name}" in text for t in solo.tools)
     assert "●" not in text.split("\n", 1)[1]  # solo: no favour tokens (the first line: online)
+    events = solo.apply(Action("choose", number=0))
+    text = screen_text(model_for(solo, events, 0), 80, 24)  # the scores go under the window
+    assert "target so far   0" in text and "(the track)" in text  # whole, not "(the"
 
 
 def test_tap_wheel_says_why_it_ends_after_one_move() -> None:

@@ -1153,7 +1153,11 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
                               f"{view['scores'][seat]:>4}")])  # fmt: skip
     if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
-        lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
+        so_far, whose = f" target so far {target:>3}", " (the track)"
+        if len(so_far + whose) <= width:
+            lines.append([("", so_far), ("class:dim", whose)])
+        else:  # under the window at 80 columns: the words on a line of their own
+            lines += [[("", so_far)], [("class:dim", "  " + whose.strip())]]
     return [fit(line, width) for line in lines]
 
 
