@@ -353,3 +353,16 @@ def test_sagani_play_sugi_in_a_terminal(tmp_path: Path) -> None:
     term.wait_for("ann puts a card face down")
     term.send("q")
     assert term.close() == 0
+
+
+def test_a_name_ending_in_a_number_is_not_read_as_its_hand_size() -> None:
+    """Bots named "greedy" and "greedy 2": the players line keeps each name apart from the
+    cards in hand, and the help says what the brackets hold."""
+    model, state = model_after(14)
+    model.load({"table": "5ad1", "you": model.you, "status": "running", "turn": model.you,
+                "seats": [{"name": n} for n in ("ann", "greedy", "greedy 2")],
+                "view": state.view(model.you), "private": state.private(model.you)})  # fmt: skip
+    text = screen_text(model, 80, 24)
+    hands = state.view(0)["hands"]
+    assert f"greedy ({hands[1]})" in text and f"greedy 2 ({hands[2]})" in text
+    assert any("(3): cards in hand" in line for page in model.ui.help_pages() for line in page)

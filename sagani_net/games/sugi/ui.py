@@ -204,7 +204,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
  discard 17 23   discard       maintenance: discard those (or none), draw to 4
  show 2   help   rules   quit
 
-Players: ▶ whose turn, * who plays first this round; the number: cards in hand.
+Players: ▶ whose turn, * who plays first this round; (3): cards in hand.
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
@@ -841,7 +841,8 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     for seat in range(view["players"]):
         mark = "▶" if seat == model.turn else ("*" if seat == view["round_start"] else " ")
         style = "class:you" if seat == model.you else ""
-        text = f"{mark}{model.name(seat)} {view['hands'][seat]}  "
+        # The hand size in brackets: a name may end in a number of its own ("greedy 2").
+        text = f"{mark}{model.name(seat)} ({view['hands'][seat]})  "
         if used + len(text) > width and line:
             lines.append(line)
             line, used = [], 0
@@ -852,6 +853,8 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     if starred and used + len(legend) <= width:
         line.append(("class:dim", legend))
     lines.append(line)
+    if starred and used + len(legend) > width:  # its own line: the * is explained on screen
+        lines.append([("class:dim", " " + legend)])
     push = view["push"]
     if push is not None:
         state = ui.state()
