@@ -638,3 +638,13 @@ def test_the_solo_final_screen_has_no_favour_token_column() -> None:
         model.receive({"status": "over", "view": state.view(0)})
         text = screen_text(model, 80, 24)
         assert "empty  score" in text and ("tokens" in text) == tokens
+
+
+def test_names_cut_to_fit_keep_the_number_that_tells_them_apart() -> None:
+    """Two bots "greedy-bot" and "greedy-bot 2": the score rows (8 columns for a name) show
+    them apart."""
+    state, events = played(6, players=3)
+    model = model_for(state, events, 0)
+    model.seats = [{"name": n} for n in ("ann", "greedy-bot", "greedy-bot 2")]
+    text = screen_text(model, 80, 24)
+    assert "2 greedy-b " in text and "3 greedy 2 " in text

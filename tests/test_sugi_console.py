@@ -365,4 +365,7 @@ def test_a_name_ending_in_a_number_is_not_read_as_its_hand_size() -> None:
     text = screen_text(model, 80, 24)
     hands = state.view(0)["hands"]
     assert f"greedy ({hands[1]})" in text and f"greedy 2 ({hands[2]})" in text
+    owners = [model.name(seat, 6) for seat in state.view(0)["timeline"]]
+    assert "gree 2" in owners  # under the timeline, cut but told apart from "greedy"
+    assert " gree 2 " in text
     assert any("(3): cards in hand" in line for page in model.ui.help_pages() for line in page)

@@ -294,7 +294,7 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
         before = ui.scores_mark[seat] if seat < len(ui.scores_mark) else s["score"]
         score_style = style + (" class:new" if s["score"] != before else "")
         line: Line = [
-            (style, f"{mark}{seat + 1} {model.name(seat):<9.9} "),
+            (style, f"{mark}{seat + 1} {model.name(seat, 9):<9} "),
             (score_style, f"{s['score']:>3}"),
             (style, f"{stack:1} ●{s['supply']:<2}"),
         ]
@@ -569,7 +569,7 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
         style = "class:you" if seat == model.you else ""
         s = seats[seat]
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
-        scores.append((style, f" {mark}{seat + 1} {model.name(seat)[:8]} {s['score']} "
+        scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
                               f"●{s['supply']}{caco}"))  # fmt: skip
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"

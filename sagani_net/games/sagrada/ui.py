@@ -1026,7 +1026,7 @@ def snake_line(ui: SagradaUI, width: int) -> Line:
         for i, seat in enumerate(view["order"]):
             now = i == view["turn_index"] and view["phase"] == "play"
             skipped = i >= players and seat in skipping
-            name = "you" if seat == model.you else model.name(seat)[:7] if named else \
+            name = "you" if seat == model.you else model.name(seat, 7) if named else \
                 str(seat + 1)  # fmt: skip
             if now:
                 line.append(("class:turn", f" [{name}]"))
@@ -1149,7 +1149,7 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
         tokens = "" if solo else f" {data['tokens']:>2}"
-        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4}{tokens} "
+        lines.append([(style, f"{mark}{seat + 1} {model.name(seat, 8):<8} {dice:>4}{tokens} "
                               f"{view['scores'][seat]:>4}")])  # fmt: skip
     if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)

@@ -922,8 +922,8 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
             used = sum(len(t) for _, t in face)
             row += [("class:cursor", left), *face, ("class:cursor", right),
                     ("", " " * (step - used - 2))]  # fmt: skip
-            name = "you" if owner == model.you else model.name(owner or 0)
-            who.append(("class:dim", f" {name[:step - 1]}".ljust(step)))
+            name = "you" if owner == model.you else model.name(owner or 0, step - 1)
+            who.append(("class:dim", f" {name}".ljust(step)))
         else:
             row.append(("class:dim", " ·".ljust(step)))
     lines = [[("class:title", title)], head, row]
