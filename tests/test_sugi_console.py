@@ -369,3 +369,15 @@ def test_a_name_ending_in_a_number_is_not_read_as_its_hand_size() -> None:
     assert "gree 2" in owners  # under the timeline, cut but told apart from "greedy"
     assert " gree 2 " in text
     assert any("(3): cards in hand" in line for page in model.ui.help_pages() for line in page)
+
+
+def test_the_maintenance_hint_is_whole_at_80_columns_marked_or_not() -> None:
+    """After 6 greedy moves the seat to move discards and draws: its key hint fits 80
+    columns before a card is marked and after (with the undo key)."""
+    model, state = model_after(6)
+    assert state.phase == "maintenance" and model.ui.hand
+    for marked in (False, True):
+        if marked:
+            press(model, "1")
+        hint = screen_text(model, 80, 24).splitlines()[-2]
+        assert hint.rstrip().endswith("q quit") and ("u/Esc undo" in hint) == marked

@@ -633,8 +633,9 @@ class SugiUI(GameUI):
         if self.phase == MAINTENANCE:
             if not cards:
                 return f"Enter draw up to 4 (nothing to discard)  {shell}"
-            undo = "  u undo" if self.marked else ""
-            return f"{numbers} mark  Enter discard marked (none: keep all){undo}  {shell}"
+            # Fits 80 columns either way: "keep all" only while nothing is marked.
+            undo = "  u/Esc undo" if self.marked else " (none: keep all)"
+            return f"{numbers} mark  Enter discard the marked{undo}  {shell}"
         choice = self.choice
         if choice is None:
             return f"{numbers} choose a card  {shell}"
