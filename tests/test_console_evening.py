@@ -235,9 +235,11 @@ def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
     assert revealed[-1].startswith("t4: card 14")
     assert "the game ended before t5" in text
     unresolved = state.discard[-1]
-    timeline = text.splitlines()[6]
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if " t1     t2" in line) + 1
+    timeline = lines[at]
     assert f"#{unresolved}" in timeline and "·" not in timeline, timeline
-    assert "unres." in text.splitlines()[7]
+    assert "unres." in lines[at + 1]
 
 
 # -- 10: undo within a turn ---------------------------------------------------------------------

@@ -381,3 +381,13 @@ def test_the_maintenance_hint_is_whole_at_80_columns_marked_or_not() -> None:
             press(model, "1")
         hint = screen_text(model, 80, 24).splitlines()[-2]
         assert hint.rstrip().endswith("q quit") and ("u/Esc undo" in hint) == marked
+
+
+def test_the_boards_after_the_end_say_that_f_brings_the_final_screen_back() -> None:
+    """Tab on the final screen shows the boards; their hint names f, not the play keys."""
+    model, state = model_after(400)
+    model.load({"view": state.view(model.you), "status": "over"})
+    assert model.page == FINAL
+    model.page = "game"  # Tab from the final screen: the boards
+    hint = screen_text(model, 80, 24).splitlines()[-2]
+    assert hint.startswith("f the final screen  Tab boards") and len(hint.rstrip()) <= 80

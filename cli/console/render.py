@@ -147,6 +147,8 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
         keys = f"Tab look at the {model.ui.board}s  f this screen  PgUp log  q quit"
     elif model.replay_step:
         keys = f"←/→ step  Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
+    elif model.status == "over":  # looking at the boards after the end: f brings it back
+        keys = f"f the final screen  Tab {model.ui.board}s  PgUp log  : command  ? help  q quit"
     else:
         keys = model.ui.hints()
     return fit([("class:hint", keys)], width)
