@@ -733,7 +733,8 @@ class SagradaUI(GameUI):
             if last.kind == "tool" and self.plan and self.plan[-1].kind == "draft" and \
                     self.plan[-1].cell < 0:  # fmt: skip
                 self.picked = self.plan.pop().die
-            said = f"took back {last}: nothing was sent"
+            what = TOOLS[last.number].name if last.kind == "tool" else str(last)
+            said = f"took back {what}: nothing was sent"
         elif self.picked is not None:
             self.picked = self.cursor = None
         elif self.mine():
