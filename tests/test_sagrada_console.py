@@ -648,3 +648,17 @@ def test_names_cut_to_fit_keep_the_number_that_tells_them_apart() -> None:
     model.seats = [{"name": n} for n in ("ann", "greedy-bot", "greedy-bot 2")]
     text = screen_text(model, 80, 24)
     assert "2 greedy-b " in text and "3 greedy 2 " in text
+
+
+def test_before_every_seat_is_taken_the_patterns_show_and_the_status_line_is_whole() -> None:
+    """A table waiting for its second player: your four patterns, no "( is choosing" with a
+    name missing, and a status line whose connection is not cut at 80 columns."""
+    state, _ = played(0)
+    model = ConsoleModel(connection="online", game="sagrada")
+    model.load({"table": "5ab213c7", "you": 0, "status": "open",
+                "seats": [{"name": "root", "taken": True}, {"name": "", "taken": False}],
+                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+    lines = screen_text(model, 80, 24).splitlines()
+    assert "waiting for players (1/2 seated)" in lines[0] and lines[0].rstrip().endswith("●")
+    assert lines[1].startswith("Your window patterns  (you choose once every seat is taken)")
+    assert " is choosing" not in "\n".join(lines)

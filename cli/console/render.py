@@ -56,6 +56,8 @@ def status_line(model: ConsoleModel, width: int) -> Line:
         "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
     )
     used = len(line_text(parts))
+    if used + len(right) > width and not model.replay_step:  # the glyph alone says it
+        right = f" {_CONN_GLYPH.get(model.connection, '?')} "
     pad = max(0, width - used - len(right))
     line = [*parts, ("class:status", " " * pad), (conn_style, right)]
     return fit(merge(line), width)

@@ -1276,6 +1276,9 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
+    elif model.status != "running":  # seats still open: nobody is choosing yet
+        lines.append([("class:title", "Your window patterns"),
+                      ("", "  (you choose once every seat is taken)")])  # fmt: skip
     elif ui.chosen_ahead is not None:
         lines.append([("class:title", f"Your choice: {ui.chosen_ahead + 1}"),
                       ("", f"  {whose} is choosing; yours goes to the host next")])
