@@ -80,7 +80,11 @@ def turn_text(model: ConsoleModel) -> str:
     elif model.turn_timer_s is not None:  # the host plays a default move when it is up
         who += f" ({model.turn_timer_s:g} s a turn)"
     note = model.ui.turn_note()
-    return f"{who} {note}" if note else who
+    who = f"{who} {note}" if note else who
+    # Away players whose turn it is not: seen on every screen, not only in the log.
+    gone = [model.name(s, 8) for s in range(len(model.seats))
+            if s not in (seat, model.you) and model.away(s)]  # fmt: skip
+    return f"{who} · away: {', '.join(gone)}" if gone else who
 
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
