@@ -391,3 +391,17 @@ def test_the_boards_after_the_end_say_that_f_brings_the_final_screen_back() -> N
     model.page = "game"  # Tab from the final screen: the boards
     hint = screen_text(model, 80, 24).splitlines()[-2]
     assert hint.startswith("f the final screen  Tab boards") and len(hint.rstrip()) <= 80
+
+
+def test_a_remove_aimed_at_your_own_card_says_your_card() -> None:
+    """After 17 greedy moves the seat to move (cy) holds a remove card and t3 is its own:
+    aimed there, the line says "your card", not "cy's card"."""
+    model, state = model_after(17)
+    assert state.timeline[2][2] == model.you
+    press(model, "1a")  # the remove card, discarded for its action
+    assert model.ui.choice is not None and model.ui.choice.mode == "remove"
+    while model.ui.choice.slot != 2:
+        name = "right" if model.ui.choice.slot < 2 else "left"
+        key = next(k for k in model.ui.key_bindings() if name in k.keys and k.when())
+        assert key.run() == []
+    assert model.ui.note().endswith("remove t3 (your card) to the bottom of the deck")

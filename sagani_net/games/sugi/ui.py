@@ -602,7 +602,9 @@ class SugiUI(GameUI):
             return f"{action}{push}"
         if choice.mode == "remove":
             owner = state.timeline[choice.slot][2] if choice.slot < len(state.timeline) else None
-            whose = f" ({self.model.name(owner)}'s card)" if owner is not None else ""
+            name = "your" if owner == self.model.you else f"{self.model.name(owner)}'s" \
+                if owner is not None else ""  # fmt: skip
+            whose = f" ({name} card)" if name else ""
             return f"{action}{whose} to the bottom of the deck"
         return f"{action}: {self._rotated(choice, state)}"
 
