@@ -880,7 +880,11 @@ class SaganiUI(GameUI):
 
     def hints(self) -> str:
         if self.selection is not None:
-            return "arrows move  r rotate  Enter place  u/Esc undo  : type a command  ? help"
+            # A tile the host holds (revealed, drawn) is not taken back: undo is offered for a
+            # take not yet sent, or a step (a move, a turn) made since.
+            local = self.selection.source is not None or self.model.steps
+            undo = "  u/Esc undo" if local else ""
+            return f"arrows move  r rotate  Enter place{undo}  : type a command  ? help"
         if self.model.my_turn and self.phase == "choose":
             choices = self.choices()
             numbers = [a for a in choices if a.type in ("take", "pick")]
