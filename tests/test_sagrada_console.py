@@ -662,3 +662,13 @@ def test_before_every_seat_is_taken_the_patterns_show_and_the_status_line_is_who
     assert "waiting for players (1/2 seated)" in lines[0] and lines[0].rstrip().endswith("●")
     assert lines[1].startswith("Your window patterns  (you choose once every seat is taken)")
     assert " is choosing" not in "\n".join(lines)
+
+
+def test_enter_with_no_die_picked_names_the_keys_of_the_pool_as_it_is() -> None:
+    """Enter before a die is picked says which number keys pick one: as many as the pool
+    holds, not always 1-9."""
+    state, events = played(2)
+    model = model_for(state, events, state.current_seat)
+    dice = len(state.view()["pool"])
+    assert model.ui.confirm() == []
+    assert model.message == f"pick a die first (1-{dice}), or type draft 3 at 2,4"

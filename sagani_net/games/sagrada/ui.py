@@ -663,7 +663,7 @@ class SagradaUI(GameUI):
                     self.model.say("no die in the pool fits your window now: p passes",
                                    refusal=True)  # fmt: skip
                 else:
-                    self.model.say("pick a die first (1-9), or type draft 3 at 2,4",
+                    self.model.say(f"pick a die first ({dice_keys(view)}), or type draft 3 at 2,4",
                                    refusal=True)  # fmt: skip
             elif self.picked is not None:
                 keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
@@ -836,7 +836,8 @@ class SagradaUI(GameUI):
         if state is None:
             return f"{tool.name} cannot be used now"
         if tool.on_drafted and self.picked is None and self.step() is None:
-            return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
+            keys = dice_keys(self.view)
+            return f"{tool.name} is used on a drafted die: pick a die first ({keys})"
         check = state.clone()
         picked = self.picked if tool.on_drafted and self.step() is None else None
         if picked is not None and picked < len(state.pool) and number in state.tools:
@@ -1160,6 +1161,12 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
         else:  # under the window at 80 columns: the words on a line of their own
             lines += [[("", so_far)], [("class:dim", "  " + whose.strip())]]
     return [fit(line, width) for line in lines]
+
+
+def dice_keys(view: Data | None) -> str:
+    """The number keys that pick a pool die now: ``1-5`` (``1`` for one die)."""
+    dice = len(view["pool"]) if view else 0
+    return "1" if dice == 1 else f"1-{dice}"
 
 
 #: A cell as a refusal names it for bots and people both (``[1, 3] (2,4)``, see cell_words).
