@@ -16,13 +16,13 @@ from test_console import running_console, start, until
 from test_render import check_golden
 
 from cli.console.app import Console
-from cli.console.gameui import CommandError
+from cli.console.gameui import CommandError, line_text
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import help_pages, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
-from sagani_net.games.sugi.ui import card_text, walk
+from sagani_net.games.sugi.ui import card_fragments, card_text, walk
 from sagani_net.host import Host
 
 #: A 2-player deal where seat 0 (you) plans first, holding 14 free, 26 ghost, 43 remove and
@@ -405,3 +405,28 @@ def test_a_remove_aimed_at_your_own_card_says_your_card() -> None:
         key = next(k for k in model.ui.key_bindings() if name in k.keys and k.when())
         assert key.run() == []
     assert model.ui.note().endswith("remove t3 (your card) to the bottom of the deck")
+
+
+def test_the_last_resolution_wraps_whole_at_80x24() -> None:
+    """While the timeline fills again, the last resolution's line names every card it
+    turned, wrapped at the panel's edge rather than cut."""
+    state = State.new(3, 12)
+    policy, rng = make_policy("greedy", game="sugi"), random.Random(12)
+    model = ConsoleModel(game="sugi")
+    model.load({"table": "t", "you": 0, "status": "running", "turn": state.current_seat,
+                "seats": [{"name": n} for n in ("root", "greedy", "greedy 2")],
+                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+    model.connection = "online"
+    seen = 0
+    while not state.is_over() and seen < 3:
+        events = state.apply(policy.choose(state, rng))
+        model.receive({"turn": state.current_seat, "view": state.view(0),
+                       "private": state.private(0), "events": events})  # fmt: skip
+        text = screen_text(model, 80, 24)
+        if state.timeline and len(model.ui.resolved) >= 5 and "Last resolved" in text:
+            seen += 1
+            block = text[text.index("Last resolved"):]
+            for slot, card, rotation, _ in model.ui.resolved:
+                face = line_text(card_fragments(card, rotation))
+                assert f"t{slot + 1} {face}" in block, (slot, text)
+    assert seen

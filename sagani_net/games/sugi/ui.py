@@ -30,7 +30,17 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from cli.console.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+)
 from sagani_net.game import RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
@@ -945,9 +955,14 @@ def more_lines(ui: SugiUI, width: int) -> list[Line]:
     if view["timeline"] and ui.resolved:
         line: Line = [("class:title", "Last resolved"),
                       ("", f" by {model.name(ui.resolver or 0)}:")]  # fmt: skip
+        lines.append([])
         for slot, card, rotation, _ in ui.resolved:
-            line += [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
-        lines += [[], line]
+            piece = [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
+            if len(line_text(line) + line_text(piece)) > width:  # wrapped whole, not cut
+                lines.append(line)
+                line = [("", " ")]
+            line += piece
+        lines.append(line)
     bottom = (model.private or {}).get("deck_bottom") or []
     if bottom:
         known = ", ".join(f"{card} ({place + 1}. from the bottom)" for place, card in bottom)
