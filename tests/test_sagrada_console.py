@@ -272,6 +272,10 @@ def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -
     wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
     assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
     assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"
+    model.seats = [{"name": n} for n in ("ann", "greedy", "greedy 2", "greedy 3")]
+    wide, middle = (line_text(snake_line(model.ui, w)).rstrip() for w in (90, 60))
+    assert wide == "Round 1/10  ann greedy greedy 2 you [you] greedy 2 greedy ann"  # whole
+    assert middle == "Round 1/10  ann greedy greed 2 you [you] greed 2 greedy ann"
 
 
 # -- a tool's use is chosen whole, then sent; every step before that can be taken back -----

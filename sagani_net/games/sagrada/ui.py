@@ -1022,13 +1022,13 @@ def snake_line(ui: SagradaUI, width: int) -> Line:
     assert view is not None
     players = view["config"]["players"]
     skipping = set(view["skipping"])
-    for named in (True, False):  # names if they fit, else seat numbers
+    for named in (10, 7, 0):  # whole names if they fit, else shorter, else seat numbers
         line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"),
                       ("", " ")]  # fmt: skip
         for i, seat in enumerate(view["order"]):
             now = i == view["turn_index"] and view["phase"] == "play"
             skipped = i >= players and seat in skipping
-            name = "you" if seat == model.you else model.name(seat, 7) if named else \
+            name = "you" if seat == model.you else model.name(seat, named) if named else \
                 str(seat + 1)  # fmt: skip
             if now:
                 line.append(("class:turn", f" [{name}]"))
