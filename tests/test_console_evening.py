@@ -235,9 +235,11 @@ def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
     assert revealed[-1].startswith("t4: card 14")
     assert "the game ended before t5" in text
     unresolved = state.discard[-1]
-    timeline = text.splitlines()[6]
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if " t1     t2" in line) + 1
+    timeline = lines[at]
     assert f"#{unresolved}" in timeline and "·" not in timeline, timeline
-    assert "unres." in text.splitlines()[7]
+    assert "unres." in lines[at + 1]
 
 
 # -- 10: undo within a turn ---------------------------------------------------------------------
@@ -374,3 +376,26 @@ def test_the_hosts_own_events_read_as_words_in_every_game() -> None:
                       {"type": "game_started"}):  # fmt: skip
             text = model.event_text(event)
             assert "=" not in text and "deadline_missed" not in text, (game, text)
+
+
+def test_sagani_solo_offers_undo_only_once_there_is_a_step_to_undo(host: Host) -> None:
+    """A revealed tile is the host's: its hint names no undo until a rotation or a move is
+    made, and then it does."""
+
+    async def main() -> None:
+        me = AsyncClient(host.endpoint)
+        await me.connect()
+        table = await me.create({"players": 1}, seed=6)
+        await me.join(table, seat=0, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until(lambda: model.my_turn and model.view is not None)
+            running.keys.send_text("r")
+            await until(lambda: model.ui.selection is not None and not running.console._sending)
+            assert "Enter place  : type a command" in model.ui.hints()
+            running.keys.send_text("r")  # a rotation: a step of your own
+            await until(lambda: model.ui.selection.rotation == 90)
+            assert "Enter place  u/Esc undo" in model.ui.hints()
+        me.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))

@@ -86,3 +86,6 @@ def test_the_status_line_says_the_turn_timer_and_who_is_away() -> None:
     assert "bob's turn (90 s a turn)" in screen_text(model, 80, 24)
     model.seats = [{**seats[0], "away": True}, seats[1]]
     assert "bob's turn (away)" in screen_text(model, 80, 24)
+    # When it is not the away player's turn, the status line still says who is away.
+    model.host_turn = 1
+    assert "YOUR TURN (90 s a turn) · away: bob" in screen_text(model, 80, 24)

@@ -150,7 +150,7 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
         person.wait_for("pick a die")
         person.send(":pass\r")
         person.wait_for("greedy-bot places")  # the bot answered over the network
-        person.wait_for("greedy- [you]")  # its two turns done, the snake comes back to you
+        person.wait_for("greedy-bot [you]")  # its two turns done, the snake comes back to you
         person.send("q")
         assert person.close() == 0
 

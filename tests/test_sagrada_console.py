@@ -176,7 +176,9 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         version = state().version
         await keys.send(f":draft 1 at 2,3{ENTER}")  # a first die goes on an edge
         await until(lambda: model.message != "")
-        assert model.message == ("not sent: " + _refusal(state(), Action.draft(0, 7)))
+        words = _refusal(state(), Action.draft(0, 7))
+        assert "[1, 2] (2,3)" in words  # the rules name the cell for bots and people both
+        assert model.message == "not sent: " + words.replace("[1, 2] (2,3)", "2,3")
         assert "edge" in model.message
         await keys.send("b")  # Eglomise Brush: no die in the window to move yet
         await until(lambda: "Eglomise Brush" in model.message)
@@ -270,6 +272,10 @@ def test_the_snake_of_turns_falls_back_to_seat_numbers_when_names_do_not_fit() -
     wide, narrow = (line_text(snake_line(model.ui, w)).rstrip() for w in (80, 40))
     assert wide == "Round 1/10  ann greedy bo you [you] bo greedy ann"
     assert narrow == "Round 1/10  1 2 3 you [you] 3 2 1"
+    model.seats = [{"name": n} for n in ("ann", "greedy", "greedy 2", "greedy 3")]
+    wide, middle = (line_text(snake_line(model.ui, w)).rstrip() for w in (90, 60))
+    assert wide == "Round 1/10  ann greedy greedy 2 you [you] greedy 2 greedy ann"  # whole
+    assert middle == "Round 1/10  ann greedy greed 2 you [you] greed 2 greedy ann"
 
 
 # -- a tool's use is chosen whole, then sent; every step before that can be taken back -----
@@ -334,11 +340,12 @@ def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -
         value = next(a.number for a in model.ui.legal() if a.kind == "value")
         await keys.send(str(value))
         await until(lambda: model.ui.step() == "place")
+        assert "(Grozing Pliers, not yet paid)" in screen_text(model, 80, 24)
         await keys.send("u")  # back to the value
         await until(lambda: model.ui.step() == "value")
         await keys.send("u")  # back to the die picked, no tool
         await until(lambda: model.ui.step() is None and model.ui.picked == 0)
-        assert "nothing was sent" in model.message
+        assert model.message == "took back Grozing Pliers: nothing was sent"  # not "tool 1"
         assert state().version == version and state().tool_done is False
         await keys.send("a")
         await until(lambda: model.ui.step() == "value")
@@ -382,6 +389,7 @@ def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> No
         await keys.send("6")
         await until(lambda: model.ui.step() == "place")
         assert state().version == drawn  # the value is chosen, not yet sent
+        assert "(Flux Remover)" in screen_text(model, 80, 24)  # paid when it was drawn
         await keys.send("u")
         await until(lambda: model.ui.step() == "value")
         await keys.send("5")
@@ -475,6 +483,9 @@ def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens
     text = screen_text(model_for(solo, [], 0), 80, 24)
     assert all(f"{t:>2} {TOOLS[t].name}" in text for t in solo.tools)
     assert "●" not in text.split("\n", 1)[1]  # solo: no favour tokens (the first line: online)
+    events = solo.apply(Action("choose", number=0))
+    text = screen_text(model_for(solo, events, 0), 80, 24)  # the scores go under the window
+    assert "target so far   0" in text and "(the track)" in text  # whole, not "(the"
 
 
 def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
@@ -596,3 +607,72 @@ def test_lathekin_both_moves_are_chosen_before_anything_is_sent() -> None:
     ui.confirm()
     sent = ui.confirm()
     assert [a["type"] for a in sent] == ["tool", "move", "move"] and not ui.plan
+
+
+def test_a_tool_you_cannot_pay_for_says_its_cost_in_words() -> None:
+    """With no favour token left, a tool's key says what it costs: '1 favour token', not
+    '1 tokens'."""
+    state, events = played(2)
+    seat = state.current_seat
+    state.tokens[seat] = 0
+    model = model_for(state, events, seat)
+    slot = next(s for s in range(3) if state.cost(s) == 1 and not TOOLS[state.tools[s]].on_drafted)
+    assert model.ui.use_tool(slot) == []
+    assert model.message == f"{TOOLS[state.tools[slot]].name} needs 1 favour token"
+
+
+def test_enter_with_no_die_that_fits_says_so_rather_than_pick_a_die() -> None:
+    """Seed 2 after 49 greedy decisions: no pool die fits the window; Enter says that p
+    passes, not 'pick a die first'."""
+    state, events = played(49, seed=2)
+    assert not any(a.kind == "draft" for a in state.legal_actions())
+    model = model_for(state, events, state.current_seat)
+    assert model.ui.confirm() == []
+    assert model.message == "no die in the pool fits your window now: p passes"
+
+
+def test_the_solo_final_screen_has_no_favour_token_column() -> None:
+    """Solo Sagrada has no favour tokens: its final scores show none (two players' do)."""
+    for players, tokens in ((1, False), (2, True)):
+        state, events = played(0, players=players)
+        policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+        while state.result() is None:
+            events.extend(state.apply(policy.choose(state, rng)))
+        model = model_for(state, events, 0)
+        model.receive({"status": "over", "view": state.view(0)})
+        text = screen_text(model, 80, 24)
+        assert "empty  score" in text and ("tokens" in text) == tokens
+
+
+def test_names_cut_to_fit_keep_the_number_that_tells_them_apart() -> None:
+    """Two bots "greedy-bot" and "greedy-bot 2": the score rows (8 columns for a name) show
+    them apart."""
+    state, events = played(6, players=3)
+    model = model_for(state, events, 0)
+    model.seats = [{"name": n} for n in ("ann", "greedy-bot", "greedy-bot 2")]
+    text = screen_text(model, 80, 24)
+    assert "2 greedy-b " in text and "3 greedy 2 " in text
+
+
+def test_before_every_seat_is_taken_the_patterns_show_and_the_status_line_is_whole() -> None:
+    """A table waiting for its second player: your four patterns, no "( is choosing" with a
+    name missing, and a status line whose connection is not cut at 80 columns."""
+    state, _ = played(0)
+    model = ConsoleModel(connection="online", game="sagrada")
+    model.load({"table": "5ab213c7", "you": 0, "status": "open",
+                "seats": [{"name": "root", "taken": True}, {"name": "", "taken": False}],
+                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+    lines = screen_text(model, 80, 24).splitlines()
+    assert "waiting for players (1/2 seated)" in lines[0] and lines[0].rstrip().endswith("●")
+    assert lines[1].startswith("Your window patterns  (you choose once every seat is taken)")
+    assert " is choosing" not in "\n".join(lines)
+
+
+def test_enter_with_no_die_picked_names_the_keys_of_the_pool_as_it_is() -> None:
+    """Enter before a die is picked says which number keys pick one: as many as the pool
+    holds, not always 1-9."""
+    state, events = played(2)
+    model = model_for(state, events, state.current_seat)
+    dice = len(state.view()["pool"])
+    assert model.ui.confirm() == []
+    assert model.message == f"pick a die first (1-{dice}), or type draft 3 at 2,4"

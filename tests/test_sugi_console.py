@@ -16,13 +16,13 @@ from test_console import running_console, start, until
 from test_render import check_golden
 
 from cli.console.app import Console
-from cli.console.gameui import CommandError
+from cli.console.gameui import CommandError, line_text
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import help_pages, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
-from sagani_net.games.sugi.ui import card_text, walk
+from sagani_net.games.sugi.ui import card_fragments, card_text, walk
 from sagani_net.host import Host
 
 #: A 2-player deal where seat 0 (you) plans first, holding 14 free, 26 ghost, 43 remove and
@@ -353,3 +353,80 @@ def test_sagani_play_sugi_in_a_terminal(tmp_path: Path) -> None:
     term.wait_for("ann puts a card face down")
     term.send("q")
     assert term.close() == 0
+
+
+def test_a_name_ending_in_a_number_is_not_read_as_its_hand_size() -> None:
+    """Bots named "greedy" and "greedy 2": the players line keeps each name apart from the
+    cards in hand, and the help says what the brackets hold."""
+    model, state = model_after(14)
+    model.load({"table": "5ad1", "you": model.you, "status": "running", "turn": model.you,
+                "seats": [{"name": n} for n in ("ann", "greedy", "greedy 2")],
+                "view": state.view(model.you), "private": state.private(model.you)})  # fmt: skip
+    text = screen_text(model, 80, 24)
+    hands = state.view(0)["hands"]
+    assert f"greedy ({hands[1]})" in text and f"greedy 2 ({hands[2]})" in text
+    owners = [model.name(seat, 6) for seat in state.view(0)["timeline"]]
+    assert "gree 2" in owners  # under the timeline, cut but told apart from "greedy"
+    assert " gree 2 " in text
+    assert any("(3): cards in hand" in line for page in model.ui.help_pages() for line in page)
+
+
+def test_the_maintenance_hint_is_whole_at_80_columns_marked_or_not() -> None:
+    """After 6 greedy moves the seat to move discards and draws: its key hint fits 80
+    columns before a card is marked and after (with the undo key)."""
+    model, state = model_after(6)
+    assert state.phase == "maintenance" and model.ui.hand
+    for marked in (False, True):
+        if marked:
+            press(model, "1")
+        hint = screen_text(model, 80, 24).splitlines()[-2]
+        assert hint.rstrip().endswith("q quit") and ("u/Esc undo" in hint) == marked
+
+
+def test_the_boards_after_the_end_say_that_f_brings_the_final_screen_back() -> None:
+    """Tab on the final screen shows the boards; their hint names f, not the play keys."""
+    model, state = model_after(400)
+    model.load({"view": state.view(model.you), "status": "over"})
+    assert model.page == FINAL
+    model.page = "game"  # Tab from the final screen: the boards
+    hint = screen_text(model, 80, 24).splitlines()[-2]
+    assert hint.startswith("f the final screen  Tab boards") and len(hint.rstrip()) <= 80
+
+
+def test_a_remove_aimed_at_your_own_card_says_your_card() -> None:
+    """After 17 greedy moves the seat to move (cy) holds a remove card and t3 is its own:
+    aimed there, the line says "your card", not "cy's card"."""
+    model, state = model_after(17)
+    assert state.timeline[2][2] == model.you
+    press(model, "1a")  # the remove card, discarded for its action
+    assert model.ui.choice is not None and model.ui.choice.mode == "remove"
+    while model.ui.choice.slot != 2:
+        name = "right" if model.ui.choice.slot < 2 else "left"
+        key = next(k for k in model.ui.key_bindings() if name in k.keys and k.when())
+        assert key.run() == []
+    assert model.ui.note().endswith("remove t3 (your card) to the bottom of the deck")
+
+
+def test_the_last_resolution_wraps_whole_at_80x24() -> None:
+    """While the timeline fills again, the last resolution's line names every card it
+    turned, wrapped at the panel's edge rather than cut."""
+    state = State.new(3, 12)
+    policy, rng = make_policy("greedy", game="sugi"), random.Random(12)
+    model = ConsoleModel(game="sugi")
+    model.load({"table": "t", "you": 0, "status": "running", "turn": state.current_seat,
+                "seats": [{"name": n} for n in ("root", "greedy", "greedy 2")],
+                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+    model.connection = "online"
+    seen = 0
+    while not state.is_over() and seen < 3:
+        events = state.apply(policy.choose(state, rng))
+        model.receive({"turn": state.current_seat, "view": state.view(0),
+                       "private": state.private(0), "events": events})  # fmt: skip
+        text = screen_text(model, 80, 24)
+        if state.timeline and len(model.ui.resolved) >= 5 and "Last resolved" in text:
+            seen += 1
+            block = text[text.index("Last resolved"):]
+            for slot, card, rotation, _ in model.ui.resolved:
+                face = line_text(card_fragments(card, rotation))
+                assert f"t{slot + 1} {face}" in block, (slot, text)
+    assert seen

@@ -134,18 +134,19 @@ class ConsoleModel:
             return int(self.view["players"])
         return len(self.seats)
 
-    def name(self, seat: int) -> str:
-        """A seat's name as people read it: its player's name, or "seat N" (from 1)."""
+    def name(self, seat: int, width: int = NAME_CHARS) -> str:
+        """A seat's name as people read it, in at most ``width`` characters: its player's
+        name, or "seat N" (from 1)."""
+        name = ""
         if 0 <= seat < len(self.seats):
             # Escaped: a record or an older host may hold a name that would paint the screen.
             name = printable(self.seats[seat].get("name") or "")
-            if len(name) > NAME_CHARS:
-                # Cut, but keep the number the host adds to tell like names apart ("greedy 2").
-                base, number = NUMBERED.fullmatch(name).groups()  # type: ignore[union-attr]
-                name = base[: NAME_CHARS - len(number)] + number
-            if name:
-                return name
-        return f"seat {seat + 1}"
+        name = name or f"seat {seat + 1}"
+        if len(name) > width:
+            # Cut, but keep the number the host adds to tell like names apart ("greedy 2").
+            base, number = NUMBERED.fullmatch(name).groups()  # type: ignore[union-attr]
+            name = base[: max(1, width - len(number))] + number if number else name[:width]
+        return name
 
     def away(self, seat: int) -> bool:
         """The seat's player is away (the host has not heard from them for a few seconds)."""

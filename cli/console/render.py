@@ -56,6 +56,8 @@ def status_line(model: ConsoleModel, width: int) -> Line:
         "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
     )
     used = len(line_text(parts))
+    if used + len(right) > width and not model.replay_step:  # the glyph alone says it
+        right = f" {_CONN_GLYPH.get(model.connection, '?')} "
     pad = max(0, width - used - len(right))
     line = [*parts, ("class:status", " " * pad), (conn_style, right)]
     return fit(merge(line), width)
@@ -78,7 +80,11 @@ def turn_text(model: ConsoleModel) -> str:
     elif model.turn_timer_s is not None:  # the host plays a default move when it is up
         who += f" ({model.turn_timer_s:g} s a turn)"
     note = model.ui.turn_note()
-    return f"{who} {note}" if note else who
+    who = f"{who} {note}" if note else who
+    # Away players whose turn it is not: seen on every screen, not only in the log.
+    gone = [model.name(s, 8) for s in range(len(model.seats))
+            if s not in (seat, model.you) and model.away(s)]  # fmt: skip
+    return f"{who} · away: {', '.join(gone)}" if gone else who
 
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
@@ -147,6 +153,8 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
         keys = f"Tab look at the {model.ui.board}s  f this screen  PgUp log  q quit"
     elif model.replay_step:
         keys = f"←/→ step  Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
+    elif model.status == "over":  # looking at the boards after the end: f brings it back
+        keys = f"f the final screen  Tab {model.ui.board}s  PgUp log  : command  ? help  q quit"
     else:
         keys = model.ui.hints()
     return fit([("class:hint", keys)], width)

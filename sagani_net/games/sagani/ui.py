@@ -294,7 +294,7 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
         before = ui.scores_mark[seat] if seat < len(ui.scores_mark) else s["score"]
         score_style = style + (" class:new" if s["score"] != before else "")
         line: Line = [
-            (style, f"{mark}{seat + 1} {model.name(seat):<9.9} "),
+            (style, f"{mark}{seat + 1} {model.name(seat, 9):<9} "),
             (score_style, f"{s['score']:>3}"),
             (style, f"{stack:1} ●{s['supply']:<2}"),
         ]
@@ -569,7 +569,7 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
         style = "class:you" if seat == model.you else ""
         s = seats[seat]
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
-        scores.append((style, f" {mark}{seat + 1} {model.name(seat)[:8]} {s['score']} "
+        scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
                               f"●{s['supply']}{caco}"))  # fmt: skip
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
@@ -880,7 +880,11 @@ class SaganiUI(GameUI):
 
     def hints(self) -> str:
         if self.selection is not None:
-            return "arrows move  r rotate  Enter place  u/Esc undo  : type a command  ? help"
+            # A tile the host holds (revealed, drawn) is not taken back: undo is offered for a
+            # take not yet sent, or a step (a move, a turn) made since.
+            local = self.selection.source is not None or self.model.steps
+            undo = "  u/Esc undo" if local else ""
+            return f"arrows move  r rotate  Enter place{undo}  : type a command  ? help"
         if self.model.my_turn and self.phase == "choose":
             choices = self.choices()
             numbers = [a for a in choices if a.type in ("take", "pick")]

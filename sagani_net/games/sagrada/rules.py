@@ -955,7 +955,9 @@ class State(Engine):
             return RuleError("tool_spent", f"{tool.name} has been used")
         if not self._pay_options(slot, exclude=-1):
             colour = COLOUR_NAMES[COLOURS.index(tool.colour)]
-            need = f"a {colour} die in the pool" if self.solo else f"{self.cost(slot)} tokens"
+            cost = self.cost(slot)
+            tokens = f"{cost} favour token" + ("s" if cost != 1 else "")
+            need = f"a {colour} die in the pool" if self.solo else tokens
             return RuleError("cannot_pay", f"{tool.name} needs {need}")
         if tool.on_drafted and self.step != HELD:
             return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")

@@ -25,6 +25,7 @@ the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``val
 from __future__ import annotations
 
 import random
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -658,7 +659,12 @@ class SagradaUI(GameUI):
         cursor = self.at(targets)
         if cursor is None:
             if self.step() is None and self.picked is None and not view["drafted"]:
-                self.model.say("pick a die first (1-9), or type draft 3 at 2,4", refusal=True)
+                if not any(a.kind == "draft" for a in self.legal()):
+                    self.model.say("no die in the pool fits your window now: p passes",
+                                   refusal=True)  # fmt: skip
+                else:
+                    self.model.say(f"pick a die first ({dice_keys(view)}), or type draft 3 at 2,4",
+                                   refusal=True)  # fmt: skip
             elif self.picked is not None:
                 keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
                 self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
@@ -686,9 +692,10 @@ class SagradaUI(GameUI):
             for action in plan:
                 check.apply(action)
         except RuleError as exc:
+            message = for_people(exc.message)
             if typed:
-                raise CommandError(f"not sent: {exc.message}") from None
-            self.model.say(exc.message, refusal=True)
+                raise CommandError(f"not sent: {message}") from None
+            self.model.say(message, refusal=True)
             return []
         self.model.say("")
         self._plan_base = self.model.view["version"] if self.model.view else -1
@@ -726,7 +733,8 @@ class SagradaUI(GameUI):
             if last.kind == "tool" and self.plan and self.plan[-1].kind == "draft" and \
                     self.plan[-1].cell < 0:  # fmt: skip
                 self.picked = self.plan.pop().die
-            said = f"took back {last}: nothing was sent"
+            what = TOOLS[last.number].name if last.kind == "tool" else str(last)
+            said = f"took back {what}: nothing was sent"
         elif self.picked is not None:
             self.picked = self.cursor = None
         elif self.mine():
@@ -828,7 +836,8 @@ class SagradaUI(GameUI):
         if state is None:
             return f"{tool.name} cannot be used now"
         if tool.on_drafted and self.picked is None and self.step() is None:
-            return f"{tool.name} is used on a drafted die: pick a die first (1-9)"
+            keys = dice_keys(self.view)
+            return f"{tool.name} is used on a drafted die: pick a die first ({keys})"
         check = state.clone()
         picked = self.picked if tool.on_drafted and self.step() is None else None
         if picked is not None and picked < len(state.pool) and number in state.tools:
@@ -841,8 +850,8 @@ class SagradaUI(GameUI):
         try:
             check.apply(Action.tool(number))
         except RuleError as exc:
-            return exc.message if exc.message.startswith(tool.name) else \
-                f"{tool.name}: {exc.message}"  # fmt: skip
+            message = for_people(exc.message)
+            return message if message.startswith(tool.name) else f"{tool.name}: {message}"
         return f"{tool.name} cannot be used now"
 
     def _send_if(self, action: Action) -> list[Data]:
@@ -1013,13 +1022,13 @@ def snake_line(ui: SagradaUI, width: int) -> Line:
     assert view is not None
     players = view["config"]["players"]
     skipping = set(view["skipping"])
-    for named in (True, False):  # names if they fit, else seat numbers
+    for named in (10, 7, 0):  # whole names if they fit, else shorter, else seat numbers
         line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"),
                       ("", " ")]  # fmt: skip
         for i, seat in enumerate(view["order"]):
             now = i == view["turn_index"] and view["phase"] == "play"
             skipped = i >= players and seat in skipping
-            name = "you" if seat == model.you else model.name(seat)[:7] if named else \
+            name = "you" if seat == model.you else model.name(seat, named) if named else \
                 str(seat + 1)  # fmt: skip
             if now:
                 line.append(("class:turn", f" [{name}]"))
@@ -1142,12 +1151,32 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
         tokens = "" if solo else f" {data['tokens']:>2}"
-        lines.append([(style, f"{mark}{seat + 1} {model.name(seat):<8.8} {dice:>4}{tokens} "
+        lines.append([(style, f"{mark}{seat + 1} {model.name(seat, 8):<8} {dice:>4}{tokens} "
                               f"{view['scores'][seat]:>4}")])  # fmt: skip
     if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
-        lines.append([("", f" target so far {target:>3}"), ("class:dim", " (the track)")])
+        so_far, whose = f" target so far {target:>3}", " (the track)"
+        if len(so_far + whose) <= width:
+            lines.append([("", so_far), ("class:dim", whose)])
+        else:  # under the window at 80 columns: the words on a line of their own
+            lines += [[("", so_far)], [("class:dim", "  " + whose.strip())]]
     return [fit(line, width) for line in lines]
+
+
+def dice_keys(view: Data | None) -> str:
+    """The number keys that pick a pool die now: ``1-5`` (``1`` for one die)."""
+    dice = len(view["pool"]) if view else 0
+    return "1" if dice == 1 else f"1-{dice}"
+
+
+#: A cell as a refusal names it for bots and people both (``[1, 3] (2,4)``, see cell_words).
+_WIRE_CELL = re.compile(r"\[\d+, \d+\] \((\d+,\d+)\)")
+
+
+def for_people(message: str) -> str:
+    """A refusal's message as the console shows it: its cells as people count them only
+    (``2,4``), without the wire's form from 0 beside them."""
+    return _WIRE_CELL.sub(r"\1", message)
 
 
 def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list[Line]]]:
@@ -1177,7 +1206,8 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
-        tool += ", not yet paid" if ui.plan else ""
+        # A tool the host rolled or drew for is paid already; only a plan's tool is not.
+        tool += ", not yet paid" if any(a.kind == "tool" for a in ui.plan) else ""
         if view["step"]["kind"] == VALUE_STEP and view["step"]["tool"] == 11:
             held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
@@ -1253,6 +1283,9 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
+    elif model.status != "running":  # seats still open: nobody is choosing yet
+        lines.append([("class:title", "Your window patterns"),
+                      ("", "  (you choose once every seat is taken)")])  # fmt: skip
     elif ui.chosen_ahead is not None:
         lines.append([("class:title", f"Your choice: {ui.chosen_ahead + 1}"),
                       ("", f"  {whose} is choosing; yours goes to the host next")])
@@ -1312,12 +1345,13 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     # Each public objective's column is headed by its name in words, wrapped over lines.
     names = [textwrap.wrap(OBJECTIVES[n].name, OBJECTIVE_W) for n in view["objectives"]]
     depth = max((len(n) for n in names), default=1)
+    solo = "target" in result  # solo has no favour tokens: no column for them
     for row in range(depth):
         words = [n[row - depth + len(n)] if row >= depth - len(n) else "" for n in names]
         last = row == depth - 1
         head = (" #  player      " if last else " " * 16) + " ".join(
             f"{w:>{OBJECTIVE_W}}" for w in words) + (
-            "  private tokens  empty  score" if last else "")  # fmt: skip
+            f"  private{'' if solo else ' tokens'}  empty  score" if last else "")  # fmt: skip
         lines.append([("class:dim", head.rstrip())])
     for rank, seat in enumerate(result["ranking"]):
         style = "class:you" if seat == model.you else ""
@@ -1326,9 +1360,10 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
             row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
         else:
             parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
-            penalty = 3 if "target" in result else 1
+            penalty = 3 if solo else 1
+            tokens = "" if solo else f" {sheet['tokens']:>6}"
             row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
-                   f" {sheet['tokens']:>6}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
+                   f"{tokens}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
         lines.append([(style, row)])
     if "privates" in view:
         privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]

@@ -30,7 +30,17 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from cli.console.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+)
 from sagani_net.game import RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
@@ -204,7 +214,7 @@ Commands (cards by their number; t1 is the timeline's left end; Tab completes)
  discard 17 23   discard       maintenance: discard those (or none), draw to 4
  show 2   help   rules   quit
 
-Players: ▶ whose turn, * who plays first this round; the number: cards in hand.
+Players: ▶ whose turn, * who plays first this round; (3): cards in hand.
 Board: Temple at the top, Start (column 0) at the bottom, lanes a b c.
  ━ ┃ a blocked side   gap: open   ░ a face-down tile   G the ghost
  Y yellow  R red  P purple  K black  B blue; lowercase: where the card in
@@ -602,7 +612,9 @@ class SugiUI(GameUI):
             return f"{action}{push}"
         if choice.mode == "remove":
             owner = state.timeline[choice.slot][2] if choice.slot < len(state.timeline) else None
-            whose = f" ({self.model.name(owner)}'s card)" if owner is not None else ""
+            name = "your" if owner == self.model.you else f"{self.model.name(owner)}'s" \
+                if owner is not None else ""  # fmt: skip
+            whose = f" ({name} card)" if name else ""
             return f"{action}{whose} to the bottom of the deck"
         return f"{action}: {self._rotated(choice, state)}"
 
@@ -633,8 +645,9 @@ class SugiUI(GameUI):
         if self.phase == MAINTENANCE:
             if not cards:
                 return f"Enter draw up to 4 (nothing to discard)  {shell}"
-            undo = "  u undo" if self.marked else ""
-            return f"{numbers} mark  Enter discard marked (none: keep all){undo}  {shell}"
+            # Fits 80 columns either way: "keep all" only while nothing is marked.
+            undo = "  u/Esc undo" if self.marked else " (none: keep all)"
+            return f"{numbers} mark  Enter discard the marked{undo}  {shell}"
         choice = self.choice
         if choice is None:
             return f"{numbers} choose a card  {shell}"
@@ -841,7 +854,8 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     for seat in range(view["players"]):
         mark = "▶" if seat == model.turn else ("*" if seat == view["round_start"] else " ")
         style = "class:you" if seat == model.you else ""
-        text = f"{mark}{model.name(seat)} {view['hands'][seat]}  "
+        # The hand size in brackets: a name may end in a number of its own ("greedy 2").
+        text = f"{mark}{model.name(seat)} ({view['hands'][seat]})  "
         if used + len(text) > width and line:
             lines.append(line)
             line, used = [], 0
@@ -852,6 +866,8 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     if starred and used + len(legend) <= width:
         line.append(("class:dim", legend))
     lines.append(line)
+    if starred and used + len(legend) > width:  # its own line: the * is explained on screen
+        lines.append([("class:dim", " " + legend)])
     push = view["push"]
     if push is not None:
         state = ui.state()
@@ -919,8 +935,8 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
             used = sum(len(t) for _, t in face)
             row += [("class:cursor", left), *face, ("class:cursor", right),
                     ("", " " * (step - used - 2))]  # fmt: skip
-            name = "you" if owner == model.you else model.name(owner or 0)
-            who.append(("class:dim", f" {name[:step - 1]}".ljust(step)))
+            name = "you" if owner == model.you else model.name(owner or 0, step - 1)
+            who.append(("class:dim", f" {name}".ljust(step)))
         else:
             row.append(("class:dim", " ·".ljust(step)))
     lines = [[("class:title", title)], head, row]
@@ -939,9 +955,14 @@ def more_lines(ui: SugiUI, width: int) -> list[Line]:
     if view["timeline"] and ui.resolved:
         line: Line = [("class:title", "Last resolved"),
                       ("", f" by {model.name(ui.resolver or 0)}:")]  # fmt: skip
+        lines.append([])
         for slot, card, rotation, _ in ui.resolved:
-            line += [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
-        lines += [[], line]
+            piece = [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
+            if len(line_text(line) + line_text(piece)) > width:  # wrapped whole, not cut
+                lines.append(line)
+                line = [("", " ")]
+            line += piece
+        lines.append(line)
     bottom = (model.private or {}).get("deck_bottom") or []
     if bottom:
         known = ", ".join(f"{card} ({place + 1}. from the bottom)" for place, card in bottom)
