@@ -44,6 +44,12 @@ FOREST = tuple(range(LANES, LANES * TEMPLE_COLUMN))  # the spaces of columns 1-4
 TEMPLE_SPACES = tuple(range(LANES * TEMPLE_COLUMN, SPACES))
 ARRIVAL_END = 3  # the third samurai in the Temple ends the game (S13)
 ROUND_CAP = 60  # S14: a safety stop against stand-offs and aimless play
+#: Our edition's rule sets: 1 is S1-S16; 2 adds the Temple's call (S17). A table's config says
+#: which it plays; a stored table or record from before editions were numbered plays 1.
+EDITIONS = (1, 2)
+LATEST_EDITION = 2
+CALL_PEDESTALS = 2  # S17: the Temple calls once this many samurai stand on its pedestals
+CALL_BELOW = 4  # S17: it calls the samurai in columns 0-3 (the last step is the players')
 N, E, S, W = range(4)
 OPPOSITE = (S, W, N, E)
 ALL_OPEN = 0b1111
@@ -327,21 +333,25 @@ class State(Engine):
         "sides", "samurai", "pedestals", "ghost", "hands", "families", "deck", "discard",
         "known_bottom", "timeline", "last_placer", "phase", "seat", "round", "round_start",
         "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
+        "edition",
     )  # fmt: skip
 
     # -- creation ---------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, players: int = 2, seed: int | None = None,
-            parts: Components = COMPONENTS) -> State:  # fmt: skip
-        """A new game (S1): ``seed`` decides the forest, the deal and the first player."""
+    def new(cls, players: int = 2, seed: int | None = None, parts: Components = COMPONENTS,
+            edition: int = LATEST_EDITION) -> State:  # fmt: skip
+        """A new game (S1): ``seed`` decides the forest, the deal and the first player;
+        ``edition`` the rule set (``EDITIONS``)."""
         if players not in (2, 3, 4, 5):
             raise RuleError("bad_config", "Sugi is for 2-5 players")
+        if edition not in EDITIONS:
+            raise RuleError("bad_config", f"our Sugi editions are {', '.join(map(str, EDITIONS))}")
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         rng = random.Random(seed)
         s = cls._blank(players, parts, rng)
-        s.seed = seed
+        s.seed, s.edition = seed, edition
         tiles = list(parts.tile_ids)
         rng.shuffle(tiles)
         tile_at = [-1] * SPACES
@@ -384,6 +394,7 @@ class State(Engine):
         s.pushing, s.ghost_from, s.ghost_dir = (), ON_TEMPLE, S
         s.maintenance_left = 0
         s.history, s.origin, s.outcome = [], 0, None
+        s.edition = LATEST_EDITION
         return s
 
     def clone(self) -> State:
@@ -403,6 +414,7 @@ class State(Engine):
         c.pushing, c.ghost_from, c.ghost_dir = self.pushing, self.ghost_from, self.ghost_dir
         c.maintenance_left = self.maintenance_left
         c.history, c.origin, c.outcome = self.history[:], self.origin, self.outcome
+        c.edition = self.edition
         return c
 
     # -- questions --------------------------------------------------------------------------
@@ -690,7 +702,19 @@ class State(Engine):
             self._resolve(ev)
             if self.phase == OVER:
                 return
+        if self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS:
+            self._call(ev)
         self._start_maintenance(ev)
+
+    def _call(self, ev: list[Data] | None) -> None:
+        """S17 (edition 2): with two samurai home, the Temple calls the others at the end of
+        every planning: each one in columns 0-3 steps north, as by an arrow (S7: obstacles and
+        the ghost stop it). None can arrive, so the order is only that of the events."""
+        if ev is not None:
+            ev.append({"type": "temple_call"})
+        for colour, at in enumerate(self.samurai):
+            if at != ARRIVED and at // LANES < CALL_BELOW:
+                self._step(colour, N, ev)
 
     # -- the ghost --------------------------------------------------------------------------
 
@@ -940,6 +964,7 @@ class State(Engine):
             "version": self.version,
             "phase": self.phase,
             "turn": None if over else self.seat,
+            "edition": self.edition,
             "round": self.round,
             "round_start": self.round_start,
             "limit": self.limit,
@@ -1004,7 +1029,7 @@ class State(Engine):
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sugi",
-            "config": {"players": self.players},
+            "config": {"players": self.players, "edition": self.edition},
             "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
         }
@@ -1100,6 +1125,7 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     rng.shuffle(families)
     s.families = [mine["family"] if other == seat else families.pop() for other in range(players)]
     s.phase, s.round, s.round_start = view["phase"], view["round"], view["round_start"]
+    s.edition = view.get("edition", 1)  # a view without it is from a host of edition 1
     s.seat = view["turn"] if view["turn"] is not None else 0
     s.last_placer = view["last_placer"]
     push = view["push"]
@@ -1127,16 +1153,23 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     """
     if not isinstance(record, dict) or record.get("game") != "sugi":
         raise RuleError("bad_record", 'a record is a map with "game": "sugi"')
-    config = SUGI.parse_config(record.get("config", {}))
+    config = SUGI.parse_config(_edition_known(record.get("config", {})))
     seed, actions = record.get("seed"), record.get("actions")
     if not _is_int(seed) or not isinstance(actions, list):
         raise RuleError("bad_record", "a record has an integer seed and a list of actions")
-    state = State.new(config["players"], seed)
+    state = State.new(config["players"], seed, edition=config["edition"])
     events = replay_actions(state, actions)
     outcome = state.outcome
     if "result" in record and outcome is not None and record["result"] != outcome.to_dict():
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
     return state, events
+
+
+def _edition_known(config: Any) -> Any:
+    """A config stored before editions were numbered (no ``edition``) played edition 1."""
+    if isinstance(config, dict) and "edition" not in config:
+        return {**config, "edition": 1}
+    return config
 
 
 #: Event type -> sentence; ``{who}`` is the seat's name, other fields as in the event.
@@ -1161,6 +1194,7 @@ EVENT_TEXT = {
     "discarded": "{who} discards {cards_text}",
     "deck_reshuffled": "the discards are shuffled into a new deck of {cards}",
     "round_started": "round {round} begins with {who}",
+    "temple_call": "the Temple calls: every samurai in columns 0-3 steps north",
     "game_over": "game over: {scores_text}",
 }
 
@@ -1194,7 +1228,11 @@ class Sugi:
 
     name = "sugi"
     title = "Sugi"
-    options = (Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),)
+    options = (
+        Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),
+        Option("edition", LATEST_EDITION, EDITIONS,
+               "our edition's rules: 2 adds the Temple's call (RULES.md S17), 1 is without it"),
+    )
 
     def parse_config(self, data: Any) -> Data:
         return check_options(self.options, data)
@@ -1203,7 +1241,7 @@ class Sugi:
         return int(config["players"])
 
     def new_state(self, config: Data, seed: int) -> State:
-        return State.new(config["players"], seed)
+        return State.new(config["players"], seed, edition=_edition_known(config)["edition"])
 
     def from_record(self, record: Data) -> State:
         return replay(record)[0]
