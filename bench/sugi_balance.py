@@ -25,7 +25,7 @@ import time
 from collections import Counter
 
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.games.sugi.rules import ROUND_CAP
+from sagani_net.games.sugi.rules import EDITIONS, LATEST_EDITION, ROUND_CAP, SUGI
 
 BOTS = ("greedy", "mcts", "random")
 
@@ -39,13 +39,16 @@ def main() -> None:
                         help="the others play this bot; seat 1 plays --bot (seat 2 in odd games)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="mcts: this many iterations a move instead of 1 s of thinking")
+    parser.add_argument("--edition", type=int, default=LATEST_EDITION, choices=EDITIONS,
+                        help="our edition's rule set (RULES.md S17)")
     parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S*1000003+i")
     parser.add_argument("--nets", action="store_true", help="print the seed of every netted game")
     args = parser.parse_args()
     mcts = {"think_s": None, "iterations": args.iterations} if args.iterations else {}
     effort = (f"mcts {args.iterations} iterations a move" if args.iterations
               else "mcts 1 s a move, as users get it")
-    config = {"players": args.players}
+    # Normalized as selfplay's and the host's are (a config without an edition is an old one).
+    config = SUGI.parse_config({"players": args.players, "edition": args.edition})
     rounds, seat_wins, family_wins, family_games = [], Counter(), Counter(), Counter()
     hero_wins = nets = 0
     started = time.process_time()
@@ -71,7 +74,7 @@ def main() -> None:
         hero_wins += share if hero in winners else 0
     n = args.games
     used = sorted({args.bot, args.versus or args.bot})
-    print(f"{n} games, {args.players} players, {args.bot}"
+    print(f"{n} games, {args.players} players, edition {args.edition}, {args.bot}"
           + (f" vs {args.versus}" if args.versus else "")
           + (f" ({effort})" if "mcts" in used else "")
           + f", {time.process_time() - started:.0f} s CPU")  # fmt: skip

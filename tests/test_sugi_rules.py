@@ -305,6 +305,18 @@ def test_samurai_in_the_ghosts_space_are_pushed_aside_one_by_one():
     assert where(s, "blue") == "a1" and s.phase == PLAN and s.current_seat == 1
 
 
+def test_a_ghost_moving_along_a_row_pushes_north_or_south_never_on_nor_back():
+    # The ghost goes west c2 -> b2: red there may go N or S, not W (onward) nor E (back).
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="c2", samurai={"red": "b2"})
+    s.apply(act(f"action {RED_GHOST} ghost b2"))
+    assert s.phase == PUSH and [a.direction for a in s.legal_actions()] == [0, 2]  # N, S
+    with pytest.raises(RuleError) as e:
+        s.apply(act("push W"))
+    assert e.value.code == "cannot_push"
+    s.apply(act("push S"))
+    assert where(s, "red") == "b1" and s.view()["ghost"] == [2, 1]
+
+
 def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back():
     # b1 open N and S only: red there can go neither E nor W, and S is the ghost's way.
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"b1": "NS"},
