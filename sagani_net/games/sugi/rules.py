@@ -1,9 +1,11 @@
-"""The Sugi rules engine: one state object, deterministic from a seed (RULES.md, S1-S16).
+"""The Sugi rules engine: one state object, deterministic from a seed (RULES.md, S1-S17).
 
 A round is planning (each seat in turn puts a card face down in the timeline or discards it for
 its action), then resolution (automatic: the cards are turned left to right and every arrow
 moves its samurai one space), then maintenance (each seat discards what it likes and draws up to
-4). The game ends the instant the third samurai reaches the Temple.
+4). The game ends the instant the third samurai reaches the Temple. In our edition 2 (the
+table's ``edition`` option), while two samurai are home, every planning ends with the Temple's
+call: the samurai in columns 0-3 step north (S17).
 
 The board is 3 lanes (a, b, c) x 6 columns: column 0 is the Start tile, 1-4 the forest, 5 the
 Temple. A space is written ``b3`` (lane b, column 3) and is ``[column, lane]`` on the wire.
