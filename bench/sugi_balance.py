@@ -1,115 +1,96 @@
-"""Sugi's balance by bot self-play (issue 13 point 3): game length, wins by seat and by family
-tree card, greedy against random. (The engine's speed: ``python bench/engine.py --game sugi``.)
+"""Sugi's balance by bot self-play, with the bots players meet (issue 19 point 2).
 
-Run: ``python bench/sugi_balance.py --players 4 --games 1000`` (equal greedy bots), or
-``--versus random`` for greedy in seat 0 (then in seat 1) against random bots. The greedy bot
-plays honestly: at each decision it rebuilds a state from its own view and private data
-(``GAME.determinize``), so it never sees a hidden card or tile; it then takes the legal action
-whose resulting state :func:`sagani_net.games.sugi.bots.evaluate` likes best.
+Each game is played by :func:`sagani_net.bots.tournament.play_local`, the very path of
+``sagani selfplay`` and ``sagani tournament``: the policies come from
+:func:`sagani_net.bots.make_policy` (``greedy``, ``mcts``, ``random``, the ones ``sagani play``,
+``sagani bot`` and ``sagani host --bots`` seat), and every seat decides on a state rebuilt from
+its own view and private data. The only setting that may differ is mcts's effort: users' mcts
+thinks 1 second a move; here ``--iterations N`` gives it a fixed budget instead (deterministic,
+and affordable for many games), and the output says so.
+
+Run (from the repository root, ``PYTHONPATH=.``):
+``python bench/sugi_balance.py --players 4 --games 1000`` (equal greedy bots), ``--bot mcts
+--iterations 40`` (equal mcts bots), or ``--versus random`` for the bot in seat 1 (seat 2 in
+odd games) against random bots. It prints game length, how many games the round-60 net ended
+(``ROUND_CAP``), wins by seat and by family tree card. (The engine's speed:
+``python bench/engine.py --game sugi``.)
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
+import sys
 import time
 from collections import Counter
 
-from sagani_net.games.sugi.bots import distinct_actions, evaluate
-from sagani_net.games.sugi.rules import ROUND_CAP, SUGI, Action, State
+from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.games.sugi.rules import EDITIONS, LATEST_EDITION, ROUND_CAP, SUGI
 
-
-def greedy(state: State, rng: random.Random) -> Action:
-    """The one-ply greedy on a determinized copy of what the seat to move knows."""
-    seat = state.current_seat
-    assert seat is not None
-    known = SUGI.determinize(state.view(seat), state.private(seat), seat, rng)
-    best, best_value = None, float("-inf")
-    for action in distinct_actions(known):
-        after = known.clone()
-        after.push(action)
-        value = evaluate(after, seat) + rng.random() * 1e-6  # ties broken at random
-        if value > best_value:
-            best, best_value = action, value
-    assert best is not None
-    return best
-
-
-def random_bot(state: State, rng: random.Random) -> Action:
-    return state.random_action(rng)
-
-
-BOTS = {"greedy": greedy, "random": random_bot}
-
-
-def play(players: int, seed: int, bots: list, rng: random.Random) -> State:
-    state = State.new(players, seed)
-    while not state.is_over():
-        state.push(bots[state.seat](state, rng))
-    return state
+BOTS = ("greedy", "mcts", "random")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5))
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--bot", default="greedy", choices=sorted(BOTS))
-    parser.add_argument(
-        "--versus",
-        default=None,
-        choices=sorted(BOTS),
-        help="the others play this bot; seat 0 plays --bot (seat 1 in odd games)",
-    )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bot", default="greedy", choices=BOTS)
+    parser.add_argument("--versus", default=None, choices=BOTS,
+                        help="the others play this bot; seat 1 plays --bot (seat 2 in odd games)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="mcts: this many iterations a move instead of 1 s of thinking")
+    parser.add_argument("--edition", type=int, default=LATEST_EDITION, choices=EDITIONS,
+                        help="our edition's rule set (RULES.md S17)")
+    parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S*1000003+i")
+    parser.add_argument("--nets", action="store_true", help="print the seed of every netted game")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    mcts = {"think_s": None, "iterations": args.iterations} if args.iterations else {}
+    effort = (f"mcts {args.iterations} iterations a move" if args.iterations
+              else "mcts 1 s a move, as users get it")
+    # Normalized as selfplay's and the host's are (a config without an edition is an old one).
+    config = SUGI.parse_config({"players": args.players, "edition": args.edition})
     rounds, seat_wins, family_wins, family_games = [], Counter(), Counter(), Counter()
-    hero_wins = capped = 0
+    hero_wins = nets = 0
     started = time.process_time()
     for g in range(args.games):
-        bots = [BOTS[args.bot]] * args.players
         hero = g % 2
-        if args.versus:
-            bots = [BOTS[args.versus]] * args.players
-            bots[hero] = BOTS[args.bot]
-        state = play(args.players, args.seed * 1_000_003 + g, bots, rng)
-        outcome = state.outcome
-        assert outcome is not None
-        rounds.append(outcome.rounds)
-        capped += len(outcome.pedestals) < 3
-        share = 1 / len(outcome.winners)  # a shared win counts shared
-        for s in outcome.winners:
+        lineup = [args.versus or args.bot] * args.players
+        lineup[hero] = args.bot
+        seed = args.seed * 1_000_003 + g
+        result = play_local(GameSpec(g, "sugi", config, seed, tuple(lineup), {"mcts": mcts}))
+        figures = result.figures
+        rounds.append(figures["rounds"])
+        if len(figures["pedestals"]) < 3:
+            nets += 1
+            if args.nets:
+                print(f"net: seed {seed}", file=sys.stderr)
+        winners = figures["winners"]
+        share = 1 / len(winners)  # a shared win counts shared
+        for s in winners:
             seat_wins[s] += share
-            family_wins[outcome.families[s]] += share
-        for f in outcome.families:
+            family_wins[figures["families"][s]] += share
+        for f in figures["families"]:
             family_games[f] += 1
-        hero_wins += share if hero in outcome.winners else 0
+        hero_wins += share if hero in winners else 0
     n = args.games
-    print(
-        f"{n} games, {args.players} players, {args.bot}"
-        + (f" vs {args.versus}" if args.versus else "")
-        + f", {time.process_time() - started:.0f} s CPU"
-    )
-    print(
-        f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
-        f"stopped by the round cap ({ROUND_CAP}): {capped}"
-    )
+    used = sorted({args.bot, args.versus or args.bot})
+    print(f"{n} games, {args.players} players, edition {args.edition}, {args.bot}"
+          + (f" vs {args.versus}" if args.versus else "")
+          + (f" ({effort})" if "mcts" in used else "")
+          + f", {time.process_time() - started:.0f} s CPU")  # fmt: skip
+    print(f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
+          f"ended by the round-{ROUND_CAP} net: {nets}")  # fmt: skip
     if args.versus:
         print(f"{args.bot} wins {hero_wins / n:.1%} against {args.versus}")
         return
     fair = 1 / args.players
-    print(
-        "seat win share / fair: "
-        + ", ".join(f"{s + 1}: {seat_wins[s] / n / fair:.2f}" for s in range(args.players))
-    )
+    print("seat win share / fair: "
+          + ", ".join(f"{s + 1}: {seat_wins[s] / n / fair:.2f}" for s in range(args.players)))
     # A family card's fair share: of the games it was dealt in, 1/players.
     ratios = {f: family_wins[f] / family_games[f] / fair for f in sorted(family_games)}
     print("family card win share / fair: " + ", ".join(f"{f}: {r:.2f}" for f, r in ratios.items()))
-    print(
-        f"worst: seat {max(seat_wins[s] / n / fair for s in range(args.players)):.2f}, "
-        f"family card {max(ratios.values()):.2f}"
-    )
+    print(f"worst: seat {max(seat_wins[s] / n / fair for s in range(args.players)):.2f}, "
+          f"family card {max(ratios.values()):.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@ import random
 from test_sugi_support import card, position
 
 from sagani_net.games.sugi import bots
-from sagani_net.games.sugi.rules import Action, State
+from sagani_net.games.sugi.rules import Action, State, parse_space
 
 # Family 0: yellow 7, red 5, purple 3 (black and blue are rivals).
 MINE, RIVAL = 0, 1
+A2 = parse_space("a2")
 
 
 def test_a_samurai_of_ones_family_further_on_is_worth_more_and_a_rivals_less():
@@ -20,6 +21,35 @@ def test_a_samurai_of_ones_family_further_on_is_worth_more_and_a_rivals_less():
     seven = bots.evaluate(position(families=[0, 9], samurai={"yellow": "b2"}), MINE)
     three = bots.evaluate(position(families=[0, 9], samurai={"purple": "b2"}), MINE)
     assert seven > three
+
+
+def test_a_samurai_behind_an_obstacle_or_the_ghost_counts_the_way_round():
+    def worth(**where) -> float:
+        state = position(families=[0, 9], samurai={"yellow": "a2"}, **where)
+        return bots.evaluate(state, MINE)
+
+    # a2 -> a3 -> a4 -> Temple, or round a blocked side or the ghost: one step more (the
+    # others, on b0, go up lane b as before).
+    assert bots.steps_left(position())[A2] == 3
+    assert worth(tiles={"a2": "ESW"}) == worth() - 7  # yellow is worth 7 a step
+    assert worth(ghost="a3") == worth(ghost="c4") - 7  # (the ghost off the Temple both times)
+    # a2 open N and S only, a3 closed to the south: back down and round by lane b.
+    assert bots.steps_left(position(tiles={"a2": "NS", "a3": "EW"}))[A2] == 6
+
+
+def test_greedy_turns_open_the_tile_that_blocks_its_samurai():
+    rotate = card("purple N", action="rotate")
+    state = position(families=[0, 9], samurai={"yellow": "a2"}, tiles={"a2": "ESW"},
+                     hands=[[rotate], []])  # fmt: skip
+    values = [(bots.evaluate(_after(state, a), MINE), a) for a in state.legal_actions()]
+    best = max(values, key=lambda va: va[0])[1]
+    assert best.type == "rotate" and best.space == A2  # a2 turned so that its north is open
+
+
+def _after(state: State, action: Action) -> State:
+    after = state.clone()
+    after.apply(action)
+    return after
 
 
 def test_the_evaluation_counts_the_timeline_as_if_resolved_now():

@@ -12,6 +12,7 @@ from test_sugi_support import card, position
 import sagani_net.games.sugi.edition as sugi_edition
 import sagani_net.games.sugi.rules as sugi_rules
 import sagani_net.games.sugi.words as sugi_words
+from sagani_net.bots import make_policy
 from sagani_net.game import RuleError
 from sagani_net.games import get_game
 from sagani_net.games.sugi.rules import (
@@ -39,10 +40,14 @@ def random_game(players: int, seed: int, rng: random.Random, stop: int | None = 
 def test_the_registry_serves_sugi_with_its_options():
     game = get_game("sugi")
     assert game.title == "Sugi"
-    assert game.parse_config({}) == {"players": 2}
+    assert game.parse_config({}) == {"players": 2, "edition": 2}
+    assert game.parse_config({"edition": 1})["edition"] == 1
     assert game.seats({"players": 5}) == 5
     with pytest.raises(RuleError) as e:
         game.parse_config({"players": 6})
+    assert e.value.code == "bad_config"
+    with pytest.raises(RuleError) as e:
+        game.parse_config({"edition": 3})
     assert e.value.code == "bad_config"
 
 
@@ -174,10 +179,54 @@ def test_a_record_replays_to_the_same_result_and_events(players):
     while not state.is_over():
         events += state.apply(state.random_action(rng))
     record = json.loads(json.dumps(state.to_record()))
-    assert record["config"] == {"players": players} and record["seed"] == 99
+    assert record["config"] == {"players": players, "edition": 2} and record["seed"] == 99
     again, replayed = replay(record)
     assert replayed == events and again.result() == state.result()
     assert SUGI.from_record(record).view() == state.view()
+
+
+def _edition_1_game_that_called() -> State:
+    """An edition-1 game between greedy bots in which, after two samurai were home, at least
+    one planning ended without the third: edition 2's Temple would have called there."""
+    greedy = make_policy("greedy", game="sugi")
+    for seed in range(40):
+        state, rng = State.new(2, seed, edition=1), random.Random(seed)
+        events = []
+        while not state.is_over():
+            events += state.apply(greedy.choose(state.clone(), rng))
+        kinds = [e["type"] for e in events]
+        second = [i for i, k in enumerate(kinds) if k == "samurai_arrived"][1]
+        if "maintenance" in kinds[second:]:
+            return state
+    raise AssertionError("no such game in 40 seeds")
+
+
+def test_a_record_from_before_editions_replays_by_edition_1():
+    state = _edition_1_game_that_called()
+    old = json.loads(json.dumps(state.to_record()))
+    assert old["config"] == {"players": 2, "edition": 1}
+    del old["config"]["edition"]  # the shape records had before editions were numbered
+    again = SUGI.from_record(old)
+    assert again.edition == 1 and again.view() == state.view()
+    assert SUGI.new_state({"players": 2}, 3).edition == 1  # a table stored before editions
+    assert SUGI.new_state(SUGI.parse_config({}), 3).edition == 2  # a new table
+    # Read by edition 2, the same actions do not make the same game: the edition matters.
+    try:
+        changed = SUGI.from_record({**old, "config": {"players": 2, "edition": 2}}).view()
+    except RuleError:
+        changed = None
+    assert changed != state.view()
+
+
+def test_the_view_says_the_edition_and_the_determinizer_keeps_it():
+    for edition in (1, 2):
+        state = State.new(3, 5, edition=edition)
+        view = state.view(0)
+        assert view["edition"] == edition
+        sample = SUGI.determinize(view, state.private(0), 0, random.Random(1))
+        assert sample.edition == edition
+    legacy = {k: v for k, v in State.new(2, 5, edition=1).view(0).items() if k != "edition"}
+    assert SUGI.determinize(legacy, None, None, random.Random(1)).edition == 1
 
 
 def test_a_record_that_does_not_hold_is_refused_at_the_action():

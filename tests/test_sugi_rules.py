@@ -305,6 +305,18 @@ def test_samurai_in_the_ghosts_space_are_pushed_aside_one_by_one():
     assert where(s, "blue") == "a1" and s.phase == PLAN and s.current_seat == 1
 
 
+def test_a_ghost_moving_along_a_row_pushes_north_or_south_never_on_nor_back():
+    # The ghost goes west c2 -> b2: red there may go N or S, not W (onward) nor E (back).
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="c2", samurai={"red": "b2"})
+    s.apply(act(f"action {RED_GHOST} ghost b2"))
+    assert s.phase == PUSH and [a.direction for a in s.legal_actions()] == [0, 2]  # N, S
+    with pytest.raises(RuleError) as e:
+        s.apply(act("push W"))
+    assert e.value.code == "cannot_push"
+    s.apply(act("push S"))
+    assert where(s, "red") == "b1" and s.view()["ghost"] == [2, 1]
+
+
 def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back():
     # b1 open N and S only: red there can go neither E nor W, and S is the ghost's way.
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"b1": "NS"},
@@ -431,3 +443,50 @@ def test_the_round_cap_ends_a_game_that_would_not_end():
     s.apply(Action.timeline(RED))
     events = s.apply(Action.timeline(BLUE))
     assert s.is_over() and types(events)[-1] == "game_over" and s.outcome.rounds == ROUND_CAP
+
+
+# -- our edition's rule: the Temple's call (S17) --------------------------------------------
+
+
+def _two_home(edition: int = 2, home: tuple[str, ...] = ("yellow", "black")) -> State:
+    """Two samurai home (or ``home``), red on b1, purple on a3 under the ghost on a4, blue on c3
+    whose north side is blocked; each seat holds one card; the timeline takes two."""
+    samurai = {"red": "b1", "purple": "a3", "blue": "c3", **{c: None for c in home}}
+    s = position(hands=[[RED], [BLUE]], samurai=samurai, ghost="a4", tiles={"c3": "ESW"})
+    s.limit, s.edition = 2, edition
+    return s
+
+
+def test_with_two_samurai_home_the_temple_calls_the_others_one_step_north():
+    s = _two_home()
+    s.apply(Action.timeline(RED, 90))  # red: b1 -> c1
+    events = s.apply(Action.timeline(BLUE, 0))  # blue: c3 north, blocked
+    kinds = types(events)
+    call = kinds.index("temple_call")
+    assert kinds.index("resolution") < call < kinds.index("maintenance")
+    after = events[call + 1 : kinds.index("maintenance")]
+    assert {"type": "samurai_moved", "samurai": "red", "from": [1, 2], "to": [2, 2]} in after
+    assert where(s, "red") == "c2"  # the call is a step as by an arrow
+    blocked = {e["samurai"]: e["reason"] for e in after if e["type"] == "samurai_blocked"}
+    assert blocked == {"purple": "ghost", "blue": "obstacle"}  # S7 stops it as it stops arrows
+    assert where(s, "purple") == "a3" and where(s, "blue") == "c3"
+
+
+def test_the_temple_does_not_call_a_samurai_on_column_4_nor_before_two_are_home():
+    s = _two_home()
+    s.samurai[COLOURS.index("red")] = parse_space("b4")
+    s.apply(Action.timeline(RED, 270))  # red: b4 -> a4? the ghost is there: it stays
+    s.apply(Action.timeline(BLUE, 0))
+    assert where(s, "red") == "b4" and len(s.pedestals) == 2  # the last step is the players'
+    one = _two_home(home=("yellow",))
+    one.apply(Action.timeline(RED, 90))
+    events = one.apply(Action.timeline(BLUE, 0))
+    assert "temple_call" not in types(events) and where(one, "red") == "c1"
+
+
+def test_edition_1_has_no_temple_call():
+    s = _two_home(edition=1)
+    s.apply(Action.timeline(RED, 90))
+    events = s.apply(Action.timeline(BLUE, 0))
+    assert "temple_call" not in types(events) and where(s, "red") == "c1"
+    assert s.view()["edition"] == 1

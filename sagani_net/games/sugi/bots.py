@@ -1,7 +1,8 @@
 """What Sugi's bots know about the game: a position's worth, and hooks for search.
 
 - :func:`evaluate` scores a state for one seat, for the generic one-ply greedy: the timeline as
-  it stands is resolved first (on a copy), then each samurai's progress towards the Temple counts
+  it stands is resolved first (on a copy), then each samurai's progress towards the Temple (the
+  steps its way there still takes, round obstacles and the ghost: :func:`steps_left`) counts
   by its worth on the seat's family tree card (a samurai the card does not name counts against:
   it would take a pedestal).
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
@@ -23,9 +24,14 @@ from sagani_net.games.sugi.rules import (
     ARRIVED,
     LANES,
     MAINTENANCE,
+    NEIGHBOUR,
     ON_TEMPLE,
+    OPPOSITE,
     OVER,
     PLAN,
+    SPACES,
+    TEMPLE_COLUMN,
+    TEMPLE_SPACES,
     TURNS,
     Action,
     State,
@@ -53,13 +59,45 @@ def evaluate(state: State, seat: int) -> float:
         state._resolve(None)
     w = weights(state, seat)
     value = 0.0
+    left = steps_left(state)
     for colour, at in enumerate(state.samurai):
-        value += w[colour] * (ARRIVED_COLUMNS if at == ARRIVED else at // LANES)
+        value += w[colour] * (ARRIVED_COLUMNS if at == ARRIVED else TEMPLE_COLUMN - left[at])
     if state.outcome is not None:
         value += WIN_BONUS if seat in state.outcome.winners else -WIN_BONUS
     elif state.ghost == ON_TEMPLE:
         value -= 0.5 * sum(x for x in w if x > 0)  # the Temple is shut while the ghost is there
     return value
+
+
+#: Steps counted for a samurai with no way to the Temple at all (walled in, for now).
+NO_WAY = 9
+
+
+def steps_left(state: State) -> list[int]:
+    """Per space, the fewest steps from it to the Temple through sides known to be open (a
+    face-down tile counts as open) and around the ghost; NO_WAY where there is none. A
+    samurai's progress is the Temple's column less this: on an open board, its column, but a
+    samurai behind an obstacle or the ghost is worth less, so the one-ply look-ahead turns a
+    tile open, sends the ghost away or steps round, where counting columns saw no gain."""
+    left = [NO_WAY] * SPACES
+    frontier = list(TEMPLE_SPACES)
+    for t in frontier:
+        left[t] = 0
+    ghost = state.ghost
+    passable = state.passable
+    while frontier:
+        nxt = []
+        for to in frontier:
+            far = left[to] + 1
+            for d in range(4):
+                at = NEIGHBOUR[to][d]  # a space from which one step in OPPOSITE[d] reaches to
+                if at < 0 or left[at] <= far or at == ghost or at >= TEMPLE_SPACES[0]:
+                    continue
+                if passable(at, OPPOSITE[d], to, True):
+                    left[at] = far
+                    nxt.append(at)
+        frontier = nxt
+    return left
 
 
 def distinct_actions(state: State) -> list[Action]:

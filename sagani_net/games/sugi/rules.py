@@ -1,9 +1,11 @@
-"""The Sugi rules engine: one state object, deterministic from a seed (RULES.md, S1-S16).
+"""The Sugi rules engine: one state object, deterministic from a seed (RULES.md, S1-S17).
 
 A round is planning (each seat in turn puts a card face down in the timeline or discards it for
 its action), then resolution (automatic: the cards are turned left to right and every arrow
 moves its samurai one space), then maintenance (each seat discards what it likes and draws up to
-4). The game ends the instant the third samurai reaches the Temple.
+4). The game ends the instant the third samurai reaches the Temple. In our edition 2 (the
+table's ``edition`` option), while two samurai are home, every planning ends with the Temple's
+call: the samurai in columns 0-3 step north (S17).
 
 The board is 3 lanes (a, b, c) x 6 columns: column 0 is the Start tile, 1-4 the forest, 5 the
 Temple. A space is written ``b3`` (lane b, column 3) and is ``[column, lane]`` on the wire.
@@ -44,6 +46,12 @@ FOREST = tuple(range(LANES, LANES * TEMPLE_COLUMN))  # the spaces of columns 1-4
 TEMPLE_SPACES = tuple(range(LANES * TEMPLE_COLUMN, SPACES))
 ARRIVAL_END = 3  # the third samurai in the Temple ends the game (S13)
 ROUND_CAP = 60  # S14: a safety stop against stand-offs and aimless play
+#: Our edition's rule sets: 1 is S1-S16; 2 adds the Temple's call (S17). A table's config says
+#: which it plays; a stored table or record from before editions were numbered plays 1.
+EDITIONS = (1, 2)
+LATEST_EDITION = 2
+CALL_PEDESTALS = 2  # S17: the Temple calls once this many samurai stand on its pedestals
+CALL_BELOW = 4  # S17: it calls the samurai in columns 0-3 (the last step is the players')
 N, E, S, W = range(4)
 OPPOSITE = (S, W, N, E)
 ALL_OPEN = 0b1111
@@ -331,24 +339,27 @@ class State(Engine):
         "sides", "samurai", "pedestals", "ghost", "hands", "families", "deck", "discard",
         "known_bottom", "timeline", "last_placer", "phase", "seat", "round", "round_start",
         "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
-        "deal", "reshuffles", "script",
+        "deal", "reshuffles", "script", "edition",
     )  # fmt: skip
 
     # -- creation ---------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, players: int = 2, seed: int | None = None,
-            parts: Components = COMPONENTS, deal: Data | None = None) -> State:  # fmt: skip
+    def new(cls, players: int = 2, seed: int | None = None, parts: Components = COMPONENTS,
+            deal: Data | None = None, edition: int = LATEST_EDITION) -> State:  # fmt: skip
         """A new game (S1): ``seed`` decides the forest, the deal and the first player, or a
         record's ``deal`` does (checked; ``bad_record`` when it cannot be). The seed's
-        generator deals either way, so that it stands where the original game's did."""
+        generator deals either way, so that it stands where the original game's did.
+        ``edition`` is the rule set (``EDITIONS``)."""
         if players not in (2, 3, 4, 5):
             raise RuleError("bad_config", "Sugi is for 2-5 players")
+        if edition not in EDITIONS:
+            raise RuleError("bad_config", f"our Sugi editions are {', '.join(map(str, EDITIONS))}")
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         rng = random.Random(seed)
         s = cls._blank(players, parts, rng)
-        s.seed = seed
+        s.seed, s.edition = seed, edition
         tiles = list(parts.tile_ids)
         rng.shuffle(tiles)
         tile_at = [-1] * SPACES
@@ -436,6 +447,7 @@ class State(Engine):
         s.maintenance_left = 0
         s.history, s.origin, s.outcome = [], 0, None
         s.deal, s.reshuffles, s.script = None, (), ()
+        s.edition = LATEST_EDITION
         return s
 
     def clone(self) -> State:
@@ -456,6 +468,7 @@ class State(Engine):
         c.maintenance_left = self.maintenance_left
         c.history, c.origin, c.outcome = self.history[:], self.origin, self.outcome
         c.deal, c.reshuffles, c.script = self.deal, self.reshuffles, self.script
+        c.edition = self.edition
         return c
 
     # -- questions --------------------------------------------------------------------------
@@ -746,7 +759,19 @@ class State(Engine):
             self._resolve(ev)
             if self.phase == OVER:
                 return
+        if self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS:
+            self._call(ev)
         self._start_maintenance(ev)
+
+    def _call(self, ev: list[Data] | None) -> None:
+        """S17 (edition 2): with two samurai home, the Temple calls the others at the end of
+        every planning: each one in columns 0-3 steps north, as by an arrow (S7: obstacles and
+        the ghost stop it). None can arrive, so the order is only that of the events."""
+        if ev is not None:
+            ev.append({"type": "temple_call"})
+        for colour, at in enumerate(self.samurai):
+            if at != ARRIVED and at // LANES < CALL_BELOW:
+                self._step(colour, N, ev)
 
     # -- the ghost --------------------------------------------------------------------------
 
@@ -1004,6 +1029,7 @@ class State(Engine):
             "version": self.version,
             "phase": self.phase,
             "turn": None if over else self.seat,
+            "edition": self.edition,
             "round": self.round,
             "round_start": self.round_start,
             "limit": self.limit,
@@ -1072,7 +1098,7 @@ class State(Engine):
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         record: Data = {
             "game": "sugi",
-            "config": {"players": self.players},
+            "config": {"players": self.players, "edition": self.edition},
             "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
             "deal": {"forest": [f[:] for f in deal["forest"]], "families": deal["families"][:],
@@ -1182,6 +1208,7 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     rng.shuffle(families)
     s.families = [mine["family"] if other == seat else families.pop() for other in range(players)]
     s.phase, s.round, s.round_start = view["phase"], view["round"], view["round_start"]
+    s.edition = view.get("edition", 1)  # a view without it is from a host of edition 1
     s.seat = view["turn"] if view["turn"] is not None else 0
     s.last_placer = view["last_placer"]
     push = view["push"]
@@ -1215,14 +1242,14 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     """
     if not isinstance(record, dict) or record.get("game") != "sugi":
         raise RuleError("bad_record", 'a record is a map with "game": "sugi"')
-    config = SUGI.parse_config(record.get("config", {}))
+    config = SUGI.parse_config(_edition_known(record.get("config", {})))
     seed, actions = record.get("seed"), record.get("actions")
     if not _is_int(seed) or not isinstance(actions, list):
         raise RuleError("bad_record", "a record has an integer seed and a list of actions")
     reshuffles = record.get("reshuffles", [])
     if not isinstance(reshuffles, list):
         raise RuleError("bad_record", "reshuffles must be a list")
-    state = State.new(config["players"], seed, deal=record.get("deal"))
+    state = State.new(config["players"], seed, deal=record.get("deal"), edition=config["edition"])
     state.script = tuple(reshuffles)
     events = replay_actions(state, actions)
     if state.phase == OVER and len(reshuffles) > len(state.reshuffles):
@@ -1234,12 +1261,23 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     return state, events
 
 
+def _edition_known(config: Any) -> Any:
+    """A config stored before editions were numbered (no ``edition``) played edition 1."""
+    if isinstance(config, dict) and "edition" not in config:
+        return {**config, "edition": 1}
+    return config
+
+
 class Sugi:
     """Sugi behind the :class:`sagani_net.game.Game` seam."""
 
     name = "sugi"
     title = "Sugi"
-    options = (Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),)
+    options = (
+        Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),
+        Option("edition", LATEST_EDITION, EDITIONS,
+               "our edition's rules: 2 adds the Temple's call (RULES.md S17), 1 is without it"),
+    )
 
     def parse_config(self, data: Any) -> Data:
         return check_options(self.options, data)
@@ -1248,7 +1286,7 @@ class Sugi:
         return int(config["players"])
 
     def new_state(self, config: Data, seed: int) -> State:
-        return State.new(config["players"], seed)
+        return State.new(config["players"], seed, edition=_edition_known(config)["edition"])
 
     def from_record(self, record: Data) -> State:
         return replay(record)[0]

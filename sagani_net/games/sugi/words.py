@@ -37,6 +37,7 @@ EVENT_TEXT = {
     "discarded": "{who} discards {cards_text}",
     "deck_reshuffled": "the discards are shuffled into a new deck of {cards}",
     "round_started": "round {round} begins with {who}",
+    "temple_call": "the Temple calls: every samurai in columns 0-3 steps north",
     "game_over": "game over: {scores_text}",
 }
 
