@@ -1,12 +1,20 @@
-"""sagani_net: Sagani over a LAN.
+"""sagani_net: board games over a LAN (Sagani, Sagrada and Sugi), one host, one protocol.
 
 The layers, each importing only those below it:
 
-- rules: ``tiles`` (the 72 tiles, arrow geometry), ``engine`` (the state, the turn sequence,
-  views, records), ``game`` (the small interface the host and bots see a game through);
+- the seam: ``game`` (the small interface the host, the bots and the console see a game
+  through) and ``gameui`` (a game's part of the console: ``GameUI`` and its drawing helpers);
+- the games: ``games`` (the registry: ``get_game``, ``game_part``) and one package per game,
+  ``games.sagani``, ``games.sagrada``, ``games.sugi``, each with its ``rules``, ``bots``,
+  ``ui`` and ``words``;
 - wire: the top-level ``protocol`` package (messages, msgpack codec, errors, PROTOCOL.md);
-- network: ``store`` (SQLite), ``host`` (the socket loop), ``client`` (Lazy Pirate requests and
-  Clone-style sync), ``security`` (CURVE keys, join codes), ``limits``, ``discovery`` (zeroconf);
-- policies: ``bots`` (random, greedy, mcts, the network runner, tournaments);
-- front ends: the top-level ``cli`` package (the ``sagani`` command and the console).
+- network: ``store`` (SQLite), ``host`` (the socket loop), ``standby`` (a standby host that
+  takes over), ``client`` (Lazy Pirate requests and Clone-style sync), ``peers`` and ``limits``
+  (what one peer may cost the host), ``security`` (CURVE keys, join codes), ``private_files``
+  (owner-only files), ``discovery`` (zeroconf);
+- policies: ``bots`` (random, greedy, mcts, the network runner, house bots, tournaments); the
+  one arrow that runs back up: ``host`` asks ``bots.runner.think`` for an away player's
+  stand-in move, imported inside that function;
+- front ends: the top-level ``cli`` package (the ``sagani`` command and the console shell),
+  which this package never imports.
 """

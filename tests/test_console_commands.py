@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from cli.args import UsageError
-from cli.console.gameui import GameUI
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from cli.play_cmd import hold_lock, plan, replay_frames
@@ -18,6 +17,7 @@ from sagani_net.client import host_address
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.ui import CommandError, complete, parse, preview_text
 from sagani_net.games.sagani.words import event_text
+from sagani_net.gameui import GameUI
 
 # -- commands -------------------------------------------------------------------------------------
 

@@ -10,11 +10,13 @@ import sagani_net.game
 import sagani_net.games
 import sagani_net.games.sagani.rules
 import sagani_net.games.sagani.tiles
+import sagani_net.gameui
 import sagani_net.limits
 import sagani_net.private_files
 
 MODULES = [
     sagani_net.game,
+    sagani_net.gameui,
     sagani_net.games,
     sagani_net.games.sagani.tiles,
     sagani_net.games.sagani.rules,

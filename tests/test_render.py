@@ -14,13 +14,13 @@ import pytest
 from prompt_toolkit.output import DummyOutput
 
 from cli.console.app import Console
-from cli.console.gameui import line_text
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import screen, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows
+from sagani_net.gameui import line_text
 
 GOLDEN = Path(__file__).parent / "golden"
 

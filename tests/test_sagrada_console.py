@@ -12,7 +12,6 @@ import pytest
 from test_console import running_console, start, until
 from test_render import check_golden
 
-from cli.console.gameui import line_text
 from cli.console.model import ConsoleModel
 from cli.console.render import screen_text
 from sagani_net.bots import make_policy
@@ -20,6 +19,7 @@ from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 from sagani_net.games.sagrada.ui import TOOL_SHORT, snake_line
+from sagani_net.gameui import line_text
 from sagani_net.host import Host
 
 TEST_TIMEOUT_S = 60

@@ -16,13 +16,13 @@ from test_console import running_console, start, until
 from test_render import check_golden
 
 from cli.console.app import Console
-from cli.console.gameui import CommandError, line_text
 from cli.console.model import FINAL, ConsoleModel
 from cli.console.render import help_pages, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_fragments, card_text, walk
+from sagani_net.gameui import CommandError, line_text
 from sagani_net.host import Host
 
 #: A 2-player deal where seat 0 (you) plans first, holding 14 free, 26 ghost, 43 remove and

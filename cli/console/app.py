@@ -35,7 +35,6 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import Output
 
 from cli.console import commands, render
-from cli.console.gameui import CommandError, Key
 from cli.console.model import (
     CONNECTING,
     FINAL,
@@ -48,6 +47,7 @@ from cli.console.model import (
     ConsoleModel,
 )
 from sagani_net.client import AsyncClient, HostError, HostTimeout
+from sagani_net.gameui import CommandError, Key
 
 log = logging.getLogger("cli.console")
 

@@ -1,5 +1,5 @@
 """The shell's typed words, the same for every game (the game's own moves are read by its
-:class:`~cli.console.gameui.GameUI`)::
+:class:`~sagani_net.gameui.GameUI`)::
 
     show 2   standin 2   help   rules   quit   (replays: next, back, first, last, step 12)
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from cli.console.gameui import CommandError
+from sagani_net.gameui import CommandError
 
 WORDS = ("show", "standin", "help", "rules", "quit", "next", "back", "first", "last", "step")
 

@@ -1,7 +1,7 @@
 """The console's state: what the host said, what the log holds, which page is up.
 
 Nothing here draws or talks to the network. The app feeds it snapshots and updates; the game's
-part (:class:`cli.console.gameui.GameUI`, ``model.ui``) keeps what you are choosing;
+part (:class:`sagani_net.gameui.GameUI`, ``model.ui``) keeps what you are choosing;
 :mod:`cli.console.render` draws both.
 """
 
@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cli.console.gameui import GameUI
 from protocol.messages import printable
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
+from sagani_net.gameui import GameUI
 
 Data = dict[str, Any]
 

@@ -11,8 +11,8 @@ import textwrap
 
 from prompt_toolkit.styles import Style
 
-from cli.console.gameui import Line, box, fit, line_text, merge
 from cli.console.model import FINAL, GAME, HELP, ConsoleModel
+from sagani_net.gameui import Line, box, fit, line_text, merge
 
 BASE_STYLE = {
     "status": "reverse",

@@ -4,7 +4,8 @@ Each game is a package here with the same parts, found by convention:
 
 - ``rules``: the engine behind :mod:`sagani_net.game`; the package exports ``GAME``.
 - ``bots``: its evaluation and any strategy of its own (imports its rules only).
-- ``ui``: its part of the console (imports its rules and the console shell, never the network).
+- ``ui``: its part of the console, a :class:`sagani_net.gameui.GameUI` (imports its rules and
+  :mod:`sagani_net.gameui`, never the network nor the console shell, which finds it here).
 - ``RULES.md``: the rules as we play them.
 
 The framework reaches a game only through :func:`get_game` and :func:`game_part`.

@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from cli.console.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 
 Cell = tuple[int, int]
 Data = dict[str, Any]

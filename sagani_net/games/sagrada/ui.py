@@ -30,17 +30,6 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from cli.console.gameui import (
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -66,6 +55,17 @@ from sagani_net.games.sagrada.rules import (
     State,
     from_view,
     pattern_set,
+)
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
 )
 
 Data = dict[str, Any]

@@ -30,17 +30,6 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cli.console.gameui import (
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
 from sagani_net.game import RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
@@ -60,6 +49,17 @@ from sagani_net.games.sugi.rules import (
     space_name,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+)
 
 Data = dict[str, Any]
 Fragment = tuple[str, str]

@@ -9,7 +9,10 @@ ConsoleModel`; it draws the body of the screen and turns keys and typed commands
 (wire data, as ``Game.parse_action`` reads them). The shell sends what a key or command
 returns, in order, stopping at the first refusal.
 
-A GameUI imports its game's rules and this module, never the network.
+A GameUI imports its game's rules and this module, never the network. This module needs only
+the seam (:mod:`sagani_net.game`), so it lives in the library, below the games: the console
+shell above finds each game's ``ui`` part through the registry (:func:`sagani_net.games.
+game_part`), and nothing under ``sagani_net`` imports ``cli``.
 
 Drawing is in prompt_toolkit fragments ``(style, text)``: a :data:`Line` is a list of them, and
 every drawing function returns exactly the lines and widths it was asked for (:func:`fit`).
