@@ -34,13 +34,14 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        host = Host(Store(Path(tmp)), port=0)
+        host = Host(Store(Path(tmp)), port=0, client_seeds=True)  # seeded tables: repeatable
         try:
             for game, config in GAMES:
                 first, cached, sync, sizes = [], [], [], []
                 ids = iter(range(1, 10**9))
                 table = host._create({"id": next(ids), "game": game, "config": config, "seed": 1,
-                                      "bots": [], "deadline_s": None})["table"]  # fmt: skip
+                                      "bots": [], "deadline_s": None,
+                                      "turn_timer_s": None})["table"]  # fmt: skip
                 tokens = [host._join({"id": next(ids), "table": table, "token": None,
                                       "role": "player", "seat": None, "name": None})["token"]
                           for _ in range(len(host.tables[table].holders))]  # fmt: skip
