@@ -5,32 +5,17 @@ and the behaviours the document used to leave unsaid."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import zmq
-from test_net_support import WAIT_S, Raw, running_host
+from test_net_support import WAIT_S, Raw
 
 from protocol import decode_message, encode
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
 
 NONCE = "a-nonce-of-20-chars!"
-
-
-@pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        yield host
-
-
-@pytest.fixture
-def raw(host: Host) -> Iterator[Raw]:
-    raw = Raw(host.endpoint)
-    yield raw
-    raw.close()
 
 
 def once(host: Host, message: dict[str, Any], routing_id: bytes | None = None) -> dict[str, Any]:
