@@ -31,6 +31,14 @@ COLOURS = ("yellow", "red", "purple", "black", "blue")
 DIRECTIONS = ("N", "E", "S", "W")
 ACTIONS = ("rotate", "free", "ghost", "remove")
 TURNS = (0, 90, 180, 270)
+#: The board's three lanes, left to right; a space is ``column * LANES + lane``.
+LANES = 3
+LANE_NAMES = "abc"
+
+
+def space_name(space: int) -> str:
+    """``b3`` for lane b, column 3."""
+    return f"{LANE_NAMES[space % LANES]}{space // LANES}"
 FAMILY_POINTS = (7, 5, 3)
 TILE_COUNT, CARD_COUNT, FAMILY_COUNT = 12, 50, 10
 FILES = ("tiles.json", "cards.json", "families.json")

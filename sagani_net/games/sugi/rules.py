@@ -32,13 +32,16 @@ from sagani_net.games.sugi.edition import (
     COLOURS,
     DIRECTIONS,
     EDITION,
+    LANE_NAMES,
+    LANES,
     TURNS,
     Edition,
+    space_name,
 )
+from sagani_net.games.sugi.words import event_text
 
 PLAN, PUSH, MAINTENANCE, OVER = "plan", "push", "maintenance", "over"
 HAND_SIZE = 4
-LANES = 3
 COLUMNS = 6
 TEMPLE_COLUMN = COLUMNS - 1
 SPACES = LANES * COLUMNS
@@ -58,18 +61,12 @@ ALL_OPEN = 0b1111
 START_CROSSING = 1  # b0, the Start's middle space, where every samurai begins
 ON_TEMPLE = -1  # the ghost's place before it first moves
 ARRIVED = -1  # a samurai's place once it stands on a pedestal
-LANE_NAMES = "abc"
 ROTATE_BY = (90, 180, 270)
 
 
 def timeline_limit(players: int) -> int:
     """How many cards the timeline holds: 5 for 2-3 players, 6 for 4-5."""
     return 5 if players <= 3 else 6
-
-
-def space_name(space: int) -> str:
-    """``b3`` for lane b, column 3."""
-    return f"{LANE_NAMES[space % LANES]}{space // LANES}"
 
 
 def parse_space(text: str) -> int:
@@ -1303,9 +1300,6 @@ class Sugi:
         return Action.parse(text).to_dict()
 
     def event_text(self, event: Data, names: Sequence[str]) -> str:
-        # Imported here: the sentences (words.py) name spaces with this module's space_name.
-        from sagani_net.games.sugi.words import event_text
-
         return event_text(event, names)
 
     def static_data(self, config: Data) -> Data:

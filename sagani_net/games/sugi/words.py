@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sagani_net.games.sugi.rules import LANES, space_name
+from sagani_net.games.sugi.edition import LANES, space_name
 
 Data = dict[str, Any]
 
