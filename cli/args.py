@@ -262,6 +262,21 @@ def json_file(text: str) -> Any:
         _bad(f"{text}: {exc}")
 
 
+#: Every subcommand of ``sagani``: the module that adds its parser (``add_parsers``) and its
+#: line of help. ``sagani --help`` lists them from here without importing the modules (the
+#: console, the host, zmq: most of a second), and a command builds only its own module's parsers.
+COMMANDS = {
+    "play": ("cli.play_cmd", "play on this machine against bots (no setup)"),
+    "join": ("cli.play_cmd", "join a host by address (or find one with --lan)"),
+    "tables": ("cli.play_cmd", "list a host's tables: game, status, seats"),
+    "replay": ("cli.play_cmd", "step through a game record in the console"),
+    "host": ("cli.host_cmd", "run a headless host node"),
+    "record": ("cli.host_cmd", "game records kept by a host"),
+    "bot": ("cli.bot_cmd", "play a table as a bot client"),
+    "tournament": ("cli.bot_cmd", "many games between strategies, with a result table"),
+    "selfplay": ("cli.selfplay", "play headless games between policies and save records"),
+}
+
 #: How long the command line waits for a host's first answer before it says none answers.
 PROBE_S = 1.5
 #: What to check when no host answers.

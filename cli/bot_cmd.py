@@ -53,7 +53,7 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
 def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "bot",
-        help="play a table as a bot client",
+        help=check.COMMANDS["bot"][1],
         description="Join a table (or create one) at a host and play until the game ends, "
         "coming back with the seat's token if the host restarts.",
     )
@@ -111,7 +111,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
 def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "tournament",
-        help="many games between strategies, with a result table",
+        help=check.COMMANDS["tournament"][1],
         description="Play many games between strategies, seats rotated so that each deal is "
         "played from every seat, on worker processes; print games, wins, win share with a 95% "
         "confidence interval, mean score and Elo.",

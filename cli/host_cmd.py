@@ -48,7 +48,7 @@ def add_parsers(sub: Any) -> None:
 def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "host",
-        help="run a headless host node",
+        help=check.COMMANDS["host"][1],
         description="Serve tables on a ROUTER (requests) and a PUB (broadcasts). "
         "Binds 127.0.0.1 only unless --bind says otherwise.",
     )
@@ -138,7 +138,7 @@ def check_ports(args: argparse.Namespace) -> None:
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
-    parser = sub.add_parser("record", help="game records kept by a host")
+    parser = sub.add_parser("record", help=check.COMMANDS["record"][1])
     actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a finished game's JSON record")
     export.add_argument("table", type=check.table_id, metavar="TABLE", help="the table id")

@@ -15,9 +15,6 @@ from importlib import metadata
 from cli import args as check
 from cli.args import OneLineParser
 
-#: Modules that each define ``add_parsers(subparsers)``; every parser sets ``func(args) -> int``.
-COMMAND_MODULES = ("cli.play_cmd", "cli.host_cmd", "cli.bot_cmd", "cli.selfplay")
-
 
 def version() -> str:
     try:
@@ -26,7 +23,10 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``sagani`` parser. The module of ``command`` adds its parsers in full (each sets
+    ``func(args) -> int``); every other command is only its name and help line (enough for
+    ``--help``, ``--version`` and a mistyped name), so nothing heavy is imported for them."""
     from sagani_net.games import PACKAGES
 
     parser = OneLineParser(
@@ -36,13 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sagani {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).add_parsers(sub)
+    if command in check.COMMANDS:
+        importlib.import_module(check.COMMANDS[command][0]).add_parsers(sub)
+    for name, (_, help_line) in check.COMMANDS.items():
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_line)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    return check.run(build_parser(), argv)
+    given = sys.argv[1:] if argv is None else argv
+    command = next((word for word in given if not word.startswith("-")), None)
+    return check.run(build_parser(command), argv)
 
 
 if __name__ == "__main__":

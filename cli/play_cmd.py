@@ -73,7 +73,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``play``, ``join`` and ``replay`` to the ``sagani`` command."""
     p = sub.add_parser(
         "play",
-        help="play on this machine against bots (no setup)",
+        help=check.COMMANDS["play"][1],
         description="Start a host on 127.0.0.1, bots in the free seats, and you "
         "in the console. Quitting keeps the game; starting again "
         "offers to resume it.",
@@ -135,7 +135,7 @@ def add_parsers(sub: Any) -> None:
     )
     p.set_defaults(func=run_play)
 
-    j = sub.add_parser("join", help="join a host by address (or find one with --lan)",
+    j = sub.add_parser("join", help=check.COMMANDS["join"][1],
                        description="Take a seat (or watch) at a table of a host elsewhere; "
                        "with no table to join, create one.")  # fmt: skip
     j.add_argument(
@@ -176,7 +176,7 @@ def add_parsers(sub: Any) -> None:
                    "(it names the host too; - reads it from standard input)")  # fmt: skip
     j.set_defaults(func=run_join)
 
-    t = sub.add_parser("tables", help="list a host's tables: game, status, seats",
+    t = sub.add_parser("tables", help=check.COMMANDS["tables"][1],
                        description="The lobby of a host: every table with its game, status "
                        "and who sits where (seats from 1), to pick one for sagani join "
                        "--table.")  # fmt: skip
@@ -184,7 +184,7 @@ def add_parsers(sub: Any) -> None:
                    help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
     t.set_defaults(func=run_tables)
 
-    r = sub.add_parser("replay", help="step through a game record in the console",
+    r = sub.add_parser("replay", help=check.COMMANDS["replay"][1],
                        description="Step through a game record (from `sagani play`, "
                        "`sagani record export`, selfplay or a tournament) in the console; "
                        "the record names its game.")  # fmt: skip

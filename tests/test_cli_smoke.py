@@ -296,3 +296,19 @@ def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert str(tmp_path / "sagani") in done.stderr and str(tmp_path / "sagani" / "play") in (
         done.stderr)  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["plya"]])
+def test_the_command_line_answers_without_importing_the_console_the_host_or_zmq(
+    argv: list[str],
+) -> None:
+    """Issue 21 point 1: ``sagani --version`` took half a second building every subcommand's
+    parser (the console, the host, zmq, prompt_toolkit). Only the command named is built."""
+    probe = ("import sys\nfrom cli.main import main\ncode = main(sys.argv[1:])\n"
+             "heavy = [m for m in ('zmq', 'prompt_toolkit', 'sqlite3', 'sagani_net.host', "
+             "'cli.console.app') if m in sys.modules]\n"
+             "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert "HEAVY []" in done.stderr, done.stderr
+    assert done.returncode == (2 if argv == ["plya"] else 0)
