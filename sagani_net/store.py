@@ -88,12 +88,7 @@ CREATE TABLE IF NOT EXISTS journal_head (
 #: into its own store (standby.py), until the standby has confirmed it.
 WRITES = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
-                 "record, deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-    # A table with a turn timer: a statement of its own, so that the journal of every other
-    # table reads as before (a standby compares journals entry by entry).
-    "add_timed_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, "
-                       "created_s, record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, "
-                       "?, ?, NULL, ?, ?)",
+                 "record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
     "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
@@ -291,12 +286,9 @@ class Store:
     # -- writes (inside the open transaction) -----------------------------------------------
 
     def add_table(self, row: TableRow) -> None:
-        params = (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
-                  row.seq, row.created_s, row.deadline_s)  # fmt: skip
-        if row.turn_timer_s is None:
-            self._write("add_table", params)
-        else:
-            self._write("add_timed_table", (*params, row.turn_timer_s))
+        self._write("add_table", (row.id, row.game, _json(row.config), row.seed, _json(row.bots),
+                                  row.status, row.seq, row.created_s, row.deadline_s,
+                                  row.turn_timer_s))  # fmt: skip
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
         self._write("set_table", (status, seq, table_id))
