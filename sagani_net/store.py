@@ -190,7 +190,10 @@ class Store:
         self._confirmed = 0  # the last entry a standby has confirmed
         self._pruned = 0
         self._journalled = True  # the journal may hold entries (a standby's of the last run)
-        self._cursor, self._head = self._stored_head()
+        #: The cursor and head as committed (journal_head's row), kept here: a commit writes
+        #: them only when they moved, and a rollback goes back to them, without reading it.
+        self._committed: tuple[int, str] = self._stored_head()
+        self._cursor, self._head = self._committed
 
     @classmethod
     def reader(cls, data_dir: Path | str) -> Store:
@@ -221,7 +224,7 @@ class Store:
         """Make everything written since the last commit durable (and the journal no longer
         than the standby needs: nothing it has confirmed but its last entry, nothing at all
         while none follows)."""
-        if (self._cursor, self._head) != self._stored_head():
+        if (self._cursor, self._head) != self._committed:
             self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
                             (self._cursor, self._head))  # fmt: skip
         if self.db.in_transaction:
@@ -232,12 +235,13 @@ class Store:
                 self.db.execute("DELETE FROM journal WHERE id < ?", (self._confirmed,))
                 self._pruned = self._confirmed
             self.db.commit()
+            self._committed = (self._cursor, self._head)
             self._seen = self._fingerprint()
 
     def rollback(self) -> None:
         """Forget everything written since the last commit (a refused batch)."""
         self.db.rollback()
-        self._cursor, self._head = self._stored_head()
+        self._cursor, self._head = self._committed
         self._seen = self._fingerprint()  # what the refused writes changed was this store's
 
     def _stored_head(self) -> tuple[int, str]:
