@@ -228,10 +228,10 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
-    #: For ``legal``: the version, how many legal actions the seat to move has, and their
-    #: pages (each ``{"actions": [...]}`` encoded, a few KB a table at most): worked out once
-    #: per version, however many pages and peers ask; dropped by the next action.
-    legal: tuple[int, int, list[bytes]] | None = None
+    #: For ``legal``: the version and the legal actions of the seat to move, in wire form (a
+    #: few KB a table at most): worked out once per version, however many pages and peers
+    #: ask; dropped by the next action.
+    legal: tuple[int, list[dict[str, Any]]] | None = None
     _listed: dict[str, Any] | None = field(default=None, repr=False, init=False)
 
     @property
@@ -1201,19 +1201,17 @@ class Host:
         self._check_decision(table, session.seat, request["version"])
         state = table.state
         if table.legal is None or table.legal[0] != state.version:
-            actions = [state.action_data(a) for a in state.legal_actions()]
-            table.legal = (state.version, len(actions), [
-                encode({"actions": actions[start:start + LEGAL_PAGE_ACTIONS]})
-                for start in range(0, max(1, len(actions)), LEGAL_PAGE_ACTIONS)])  # fmt: skip
-        _, count, encoded = table.legal
-        page, pages = request["page"], len(encoded)
+            table.legal = (state.version, [state.action_data(a) for a in state.legal_actions()])
+        actions = table.legal[1]
+        count, page = len(actions), request["page"]
+        pages = max(1, -(-count // LEGAL_PAGE_ACTIONS))  # one page, empty, when there are none
         if page >= pages:
             raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
                                 f"{count} legal actions")  # fmt: skip
         return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=state.version, count=count, page=page, pages=pages,
                      next=page + 1 if page + 1 < pages else None,
-                     actions=decode_message(encoded[page])["actions"])  # fmt: skip
+                     actions=actions[page * LEGAL_PAGE_ACTIONS:(page + 1) * LEGAL_PAGE_ACTIONS])
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):
