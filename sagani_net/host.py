@@ -1078,9 +1078,10 @@ class Host:
         turns have just been sent (or, after a restart, nothing was ever said)."""
         now_s = time.monotonic()
         for table_id in self._unstarted:
+            # (_arm takes a table out of _unstarted once its decision is off the clock.)
             table = self.tables.get(table_id)
             seat = self._timed_seat(table) if table is not None else None
-            if table is None or table.timed is None or seat is None:
+            if table is None or seat is None:
                 continue
             clock_s = self._clock_s(table, seat)
             assert clock_s is not None
