@@ -10,6 +10,7 @@ The host knows games only through :mod:`sagani_net.game`; the wire format is :mo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -232,21 +233,19 @@ class Table:
     #: few KB a table at most): worked out once per version, however many pages and peers
     #: ask; dropped by the next action.
     legal: tuple[int, list[dict[str, Any]]] | None = None
-    _listed: dict[str, Any] | None = field(default=None, repr=False, init=False)
 
     @property
     def topic(self) -> bytes:
         return topic(self.id)
 
-    @property
+    @functools.cached_property
     def listed_config(self) -> dict[str, Any]:
         """The config as ``tables`` lists it: an option holding a list or a map (Sagrada's
         ``patterns``) is summed up as ``{count, digest}``, so that a table's entry in the
-        listing stays small whatever its config holds (PROTOCOL.md, tables)."""
-        if self._listed is None:
-            self._listed = {name: _summary(value) if isinstance(value, list | dict) else value
-                            for name, value in self.config.items()}  # fmt: skip
-        return self._listed
+        listing stays small whatever its config holds (PROTOCOL.md, tables). Worked out once:
+        a table's config never changes."""
+        return {name: _summary(value) if isinstance(value, list | dict) else value
+                for name, value in self.config.items()}  # fmt: skip
 
     @property
     def turn(self) -> int | None:
