@@ -10,6 +10,7 @@ The host knows games only through :mod:`sagani_net.game`; the wire format is :mo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -228,25 +229,23 @@ class Table:
     #: ``history``; None until someone asks (then built by replaying the store), and kept up
     #: by every accepted action from then on.
     history: deque[bytes] | None = None
-    #: For ``legal``: the version, how many legal actions the seat to move has, and their
-    #: pages (each ``{"actions": [...]}`` encoded, a few KB a table at most): worked out once
-    #: per version, however many pages and peers ask; dropped by the next action.
-    legal: tuple[int, int, list[bytes]] | None = None
-    _listed: dict[str, Any] | None = field(default=None, repr=False, init=False)
+    #: For ``legal``: the version and the legal actions of the seat to move, in wire form (a
+    #: few KB a table at most): worked out once per version, however many pages and peers
+    #: ask; dropped by the next action.
+    legal: tuple[int, list[dict[str, Any]]] | None = None
 
     @property
     def topic(self) -> bytes:
         return topic(self.id)
 
-    @property
+    @functools.cached_property
     def listed_config(self) -> dict[str, Any]:
         """The config as ``tables`` lists it: an option holding a list or a map (Sagrada's
         ``patterns``) is summed up as ``{count, digest}``, so that a table's entry in the
-        listing stays small whatever its config holds (PROTOCOL.md, tables)."""
-        if self._listed is None:
-            self._listed = {name: _summary(value) if isinstance(value, list | dict) else value
-                            for name, value in self.config.items()}  # fmt: skip
-        return self._listed
+        listing stays small whatever its config holds (PROTOCOL.md, tables). Worked out once:
+        a table's config never changes."""
+        return {name: _summary(value) if isinstance(value, list | dict) else value
+                for name, value in self.config.items()}  # fmt: skip
 
     @property
     def turn(self) -> int | None:
@@ -1078,9 +1077,10 @@ class Host:
         turns have just been sent (or, after a restart, nothing was ever said)."""
         now_s = time.monotonic()
         for table_id in self._unstarted:
+            # (_arm takes a table out of _unstarted once its decision is off the clock.)
             table = self.tables.get(table_id)
             seat = self._timed_seat(table) if table is not None else None
-            if table is None or table.timed is None or seat is None:
+            if table is None or seat is None:
                 continue
             clock_s = self._clock_s(table, seat)
             assert clock_s is not None
@@ -1201,19 +1201,17 @@ class Host:
         self._check_decision(table, session.seat, request["version"])
         state = table.state
         if table.legal is None or table.legal[0] != state.version:
-            actions = [state.action_data(a) for a in state.legal_actions()]
-            table.legal = (state.version, len(actions), [
-                encode({"actions": actions[start:start + LEGAL_PAGE_ACTIONS]})
-                for start in range(0, max(1, len(actions)), LEGAL_PAGE_ACTIONS)])  # fmt: skip
-        _, count, encoded = table.legal
-        page, pages = request["page"], len(encoded)
+            table.legal = (state.version, [state.action_data(a) for a in state.legal_actions()])
+        actions = table.legal[1]
+        count, page = len(actions), request["page"]
+        pages = max(1, -(-count // LEGAL_PAGE_ACTIONS))  # one page, empty, when there are none
         if page >= pages:
             raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
                                 f"{count} legal actions")  # fmt: skip
         return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=state.version, count=count, page=page, pages=pages,
                      next=page + 1 if page + 1 < pages else None,
-                     actions=decode_message(encoded[page])["actions"])  # fmt: skip
+                     actions=actions[page * LEGAL_PAGE_ACTIONS:(page + 1) * LEGAL_PAGE_ACTIONS])
 
     def _static(self, request: dict[str, Any]) -> dict[str, Any]:
         if (request["table"] is None) == (request["game"] is None):

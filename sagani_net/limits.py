@@ -240,8 +240,6 @@ class PrintableLines(logging.Filter):
     that shows the log. Add it after :class:`QuietRepeats`, which keys on the template."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        safe = printable(message)
-        if safe != message:
-            record.msg, record.args = safe, None
+        # Kept formatted, so that the handler does not format the line a second time.
+        record.msg, record.args = printable(record.getMessage()), None
         return True

@@ -88,12 +88,7 @@ CREATE TABLE IF NOT EXISTS journal_head (
 #: into its own store (standby.py), until the standby has confirmed it.
 WRITES = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
-                 "record, deadline_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-    # A table with a turn timer: a statement of its own, so that the journal of every other
-    # table reads as before (a standby compares journals entry by entry).
-    "add_timed_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, "
-                       "created_s, record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, "
-                       "?, ?, NULL, ?, ?)",
+                 "record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
     "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
@@ -195,7 +190,10 @@ class Store:
         self._confirmed = 0  # the last entry a standby has confirmed
         self._pruned = 0
         self._journalled = True  # the journal may hold entries (a standby's of the last run)
-        self._cursor, self._head = self._stored_head()
+        #: The cursor and head as committed (journal_head's row), kept here: a commit writes
+        #: them only when they moved, and a rollback goes back to them, without reading it.
+        self._committed: tuple[int, str] = self._stored_head()
+        self._cursor, self._head = self._committed
 
     @classmethod
     def reader(cls, data_dir: Path | str) -> Store:
@@ -226,7 +224,7 @@ class Store:
         """Make everything written since the last commit durable (and the journal no longer
         than the standby needs: nothing it has confirmed but its last entry, nothing at all
         while none follows)."""
-        if (self._cursor, self._head) != self._stored_head():
+        if (self._cursor, self._head) != self._committed:
             self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
                             (self._cursor, self._head))  # fmt: skip
         if self.db.in_transaction:
@@ -237,12 +235,13 @@ class Store:
                 self.db.execute("DELETE FROM journal WHERE id < ?", (self._confirmed,))
                 self._pruned = self._confirmed
             self.db.commit()
+            self._committed = (self._cursor, self._head)
             self._seen = self._fingerprint()
 
     def rollback(self) -> None:
         """Forget everything written since the last commit (a refused batch)."""
         self.db.rollback()
-        self._cursor, self._head = self._stored_head()
+        self._cursor, self._head = self._committed
         self._seen = self._fingerprint()  # what the refused writes changed was this store's
 
     def _stored_head(self) -> tuple[int, str]:
@@ -291,12 +290,9 @@ class Store:
     # -- writes (inside the open transaction) -----------------------------------------------
 
     def add_table(self, row: TableRow) -> None:
-        params = (row.id, row.game, _json(row.config), row.seed, _json(row.bots), row.status,
-                  row.seq, row.created_s, row.deadline_s)  # fmt: skip
-        if row.turn_timer_s is None:
-            self._write("add_table", params)
-        else:
-            self._write("add_timed_table", (*params, row.turn_timer_s))
+        self._write("add_table", (row.id, row.game, _json(row.config), row.seed, _json(row.bots),
+                                  row.status, row.seq, row.created_s, row.deadline_s,
+                                  row.turn_timer_s))  # fmt: skip
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
         self._write("set_table", (status, seq, table_id))
