@@ -30,6 +30,8 @@ import contextlib
 import json
 import random
 from collections.abc import Sequence
+from functools import reduce
+from operator import or_
 from typing import Any, NamedTuple
 
 from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
@@ -566,9 +568,20 @@ class State(Engine):
             found = cache[1][die] = tuple([i for i, m in enumerate(cache[0]) if m & bit])
         return found
 
+    def fits(self, seat: int, die: int) -> bool:
+        """Whether ``die`` may be placed somewhere in ``seat``'s window now: ``cells_for`` not
+        empty, from one mask of every open cell's dice (a tool's possible outcomes are asked
+        about at every step, most of them dice not in the pool)."""
+        masks, memo = self.cache[seat] or self._remember(seat)
+        anywhere = memo.get("fits")
+        if anywhere is None:
+            anywhere = memo["fits"] = reduce(or_, masks, 0)
+        return bool(anywhere >> die & 1)
+
     def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
         """What ``seat``'s window allows, worked out once per change of the window: the open
-        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used)."""
+        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
+        dice some cell takes)."""
         pattern = self.patterns[self.chosen[seat]]
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
         cache = self.cache[seat] = (masks, {})
@@ -667,7 +680,7 @@ class State(Engine):
             return [die]
         if self.spoiling:  # a game begun before the rule (see replay): any outcome
             return turned
-        return [d for d in turned if self.cells_for(seat, d)]
+        return [d for d in turned if self.fits(seat, d)]
 
     def _drafted_die_tools(self, die: int, exclude: int = -1) -> list[Action]:
         """The drafted-die tools that can be used on ``die`` now, with their payments."""
@@ -783,7 +796,7 @@ class State(Engine):
         if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
                     for i, d in enumerate(dice)
-                    if self.spoiling or self.cells_for(seat, d)]  # fmt: skip
+                    if self.spoiling or self.fits(seat, d)]  # fmt: skip
         if step == MOVE:
             if self.step_tool == 4 and self.moves_left == 2:
                 pairs = self._lathekin_firsts(seat)
