@@ -581,7 +581,7 @@ class State(Engine):
     def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
         """What ``seat``'s window allows, worked out once per change of the window: the open
         cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
-        dice some cell takes)."""
+        dice some cell takes, the masks of cells next to no die)."""
         pattern = self.patterns[self.chosen[seat]]
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
         cache = self.cache[seat] = (masks, {})
@@ -589,8 +589,12 @@ class State(Engine):
 
     def loose_cells(self, seat: int, die: int) -> tuple[int, ...]:
         """Cork-backed Straightedge: cells next to no die where ``die`` obeys its restriction."""
-        pattern = self.patterns[self.chosen[seat]]
-        masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow, loose=True)
+        memo = (self.cache[seat] or self._remember(seat))[1]
+        masks = memo.get("loose")
+        if masks is None:  # asked for every pool die while the tool is usable
+            pattern = self.patterns[self.chosen[seat]]
+            masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
+                                               pattern.allow, loose=True)  # fmt: skip
         bit = 1 << die
         return tuple(i for i, m in enumerate(masks) if m & bit)
 
