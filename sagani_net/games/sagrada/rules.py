@@ -34,7 +34,17 @@ from functools import reduce
 from operator import or_
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import (
+    Data,
+    Engine,
+    Option,
+    Result,
+    RuleError,
+    check_options,
+    check_replayed,
+    recorded_outcomes,
+    replay_actions,
+)
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -1418,21 +1428,16 @@ def replay(record: Data) -> tuple[State, list[Data]]:
             raise RuleError("bad_record", f"the record has no {name!r}")
     if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "seed must be an integer and actions a list")
-    rolls = record.get("rolls", [])
-    if not isinstance(rolls, list):
-        raise RuleError("bad_record", "rolls must be a list")
+    rolls = recorded_outcomes(record, "rolls")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
-    state.script = tuple(rolls)
+    state.script = rolls
     # A game begun before a tool had to leave the drafted die a cell (issue 19) plays on by the
     # rule of its day, so that its record still replays: a record of today says "tools_fit".
     state.spoiling = record.get("tools_fit") is not True
     events = replay_actions(state, record["actions"])
-    if state.phase == OVER and len(rolls) > len(state.rolls):
-        raise RuleError("bad_record", f"the record holds {len(rolls)} rolls, its play made "
-                        f"{len(state.rolls)}")  # fmt: skip
     outcome = state.outcome
-    if "result" in record and outcome is not None and record["result"] != outcome.to_data():
-        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    check_replayed(state, record, "rolls", len(rolls), len(state.rolls),
+                   None if outcome is None else outcome.to_data())  # fmt: skip
     return state, events
 
 
