@@ -768,7 +768,7 @@ class State(Engine):
         """Whether some pool die (but ``exclude``) can be placed in the window of the seat to
         move."""
         seat = self.seat
-        return any(self.cells_for(seat, d) for i, d in enumerate(self.pool) if i != exclude)
+        return any(self.fits(seat, d) for i, d in enumerate(self.pool) if i != exclude)
 
     def _drafts(self) -> list[Action]:
         seat = self.seat
@@ -946,7 +946,7 @@ class State(Engine):
         elif (kind == "swap" and self.step == SWAP and 0 <= number < ROUNDS
                 and 0 <= action.die < len(self.track[number])):  # fmt: skip
             die = self.track[number][action.die]
-        return die_text(die) if die and not self.cells_for(self.seat, die) else ""
+        return die_text(die) if die and not self.fits(self.seat, die) else ""
 
     def _placement_refusal(self, action: Action) -> RuleError:
         if action.kind == "draft":
@@ -1137,7 +1137,7 @@ class State(Engine):
         nowhere (only after Flux Brush's roll: the other tools are offered only with an outcome
         that fits), it returns to the pool. Returns whether the step goes on."""
         seat = self.seat
-        if self.step_tool == 11 or self.cells_for(seat, self.held):
+        if self.step_tool == 11 or self.fits(seat, self.held):
             self.step = PLACE
             return True
         self._return_held(ev)
