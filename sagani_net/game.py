@@ -264,6 +264,28 @@ def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:
     return events
 
 
+def recorded_outcomes(record: Data, field: str) -> tuple[Any, ...]:
+    """The random outcomes a record holds under ``field`` (a list, in the order the game met
+    them; none in a record of an older shape), for a replay to take instead of rolling."""
+    outcomes = record.get(field, [])
+    if not isinstance(outcomes, list):
+        raise RuleError("bad_record", f"{field} must be a list")
+    return tuple(outcomes)
+
+
+def check_replayed(state: GameState, record: Data, field: str, recorded: int, made: int,
+                   result: Data | None) -> None:  # fmt: skip
+    """After a record's actions were replayed on ``state``: a finished game made every one of
+    the ``recorded`` outcomes in ``field`` (it ``made`` that many; a game not over keeps the
+    rest for the actions still to come), and the record's result, if any, is ``result``, the
+    replay's (None: none yet). Raises RuleError("bad_record", ...)."""
+    if state.is_over() and recorded > made:
+        raise RuleError("bad_record", f"the record holds {recorded} {field}, its play made "
+                        f"{made}")  # fmt: skip
+    if "result" in record and result is not None and record["result"] != result:
+        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+
+
 def without_seat(data: Data) -> Data:
     """A record's action (which names the ``seat`` that played it) as ``parse_action`` reads
     it: an action on the wire has no seat field (the ``act`` request names the seat), and

@@ -30,9 +30,21 @@ import contextlib
 import json
 import random
 from collections.abc import Sequence
+from functools import reduce
+from operator import or_
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import (
+    Data,
+    Engine,
+    Option,
+    Result,
+    RuleError,
+    check_options,
+    check_replayed,
+    recorded_outcomes,
+    replay_actions,
+)
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -566,9 +578,20 @@ class State(Engine):
             found = cache[1][die] = tuple([i for i, m in enumerate(cache[0]) if m & bit])
         return found
 
+    def fits(self, seat: int, die: int) -> bool:
+        """Whether ``die`` may be placed somewhere in ``seat``'s window now: ``cells_for`` not
+        empty, from one mask of every open cell's dice (a tool's possible outcomes are asked
+        about at every step, most of them dice not in the pool)."""
+        masks, memo = self.cache[seat] or self._remember(seat)
+        anywhere = memo.get("fits")
+        if anywhere is None:
+            anywhere = memo["fits"] = reduce(or_, masks, 0)
+        return bool(anywhere >> die & 1)
+
     def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
         """What ``seat``'s window allows, worked out once per change of the window: the open
-        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used)."""
+        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
+        dice some cell takes, the masks of cells next to no die)."""
         pattern = self.patterns[self.chosen[seat]]
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
         cache = self.cache[seat] = (masks, {})
@@ -576,8 +599,12 @@ class State(Engine):
 
     def loose_cells(self, seat: int, die: int) -> tuple[int, ...]:
         """Cork-backed Straightedge: cells next to no die where ``die`` obeys its restriction."""
-        pattern = self.patterns[self.chosen[seat]]
-        masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow, loose=True)
+        memo = (self.cache[seat] or self._remember(seat))[1]
+        masks = memo.get("loose")
+        if masks is None:  # asked for every pool die while the tool is usable
+            pattern = self.patterns[self.chosen[seat]]
+            masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
+                                               pattern.allow, loose=True)  # fmt: skip
         bit = 1 << die
         return tuple(i for i, m in enumerate(masks) if m & bit)
 
@@ -667,7 +694,7 @@ class State(Engine):
             return [die]
         if self.spoiling:  # a game begun before the rule (see replay): any outcome
             return turned
-        return [d for d in turned if self.cells_for(seat, d)]
+        return [d for d in turned if self.fits(seat, d)]
 
     def _drafted_die_tools(self, die: int, exclude: int = -1) -> list[Action]:
         """The drafted-die tools that can be used on ``die`` now, with their payments."""
@@ -741,7 +768,7 @@ class State(Engine):
         """Whether some pool die (but ``exclude``) can be placed in the window of the seat to
         move."""
         seat = self.seat
-        return any(self.cells_for(seat, d) for i, d in enumerate(self.pool) if i != exclude)
+        return any(self.fits(seat, d) for i, d in enumerate(self.pool) if i != exclude)
 
     def _drafts(self) -> list[Action]:
         seat = self.seat
@@ -783,7 +810,7 @@ class State(Engine):
         if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
                     for i, d in enumerate(dice)
-                    if self.spoiling or self.cells_for(seat, d)]  # fmt: skip
+                    if self.spoiling or self.fits(seat, d)]  # fmt: skip
         if step == MOVE:
             if self.step_tool == 4 and self.moves_left == 2:
                 pairs = self._lathekin_firsts(seat)
@@ -919,7 +946,7 @@ class State(Engine):
         elif (kind == "swap" and self.step == SWAP and 0 <= number < ROUNDS
                 and 0 <= action.die < len(self.track[number])):  # fmt: skip
             die = self.track[number][action.die]
-        return die_text(die) if die and not self.cells_for(self.seat, die) else ""
+        return die_text(die) if die and not self.fits(self.seat, die) else ""
 
     def _placement_refusal(self, action: Action) -> RuleError:
         if action.kind == "draft":
@@ -1110,7 +1137,7 @@ class State(Engine):
         nowhere (only after Flux Brush's roll: the other tools are offered only with an outcome
         that fits), it returns to the pool. Returns whether the step goes on."""
         seat = self.seat
-        if self.step_tool == 11 or self.cells_for(seat, self.held):
+        if self.step_tool == 11 or self.fits(seat, self.held):
             self.step = PLACE
             return True
         self._return_held(ev)
@@ -1401,21 +1428,16 @@ def replay(record: Data) -> tuple[State, list[Data]]:
             raise RuleError("bad_record", f"the record has no {name!r}")
     if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
         raise RuleError("bad_record", "seed must be an integer and actions a list")
-    rolls = record.get("rolls", [])
-    if not isinstance(rolls, list):
-        raise RuleError("bad_record", "rolls must be a list")
+    rolls = recorded_outcomes(record, "rolls")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
-    state.script = tuple(rolls)
+    state.script = rolls
     # A game begun before a tool had to leave the drafted die a cell (issue 19) plays on by the
     # rule of its day, so that its record still replays: a record of today says "tools_fit".
     state.spoiling = record.get("tools_fit") is not True
     events = replay_actions(state, record["actions"])
-    if state.phase == OVER and len(rolls) > len(state.rolls):
-        raise RuleError("bad_record", f"the record holds {len(rolls)} rolls, its play made "
-                        f"{len(state.rolls)}")  # fmt: skip
     outcome = state.outcome
-    if "result" in record and outcome is not None and record["result"] != outcome.to_data():
-        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    check_replayed(state, record, "rolls", len(rolls), len(state.rolls),
+                   None if outcome is None else outcome.to_data())  # fmt: skip
     return state, events
 
 

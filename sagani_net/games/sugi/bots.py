@@ -71,6 +71,13 @@ def evaluate(state: State, seat: int) -> float:
 
 #: Steps counted for a samurai with no way to the Temple at all (walled in, for now).
 NO_WAY = 9
+#: Per space, the (space, direction) steps into it from a space off the Temple: what
+#: steps_left walks back along, worked out once rather than at every evaluation.
+_STEPS_IN = tuple(
+    tuple((at, OPPOSITE[d]) for d in range(4)
+          if 0 <= (at := NEIGHBOUR[to][d]) < TEMPLE_SPACES[0])  # fmt: skip
+    for to in range(SPACES)
+)
 
 
 def steps_left(state: State) -> list[int]:
@@ -89,11 +96,8 @@ def steps_left(state: State) -> list[int]:
         nxt = []
         for to in frontier:
             far = left[to] + 1
-            for d in range(4):
-                at = NEIGHBOUR[to][d]  # a space from which one step in OPPOSITE[d] reaches to
-                if at < 0 or left[at] <= far or at == ghost or at >= TEMPLE_SPACES[0]:
-                    continue
-                if passable(at, OPPOSITE[d], to, True):
+            for at, d in _STEPS_IN[to]:  # one step in d from at reaches to
+                if left[at] > far and at != ghost and passable(at, d, to, True):
                     left[at] = far
                     nxt.append(at)
         frontier = nxt

@@ -26,7 +26,17 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import (
+    Data,
+    Engine,
+    Option,
+    Result,
+    RuleError,
+    check_options,
+    check_replayed,
+    recorded_outcomes,
+    replay_actions,
+)
 from sagani_net.games.sugi.edition import (
     ACTIONS,
     COLOURS,
@@ -1243,18 +1253,13 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     seed, actions = record.get("seed"), record.get("actions")
     if not _is_int(seed) or not isinstance(actions, list):
         raise RuleError("bad_record", "a record has an integer seed and a list of actions")
-    reshuffles = record.get("reshuffles", [])
-    if not isinstance(reshuffles, list):
-        raise RuleError("bad_record", "reshuffles must be a list")
+    reshuffles = recorded_outcomes(record, "reshuffles")
     state = State.new(config["players"], seed, deal=record.get("deal"), edition=config["edition"])
-    state.script = tuple(reshuffles)
+    state.script = reshuffles
     events = replay_actions(state, actions)
-    if state.phase == OVER and len(reshuffles) > len(state.reshuffles):
-        raise RuleError("bad_record", f"the record holds {len(reshuffles)} reshuffles, its "
-                        f"play made {len(state.reshuffles)}")  # fmt: skip
     outcome = state.outcome
-    if "result" in record and outcome is not None and record["result"] != outcome.to_dict():
-        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    check_replayed(state, record, "reshuffles", len(reshuffles), len(state.reshuffles),
+                   None if outcome is None else outcome.to_dict())  # fmt: skip
     return state, events
 
 
