@@ -715,7 +715,7 @@ class SagradaUI(GameUI):
         self.plan, self.confirming = [], None
         return [a.to_dict() for a in plan]
 
-    def undo(self) -> list[Data]:
+    def undo(self) -> None:
         """u (and Esc): take back the last step not yet sent: a use waiting for Enter, a
         lifted die, a step of the plan (a drafted-die tool with its draft: the die stays
         picked), the picked die. What the host has accepted stays."""
@@ -742,7 +742,6 @@ class SagradaUI(GameUI):
         self._settle()
         if said:
             self.model.say(said)
-        return []
 
     def _settle(self) -> None:
         """Keep the picked die, the lifted die, the cursor and the round-track choice true to
