@@ -296,7 +296,7 @@ def reach_host(address: str) -> str:
     # Two tries: a busy host (a game starting, a loaded laptop) may miss one short wait.
     client = Client(address, timeout_s=PROBE_S, retries=1)
     asked = client.core.address
-    shown = address.removeprefix("tcp://").split("?")[0]
+    shown = shown_address(address)
     try:
         try:
             client.connect()
@@ -307,18 +307,27 @@ def reach_host(address: str) -> str:
             try:
                 client.connect()
             except HostTimeout:
-                moved = address_now(client.core).removeprefix("tcp://").split("?")[0]
+                moved = shown_address(address_now(client.core))
                 raise UsageError(f"{shown} is a standby; the active host it names, {moved}, "
                                  "does not answer") from None  # fmt: skip
         if client.core.address == asked:
             return address
         active = address_now(client.core)
-        moved = active.removeprefix("tcp://").split("?")[0]
+        moved = shown_address(active)
         print(f"host moved to {moved} ({shown} is its standby now)", file=sys.stderr,
               flush=True)  # fmt: skip
         return active
     finally:
         client.close()
+
+
+def shown_address(address: str) -> str:
+    """An address as people read it: no scheme, no key.
+
+    >>> shown_address("tcp://127.0.0.1:47410?key=abc")
+    '127.0.0.1:47410'
+    """
+    return address.removeprefix("tcp://").split("?")[0]
 
 
 def address_now(client: AsyncClient) -> str:

@@ -542,9 +542,9 @@ def run_join(args: argparse.Namespace) -> int:
         if len(found) > 1:
             choice = int(input("join which? ") or "1") - 1
         address = found[choice].endpoint
-    print(f"asking {address.removeprefix('tcp://').split('?')[0]} ...", flush=True)
+    print(f"asking {check.shown_address(address)} ...", flush=True)
     reached = check.reach_host(address)
-    moved = "" if reached == address else f"host moved to {_shown(reached)}"
+    moved = "" if reached == address else f"host moved to {check.shown_address(reached)}"
     return asyncio.run(_join(args, reached, config, moved))
 
 
@@ -557,11 +557,6 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{game.title}: {exc}") from None
 
 
-def _shown(address: str) -> str:
-    """An address as people read it: no scheme, no key."""
-    return address.removeprefix("tcp://").split("?")[0]
-
-
 async def _join(
     args: argparse.Namespace, address: str, config: dict[str, Any] | None, moved: str = ""
 ) -> int:
@@ -572,7 +567,7 @@ async def _join(
         tables = await client.tables()
     except HostTimeout:
         client.close()
-        raise UsageError(f"the host at {shown.split('?')[0]} stopped answering") from None
+        raise UsageError(f"the host at {check.shown_address(shown)} stopped answering") from None
     saved_path = user_dir() / JOIN_FILE
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"

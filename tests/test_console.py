@@ -82,16 +82,42 @@ async def start(
     return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
 
 
+def in_console(host: Host, body, game: str = "sagani", seed: int = 5, timeout_s: float = 30):  # type: ignore[no-untyped-def]
+    """Run ``body(model, running)`` in the console of seat 0 against a greedy bot, from your
+    first turn (Sugi: once your hand is in)."""
+
+    async def main() -> None:
+        me, bot, bot_task = await start(host, seed, game)
+        model = ConsoleModel()
+        try:
+            async with running_console(model, me) as running:
+                await until(lambda: model.my_turn and (game != "sugi" or model.private))
+                await body(model, running)
+        finally:
+            bot_task.cancel()
+            me.close()
+            bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), timeout_s))
+
+
+async def seated(host: Host, players: int = 1, seed: int = 6) -> tuple[AsyncClient, str]:
+    """A Sagani table of ``players`` with you (ann) in seat 1 (0 on the wire), the other seats
+    open: the client and the table."""
+    me = AsyncClient(host.endpoint)
+    await me.connect()
+    table = await me.create({"players": players}, seed=seed)
+    await me.join(table, seat=0, name="ann")
+    return me, table
+
+
 def test_keys_pressed_while_a_move_is_on_its_way_are_played_after_it(host: Host) -> None:
     """A quick hand in a solo game: reveal the next tile, move the ghost, place it, in one
     burst of keys. The keys after r come while the reveal is on its way to the host: they wait
     for it, then play."""
 
     async def main() -> None:
-        me = AsyncClient(host.endpoint)
-        await me.connect()
-        table = await me.create({"players": 1}, seed=6)
-        await me.join(table, seat=0, name="ann")
+        me, _ = await seated(host)
         model = ConsoleModel()
         async with running_console(model, me) as running:
             await until(lambda: model.my_turn and model.view is not None)

@@ -13,7 +13,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_cli_smoke import SAGANI, Terminal, lan_party
-from test_console import running_console, start, until
+from test_console import in_console, running_console, seated, until
 
 from cli.console.app import Console
 from cli.console.model import GAME, HELP, ConsoleModel
@@ -36,24 +36,6 @@ def screen(model: ConsoleModel) -> str:
 def unwrapped(text: str) -> str:
     """The screen's lines joined by spaces: a wrapped sentence reads whole again."""
     return " ".join(line.strip() for line in text.splitlines())
-
-
-def in_console(host: Host, body, game: str = "sagani", seed: int = 5, timeout_s: float = 30):  # type: ignore[no-untyped-def]
-    """Run ``body(model, running)`` in the console of seat 0 against a greedy bot."""
-
-    async def main() -> None:
-        me, bot, bot_task = await start(host, seed, game)
-        model = ConsoleModel()
-        try:
-            async with running_console(model, me) as running:
-                await until(lambda: model.my_turn and (game != "sugi" or model.private))
-                await body(model, running)
-        finally:
-            bot_task.cancel()
-            me.close()
-            bot.close()
-
-    asyncio.run(asyncio.wait_for(main(), timeout_s))
 
 
 # -- 6: whole sentences -------------------------------------------------------------------------
@@ -194,10 +176,7 @@ def test_sugis_number_hint_counts_the_cards_in_hand(host: Host) -> None:
 
 def test_the_open_seat_invite_goes_once_the_seat_is_taken(host: Host) -> None:
     async def main() -> None:
-        me = AsyncClient(host.endpoint)
-        await me.connect()
-        table = await me.create({"players": 2}, seed=5)
-        await me.join(table, seat=0, name="ann")
+        me, table = await seated(host, players=2, seed=5)
         model = ConsoleModel()
         model.invite = "sagani join 127.0.0.1:47410"
         async with running_console(model, me):
@@ -392,10 +371,7 @@ def test_sagani_solo_offers_undo_only_once_there_is_a_step_to_undo(host: Host) -
     made, and then it does."""
 
     async def main() -> None:
-        me = AsyncClient(host.endpoint)
-        await me.connect()
-        table = await me.create({"players": 1}, seed=6)
-        await me.join(table, seat=0, name="ann")
+        me, _ = await seated(host)
         model = ConsoleModel()
         async with running_console(model, me) as running:
             await until(lambda: model.my_turn and model.view is not None)

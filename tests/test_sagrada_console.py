@@ -63,6 +63,16 @@ async def choose_first(model: ConsoleModel, keys: Keys) -> None:
     await until(lambda: model.view["phase"] == "play" and model.my_turn)
 
 
+async def placed_first(model: ConsoleModel, keys: Keys) -> None:
+    """Choose the first pattern, then place pool die 1 where the cursor starts: the tools in
+    slots b and c are open."""
+    await choose_first(model, keys)
+    await keys.send("1")
+    await until(lambda: model.ui.cursor is not None)
+    await keys.send(ENTER)
+    await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+
+
 def test_the_pattern_is_chosen_with_number_keys_and_arrows(host: Host) -> None:
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
         await keys.send("3")
@@ -148,11 +158,7 @@ def test_a_moving_tool_lifts_a_die_and_moves_it_with_keys(host: Host) -> None:
     the cell, Enter moves it there; typed words complete from the moves open now."""
 
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
-        await choose_first(model, keys)
-        await keys.send("1")
-        await until(lambda: model.ui.cursor is not None)
-        await keys.send(ENTER)
-        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        await placed_first(model, keys)
         await keys.send("b")
         await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
         source = model.ui.cursor
@@ -293,11 +299,7 @@ def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_
     to move (Enter lifts again), Esc again drops the tool unpaid; then the whole use goes."""
 
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
-        await choose_first(model, keys)
-        await keys.send("1")
-        await until(lambda: model.ui.cursor is not None)
-        await keys.send(ENTER)
-        await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+        await placed_first(model, keys)
         version, tokens = state().version, list(state().tokens)
         await keys.send("b")
         await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)

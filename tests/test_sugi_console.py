@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_cli_smoke import SAGANI, Terminal, sagani
-from test_console import running_console, start, until
+from test_console import in_console, until
 from test_render import check_golden
 
 from cli.console.app import Console
@@ -44,20 +43,10 @@ def first_move(host: Host, table: str) -> tuple[int, Action]:
 def run(body, host: Host, timeout_s: float = 30):  # type: ignore[no-untyped-def]
     """Run ``body(model, running, table)`` in the console of seat 0 against the bot."""
 
-    async def main() -> None:
-        me, bot, bot_task = await start(host, SEED, "sugi")
-        table = me.state.table
-        model = ConsoleModel()
-        try:
-            async with running_console(model, me) as running:
-                await until(lambda: model.my_turn and model.private is not None)
-                await body(model, running, table)
-        finally:
-            bot_task.cancel()
-            me.close()
-            bot.close()
+    async def with_table(model, running):  # type: ignore[no-untyped-def]
+        await body(model, running, running.console.client.state.table)
 
-    asyncio.run(asyncio.wait_for(main(), timeout_s))
+    in_console(host, with_table, game="sugi", seed=SEED, timeout_s=timeout_s)
 
 
 def test_a_card_goes_to_the_timeline_by_keys_turned_as_chosen(host: Host) -> None:

@@ -428,10 +428,14 @@ class Console:
     # -- playing ----------------------------------------------------------------------------
 
     def play_key(self, key: Key) -> None:
-        """A game key: its actions go to the host; a change of the choice in hand is a step
-        that ``u`` or Esc takes back."""
+        """A game key: its actions go to the host (see :meth:`play`)."""
+        self.play(key.run)
+
+    def play(self, run: Callable[[], list[dict[str, Any]]]) -> None:
+        """Send what ``run`` (a game key, a typed move) returns; a change of the choice in hand
+        it made is a step that ``u`` or Esc takes back."""
         before = self.model.ui.step_state()
-        actions = key.run()
+        actions = run()
         self.model.stepped(before)
         self.send(actions)
 
@@ -468,10 +472,7 @@ class Console:
                 if self._sending:
                     raise CommandError("wait: your last move is on its way")
                 model.say("")
-                before = model.ui.step_state()
-                actions = model.ui.command(text)
-                model.stepped(before)
-                self.send(actions)
+                self.play(lambda: model.ui.command(text))
                 return
         except CommandError as exc:
             model.say(str(exc), refusal=True)  # gone when your next turn comes

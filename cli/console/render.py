@@ -128,17 +128,18 @@ MESSAGE_LINES = 4
 
 
 def message_lines(model: ConsoleModel, width: int) -> list[Line]:
-    """The shell's sentence (a refusal, a warning), else the game's note on the move in hand,
-    else how others take the open seats; wrapped, never cut."""
-    style, text = "class:message", model.ui.note()
+    """The shell's sentence (a refusal, a warning), else who is away for ``B``, else the game's
+    note on the move in hand, else how others take the open seats; wrapped, never cut. The
+    note is asked for only when it shows: it is worked out on every redraw."""
+    style, text = "class:message", ""
     if model.message:
         style, text = "class:error", model.message
     elif (absent := model.may_stand_in) is not None:
         name = model.name(absent)
         text = f"{name} is away: B seats a bot for {name} until they are back"
-    elif not text and model.invite and model.open_seats():
-        seats = ", ".join(str(seat + 1) for seat in model.open_seats())
-        text = f"seat {seats} open: others join with  {model.invite}"
+    elif not (text := model.ui.note()) and model.invite and (seats := model.open_seats()):
+        numbers = ", ".join(str(seat + 1) for seat in seats)
+        text = f"seat {numbers} open: others join with  {model.invite}"
     rows = wrap(text, width, "  ")[:MESSAGE_LINES]
     return [fit([(style, row)], width) for row in rows]
 

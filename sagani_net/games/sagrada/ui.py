@@ -27,10 +27,10 @@ from __future__ import annotations
 import random
 import re
 import textwrap
-from pathlib import Path
 from typing import Any
 
 from sagani_net.game import RuleError
+from sagani_net.games import rules_file
 from sagani_net.games.sagrada.components import (
     CELLS,
     COLOUR_NAMES,
@@ -531,7 +531,7 @@ class SagradaUI(GameUI):
             cards += textwrap.wrap(f"{o.name}: {o.points} points for {o.text}", 78,
                                    initial_indent="   ", subsequent_indent="     ")
         cards.append("Private objective: the sum of the values of your colour's dice")
-        rules = RULES_PAGE.format(rules=Path(__file__).with_name("RULES.md"))  # as installed
+        rules = RULES_PAGE.format(rules=rules_file(self.game.name))  # as installed
         return [COMMANDS_PAGE.splitlines(), cards, rules.splitlines()]
 
     # -- keys and commands ------------------------------------------------------------------
@@ -715,7 +715,7 @@ class SagradaUI(GameUI):
         self.plan, self.confirming = [], None
         return [a.to_dict() for a in plan]
 
-    def undo(self) -> list[Data]:
+    def undo(self) -> None:
         """u (and Esc): take back the last step not yet sent: a use waiting for Enter, a
         lifted die, a step of the plan (a drafted-die tool with its draft: the die stays
         picked), the picked die. What the host has accepted stays."""
@@ -742,7 +742,6 @@ class SagradaUI(GameUI):
         self._settle()
         if said:
             self.model.say(said)
-        return []
 
     def _settle(self) -> None:
         """Keep the picked die, the lifted die, the cursor and the round-track choice true to
