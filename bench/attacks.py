@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from test_net_support import Raw, choose, running_host  # noqa: E402
 
-from protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from sagani_net.bots.runner import BotRunner  # noqa: E402
 from sagani_net.client import Client  # noqa: E402
 
@@ -62,9 +62,9 @@ def dealer(endpoint: str) -> zmq.Socket:
 
 def old_retries(samples: int) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
-        proc = subprocess.Popen([sys.executable, "-m", "cli.host_cmd", "host", "--quiet",
+        proc = subprocess.Popen([sys.executable, "-m", "sagani_net.cli.host_cmd", "host", "--quiet",
                                  "--port", "0", "--data-dir", data_dir], cwd=ROOT,
-                                stdout=subprocess.PIPE, text=True)  # fmt: skip
+                                stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         endpoint = re.search(r"requests (\S+)", proc.stdout.readline())[1]  # type: ignore[index]
         try:
@@ -80,7 +80,7 @@ def old_retries(samples: int) -> None:
                 frame = encode({"v": VERSION, "type": "act", "id": 10_000 + len(frames),
                                 "table": table, "seat": seat, "token": tokens[seat],
                                 "version": snap["version"],
-                                "action": choose(snap["view"], rng)})  # fmt: skip
+                                "action": choose(snap["view"], rng)})
                 assert raw.send_bytes(frame)["type"] == "accepted"
                 frames.append(frame)
             honest = Raw(endpoint)
@@ -159,13 +159,13 @@ def bot_turns(acts: int) -> None:
             sock.send_multipart([b"", encode({
                 "v": VERSION, "type": "act", "id": 5000 + n, "table": table, "seat": state.you,
                 "token": attacker.core.token, "version": state.version,
-                "action": choose(state.view, random.Random(n))})])  # fmt: skip
+                "action": choose(state.view, random.Random(n))})])
             for _ in range(VOLLEY):
                 sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
             start_s = time.perf_counter()  # an honest act on another table, meanwhile
             seat = snap["turn"]
             raw("act", table=other, seat=seat, token=others[seat], version=snap["version"],
-                action=choose(snap["view"], random.Random(n)))  # fmt: skip
+                action=choose(snap["view"], random.Random(n)))
             honest.append(time.perf_counter() - start_s)
             accepted = decode_message(sock.recv_multipart()[-1])
             attacked += accepted.get("turn") == 1

@@ -150,7 +150,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per games/s figure")
     parser.add_argument("--game", choices=game_names(), action="append",
-                        help="only this game (repeat for more; default: every game)")  # fmt: skip
+                        help="only this game (repeat for more; default: every game)")
     args = parser.parse_args()
     for name in args.game or game_names():
         print(f"{get_game(name).title} ({bench_config(name)})")
@@ -160,7 +160,7 @@ def main() -> None:
             else:
                 better = value / target if "games" in figure else target / value
                 print(f"  {figure:52s} {value:10.1f}   target {target:>5g}  "
-                      f"x{better:.2f} of target")  # fmt: skip
+                      f"x{better:.2f} of target")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def main() -> int:
             while len(pair.takeovers_s) < args.kills:
                 left = args.kills - len(pair.takeovers_s)
                 game = play_with_kills(pair, min(left, args.kills_per_game), rng,
-                                       seed=args.seed * 1000 + games)  # fmt: skip
+                                       seed=args.seed * 1000 + games)
                 games += 1
                 actions = game["record"]["actions"]
                 assert game["moves"] == len(actions), (game["moves"], len(actions))

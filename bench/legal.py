@@ -41,17 +41,17 @@ def main() -> None:
                 ids = iter(range(1, 10**9))
                 table = host._create({"id": next(ids), "game": game, "config": config, "seed": 1,
                                       "bots": [], "deadline_s": None,
-                                      "turn_timer_s": None})["table"]  # fmt: skip
+                                      "turn_timer_s": None})["table"]
                 tokens = [host._join({"id": next(ids), "table": table, "token": None,
                                       "role": "player", "seat": None, "name": None})["token"]
-                          for _ in range(len(host.tables[table].holders))]  # fmt: skip
+                          for _ in range(len(host.tables[table].holders))]
                 rng = random.Random(1)
                 while len(first) < args.decisions:
                     state = host.tables[table].state
                     if state.is_over():
                         break
                     ask = {"id": 1, "table": table, "token": tokens[state.current_seat],
-                           "version": None, "page": 0}  # fmt: skip
+                           "version": None, "page": 0}
                     look = {"id": 1, "table": table, "token": ask["token"]}
                     first.append(micros(lambda ask=ask: host._legal(ask)))
                     cached.append(micros(lambda ask=ask: host._legal(ask), 20))
@@ -62,7 +62,7 @@ def main() -> None:
                 print(f"{game} {config}: {len(first)} decisions, up to {max(sizes)} actions; "
                       f"legal first ask {statistics.median(first):.0f} us (max "
                       f"{max(first):.0f}), a cached page {statistics.median(cached):.0f} us, "
-                      f"sync {statistics.median(sync):.0f} us (medians)")  # fmt: skip
+                      f"sync {statistics.median(sync):.0f} us (medians)")
         finally:
             host.close()
 

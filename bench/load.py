@@ -47,7 +47,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
+
 from sagani_net.client import AsyncClient, HostError, HostTimeout  # noqa: E402
 from sagani_net.games import get_game  # noqa: E402
 from sagani_net.games.sagani.rules import State  # noqa: E402
@@ -65,10 +66,10 @@ def start_host(data_dir: str, cpus: set[int] | None = None) -> tuple[subprocess.
     proc = subprocess.Popen(
         # Every bot of the run connects from this one machine.
         # (--client-seeds: the bots mirror each table from the seed they chose)
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0", "--client-seeds",
-         "--data-dir", data_dir, "--connections-per-address", "100000"],
+        [sys.executable, "-m", "sagani_net.cli.main", "host", "--quiet", "--port", "0",
+         "--client-seeds", "--data-dir", data_dir, "--connections-per-address", "100000"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, preexec_fn=pin,
-    )  # fmt: skip
+    )
     assert proc.stdout is not None
     found = re.search(r"requests (\S+) broadcasts", proc.stdout.readline())
     assert found, "the host did not start"
@@ -111,7 +112,7 @@ class TableClock:
 
 
 async def bot(endpoint: str, table: str, seed: int, clock: TableClock, out: dict[str, Any],
-              deadline_s: float, think_s: float) -> None:  # fmt: skip
+              deadline_s: float, think_s: float) -> None:
     client = AsyncClient(endpoint, timeout_s=5.0, retries=3)
     rng = random.Random(seed)
     mine: set[int] = set()  # versions this bot made: their updates reach it through act()
@@ -151,14 +152,14 @@ async def bot(endpoint: str, table: str, seed: int, clock: TableClock, out: dict
 
 
 async def worker_main(endpoint: str, tables: list[str], seed: int, deadline_s: float,
-                      think_s: float) -> dict[str, Any]:  # fmt: skip
+                      think_s: float) -> dict[str, Any]:
     out: dict[str, Any] = {"accepted": [], "reply_s": [], "update_s": [], "refused": {},
-                           "resyncs": 0, "finished": 0, "failures": []}  # fmt: skip
+                           "resyncs": 0, "finished": 0, "failures": []}
     bots = []
     for t, table in enumerate(tables):
         clock = TableClock()
         bots += [bot(endpoint, table, seed * 1000 + t * 10 + i, clock, out, deadline_s, think_s)
-                 for i in range(PLAYERS)]  # fmt: skip
+                 for i in range(PLAYERS)]
     await asyncio.gather(*bots)
     return out
 
@@ -228,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="latency figures are also given without the first seconds")
     parser.add_argument("--think-ms", type=float, default=200.0,
                         help="a bot's mean pause before it acts, like a person or a search bot "
-                        "(0: act at once, a stress test that measures queueing)")  # fmt: skip
+                        "(0: act at once, a stress test that measures queueing)")
     args = parser.parse_args(argv)
 
     cores = sorted(os.sched_getaffinity(0))
@@ -241,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             request(endpoint, "hello")
             base_rss = rss_bytes(host.pid)
             tables = [request(endpoint, "create", game="sagani", config={"players": PLAYERS},
-                              seed=1000 + i)["table"] for i in range(args.tables)]  # fmt: skip
+                              seed=1000 + i)["table"] for i in range(args.tables)]
             peak = [base_rss]
             done = threading.Event()
 
@@ -254,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             started_s = time.monotonic()
             deadline_s = started_s + args.time_limit_s
             shares = [(endpoint, tables[w :: args.workers], w, deadline_s, args.think_ms / 1000,
-                       bot_cpus, args.bot_gc) for w in range(args.workers)]  # fmt: skip
+                       bot_cpus, args.bot_gc) for w in range(args.workers)]
             with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
                 results = pool.map(worker, shares)
             elapsed_s = time.monotonic() - started_s
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, timed in (("act -> update (others)", update_s), ("act -> reply", reply_s)):
         for part, samples in (("whole run", [lat for _, lat in timed]),
                               (f"after {args.warmup_s:.0f} s",
-                               [lat for at, lat in timed if at >= steady_s])):  # fmt: skip
+                               [lat for at, lat in timed if at >= steady_s])):
             print(f"{name:24s} {part:12s} p50 {percentile(samples, 0.5) * 1000:6.2f} ms   "
                   f"p99 {percentile(samples, 0.99) * 1000:6.2f} ms   "
                   f"max {max(samples, default=float('nan')) * 1000:6.1f} ms   "

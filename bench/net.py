@@ -37,7 +37,8 @@ import zmq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from protocol import VERSION, decode_message, encode, topic  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
+
 from sagani_net.games import get_game  # noqa: E402
 
 PLAYERS = 4
@@ -59,12 +60,12 @@ def start_host(
     """A host process; returns it, its request endpoint and, of an active host, its standby
     code. ``standby_of``: the standby code of the active host it follows as the standby."""
     # --client-seeds: the bots mirror each table from the seed they chose.
-    argv = [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0",
-            "--client-seeds", "--data-dir", data_dir, "--heartbeat-s", "0.2"]  # fmt: skip
+    argv = [sys.executable, "-m", "sagani_net.cli.host_cmd", "host", "--quiet", "--port", "0",
+            "--client-seeds", "--data-dir", data_dir, "--heartbeat-s", "0.2"]
     if standby_of is not None:
         argv += ["--standby", "-"]  # the code on stdin, out of the process list
     proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)  # fmt: skip
+                            text=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(f"{standby_of or ''}\n")
     proc.stdin.close()
@@ -116,7 +117,7 @@ class MirroredTable:
         assert seat is not None
         self.action = self.state.random_action(self.rng).to_dict()
         return {"table": self.id, "seat": seat, "token": self.tokens[seat],
-                "version": self.state.version, "action": self.action}  # fmt: skip
+                "version": self.state.version, "action": self.action}
 
     def accepted(self) -> None:
         self.state.apply(self.state.parse_action(self.action))
@@ -332,7 +333,7 @@ def measure_throughput(
         next_id += 1
         fields = by_socket[dealer].act_fields()
         dealer.send_multipart((b"", encode({"v": VERSION, "type": "act", "id": next_id,
-                                            **fields})))  # fmt: skip
+                                            **fields})))
 
     accepted = 0
     started = time.perf_counter()
@@ -368,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=50, help="tables in the throughput run")
     parser.add_argument("--rounds", type=int, default=2, help="throughput runs (fresh tables)")
     parser.add_argument("--subscribers", type=int, default=PLAYERS,
-                        help="SUB sockets per table in the throughput run")  # fmt: skip
+                        help="SUB sockets per table in the throughput run")
     args = parser.parse_args(argv)
     ctx = zmq.Context()
     echo_server, echo = start_echo(ctx)
@@ -380,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.rounds):
                 before_s = cpu_s(host.pid)
                 accepted, elapsed_s = measure_throughput(ctx, endpoint, args.tables,
-                                                         args.subscribers)  # fmt: skip
+                                                         args.subscribers)
                 rates.append((accepted, elapsed_s, cpu_s(host.pid) - before_s))
         finally:
             host.terminate()
@@ -392,26 +393,26 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"sagani_net network bench: loopback, {args.samples} samples, host process with "
           f"SQLite WAL (synchronous=NORMAL); load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs")  # fmt: skip
+          f"{os.cpu_count()} CPUs")
     print(f"(a) floor REQ->ROUTER echo ({lat['act_bytes']} B out, {lat['reply_bytes']} B back):"
-          f" p50 {floor[0]:.0f} us, p99 {floor[1]:.0f} us")  # fmt: skip
+          f" p50 {floor[0]:.0f} us, p99 {floor[1]:.0f} us")
     for label, key in (("act -> reply", "to_reply"), ("act -> all 4 updated", "to_all")):
         p50, p99 = lat[key]
         print(f"(b) {label}: p50 {p50:.0f} us ({p50 / floor[0]:.2f}x floor), "
-              f"p99 {p99:.0f} us ({p99 / floor[1]:.2f}x floor p99)")  # fmt: skip
+              f"p99 {p99:.0f} us ({p99 / floor[1]:.2f}x floor p99)")
     for accepted, elapsed_s, host_cpu_s in rates:
         print(f"(c) {args.tables} tables x {PLAYERS} bots, {args.subscribers} subscribers per "
               f"table: {accepted} accepted actions in "
               f"{elapsed_s:.2f} s = {accepted / elapsed_s:,.0f} actions/s; host CPU "
               f"{host_cpu_s / accepted * 1e6:.0f} us per action = "
-              f"{accepted / max(host_cpu_s, 1e-9):,.0f} actions per CPU-second")  # fmt: skip
+              f"{accepted / max(host_cpu_s, 1e-9):,.0f} actions per CPU-second")
     print(f"(d) late-game (last fifth) 4-player update: mean {lat['update_late_mean']:.0f} B; "
           f"largest update of all {lat['update_max']} B (limit 4096); late-game snapshot: mean "
-          f"{lat['snapshot_late_mean']:.0f} B")  # fmt: skip
+          f"{lat['snapshot_late_mean']:.0f} B")
     (p50, p99), (floor50, floor99) = paired["to_reply"], paired["floor"]
     print(f"(e) act -> reply with a standby following: p50 {p50:.0f} us ({p50 / floor50:.2f}x "
           f"floor), p99 {p99:.0f} us ({p99 / floor99:.2f}x floor p99); (b) in the same run was "
-          f"{lat['to_reply'][0] / floor[0]:.2f}x at p50")  # fmt: skip
+          f"{lat['to_reply'][0] / floor[0]:.2f}x at p50")
     return 0
 
 

@@ -29,11 +29,10 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from net import Requester, cpu_s, percentiles, start_host  # noqa: E402
-
-from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
 
 COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
-          ["", "", "Y", "3", "1"]]  # fmt: skip
+          ["", "", "Y", "3", "1"]]
 IN_FLIGHT = 16
 PACE_S = 0.005
 
@@ -147,13 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     b50, b99 = percentiles(base)
     a50, a99 = percentiles(attacked)
     print(f"honest sync alone:        p50 {b50 / 1000:.2f} ms, p99 {b99 / 1000:.2f} ms "
-          f"({len(base)} samples)")  # fmt: skip
+          f"({len(base)} samples)")
     print(f"honest sync under attack: p50 {a50 / 1000:.2f} ms, p99 {a99 / 1000:.2f} ms "
-          f"({len(attacked)} samples, the slowest {max(attacked) * 1000:.1f} ms)")  # fmt: skip
+          f"({len(attacked)} samples, the slowest {max(attacked) * 1000:.1f} ms)")
     print(f"attacker: {sent} requests in {args.seconds:g} s, answered {codes}; "
           f"host CPU {host_cpu:.2f} s, the attacker's own {attacker_cpu:.2f} s (2 cores shared)")
     print(f"host RSS {rss_before:.1f} MiB -> {rss_after:.1f} MiB after {args.lists} more "
-          "distinct lists of 48 patterns")  # fmt: skip
+          "distinct lists of 48 patterns")
     return 0
 
 

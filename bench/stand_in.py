@@ -33,7 +33,7 @@ def main() -> None:
                 seat = state.current_seat
                 start = time.process_time()
                 data = think(STAND_IN_STRATEGY, state.view(seat), rng.getrandbits(64), None,
-                             name, seat, state.private(seat))  # fmt: skip
+                             name, seat, state.private(seat))
                 times_ms.append((time.process_time() - start) * 1000)
                 state.apply(state.parse_action(data))
         times_ms.sort()

@@ -43,7 +43,7 @@ def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, in
     if with_standby:
         follower = Host(Store(data_dir / "b"), port=0, heartbeat_s=HEARTBEAT_S)
         pair = Standby(follower, ActiveLink(follower, key, bind="127.0.0.1", port=0),
-                       host.link.endpoint)  # fmt: skip
+                       host.link.endpoint)
         thread = pair.serve_in_thread()
         give_up_s = time.monotonic() + 30
         while not host.link.in_sync:

@@ -77,9 +77,9 @@ def main() -> None:
     print(f"{n} games, {args.players} players, edition {args.edition}, {args.bot}"
           + (f" vs {args.versus}" if args.versus else "")
           + (f" ({effort})" if "mcts" in used else "")
-          + f", {time.process_time() - started:.0f} s CPU")  # fmt: skip
+          + f", {time.process_time() - started:.0f} s CPU")
     print(f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
-          f"ended by the round-{ROUND_CAP} net: {nets}")  # fmt: skip
+          f"ended by the round-{ROUND_CAP} net: {nets}")
     if args.versus:
         print(f"{args.bot} wins {hero_wins / n:.1%} against {args.versus}")
         return
@@ -90,7 +90,7 @@ def main() -> None:
     ratios = {f: family_wins[f] / family_games[f] / fair for f in sorted(family_games)}
     print("family card win share / fair: " + ", ".join(f"{f}: {r:.2f}" for f, r in ratios.items()))
     print(f"worst: seat {max(seat_wins[s] / n / fair for s in range(args.players)):.2f}, "
-          f"family card {max(ratios.values()):.2f}")  # fmt: skip
+          f"family card {max(ratios.values()):.2f}")
 
 
 if __name__ == "__main__":

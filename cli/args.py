@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 
 if TYPE_CHECKING:
     from sagani_net.client import AsyncClient
@@ -47,7 +47,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message.splitlines()[0] if message else 'bad arguments'}"
-                     f" (see {self.prog} --help)\n")  # fmt: skip
+                     f" (see {self.prog} --help)\n")
 
 
 def _bad(message: str) -> NoReturn:
@@ -125,7 +125,7 @@ def bind_address(text: str) -> str:
         return str(ipaddress.ip_address(text.strip("[]")))
     except ValueError:
         _bad(f"--bind takes an IP address of this machine (e.g. 0.0.0.0 or 127.0.0.1), "
-             f"not {text!r}")  # fmt: skip
+             f"not {text!r}")
 
 
 def host(text: str) -> str:
@@ -140,7 +140,7 @@ def host(text: str) -> str:
     scheme = text.split("://", 1)[0] if "://" in text else ""
     if scheme not in ("", "tcp", "sagani"):
         _bad(f"{scheme}:// is not a host address; give HOST[:PORT], tcp://HOST:PORT or a "
-             "join code (sagani://...)")  # fmt: skip
+             "join code (sagani://...)")
     address = host_address(text)
     try:
         where = parse_address(address)
@@ -266,15 +266,16 @@ def json_file(text: str) -> Any:
 #: line of help. ``sagani --help`` lists them from here without importing the modules (the
 #: console, the host, zmq: most of a second), and a command builds only its own module's parsers.
 COMMANDS = {
-    "play": ("cli.play_cmd", "play on this machine against bots (no setup)"),
-    "join": ("cli.play_cmd", "join a host by address (or find one with --lan)"),
-    "tables": ("cli.play_cmd", "list a host's tables: game, status, seats"),
-    "replay": ("cli.play_cmd", "step through a game record in the console"),
-    "host": ("cli.host_cmd", "run a headless host node"),
-    "record": ("cli.host_cmd", "game records kept by a host"),
-    "bot": ("cli.bot_cmd", "play a table as a bot client"),
-    "tournament": ("cli.bot_cmd", "many games between strategies, with a result table"),
-    "selfplay": ("cli.selfplay", "play headless games between policies and save records"),
+    "play": ("sagani_net.cli.play_cmd", "play on this machine against bots (no setup)"),
+    "join": ("sagani_net.cli.play_cmd", "join a host by address (or find one with --lan)"),
+    "tables": ("sagani_net.cli.play_cmd", "list a host's tables: game, status, seats"),
+    "replay": ("sagani_net.cli.play_cmd", "step through a game record in the console"),
+    "host": ("sagani_net.cli.host_cmd", "run a headless host node"),
+    "record": ("sagani_net.cli.host_cmd", "game records kept by a host"),
+    "bot": ("sagani_net.cli.bot_cmd", "play a table as a bot client"),
+    "tournament": ("sagani_net.cli.bot_cmd", "many games between strategies, with a result table"),
+    "selfplay": ("sagani_net.cli.selfplay",
+                 "play headless games between policies and save records"),
 }
 
 #: How long the command line waits for a host's first answer before it says none answers.
@@ -282,7 +283,7 @@ PROBE_S = 1.5
 #: What to check when no host answers.
 NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
                   "--secure and needs its join code (sagani://...); or a firewall blocks the "
-                  "port")  # fmt: skip
+                  "port")
 
 
 def reach_host(address: str) -> str:
@@ -309,13 +310,13 @@ def reach_host(address: str) -> str:
             except HostTimeout:
                 moved = shown_address(address_now(client.core))
                 raise UsageError(f"{shown} is a standby; the active host it names, {moved}, "
-                                 "does not answer") from None  # fmt: skip
+                                 "does not answer") from None
         if client.core.address == asked:
             return address
         active = address_now(client.core)
         moved = shown_address(active)
         print(f"host moved to {moved} ({shown} is its standby now)", file=sys.stderr,
-              flush=True)  # fmt: skip
+              flush=True)
         return active
     finally:
         client.close()

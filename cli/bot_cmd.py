@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli import args as check
-from cli.args import UsageError
-from cli.game_options import add_game_arguments, game_config
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
+from sagani_net.cli.game_options import add_game_arguments, game_config
+
 from sagani_net.bots import strategy_names
 from sagani_net.bots.tournament import (
     GameResult,
@@ -70,7 +71,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", type=check.table_id, metavar="T",
-                       help="join this table (of any game)")  # fmt: skip
+                       help="join this table (of any game)")
     where.add_argument(
         "--create",
         type=check.players,
@@ -86,7 +87,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         "or any table if it runs with --client-seeds)"
     )
     p.add_argument("--seat", type=check.seat, default=None,
-                   help="the seat to take, from 1 (default: any)")  # fmt: skip
+                   help="the seat to take, from 1 (default: any)")
     p.add_argument("--name", type=check.name, default=None, help="the name shown at the table")
     p.add_argument(
         "--deadline",
@@ -104,7 +105,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         help="how long to keep trying to get back after the host went away",
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
-    p.set_defaults(func=run_bot_cmd)  # fmt: skip
+    p.set_defaults(func=run_bot_cmd)
     return p
 
 
@@ -127,7 +128,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
     _add_policy_options(p)
     p.add_argument("--workers", type=check.workers, default=None,
-                   help="processes (default: every core)")  # fmt: skip
+                   help="processes (default: every core)")
     p.add_argument(
         "--records",
         type=check.directory,
@@ -147,7 +148,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="play through a real host on 127.0.0.1 (free ports, a temporary data dir)",
     )
-    p.set_defaults(func=run_tournament_cmd)  # fmt: skip
+    p.set_defaults(func=run_tournament_cmd)
     return p
 
 
@@ -166,12 +167,12 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         game, config = game_config(args)  # checked before anything is started
     args.address = check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
+                        format="%(asctime)s %(message)s", stream=sys.stderr)
     options = mcts_options(args)
     runner = BotRunner(args.address, args.strategy, seed=args.seed,
                        name=args.name, think_s=options["think_s"],
                        iterations=options["iterations"], move_deadline_s=args.deadline,
-                       reconnect_s=args.reconnect)  # fmt: skip
+                       reconnect_s=args.reconnect)
     try:
         table = args.table
         try:
@@ -183,14 +184,14 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         except HostError as exc:
             raise UsageError(f"cannot take a seat at table {table}: {exc.message}") from None
         print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
-              f"(seat {seat} on the wire)", flush=True)  # fmt: skip
+              f"(seat {seat} on the wire)", flush=True)
         runner.play()
         result = runner.client.record(table)["result"]  # the game's own, for any game
     finally:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
           f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, slowest "
-          f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)  # fmt: skip
+          f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)
     return 0
 
 
@@ -209,7 +210,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         lineup *= seats
     try:
         spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, game=game,
-                              config=config, options={"mcts": mcts_options(args)})  # fmt: skip
+                              config=config, options={"mcts": mcts_options(args)})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.records:
@@ -220,13 +221,13 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         results = _run_networked(spec, args.workers, on_result)
     else:
         results = run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
-                            on_result=on_result)  # fmt: skip
+                            on_result=on_result)
     rows = summarize(spec, results)
     print(format_table(spec, rows, time.monotonic() - started_s))
     if args.records:
         index = [{"game": r.index, "seed": r.record["seed"], "strategies": list(r.strategies),
                   "scores": list(r.scores), "ranking": list(r.ranking),
-                  "file": _record_name(r)} for r in results]  # fmt: skip
+                  "file": _record_name(r)} for r in results]
         (args.records / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     if args.json:
         args.json.write_text(json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
@@ -249,7 +250,7 @@ def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) ->
             print(f"sagani tournament: host at {host.endpoint}", file=sys.stderr)
             return run_games(spec, workers=workers, play=functools.partial(play_network,
                              host.endpoint), progress=sys.stderr, on_result=on_result,
-                             context=multiprocessing.get_context("spawn"))  # fmt: skip
+                             context=multiprocessing.get_context("spawn"))
         finally:
             host.stop()
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli import args as check
-from cli.args import UsageError
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
+
 from sagani_net.game import Data, Option, RuleError
 from sagani_net.games import DEFAULT_GAME, game_names, get_game
 
@@ -36,7 +37,7 @@ def add_file_arguments(p: argparse.ArgumentParser) -> None:
         first = next(iter(by_game.values()))
         p.add_argument(f"--{name.replace('_', '-')}", dest=f"file_{name}", type=check.json_file,
                        default=None, metavar="FILE",
-                       help=f"{', '.join(by_game)}: {first.help or name}")  # fmt: skip
+                       help=f"{', '.join(by_game)}: {first.help or name}")
 
 
 def given_files(args: argparse.Namespace, game: Any) -> Data:
@@ -71,10 +72,10 @@ def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") ->
     p.add_argument("--players", type=check.players, default=None,
                    help="how many play (the game's default if not given)")
     modes = "; ".join(f"{name}: {', '.join(map(str, o.choices))}" for name in game_names()
-                      for o in get_game(name).options if o.name == "mode")  # fmt: skip
+                      for o in get_game(name).options if o.name == "mode")
     p.add_argument("--mode", default=None, help=f"the game's mode, if it has modes ({modes})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="any other table option of the game (repeat for more)")  # fmt: skip
+                   help="any other table option of the game (repeat for more)")
     add_file_arguments(p)
 
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import platformdirs
 import zmq
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
 
-from cli import args as check
-from cli.args import UsageError
 from sagani_net import discovery, security, standby
 from sagani_net.bots import house
 from sagani_net.client import AsyncClient, HostError, HostTimeout
@@ -92,7 +92,7 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         "--connections-per-address"), default=CONNECTIONS_PER_ADDRESS,
                         metavar="N", help="connections one machine may hold to each socket "
                         f"(default {CONNECTIONS_PER_ADDRESS}; raise it for a machine of many "
-                        "bots)")  # fmt: skip
+                        "bots)")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.add_argument("--salvage", action="store_true",
                         help="move a damaged database aside, copy what is readable into a new "
@@ -110,13 +110,13 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                       "free one with --port 0)")
     # For `sagani join --standby`: a standby that never took over goes with its console.
     pair.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)
-    parser.set_defaults(func=run_host)  # fmt: skip
+    parser.set_defaults(func=run_host)
     return parser
 
 
 def _deadline(text: str) -> float:
     """A --bot-deadline value, in the range a create request may ask for."""
-    from protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+    from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 
     return check.seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a bot deadline")(text)
 
@@ -125,7 +125,7 @@ def check_ports(args: argparse.Namespace) -> None:
     """The clashes a single flag cannot see; raises UsageError."""
     if args.pub_port is None and args.port == check.MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no port for broadcasts (--port + 1); "
-                         "give --pub-port too")  # fmt: skip
+                         "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
         raise UsageError("--pub-port must differ from --port")
     if args.print_join_code and not args.secure:
@@ -134,7 +134,7 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--bots runs on the active host only; start house bots there")
     if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
-                         "--link-port too")  # fmt: skip
+                         "--link-port too")
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
@@ -150,7 +150,7 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
                         "record instead of reading a data dir")
     export.add_argument("-o", "--output", type=Path, default=None,
                         help="file to write (default: standard output)")
-    export.set_defaults(func=run_record_export)  # fmt: skip
+    export.set_defaults(func=run_record_export)
     return parser
 
 
@@ -182,7 +182,7 @@ def _standby_code(args: argparse.Namespace) -> standby.StandbyCode | None:
         raise UsageError(f"--standby: {exc}") from None
     if args.secure and not code.secure:
         raise UsageError("--secure: the active host of this standby code is not secure; its "
-                         "standby serves as it does (drop --secure)")  # fmt: skip
+                         "standby serves as it does (drop --secure)")
     args.secure = code.secure
     return code
 
@@ -213,7 +213,7 @@ def run_host(args: argparse.Namespace) -> int:
         return 2
     except (OSError, sqlite3.Error, security.SecurityError) as exc:
         print(f"sagani host: cannot use the data dir {data_dir}: {exc} (it must be a "
-              "writable directory with free space)", file=sys.stderr)  # fmt: skip
+              "writable directory with free space)", file=sys.stderr)
         return 2
     except ValueError as exc:  # a damaged standby.key or house key; another host's games
         store.close()
@@ -243,7 +243,7 @@ def run_host(args: argparse.Namespace) -> int:
     # Binary Star: a host that lost the role while it was away comes back as the standby, and
     # of two started together the one whose store holds more writes serves.
     following = standby.elect(link, code.link if code else standby.former_standby(data_dir),
-                              follow_silent=code is not None)  # fmt: skip
+                              follow_silent=code is not None)
     if following is not None:
         pair = standby.Standby(host, link, following)
     else:
@@ -256,10 +256,10 @@ def run_host(args: argparse.Namespace) -> int:
     gc.freeze()
     # One machine-readable line, so scripts and tests can find a host started on port 0.
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
-          f"{link.endpoint}", flush=True)  # fmt: skip
+          f"{link.endpoint}", flush=True)
     if following is not None:
         print(f"sagani host: standby of {following}; it takes over when that host is gone",
-              flush=True)  # fmt: skip
+              flush=True)
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)
@@ -287,7 +287,7 @@ def run_host(args: argparse.Namespace) -> int:
     pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
     print(f"sagani host: standby code {pair_code}", flush=True)
     print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
-          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)  # fmt: skip
+          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
@@ -333,7 +333,7 @@ def _advertise_when_active(
         host = pair.host
         try:
             adverts.append(discovery.advertise(_port(host.endpoint), _port(host.pub_endpoint),
-                                               bind=bind))  # fmt: skip
+                                               bind=bind))
             logging.getLogger("sagani_net.standby").warning("advertised on the LAN")
         except (RuntimeError, OSError) as exc:
             logging.getLogger("sagani_net.standby").warning("--lan: %s", exc)
@@ -349,12 +349,12 @@ class StandbyProcess:
 
     def __init__(self, code: standby.StandbyCode, data_dir: Path) -> None:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        argv = [sys.executable, "-m", "cli.main", "host", "--standby", "-", "--data-dir",
-                str(data_dir), "--port", "0", "--quiet", "--with-parent"]  # fmt: skip
+        argv = [sys.executable, "-m", "sagani_net.cli.main", "host", "--standby", "-", "--data-dir",
+                str(data_dir), "--port", "0", "--quiet", "--with-parent"]
         log_path = data_dir / "standby.log"
         with open(log_path, "a") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=log, text=True, start_new_session=True)  # fmt: skip
+                                         stderr=log, text=True, start_new_session=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(code.text() + "\n")  # the secret stays out of the process list
         self.proc.stdin.close()

@@ -1,8 +1,8 @@
 """The ``sagani`` command: one subcommand per module, each adding its own parser.
 
 Every mistake on the command line is one line on stderr and exit code 2: the parsers read
-each value with a checked type (:mod:`cli.args`), and a clash found later raises
-:class:`cli.args.UsageError`.
+each value with a checked type (:mod:`sagani_net.cli.args`), and a clash found later raises
+:class:`sagani_net.cli.args.UsageError`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import importlib
 import sys
 from importlib import metadata
 
-from cli import args as check
-from cli.args import OneLineParser
+from sagani_net.cli import args as check
+from sagani_net.cli.args import OneLineParser
 
 
 def version() -> str:

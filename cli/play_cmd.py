@@ -30,15 +30,20 @@ from typing import IO, Any
 
 import platformdirs
 import zmq
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError, read_record
+from sagani_net.cli.console.app import Console, Replay, run_console
+from sagani_net.cli.console.model import LOCAL, ConsoleModel
+from sagani_net.cli.console.render import final_text
+from sagani_net.cli.game_options import (
+    add_file_arguments,
+    checked_config,
+    given_files,
+    given_options,
+)
+from sagani_net.cli.host_cmd import StandbyProcess
+from sagani_net.protocol.messages import printable
 
-from cli import args as check
-from cli.args import UsageError, read_record
-from cli.console.app import Console, Replay, run_console
-from cli.console.model import LOCAL, ConsoleModel
-from cli.console.render import final_text
-from cli.game_options import add_file_arguments, checked_config, given_files, given_options
-from cli.host_cmd import StandbyProcess
-from protocol.messages import printable
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError, without_seat
@@ -48,7 +53,7 @@ from sagani_net.private_files import write_private
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
 
-log = logging.getLogger("cli.play")
+log = logging.getLogger("sagani_net.cli.play")
 
 BOT_KINDS = ("greedy", "random", "mcts")
 SESSION_FILE = "play.json"
@@ -84,10 +89,10 @@ def add_parsers(sub: Any) -> None:
                    help="how many play (default 2; 1: a game's solo, where it has one)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="another table option of the game (repeat for more), e.g. "
-                   "difficulty=5 for Sagrada's solo")  # fmt: skip
+                   "difficulty=5 for Sagrada's solo")
     add_file_arguments(p)
     p.add_argument("--solo", action="store_true",
-                   help="the solo game (Sagani: the basic one, reach 75)")  # fmt: skip
+                   help="the solo game (Sagani: the basic one, reach 75)")
     p.add_argument("--solo-advanced", action="store_true", help="Sagani's advanced solo game")
     p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
     p.add_argument(
@@ -114,9 +119,9 @@ def add_parsers(sub: Any) -> None:
         help=f"seconds an mcts bot thinks per move (default {MCTS_THINK_S:g})",
     )
     p.add_argument("--name", type=check.name, default=_user_name(),
-                   help="your name at the table")  # fmt: skip
+                   help="your name at the table")
     p.add_argument("--port", type=check.port, default=0,
-                   help="request port (default: a free one)")  # fmt: skip
+                   help="request port (default: a free one)")
     p.add_argument(
         "--data-dir",
         type=check.directory,
@@ -137,7 +142,7 @@ def add_parsers(sub: Any) -> None:
 
     j = sub.add_parser("join", help=check.COMMANDS["join"][1],
                        description="Take a seat (or watch) at a table of a host elsewhere; "
-                       "with no table to join, create one.")  # fmt: skip
+                       "with no table to join, create one.")
     j.add_argument(
         "address",
         nargs="?",
@@ -148,7 +153,7 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
     j.add_argument("--table", type=check.table_id, default=None,
-                   help="table id (default: one with a free seat)")  # fmt: skip
+                   help="table id (default: one with a free seat)")
     j.add_argument("--game", type=check.game_name, default=None,
                    help="join a table of this game; create one of it if none has a free seat "
                    f"(default: any game; creates {DEFAULT_GAME})")
@@ -167,19 +172,19 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
                    help="a turn timer for the players of a table this creates: past it the "
                    "host plays the game's default move for the seat (default: none, or the "
-                   "host's --turn-timer)")  # fmt: skip
+                   "host's --turn-timer)")
     add_file_arguments(j)
     j.add_argument("--name", type=check.name, default=None, help="your name at the table")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                    help="also keep a standby host on this machine, so that the game goes on "
                    "here if the host goes away; CODE is the standby code the host printed "
-                   "(it names the host too; - reads it from standard input)")  # fmt: skip
+                   "(it names the host too; - reads it from standard input)")
     j.set_defaults(func=run_join)
 
     t = sub.add_parser("tables", help=check.COMMANDS["tables"][1],
                        description="The lobby of a host: every table with its game, status "
                        "and who sits where (seats from 1), to pick one for sagani join "
-                       "--table.")  # fmt: skip
+                       "--table.")
     t.add_argument("address", nargs="?", type=check.host, default=None,
                    help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
     t.set_defaults(func=run_tables)
@@ -187,11 +192,11 @@ def add_parsers(sub: Any) -> None:
     r = sub.add_parser("replay", help=check.COMMANDS["replay"][1],
                        description="Step through a game record (from `sagani play`, "
                        "`sagani record export`, selfplay or a tournament) in the console; "
-                       "the record names its game.")  # fmt: skip
+                       "the record names its game.")
     r.add_argument("record", type=Path, metavar="RECORD", help="a JSON game record")
     r.add_argument("--print", action="store_true",
                    help="print the last position and the ranking at the terminal's width, "
-                   "and exit")  # fmt: skip
+                   "and exit")
     r.set_defaults(func=run_replay)
 
 
@@ -346,7 +351,7 @@ def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     held = _flock(data_dir / LOCK_FILE, "sagani play")
     if isinstance(held, str):
         raise UsageError(f"{held} already plays from {data_dir}; finish it there, or give "
-                         "this one its own --data-dir") from None  # fmt: skip
+                         "this one its own --data-dir") from None
 
     @contextlib.contextmanager
     def hold() -> Iterator[None]:
@@ -393,7 +398,7 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     seats = [s for s in table.state.view(None).get("seats", []) if isinstance(s, dict)]
     counted = [s["turns"] for s in seats if "turns" in s]
     saved["played"] = _count(max(counted), "turn") if counted else \
-        _count(table.state.version, "move")  # fmt: skip
+        _count(table.state.version, "move")
     return saved
 
 
@@ -434,7 +439,7 @@ async def _play(
     else:
         await me.connect()
         table = await me.create(plan_.config, game=args.game, seed=args.seed,
-                                bots=sorted(plan_.bots))  # fmt: skip
+                                bots=sorted(plan_.bots))
         name = args.autoplay or args.name
         await me.join(table, seat=plan_.you, name=name)
         saved = {"table": table, "token": me.token, "config": plan_.config, "bots": []}
@@ -452,7 +457,7 @@ async def _play(
         await console.catch_up(me.state.version, away=False)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
     tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
-             for i, (c, kind) in enumerate(bots)]  # fmt: skip
+             for i, (c, kind) in enumerate(bots)]
     try:
         if console is None:
             await bot_loop(me, args.autoplay, 99, pool, args.think)
@@ -512,7 +517,7 @@ def print_result(client: AsyncClient) -> None:
     # A game's own figures that are one word or number (a solo game's goal and whether it was
     # reached).
     figures = [f"{k} {v}" for k, v in result.items()
-               if k not in ("scores", "ranking") and isinstance(v, int | str)]  # fmt: skip
+               if k not in ("scores", "ranking") and isinstance(v, int | str)]
     if figures:
         print(f"  {', '.join(figures)}")
 
@@ -535,7 +540,7 @@ def run_join(args: argparse.Namespace) -> int:
         found = browse()
         if not found:
             raise UsageError("no host answered on the LAN; give its address instead: "
-                             "sagani join HOST[:PORT]")  # fmt: skip
+                             "sagani join HOST[:PORT]")
         for i, f in enumerate(found):
             print(f"  {i + 1}. {f.name} at {f.endpoint}")
         choice = 0
@@ -605,7 +610,7 @@ async def _join(
             raise UsageError(f"--bots is at most {seats - 1} at a table of {seats}")
         bots = list(range(seats - args.bots, seats))
         table = await client.create(config, game=game.name, bots=bots,
-                                    turn_timer_s=args.turn_timer)  # fmt: skip
+                                    turn_timer_s=args.turn_timer)
         invite = f"sagani join {shlex.quote(shown)}"
         print(f"new {game.title} table {table}; others join with\n  {invite}", flush=True)
     token = seat.token if seat is not None else None
@@ -641,7 +646,7 @@ async def _join(
     async with _standby_beside(args.standby, client) as pair:
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
-                      "away, the game goes on here")  # fmt: skip
+                      "away, the game goes on here")
         status = await run_console(Console(model, client, rejoin=rejoin))
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
         address = check.address_now(client)
@@ -790,7 +795,7 @@ def _saved_seats(saved: dict[str, Any], address: str, table: str) -> list[SavedS
         if isinstance(value, dict) and isinstance(value.get("token"), str):
             name = value.get("name")
             seats.append(SavedSeat(key, table, value["token"], name if isinstance(name, str)
-                                   else ""))  # fmt: skip
+                                   else ""))
     return seats
 
 
@@ -809,7 +814,7 @@ def _free_saved_seat(
                 if name is not None:
                     raise UsageError(f"{name}'s seat at table {table} is played by another "
                                      f"console ({held}); quit that one first, or join with "
-                                     "another --name")  # fmt: skip
+                                     "another --name")
                 continue  # another console's seat: this one takes a seat of its own
             return seat
     return None
@@ -864,9 +869,9 @@ def run_replay(args: argparse.Namespace) -> int:
     # Not every game's view lists its seats (Sugi's does not): the record's names count too.
     players = max(len(frames[0][0].get("seats", [])), len(names)) or 1
     seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}
-             for i in range(players)]  # fmt: skip
+             for i in range(players)]
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
-                         game=record.get("game", "sagani"))  # fmt: skip
+                         game=record.get("game", "sagani"))
     steps = Replay(frames, over=get_game(model.game).from_record(record).is_over())
     if args.print:
         steps.show(model, len(frames) - 1)

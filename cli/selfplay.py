@@ -11,9 +11,10 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from cli import args as check
-from cli.args import UsageError
-from cli.game_options import add_game_arguments, config_words, game_config
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
+from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
+
 from sagani_net.bots import strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
@@ -33,7 +34,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policy", default="greedy",
         help=f"{', '.join(strategy_names())}, or one per seat joined by commas (greedy,random)",
-    )  # fmt: skip
+    )
     p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
     p.set_defaults(func=run)
 
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     setting = ", ".join(config_words(config))
     print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
-          f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")  # fmt: skip
+          f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")
     for seat in range(seats):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games

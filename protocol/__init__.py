@@ -5,9 +5,9 @@ this file (the game-agnostic core), with one page per game in ``games/`` and the
 in ``RECORD.md``; ``vectors/`` holds golden msgpack frames with their meaning.
 """
 
-from protocol.errors import ERROR_CODES, ProtocolError
-from protocol.messages import REQUESTS, check_request, error, reply, request_id, topic
-from protocol.wire import DEFAULT_PORT, VERSION, decode_message, decode_request, encode
+from sagani_net.protocol.errors import ERROR_CODES, ProtocolError
+from sagani_net.protocol.messages import REQUESTS, check_request, error, reply, request_id, topic
+from sagani_net.protocol.wire import DEFAULT_PORT, VERSION, decode_message, decode_request, encode
 
 __all__ = [
     "DEFAULT_PORT",

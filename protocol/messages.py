@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.errors import ProtocolError
-from protocol.wire import MAX_MAP_LEN, SUPPORTED_VERSIONS, VERSION
+from sagani_net.protocol.errors import ProtocolError
+from sagani_net.protocol.wire import MAX_MAP_LEN, SUPPORTED_VERSIONS, VERSION
 
 MAX_ID = 2**63 - 1
 MAX_NAME_LEN = 64
@@ -263,7 +263,7 @@ def _check_text(message: dict[str, Any]) -> None:
                 if type(text) is str and (found := UNSAFE_TEXT.search(text)):
                     raise ProtocolError("bad_field", f"{field} holds the control character "
                                         f"U+{ord(found[0]):04X}; no string of a request may "
-                                        "hold control or bidi characters")  # fmt: skip
+                                        "hold control or bidi characters")
             if type(value) in (dict, list):
                 stack.append((field, value))
 

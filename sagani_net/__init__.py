@@ -7,7 +7,8 @@ The layers, each importing only those below it:
 - the games: ``games`` (the registry: ``get_game``, ``game_part``) and one package per game,
   ``games.sagani``, ``games.sagrada``, ``games.sugi``, each with its ``rules``, ``bots``,
   ``ui`` and ``words``;
-- wire: the top-level ``protocol`` package (messages, msgpack codec, errors, PROTOCOL.md);
+- wire: ``sagani_net.protocol``, from the project's ``protocol/`` folder (messages, msgpack
+  codec, errors, PROTOCOL.md);
 - network: ``store`` (SQLite), ``host`` (the socket loop), ``standby`` (a standby host that
   takes over), ``client`` (Lazy Pirate requests and Clone-style sync), ``peers`` and ``limits``
   (what one peer may cost the host), ``security`` (CURVE keys, join codes), ``private_files``
@@ -15,6 +16,6 @@ The layers, each importing only those below it:
 - policies: ``bots`` (random, greedy, mcts, the network runner, house bots, tournaments); the
   one arrow that runs back up: ``host`` asks ``bots.runner.think`` for an away player's
   stand-in move, imported inside that function;
-- front ends: the top-level ``cli`` package (the ``sagani`` command and the console shell),
-  which this package never imports.
+- front ends: ``sagani_net.cli``, from the project's ``cli/`` folder (the ``sagani`` command
+  and the console shell), which nothing else here imports.
 """

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import zmq
 import zmq.asyncio
 
-from protocol import DEFAULT_PORT, VERSION, decode_message, encode, topic
+from sagani_net.protocol import DEFAULT_PORT, VERSION, decode_message, encode, topic
 from sagani_net.security import client_setup, parse_address
 
 #: How long one try of a request waits for its reply.
@@ -134,7 +134,7 @@ class Replica:
         """Whether an applied ``update`` changed this seat's private data beyond what the
         replica holds (the host names such seats in ``private``; the data never goes on PUB)."""
         return (self.you is not None and self.you in update.get("private", ())
-                and self.private_seq < update["seq"])  # fmt: skip
+                and self.private_seq < update["seq"])
 
     @property
     def merged(self) -> dict[str, Any]:
@@ -361,7 +361,7 @@ class AsyncClient:
         """Take a seat (or watch, with role "spectator"); subscribes before the snapshot."""
         await self._subscribe(table)
         reply = await self.request("join", table=table, role=role, seat=seat, name=name or role,
-                                   nonce=secrets.token_urlsafe(NONCE_BYTES))  # fmt: skip
+                                   nonce=secrets.token_urlsafe(NONCE_BYTES))
         return self._joined(reply)
 
     async def resume(self, table: str, token: str) -> Replica:
@@ -391,7 +391,7 @@ class AsyncClient:
         try:
             reply = await self.request("act", table=replica.table, seat=replica.you,
                                        token=self.token, version=replica.version,
-                                       action=action)  # fmt: skip
+                                       action=action)
         except HostError as exc:
             if "snapshot" in exc.reply:
                 replica.load(exc.reply["snapshot"])
@@ -433,7 +433,7 @@ class AsyncClient:
         while page is not None:
             try:
                 reply = await self.request("legal", table=replica.table, token=self.token,
-                                           version=replica.version, page=page)  # fmt: skip
+                                           version=replica.version, page=page)
             except HostError as exc:
                 if "snapshot" in exc.reply:
                     replica.load(exc.reply["snapshot"])
@@ -610,7 +610,7 @@ class AsyncClient:
     async def _resync(self) -> None:
         replica = await self.sync()
         self._pending.append({"type": "snapshot", "table": replica.table, "seq": replica.seq,
-                              "version": replica.version})  # fmt: skip
+                              "version": replica.version})
 
     def _need_replica(self) -> Replica:
         if self.replica is None:

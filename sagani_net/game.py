@@ -61,7 +61,7 @@ class Option:
 
     def to_data(self) -> Data:
         return {"name": self.name, "default": self.default, "choices": list(self.choices),
-                "help": self.help}  # fmt: skip
+                "help": self.help}
 
 
 def check_options(options: Sequence[Option], data: Any) -> Data:
@@ -73,7 +73,7 @@ def check_options(options: Sequence[Option], data: Any) -> Data:
     extra = set(data) - known
     if extra:
         raise RuleError("bad_config", f"unknown config fields {sorted(extra)}; known: "
-                        f"{sorted(known)}")  # fmt: skip
+                        f"{sorted(known)}")
     config = {}
     for o in options:
         value = data.get(o.name, o.default)
@@ -274,14 +274,14 @@ def recorded_outcomes(record: Data, field: str) -> tuple[Any, ...]:
 
 
 def check_replayed(state: GameState, record: Data, field: str, recorded: int, made: int,
-                   result: Data | None) -> None:  # fmt: skip
+                   result: Data | None) -> None:
     """After a record's actions were replayed on ``state``: a finished game made every one of
     the ``recorded`` outcomes in ``field`` (it ``made`` that many; a game not over keeps the
     rest for the actions still to come), and the record's result, if any, is ``result``, the
     replay's (None: none yet). Raises RuleError("bad_record", ...)."""
     if state.is_over() and recorded > made:
         raise RuleError("bad_record", f"the record holds {recorded} {field}, its play made "
-                        f"{made}")  # fmt: skip
+                        f"{made}")
     if "result" in record and result is not None and record["result"] != result:
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
 

@@ -1,13 +1,13 @@
 """The console's per-game part: what a game draws, and the keys and words it understands.
 
-The shell (:mod:`cli.console.app`, :mod:`cli.console.model`, :mod:`cli.console.render`) owns
-the connection, the status line, the log (each event through ``Game.event_text``), the message
-line, the command line with completion and history, the help pages (the first made from the
-key bindings), replay stepping and whose board is shown (Tab). A game's ``ui.py`` exports
-``UI``, a subclass of :class:`GameUI` built with the shell's :class:`~cli.console.model.
-ConsoleModel`; it draws the body of the screen and turns keys and typed commands into actions
-(wire data, as ``Game.parse_action`` reads them). The shell sends what a key or command
-returns, in order, stopping at the first refusal.
+The shell (:mod:`sagani_net.cli.console.app`, :mod:`~sagani_net.cli.console.model`,
+:mod:`~sagani_net.cli.console.render`) owns the connection, the status line, the log (each event
+through ``Game.event_text``), the message line, the command line with completion and history, the
+help pages (the first made from the key bindings), replay stepping and whose board is shown (Tab).
+A game's ``ui.py`` exports ``UI``, a subclass of :class:`GameUI` built with the shell's
+:class:`~sagani_net.cli.console.model.ConsoleModel`; it draws the body of the screen and turns
+keys and typed commands into actions (wire data, as ``Game.parse_action`` reads them). The shell
+sends what a key or command returns, in order, stopping at the first refusal.
 
 A GameUI imports its game's rules and this module, never the network. This module needs only
 the seam (:mod:`sagani_net.game`), so it lives in the library, below the games: the console
@@ -30,7 +30,7 @@ Data = dict[str, Any]
 
 
 class Table(Protocol):
-    """What a GameUI may read and do of the shell's model (:class:`cli.console.model.
+    """What a GameUI may read and do of the shell's model (:class:`sagani_net.cli.console.model.
     ConsoleModel` is the one there is): the table as the shell knows it."""
 
     view: Data | None

@@ -26,19 +26,6 @@ from typing import Any, Protocol
 
 import zmq
 
-from protocol import (
-    ProtocolError,
-    check_request,
-    decode_message,
-    decode_request,
-    encode,
-    error,
-    reply,
-    request_id,
-    topic,
-)
-from protocol.messages import MAX_DEADLINE_S, MAX_NAME_LEN, MIN_DEADLINE_S
-from protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net import limits as caps
 from sagani_net.game import Game, GameState, RuleError, without_seat
 from sagani_net.games import game_names, get_game
@@ -52,6 +39,19 @@ from sagani_net.limits import (
     RateLimiter,
 )
 from sagani_net.peers import ConnectionGuard
+from sagani_net.protocol import (
+    ProtocolError,
+    check_request,
+    decode_message,
+    decode_request,
+    encode,
+    error,
+    reply,
+    request_id,
+    topic,
+)
+from sagani_net.protocol.messages import MAX_DEADLINE_S, MAX_NAME_LEN, MIN_DEADLINE_S
+from sagani_net.protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net.store import SessionRow, StorageDamaged, Store, TableRow
 
 
@@ -245,7 +245,7 @@ class Table:
         listing stays small whatever its config holds (PROTOCOL.md, tables). Worked out once:
         a table's config never changes."""
         return {name: _summary(value) if isinstance(value, list | dict) else value
-                for name, value in self.config.items()}  # fmt: skip
+                for name, value in self.config.items()}
 
     @property
     def turn(self) -> int | None:
@@ -277,11 +277,11 @@ class Host:
     ) -> None:
         if not (caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # NaN too
             raise ValueError(f"the heartbeat must be {caps.MIN_HEARTBEAT_S}.."
-                             f"{caps.MAX_HEARTBEAT_S} s, not {heartbeat_s}")  # fmt: skip
+                             f"{caps.MAX_HEARTBEAT_S} s, not {heartbeat_s}")
         for what, bound in (("a bot deadline", bot_deadline_s), ("a turn timer", turn_timer_s)):
             if bound is not None and not (MIN_DEADLINE_S <= bound <= MAX_DEADLINE_S):
                 raise ValueError(f"{what} must be {MIN_DEADLINE_S}..{MAX_DEADLINE_S} s, "
-                                 f"not {bound}")  # fmt: skip
+                                 f"not {bound}")
         self.store = store
         #: Whether every ``create`` may choose its seed: a host whose every client is its owner
         #: (``sagani play``, tests). Otherwise only a table nobody else can lose at may.
@@ -360,10 +360,10 @@ class Host:
             self.router, "requests", max_unread_bytes=self.limits.max_unread_bytes,
             max_unread_reply_bytes=self.limits.max_unread_reply_bytes,
             max_per_address=self.limits.connections_per_address,
-            curve=secure is not None)  # fmt: skip
+            curve=secure is not None)
         self._subscribers = ConnectionGuard(
             self.pub, "broadcasts", max_total_bytes=caps.MAX_SUBSCRIBER_BYTES,
-            max_per_address=self.limits.connections_per_address)  # fmt: skip
+            max_per_address=self.limits.connections_per_address)
         try:
             self.endpoint = _bind(self.router, bind, port)
             self.pub_endpoint = _bind(self.pub, bind, pub_port)
@@ -394,7 +394,7 @@ class Host:
             "stand_in": self._stand_in,
         }
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
-                 store.path)  # fmt: skip
+                 store.path)
 
     # -- the socket loop --------------------------------------------------------------------
 
@@ -475,7 +475,7 @@ class Host:
             # The rule: committed before anyone hears of it.
             if not self._commit():
                 replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
-                           for fd, frames in replies]  # fmt: skip
+                           for fd, frames in replies]
             elif self.link is not None:
                 self.link.replicate()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
@@ -580,9 +580,9 @@ class Host:
     def _send_reply(self, fd: int, frames: list[bytes]) -> None:
         if len(frames[-1]) > caps.MAX_REPLY_BYTES:
             log.error("a %d-byte reply was not sent; the limit is %d", len(frames[-1]),
-                      caps.MAX_REPLY_BYTES)  # fmt: skip
+                      caps.MAX_REPLY_BYTES)
             frames = [*frames[:-1], encode(error(request_id(decode_message(frames[-1])),
-                      "internal", "the answer would be too big to send"))]  # fmt: skip
+                      "internal", "the answer would be too big to send"))]
         self._requests.sent(fd, [len(frame) for frame in frames[1:]])
         self.router.send_multipart(frames)
 
@@ -598,11 +598,11 @@ class Host:
         # The reply goes back along the envelope: it must be one a request may have, so that
         # no reply is longer than the limits allow (a request cannot make the host echo more).
         if (len(frames) > caps.MAX_REQUEST_FRAMES + 1
-                or any(len(frame) > caps.MAX_ENVELOPE_FRAME_BYTES for frame in head)):  # fmt: skip
+                or any(len(frame) > caps.MAX_ENVELOPE_FRAME_BYTES for frame in head)):
             head, body = [frames[0], b""], b""
         if not body:
             return [*head, encode(error(None, "bad_frame", "a request is exactly one frame, "
-                                        "after at most one envelope"))]  # fmt: skip
+                                        "after at most one envelope"))]
         if not self._rate.allow(frames[0]):
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
         started_s = time.thread_time()
@@ -615,7 +615,7 @@ class Host:
             request = check_request(message)
             if self.storage_broken is not None and _writes(request):
                 raise ProtocolError("storage_failed", "the host's data is damaged; it serves "
-                                    "reads only until it is restarted")  # fmt: skip
+                                    "reads only until it is restarted")
             key = self._retry_key(request)
             out = self._recent.get(key) if key else None
             if out is None:
@@ -653,7 +653,7 @@ class Host:
         if nonce is not None:
             return (request["type"], request.get("table"), nonce)
         return (self._requests.serial(self._from_fd), request["type"], request.get("table"),
-                request["id"])  # fmt: skip
+                request["id"])
 
     def _commit(self) -> bool:
         """Commit the batch. If the data dir refuses it (full, read-only), roll it back and
@@ -667,7 +667,7 @@ class Host:
             except sqlite3.Error as exc:
                 failure = exc
         log.error("cannot write %s (%s): the batch is refused and the games stay at their "
-                  "last committed state", self.store.path, failure)  # fmt: skip
+                  "last committed state", self.store.path, failure)
         self._outbox.clear()
         self._recent.clear()
         kept = (dict(self.tables), dict(self.sessions), dict(self._due))
@@ -708,7 +708,7 @@ class Host:
         self.store.mark_damaged(why)
         log.error("the database %s is damaged: %s. The host refuses every change from now on "
                   "(storage_failed) and serves what it holds; stop it, then start it again (it "
-                  "will say how to salvage the data)", self.store.path, why)  # fmt: skip
+                  "will say how to salvage the data)", self.store.path, why)
 
     def _close_idle(self, now_s: float) -> bool:
         """Expire the tables nobody joined or played for a while (Limits.open_idle_s,
@@ -733,7 +733,7 @@ class Host:
             held, allowed = self._sessions_of[address], self.limits.sessions_per_address
         if held >= allowed:
             raise ProtocolError(f"too_many_{kind}", f"your address holds {held} {kind}, as "
-                                "many as one address may")  # fmt: skip
+                                "many as one address may")
 
     def _own_session(self, token_hash: str) -> None:
         self._session_owner[token_hash] = self._from_address
@@ -764,7 +764,7 @@ class Host:
                 # ``away``: a seat that went away or came back is told at the next beat.
                 body = {"v": VERSION, "type": "heartbeat", "table": table.id, "seq": table.seq,
                         "version": table.state.version, "standby": standby,
-                        "away": self._away(table)}  # fmt: skip
+                        "away": self._away(table)}
                 self.pub.send_multipart((table.topic, encode(body)))
             table.published = table.presence_changed = False
         self._next_heartbeat_s = now_s + self.heartbeat_s
@@ -804,7 +804,7 @@ class Host:
         and ``next``, where the next page starts (None: none)."""
         after = _page_start(request["after"])
         tables = [t for t in sorted(self.tables.values(), key=_listing_order)
-                  if after is None or _listing_order(t) > after]  # fmt: skip
+                  if after is None or _listing_order(t) > after]
         entries = [self._listed(t) for t in tables]
         whole = encode(reply("tables", request["id"], tables=entries, next=None))
         if len(whole) <= self.limits.tables_page_bytes:
@@ -815,7 +815,7 @@ class Host:
             if n and size > self.limits.tables_page_bytes:
                 last = tables[n - 1]
                 return reply("tables", request["id"], tables=entries[:n],
-                             next=f"{last.created_s!r} {last.id}")  # fmt: skip
+                             next=f"{last.created_s!r} {last.id}")
         return whole  # the entries fit: only the envelope went over
 
     def _listed(self, t: Table) -> dict[str, Any]:
@@ -823,7 +823,7 @@ class Host:
         return {"table": t.id, "game": t.game_name, "config": t.listed_config,
                 "status": t.status, "seq": t.seq, "version": t.state.version,
                 "seats": self._seats(t), "spectators": len(t.spectators),
-                "deadline_s": t.deadline_s, "turn_timer_s": t.turn_timer_s}  # fmt: skip
+                "deadline_s": t.deadline_s, "turn_timer_s": t.turn_timer_s}
 
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
@@ -853,7 +853,7 @@ class Host:
         while table_id in self.tables or self.store.has_table(table_id):
             table_id = secrets.token_hex(TABLE_ID_BYTES)
         row = TableRow(table_id, game.name, config, seed, sorted(request["bots"]), OPEN, 0,
-                       time.time(), deadline_s=deadline_s, turn_timer_s=turn_timer_s)  # fmt: skip
+                       time.time(), deadline_s=deadline_s, turn_timer_s=turn_timer_s)
         table = self._table_from_row(row, game)
         self.store.add_table(row)
         self.tables[table_id] = table
@@ -861,10 +861,10 @@ class Host:
         self._tables_of[table.owner] += 1
         log.info("table %s: created, %s %s%s%s", table_id, game.name, config,
                  "" if deadline_s is None else f", bot deadline {deadline_s:g} s",
-                 "" if turn_timer_s is None else f", turn timer {turn_timer_s:g} s")  # fmt: skip
+                 "" if turn_timer_s is None else f", turn timer {turn_timer_s:g} s")
         return reply("created", request["id"], table=table_id, game=game.name, config=config,
                      seats=seats, bots=row.bots, deadline_s=deadline_s,
-                     turn_timer_s=turn_timer_s)  # fmt: skip
+                     turn_timer_s=turn_timer_s)
 
     def _join(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])
@@ -911,13 +911,13 @@ class Host:
     ) -> dict[str, Any]:
         return reply("joined", request["id"], table=table.id, seat=session.seat,
                      role=session.role, token=token, standby=self._standby(),
-                     snapshot=self._snapshot(table, session.seat))  # fmt: skip
+                     snapshot=self._snapshot(table, session.seat))
 
     def _unique_name(self, table: Table, name: str) -> str:
         """``name``, numbered if a seat of ``table`` is called that already ("greedy",
         "greedy 2", ...): scores, logs, records and replays tell the seats apart by name."""
         held = {session.name for holder in table.holders if holder is not None
-                and (session := self.sessions.get(holder)) is not None}  # fmt: skip
+                and (session := self.sessions.get(holder)) is not None}
         number, unique = 1, name
         while unique in held:
             number += 1
@@ -976,7 +976,7 @@ class Host:
         except RuleError as exc:
             code = "bad_action" if exc.code == "bad_action" else "illegal_action"
             raise ProtocolError(code, exc.message, rule=exc.code,
-                                snapshot=self._snapshot(table, seat)) from None  # fmt: skip
+                                snapshot=self._snapshot(table, seat)) from None
         self._accept(table, seat, data, events, session.token_hash, msg_id)
         table.active_s = time.monotonic()
         body = _accepted(table.id, seat, msg_id, table.seq, state, events)
@@ -999,7 +999,7 @@ class Host:
         if version is not None and version != state.version:
             # Above the current version too: it names a state that does not exist yet.
             raise refuse("stale_version", f"the request was made on version {version}, "
-                         f"the game is at {state.version}")  # fmt: skip
+                         f"the game is at {state.version}")
         if state.current_seat != seat:
             raise refuse("not_your_turn", f"it is seat {state.current_seat}'s decision")
 
@@ -1026,7 +1026,7 @@ class Host:
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
         self._publish(table, told, persist=False, private=state.private_seats(events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
-                              table.seq)  # fmt: skip
+                              table.seq)
         if table.history is not None:
             table.history.append(_move(state.version, seat, events))
         if table.status == OVER:
@@ -1100,7 +1100,7 @@ class Host:
         end_s = now_s + BATCH_BUDGET_S
         played = False
         for table_id in sorted((t for t, due_s in self._due.items() if due_s <= now_s),
-                               key=self._due.__getitem__):  # fmt: skip
+                               key=self._due.__getitem__):
             if played and time.monotonic() > end_s:
                 # The host's own moves (stand-ins think) are charged to no peer: like a batch
                 # of requests, they take a batch's budget, and the oldest due go first; the
@@ -1124,11 +1124,11 @@ class Host:
                 data = state.action_data(action)
                 events = state.apply(action)
                 self._accept(table, seat, data, events, HOST_DEFAULT_SESSION, version,
-                             missed=True)  # fmt: skip
+                             missed=True)
                 played = True
                 log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
                             "played %s for it", table.id, seat, self._clock_s(table, seat),
-                            version, data)  # fmt: skip
+                            version, data)
             except sqlite3.Error as exc:  # _commit() rolls back and reloads
                 self._storage_failure = exc
                 return True
@@ -1151,7 +1151,7 @@ class Host:
                 raise ProtocolError("already_accepted", f"message {msg_id} was accepted at "
                                     f"version {version}; the game has moved on since",
                                     version=version + 1, seq=seq,
-                                    snapshot=self._snapshot(table, session.seat))  # fmt: skip
+                                    snapshot=self._snapshot(table, session.seat))
             # Once per table and restart: the reply is then among the session's newest, until
             # newer moves of the session push it out (and then it is no longer the newest).
             state, _, events = next(itertools.islice(self._replay(table), version, None))
@@ -1188,7 +1188,7 @@ class Host:
             raise ProtocolError("not_a_player", "a spectator has no private data")
         return reply("private", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=table.state.version,
-                     private=table.state.private(session.seat))  # fmt: skip
+                     private=table.state.private(session.seat))
 
     def _legal(self, request: dict[str, Any]) -> dict[str, Any]:
         """One page of the legal actions of the token's seat, which must be the seat to move,
@@ -1207,7 +1207,7 @@ class Host:
         pages = max(1, -(-count // LEGAL_PAGE_ACTIONS))  # one page, empty, when there are none
         if page >= pages:
             raise ProtocolError("bad_field", f"page must be in 0..{pages - 1}: this decision has "
-                                f"{count} legal actions")  # fmt: skip
+                                f"{count} legal actions")
         return reply("legal", request["id"], table=table.id, seat=session.seat, seq=table.seq,
                      version=state.version, count=count, page=page, pages=pages,
                      next=page + 1 if page + 1 < pages else None,
@@ -1224,7 +1224,7 @@ class Host:
         else:
             game, config = _game_config(request["game"], request["config"] or {})
         return reply("static", request["id"], game=game.name, config=config,
-                     static=game.static_data(config))  # fmt: skip
+                     static=game.static_data(config))
 
     def _history(self, request: dict[str, Any]) -> dict[str, Any]:
         """The events of the moves after version ``since``, oldest first: one page of at most
@@ -1242,7 +1242,7 @@ class Host:
                 break
             moves.append(decode_message(move))
         return reply("history", request["id"], table=table.id, version=version, moves=moves,
-                     more=bool(moves) and moves[-1]["version"] < version)  # fmt: skip
+                     more=bool(moves) and moves[-1]["version"] < version)
 
     def _kept_moves(self, table: Table) -> deque[bytes]:
         """The table's newest moves for ``history``; the first time, by replaying the store
@@ -1281,7 +1281,7 @@ class Host:
         game = get_game(row.game)
         table = Table(row.id, row.game, row.config, row.seed, row.bots, game.from_record(record),
                       OVER, row.seq, row.created_s, [None] * game.seats(row.config),
-                      over_s=time.monotonic(), deadline_s=row.deadline_s)  # fmt: skip
+                      over_s=time.monotonic(), deadline_s=row.deadline_s)
         self._add_sessions(table, row.sessions)
         table.turn_timer_s = row.turn_timer_s
         self.tables[table.id] = table
@@ -1318,7 +1318,7 @@ class Host:
             for holder in table.holders:
                 session = self.sessions.get(holder) if holder else None
                 if (session is not None and session.role == "player" and not session.away
-                        and now_s - session.seen_s > self.away_s):  # fmt: skip
+                        and now_s - session.seen_s > self.away_s):
                     session.away = True
                     table.presence_changed = True
 
@@ -1336,7 +1336,7 @@ class Host:
         table = self._table(request["table"])
         session = self._session(request["token"], table)
         return reply("here", request["id"], table=table.id, seat=session.seat,
-                     away=self._away(table))  # fmt: skip
+                     away=self._away(table))
 
     def _stand_in(self, request: dict[str, Any]) -> dict[str, Any]:
         """A player at the table asks the host to play an away player's seat (with the
@@ -1348,7 +1348,7 @@ class Host:
             raise ProtocolError("not_a_player", "spectators cannot seat a stand-in")
         if table.status != RUNNING:
             raise ProtocolError("not_started" if table.status == OPEN else "game_over",
-                                "a stand-in plays a running game")  # fmt: skip
+                                "a stand-in plays a running game")
         if seat >= len(table.holders):
             raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
         holder = table.holders[seat]
@@ -1360,7 +1360,7 @@ class Host:
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
             self._arm(table)
             log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
-                     session.seat, seat)  # fmt: skip
+                     session.seat, seat)
         return reply("stand_in", request["id"], table=table.id, seat=seat)
 
     def _seats(self, table: Table) -> list[dict[str, Any]]:
@@ -1375,7 +1375,7 @@ class Host:
                 "name": session.name if session else None,
                 "away": session is not None and session.away,
                 "stand_in": seat in table.stand_ins,
-            })  # fmt: skip
+            })
         return seats
 
     def _snapshot(self, table: Table, seat: int | None) -> dict[str, Any]:
@@ -1387,7 +1387,7 @@ class Host:
                 "turn": table.turn, "seats": self._seats(table), "you": seat,
                 "view": state.view(seat, shared=True),  # encoded at once
                 "private": None if seat is None else state.private(seat),
-                "deadline_s": table.deadline_s, "turn_timer_s": table.turn_timer_s}  # fmt: skip
+                "deadline_s": table.deadline_s, "turn_timer_s": table.turn_timer_s}
 
     def _final_record(self, table: Table) -> dict[str, Any]:
         """The record stored when a game ends: the game's own, with the names at its seats."""
@@ -1412,14 +1412,14 @@ class Host:
         update = {"v": VERSION, "type": "update", "table": table.id, "seq": table.seq,
                   "version": table.state.version, "status": table.status, "turn": table.turn,
                   "events": events, "seats": self._seats(table), "private": list(private),
-                  "view": table.state.view(None, shared=True)}  # fmt: skip
+                  "view": table.state.view(None, shared=True)}
         self._outbox.append((table.topic, encode(update)))
         if persist:
             self.store.set_table(table.id, table.status, table.seq)
         if log.isEnabledFor(logging.INFO):
             for event in events:
                 log.info("table %s #%d v%d: %s", table.id, table.seq, table.state.version,
-                         " ".join(f"{k}={v}" for k, v in event.items()))  # fmt: skip
+                         " ".join(f"{k}={v}" for k, v in event.items()))
 
     def _remember(self, session: Session, msg_id: int, body: bytes) -> None:
         session.replies[msg_id] = body
@@ -1431,12 +1431,12 @@ class Host:
         seats = game.seats(row.config)
         return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
                      row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s,
-                     turn_timer_s=row.turn_timer_s)  # fmt: skip
+                     turn_timer_s=row.turn_timer_s)
 
     def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
         for s in rows:
             self.sessions[s.token_hash] = Session(s.token_hash, s.table_id, s.seat, s.role,
-                                                  s.name, s.accepted)  # fmt: skip
+                                                  s.name, s.accepted)
             if s.seat is None:
                 table.spectators.add(s.token_hash)
             else:
@@ -1455,14 +1455,14 @@ class Host:
             # even have heard of its turn before the host went down.
             self._arm(table)
             log.info("table %s: resumed at version %d, seq %d", row.id, table.state.version,
-                     table.seq)  # fmt: skip
+                     table.seq)
 
 
 def _storage_error(body: bytes) -> bytes:
     """The error that replaces a reply whose batch could not be committed."""
     msg_id = request_id(decode_message(body))
     return encode(error(msg_id, "storage_failed",
-                        "the host cannot write its data dir; nothing was changed"))  # fmt: skip
+                        "the host cannot write its data dir; nothing was changed"))
 
 
 def _accepted(
@@ -1482,7 +1482,7 @@ def _accepted(
     return encode(reply("accepted", msg_id, table=table_id, seat=seat, seq=seq,
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
-                        private=None if seat is None else state.private(seat)))  # fmt: skip
+                        private=None if seat is None else state.private(seat)))
 
 
 def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:
@@ -1493,10 +1493,10 @@ def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:
     state = table.state
     try:
         return think(STAND_IN_STRATEGY, state.view(seat), secrets.randbits(64), None,
-                     table.game_name, seat, state.private(seat))  # fmt: skip
+                     table.game_name, seat, state.private(seat))
     except Exception:
         log.exception("table %s: the stand-in of seat %d failed; the default move instead",
-                      table.id, seat)  # fmt: skip
+                      table.id, seat)
         return state.action_data(state.default_action())
 
 
@@ -1521,7 +1521,7 @@ def _game_info(name: str) -> dict[str, Any]:
     """A game as ``welcome`` lists it: its name, title and table options."""
     game = get_game(name)
     return {"name": game.name, "title": game.title,
-            "options": [option.to_data() for option in game.options]}  # fmt: skip
+            "options": [option.to_data() for option in game.options]}
 
 
 def _listing_order(table: Table) -> tuple[float, str]:

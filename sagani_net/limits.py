@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from protocol.messages import printable
+from sagani_net.protocol.messages import printable
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -47,8 +47,8 @@ MAX_PEERS = 10_000
 #: KB); the listing goes on in pages when names or seats make it longer (up to about 1.6 MB).
 TABLES_PAGE_BYTES = 512 * 1024
 #: Largest frame the request socket accepts at all (ZMQ_MAXMSGSIZE): a bigger one makes libzmq
-#: drop the connection. Frames between the decoder's limit (protocol.wire.MAX_REQUEST_BYTES)
-#: and this one are read and refused with ``too_big``.
+#: drop the connection. Frames between the decoder's limit
+#: (sagani_net.protocol.wire.MAX_REQUEST_BYTES) and this one are read and refused with ``too_big``.
 MAX_FRAME_BYTES = 256 * 1024
 #: Frames of one request message after the routing id: the body, its empty delimiter and up to
 #: four routing ids of proxies on the way (PROTOCOL.md, section 1). A longer message is read
@@ -117,7 +117,7 @@ class RateLimiter:
         return allowed
 
     def charge(self, peer: bytes, reply_bytes: int, cost_s: float = 0.0,
-               now_s: float | None = None) -> None:  # fmt: skip
+               now_s: float | None = None) -> None:
         """Take the extra tokens a reply of ``reply_bytes`` that took ``cost_s`` of the host's
         time costs; the bucket may go into debt, which the peer's next requests pay off. What
         the bucket gained while the request was handled counts first, up to the burst: a slow
@@ -157,7 +157,7 @@ class BoundedCache(Generic[K, V]):
     """
 
     def __init__(self, max_entries: int, max_weight: int | None = None,
-                 weight: Callable[[V], int] | None = None) -> None:  # fmt: skip
+                 weight: Callable[[V], int] | None = None) -> None:
         self.max_entries = max_entries
         self.max_weight = max_weight
         self._weigh = weight or (lambda _value: 1)
@@ -183,7 +183,7 @@ class BoundedCache(Generic[K, V]):
         self._entries[key] = (value, w)
         self.weight += w
         while len(self._entries) > self.max_entries or (
-                self.max_weight is not None and self.weight > self.max_weight):  # fmt: skip
+                self.max_weight is not None and self.weight > self.max_weight):
             self.weight -= self._entries.popitem(last=False)[1][1]
 
     def pop(self, key: K) -> V | None:
@@ -204,7 +204,7 @@ class QuietRepeats(logging.Filter):
     missing deadlines on hundreds of tables, a peer sending garbage) cannot flood the log."""
 
     def __init__(self, per_window: int = LOG_LINES_PER_WINDOW, window_s: float = LOG_WINDOW_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.per_window = per_window
         self.window_s = window_s
@@ -218,7 +218,7 @@ class QuietRepeats(logging.Filter):
         now_s = self.clock()
         if now_s >= self._window_end_s:
             held = {key: n - self.per_window for key, n in self._counts.items()
-                    if n > self.per_window}  # fmt: skip
+                    if n > self.per_window}
             last = self._last
             self._counts, self._last = {}, {}
             self._window_end_s = now_s + self.window_s
@@ -226,7 +226,7 @@ class QuietRepeats(logging.Filter):
                 # The template alone ("table %s #%d") says little: the last line says what.
                 logging.getLogger(record.name).log(
                     key[1], "(%d more lines like this one in the last %g s were not written; "
-                    "the last: %s)", n, self.window_s, last[key])  # fmt: skip
+                    "the last: %s)", n, self.window_s, last[key])
         key = (str(record.msg), record.levelno)
         count = self._counts[key] = self._counts.get(key, 0) + 1
         if count > self.per_window:
@@ -235,7 +235,7 @@ class QuietRepeats(logging.Filter):
 
 
 class PrintableLines(logging.Filter):
-    """Writes each line with its control and bidi characters escaped (protocol.messages.
+    """Writes each line with its control and bidi characters escaped (sagani_net.protocol.messages.
     printable): a name from a store older than the host's check cannot paint the terminal
     that shows the log. Add it after :class:`QuietRepeats`, which keys on the template."""
 

@@ -195,7 +195,7 @@ class ConnectionGuard:
         # Descriptors are the host's to run out of: one machine may not take them all.
         if self.max_per_address is not None and conn.address and count > self.max_per_address:
             log.warning("%s: %s holds %d connections already; another is cut", self.name,
-                        conn.address, count - 1)  # fmt: skip
+                        conn.address, count - 1)
             self.cuts += 1
             self._forget(fd)
             cut(conn)
@@ -269,7 +269,7 @@ class ConnectionGuard:
                 over = self.max_total_bytes is not None and received > self.max_total_bytes
             if over:
                 log.warning("%s: a connection sent %d bytes the host has not read as requests; "
-                            "it is cut", self.name, received - conn.read)  # fmt: skip
+                            "it is cut", self.name, received - conn.read)
                 self.cuts += 1
                 self._forget(fd)
                 cut(conn)

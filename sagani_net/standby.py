@@ -182,7 +182,7 @@ def secure_link_key(curve_secret: bytes) -> bytes:
 
 
 def host_code(endpoint: str, link_endpoint: str, key: bytes,
-              keys: security.KeyPair | None) -> StandbyCode:  # fmt: skip
+              keys: security.KeyPair | None) -> StandbyCode:
     """The standby code of a host bound at ``endpoint`` whose link is ``link_endpoint``; named
     like its join code (a host bound to every interface by this machine's name)."""
     name, port = security.public_name(endpoint)
@@ -207,7 +207,7 @@ def adopt(data_dir: Path | str, code: StandbyCode, store: Store) -> None:
     the data dir holds games of another host: following would wipe them."""
     if not same_pair(data_dir, code) and store.cursor() > 0:
         raise CodeError(f"{data_dir} holds games that are not this host's; give the standby a "
-                        "data dir of its own (--data-dir)")  # fmt: skip
+                        "data dir of its own (--data-dir)")
     save_key(data_dir, code.key)
     if code.keys is not None:
         security.save_host_keys(data_dir, code.keys)
@@ -318,7 +318,7 @@ def _is_starting(message: dict[str, Any], key: bytes) -> bool:
     """A proven ``starting`` answer with a cursor and a nonce to compare."""
     return (message.get("type") == "starting" and _proven(message, key)
             and isinstance(message.get("cursor"), int)
-            and isinstance(message.get("nonce"), bytes))  # fmt: skip
+            and isinstance(message.get("nonce"), bytes))
 
 
 def _link_client(ctx: zmq.Context, key: bytes) -> zmq.Socket:
@@ -447,7 +447,7 @@ class ActiveLink:
             if left_s <= 0:
                 log.warning("the standby %s did not confirm entry %d in %.2f s; going on without "
                             "waiting until it catches up", self.standby, self._sent,
-                            self._ack_wait_s)  # fmt: skip
+                            self._ack_wait_s)
                 return
             if self.sock.poll(left_s * 1000, zmq.POLLIN):
                 self._receive()
@@ -511,7 +511,7 @@ class ActiveLink:
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):
             self._send({"type": "entries", "entries": [entry[:3] for entry in entries],
-                        "head": entries[-1][3], **self._about()})  # fmt: skip
+                        "head": entries[-1][3], **self._about()})
             self._sent = entries[-1][0]
 
     def _send_snapshot(self) -> None:
@@ -519,7 +519,7 @@ class ActiveLink:
         until the last piece is in), then the cursor and head they make."""
         cursor, head = self.store.cursor(), self.store.head()
         log.info("standby %s gets a snapshot at entry %d (its own history is not this one's, "
-                 "or the journal no longer goes back to it)", self.standby, cursor)  # fmt: skip
+                 "or the journal no longer goes back to it)", self.standby, cursor)
         pieces: list[list[tuple[str, tuple[Any, ...]]]] = [[]]
         size = 0
         for row in self.store.snapshot():
@@ -531,7 +531,7 @@ class ActiveLink:
         for part, rows in enumerate(pieces):
             self._send({"type": "snapshot", "part": part, "rows": rows,
                         "done": part == len(pieces) - 1, "cursor": cursor, "head": head,
-                        **self._about()})  # fmt: skip
+                        **self._about()})
         self._sent, self._acked = cursor, 0
 
     def _about(self) -> dict[str, Any]:
@@ -585,7 +585,7 @@ class Standby:
                 self.host.link = self.link
                 self.took_over.set()
                 log.warning("the active host %s is gone and clients came: this host is active "
-                            "now (%d tables)", self.active, len(self.host.tables))  # fmt: skip
+                            "now (%d tables)", self.active, len(self.host.tables))
                 self.host.serve()
                 return
         finally:
@@ -637,7 +637,7 @@ class Standby:
         port = int(self.host.endpoint.rsplit(":", 1)[1])
         self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
                     "head": store.head(), "port": port,
-                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})  # fmt: skip
+                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
         self._next_follow_s = time.monotonic() + self.link.lost_s
 
     def _receive(self) -> None:
@@ -653,7 +653,7 @@ class Standby:
         store = self.host.store
         heartbeat_s, port = message.get("heartbeat_s"), message.get("port")
         if (isinstance(heartbeat_s, float) and heartbeat_s != self.host.heartbeat_s
-                and caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):  # fmt: skip
+                and caps.MIN_HEARTBEAT_S <= heartbeat_s <= caps.MAX_HEARTBEAT_S):
             self._pace(heartbeat_s)  # the active host's, whatever this one was started with
         if isinstance(port, int) and 0 < port < 65536:
             # Where clients reach it (named in refusals): on the machine its link is on.
@@ -685,7 +685,7 @@ class Standby:
                 store.restore([(table, tuple(row)) for table, row in message["rows"]])
             except (ValueError, TypeError, KeyError, sqlite3.Error) as exc:
                 log.warning("a snapshot from %s does not fit (%s); asking again", self.active,
-                            exc)  # fmt: skip
+                            exc)
                 store.rollback()
                 self._follow()
                 return

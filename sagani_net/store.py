@@ -94,7 +94,7 @@ WRITES = {
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
     "drop_session": "DELETE FROM sessions WHERE token_hash = ?",
     "add_action": "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
-}  # fmt: skip
+}
 #: One journal entry: (id, statement name, its parameters as JSON text).
 Entry = tuple[int, str, str]
 #: The tables a snapshot copies (a standby that cannot follow the journal gets them whole),
@@ -206,10 +206,10 @@ class Store:
         found = _damage_found(store.path)
         if found is not None:
             raise StorageDamaged(f"the database {store.path} is damaged ({found}); start the host "
-                                 "with --salvage to keep what is readable")  # fmt: skip
+                                 "with --salvage to keep what is readable")
         try:
             store.db = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True,
-                                       check_same_thread=False)  # fmt: skip
+                                       check_same_thread=False)
             store.db.execute("PRAGMA query_only=1")
             store.db.execute("SELECT count(*) FROM tables").fetchone()
         except sqlite3.Error as exc:
@@ -226,7 +226,7 @@ class Store:
         while none follows)."""
         if (self._cursor, self._head) != self._committed:
             self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
-                            (self._cursor, self._head))  # fmt: skip
+                            (self._cursor, self._head))
         if self.db.in_transaction:
             if not self.journalling and self._journalled:
                 self.db.execute("DELETE FROM journal")  # no standby would follow it
@@ -292,7 +292,7 @@ class Store:
     def add_table(self, row: TableRow) -> None:
         self._write("add_table", (row.id, row.game, _json(row.config), row.seed, _json(row.bots),
                                   row.status, row.seq, row.created_s, row.deadline_s,
-                                  row.turn_timer_s))  # fmt: skip
+                                  row.turn_timer_s))
 
     def set_table(self, table_id: str, status: str, seq: int) -> None:
         self._write("set_table", (status, seq, table_id))
@@ -332,7 +332,7 @@ class Store:
         if self.journalling:
             self._journalled = True
             self.db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)",
-                            (self._cursor, statement, text, self._head))  # fmt: skip
+                            (self._cursor, statement, text, self._head))
 
     # -- the journal (standby.py replicates it) ---------------------------------------------
 
@@ -357,14 +357,14 @@ class Store:
         if (cursor, head) == (self._cursor, self._head):
             return True
         row = self.db.execute("SELECT 1 FROM journal WHERE id = ? AND head = ?",
-                              (cursor, head)).fetchone()  # fmt: skip
+                              (cursor, head)).fetchone()
         return row is not None
 
     def entries(self, after: int, limit: int) -> list[tuple[int, str, str, str]]:
         """Up to ``limit`` journal entries after id ``after``, in order, each with the head
         after it."""
         return self.db.execute("SELECT id, statement, params, head FROM journal WHERE id > ? "
-                               "ORDER BY id LIMIT ?", (after, limit)).fetchall()  # fmt: skip
+                               "ORDER BY id LIMIT ?", (after, limit)).fetchall()
 
     def replay(self, entries: list[Entry]) -> None:
         """Apply another store's journal entries (which follow this store's last one) in the
@@ -379,7 +379,7 @@ class Store:
         """Every row of :data:`SNAPSHOT_TABLES` (tables first: a session or action names one),
         read at once: what a standby needs when the journal cannot bring it up to date."""
         return [(table, tuple(row)) for table in SNAPSHOT_TABLES
-                for row in self.db.execute(f"SELECT * FROM {table}")]  # fmt: skip
+                for row in self.db.execute(f"SELECT * FROM {table}")]
 
     def restore(self, rows: list[tuple[str, tuple[Any, ...]]]) -> None:
         """Insert rows of another store's :meth:`snapshot` (after :meth:`clear`), in the open
@@ -442,7 +442,7 @@ class Store:
         if r is None:
             return None
         row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                       deadline_s=r[9], turn_timer_s=r[10])  # fmt: skip
+                       deadline_s=r[9], turn_timer_s=r[10])
         sessions = self._sessions("table_id = ?", (table_id,))
         # The message ids too: the game-ending action's reply may be lost in a crash, and its
         # retry must get that reply, not "game_over".
@@ -458,7 +458,7 @@ class Store:
         """Every table whose game is not over, with its actions in order and its sessions."""
         rows = [
             TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                     deadline_s=r[8], turn_timer_s=r[9])  # fmt: skip
+                     deadline_s=r[8], turn_timer_s=r[9])
             for r in self.db.execute(
                 "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s, "
                 "turn_timer_s FROM tables WHERE status IN ('open', 'running') ORDER BY created_s"

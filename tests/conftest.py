@@ -3,6 +3,7 @@ the test game with private data (``toy_game``) in the registry."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from test_net_support import Raw, running_host
 
 from sagani_net import games
 from sagani_net.host import Host
+
+#: The ``sagani`` command, run from this checkout: ``[*SAGANI, "host", ...]``.
+SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
 #: The registry name of tests/toy_game.py.
 TOY = "toy"

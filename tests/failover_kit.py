@@ -10,13 +10,14 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cli.host_cmd import end_process
+from sagani_net.cli.host_cmd import end_process
+from test_net_support import RUN_SAGANI
+
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.security import host_keys, join_code
@@ -71,7 +72,7 @@ def cursor(data_dir: Path) -> int:
 def stored_version(data_dir: Path, table: str) -> int:
     """The version of ``table`` after the last action a host's store holds."""
     return _read(data_dir, "SELECT coalesce(max(version) + 1, 0) FROM actions WHERE table_id = ?",
-                 table)  # fmt: skip
+                 table)
 
 
 @dataclass
@@ -102,10 +103,10 @@ class HostProcess:
 
     def start(self, standby_of: HostProcess | None = None) -> None:
         # --client-seeds: the tests' games are dealt by the seeds they choose.
-        argv = [sys.executable, "-m", "cli.main", "host", "--quiet", "--client-seeds", "--data-dir",
+        argv = [*RUN_SAGANI, "host", "--quiet", "--client-seeds", "--data-dir",
                 str(self.data_dir), "--port", str(self.ports[0]), "--pub-port",
                 str(self.ports[1]), "--link-port", str(self.ports[2]), "--heartbeat-s",
-                str(self.heartbeat_s)]  # fmt: skip
+                str(self.heartbeat_s)]
         if standby_of is not None:
             argv += ["--standby", "-"]  # the code on stdin, as `sagani join --standby` gives it
         elif self.server_key is not None:
@@ -113,7 +114,7 @@ class HostProcess:
         # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
         with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=log, text=True)  # fmt: skip
+                                         stdout=subprocess.PIPE, stderr=log, text=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.code = ""
         self.proc.stdin.write(f"{standby_of.code if standby_of else ''}\n")
@@ -155,7 +156,7 @@ class Pair:
         ports = free_ports(6)
         key = host_keys(tmp / "a").public if secure else None
         pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key),
-                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))  # fmt: skip
+                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))
         pair.active.start()
         try:
             pair.standby.start(standby_of=pair.active)
@@ -206,10 +207,10 @@ class Pair:
 def start_bots(address: str, table: str, seats: int, seed: int) -> list[subprocess.Popen[str]]:
     """One ``sagani bot`` process per seat (random strategy: the game, not the bots, is tested)."""
     return [
-        subprocess.Popen([sys.executable, "-m", "cli.main", "bot", address, "--table", table,
+        subprocess.Popen([*RUN_SAGANI, "bot", address, "--table", table,
                           "--strategy", "random", "--seed", str(seed + seat), "--quiet"],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)  # fmt: skip
+                         text=True)
         for seat in range(seats)
     ]
 

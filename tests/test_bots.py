@@ -29,7 +29,7 @@ def fast_mcts() -> MctsPolicy:
     "strategies",
     [("random", "greedy"), ("mcts", "random"), ("greedy", "mcts", "random"),
      ("mcts", "greedy", "random", "mcts")],
-)  # fmt: skip
+)
 def test_every_strategy_finishes_multiplayer_games_against_the_others(
     strategies: tuple[str, ...],
 ) -> None:
@@ -145,7 +145,7 @@ def test_every_policy_plays_every_game_to_the_end(game: str, strategy: str) -> N
     config = rules.parse_config({})
     seats = rules.seats(config)
     spec = GameSpec(0, game, config, 3, (strategy,) * seats,
-                    {"mcts": {"think_s": None, "iterations": 2}})  # fmt: skip
+                    {"mcts": {"think_s": None, "iterations": 2}})
     result = play_local(spec)
     assert rules.from_record(result.record).is_over()
     assert sorted(result.ranking) == list(range(seats))

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from test_net_support import ROOT, WAIT_S, Slow, port_of, running_host, start_host_process
+from sagani_net.cli.main import main
+from test_net_support import (
+    ROOT,
+    RUN_SAGANI,
+    WAIT_S,
+    Slow,
+    port_of,
+    running_host,
+    start_host_process,
+)
 
-from cli.main import main
 from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
@@ -26,7 +33,7 @@ def test_bots_of_every_strategy_finish_a_game_over_the_host_as_they_would_in_pro
     tmp_path: Path,
 ) -> None:
     game = GameSpec(0, "sagani", {"players": 3, "mode": "multi"}, 17, ("mcts", "greedy", "random"),
-                    {"mcts": FAST_MCTS})  # fmt: skip
+                    {"mcts": FAST_MCTS})
     with running_host(tmp_path) as host:
         networked = play_network(host.endpoint, game)
     local = play_local(game)
@@ -38,7 +45,7 @@ def test_bots_of_every_strategy_finish_a_game_over_the_host_as_they_would_in_pro
 
 def test_a_solo_bot_plays_over_the_host(tmp_path: Path) -> None:
     game = GameSpec(0, "sagani", {"players": 1, "mode": "solo"}, 3, ("mcts",),
-                    {"mcts": {"think_s": None, "iterations": 3}})  # fmt: skip
+                    {"mcts": {"think_s": None, "iterations": 3}})
     with running_host(tmp_path) as host:
         result = play_network(host.endpoint, game)
     assert "tiles_used" in result.figures
@@ -46,12 +53,12 @@ def test_a_solo_bot_plays_over_the_host(tmp_path: Path) -> None:
 
 def test_bots_come_back_to_their_seats_after_the_host_restarts(tmp_path: Path) -> None:
     proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0",
-                                                      "--heartbeat-s", "0.2")  # fmt: skip
+                                                      "--heartbeat-s", "0.2")
     ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint),
-             "--heartbeat-s", "0.2")  # fmt: skip
+             "--heartbeat-s", "0.2")
     quick = {"timeout_s": 0.3, "retries": 1}
     runners = [BotRunner(endpoint, Slow(), seed=i, client_options=quick, reconnect_s=30.0)
-               for i in range(2)]  # fmt: skip
+               for i in range(2)]
     watcher = Client(endpoint, timeout_s=0.3, retries=60)
     try:
         table = runners[0].create({"players": 2}, seed=5)
@@ -87,11 +94,11 @@ def test_the_bot_command_creates_a_table_and_answers_every_move_within_its_deadl
 ) -> None:
     with running_host(tmp_path) as host:
         done = subprocess.run(
-            [sys.executable, "-m", "cli.main", "bot", host.endpoint.removeprefix("tcp://"),
+            [*RUN_SAGANI, "bot", host.endpoint.removeprefix("tcp://"),
              "--create", "1", "--strategy", "mcts", "--think", "5", "--deadline", "0.5",
              "--seed", "1", "--quiet"],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        )
     assert done.returncode == 0, done.stderr
     assert "created table" in done.stdout and "game over" in done.stdout
     slowest = re.search(r"slowest ([0-9.]+) s", done.stdout)
@@ -102,7 +109,7 @@ def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     common = ["tournament", "--strategies", "greedy,random", "--games", "2", "--seed", "9",
-              "--workers", "1"]  # fmt: skip
+              "--workers", "1"]
     assert main([*common, "--network"]) == 0
     networked = capsys.readouterr().out.splitlines()[1:]  # the first line has the time taken
     assert main(common) == 0

@@ -1,16 +1,16 @@
 """Every command-line mistake: one line on stderr saying what is wrong, exit code 2, no
-traceback. Each case runs the real ``sagani`` command (``python -m cli.main``)."""
+traceback. Each case runs the real ``sagani`` command (``python -m sagani_net.cli.main``)."""
 
 from __future__ import annotations
 
 import json
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_net_support import RUN_SAGANI
 
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
@@ -47,7 +47,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     good = State.new(2, seed=1).to_record()
     for name, change in {"tile-a": {"tiles": ["a", *good["tiles"][1:]]},
                          "tile-float": {"tiles": [12.0, *good["tiles"][1:]]},
-                         "chess": {"game": "chess"}, "list": None}.items():  # fmt: skip
+                         "chess": {"game": "chess"}, "list": None}.items():
         record = [good] if change is None else {**good, **change}
         (folder / f"{name}.json").write_text(json.dumps(record))
     (folder / "a-file").write_text("not a directory")
@@ -67,7 +67,7 @@ BAD = {
     "host --bind 999.1.1.1": ["host", "--bind", "999.1.1.1"],
     "host --bind ''": ["host", "--bind", ""],
     "host --bind not this machine": ["host", "--bind", NOT_HERE, "--port", "0",
-                                     "--data-dir", "{tmp}/h"],  # fmt: skip
+                                     "--data-dir", "{tmp}/h"],
     "host port in use": ["host", "--port", "{busy}", "--pub-port", "0", "--data-dir", "{tmp}/h"],
     "host --heartbeat-s 0": ["host", "--heartbeat-s", "0"],
     "host --heartbeat-s -1": ["host", "--heartbeat-s", "-1"],
@@ -127,7 +127,7 @@ BAD = {
     "record export --host unreachable": ["record", "export", "t", "--host", "127.0.0.1:1"],
     "record export --host unknown table": ["record", "export", "t", "--host", "{host}"],
     "record export --host --data-dir": ["record", "export", "t", "--host", "{host}",
-                                        "--data-dir", "{tmp}/empty"],  # fmt: skip
+                                        "--data-dir", "{tmp}/empty"],
 }
 
 
@@ -137,10 +137,10 @@ def test_a_bad_argument_is_one_line_and_exit_2(
 ) -> None:
     (tmp_path / "empty").mkdir()
     fill = {"host": host.endpoint.removeprefix("tcp://"), "busy": str(busy_port),
-            "records": str(records), "tmp": str(tmp_path)}  # fmt: skip
+            "records": str(records), "tmp": str(tmp_path)}
     argv = [arg.format(**fill) for arg in BAD[case]]
-    done = subprocess.run([sys.executable, "-m", "cli.main", *argv], capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)  # fmt: skip
+    done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
     lines = done.stderr.splitlines()
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("sagani"), done.stderr
@@ -148,9 +148,9 @@ def test_a_bad_argument_is_one_line_and_exit_2(
 
 
 def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
-    done = subprocess.run([sys.executable, "-m", "cli.main", "join", "127.0.0.1:1"],
+    done = subprocess.run([*RUN_SAGANI, "join", "127.0.0.1:1"],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          timeout=RUN_TIMEOUT_S)  # fmt: skip
+                          timeout=RUN_TIMEOUT_S)
     assert done.stdout.startswith("asking 127.0.0.1:1 ...")
     for cause in ("address or port is wrong", "not running", "join code", "firewall"):
         assert cause in done.stderr

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_net_support import RUN_SAGANI
 
 from sagani_net.store import Store
 
@@ -107,7 +108,7 @@ def lan_party(data_dir: Path, *host_args: str) -> Iterator[tuple[subprocess.Pope
     host = subprocess.Popen(
         [SAGANI, "host", "--port", "0", "--data-dir", str(data_dir), "--quiet", *host_args],
         stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     bots: list[subprocess.Popen[bytes]] = []
     try:
         yield host, bots
@@ -176,7 +177,7 @@ def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
     # mcts thinks in a worker process; a short --think keeps the game quick.
     done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "mcts,random",
                   "--think", "0.02", "--seed", "8", "--new",
-                  "--data-dir", str(tmp_path))  # fmt: skip
+                  "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert ": over" in done.stdout
     assert len([line for line in done.stdout.splitlines() if "points" in line]) == 3
@@ -217,8 +218,8 @@ def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
 
 
 def test_help_lists_the_console_commands() -> None:
-    done = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True,
-                          text=True, check=True)  # fmt: skip
+    done = subprocess.run([*RUN_SAGANI, "--help"], capture_output=True,
+                          text=True, check=True)
     for command in ("play", "join", "replay"):
         assert command in done.stdout
 
@@ -231,7 +232,7 @@ def test_sagani_alone_prints_the_help_and_there_is_a_version() -> None:
 
 
 @pytest.mark.parametrize("command", ["play", "join", "replay", "host", "bot", "tournament",
-                                     "selfplay"])  # fmt: skip
+                                     "selfplay"])
 def test_every_subcommand_has_a_description(command: str) -> None:
     done = sagani(command, "--help")
     assert done.returncode == 0
@@ -256,7 +257,7 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         # The console keeps its seat tokens in the user data dir: keep them in tmp_path.
         home = {"XDG_DATA_HOME": str(tmp_path / "data")}
         person = Terminal("join", address, "--players", "2", "--bots", "1", "--name", "ann",
-                          env=home)  # fmt: skip
+                          env=home)
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
@@ -264,7 +265,7 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         assert lobby.returncode == 0
         assert f"{table.group(1)}  sagani   open" in lobby.stdout and "1:ann" in lobby.stdout
         bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
-                                      "--quiet"]))  # fmt: skip
+                                      "--quiet"]))
         person.wait_for("YOUR TURN")
         person.send("1")
         person.wait_for("Enter place")
@@ -280,7 +281,7 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
     assert SAGANI is not None
     host = subprocess.Popen([SAGANI, "host", "--secure", "--print-join-code", "--port", "0",
                              "--data-dir", str(tmp_path), "--quiet"],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, text=True)
     try:
         assert host.stdout is not None
         first = host.stdout.readline().strip()
@@ -292,10 +293,10 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
 
 def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
     done = subprocess.run([SAGANI, "record", "export", "nosuch"], capture_output=True, text=True,
-                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})  # fmt: skip
+                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
     assert done.returncode == 2
     assert str(tmp_path / "sagani") in done.stderr and str(tmp_path / "sagani" / "play") in (
-        done.stderr)  # fmt: skip
+        done.stderr)
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["plya"]])
@@ -304,11 +305,11 @@ def test_the_command_line_answers_without_importing_the_console_the_host_or_zmq(
 ) -> None:
     """Issue 21 point 1: ``sagani --version`` took half a second building every subcommand's
     parser (the console, the host, zmq, prompt_toolkit). Only the command named is built."""
-    probe = ("import sys\nfrom cli.main import main\ncode = main(sys.argv[1:])\n"
+    probe = ("import sys\nfrom sagani_net.cli.main import main\ncode = main(sys.argv[1:])\n"
              "heavy = [m for m in ('zmq', 'prompt_toolkit', 'sqlite3', 'sagani_net.host', "
-             "'cli.console.app') if m in sys.modules]\n"
-             "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)")  # fmt: skip
+             "'sagani_net.cli.console.app') if m in sys.modules]\n"
+             "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)")
     done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+                          timeout=60)
     assert "HEAVY []" in done.stderr, done.stderr
     assert done.returncode == (2 if argv == ["plya"] else 0)

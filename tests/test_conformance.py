@@ -70,7 +70,7 @@ class Played:
 def wire(value: Any) -> Any:
     """``value`` after a trip through msgpack as the host sends it; raises for non-plain data."""
     return msgpack.unpackb(msgpack.packb(value, use_bin_type=True), raw=False,
-                           strict_map_key=True)  # fmt: skip
+                           strict_map_key=True)
 
 
 @functools.cache

@@ -52,10 +52,10 @@ import msgpack
 import pytest
 import zmq
 from conftest import TOY
+from sagani_net.protocol import decode_message, encode
 from test_net_support import RACE_CODES, WAIT_S, Background, running_host
 
 import sagani_net.client
-from protocol import decode_message, encode
 from sagani_net.client import Client, HostError
 from sagani_net.game import Game
 from sagani_net.games import game_names, get_game
@@ -90,7 +90,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bytes]]:
 def bot(client: Client, table: str, seat: int, seed: int) -> None:
     """Join ``seat`` and play random legal actions of determinized samples to the end."""
     game = get_game(client.join(table, seat=seat, role="player" if seat == 0 else "bot",
-                                name=f"name{seat}").game)  # fmt: skip
+                                name=f"name{seat}").game)
     rng = random.Random(seed)
     if seat == 0:  # refusals carry snapshots, and other requests: all part of the audit
         client.tables()
@@ -310,7 +310,7 @@ class Truth:
             views = [state.view(None)]
             if version < self.final:  # once the game is over, nothing is hidden any more
                 views += [game.determinize(views[0], None, None, rng).view(None)
-                          for _ in range(SAMPLES)]  # fmt: skip
+                          for _ in range(SAMPLES)]
             shown.append(Public([Holdings().add(encode(v), v) for v in views]))
             future.update(runs_in(views[0]))
             self.privates.append([state.private(seat) for seat in range(self.seats)])
@@ -320,14 +320,14 @@ class Truth:
         self.result = state.result()
         seed = record["seed"]
         self.seed_encodings = [msgpack.packb(seed), str(seed).encode(), seed.to_bytes(8, "big"),
-                               seed.to_bytes(8, "little")]  # fmt: skip
+                               seed.to_bytes(8, "little")]
         # The secret order: what the record keeps to replay (a pile, rolls) in full, and what
         # the views show only later (a card dealt, a die rolled), as runs of distinct items in
         # lists (repeats, like a row of zeros, are too common to mean anything).
         kept = {r for key, v in record.items() if key not in NOT_ORDER for r in runs_in(v)}
         self.runs = [Run(items, True) for items in sorted(kept, key=repr)]
         self.runs += [Run(items, False) for items in sorted(future - kept, key=repr)
-                      if len(set(items)) == RUN]  # fmt: skip
+                      if len(set(items)) == RUN]
         #: Per seat: each fragment of its private data -> the first version it held it.
         self.fragments: list[dict[bytes, int]] = [{} for _ in range(self.seats)]
         for version, privates in enumerate(self.privates):
@@ -339,18 +339,18 @@ class Truth:
         self.public_since = {s: first(shown, s) for s in everything}
         own = [[Holdings().add(msgpack.packb(p), p) if p is not None else Holdings()
                 for p in (privates[seat] for privates in self.privates)]
-               for seat in range(self.seats)]  # fmt: skip
+               for seat in range(self.seats)]
         self.own_since = [{s: first(own[seat], s) for s in everything}
-                          for seat in range(self.seats)]  # fmt: skip
+                          for seat in range(self.seats)]
 
     def hidden(self, seat: int | None, version: int) -> list[Secret]:
         """What ``seat`` (None: no seat) must not receive at ``version``: the seed, the order
         and the other seats' private data so far, less what it knows by then."""
         candidates: list[Secret] = [*self.seed_encodings, *self.runs]
         candidates += [f for other, by_seat in enumerate(self.fragments) if other != seat
-                       for f, since in by_seat.items() if since <= version]  # fmt: skip
+                       for f, since in by_seat.items() if since <= version]
         return [s for s in candidates if self.public_since[s] > version
-                and (seat is None or self.own_since[seat][s] > version)]  # fmt: skip
+                and (seat is None or self.own_since[seat][s] > version)]
 
 
 def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
@@ -381,7 +381,7 @@ def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
 def played(
     request: pytest.FixtureRequest, toy_registered: str, tmp_path: Path,
     captured: dict[str, list[bytes]],
-) -> Played:  # fmt: skip
+) -> Played:
     """One whole game of each game, played by bots through a real host (module docstring)."""
     return play(request.param, tmp_path, captured)
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console, Replay
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import screen_text
+from sagani_net.cli.play_cmd import bot_loop, replay_frames
 
-from cli.console.app import Console, Replay
-from cli.console.model import FINAL, ConsoleModel
-from cli.console.render import screen_text
-from cli.play_cmd import bot_loop, replay_frames
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
@@ -157,7 +157,7 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                     keys.send_text("p")
                 # The move and the bot's answer: as long as the host takes on a loaded machine.
                 await until(lambda v=version: model.view["version"] > v or model.status == "over",
-                            GAME_TIMEOUT_S)  # fmt: skip
+                            GAME_TIMEOUT_S)
                 turns += 1
             await until(lambda: model.page == FINAL)
             text = screen_text(model, 80, 24)
@@ -286,7 +286,7 @@ def test_the_log_holds_every_move_once_in_order(host: Host) -> None:
             for seat, name in enumerate(("ann", "greedy")):
                 placed = [line for line in model.log if line.startswith(f"{name} placed")]
                 took = [line for line in model.log
-                        if line.startswith(f"{name} took") and "disc" not in line]  # fmt: skip
+                        if line.startswith(f"{name} took") and "disc" not in line]
                 assert len(placed) == len(model.view["seats"][seat]["display"]), model.log
                 assert len(took) == len(placed), "\n".join(model.log)
         bot_task.cancel()

@@ -6,11 +6,11 @@ import random
 from pathlib import Path
 
 import pytest
+from sagani_net.cli.args import UsageError
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
+from sagani_net.cli.play_cmd import hold_lock, plan, replay_frames
 
-from cli.args import UsageError
-from cli.console.model import ConsoleModel
-from cli.console.render import screen_text
-from cli.play_cmd import hold_lock, plan, replay_frames
 from sagani_net import discovery
 from sagani_net.bots import make_policy
 from sagani_net.client import host_address
@@ -81,7 +81,7 @@ def model_of(state: State) -> ConsoleModel:
     model = ConsoleModel(connection="online")
     seat = state.current_seat
     model.load({"table": "t", "you": seat, "status": "running", "view": state.view(seat),
-                "seats": [{"name": "ann"}, {"name": "bo"}]})  # fmt: skip
+                "seats": [{"name": "ann"}, {"name": "bo"}]})
     return model
 
 
@@ -151,7 +151,7 @@ def test_changes_since_your_last_turn_are_marked() -> None:
 def test_events_read_as_words() -> None:
     model, _ = model_at(0)
     text = event_text({"type": "tile_placed", "seat": 1, "tile": 8, "cell": [1, -1],
-                       "rotation": 90}, model.names())  # fmt: skip
+                       "rotation": 90}, model.names())
     assert text == "bo placed fire 10 at 1,-1 rot 90"
 
 
@@ -161,7 +161,7 @@ def test_events_read_as_words() -> None:
 class Args:
     def __init__(self, **kw: object) -> None:
         defaults = dict(game="sagani", solo=False, solo_advanced=False, players=2, seat=1,
-                        open=[], bots=["greedy"])  # fmt: skip
+                        open=[], bots=["greedy"])
         self.__dict__.update(defaults | kw)
 
 
@@ -231,7 +231,7 @@ def test_a_message_about_a_move_goes_once_the_position_moves_on() -> None:
 def test_a_cacophony_in_the_preview_says_why() -> None:
     preview = {"cell": [0, 1], "rotation": 0, "covers": [], "covered": [],
                "open": ["N", "E", "S"], "flips": [], "points": 0, "discs_freed": 0,
-               "cacophony": 2, "supply": 1}  # fmt: skip
+               "cacophony": 2, "supply": 1}
     assert "CACOPHONY x2 (-4: 3 arrows need discs, you have 1)" in preview_text(preview)
 
 
@@ -248,7 +248,7 @@ def test_a_bare_game_ui_draws_a_readable_screen() -> None:
     model = ConsoleModel(connection="online")
     model.ui = GameUI(model.ui.game, model)
     model.load({"table": "t", "you": 0, "status": "running", "view": state.view(0),
-                "seats": [{"name": "ann"}, {"name": "bo"}]})  # fmt: skip
+                "seats": [{"name": "ann"}, {"name": "bo"}]})
     text = screen_text(model, 80, 24)
     assert "YOUR TURN" in text and "offer:" in text
     assert model.ui.command("take 2") == [{"type": "take", "index": 2}]  # Game.parse_text

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import GAME, HELP, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
 from test_cli_smoke import SAGANI, Terminal, lan_party
 from test_console import in_console, running_console, seated, until
 
-from cli.console.app import Console
-from cli.console.model import GAME, HELP, ConsoleModel
-from cli.console.render import help_pages, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games import rules_file
@@ -47,7 +47,7 @@ def test_a_long_message_and_a_long_log_line_wrap_whole_at_80x24(host: Host) -> N
         await until(lambda: "take one first" in model.message)
         assert len(model.message) > 80
         long_line = ("mcts-bot plays Sun's Glory with Glazing Hammer on the die it drafted "
-                     "second, then passes the turn to ann")  # fmt: skip
+                     "second, then passes the turn to ann")
         model.add_log(long_line)
         text = screen(model)
         assert all(len(line) <= 80 for line in text.splitlines()) and len(text.splitlines()) == 24
@@ -66,7 +66,7 @@ def test_r_with_no_tile_in_hand_in_a_2_player_game_says_why(host: Host) -> None:
         running.keys.send_text("r")
         await until(lambda: model.message != "")
         assert model.message.startswith("r turns the tile in hand, and you hold none: take one "
-                                        "first")  # fmt: skip
+                                        "first")
         assert "not possible" not in model.message
         running.keys.send_text(":reveal\r")
         await until(lambda: "revealing is for the solo games" in model.message)
@@ -102,10 +102,10 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
                     keys = keys[1:]
                 running.keys.send_text(keys)
                 await until(lambda: any("mute ran out of time" in line for line in model.log),
-                            10)  # fmt: skip
+                            10)
             line = next(line for line in model.log if "ran out of time" in line)
             assert line == ("mute ran out of time: the host plays the first legal move for "
-                            "that seat")  # fmt: skip
+                            "that seat")
             assert not any("type=" in line for line in model.log), model.log
             me.close()
             bot.close()
@@ -139,7 +139,7 @@ def test_the_log_limiter_summary_says_what_it_held_back() -> None:
     assert lines[:2] == ["table 5ad1 #3 v0: stale_version", "table 5ad1 #3 v1: stale_version"]
     (summary,) = [line for line in lines if "more lines" in line]
     assert summary == ("(3 more lines like this one in the last 10 s were not written; the "
-                       "last: table 5ad1 #3 v4: stale_version)")  # fmt: skip
+                       "last: table 5ad1 #3 v4: stale_version)")
     assert "%" not in summary
 
 
@@ -167,7 +167,7 @@ def test_sugis_number_hint_counts_the_cards_in_hand(host: Host) -> None:
         running.keys.send_text("1\r")  # a card to the timeline: 3 left until maintenance
         await until(lambda: model.view["version"] > version)
         await until(lambda: model.my_turn and len(model.ui.hand) == 3
-                    and not running.console._sending)  # fmt: skip
+                    and not running.console._sending)
         text = screen(model)
         assert "1-3 choose a card" in text and "1-4" not in text.splitlines()[-2]
 
@@ -203,7 +203,7 @@ def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
         model = ConsoleModel(game="sugi")
         model.load({"table": "t", "you": 0, "status": "running", "turn": state.current_seat,
                     "seats": [{"name": n} for n in ("ann", "bob", "cy")],
-                    "view": state.view(0), "private": state.private(0)})  # fmt: skip
+                    "view": state.view(0), "private": state.private(0)})
         last: list[dict] = []  # the events since the last resolution began
         while not state.is_over():
             events = state.apply(policy.choose(state, rng))
@@ -211,7 +211,7 @@ def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
                 last = [event] if event["type"] == "resolution" else [*last, event]
             model.receive({"status": "over" if state.is_over() else "running",
                            "turn": state.current_seat, "view": state.view(0),
-                           "private": state.private(0), "events": events})  # fmt: skip
+                           "private": state.private(0), "events": events})
         turned = sum(e["type"] == "card_revealed" for e in last)
         if last and last[0]["type"] == "resolution" and turned < last[0]["cards"]:
             break
@@ -341,11 +341,11 @@ def test_the_host_prints_how_players_join_and_the_invite_goes_once_seated(tmp_pa
         told = [host.stdout.readline() for _ in range(2)]
         assert told == ["  players join with:\n", f"  sagani join {address}\n"]
         ann = Terminal("join", address, "--game", "SUGI", "--players", "2", "--name", "ann",
-                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})  # fmt: skip
+                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})
         ann.wait_for(f"seat 2 open: others join with  sagani join {address}")
         assert " sugi · table " in ann.screen.text()
         bob = Terminal("join", address, "--name", "bob",
-                       env={"XDG_DATA_HOME": str(tmp_path / "bob")})  # fmt: skip
+                       env={"XDG_DATA_HOME": str(tmp_path / "bob")})
         bob.wait_for("you: bob")
         ann.wait_for("Family tree")  # the game started
         ann.wait_for("(plan)")
@@ -361,7 +361,7 @@ def test_the_hosts_own_events_read_as_words_in_every_game() -> None:
         model = ConsoleModel(game=game, seats=names)
         for event in ({"type": "deadline_missed", "seat": 1}, {"type": "seat_left", "seat": 1},
                       {"type": "seat_taken", "seat": 1, "role": "bot", "name": "mute"},
-                      {"type": "game_started"}):  # fmt: skip
+                      {"type": "game_started"}):
             text = model.event_text(event)
             assert "=" not in text and "deadline_missed" not in text, (game, text)
 

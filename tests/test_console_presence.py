@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import random
 
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from test_console import host, running_console, until  # noqa: F401 - the fixture
 from test_net_support import choose
 from test_presence import sessions_of_moves
 
-from cli.console.model import ConsoleModel
-from cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.host import HOST_STAND_IN_SESSION, Host, hash_token
 

@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import zmq
-from test_net_support import WAIT_S, Raw, choose, port_of, running_host, start_host_process
+from sagani_net.protocol import decode_message, topic
+from test_net_support import (
+    RUN_SAGANI,
+    WAIT_S,
+    Raw,
+    choose,
+    port_of,
+    running_host,
+    start_host_process,
+)
 
-from protocol import decode_message, topic
 from sagani_net.bots.runner import DEADLINE_MARGIN_S, BotRunner
 from sagani_net.host import DEADLINE_GRACE_S, HOST_DEFAULT_SESSION, Host
 from sagani_net.store import Store
@@ -64,7 +71,7 @@ class Updates:
 
     def events(self, kind: str) -> list[dict[str, Any]]:
         return [e for m in self.messages if m["type"] == "update" for e in m["events"]
-                if e["type"] == kind]  # fmt: skip
+                if e["type"] == kind]
 
     def close(self) -> None:
         self._stop.set()
@@ -78,7 +85,7 @@ def default_moves(data_dir: Path, table: str) -> list[tuple[int, int, int]]:
     try:
         return list(db.execute(
             "SELECT version, seat, msg_id FROM actions WHERE table_id = ? AND session = ? "
-            "ORDER BY version", (table, HOST_DEFAULT_SESSION)))  # fmt: skip
+            "ORDER BY version", (table, HOST_DEFAULT_SESSION)))
     finally:
         db.close()
 
@@ -93,7 +100,7 @@ def bot_table(raw: Raw, deadline_s: float | None = DEADLINE_S, seed: int = 3) ->
     bot = raw("join", table=created["table"], role="bot", name="mute")
     assert bot["seat"] == 1 and bot["snapshot"]["status"] == "running"
     return {"table": created["table"], "created": created, "player": player["token"],
-            "bot": bot["token"], "snapshot": bot["snapshot"]}  # fmt: skip
+            "bot": bot["token"], "snapshot": bot["snapshot"]}
 
 
 def play_player_turn(raw: Raw, table: str, token: str) -> None:
@@ -103,7 +110,7 @@ def play_player_turn(raw: Raw, table: str, token: str) -> None:
     rng = random.Random(1)
     while (snap := raw("sync", table=table))["turn"] == 0:
         reply = raw("act", table=table, seat=0, token=token, version=snap["version"],
-                    action=choose(snap["view"], rng))  # fmt: skip
+                    action=choose(snap["view"], rng))
         assert reply["type"] == "accepted", reply
 
 
@@ -186,13 +193,13 @@ def test_a_late_act_is_refused_and_never_plays_twice(host: Host, raw: Raw, tmp_p
     assert seen["turn"] == 1
     wait_until(lambda: raw("sync", table=table)["version"] > seen["version"])
     late = raw("act", table=table, seat=1, token=made["bot"], version=seen["version"],
-               action={"type": "take", "index": 0})  # fmt: skip
+               action={"type": "take", "index": 0})
     assert late["code"] == "stale_version"
     assert late["snapshot"]["version"] > seen["version"]
     # Once the host has played the whole turn, acting on the current version is not its turn.
     now = wait_until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
     refused = raw("act", table=table, seat=1, token=made["bot"], version=now["version"],
-                  action={"type": "take", "index": 0})  # fmt: skip
+                  action={"type": "take", "index": 0})
     assert refused["code"] == "not_your_turn" and "snapshot" in refused
     assert raw("sync", table=table)["version"] == now["version"]
     moves = default_moves(tmp_path, table)
@@ -214,7 +221,7 @@ def test_a_default_move_survives_kill_9_and_the_clock_restarts_after_a_restart(
         play_player_turn(raw, table, made["player"])
         first = raw("sync", table=table)
         played = wait_until(lambda: (s := raw("sync", table=table))["version"] > first["version"]
-                            and s)  # fmt: skip
+                            and s)
         proc.kill()
         proc.wait()
         raw.close()
@@ -242,7 +249,7 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
     # The host and the other bot in processes of their own, as they would be: a search thread
     # beside them would hold the GIL and slow them, and the host would see that as lateness.
     host, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--bot-deadline",
-                                           str(deadline_s))  # fmt: skip
+                                           str(deadline_s))
     # think 5 s on the command line; the table's deadline must cap it.
     searcher = BotRunner(endpoint, "mcts", seed=1, think_s=5.0)
     other = None
@@ -250,9 +257,9 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
         table = searcher.create({"players": 2}, seed=9)
         searcher.join(table, 0)
         assert searcher.move_deadline_s == deadline_s
-        other = subprocess.Popen([sys.executable, "-m", "cli.main", "bot",
+        other = subprocess.Popen([*RUN_SAGANI, "bot",
                                   endpoint.removeprefix("tcp://"), "--table", table, "--seat",
-                                  "2", "--strategy", "greedy", "--quiet"])  # fmt: skip
+                                  "2", "--strategy", "greedy", "--quiet"])
         stop = threading.Event()
         thread = threading.Thread(target=searcher.play, args=(stop,), daemon=True)
         thread.start()
@@ -278,9 +285,9 @@ def test_an_older_data_dir_gets_the_deadline_column(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "sagani.sqlite3")
     db.execute("CREATE TABLE tables (id TEXT PRIMARY KEY, game TEXT NOT NULL, config TEXT NOT "
                "NULL, seed INTEGER NOT NULL, bots TEXT NOT NULL, status TEXT NOT NULL, seq "
-               "INTEGER NOT NULL, created_s REAL NOT NULL, record TEXT)")  # fmt: skip
+               "INTEGER NOT NULL, created_s REAL NOT NULL, record TEXT)")
     db.execute("INSERT INTO tables VALUES ('t1', 'sagani', '{\"players\": 2, \"mode\": "
-               "\"multi\"}', 1, '[]', 'open', 0, 1.0, NULL)")  # fmt: skip
+               "\"multi\"}', 1, '[]', 'open', 0, 1.0, NULL)")
     db.commit()
     db.close()
     (row,) = Store(tmp_path).unfinished()
@@ -299,12 +306,12 @@ def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
 
     tables = 12
     with caplog.at_level(logging.WARNING, logger="sagani_net.host"), \
-            running_host(tmp_path, heartbeat_s=0.2) as host:  # fmt: skip
+            running_host(tmp_path, heartbeat_s=0.2) as host:
         raw = Raw(host.endpoint)
         made = []
         for seed in range(tables):  # two bot seats that never answer: the host plays both
             table = raw("create", game="sagani", config={"players": 2}, seed=seed, bots=[0, 1],
-                        deadline_s=0.1)["table"]  # fmt: skip
+                        deadline_s=0.1)["table"]
             for _ in range(2):
                 raw("join", table=table, role="bot", name="mute")
             made.append(table)

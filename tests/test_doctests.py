@@ -3,8 +3,8 @@
 import doctest
 
 import pytest
+import sagani_net.protocol.wire
 
-import protocol.wire
 import sagani_net.bots.house
 import sagani_net.game
 import sagani_net.games
@@ -21,7 +21,7 @@ MODULES = [
     sagani_net.games.sagani.tiles,
     sagani_net.games.sagani.rules,
     sagani_net.limits,
-    protocol.wire,
+    sagani_net.protocol.wire,
     sagani_net.private_files,
     sagani_net.bots.house,
 ]

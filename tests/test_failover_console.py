@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sagani_net.cli.play_cmd as play_cmd
 from failover_kit import (
     ROOT,
     HostProcess,
@@ -33,10 +34,9 @@ from failover_kit import (
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.host_cmd import StandbyProcess
 
-import cli.play_cmd as play_cmd
-from cli.console.app import Console
-from cli.host_cmd import StandbyProcess
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
 from sagani_net.standby import StandbyCode
@@ -107,7 +107,7 @@ async def until(condition: Any, seen: Seen, play: Any) -> None:
 
 
 async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Seen,
-                  play: Any) -> None:  # fmt: skip
+                  play: Any) -> None:
     """Until the active host names the follower its standby (so the follower has heard it: a
     standby that never did never takes over) and the follower holds every entry it has.
     ``names``: the request endpoints of the active host and of the follower."""
@@ -137,7 +137,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
     bots = start_bots(host.address, table, 3, seed=21)
     args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
                               name="ann", standby=StandbyCode.parse(host.code),
-                              lan=False)  # fmt: skip
+                              lan=False)
     game = get_game("sagani")
     rng = random.Random(14)
     sent = {"version": -1, "at": 0.0}
@@ -232,7 +232,7 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     watcher.close()
     args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
                               name="ann", standby=StandbyCode.parse(host.code),
-                              lan=False)  # fmt: skip
+                              lan=False)
     beside = tmp_path / "user" / "standby"
 
     async def session(kill: bool) -> int:
@@ -243,7 +243,7 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
         if kill:
             host.kill()
             await until(lambda: any(m.startswith("host moved to") for m in seen.messages),
-                        seen, idle)  # fmt: skip
+                        seen, idle)
         keys.send_text("q")
         return await asyncio.wait_for(task, WAIT_S)
 
@@ -273,8 +273,8 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
 CONSOLE = """
 import subprocess, sys, time
 code = sys.stdin.readline()
-child = subprocess.Popen([sys.executable, "-m", "cli.main", "host", "--standby", "-", "--port",
-                          "0", "--quiet", "--with-parent", "--data-dir", sys.argv[1]],
+child = subprocess.Popen([sys.executable, "-m", "sagani_net.cli.main", "host", "--standby", "-",
+                          "--port", "0", "--quiet", "--with-parent", "--data-dir", sys.argv[1]],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 child.stdin.write(code)
 child.stdin.close()
@@ -299,7 +299,7 @@ def test_a_standby_beside_a_console_that_was_killed_goes_with_it(
 ) -> None:
     console = subprocess.Popen([sys.executable, "-c", CONSOLE, str(tmp_path / "standby")],
                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True)  # fmt: skip
+                               text=True)
     standby = 0
     try:
         assert console.stdin is not None and console.stdout is not None

@@ -16,6 +16,7 @@ import fault_kit
 import pytest
 import zmq
 from fault_kit import PATIENT, port_number, proxied
+from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import (
     RACE_CODES,
     WAIT_S,
@@ -27,7 +28,6 @@ from test_net_support import (
     start_host_process,
 )
 
-from protocol import VERSION, decode_message, encode
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
@@ -57,9 +57,9 @@ class HostProcess:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.proc, self.endpoint, pub = start_host_process(data_dir, "--port", "0",
-                                                           "--heartbeat-s", "0.2")  # fmt: skip
+                                                           "--heartbeat-s", "0.2")
         self.ports = ("--port", str(port_number(self.endpoint)), "--pub-port",
-                      str(port_number(pub)), "--heartbeat-s", "0.2")  # fmt: skip
+                      str(port_number(pub)), "--heartbeat-s", "0.2")
 
     def kill(self) -> None:
         self.proc.kill()
@@ -81,7 +81,7 @@ def test_host_killed_at_random_moments_loses_no_accepted_action(tmp_path: Path, 
     watcher = Client(host.endpoint, **PATIENT)
     accepted: list[Accepted] = []
     threads = [PlayerThread(player, random.Random(seed + i), on_accept=accepted.append)
-               for i, player in enumerate(players)]  # fmt: skip
+               for i, player in enumerate(players)]
     try:
         table = players[0].create({"players": 2}, seed=seed)
         for i, player in enumerate(players):
@@ -120,7 +120,7 @@ def test_host_killed_at_random_moments_loses_no_accepted_action(tmp_path: Path, 
 def start_player(endpoint: str, table: str, seed: int, token: str | None = None):
     proc = subprocess.Popen([sys.executable, fault_kit.__file__, endpoint, table, str(seed),
                              *([token] if token else [])],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     words = proc.stdout.readline().split()
     assert words[0] == "seat", words
@@ -170,7 +170,7 @@ def test_client_killed_and_restarted_rejoins_its_seat_with_its_token(tmp_path: P
 def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path) -> None:
     with running_host(tmp_path, heartbeat_s=0.2) as host, \
             proxied(port_number(host.endpoint)) as req_link, \
-            proxied(port_number(host.pub_endpoint)) as pub_link:  # fmt: skip
+            proxied(port_number(host.pub_endpoint)) as pub_link:
         # The host tells clients to subscribe through the proxy, as a port forward would.
         host.pub_endpoint = pub_link.endpoint
         cut_off = Client(req_link.endpoint, timeout_s=0.3, retries=40)
@@ -181,7 +181,7 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
             PlayerThread(cut_off, random.Random(1), on_accept=accepted.append,
                          on_update=lambda u: heard.append(u["type"])),
             PlayerThread(direct, random.Random(2), on_accept=accepted.append),
-        ]  # fmt: skip
+        ]
         try:
             table = direct.create({"players": 2}, seed=505)
             watcher.join(table, role="spectator")
@@ -194,7 +194,7 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
                 # Cut while the other seat is to move, so that the game goes on without it.
                 assert watcher.wait_for(lambda r, v=version: r.version >= v
                                         and r.turn == near_seat, WAIT_S), (
-                    version, watcher.state.version, cut_off.state.version, heard[-3:])  # fmt: skip
+                    version, watcher.state.version, cut_off.state.version, heard[-3:])
                 req_link.cut(drop)
                 pub_link.cut(drop)
                 time.sleep(1.5)  # silence of 7 heartbeat periods; the client gives up at 3
@@ -233,10 +233,10 @@ class Table:
         return state.current_seat, choose(state.view(state.current_seat), self.rng)
 
     def frame(self, msg_id: int, version: int, seat: int, action: dict[str, Any],
-              token: str | None = None) -> bytes:  # fmt: skip
+              token: str | None = None) -> bytes:
         return encode({"v": VERSION, "type": "act", "id": msg_id, "table": self.id,
                        "seat": seat, "token": token or self.tokens[seat], "version": version,
-                       "action": action})  # fmt: skip
+                       "action": action})
 
     def play(self, seat: int, action: dict[str, Any], msg_id: int) -> dict[str, Any]:
         reply = self.raw.send_bytes(self.frame(msg_id, self.mirror.version, seat, action))
@@ -328,13 +328,13 @@ def test_two_clients_with_one_seats_token_acting_at_once_exactly_one_succeeds(
             seat, action = game.next_action()
             _, other_action = game.next_action()
             frames = [game.frame(msg_id, game.mirror.version, seat, action),
-                      game.frame(msg_id + 1, game.mirror.version, seat, other_action)]  # fmt: skip
+                      game.frame(msg_id + 1, game.mirror.version, seat, other_action)]
             msg_id += 2
             barrier = threading.Barrier(2)
             replies: list[dict[str, Any]] = [{}, {}]
 
             def send(i: int, barrier: threading.Barrier = barrier,
-                     frames: list[bytes] = frames, replies: list = replies) -> None:  # fmt: skip
+                     frames: list[bytes] = frames, replies: list = replies) -> None:
                 barrier.wait()
                 twins[i].send_multipart([b"", frames[i]])
                 replies[i] = decode_message(twins[i].recv_multipart()[-1])
@@ -368,7 +368,7 @@ def test_two_library_clients_resumed_on_one_token_never_double_a_move(tmp_path: 
         # The twin that loses the race for the last move hears "game_over".
         threads = [PlayerThread(c, random.Random(i), on_accept=accepted.append,
                                 shrug=(*RACE_CODES, "game_over"))
-                   for i, c in enumerate((owner, twin, opponent))]  # fmt: skip
+                   for i, c in enumerate((owner, twin, opponent))]
         try:
             for thread in threads:
                 thread.start()

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 import zmq
+from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Raw, running_host
 
-from protocol import VERSION, decode_message, encode
 from sagani_net import host as host_module
 from sagani_net.client import Client
 from sagani_net.games.sagrada import patterns, rules
@@ -32,7 +32,7 @@ from sagani_net.store import Store, TableRow
 #: The grid of issue 18's attack: a backtracking completion search took about a second on it,
 #: and renaming the pattern defeated the cache of checked lists.
 COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
-          ["", "", "Y", "3", "1"]]  # fmt: skip
+          ["", "", "Y", "3", "1"]]
 #: A rate no test here reaches: these tests count work, not requests.
 UNLIMITED = Limits(rate_per_s=1e6, rate_burst=10**6, tables_per_address=1000)
 
@@ -41,7 +41,7 @@ def own(count: int, tag: str, long: bool = False) -> list[dict[str, Any]]:
     """``count`` patterns of the costly grid, each named anew (``tag`` makes the list new);
     ``long``: names of the longest length, 40 characters."""
     return [{"name": f"{tag} {i}".ljust(40 if long else 0, "x"), "difficulty": 4,
-             "grid": COSTLY} for i in range(count)]  # fmt: skip
+             "grid": COSTLY} for i in range(count)]
 
 
 def custom(count: int, tag: str, players: int = 2, long: bool = False) -> dict[str, Any]:
@@ -114,7 +114,7 @@ def test_costly_pattern_configs_are_refused_cheaply_while_an_honest_player_plays
             read_at_most += 2 * (3 + MAX_PATTERNS)
             assert honest("sync", table=table)["type"] == "snapshot"
             replies = {m["id"]: m for m in
-                       (decode_message(attacker.recv_multipart()[-1]) for _ in frames)}  # fmt: skip
+                       (decode_message(attacker.recv_multipart()[-1]) for _ in frames)}
             assert replies[1]["code"] == "bad_config"
             assert "2 players need 8 patterns to deal, not 3" in replies[1]["message"]
             for refused in (replies[2], replies[3]):
@@ -194,7 +194,7 @@ def test_remembered_create_replies_are_bounded_in_bytes(
         sizes = []
         for i in range(40):
             request = {"game": "sagrada", "config": custom(MAX_PATTERNS, f"r{i}", 4, long=True),
-                       "nonce": f"nonce-{i:04d}-0123456789"}  # fmt: skip
+                       "nonce": f"nonce-{i:04d}-0123456789"}
             created = raw("create", **request)
             sizes.append(len(encode(created)))
         again = raw("create", **request)
@@ -238,7 +238,7 @@ def test_the_listing_sums_up_big_configs_and_answers_with_a_full_table_cap(
     for c in created:
         listed = by_id[c["table"]]["config"]
         text = json.dumps(c["config"]["patterns"], sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False)  # fmt: skip
+                          ensure_ascii=False)
         assert listed == {**c["config"], "patterns": {
             "count": MAX_PATTERNS, "digest": hashlib.sha256(text.encode()).hexdigest()[:16]}}
     assert snapshot["config"] == created[0]["config"]
@@ -283,7 +283,7 @@ def test_a_stored_table_of_more_patterns_than_the_limit_still_resumes(tmp_path: 
     config = custom(60, "old", players=2)
     store = Store(tmp_path)
     store.add_table(TableRow("01d7ab1e", "sagrada", {**config, "difficulty": 3}, 7, [], "open",
-                             0, time.time()))  # fmt: skip
+                             0, time.time()))
     store.commit()
     store.close()
     with running_host(tmp_path) as host:

@@ -19,9 +19,9 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
+from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Raw, running_host
 
-from protocol import VERSION, decode_message, encode
 from sagani_net.host import BindError, Host, Limits
 
 MIB = 1024 * 1024
@@ -72,7 +72,7 @@ def zmtp_dealer(port: int) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port))
     sock.settimeout(WAIT_S)
     sock.sendall(b"\xff" + bytes(8) + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0")
-                 + b"\0" + bytes(31))  # fmt: skip
+                 + b"\0" + bytes(31))
     # libzmq drops a peer that runs ahead of the host's greeting: wait for all 64 bytes.
     greeting = b""
     while len(greeting) < 64:
@@ -142,7 +142,7 @@ def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
     [b"x" * 250 * 1024] * 40,  # 10 MiB of envelope: the host once echoed 100 MiB like it
     [b"p"] * 30,  # more proxies than a request may pass
     [b"id", b"y" * 4096],  # an envelope frame longer than any routing id
-], ids=["huge", "long", "wide"])  # fmt: skip
+], ids=["huge", "long", "wide"])
 def test_an_envelope_past_the_documented_framing_gets_no_echo(
     host: Host, envelope: list[bytes]
 ) -> None:
@@ -242,7 +242,7 @@ def test_a_flood_of_listings_does_not_starve_an_honest_player(tmp_path: Path) ->
         spawn = multiprocessing.get_context("spawn")
         stop = spawn.Event()
         flooders = [spawn.Process(target=flood_tables, args=(host.endpoint, stop, read))
-                    for read in (True, True, False)]  # fmt: skip
+                    for read in (True, True, False)]
         with PeakRss() as rss:
             for process in flooders:
                 process.start()
@@ -285,7 +285,7 @@ def test_one_address_cannot_fill_the_table_cap(tmp_path: Path) -> None:
         assert made[3]["code"] == "too_many_tables"
         # Another socket from the same address is the same peer for the quota.
         assert Raw(host.endpoint)("create", game="sagani", config={"players": 2})["code"] \
-            == "too_many_tables"  # fmt: skip
+            == "too_many_tables"
         assert other("create", game="sagani", config={"players": 2})["type"] == "created"
         greedy.close()
         other.close()
@@ -448,7 +448,7 @@ def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
         hoard = []
         for _ in range(cap + 12):
             sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
-                                            source_address=("127.0.0.2", 0))  # fmt: skip
+                                            source_address=("127.0.0.2", 0))
             hoard.append(sock)
         for sock in hoard:
             sock.settimeout(0.05)

@@ -11,7 +11,6 @@ import json
 import logging
 import random
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,10 +18,10 @@ from typing import Any
 
 import pytest
 import zmq
+from sagani_net.protocol import VERSION, decode_message, encode
 from test_deadlines import Updates, wait_until
-from test_net_support import ROOT, WAIT_S, Raw, choose, running_host
+from test_net_support import ROOT, RUN_SAGANI, WAIT_S, Raw, choose, running_host
 
-from protocol import VERSION, decode_message, encode
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
 from sagani_net.host import REPLY_CACHE_SIZE, Host
@@ -43,9 +42,9 @@ def test_an_action_naming_a_seat_is_bad_action_and_nothing_is_played(raw: Raw) -
     seat = snap["turn"]
     for action in ({"type": "take", "index": 0, "seat": 1 - seat},
                    {"type": "take", "index": 0, "seat": seat},
-                   {"type": "pass", "seat": seat}):  # fmt: skip
+                   {"type": "pass", "seat": seat}):
         refused = raw("act", table=table, seat=seat, token=tokens[seat], version=0,
-                      action=action)  # fmt: skip
+                      action=action)
         assert (refused["code"], refused["rule"]) == ("bad_action", "bad_action"), action
     assert raw("sync", table=table)["version"] == 0
 
@@ -58,7 +57,7 @@ def test_a_seed_is_chosen_only_where_no_other_seat_can_lose_by_it(tmp_path: Path
         raw = Raw(host.endpoint)
         # A twin of a table others will sit at: refused, whatever the game.
         for game, config in (("sagrada", {"players": 2}), ("sagani", {"players": 3}),
-                             ("sugi", {"players": 3})):  # fmt: skip
+                             ("sugi", {"players": 3})):
             refused = raw("create", game=game, config=config, seed=7, bots=[1])
             assert refused["code"] == "bad_field" and "seed" in refused["message"], game
         assert not host.tables
@@ -81,7 +80,7 @@ def test_a_table_of_bot_seats_takes_no_seed_for_others_bots_would_sit_at_it(
         raw = Raw(host.endpoint)
         for game, players in (("sagrada", 2), ("sagani", 2), ("sugi", 3)):
             refused = raw("create", game=game, config={"players": players}, seed=42,
-                          bots=list(range(players)))  # fmt: skip
+                          bots=list(range(players)))
             assert refused["code"] == "bad_field" and "seed" in refused["message"], game
         assert not host.tables
         # Without a seed such a table is made, its seed the host's own.
@@ -117,7 +116,7 @@ def test_control_and_bidi_characters_are_refused_in_every_string(raw: Raw) -> No
         assert (refused["code"], refused["message"][:4]) == ("bad_field", "name"), repr(name)
     assert raw("hello", client="bot\x1b]0;owned\x07")["code"] == "bad_field"
     pattern = {"name": "Fake\r\nLine", "difficulty": 3,
-               "grid": [["", "", "", "", ""]] * 4}  # fmt: skip
+               "grid": [["", "", "", "", ""]] * 4}
     custom = raw("create", game="sagrada", config={"players": 2, "patterns": [pattern]})
     assert custom["code"] in ("bad_field", "bad_config") and "U+000D" in custom["message"]
     assert raw("tables")["tables"][0]["seats"][0]["taken"] is False
@@ -130,14 +129,14 @@ def test_a_name_from_an_old_store_is_escaped_in_tables_and_the_log(
 ) -> None:
     store = Store(tmp_path)
     store.add_table(TableRow("0ld7ab1e", "sagani", {"players": 2, "mode": "multi"}, 5, [],
-                             "open", 1, time.time()))  # fmt: skip
+                             "open", 1, time.time()))
     store.add_session(SessionRow("ab" * 32, "0ld7ab1e", 0, "player", PAINT))
     store.commit()
     store.close()
     with running_host(tmp_path) as host:
-        listed = subprocess.run([sys.executable, "-m", "cli.main", "tables", host.endpoint],
+        listed = subprocess.run([*RUN_SAGANI, "tables", host.endpoint],
                                 capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
-                                check=True).stdout  # fmt: skip
+                                check=True).stdout
         assert "\x1b" not in listed and "\r" not in listed
         assert "1:\\x1b[2J\\x1b[H\\x1b[31mroot\\r\\nfake line" in listed
         with caplog.at_level(logging.INFO, logger="sagani_net.host"):
@@ -149,9 +148,9 @@ def test_a_name_in_a_record_is_escaped_in_the_replay(tmp_path: Path) -> None:
     record = json.loads((ROOT / "tests" / "data" / "end_by_last_seat_2p.json").read_text())
     path = tmp_path / "old.json"
     path.write_text(json.dumps({**record, "names": [PAINT, "bob"]}))
-    shown = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--print"],
+    shown = subprocess.run([*RUN_SAGANI, "replay", str(path), "--print"],
                            capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
-                           check=True).stdout  # fmt: skip
+                           check=True).stdout
     assert "bob" in shown and "\\x1b[2J" in shown
     assert "\x1b" not in shown and "\r" not in shown
 
@@ -207,9 +206,9 @@ def test_bots_of_one_name_are_told_apart_in_the_record_and_the_replay(
     assert record["names"] == ["random-bot", "random-bot 2", "random-bot 3"]
     path = tmp_path / "sugi.json"
     path.write_text(json.dumps(record))
-    shown = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--print"],
+    shown = subprocess.run([*RUN_SAGANI, "replay", str(path), "--print"],
                            capture_output=True, text=True, timeout=WAIT_S, cwd=ROOT,
-                           check=True).stdout  # fmt: skip
+                           check=True).stdout
     assert "random-b 2" in shown and "random-b 3" in shown
 
 
@@ -238,7 +237,7 @@ def test_old_retries_are_answered_without_replaying_the_game(
         seat = snap["turn"]
         frame = encode({"v": VERSION, "type": "act", "id": 1000 + snap["version"], "table": table,
                         "seat": seat, "token": tokens[seat], "version": snap["version"],
-                        "action": choose(snap["view"], rng)})  # fmt: skip
+                        "action": choose(snap["view"], rng)})
         accepted = raw.send_bytes(frame)
         assert accepted["type"] == "accepted"
         sent.append((frame, accepted["version"], accepted["seq"]))
@@ -291,7 +290,7 @@ def act_frame(client: Client, msg_id: int) -> bytes:
     state = client.state
     return encode({"v": VERSION, "type": "act", "id": msg_id, "table": state.table,
                    "seat": state.you, "token": client.core.token, "version": state.version,
-                   "action": choose(state.view, random.Random(msg_id))})  # fmt: skip
+                   "action": choose(state.view, random.Random(msg_id))})
 
 
 def test_a_peers_costly_requests_after_its_act_make_no_bot_lose_its_turn(
@@ -347,7 +346,7 @@ def test_a_peers_costly_requests_do_not_hold_up_another_tables_act(
         sock.send_multipart([b"", encode({"v": VERSION, "type": "tables", "id": 1})])
     seat = snap["turn"]
     accepted = raw("act", table=table, seat=seat, token=tokens[seat], version=0,
-                   action=choose(snap["view"], random.Random(1)))  # fmt: skip
+                   action=choose(snap["view"], random.Random(1)))
     assert accepted["type"] == "accepted"
     # It waited for the costly request being handled when it came and at most one more (the
     # one that began its batch): a costly peer's requests only begin batches.

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_net_support import ROOT, Raw, choose, running_host
+from sagani_net.protocol import VERSION, encode
+from test_net_support import ROOT, RUN_SAGANI, Raw, choose, running_host
 
-from protocol import VERSION, encode
 from sagani_net.games import get_game
 from sagani_net.host import Host
 from sagani_net.store import DB_NAME, Store, salvage
@@ -38,7 +38,7 @@ def tmpfs(path: Path, size: str) -> Iterator[Path]:
     path.mkdir()
     name = f"sagani{uuid.uuid4().hex[:6]}"
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", name, str(path)],
-                          capture_output=True)  # fmt: skip
+                          capture_output=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
     try:
@@ -61,9 +61,9 @@ def integrity(data_dir: Path) -> str:
 
 def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0", "--data-dir",
+        [*RUN_SAGANI, "host", "--quiet", "--port", "0", "--data-dir",
          str(data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+    )
 
 
 class Patient:
@@ -100,7 +100,7 @@ class Game:
         seat, version = snap["turn"], snap["version"]
         action = choose(snap["view"], self.rng)
         reply = self.raw("act", table=self.table, seat=seat, token=self.tokens[seat],
-                         version=version, action=action)  # fmt: skip
+                         version=version, action=action)
         if reply["type"] == "accepted":
             self.accepted.append((version, seat, action))
         return reply
@@ -217,7 +217,7 @@ def test_data_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def damage_while_running(data_dir: Path, damage, caplog: pytest.LogCaptureFixture,
-                         why: str) -> Game:  # fmt: skip
+                         why: str) -> Game:
     """Play, damage the files, then check that no further change is taken (``storage_failed``
     and a log line) while reads are still served from memory."""
     with running_host(data_dir) as host:
@@ -230,7 +230,7 @@ def damage_while_running(data_dir: Path, damage, caplog: pytest.LogCaptureFixtur
             for _ in range(3):
                 assert game.act()["code"] == "storage_failed"
             assert game.raw("create", game="sagani", config={"players": 2})["code"] \
-                == "storage_failed"  # fmt: skip
+                == "storage_failed"
         assert game.snapshot() == before  # reads still served, nothing moved
         assert game.raw("tables")["type"] == "tables"
         assert host.storage_broken is not None and why in host.storage_broken
@@ -291,7 +291,7 @@ def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
                 assert game.act()["type"] == "accepted"
         raw.raw.close()
     damage_while_running(tmp_path, lambda d: corrupt(d / DB_NAME), caplog,
-                         "database file was written")  # fmt: skip
+                         "database file was written")
     # On start: one line that says what to do, no traceback.
     done = run_host_cli(tmp_path)
     assert done.returncode == 2, done.stderr
@@ -300,10 +300,10 @@ def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
     assert "Traceback" not in done.stderr
     # --salvage keeps what is readable, says so, and serves it: every game it kept plays.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--salvage", "--port", "0",
+        [*RUN_SAGANI, "host", "--quiet", "--salvage", "--port", "0",
          "--data-dir", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None and proc.stderr is not None
         endpoint = proc.stdout.readline().split("requests ")[1].split()[0]
@@ -337,14 +337,14 @@ def test_data_dir_and_database_files_are_the_owners_alone(tmp_path: Path) -> Non
 
 def sagani_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """One ``sagani`` command of this checkout, run to its end."""
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run([*RUN_SAGANI, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
 
 
 def solo_sagrada_game(endpoint: str) -> str:
     """A whole solo Sagrada game by a random bot (its own process); the table's id."""
     done = sagani_cli("bot", "--create", "1", "--game", "sagrada", "--strategy", "random",
-                      endpoint.removeprefix("tcp://"))  # fmt: skip
+                      endpoint.removeprefix("tcp://"))
     assert done.returncode == 0 and "game over" in done.stdout, done.stderr
     found = re.search(r"created table ([0-9a-f]+)", done.stdout)
     assert found is not None, done.stdout
@@ -358,9 +358,9 @@ def test_record_export_from_a_live_host_leaves_it_whole(tmp_path: Path) -> None:
     the database and deleted it, the host refused every change from then on.)"""
     data_dir = tmp_path / "host"
     host = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--port", "0", "--data-dir",
+        [*RUN_SAGANI, "host", "--port", "0", "--data-dir",
          str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     try:
         assert host.stdout is not None
         endpoint = host.stdout.readline().split("requests ")[1].split()[0]
@@ -368,7 +368,7 @@ def test_record_export_from_a_live_host_leaves_it_whole(tmp_path: Path) -> None:
         exports = []
         for name in ("one.json", "two.json"):
             done = sagani_cli("record", "export", "--data-dir", str(data_dir), first,
-                              "-o", str(tmp_path / name))  # fmt: skip
+                              "-o", str(tmp_path / name))
             assert done.returncode == 0 and done.stderr == "", done.stderr
             exports.append(json.loads((tmp_path / name).read_text()))
             second = solo_sagrada_game(endpoint)  # the same host, a whole new game
@@ -424,7 +424,7 @@ def test_another_program_reading_the_live_database_leaves_the_host_whole(tmp_pat
         code = ("import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
                 "print(db.execute('SELECT count(*) FROM actions').fetchone()[0]); db.close()")
         done = subprocess.run([sys.executable, "-c", code, str(tmp_path / DB_NAME)],
-                              capture_output=True, text=True, timeout=30)  # fmt: skip
+                              capture_output=True, text=True, timeout=30)
         assert done.stdout.strip() == "4", done.stderr
         assert (tmp_path / (DB_NAME + "-wal")).exists()
         assert host.store.damage() is None

@@ -21,10 +21,10 @@ import pytest
 import zmq
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from sagani_net.protocol import ProtocolError, check_request, decode_message, decode_request, encode
+from sagani_net.protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
 from test_net_support import WAIT_S, Raw, choose, running_host
 
-from protocol import ProtocolError, check_request, decode_message, decode_request, encode
-from protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada import patterns as sagrada_patterns
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS, RESTRICTIONS
@@ -42,7 +42,7 @@ MIN_FRAMES = 10_000
 FUZZ_IDS = st.integers(10**9, MAX_ID)
 #: Issue 18's grid: a backtracking completion search took about a second on it.
 COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
-          ["", "", "Y", "3", "1"]]  # fmt: skip
+          ["", "", "Y", "3", "1"]]
 
 
 @dataclass
@@ -69,14 +69,14 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
 
 
 def play(raw: Raw, table: str, tokens: list[str], rng: random.Random, until_over: bool,
-         moves: int = 0) -> None:  # fmt: skip
+         moves: int = 0) -> None:
     while True:
         snap = raw("sync", table=table)
         if snap["status"] == "over" or (not until_over and snap["version"] >= moves):
             return
         seat = snap["turn"]
         reply = raw("act", table=table, seat=seat, token=tokens[seat], version=snap["version"],
-                    action=choose(snap["view"], rng))  # fmt: skip
+                    action=choose(snap["view"], rng))
         assert reply["type"] == "accepted", reply
 
 
@@ -96,7 +96,7 @@ def tables(host: Host) -> Iterator[Tables]:
     raw("leave", table=spare, token=left)
     snap = raw("sync", table=running)
     yield Tables(running, finished, tokens, spectator, finished_tokens, left, snap["version"],
-                 snap["turn"])  # fmt: skip
+                 snap["turn"])
     raw.close()
 
 
@@ -105,7 +105,7 @@ def tables(host: Host) -> Iterator[Tables]:
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(),
     st.text(max_size=24), st.binary(max_size=24),
-)  # fmt: skip
+)
 exts = st.one_of(
     st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=12)),
     st.builds(msgpack.Timestamp, st.integers(0, 2**32 - 1)),
@@ -127,7 +127,7 @@ def nested(depth: int) -> Any:
 
 deep = st.integers(1, 120).map(nested)
 odd_values = st.sampled_from([0, -1, 1, 2**63, 2**64 - 1, "", "x" * 5000, True, None, [], {},
-                              1.5, "sagani", "table.", b"\x00"])  # fmt: skip
+                              1.5, "sagani", "table.", b"\x00"])
 fake_tokens = st.text(min_size=1, max_size=64)
 
 
@@ -145,7 +145,7 @@ random_msgpack = st.one_of(values, st.dictionaries(keys, values, max_size=10), d
 def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
     """A well-formed request (with a made-up token) with fields dropped, added or changed."""
     action = draw(st.sampled_from([{"type": "take", "index": 0}, {"type": "pass"},
-                                   {"type": "place", "cell": [0, 1], "rotation": 90}]))  # fmt: skip
+                                   {"type": "place", "cell": [0, 1], "rotation": 90}]))
     templates = [
         {"type": "hello", "client": "fuzz"},
         {"type": "tables"},
@@ -157,7 +157,7 @@ def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
          "token": draw(fake_tokens)},
         {"type": "leave", "table": t.running, "token": draw(fake_tokens)},
         {"type": "create", "game": "sagani", "config": {"players": 9}, "bots": []},
-    ]  # fmt: skip
+    ]
     message = {"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(templates))}
     for _ in range(draw(st.integers(1, 3))):
         field = draw(st.sampled_from(sorted(message)))
@@ -184,7 +184,7 @@ def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
         {"type": st.sampled_from(["take", "pass", "place", "draw", "pick"])},
         optional={"index": st.integers(0, 5), "rotation": st.sampled_from([0, 90]),
                   "cell": st.lists(st.integers(-3, 3), min_size=2, max_size=2)},
-    ))  # fmt: skip
+    ))
     act = {"type": "act", "table": t.running, "action": action}
     cases = [
         {**act, "seat": other, "token": t.tokens[other], "version": t.version},  # not your turn
@@ -198,15 +198,15 @@ def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
         {"type": "sync", "table": t.running, "token": t.finished_tokens[0]},
         {"type": "record", "table": t.running},  # before the end
         {"type": "leave", "table": t.finished, "token": t.tokens[0]},
-    ]  # fmt: skip
+    ]
     return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
 
 
 #: Characters no string of a request may hold (PROTOCOL.md, section 4), one of each kind.
 UNSAFE = ["\x1b", "\r", "\n", "\t", "\x00", "\x7f", "\x9b", "\u2028", "\u202e", "\u2066",
-          "\u200f", "\u061c"]  # fmt: skip
+          "\u200f", "\u061c"]
 painted = st.builds(lambda a, c, b: a + c + b, st.text(max_size=8), st.sampled_from(UNSAFE),
-                    st.text(max_size=8))  # fmt: skip
+                    st.text(max_size=8))
 
 
 @st.composite
@@ -215,7 +215,7 @@ def hostile(draw: st.DrawFn, t: Tables) -> list[bytes]:
     version, whose action names a seat (it must be refused, whatever seat it names), and
     names with control or bidi characters (refused, even where the rest would be served)."""
     action = {"type": draw(st.sampled_from(["take", "pass", "draw"])), "seat": draw(
-        st.integers(0, 3))}  # fmt: skip
+        st.integers(0, 3))}
     if action["type"] == "take":
         action["index"] = draw(st.integers(0, 4))
     cases = [
@@ -224,7 +224,7 @@ def hostile(draw: st.DrawFn, t: Tables) -> list[bytes]:
         {"type": "join", "table": t.running, "role": "spectator", "name": draw(painted)},
         {"type": "hello", "client": draw(painted)},
         {"type": "create", "game": "sagani", "config": {draw(painted): 1}},
-    ]  # fmt: skip
+    ]
     return [encode({"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(cases))})]
 
 
@@ -250,7 +250,7 @@ def derived(parts: list[bytes], rng: random.Random) -> list[list[bytes]]:
 
 def frames(t: Tables) -> st.SearchStrategy[list[bytes]]:
     return st.one_of(random_bytes, random_msgpack, mutated(t), mutated(t), out_of_sequence(t),
-                     hostile(t), multipart)  # fmt: skip
+                     hostile(t), multipart)
 
 
 # -- the oracle ---------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def frames(t: Tables) -> st.SearchStrategy[list[bytes]]:
 #: Replies a request that passes the codec may get besides an error: nothing in the fuzz
 #: corpus may act, join, leave or end anything.
 HARMLESS = {"hello": {"welcome"}, "tables": {"tables"}, "sync": {"snapshot"}, "record": set(),
-            "create": {"created"}, "act": set(), "join": set(), "leave": set()}  # fmt: skip
+            "create": {"created"}, "act": set(), "join": set(), "leave": set()}
 
 
 def expect(parts: list[bytes]) -> tuple[str | None, set[str], int | None]:
@@ -301,9 +301,9 @@ def test_fuzzed_frames_get_errors_and_change_no_game(host: Host, tables: Tables)
     sock.connect(host.endpoint)
 
     @settings(max_examples=EXAMPLES, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+              suppress_health_check=list(HealthCheck))
     @given(st.lists(frames(tables), min_size=FRAMES_PER_EXAMPLE[0],
-                    max_size=FRAMES_PER_EXAMPLE[1]), st.randoms(use_true_random=False))  # fmt: skip
+                    max_size=FRAMES_PER_EXAMPLE[1]), st.randoms(use_true_random=False))
     def fuzz(drawn: list[list[bytes]], rng: random.Random) -> None:
         batch = [*drawn, *(variant for parts in drawn for variant in derived(parts, rng))]
         # Pipelined: every frame goes out before any reply is read; replies come in order.
@@ -332,7 +332,7 @@ def test_fuzzed_frames_get_errors_and_change_no_game(host: Host, tables: Tables)
     # Still serving, and the game still plays.
     assert raw("hello")["type"] == "welcome"
     play(raw, tables.running, tables.tokens, random.Random(6), until_over=False,
-         moves=tables.version + 4)  # fmt: skip
+         moves=tables.version + 4)
     raw.close()
 
 
@@ -341,12 +341,12 @@ def test_fuzzed_frames_get_errors_and_change_no_game(host: Host, tables: Tables)
 CELL = st.sampled_from(["", "", "", *RESTRICTIONS[1:], "x", 7])
 GRIDS = st.one_of(st.just(COSTLY), st.lists(st.lists(CELL, min_size=5, max_size=5),
                                             min_size=4, max_size=4),
-                  st.lists(st.lists(CELL, max_size=6), max_size=5))  # fmt: skip
+                  st.lists(st.lists(CELL, max_size=6), max_size=5))
 PATTERN = st.fixed_dictionaries(
     {"name": st.one_of(st.sampled_from(["A", "B", "C"]), st.text(max_size=41)),
      "difficulty": st.sampled_from([3, 4, 5, 6, 2, "4"]), "grid": GRIDS},
     optional={"pair": st.one_of(st.integers(0, 3), st.text(max_size=2))},
-)  # fmt: skip
+)
 
 
 def unsafe(item: Any) -> bool:
@@ -367,9 +367,9 @@ def pattern_request(draw: st.DrawFn) -> dict[str, Any]:
     patterns_ = [{**drawn[i % len(drawn)], "name": f"{drawn[i % len(drawn)]['name']}{i // 6}"}
                  if draw(st.booleans()) else drawn[i % len(drawn)] for i in range(count)]
     config = {"players": draw(st.integers(1, 4)), "patterns": patterns_,
-              "pattern_set": draw(st.sampled_from(["all", "custom"]))}  # fmt: skip
+              "pattern_set": draw(st.sampled_from(["all", "custom"]))}
     return {"type": draw(st.sampled_from(["static", "create"])), "game": "sagrada",
-            "config": config}  # fmt: skip
+            "config": config}
 
 
 def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
@@ -397,11 +397,11 @@ def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
     sent = [0]
 
     @settings(max_examples=60, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+              suppress_health_check=list(HealthCheck))
     @given(st.lists(pattern_request(), min_size=1, max_size=8))
     @example([{"type": "static", "game": "sagrada", "config": {  # a name no request may hold
         "players": 1, "pattern_set": "all",
-        "patterns": [{"name": "\x1f", "difficulty": 3, "grid": COSTLY}]}}])  # fmt: skip
+        "patterns": [{"name": "\x1f", "difficulty": 3, "grid": COSTLY}]}}])
     def fuzz(requests: list[dict[str, Any]]) -> None:
         for n, request in enumerate(requests):
             sock.send_multipart([b"", encode({"v": 1, "id": n, **request})])

@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sagani_net.cli.play_cmd as play_cmd
 import zmq
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.protocol import decode_message, topic
 from test_net_support import WAIT_S, Raw, choose, running_host
 
-import cli.play_cmd as play_cmd
 import sagani_net.host as host_module
-from cli.console.app import Console
-from cli.console.model import ConsoleModel
-from protocol import decode_message, topic
 from sagani_net.client import AsyncClient, Client
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
@@ -142,7 +142,7 @@ def test_every_games_history_is_its_events_from_memory_and_after_a_restart(
             seat, version = mirror.current_seat, mirror.version
             action = rng.choice(mirror.legal_actions())
             answer = raw("act", table=table, seat=seat, token=tokens[seat], version=version,
-                         action=mirror.action_data(action))  # fmt: skip
+                         action=mirror.action_data(action))
             assert answer["type"] == "accepted", answer
             played.append({"version": version + 1, "seat": seat, "events": answer["events"]})
             mirror.apply(action)
@@ -281,7 +281,7 @@ def test_sagani_play_resumes_a_game_with_its_moves_in_the_log(
             return console.model.my_turn and console.model.logged_version >= 8
 
         console = asyncio.run(console_of(play_cmd._play(args, plan, host, tmp_path, saved),
-                                         consoles, bot_played))  # fmt: skip
+                                         consoles, bot_played))
         moves = lines_of(table.history()["moves"])
         table.raw.close()
     assert len(moves) >= 8 and told(console.model) == flat(moves)
@@ -300,9 +300,9 @@ def test_sagani_join_with_a_saved_token_shows_the_moves_so_far(
         saved = {f"{host.endpoint} {table.id}": table.tokens[0]}
         (tmp_path / "user" / play_cmd.JOIN_FILE).write_text(json.dumps(saved))
         args = argparse.Namespace(spectate=False, table=table.id, game=None, players=2, bots=0,
-                                  name=None, standby=None)  # fmt: skip
+                                  name=None, standby=None)
         console = asyncio.run(console_of(play_cmd._join(args, host.endpoint, None), consoles,
-                                         lambda c: c.model.logged_version == 7))  # fmt: skip
+                                         lambda c: c.model.logged_version == 7))
         moves = lines_of(table.history()["moves"])
         table.raw.close()
     assert console.model.you == 0 and console.model.log == flat(moves)

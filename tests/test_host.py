@@ -10,9 +10,9 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
+from sagani_net.protocol import ERROR_CODES, VERSION, encode, topic
 from test_net_support import Raw, choose, running_host
 
-from protocol import ERROR_CODES, VERSION, encode, topic
 from sagani_net.games import get_game
 from sagani_net.host import Host, Limits
 
@@ -29,7 +29,7 @@ def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any
     snap = raw("sync", table=table)
     seat = snap["turn"]
     fields = {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
-              "action": choose(snap["view"], rng)}  # fmt: skip
+              "action": choose(snap["view"], rng)}
     return raw("act", **{**fields, **over})
 
 
@@ -110,7 +110,7 @@ def test_idle_table_gets_heartbeats(host: Host, raw: Raw) -> None:
     sub = subscriber(host, table)
     beat = msgpack.unpackb(sub.recv_multipart()[1])
     assert beat == {"v": VERSION, "type": "heartbeat", "table": table, "seq": 2, "version": 0,
-                    "standby": None, "away": []}  # fmt: skip
+                    "standby": None, "away": []}
     sub.close()
 
 
@@ -145,7 +145,7 @@ def test_illegal_action_is_refused_with_the_rule_and_a_snapshot(raw: Raw) -> Non
     # A rotation Sagani does not have is malformed, not illegal (games/sagani.md, rule codes).
     act(raw, table, tokens, random.Random(4), action={"type": "take", "index": 0})
     turned = act(raw, table, tokens, random.Random(4),
-                 action={"type": "place", "cell": [0, 0], "rotation": 45})  # fmt: skip
+                 action={"type": "place", "cell": [0, 0], "rotation": 45})
     assert (turned["code"], turned["rule"]) == ("bad_action", "bad_action")
 
 
@@ -232,7 +232,7 @@ def _nested(depth: int) -> Any:
 
 def _act_frame(**fields: Any) -> dict[str, Any]:
     return {"v": VERSION, "type": "act", "id": 1, "table": "t", "seat": 0, "token": "x",
-            "version": 0, "action": {"type": "pass"}, **fields}  # fmt: skip
+            "version": 0, "action": {"type": "pass"}, **fields}
 
 
 #: Every kind of bad frame, with the error code it must get.
@@ -276,7 +276,7 @@ BAD_FRAMES: dict[str, tuple[bytes, str]] = {
     "empty table id": (encode({"v": 1, "type": "sync", "id": 1, "table": ""}), "bad_field"),
     "role unknown": (encode({"v": 1, "type": "join", "id": 1, "table": "t", "role": "god"}),
                      "bad_field"),
-}  # fmt: skip
+}
 
 
 def test_every_bad_frame_gets_an_error_and_the_game_goes_on(raw: Raw) -> None:
@@ -311,7 +311,7 @@ def test_retry_after_a_restart_is_answered_from_disk(tmp_path: Path) -> None:
         snap = raw("sync", table=table)
         request = encode({"v": VERSION, "type": "act", "id": 9, "table": table,
                           "seat": snap["turn"], "token": tokens[snap["turn"]], "version": 0,
-                          "action": choose(snap["view"], random.Random(11))})  # fmt: skip
+                          "action": choose(snap["view"], random.Random(11))})
         first = raw.send_bytes(request)
         raw.close()
     with running_host(tmp_path) as host:
@@ -359,7 +359,7 @@ def test_retry_of_the_game_ending_action_after_a_restart_is_answered_from_disk(
             request = encode({"v": VERSION, "type": "act", "id": 1000 + snap["version"],
                               "table": table, "seat": seat, "token": tokens[seat],
                               "version": snap["version"],
-                              "action": choose(snap["view"], rng)})  # fmt: skip
+                              "action": choose(snap["view"], rng)})
             last = raw.send_bytes(request)
             assert last["type"] == "accepted"
             snap = raw("sync", table=table)

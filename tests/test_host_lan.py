@@ -10,12 +10,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_net_support import RUN_SAGANI
 
 ROOT = Path(__file__).resolve().parent.parent
 #: TEST-NET-2 (RFC 5737): never a real LAN.
@@ -24,10 +24,10 @@ HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
 
 def test_host_lan_on_loopback_is_refused_with_a_reason(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "host", "--lan", "--port", "0",
+        [*RUN_SAGANI, "host", "--lan", "--port", "0",
          "--data-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
+    )
     assert done.returncode == 2
     assert "--lan" in done.stderr and "--bind 0.0.0.0" in done.stderr
 
@@ -55,7 +55,7 @@ def private_lan() -> Iterator[list[str]]:
                  ["ip", "addr", "add", f"{HOST_IP}/24", "dev", "v0"],
                  ["ip", "addr", "add", f"{PEER_IP}/24", "dev", "v1"],
                  ["ip", "link", "set", "v0", "up"],
-                 ["ip", "link", "set", "v1", "up"]]  # fmt: skip
+                 ["ip", "link", "set", "v1", "up"]]
         for command in setup:
             done = subprocess.run([*inside, *command], capture_output=True, text=True)
             if done.returncode != 0:
@@ -71,10 +71,10 @@ def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
     log = tmp_path / "host.log"
     with private_lan() as inside, log.open("w") as log_file:
         host = subprocess.Popen(
-            [*inside, sys.executable, "-m", "cli.main", "host", "--lan", "--bind", HOST_IP,
+            [*inside, *RUN_SAGANI, "host", "--lan", "--bind", HOST_IP,
              "--port", "0", "--data-dir", str(tmp_path / "host")],
             stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=ROOT, env=env,
-        )  # fmt: skip
+        )
         try:
             assert host.stdout is not None
             found = re.search(r"requests (\S+)", host.stdout.readline())
@@ -82,9 +82,9 @@ def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
             # After the standby code's lines (sagani host prints it when it serves).
             assert any("advertised on the LAN" in line for line in host.stdout)
             done = subprocess.run(
-                [*inside, sys.executable, "-m", "cli.main", "join", "--lan", "--spectate"],
+                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
                 capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
-            )  # fmt: skip
+            )
         finally:
             host.terminate()
             host.wait()
@@ -97,23 +97,23 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
     """While it follows, only the active host is found; once the standby serves, new players
     looking with ``sagani join --lan`` find it."""
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")}
-    host_cmd = [sys.executable, "-m", "cli.main", "host", "--lan", "--port", "0",
-                "--heartbeat-s", "0.2"]  # fmt: skip
+    host_cmd = [*RUN_SAGANI, "host", "--lan", "--port", "0",
+                "--heartbeat-s", "0.2"]
     with private_lan() as inside, (tmp_path / "a.log").open("w") as a_log, \
-            (tmp_path / "b.log").open("w") as b_log:  # fmt: skip
+            (tmp_path / "b.log").open("w") as b_log:
         active = subprocess.Popen(
             [*inside, *host_cmd, "--bind", HOST_IP, "--data-dir", str(tmp_path / "a")],
             stdout=subprocess.PIPE, stderr=a_log, text=True, cwd=ROOT, env=env,
-        )  # fmt: skip
+        )
         standby = subprocess.Popen(
             [*inside, *host_cmd, "--bind", PEER_IP, "--standby", "-", "--data-dir",
              str(tmp_path / "b")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=b_log, text=True, cwd=ROOT,
             env=env,
-        )  # fmt: skip
+        )
         try:
             code = next(line.split()[-1] for line in active.stdout
-                        if line.startswith("sagani host: standby code "))  # fmt: skip
+                        if line.startswith("sagani host: standby code "))
             standby.stdin.write(code + "\n")
             standby.stdin.close()
             endpoint = re.search(r"requests (\S+)", standby.stdout.readline())[1]
@@ -123,13 +123,13 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
             active.wait()
             time.sleep(1.0)  # 2 heartbeats of silence: it counts the active host lost
             # A player of the old host comes (a client is what makes a standby take over).
-            came = subprocess.run([*inside, sys.executable, "-m", "cli.main", "tables", endpoint],
+            came = subprocess.run([*inside, *RUN_SAGANI, "tables", endpoint],
                                   capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
             assert came.returncode == 0, came.stderr
             done = subprocess.run(
-                [*inside, sys.executable, "-m", "cli.main", "join", "--lan", "--spectate"],
+                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
                 capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
-            )  # fmt: skip
+            )
         finally:
             for proc in (active, standby):
                 proc.terminate()

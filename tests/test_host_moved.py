@@ -53,7 +53,7 @@ def test_tables_at_the_old_address_lists_the_active_hosts_tables(pair: tuple[Hos
     assert done.returncode == 0, done.stderr
     assert f"{table}  sagani   open" in done.stdout
     assert done.stderr.splitlines() == [
-        f"host moved to {shown(host.endpoint)} ({shown(old)} is its standby now)"]  # fmt: skip
+        f"host moved to {shown(host.endpoint)} ({shown(old)} is its standby now)"]
 
 
 def test_bots_given_the_old_address_play_to_the_end_and_its_record_comes_from_there(
@@ -66,7 +66,7 @@ def test_bots_given_the_old_address_play_to_the_end_and_its_record_comes_from_th
     assert SAGANI is not None
     bots = [subprocess.Popen([SAGANI, "bot", old, "--table", table, "--strategy", "random",
                               "--seed", str(seat), "--quiet"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+                             stderr=subprocess.PIPE, text=True)
             for seat in range(2)]
     try:
         for bot in bots:

@@ -39,7 +39,7 @@ def play_out(raw: Raw, table: str, tokens: list[str], rng: random.Random) -> Non
         sample = game.determinize(snap["view"], snap["private"], seat, rng)
         action = sample.action_data(rng.choice(sample.legal_actions()))
         accepted = ask(raw, "act", table=table, seat=seat, token=tokens[seat],
-                       version=snap["version"], action=action)  # fmt: skip
+                       version=snap["version"], action=action)
         assert accepted["type"] == "accepted", accepted
         seat = accepted["turn"]
 
@@ -76,7 +76,7 @@ def test_a_sagani_record_from_before_config_and_names_still_loads(tmp_path: Path
     assert "config" not in old and "names" not in old  # the shape this test is about
     store = Store(tmp_path)
     store.add_table(TableRow("0ld7ab1e", "sagani", {"players": 2, "mode": "multi"}, old["seed"],
-                             [], "open", 0, 0.0))  # fmt: skip
+                             [], "open", 0, 0.0))
     store.finish_table("0ld7ab1e", len(old["actions"]) + 2, old)
     store.commit()
     store.close()
@@ -98,7 +98,7 @@ def test_a_seat_nobody_holds_at_the_end_is_named_by_its_number(
     with running_host(tmp_path) as host:
         raw = Raw(host.endpoint)
         table = raw("create", game=toy_registered, config={}, seed=5, bots=[1],
-                    deadline_s=0.1)["table"]  # fmt: skip
+                    deadline_s=0.1)["table"]
         ann = raw("join", table=table, name="ann")["token"]
         gone = raw("join", table=table, role="bot", name="gone")["token"]
         assert raw("leave", table=table, token=gone)["seat"] == 1
@@ -107,7 +107,7 @@ def test_a_seat_nobody_holds_at_the_end_is_named_by_its_number(
             if snap["turn"] == 0:
                 card = snap["private"]["hand"][-1]
                 raw("act", table=table, seat=0, token=ann, version=snap["version"],
-                    action={"type": "play", "card": card})  # fmt: skip
+                    action={"type": "play", "card": card})
             else:
                 time.sleep(0.05)  # the host's per-peer rate limit: do not ask in a tight loop
         record = ask(raw, "record", table=table)["record"]

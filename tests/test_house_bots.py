@@ -47,7 +47,7 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: P
     token = creator.session.token
     creator.close()
     me = BotRunner(endpoint, Slow(), seed=1, client_options={"timeout_s": 0.3, "retries": 1},
-                   reconnect_s=30.0)  # fmt: skip
+                   reconnect_s=30.0)
     me.resume(table, token)
     watcher = Client(endpoint, timeout_s=0.3, retries=60)
     finals = []
@@ -87,7 +87,7 @@ def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
 ) -> None:
     """Issue 10: ``ps`` showed the join code with its key; house-bots.json held raw tokens."""
     proc, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--secure", "--bots",
-                                           "random")  # fmt: skip
+                                           "random")
     try:
         assert proc.stdout is not None
         code = proc.stdout.readline().split("join code ")[1].strip()

@@ -49,7 +49,7 @@ def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(
         # (cut at the terminal's 80 columns: the console that holds it, "sagani join (pid N)",
         # comes next)
         assert line.startswith(f"sagani join: ann's seat at table {table} is played by another "
-                               "console (sagani j")  # fmt: skip
+                               "console (sagani j")
         ann.send("q")
         ann.wait_for("--name ann` takes it back")
         assert ann.close() == 0

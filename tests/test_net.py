@@ -11,6 +11,7 @@ from pathlib import Path
 import test_net_support
 from test_net_support import (
     ROOT,
+    RUN_SAGANI,
     WAIT_S,
     PlayerThread,
     Raw,
@@ -36,7 +37,7 @@ def test_four_players_in_four_processes_finish_the_same_game(tmp_path: Path) -> 
             subprocess.Popen([sys.executable, test_net_support.__file__, host.endpoint, table,
                               str(seed)], stdout=subprocess.PIPE, text=True)
             for seed in range(4)
-        ]  # fmt: skip
+        ]
         finals = [json.loads(p.communicate(timeout=120)[0]) for p in players]
         record = raw("record", table=table)["record"]
         raw.close()
@@ -50,9 +51,9 @@ def test_four_players_in_four_processes_finish_the_same_game(tmp_path: Path) -> 
 
 def test_host_killed_mid_game_resumes_and_finishes_like_its_record(tmp_path: Path) -> None:
     proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0",
-                                                      "--heartbeat-s", "0.2")  # fmt: skip
+                                                      "--heartbeat-s", "0.2")
     ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint), "--heartbeat-s",
-             "0.2")  # fmt: skip
+             "0.2")
     options = {"timeout_s": 0.3, "retries": 60}
     a, b, watcher = (Client(endpoint, **options) for _ in range(3))
     try:
@@ -96,9 +97,9 @@ def test_host_killed_mid_game_resumes_and_finishes_like_its_record(tmp_path: Pat
         proc.wait()
 
     exported = subprocess.run(
-        [sys.executable, "-m", "cli.host_cmd", "record", "export", table, "--data-dir",
+        [*RUN_SAGANI, "record", "export", table, "--data-dir",
          str(tmp_path)], cwd=ROOT, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    )
     record = json.loads(exported.stdout)
     replayed = get_game("sagani").from_record(record)
     assert replayed.is_over() and replayed.version == final.version == len(record["actions"])

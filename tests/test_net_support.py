@@ -24,8 +24,11 @@ import zmq
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # when run as a player process
     sys.path.insert(0, str(ROOT))
+#: The ``sagani`` command of this checkout, as a process: ``[*RUN_SAGANI, "host", ...]``.
+RUN_SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
-from protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
+
 from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
 from sagani_net.games.sagani.rules import Action, State  # noqa: E402
@@ -169,10 +172,10 @@ def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str
     """``sagani host`` in a subprocess; returns it with its request and broadcast endpoints.
     Its clients choose their tables' seeds (``--client-seeds``), as with :func:`running_host`."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--client-seeds",
+        [*RUN_SAGANI, "host", "--quiet", "--client-seeds",
          "--data-dir", str(data_dir), *args],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     found = re.search(r"requests (\S+) broadcasts (\S+)", line)
@@ -191,7 +194,7 @@ def player_main(address: str, table: str, seed: int) -> None:
         play_to_end(client, random.Random(seed))
         state = client.state
         json.dump({"seat": state.you, "seq": state.seq, "version": state.version,
-                   "view": state.view}, sys.stdout)  # fmt: skip
+                   "view": state.view}, sys.stdout)
     finally:
         client.close()
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sagani_net.cli.play_cmd import table_lines
 from test_cli_smoke import sagani
 from test_deadlines import Updates, wait_until
 from test_net_support import Raw, choose
 
-from cli.play_cmd import table_lines
 from sagani_net.client import Client, HostError
 from sagani_net.host import HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION, Host
 from sagani_net.store import DB_NAME, Store
@@ -28,7 +28,7 @@ def sessions_of_moves(data_dir: Path, table: str) -> list[tuple[int, str]]:
     db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
     try:
         return db.execute("SELECT seat, session FROM actions WHERE table_id = ? ORDER BY version",
-                          (table,)).fetchall()  # fmt: skip
+                          (table,)).fetchall()
     finally:
         db.close()
 
@@ -94,9 +94,9 @@ def test_a_silent_player_is_away_and_a_stand_in_plays_until_it_comes_back(
 
         play_while(ann, rng, stand_in_moved)
         assert ann.state.seats[1]["stand_in"] and "2:bob (away, a bot stands in)" in table_lines(
-            ann.tables())  # fmt: skip
+            ann.tables())
         assert all(seat == 1 for seat, session in sessions_of_moves(tmp_path, table)
-                   if session == HOST_STAND_IN_SESSION)  # fmt: skip
+                   if session == HOST_STAND_IN_SESSION)
         # Bob comes back with his token: the stand-in leaves, bob plays on.
         events: list[dict[str, Any]] = []
         updates = Updates(host.pub_endpoint, table)
@@ -122,7 +122,7 @@ def test_a_silent_player_is_away_and_a_stand_in_plays_until_it_comes_back(
                 else:
                     client.next_update(0.05)
         assert all(session != HOST_STAND_IN_SESSION
-                   for _, session in sessions_of_moves(tmp_path, table)[back:])  # fmt: skip
+                   for _, session in sessions_of_moves(tmp_path, table)[back:])
     finally:
         ann.close()
         bob.close()

@@ -13,10 +13,10 @@ import msgpack
 import pytest
 import toy_game
 import zmq
+from sagani_net.protocol import encode, topic
 from test_net_support import WAIT_S, Raw, running_host
 
 import sagani_net.client
-from protocol import encode, topic
 from sagani_net.client import Client, Replica
 from sagani_net.games import get_game
 from sagani_net.host import Host
@@ -66,7 +66,7 @@ def test_private_data_goes_only_to_its_seat(toy_registered: str, host: Host, raw
     card = mirror.hands[0][0]
     request = encode({"v": 1, "type": "act", "id": 100, "table": table, "seat": 0,
                       "token": tokens[0], "version": 0,
-                      "action": {"type": "give", "card": card}})  # fmt: skip
+                      "action": {"type": "give", "card": card}})
     accepted = raw.send_bytes(request)
     mirror.apply(("give", card))
     assert accepted["type"] == "accepted" and accepted["private"] == mirror.private(0)
@@ -83,7 +83,7 @@ def test_private_data_goes_only_to_its_seat(toy_registered: str, host: Host, raw
 
     # A refusal's snapshot is the seat's own, with its private data.
     refused = raw("act", table=table, seat=1, token=tokens[1], version=1,
-                  action={"type": "play", "card": 99})  # fmt: skip
+                  action={"type": "play", "card": 99})
     assert refused["code"] == "illegal_action" and refused["rule"] == "not_in_hand"
     assert refused["snapshot"]["private"] == mirror.private(1)
     sub.close()
@@ -138,7 +138,7 @@ def test_the_default_move_for_a_late_bot_announces_its_private_change(
         player, bot = Client(host.endpoint), Client(host.endpoint)
         try:
             table = player.create({"players": 2}, game=toy_registered, seed=SEED, bots=[1],
-                                  deadline_s=0.1)  # fmt: skip
+                                  deadline_s=0.1)
             player.join(table, name="ann")
             bot.join(table, role="bot", name="sleepy")  # and it never acts
             assert player.wait_for(lambda r: r.status == "running", WAIT_S)
@@ -162,7 +162,7 @@ def test_replica_keeps_the_newer_private_part() -> None:
     replica = Replica("t1", you=1, view={"turn": 1, "hand_sizes": [3, 3]})
     replica.load({"seq": 4, "you": 1, "game": "toy", "config": {}, "version": 2,
                   "status": "running", "turn": 1, "seats": [], "view": {"turn": 1},
-                  "private": {"hand": [1, 2]}})  # fmt: skip
+                  "private": {"hand": [1, 2]}})
     assert (replica.private, replica.private_seq) == ({"hand": [1, 2]}, 4)
     replica.take_private({"hand": [9]}, 3)  # an answer older than what we hold
     assert replica.private == {"hand": [1, 2]}

@@ -322,7 +322,7 @@ ILLEGAL_TRIES = (
     Action.take(5), Action.take(-1), Action.pick(4), Action("draw"), Action("pass"),
     Action("reveal"), Action.place((0, 0), 0), Action.place((99, 99), 90),
     Action.place((1, 0), 45),
-)  # fmt: skip
+)
 
 
 def snapshot(state: State) -> tuple:

@@ -13,8 +13,7 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol import (
+from sagani_net.protocol import (
     ERROR_CODES,
     REQUESTS,
     ProtocolError,
@@ -25,6 +24,7 @@ from protocol import (
     topic,
     wire,
 )
+
 from sagani_net.game import RuleError
 from sagani_net.games import configs, game_names, game_part, get_game
 
@@ -35,7 +35,7 @@ SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()
 def test_request_round_trips_through_the_codec() -> None:
     action = {"type": "place", "cell": [0, -1], "rotation": 90}
     message = {"v": 1, "type": "act", "id": 4, "table": "t", "seat": 1, "token": "k",
-               "version": 3, "action": action}  # fmt: skip
+               "version": 3, "action": action}
     assert check_request(decode_request(encode(message))) == message
 
 
@@ -47,7 +47,7 @@ def test_optional_fields_get_their_defaults() -> None:
 @pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("hello", "client")])
 def test_a_name_is_absent_or_1_to_64_characters(kind: str, field: str) -> None:
     base = {"v": 1, "type": kind, "id": 1, "table": "t"} if kind == "join" else {
-        "v": 1, "type": kind, "id": 1}  # fmt: skip
+        "v": 1, "type": kind, "id": 1}
     assert check_request({**base, field: "é" * 64})[field] == "é" * 64  # characters, not bytes
     for bad in ("", "x" * 65):
         with pytest.raises(ProtocolError, match="bad_field"):
@@ -82,7 +82,7 @@ def test_frame_near_the_size_limit_is_read_and_one_over_it_is_not() -> None:
     assert wire.MAX_REQUEST_BYTES - 2000 < len(near) <= wire.MAX_REQUEST_BYTES
     assert decode_request(near)["v"] == 1
     over = encode({"v": 1, "pad": ["x" * 4000] * 16, "more": "y" * (wire.MAX_REQUEST_BYTES -
-                                                                      len(near))})  # fmt: skip
+                                                                      len(near))})
     assert len(over) > wire.MAX_REQUEST_BYTES
     with pytest.raises(ProtocolError, match="too_big"):
         decode_request(over)
@@ -118,18 +118,18 @@ def test_a_games_page_is_complete_and_listed_in_the_spec_and_the_record_format(n
 
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.floats(),
-                     st.text(max_size=20))  # fmt: skip
+                     st.text(max_size=20))
 _values = st.recursive(
     _scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                 max_size=4),
     max_leaves=8,
-)  # fmt: skip
+)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(st.sampled_from(["v", "type", "id", "table", "seat", "token", "version",
-                                        "action", "x"]), _values, max_size=8))  # fmt: skip
+                                        "action", "x"]), _values, max_size=8))
 def test_any_map_is_accepted_or_refused_with_a_code(message: dict) -> None:
     try:
         frame = msgpack.packb(message)
@@ -203,7 +203,7 @@ def documented_events(name: str) -> dict[str, set[str]]:
 
 def documented_rule_codes(name: str) -> set[str]:
     return {w.strip('"') for w in _SPAN.findall(page_section(name, "Rule codes"))
-            if _WORD.match(w.strip('"'))}  # fmt: skip
+            if _WORD.match(w.strip('"'))}
 
 
 @dataclass
@@ -230,7 +230,7 @@ def _variants(data: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
         elif isinstance(value, list) and value and all(isinstance(v, int) for v in value):
             i = rng.randrange(len(value))
             out += [{**data, key: [v + d if j == i else v for j, v in enumerate(value)]}
-                    for d in (-1, 1, 3)]  # fmt: skip
+                    for d in (-1, 1, 3)]
     return out
 
 
@@ -313,7 +313,7 @@ def test_the_page_names_every_key_of_the_view_private_data_static_data_and_recor
     envelope = {"game", "config", "seed", "actions", "result", "names"}
     for title, keys in (("View", seen.view), ("Private data", seen.private),
                         ("Static data", seen.static), ("Record", seen.record - envelope),
-                        ("Record", seen.result)):  # fmt: skip
+                        ("Record", seen.result)):
         text = page_section(name, title)
         missing = {k for k in keys if not re.search(rf"\b{re.escape(k)}\b", text)}
         assert not missing, (name, title, missing)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 import zmq
+from sagani_net.protocol import decode_message, encode
 from test_net_support import WAIT_S, Raw
 
-from protocol import decode_message, encode
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
 
@@ -98,7 +98,7 @@ def test_what_the_document_used_to_leave_unsaid(host: Host, raw: Raw) -> None:
     # An act on a version above the current one is stale, like one below it.
     turn = snap["turn"]
     refused = raw("act", table=table, seat=turn, token=tokens[turn], version=9,
-                  action={"type": "take", "index": 0})  # fmt: skip
+                  action={"type": "take", "index": 0})
     assert refused["code"] == "stale_version" and refused["snapshot"]["version"] == 0
     # history after a version the table has not reached: no moves, nothing more.
     told = raw("history", table=table, since=99)

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "protocol" / "examples" / "minimal_bot.py"
-SAGANI = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 GAMES = ("sagani", "sagrada", "sugi")
 
 

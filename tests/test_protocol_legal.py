@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sagani_net.protocol import ProtocolError, check_request, encode
 from test_net_support import Raw, running_host
 
-from protocol import ProtocolError, check_request, encode
 from sagani_net.host import LEGAL_PAGE_ACTIONS, Limits
 from sagani_net.limits import REPLY_COST_BYTES
 
@@ -62,7 +62,7 @@ def test_a_game_played_from_the_hosts_legal_lists_alone_is_never_refused(
             assert actions == [state.action_data(a) for a in state.legal_actions()]
             paged = paged or len(actions) > LEGAL_PAGE_ACTIONS
             answer = raw("act", table=table, seat=seat, token=tokens[seat], version=version,
-                         action=rng.choice(actions))  # fmt: skip
+                         action=rng.choice(actions))
             assert answer["type"] == "accepted", answer
         raw.close()
     assert paged  # the game had a decision of more than one page
@@ -101,7 +101,7 @@ def test_a_finished_game_has_no_legal_actions(tmp_path: Path) -> None:
         while (snap := raw("sync", table=table))["status"] != "over":
             action = raw("legal", table=table, token=tokens[0])["actions"][0]
             raw("act", table=table, seat=0, token=tokens[0], version=snap["version"],
-                action=action)  # fmt: skip
+                action=action)
         answer = raw("legal", table=table, token=tokens[0])
         assert answer["code"] == "game_over" and answer["snapshot"]["status"] == "over"
         raw.close()
@@ -130,7 +130,7 @@ def test_the_legal_actions_are_worked_out_once_per_version_whoever_asks(
     ("fields", "code"),
     [({"page": -1}, "bad_field"), ({"version": "3"}, "bad_field"), ({"page": True}, "bad_field"),
      ({"seat": 0}, "extra_field"), ({}, None), ({"version": None, "page": 2}, None)],
-)  # fmt: skip
+)
 def test_the_request_is_checked_like_any_other(fields: dict[str, Any], code: str | None) -> None:
     message = {"v": 1, "type": "legal", "id": 1, "table": "t", "token": "k", **fields}
     if code is None:
@@ -146,7 +146,7 @@ def test_the_request_is_checked_like_any_other(fields: dict[str, Any], code: str
     ("game", "config"),
     [*GAMES, ("sagani", {"mode": "solo-advanced"}), ("sagrada", {"players": 1}),
      ("sugi", {"players": 5})],
-)  # fmt: skip
+)
 def test_every_action_encodes_in_under_64_bytes_so_a_page_is_under_8_kib(
     game: str, config: dict[str, Any]
 ) -> None:

@@ -50,7 +50,7 @@ def sagrada_action(view: Data, private: Data, static: Data, rng: random.Random) 
                         or (not first and not any(near))
                         or grid[r][c] not in ("", die[0], die[1])
                         or any(d and (d[0] == die[0] or d[1] == die[1]) for d in orthogonal)):
-                    continue  # fmt: skip
+                    continue
                 drafts.append({"type": "draft", "die": i, "cell": [r, c]})
     return rng.choice(drafts) if drafts else {"type": "pass"}
 
@@ -66,7 +66,7 @@ def open_sides(view: Data, static: Data, column: int, lane: int) -> str:
     for c, lane_, tile, rotation in view["forest"]:
         if (c, lane_) == (column, lane) and tile is not None:
             return "".join(DIRECTIONS[(DIRECTIONS.index(d) + rotation // 90) % 4]
-                           for d in static["tiles"][tile]["open"])  # fmt: skip
+                           for d in static["tiles"][tile]["open"])
     return DIRECTIONS  # the Start, the Temple, a face-down tile
 
 
@@ -109,13 +109,13 @@ def sugi_action(view: Data, private: Data, static: Data, rng: random.Random) -> 
         at = tuple(view["samurai"][static["colours"].index(push["samurai"])])
         aside = "EW" if push["ghost_direction"] in "NS" else "NS"
         return {"type": "push", "direction": rng.choice(
-            [d for d in aside if step(view, static, at, d) is not None])}  # fmt: skip
+            [d for d in aside if step(view, static, at, d) is not None])}
     ghosts = [c for c in private["hand"] if static["cards"][c]["action"] == "ghost"]
     targets = ghost_targets(view, static)
     if ghosts and targets and rng.random() < 0.5:
         return {"type": "ghost", "card": ghosts[0], "space": rng.choice(targets)}
     return {"type": "timeline", "card": rng.choice(private["hand"]),
-            "rotation": rng.choice((0, 90, 180, 270))}  # fmt: skip
+            "rotation": rng.choice((0, 90, 180, 270))}
 
 
 # -- playing through a host ---------------------------------------------------------------------
@@ -133,7 +133,7 @@ def ask(raw: Raw, kind: str, **fields: Any) -> Data:
     [("sagrada", {"players": 3}, sagrada_action), ("sagrada", {"players": 1}, sagrada_action),
      ("sugi", {"players": 3}, sugi_action)],
     ids=["sagrada-3", "sagrada-solo", "sugi-3"],
-)  # fmt: skip
+)
 def test_a_bot_written_from_the_page_plays_a_whole_game_with_every_action_accepted(
     tmp_path: Path, game: str, config: Data, bot: Bot
 ) -> None:
@@ -150,7 +150,7 @@ def test_a_bot_written_from_the_page_plays_a_whole_game_with_every_action_accept
                 snap = ask(raw, "sync", table=table, token=tokens[turn])
                 action = bot(snap["view"], snap["private"], static, rng)
                 reply = ask(raw, "act", table=table, seat=turn, token=tokens[turn],
-                            version=snap["version"], action=action)  # fmt: skip
+                            version=snap["version"], action=action)
                 assert reply["type"] == "accepted", (action, reply)
                 kinds.add(action["type"])
                 turn = reply["turn"]

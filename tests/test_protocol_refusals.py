@@ -45,11 +45,11 @@ def test_a_move_says_what_is_wrong_with_it_counting_cells_as_the_wire_does() -> 
 def test_a_first_lathekin_move_that_leaves_no_second_says_so() -> None:
     # Arranged by hand: after moving the die at 2,1 to 1,1, the other one has nowhere to go.
     state = table(tools=(4,), tokens=(5, 5), pool=POOL,
-                  windows=(". . . . .\nR3 R5 . . .\n. . . . .\n. . . . .", ONE_DIE))  # fmt: skip
+                  windows=(". . . . .\nR3 R5 . . .\n. . . . .\n. . . . .", ONE_DIE))
     play_text(state, "tool 4")
     firsts = {str(a) for a in state.legal_actions()}
     moves = {f"move {a // 5 + 1},{a % 5 + 1} to {b // 5 + 1},{b % 5 + 1}"
-             for a, b in state.moves(0, 4)}  # fmt: skip
+             for a, b in state.moves(0, 4)}
     lonely = sorted(moves - firsts)
     assert lonely, "the window should allow a first move after which no second can follow"
     assert "must leave a second one possible" in message(state, lonely[0])
@@ -93,7 +93,7 @@ def test_sugi_slot_refusals_count_from_0_then_in_text_from_1() -> None:
     other = next(c for c in hand if c != free)
     with pytest.raises(RuleError, match=r"slot 0 to 0 \(in text, t1 to t1\)"):
         state.apply(state.parse_action({"type": "free", "card": free, "place": other,
-                                        "slot": 2, "rotation": 0}))  # fmt: skip
+                                        "slot": 2, "rotation": 0}))
 
 
 def test_sagani_not_allowed_says_why() -> None:
@@ -103,7 +103,7 @@ def test_sagani_not_allowed_says_why() -> None:
     state = game.new_state(game.parse_config({"players": 2}), 1)
     cases = {"pick": "pick is for an intermezzo", "pass": "there is an offer tile to take",
              "draw": "a draw needs exactly one offer tile, and the offer holds 5",
-             "reveal": "reveal is for the solo games"}  # fmt: skip
+             "reveal": "reveal is for the solo games"}
     for kind, why in cases.items():
         data = {"type": kind, "index": 0} if kind == "pick" else {"type": kind}
         with pytest.raises(RuleError) as info:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sagani_net.cli.play_cmd import replay_frames
 from test_host_records import ask, play_out
 from test_net_support import Raw, running_host
 
-from cli.play_cmd import replay_frames
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import COLOURS
 from sagani_net.games.sagrada.rules import SAGRADA
@@ -29,7 +29,7 @@ OLD_SAGRADA = Path(__file__).resolve().parent / "records" / "sagrada-before-setu
 #: Written by the engine before issue 19: Grozing Pliers (action 29) turned a die into one that
 #: fit nowhere, and it went back to the pool.
 SPOILED_SAGRADA = (Path(__file__).resolve().parent / "records" /
-                   "sagrada-tool-left-a-die-nowhere.json")  # fmt: skip
+                   "sagrada-tool-left-a-die-nowhere.json")
 #: The tools whose use rolls or draws: Flux Brush, Glazing Hammer, Flux Remover.
 CHANCE_TOOLS = [6, 7, 11]
 
@@ -49,13 +49,13 @@ def refusal(replay: Any, record: dict[str, Any]) -> RuleError:
 
 
 def sagrada_game(seed: int, tools: list[int] | None = CHANCE_TOOLS
-                 ) -> tuple[SagradaState, list[dict[str, Any]]]:  # fmt: skip
+                 ) -> tuple[SagradaState, list[dict[str, Any]]]:
     """A random whole game of two with ``tools`` in play (None: the seed's), and its events."""
     config = SAGRADA.parse_config({"players": 2})
     state = SagradaState.new(config, seed)
     if tools is not None:
         state = SagradaState.new(config, seed, {**wire(state.to_record())["setup"],
-                                                "tools": tools})  # fmt: skip
+                                                "tools": tools})
     rng, events = random.Random(seed), []
     while not state.is_over():
         events.extend(state.apply(state.random_action(rng)))
@@ -124,7 +124,7 @@ def test_a_sagrada_record_of_the_older_shape_still_replays() -> None:
     state, events = sagrada_game(6, tools=None)
     record = wire(state.to_record())
     for old in ({k: v for k, v in record.items() if k != "setup"},
-                {k: v for k, v in record.items() if k not in ("setup", "rolls")}):  # fmt: skip
+                {k: v for k, v in record.items() if k not in ("setup", "rolls")}):
         again, replayed = sagrada_replay(old)
         assert replayed == events and again.to_record() == record
 
@@ -328,7 +328,7 @@ def _walk(value: Any) -> Any:
     """Every map and list inside ``value``."""
     yield value
     children = value.values() if isinstance(value, dict) else value if isinstance(
-        value, list) else ()  # fmt: skip
+        value, list) else ()
     for child in children:
         yield from _walk(child)
 
@@ -352,12 +352,12 @@ def test_no_random_outcome_of_the_record_leaves_the_host_before_the_end(
             sample = host.tables[table].state.clone()
             action = sample.action_data(rng.choice(sample.legal_actions()))
             ask(raw, "act", table=table, seat=seat, token=tokens[seat], version=snap["version"],
-                action=action)  # fmt: skip
+                action=action)
         state = host.tables[table].state
         assert not state.is_over()
         record = state.to_record()
         got = [ask(raw, "sync", table=table, token=tokens[0]), ask(raw, "sync", table=table),
-               ask(raw, "private", table=table, token=tokens[0])]  # fmt: skip
+               ask(raw, "private", table=table, token=tokens[0])]
         since = 0
         while True:
             page = ask(raw, "history", table=table, since=since)
@@ -370,10 +370,10 @@ def test_no_random_outcome_of_the_record_leaves_the_host_before_the_end(
         got.append(refused)
         if name == "sugi":
             secrets = [record["deal"]["hands"][1], state.hands[1], state.deck[::-1],
-                       record["deal"]["deck"]]  # fmt: skip
+                       record["deal"]["deck"]]
         else:
             secrets = [record["setup"]["privates"][1], record["setup"]["patterns"][1],
-                       state.private(1)["objectives"]]  # fmt: skip
+                       state.private(1)["objectives"]]
         for found in (v for message in got for v in _walk(message)):
             if isinstance(found, dict):
                 assert not {"deal", "reshuffles", "setup", "rolls", "seed", "privates"} & set(found)
@@ -395,7 +395,7 @@ def test_sagani_replay_steps_through_a_record_by_its_outcomes_alone() -> None:
 
     def seedless(frames: list[Any]) -> list[Any]:
         return [({k: v for k, v in view.items() if k != "seed"}, events)
-                for view, events in frames]  # fmt: skip
+                for view, events in frames]
 
     for state in (chance_game()[0], sugi_game(2, 5)[0]):
         record = wire(state.to_record())

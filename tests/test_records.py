@@ -49,7 +49,7 @@ def test_record_has_the_fields_of_the_format():
     assert (record["players"], record["mode"], record["seed"]) == (3, "multi", 17)
     assert record["config"] == {"players": 3, "mode": "multi"}
     assert set(record) == {"game", "config", "players", "mode", "seed", "tiles", "actions",
-                           "result"}  # fmt: skip
+                           "result"}
     assert set(record["result"]) == {"scores", "ranking"}
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import screen, screen_text
 
-from cli.console.app import Console
-from cli.console.model import FINAL, ConsoleModel
-from cli.console.render import screen, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
@@ -60,7 +60,7 @@ def model_for(state: State, you: int = 0) -> ConsoleModel:
     model.load({
         "table": "t1", "you": you, "status": "over" if state.is_over() else "running",
         "seats": [{"name": n} for n in names], "view": state.view(you),
-    })  # fmt: skip
+    })
     model.receive({"events": EVENTS.get(id(state), [])[-8:], "view": state.view(you)})
     return model
 

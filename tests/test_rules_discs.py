@@ -87,7 +87,7 @@ def test_cacophony_taken_even_when_new_tile_completes_at_once():
     events = state.apply(Action.place((-1, 1), 90))
     assert types(events) == [
         "tile_placed", "cacophony_taken", "arrow_covered", "arrow_covered", "tile_flipped",
-    ]  # fmt: skip
+    ]
     assert state.scores() == [3 - 4]
     assert state.seats[0].cacophony == 2
 

@@ -57,7 +57,7 @@ def replay_steps(name: str) -> tuple[dict, list[Step]]:
                 seat, in_intermezzo, after, events, [p.turns for p in state.seats],
                 [p.score for p in state.seats], state.pile_size(), state.is_over(),
             )
-        )  # fmt: skip
+        )
     assert steps[-1].over
     return record, steps
 
@@ -217,7 +217,7 @@ def test_end_stays_triggered_when_the_score_drops_again():
     events = state.apply(Action.place((1, 0), 0))
     assert [(e["type"], e.get("score")) for e in events if "score" in e] == [
         ("tile_flipped", 45), ("end_triggered", 45), ("cacophony_taken", 43),
-    ]  # fmt: skip
+    ]
     assert state.view()["end_triggered"] is True
     for seat in (1, 2, 3):
         assert state.current_seat == seat and state.view()["end_triggered"] is True

@@ -171,12 +171,12 @@ def test_arrow_sees_matching_tile_over_gaps():
     state = solo(
         (2, (0, 0), 0), (38, (1, 0), 90), (37, (1, 1), 90), (43, (1, 2), 90), (42, (1, 3), 90),
         then=(1,),
-    )  # fmt: skip
+    )
     reveal(state)
     events = state.apply(Action.place((0, 3), 0))
     assert of_type(events, "arrow_covered")[0] == {
         "type": "arrow_covered", "seat": 0, "cell": [0, 0], "arrow": "N", "by": [0, 3],
-    }  # fmt: skip
+    }
 
 
 def test_arrow_sees_matching_tile_over_other_tiles():

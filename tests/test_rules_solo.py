@@ -60,7 +60,7 @@ def test_basic_solo_ends_when_the_score_reaches_75_with_the_tile_count():
     assert events[-1] == {
         "type": "game_over", "scores": [state.seats[0].score], "ranking": [0],
         "tiles_used": placed, "won": True,
-    }  # fmt: skip
+    }
 
 
 def test_basic_solo_game_is_lost_when_the_tiles_run_out():

@@ -97,7 +97,7 @@ def test_view_shows_every_public_fact():
         player = state.seats[seat]
         assert (public["score"], public["supply"], public["cacophony"]) == (
             player.score, player.supply, player.cacophony,
-        )  # fmt: skip
+        )
         assert {(x, y) for x, y, *_ in public["display"]} == set(player.tiles)
         for x, y, tile, rotation, covered, flipped in public["display"]:
             assert flipped == ((x, y) not in player.open)

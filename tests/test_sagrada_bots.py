@@ -36,7 +36,7 @@ def test_placing_a_die_beats_passing() -> None:
 def test_a_cell_no_die_can_fill_any_more_counts_against_the_window() -> None:
     # 2,1 wants a red; a red die above it already blocks it.
     state = table(windows=(HALF, HALF), patterns=(". . . . .\nR . . . .\n" + ". . . . .\n" * 2,),
-                  objectives=(5, 6, 7))  # fmt: skip
+                  objectives=(5, 6, 7))
     blocked = bots.evaluate(state, 0)
     state.patterns = (state.patterns[1], state.patterns[1])
     state.cache = [None, None]
@@ -60,7 +60,7 @@ def test_the_private_colour_counts_for_its_seat() -> None:
 def test_room_for_the_private_colour_counts_before_its_dice_come() -> None:
     reds = "R . . . R\n. . . . .\n. . . . .\nR . . . R"
     state = table(windows=(HALF, HALF), patterns=(reds, reds), privates=((0,), (1,)),
-                  tokens=(0, 0), objectives=(5, 6, 7))  # fmt: skip
+                  tokens=(0, 0), objectives=(5, 6, 7))
     assert bots.evaluate(state, 0) > bots.evaluate(state, 1)
 
 
@@ -90,14 +90,14 @@ def test_rollout_policy_keeps_neighbouring_cells_fillable() -> None:
     # 2,3 wants a 3: a 3 at 2,2 (orthogonally next to it) would leave it unfillable.
     pattern = ". . . . .\n. . 3 . .\n" + ". . . . .\n" * 2
     state = table(pool="B3", windows=("R1 . . . .\n" + ". . . . .\n" * 3,), patterns=(pattern,),
-                  privates=((0,), (1,)))  # fmt: skip
+                  privates=((0,), (1,)))
     cells = {bots.rollout_action(state, random.Random(seed)).cell for seed in range(30)}
     assert cells == {Action.parse("draft 1 at 1,2").cell, Action.parse("draft 1 at 2,1").cell}
 
 
 def test_greedy_beats_random() -> None:
     spec = TournamentSpec(lineup=("greedy", "random"), games=6, seed=3, game="sagrada",
-                          config={"players": 2})  # fmt: skip
+                          config={"players": 2})
     results = run_games(spec, workers=1)
     wins = sum(r.strategies[r.ranking[0]] == "greedy" for r in results)
     assert wins >= 5

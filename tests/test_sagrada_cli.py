@@ -23,7 +23,7 @@ OWN = [
      "grid": [["R", "", "", "", "1"], ["", "Y", "", "", ""], ["", "", "G", "", ""],
               ["3", "", "", "B", ""]]},
     {"name": "Almost Bare", "difficulty": 3, "grid": [[""] * 5] * 3 + [["", "", "", "", "P"]]},
-]  # fmt: skip
+]
 #: Two red cells side by side: no die sequence completes it.
 TWINS = [{"name": "Twins", "difficulty": 3, "grid": [["R", "R", "", "", ""]] + [[""] * 5] * 3}]
 
@@ -36,7 +36,7 @@ def write(path: Path, data: object) -> str:
 def test_play_in_a_terminal_choose_draft_quit_and_resume(tmp_path: Path) -> None:
     """Bots in the free seat; quitting keeps the game; starting again resumes it."""
     term = Terminal("play", "--game", "sagrada", "--seed", "3", "--new", "--name", "ann",
-                    "--data-dir", str(tmp_path))  # fmt: skip
+                    "--data-dir", str(tmp_path))
     term.wait_for("(choose a pattern)")
     term.send("\r")
     term.wait_for("pick a die")
@@ -67,7 +67,7 @@ def test_autoplay_then_export_and_replay_the_record(tmp_path: Path) -> None:
     assert table is not None
     exported = tmp_path / "export.json"
     out = sagani("record", "export", table.group(1), "--data-dir", str(tmp_path),
-                 "-o", str(exported))  # fmt: skip
+                 "-o", str(exported))
     assert out.returncode == 0, out.stderr
     record = json.loads(exported.read_text())
     assert record["game"] == "sagrada" and record["rolls"]
@@ -82,7 +82,7 @@ def test_selfplay_and_tournament_take_a_pattern_file(tmp_path: Path) -> None:
     own = write(tmp_path / "own.json", OWN)
     records = tmp_path / "records"
     done = sagani("selfplay", "--game", "sagrada", "--patterns", own, "--option",
-                  "pattern_set=all", "--games", "2", "--records", str(records))  # fmt: skip
+                  "pattern_set=all", "--games", "2", "--records", str(records))
     assert done.returncode == 0, done.stderr
     assert "patterns 2" in done.stdout  # the file's patterns, counted, not printed whole
     for path in records.glob("*.json"):
@@ -91,7 +91,7 @@ def test_selfplay_and_tournament_take_a_pattern_file(tmp_path: Path) -> None:
         state, _ = rules.replay(record)
         assert len(state.patterns) == len(PUBLISHED) + 2
     done = sagani("tournament", "--game", "sagrada", "--patterns", own, "--games", "2",
-                  "--strategies", "greedy,random", "--workers", "1")  # fmt: skip
+                  "--strategies", "greedy,random", "--workers", "1")
     assert done.returncode == 0, done.stderr
     assert "greedy" in done.stdout and "random" in done.stdout
 
@@ -102,10 +102,10 @@ def test_selfplay_and_tournament_take_a_pattern_file(tmp_path: Path) -> None:
     ["tournament", "--game", "sagrada"],
     ["bot", "127.0.0.1:1", "--create", "2", "--game", "sagrada"],
     ["join", "127.0.0.1:1", "--game", "sagrada"],
-])  # fmt: skip
+])
 @pytest.mark.parametrize("file", ["twins", "missing", "not json"])
 def test_a_bad_pattern_file_is_one_line_and_exit_2(command: list[str], file: str,
-                                                   tmp_path: Path) -> None:  # fmt: skip
+                                                   tmp_path: Path) -> None:
     path = tmp_path / "patterns.json"
     if file == "twins":
         write(path, TWINS)
@@ -117,7 +117,7 @@ def test_a_bad_pattern_file_is_one_line_and_exit_2(command: list[str], file: str
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"sagani {command[0]}:")
     says = {"twins": "pattern 1 (Twins): no dice can complete it",
-            "missing": "cannot read", "not json": "not JSON"}[file]  # fmt: skip
+            "missing": "cannot read", "not json": "not JSON"}[file]
     assert says in lines[0]
 
 
@@ -137,14 +137,14 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
         address = host.stdout.readline().split()[3]
         home = {"XDG_DATA_HOME": str(tmp_path / "data")}
         person = Terminal("join", address, "--game", "sagrada", "--players", "2", "--bots", "1",
-                          "--name", "ann", "--patterns", own, env=home)  # fmt: skip
+                          "--name", "ann", "--patterns", own, env=home)
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
         lobby = sagani("tables", address)
         assert f"{table.group(1)}  sagrada  open" in lobby.stdout
         bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
-                                      "--strategy", "greedy", "--quiet"]))  # fmt: skip
+                                      "--strategy", "greedy", "--quiet"]))
         person.wait_for("(choose a pattern)")
         person.send("\r")
         person.wait_for("pick a die")

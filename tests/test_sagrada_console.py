@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from test_console import running_console, start, until
 from test_render import check_golden
 
-from cli.console.model import ConsoleModel
-from cli.console.render import screen_text
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
@@ -231,7 +231,7 @@ def model_for(state: State, events: list[dict], you: int) -> ConsoleModel:
     names = ["ann", "greedy", "bo", "cy"][: state.players]
     model.load({"table": "t1", "you": you, "status": "running",
                 "seats": [{"name": n} for n in names], "view": state.view(you),
-                "private": state.private(you)})  # fmt: skip
+                "private": state.private(you)})
     model.receive({"events": events[-6:], "view": state.view(you), "private": state.private(you)})
     return model
 
@@ -423,7 +423,7 @@ def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
         model = ConsoleModel(game="sagrada")
         async with running_console(model, me) as running:
             await until(lambda: model.view is not None and model.private is not None
-                        and model.status == "running")  # fmt: skip
+                        and model.status == "running")
             assert not model.my_turn
             text = screen_text(model, 80, 24)
             assert "ann is choosing" in text
@@ -451,7 +451,7 @@ def test_score_now_is_one_rule_for_every_row_private_objectives_left_out() -> No
     text = screen_text(model, 80, 24)
     assert "pts, private not counted" in text
     rows = [line.split("│")[-1] for line in text.splitlines() if line.split("│")[-1][2:4]
-            in (" a", " g")]  # fmt: skip
+            in (" a", " g")]
     for seat, name in enumerate(["ann", "greedy"]):
         row = next(r for r in rows if r[1:].startswith(f"{seat + 1} {name}"))
         assert row.split()[-1] == str(state.scores()[seat])
@@ -462,7 +462,7 @@ def test_pattern_names_are_whole_on_the_choice_and_on_every_window() -> None:
     each window's pattern name still shows whole."""
     config = SAGRADA.parse_config({"players": 2})
     state = next(s for s in (SAGRADA.new_state(config, seed) for seed in range(200))
-                 if any(len(s.patterns[i].name) > 15 for i in s.dealt[0]))  # fmt: skip
+                 if any(len(s.patterns[i].name) > 15 for i in s.dealt[0]))
     model = model_for(state, [], 0)
     heads = [line.ljust(80) for line in screen_text(model, 80, 24).splitlines()[2:4]]
     for slot, i in enumerate(state.dealt[0]):  # each candidate is 20 columns wide
@@ -502,7 +502,7 @@ def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
     sent = ui.confirm()
     assert [a["type"] for a in sent] == ["tool", "move"]
     assert model.message == ("Tap Wheel ends after one move: no second die of that colour "
-                             "can move now")  # fmt: skip
+                             "can move now")
 
 
 @pytest.mark.parametrize("seed", [REMOVER_SEED, PLIERS_SEED])
@@ -518,11 +518,11 @@ def test_a_whole_game_with_keys_and_tools_to_the_final_screen(host: Host, seed: 
 
         def seen() -> tuple[Any, ...]:
             return (model.view["version"], ui.step(), len(ui.plan), ui.confirming, ui.picked,
-                    ui.lifted, model.message)  # fmt: skip
+                    ui.lifted, model.message)
 
         for _ in range(2000):
             await until(lambda: model.status == "over" or (
-                model.my_turn and not keys.running.console._sending))  # fmt: skip
+                model.my_turn and not keys.running.console._sending))
             if model.status == "over":
                 break
             key = _next_key(model)
@@ -663,7 +663,7 @@ def test_before_every_seat_is_taken_the_patterns_show_and_the_status_line_is_who
     model = ConsoleModel(connection="online", game="sagrada")
     model.load({"table": "5ab213c7", "you": 0, "status": "open",
                 "seats": [{"name": "root", "taken": True}, {"name": "", "taken": False}],
-                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+                "view": state.view(0), "private": state.private(0)})
     lines = screen_text(model, 80, 24).splitlines()
     assert "waiting for players (1/2 seated)" in lines[0] and lines[0].rstrip().endswith("●")
     assert lines[1].startswith("Your window patterns  (you choose once every seat is taken)")

@@ -261,7 +261,7 @@ def test_options_are_checked() -> None:
 
 def test_custom_patterns_join_the_published_ones_or_replace_them() -> None:
     own = [{"name": f"Mine {i}", "difficulty": 4, "grid": [[str(i % 6 + 1), "", "", "", ""]] +
-            [[""] * 5] * 3} for i in range(8)]  # fmt: skip
+            [[""] * 5] * 3} for i in range(8)]
     config = SAGRADA.parse_config({"players": 2, "patterns": own})
     assert len(SAGRADA.static_data(config)["patterns"]) == 24 + 8
     config = SAGRADA.parse_config({"players": 2, "patterns": own, "pattern_set": "custom"})

@@ -25,7 +25,7 @@ from sagani_net.games.sagrada.patterns import (
 
 #: The grid of issue 18's attack: a backtracking search took about a second to complete it.
 COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
-          ["", "", "Y", "3", "1"]]  # fmt: skip
+          ["", "", "Y", "3", "1"]]
 
 
 def good(**changes: Any) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def test_a_good_pattern_loads() -> None:
      "no dice can complete it: cells 1,1 and 1,2 both want R"),
     ([good(grid=[["", "", "", "", "5"], ["", "", "", "", "5"]] + [[""] * 5] * 2)],
      "no dice can complete it: cells 1,5 and 2,5 both want 5"),
-])  # fmt: skip
+])
 def test_each_problem_is_named(data: Any, says: str) -> None:
     found = problems(data)
     assert any(says in line for line in found), found
@@ -88,7 +88,7 @@ def test_a_pattern_file_holds_a_list(data: Any) -> None:
 
 def test_every_problem_is_reported_one_per_line() -> None:
     found = problems([good(difficulty=9), good(name="Two", grid=[["R", "R", "", "", ""]] +
-                                               [[""] * 5] * 3), "x"])  # fmt: skip
+                                               [[""] * 5] * 3), "x"])
     assert len(found) == 3
     assert found[0].startswith("pattern 1 (Mine): difficulty")
     assert found[1].startswith("pattern 2 (Two): no dice can complete it")
@@ -106,7 +106,7 @@ def test_read_patterns_from_a_file(tmp_path: Path) -> None:
     (None, "cannot read"),
     ("{not json", "is not JSON"),
     (json.dumps([good(difficulty=1)]), "difficulty must be"),
-])  # fmt: skip
+])
 def test_a_bad_pattern_file_is_refused_with_a_clear_error(
     tmp_path: Path, content: str | None, says: str
 ) -> None:
@@ -132,7 +132,7 @@ def test_a_pattern_completes_exactly_when_no_two_touching_cells_want_the_same() 
     for _ in range(3000):
         density = rng.random()
         grids.append([rng.choice(RESTRICTIONS[1:]) if rng.random() < density else ""
-                      for _ in range(20)])  # fmt: skip
+                      for _ in range(20)])
     completed = 0
     for cells in grids:
         clash = any(cells[i] and cells[i] == cells[j] for i in range(20) for j in ORTH[i])

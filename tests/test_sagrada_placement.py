@@ -64,7 +64,7 @@ def test_never_orthogonally_next_to_the_same_value() -> None:
 def test_a_die_that_fits_nowhere_cannot_be_drafted() -> None:
     # The only open cells want a 1; R3 fits nowhere, so no draft of it is offered.
     state = table(pool="R3 Y1", windows=("G2 . . . .\n" + ". . . . .\n" * 3,),
-                  patterns=(". 1 . . .\n1 1 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                  patterns=(". 1 . . .\n1 1 . . .\n" + ". . . . .\n" * 2,))
     drafts = [a for a in state.legal_actions() if a.kind == "draft"]
     assert drafts and all(a.die == 1 for a in drafts)
     assert refusal(state, "draft 1 at 1,2") == "wrong_value"
@@ -84,7 +84,7 @@ def test_one_draft_per_turn_and_the_turn_ends_by_itself() -> None:
 
 def test_placing_after_a_draft_is_refused_while_a_tool_can_still_be_used() -> None:
     state = table(tools=(2,), tokens=(3, 3), pool="Y4 G5 B6 P1 P2",
-                  windows=("R3 . . . .\n" + ". . . . .\n" * 3,))  # fmt: skip
+                  windows=("R3 . . . .\n" + ". . . . .\n" * 3,))
     play_text(state, "draft 1 at 1,2")
     assert state.current_seat == 0 and state.drafted
     assert refusal(state, "draft 1 at 2,2") == "already_drafted"

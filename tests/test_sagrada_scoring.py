@@ -51,7 +51,7 @@ B2 P3 R4 Y5 .
     (9, "R1 Y2 G3 B4 .\n" + ". . . . .\n" * 3, 0),
     (10, "R1 . . . .\n. R2 . . .\n. . R3 . .\n. . . G4 .\n", 3),
     (10, "R1 . G1 . .\n. B2 . . .\n" + ". . . . .\n" * 2, 0),
-])  # fmt: skip
+])
 def test_public_objective(number: int, drawing: str, points: int) -> None:
     assert objective_points(number, window(drawing)) == points
 
@@ -69,7 +69,7 @@ def test_private_objective_sums_its_colour() -> None:
 
 def test_score_adds_objectives_private_and_tokens_less_empty_cells() -> None:
     state = table(windows=(ROWS_MIXED, FULL), tokens=(3, 0), objectives=(1, 5, 10),
-                  privates=((0,), (4,)))  # fmt: skip
+                  privates=((0,), (4,)))
     sheet = state.score_sheet(0)
     light = objective_points(5, window(ROWS_MIXED))
     diagonals = objective_points(10, window(ROWS_MIXED))
@@ -93,13 +93,13 @@ def test_ties_go_to_the_private_objective_then_tokens() -> None:
     # must decide here for seat 1.
     # Equal totals: seat 1 has 6 private points and no tokens, seat 0 none and 6 tokens.
     state = table(windows=(alone, alone), tokens=(6, 0), objectives=(1, 2, 3),
-                  privates=((1,), (0,)))  # fmt: skip
+                  privates=((1,), (0,)))
     result = finished(state)
     assert result.scores[0] == result.scores[1] and result.ranking == (1, 0)
     # Equal totals and private points: more tokens left wins.
     two = "R6 Y1 . . .\n" + ". . . . .\n" * 3
     state = table(windows=(two, alone), tokens=(2, 3), objectives=(1, 2, 3),
-                  privates=((0,), (0,)))  # fmt: skip
+                  privates=((0,), (0,)))
     result = finished(state)
     sheets = result.figures["sheets"]
     assert result.scores[0] == result.scores[1] and sheets[0]["private"] == sheets[1]["private"]
@@ -109,7 +109,7 @@ def test_ties_go_to_the_private_objective_then_tokens() -> None:
 def test_last_tie_break_is_the_later_first_turn_of_round_ten() -> None:
     same = "R6 . . . .\n" + ". . . . .\n" * 3
     state = table(players=3, windows=(same, same, same), tokens=(2, 2, 2), objectives=(1, 2, 3),
-                  privates=((0,), (0,), (0,)))  # fmt: skip
+                  privates=((0,), (0,), (0,)))
     result = finished(state)
     # Round 10 starts with seat 9 % 3 = 0: first turns 0, 1, 2; seat 2 went last.
     assert result.ranking == (2, 1, 0)
@@ -138,7 +138,7 @@ def test_solo_scores_the_better_private_objective_and_three_per_empty_cell() -> 
 
 def test_solo_wins_when_the_score_beats_the_target() -> None:
     state = table(players=1, windows=(FULL,), objectives=(1, 2),
-                  privates=((0, 1),), track={0: "B6 P6", 3: "Y1"})  # fmt: skip
+                  privates=((0, 1),), track={0: "B6 P6", 3: "Y1"})
     result = finished(state)
     assert result.figures["target"] == 13
     assert result.scores[0] == 24 + 25 + max(1 + 1 + 2 + 4, 2 + 3 + 3 + 5)

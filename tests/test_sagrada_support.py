@@ -56,7 +56,7 @@ def table(
     for _ in range(players):
         state.apply(Action.choose(0))
     state.patterns = tuple(pattern(patterns[s] if s < len(patterns) else BLANK)
-                           for s in range(players))  # fmt: skip
+                           for s in range(players))
     state.chosen = list(range(players))
     state.tools = tuple(tools)
     state.uses = [0] * len(tools)

@@ -47,7 +47,7 @@ def test_without_enough_tokens_a_tool_cannot_be_used() -> None:
 
 def test_one_tool_per_turn() -> None:
     state = table(tools=(10, 2), tokens=(5, 5), pool="Y2 G5 B6 P1 P2",
-                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
     play_text(state, "draft 1", "tool 10", "place 2,1")
     # Drafted and used a tool: the turn is over, Eglomise Brush must wait.
     assert state.current_seat == 1
@@ -86,7 +86,7 @@ def test_drafted_die_tools_only_between_drafting_and_placing() -> None:
 
 def test_moving_tools_before_drafting_or_after_placing() -> None:
     state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
-                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
     assert "tool" in kinds(state)
     play_text(state, "draft 1 at 2,1")
     assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == ["tool 2"]
@@ -112,13 +112,13 @@ def test_grozing_pliers_offers_only_values_that_fit_and_none_when_neither_does()
     # The open cells want a 4 or a 5: Y4 lowered (Y3) fits nowhere, raised (Y5) fits.
     shape = ". 4 . . .\n4 5 . . .\n" + ". . . . .\n" * 2
     state = table(tools=(1,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  patterns=(shape,))  # fmt: skip
+                  patterns=(shape,))
     play_text(state, "draft 1", "tool 1")
     assert [str(a) for a in state.legal_actions()] == ["value 5"]
     assert refusal(state, "value 3") == "not_allowed"
     # Every open cell wants a 4: neither Y3 nor Y5 fits, so the tool is not offered for Y4.
     state = table(tools=(1,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  patterns=(". 4 . . .\n4 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                  patterns=(". 4 . . .\n4 4 . . .\n" + ". . . . .\n" * 2,))
     assert Action.draft(0) not in state.legal_actions()
     assert refusal(state, "draft 1") == "no_tool"
     play_text(state, "draft 1 at 1,2")  # Y4 itself fits: drafted and placed, no tool
@@ -128,7 +128,7 @@ def test_grozing_pliers_offers_only_values_that_fit_and_none_when_neither_does()
 def test_eglomise_brush_moves_a_die_ignoring_colour_but_not_value() -> None:
     state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
                   windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE),
-                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))
     play_text(state, "tool 2")
     moves = {str(a) for a in state.legal_actions()}
     assert "move 1,1 to 2,1" in moves  # the red 3 onto a blue cell
@@ -142,7 +142,7 @@ def test_eglomise_brush_moves_a_die_ignoring_colour_but_not_value() -> None:
 def test_copper_foil_burnisher_moves_a_die_ignoring_value_but_not_colour() -> None:
     state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
                   windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE),
-                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                  patterns=("R . . . .\nB 4 . . .\n" + ". . . . .\n" * 2,))
     play_text(state, "tool 3")
     moves = {str(a) for a in state.legal_actions()}
     assert "move 1,1 to 2,2" in moves  # the 3 onto a 4-cell
@@ -151,7 +151,7 @@ def test_copper_foil_burnisher_moves_a_die_ignoring_value_but_not_colour() -> No
 
 def test_a_moved_die_obeys_the_other_rules_and_never_stays_put() -> None:
     state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
-                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
     play_text(state, "tool 3")
     moves = {str(a) for a in state.legal_actions()}
     assert "move 1,1 to 1,1" not in moves
@@ -162,7 +162,7 @@ def test_a_moved_die_obeys_the_other_rules_and_never_stays_put() -> None:
 
 def test_lathekin_moves_exactly_two_different_dice() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
-                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))  # fmt: skip
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
     play_text(state, "tool 4", "move 1,1 to 2,1")
     assert state.step == "move" and state.current_seat == 0
     moves = {str(a) for a in state.legal_actions()}
@@ -180,7 +180,7 @@ def test_lathekin_is_not_offered_when_two_moves_are_impossible() -> None:
 
 def test_lens_cutter_swaps_with_the_round_track_then_places() -> None:
     state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  track={0: "B2 P6"}, round_=1, turn=0)  # fmt: skip
+                  track={0: "B2 P6"}, round_=1, turn=0)
     state.order, state.seat = (0, 1, 1, 0), 0
     play_text(state, "draft 1", "tool 5")
     assert [str(a) for a in state.legal_actions()] == ["swap 1.1", "swap 1.2"]
@@ -198,14 +198,14 @@ def test_lens_cutter_needs_dice_on_the_round_track() -> None:
 def test_lens_cutter_offers_only_round_track_dice_that_fit() -> None:
     shape = ". 6 . . .\n6 6 . . .\n" + ". . . . .\n" * 2  # the open cells want a 6
     state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  track={0: "B2 P6"}, round_=1, turn=0, patterns=(shape,))  # fmt: skip
+                  track={0: "B2 P6"}, round_=1, turn=0, patterns=(shape,))
     state.order, state.seat = (0, 1, 1, 0), 0
     play_text(state, "draft 1", "tool 5")
     assert [str(a) for a in state.legal_actions()] == ["swap 1.2"]
     assert refusal(state, "swap 1.1") == "not_allowed"
     # With only B2 on the track, nothing would fit: the tool is not offered.
     state = table(tools=(5,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  track={0: "B2"}, round_=1, turn=0, patterns=(shape,))  # fmt: skip
+                  track={0: "B2"}, round_=1, turn=0, patterns=(shape,))
     state.order, state.seat = (0, 1, 1, 0), 0
     assert not [a for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
     assert refusal(state, "draft 1") == "no_tool"
@@ -216,7 +216,7 @@ def test_flux_brush_rerolls_the_drafted_die_and_returns_it_if_it_fits_nowhere() 
     for seed in range(40):
         state = table(tools=(6,), tokens=(5, 5), pool="Y3 G5 B6 P1 P2",
                       windows=(ONE_DIE, ONE_DIE), seed=seed,
-                      patterns=(". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                      patterns=(". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2,))
         events = play_text(state, "draft 1", "tool 6")
         rolled = parse_die(next(e for e in events if e["type"] == "die_rerolled")["die"])
         assert COLOUR[rolled] == COLOUR[parse_die("Y3")]
@@ -237,7 +237,7 @@ def test_glazing_hammer_only_on_the_second_turn_before_drafting() -> None:
     state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE))
     assert refusal(state, "tool 7") == "wrong_timing"
     state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
-                  turn=2)  # fmt: skip
+                  turn=2)
     assert state.current_seat == 1 and "tool" in kinds(state)
     events = play_text(state, "tool 7")
     rerolled = next(e for e in events if e["type"] == "pool_rerolled")["pool"]
@@ -277,7 +277,7 @@ def test_running_pliers_not_on_the_second_turn() -> None:
 
 def test_cork_backed_straightedge_places_next_to_no_die() -> None:
     state = table(tools=(9,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  patterns=(". . . . .\n. . . 4 .\n" + ". . . . .\n" * 2,))  # fmt: skip
+                  patterns=(". . . . .\n. . . 4 .\n" + ". . . . .\n" * 2,))
     play_text(state, "draft 1", "tool 9")
     cells = {a.cell for a in state.legal_actions()}
     assert cell("1,2") not in cells and cell("2,2") not in cells  # next to R3
@@ -303,7 +303,7 @@ def test_grinding_stone_turns_the_die_over() -> None:
 def test_grinding_stone_is_not_offered_when_the_turned_die_fits_nowhere() -> None:
     shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2  # the open cells want a 2
     state = table(tools=(10,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  patterns=(shape,))  # fmt: skip
+                  patterns=(shape,))
     held = [a.die for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
     assert held == [1]  # G5 turns into G2, which fits; Y2 would become Y5, which does not
     assert refusal(state, "draft 1") == "no_tool"
@@ -315,7 +315,7 @@ def test_flux_remover_still_returns_a_die_whose_value_fits_nowhere() -> None:
     # Flux Remover returns a die by its card; a chosen value that fits nowhere leaves return.
     shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2
     state = table(tools=(11,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
-                  patterns=(shape,))  # fmt: skip
+                  patterns=(shape,))
     play_text(state, "draft 1", "tool 11", "value 5")
     assert [str(a) for a in state.legal_actions()] == ["return"]
     events = play_text(state, "return")
@@ -346,7 +346,7 @@ def test_flux_remover_die_may_go_back_to_the_pool() -> None:
 def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None:
     window = "R3 G2 . . .\nR5 . . . .\n" + ". . . . .\n" * 2
     state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
-                  track={0: "R1"}, round_=1)  # fmt: skip
+                  track={0: "R1"}, round_=1)
     state.order, state.seat = (0, 1, 1, 0), 0
     play_text(state, "tool 12")
     assert {a.cell for a in state.legal_actions()} == {cell("1,1"), cell("2,1")}  # red only
@@ -360,7 +360,7 @@ def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None
 
 def test_tap_wheel_needs_a_die_of_a_colour_on_the_round_track() -> None:
     state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
-                  track={0: "B1"}, round_=1)  # fmt: skip
+                  track={0: "B1"}, round_=1)
     state.order, state.seat = (0, 1, 1, 0), 0
     assert "tool" not in kinds(state)
 

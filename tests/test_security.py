@@ -9,7 +9,6 @@ import random
 import re
 import stat
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,10 +16,10 @@ from pathlib import Path
 import pytest
 import zmq
 from fault_kit import port_number, proxied
+from sagani_net.protocol import VERSION, decode_message, encode
 from test_cli_smoke import SAGANI, Terminal, lan_party
-from test_net_support import ROOT, PlayerThread, Raw, running_host, start_host_process
+from test_net_support import ROOT, RUN_SAGANI, PlayerThread, Raw, running_host, start_host_process
 
-from protocol import VERSION, decode_message, encode
 from sagani_net import security
 from sagani_net.client import Client, HostTimeout
 from sagani_net.host import Limits
@@ -45,7 +44,7 @@ def test_join_code_carries_the_address_and_the_host_key(tmp_path: Path) -> None:
     code = security.join_code("192.0.2.20", 47410, keys.public)
     assert code.startswith("sagani://192.0.2.20:47410?key=")
     assert security.parse_address(code) == security.Address("tcp://192.0.2.20:47410",
-                                                            keys.public)  # fmt: skip
+                                                            keys.public)
 
 
 def test_join_code_wrapped_as_an_endpoint_is_still_a_join_code() -> None:
@@ -212,7 +211,7 @@ def test_costly_pattern_configs_over_curve_are_refused_and_the_lobby_stays_small
     `bad_config`; a table of 48 is listed as the count and digest of its patterns, while a
     secure player's `sync` is answered."""
     grid = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
-            ["", "", "Y", "3", "1"]]  # fmt: skip
+            ["", "", "Y", "3", "1"]]
 
     def custom(count: int) -> dict[str, object]:
         return {"pattern_set": "custom", "patterns": [
@@ -260,7 +259,7 @@ def test_message_over_the_socket_limit_is_dropped_and_the_host_serves_on(tmp_pat
         huge.linger, huge.rcvtimeo = 0, 500
         huge.connect(host.endpoint)
         huge.send_multipart([b"", encode({"v": VERSION, "type": "hello", "id": 1,
-                                          "client": "x" * 200_000})])  # fmt: skip
+                                          "client": "x" * 200_000})])
         with pytest.raises(zmq.Again):
             huge.recv_multipart()
         huge.close()
@@ -348,10 +347,10 @@ def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> Non
     proc, _, code = start_secure_host_process(tmp_path)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "cli.main", "bot", code, "--create", "1", "--strategy",
+            [*RUN_SAGANI, "bot", code, "--create", "1", "--strategy",
              "random", "--seed", "3", "--quiet"],
             cwd=ROOT, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        )
         assert done.returncode == 0, done.stderr
         assert "game over" in done.stdout
     finally:
@@ -368,12 +367,12 @@ def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_pa
         host.stdout.readline()
         code = host.stdout.readline().split("join code ")[1].strip()
         person = Terminal("join", code, "--players", "2", "--bots", "1", "--name", "ann",
-                          env={"XDG_DATA_HOME": str(tmp_path / "data")})  # fmt: skip
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
         bots.append(subprocess.Popen([SAGANI, "bot", code, "--table", table.group(1), "--quiet",
-                                      "--strategy", "random"]))  # fmt: skip
+                                      "--strategy", "random"]))
         # The bot's seat_taken and game_started came over the encrypted PUB.
         person.wait_for("YOUR TURN")
         person.send("q")
@@ -396,7 +395,7 @@ def test_sagani_join_keeps_its_seat_tokens_owner_only(tmp_path: Path) -> None:
         assert host.stdout is not None
         address = host.stdout.readline().split()[3]
         person = Terminal("join", address, "--players", "2", "--name", "ann",
-                          env={"XDG_DATA_HOME": str(tmp_path / "data")})  # fmt: skip
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})
         person.wait_for("waiting for players (1/2 seated)")
         saved = folder / "join.json"
         assert any(key.startswith(address) for key in json.loads(saved.read_text()))
@@ -423,10 +422,10 @@ def test_private_files_are_owner_only_whatever_was_there(tmp_path: Path) -> None
 
 def run_host_with_bots(data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cli.host_cmd", "host", "--quiet", "--port", "0", "--bots",
+        [*RUN_SAGANI, "host", "--quiet", "--port", "0", "--bots",
          "random", "--data-dir", str(data_dir)], cwd=ROOT, capture_output=True, text=True,
         timeout=60,
-    )  # fmt: skip
+    )
 
 
 def sealed_tokens_beside_their_key(data_dir: Path) -> tuple[Path, Path]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from sagani_net.cli.main import main
 
-from cli.main import main
 from sagani_net.games.sagani.rules import replay
 
 
@@ -66,7 +66,7 @@ def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
 
 def test_selfplay_takes_the_game_and_its_options_by_name(tmp_path, capsys):
     records = selfplay(tmp_path, "--game", "sagani", "--option", "mode=solo-advanced",
-                       "--option", "players=1", "--games", "1", "--policy", "random")  # fmt: skip
+                       "--option", "players=1", "--games", "1", "--policy", "random")
     assert [r["config"] for r in records] == [{"players": 1, "mode": "solo-advanced"}]
     out = capsys.readouterr().out
     assert "1 game of Sagani (players 1, mode solo-advanced), 1 seat (random)" in out

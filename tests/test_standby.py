@@ -10,7 +10,6 @@ import secrets
 import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,7 +29,7 @@ from test_faults_peers import (
     zmtp_dealer,
 )
 from test_host import act, seated_table
-from test_net_support import Raw, running_host
+from test_net_support import RUN_SAGANI, Raw, running_host
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
@@ -73,7 +72,7 @@ def history(data_dir: Path) -> tuple[tuple[int, str], list[list[tuple]]]:
     try:
         head = db.execute("SELECT cursor, head FROM journal_head").fetchone()
         return head, [db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                      for table in SNAPSHOT_TABLES]  # fmt: skip
+                      for table in SNAPSHOT_TABLES]
     finally:
         db.close()
 
@@ -153,7 +152,7 @@ def test_a_standby_without_the_key_gets_nothing(tmp_path: Path) -> None:
             peer.curve_serverkey = zmq.curve_public(_server_secret(new_key(tmp_path / "a")))
             peer.connect(host.link.endpoint)
             peer.send(msgpack.packb({"type": "follow", "proof": b"x" * 32, "cursor": 0,
-                                     "digest": None, "port": 1}))  # fmt: skip
+                                     "digest": None, "port": 1}))
             got = peer.poll(10 * HEARTBEAT_S * 1000, zmq.POLLIN)
             peer.close()
             assert not got
@@ -221,16 +220,16 @@ def test_a_standby_code_carries_the_addresses_and_the_secret_of_either_mode() ->
     plain = host_code("tcp://127.0.0.1:47410", "tcp://127.0.0.1:47412", key, None)
     assert StandbyCode.parse(plain.text()) == plain
     assert (plain.address, plain.link, plain.key) == (
-        "tcp://127.0.0.1:47410", "tcp://127.0.0.1:47412", key)  # fmt: skip
+        "tcp://127.0.0.1:47410", "tcp://127.0.0.1:47412", key)
     keys = KeyPair(*zmq.curve_keypair())
     secure = StandbyCode.parse(host_code("tcp://0.0.0.0:5", "tcp://0.0.0.0:7", key, keys).text())
     # The secret of a secure host is its CURVE secret key: its standby serves the same join
     # code, and the link key follows from it (not the plain key file's).
     assert secure.keys == keys and secure.key not in (key, z85.decode(keys.secret))
     assert parse_address(secure.address) == Address(f"tcp://{socket.gethostname()}:5",
-                                                     keys.public)  # fmt: skip
+                                                     keys.public)
     for damaged in (plain.text().replace("sagani-standby", "sagani"),
-                    plain.text()[:-3], plain.text().replace("link=47412", "link=0")):  # fmt: skip
+                    plain.text()[:-3], plain.text().replace("link=47412", "link=0")):
         with pytest.raises(CodeError):
             StandbyCode.parse(damaged)
 
@@ -248,9 +247,9 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         (["--standby", code, "--data-dir", str(theirs)], ""),
     ]
     for argv, stdin in cases:
-        done = subprocess.run([sys.executable, "-m", "cli.main", "host", "--port", "0",
+        done = subprocess.run([*RUN_SAGANI, "host", "--port", "0",
                                "--data-dir", str(tmp_path / "d"), *argv], input=stdin,
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
+                              capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
         assert "secret=" not in done.stderr  # the secret is never echoed
@@ -402,7 +401,7 @@ def test_one_address_cannot_take_every_connection_to_the_link(tmp_path: Path) ->
         port = int(host.link.endpoint.rsplit(":", 1)[1])
         hoard = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
                                           source_address=("127.0.0.2", 0))
-                 for _ in range(LINK_CONNECTIONS_PER_ADDRESS + 8)]  # fmt: skip
+                 for _ in range(LINK_CONNECTIONS_PER_ADDRESS + 8)]
         for sock in hoard:
             sock.settimeout(0.05)
         give_up_s = time.monotonic() + WAIT_S

@@ -40,7 +40,7 @@ def test_a_samurai_behind_an_obstacle_or_the_ghost_counts_the_way_round():
 def test_greedy_turns_open_the_tile_that_blocks_its_samurai():
     rotate = card("purple N", action="rotate")
     state = position(families=[0, 9], samurai={"yellow": "a2"}, tiles={"a2": "ESW"},
-                     hands=[[rotate], []])  # fmt: skip
+                     hands=[[rotate], []])
     values = [(bots.evaluate(_after(state, a), MINE), a) for a in state.legal_actions()]
     best = max(values, key=lambda va: va[0])[1]
     assert best.type == "rotate" and best.space == A2  # a2 turned so that its north is open
@@ -56,7 +56,7 @@ def test_the_evaluation_counts_the_timeline_as_if_resolved_now():
     yellow = card("yellow N", action="free")
     planned = position(families=[0, 9], timeline=[(yellow, 0, MINE)])
     backwards = position(families=[0, 9], timeline=[(yellow, 180, MINE)],
-                         samurai={"yellow": "b1"})  # fmt: skip
+                         samurai={"yellow": "b1"})
     assert bots.evaluate(planned, MINE) > bots.evaluate(position(families=[0, 9]), MINE)
     assert bots.evaluate(backwards, MINE) < bots.evaluate(
         position(families=[0, 9], samurai={"yellow": "b1"}), MINE

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
 from test_cli_smoke import SAGANI, Terminal, sagani
 from test_console import in_console, until
 from test_render import check_golden
 
-from cli.console.app import Console
-from cli.console.model import FINAL, ConsoleModel
-from cli.console.render import help_pages, screen_text
 from sagani_net.bots import make_policy
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
@@ -58,7 +58,7 @@ def test_a_card_goes_to_the_timeline_by_keys_turned_as_chosen(host: Host) -> Non
         assert model.ui.note().startswith("timeline 14 rot 90: ")
         running.keys.send_text("\r")
         await until(lambda: any(line.startswith("ann puts a card face down in the timeline at t1")
-                                for line in model.log))  # fmt: skip
+                                for line in model.log))
         assert first_move(host, table) == (0, Action.timeline(14, 90))
         assert model.ui.choice is None
 
@@ -130,7 +130,7 @@ def test_maintenance_discards_the_marked_cards_by_keys(host: Host) -> None:
         # the connection was down.
         def told(start: str | tuple[str, ...]) -> bool:
             return any(line.startswith(start) or "while the connection was down" in line
-                       for line in model.log)  # fmt: skip
+                       for line in model.log)
 
         await until(lambda: told("t1: card ") and told("maintenance"))
         assert told(("yellow", "red", "purple", "black", "blue"))
@@ -158,7 +158,7 @@ def model_after(moves: int, seed: int = 3, players: int = 3) -> tuple[ConsoleMod
     model = ConsoleModel(game="sugi")
     model.load({"table": "5ad1", "you": seat, "status": "running", "turn": seat,
                 "seats": [{"name": n} for n in ("ann", "bob", "cy")[:players]],
-                "view": state.view(seat), "private": state.private(seat)})  # fmt: skip
+                "view": state.view(seat), "private": state.private(seat)})
     model.connection = "online"
     return model, state
 
@@ -231,7 +231,7 @@ def test_private_data_behind_the_view_keeps_the_console_playing() -> None:
     assert "Your hand" in screen_text(model, 80, 24)
     card = fresh["hand"][0]
     assert model.ui.command(f"timeline {card}") == [{"type": "timeline", "card": card,
-                                                     "rotation": 0}]  # fmt: skip
+                                                     "rotation": 0}]
     model.load({"private": {**fresh, "hand": [*fresh["hand"], state.deck[-1]]}})  # one too many
     assert model.ui.state() is None
     assert "Your hand" in screen_text(model, 80, 24)
@@ -323,7 +323,7 @@ needs_sagani = pytest.mark.skipif(SAGANI is None, reason="the sagani command is 
 @needs_sagani
 def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
     done = sagani("play", "--game", "sugi", "--players", "5", "--autoplay", "greedy",
-                  "--seed", "4", "--new", "--data-dir", str(tmp_path))  # fmt: skip
+                  "--seed", "4", "--new", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert ": over" in done.stdout
     assert len([line for line in done.stdout.splitlines() if "points" in line]) == 5
@@ -342,7 +342,7 @@ def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
 @needs_sagani
 def test_sagani_play_sugi_in_a_terminal(tmp_path: Path) -> None:
     term = Terminal("play", "--game", "sugi", "--seed", str(SEED), "--new", "--name", "ann",
-                    "--data-dir", str(tmp_path))  # fmt: skip
+                    "--data-dir", str(tmp_path))
     term.wait_for("YOUR TURN (plan)")
     term.wait_for("Family tree")
     term.send("1")
@@ -360,7 +360,7 @@ def test_a_name_ending_in_a_number_is_not_read_as_its_hand_size() -> None:
         slot is not None and slot[2] == 2 for slot in s.timeline))  # a card of "greedy 2"
     model.load({"table": "5ad1", "you": model.you, "status": "running", "turn": model.you,
                 "seats": [{"name": n} for n in ("ann", "greedy", "greedy 2")],
-                "view": state.view(model.you), "private": state.private(model.you)})  # fmt: skip
+                "view": state.view(model.you), "private": state.private(model.you)})
     text = screen_text(model, 80, 24)
     hands = state.view(0)["hands"]
     assert f"greedy ({hands[1]})" in text and f"greedy 2 ({hands[2]})" in text
@@ -400,11 +400,11 @@ def test_a_remove_aimed_at_your_own_card_says_your_card() -> None:
     def own_slot(s: State) -> int | None:
         seat = s.current_seat
         return next((n for n, slot in enumerate(s.timeline)
-                     if slot is not None and slot[2] == seat), None)  # fmt: skip
+                     if slot is not None and slot[2] == seat), None)
 
     model, state = model_when(lambda s: s.phase == "plan" and own_slot(s) is not None
                               and COMPONENTS.icon[min(s.private(s.current_seat)["hand"])]
-                              == "remove")  # fmt: skip
+                              == "remove")
     mine = own_slot(state)
     assert mine is not None
     press(model, "1a")  # the remove card, discarded for its action
@@ -424,13 +424,13 @@ def test_the_last_resolution_wraps_whole_at_80x24() -> None:
     model = ConsoleModel(game="sugi")
     model.load({"table": "t", "you": 0, "status": "running", "turn": state.current_seat,
                 "seats": [{"name": n} for n in ("root", "greedy", "greedy 2")],
-                "view": state.view(0), "private": state.private(0)})  # fmt: skip
+                "view": state.view(0), "private": state.private(0)})
     model.connection = "online"
     seen = 0
     while not state.is_over() and seen < 3:
         events = state.apply(policy.choose(state, rng))
         model.receive({"turn": state.current_seat, "view": state.view(0),
-                       "private": state.private(0), "events": events})  # fmt: skip
+                       "private": state.private(0), "events": events})
         text = screen_text(model, 80, 24)
         if state.timeline and len(model.ui.resolved) >= 5 and "Last resolved" in text:
             seen += 1

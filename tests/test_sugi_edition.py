@@ -68,7 +68,7 @@ def test_a_faithful_copy_loads_the_same_edition(copy):
         ("families.json", lambda d: d["families"][1].update(points=d["families"][0]["points"]),
          "trios"),
     ],
-)  # fmt: skip
+)
 def test_a_damaged_replacement_is_refused_naming_file_and_entry(copy, name, change, words):
     edit(copy, name, change)
     with pytest.raises(EditionError) as e:

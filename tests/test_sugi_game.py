@@ -146,7 +146,7 @@ def test_the_determinizer_refuses_private_data_that_does_not_fit_the_view():
     in two places, a hand of the wrong size, a slot that is not the seat's."""
     rng = random.Random(4)
     state = next(st for st in random_game(3, 4, rng, stop=300) if st.view()["discard"]
-                 and st.private(st.current_seat)["hand"] and not st.is_over())  # fmt: skip
+                 and st.private(st.current_seat)["hand"] and not st.is_over())
     seat = state.current_seat
     view, private = state.view(seat), state.private(seat)
     SUGI.determinize(view, private, seat, rng)  # as it is, it fits
@@ -164,7 +164,7 @@ def test_the_determinizer_refuses_private_data_that_does_not_fit_the_view():
 def test_a_push_decision_survives_the_determinizer():
     ghost = card("red N", action="ghost")
     s = position(hands=[[ghost, card("red N", action="free")], [card("blue N")]], ghost="b3",
-                 samurai={"red": "b1", "blue": "b1"})  # fmt: skip
+                 samurai={"red": "b1", "blue": "b1"})
     s.apply(Action.parse(f"action {ghost} ghost b1"))
     assert s.phase == PUSH
     sample = SUGI.determinize(s.view(0), s.private(0), 0, random.Random(3))
@@ -263,7 +263,7 @@ def test_every_legal_action_reads_back_from_its_text_and_wire_forms():
     "text",
     ["timeline", "timeline x", "action 3 rotate", "action 3 ghost z9", "push up",
      "action 3 free 4 2", "hello", ""],
-)  # fmt: skip
+)
 def test_unreadable_text_is_a_bad_action(text):
     with pytest.raises(RuleError) as e:
         SUGI.parse_text(text)
@@ -275,7 +275,7 @@ def test_unreadable_text_is_a_bad_action(text):
     [{"type": "timeline", "card": 1}, {"type": "rotate", "card": 1, "by": 90},
      {"type": "ghost", "card": 1, "space": [9, 0]}, {"type": "push", "direction": "up"},
      {"type": "discard", "cards": "1"}, {"type": "timeline", "card": True, "rotation": 0}, []],
-)  # fmt: skip
+)
 def test_malformed_wire_actions_are_refused(data):
     with pytest.raises(RuleError) as e:
         Action.from_dict(data)
@@ -317,7 +317,7 @@ def test_a_clone_is_independent_down_to_its_reshuffles():
 
 
 @pytest.mark.parametrize("module", [sugi_rules, sugi_edition, sugi_words],
-                         ids=lambda m: m.__name__)  # fmt: skip
+                         ids=lambda m: m.__name__)
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -339,7 +339,7 @@ def test_apply_accepts_exactly_the_listed_actions():
                 rng.choice(kinds), rng.randint(-1, 50), rng.randint(-1, 50), rng.randint(-1, 6),
                 rng.randint(-1, 18), rng.choice([0, 90, 180, 270, 45]), rng.randint(-1, 4),
                 tuple(sorted(rng.sample(range(50), rng.randint(0, 2)))),
-            )  # fmt: skip
+            )
             try:
                 state.clone().apply(action)
             except RuleError:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from test_console import running_console, until
 from test_net_support import WAIT_S
 
-from cli.console.model import FINAL, ConsoleModel
-from cli.console.render import screen_text
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import AsyncClient, Client, Replica
 from sagani_net.games.sugi.rules import SUGI
@@ -24,7 +24,7 @@ GAME_S = 120
 def test_five_bots_play_a_whole_game_while_a_spectator_watches(host: Host) -> None:
     creator = Client(host.endpoint)
     table = creator.create({"players": PLAYERS}, game="sugi", seed=SEED,
-                           bots=list(range(PLAYERS)))  # fmt: skip
+                           bots=list(range(PLAYERS)))
     finals: dict[int, Replica] = {}
     errors: list[BaseException] = []
 

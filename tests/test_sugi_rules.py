@@ -56,7 +56,7 @@ def test_setup_deals_4_cards_and_a_secret_family_each_and_lays_the_forest_face_d
 def test_the_seed_decides_forest_deal_and_first_player():
     a, b = State.new(4, seed=5), State.new(4, seed=5)
     assert (a.tile_at, a.turn, a.hands, a.families, a.deck, a.seat) == (
-        b.tile_at, b.turn, b.hands, b.families, b.deck, b.seat)  # fmt: skip
+        b.tile_at, b.turn, b.hands, b.families, b.deck, b.seat)
     others = [State.new(4, seed=k) for k in range(6, 12)]
     assert any(o.tile_at != a.tile_at for o in others)
     assert {o.seat for o in others} != {a.seat}
@@ -84,7 +84,7 @@ def test_rotate_turns_a_face_up_forest_tile_and_its_obstacles():
     s = position(tiles={"b1": "NS"}, hands=[[RED_ROTATE, RED], [BLUE]])
     events = s.apply(act(f"action {RED_ROTATE} rotate b1 90"))
     assert events[0] == {"type": "action_played", "seat": 0, "card": RED_ROTATE,
-                         "action": "rotate"}  # fmt: skip
+                         "action": "rotate"}
     assert events[1]["type"] == "tile_rotated" and events[1]["by"] == 90
     space = parse_space("b1")
     assert s.sides[space] == 0b1010  # now open E and W only
@@ -191,7 +191,7 @@ def test_planning_ends_when_every_hand_is_empty():
 def test_cards_resolve_left_to_right_and_two_arrows_in_reading_order():
     # Upright the card reads red N then red E; turned 180 it reads red W then red S.
     s = position(hands=[[RED], [BLUE]], timeline=[(RED_RIGHT_AFTER, 180, 1)],
-                 samurai={"red": "b2"})  # fmt: skip
+                 samurai={"red": "b2"})
     s.limit = 2
     events = s.apply(Action.timeline(RED, 0))
     moves = [(e["from"], e["to"]) for e in events if e["type"] == "samurai_moved"]
@@ -205,7 +205,7 @@ def test_a_face_down_tile_turns_up_when_a_samurai_tries_it_even_if_it_cannot_ent
     s.limit = 1
     events = s.apply(Action.timeline(RED, 0))
     assert types(events)[1:5] == ["resolution", "card_revealed", "tile_revealed",
-                                  "samurai_blocked"]  # fmt: skip
+                                  "samurai_blocked"]
     assert events[4]["reason"] == "obstacle" and where(s, "red") == "b0"
     assert s.view()["forest"][1][2] is not None  # b1 stays face up
 
@@ -244,7 +244,7 @@ def test_the_temple_is_shut_while_the_ghost_is_on_it():
 
 def test_a_samurai_reaching_the_temple_takes_the_next_pedestal_and_moves_no_more():
     s = position(hands=[[RED_RIGHT_AFTER], [BLUE]], samurai={"red": "c4", "blue": None},
-                 ghost="a1")  # fmt: skip
+                 ghost="a1")
     s.limit = 1
     events = s.apply(Action.timeline(RED_RIGHT_AFTER, 0))
     assert {"type": "samurai_arrived", "samurai": "red", "pedestal": 2} in events
@@ -277,7 +277,7 @@ def test_the_ghost_never_goes_back_to_the_temple():
 
 def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles_nor_past_samurai():
     s = position(hands=[[RED_GHOST], [BLUE]], ghost="b3", tiles={"b2": "EW"},
-                 samurai={"red": "a3"})  # fmt: skip
+                 samurai={"red": "a3"})
     names = ("b4", "b2", "b1", "a3", "c3", "a2")
     targets = {n for n in names if parse_space(n) in s.ghost_targets()}
     assert targets == {"b4", "a3", "c3"}  # b2 is closed to the north, red stops it at a3
@@ -285,7 +285,7 @@ def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles_nor_past_
 
 def test_an_obstacle_found_face_down_stops_the_ghost_short():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], tiles={"b2": "EW"}, hidden=("b2",),
-                 samurai={c: "c0" for c in COLOURS})  # fmt: skip
+                 samurai={c: "c0" for c in COLOURS})
     assert parse_space("b1") in s.ghost_targets()  # as far as anyone can tell
     events = s.apply(act(f"action {RED_GHOST} ghost b1"))
     assert types(events)[-3:] == ["ghost_moved", "tile_revealed", "ghost_blocked"]
@@ -294,7 +294,7 @@ def test_an_obstacle_found_face_down_stops_the_ghost_short():
 
 def test_samurai_in_the_ghosts_space_are_pushed_aside_one_by_one():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3",
-                 samurai={"red": "b1", "blue": "b1"})  # fmt: skip
+                 samurai={"red": "b1", "blue": "b1"})
     s.apply(act(f"action {RED_GHOST} ghost b1"))
     assert s.phase == PUSH and s.current_seat == 0
     assert s.view()["push"]["samurai"] == "red" and s.view()["push"]["waiting"] == ["blue"]
@@ -320,7 +320,7 @@ def test_a_ghost_moving_along_a_row_pushes_north_or_south_never_on_nor_back():
 def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back():
     # b1 open N and S only: red there can go neither E nor W, and S is the ghost's way.
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"b1": "NS"},
-                 samurai={"red": "b1"})  # fmt: skip
+                 samurai={"red": "b1"})
     events = s.apply(act(f"action {RED_GHOST} ghost b1"))
     assert types(events)[-1] == "ghost_stepped_back"
     assert s.view()["ghost"] == [2, 1] and where(s, "red") == "b1"
@@ -329,7 +329,7 @@ def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back
 
 def test_a_push_into_a_face_down_obstacle_turns_it_up_and_the_player_chooses_again():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"c1": "NS"},
-                 hidden=("c1",), samurai={"red": "b1"})  # fmt: skip
+                 hidden=("c1",), samurai={"red": "b1"})
     s.apply(act(f"action {RED_GHOST} ghost b1"))
     events = s.apply(act("push E"))
     assert types(events) == ["tile_revealed", "samurai_blocked"]
@@ -391,7 +391,7 @@ def test_an_empty_deck_is_refilled_by_shuffling_the_discards():
 def test_the_third_samurai_in_the_temple_ends_the_game_at_once_mid_card():
     pair = card("red N", "blue N")
     s = position(hands=[[pair], [BLUE]], samurai={"red": "a4", "yellow": None, "black": None,
-                 "blue": "c4"}, ghost="b1", timeline=[])  # fmt: skip
+                 "blue": "c4"}, ghost="b1", timeline=[])
     s.limit = 1
     events = s.apply(Action.timeline(pair, 0))
     assert s.phase == OVER and types(events)[-1] == "game_over"
@@ -401,7 +401,7 @@ def test_the_third_samurai_in_the_temple_ends_the_game_at_once_mid_card():
 
 def test_a_samurai_pushed_into_the_temple_third_ends_the_game_during_planning():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="a4", samurai={"red": "b4",
-                 "yellow": None, "black": None})  # fmt: skip
+                 "yellow": None, "black": None})
     s.apply(act(f"action {RED_GHOST} ghost b4"))
     s.apply(act("push N"))
     assert s.is_over() and s.current_seat is None and s.legal_actions() == []

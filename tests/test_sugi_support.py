@@ -25,7 +25,7 @@ def card(*arrows: str, action: str | None = None, skip: int = 0) -> int:
     in reading order, with the given action icon."""
     wanted = tuple(tuple(a.split()) for a in arrows)
     found = [c.id for c in EDITION.cards
-             if c.arrows == wanted and (action is None or c.action == action)]  # fmt: skip
+             if c.arrows == wanted and (action is None or c.action == action)]
     assert len(found) > skip, f"our edition has no card {arrows} {action}"
     return found[skip]
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from sagani_net.cli.main import main
 
-from cli.main import main
 from sagani_net.bots.tournament import (
     TournamentSpec,
     fit_elo,
@@ -22,7 +22,7 @@ FAST_MCTS = {"think_s": None, "iterations": 3}
 
 def test_seats_are_rotated_so_that_every_strategy_starts_equally_often() -> None:
     spec = TournamentSpec(lineup=("mcts", "greedy", "random"), config={"players": 3}, games=6,
-                          seed=1)  # fmt: skip
+                          seed=1)
     starters = [spec.game_spec(i).strategies[0] for i in range(6)]
     assert sorted(starters) == ["greedy", "greedy", "mcts", "mcts", "random", "random"]
     # Each deal is played once from every seat.
@@ -60,7 +60,7 @@ def test_wilson_interval_brackets_the_share() -> None:
 
 def test_elo_puts_the_stronger_strategy_ahead_and_stays_finite_on_a_sweep() -> None:
     ratings = fit_elo([("greedy", "random")] * 20 + [("mcts", "greedy")] * 15
-                      + [("greedy", "mcts")] * 5, ["mcts", "greedy", "random"])  # fmt: skip
+                      + [("greedy", "mcts")] * 5, ["mcts", "greedy", "random"])
     assert ratings["mcts"] > ratings["greedy"] > ratings["random"]
     assert sum(ratings.values()) / 3 == pytest.approx(1500)
 
@@ -70,7 +70,7 @@ def test_the_tournament_command_prints_the_table_and_saves_every_record(
 ) -> None:
     code = main(["tournament", "--strategies", "greedy,random", "--games", "4", "--seed", "2",
                  "--workers", "1", "--records", str(tmp_path), "--json",
-                 str(tmp_path / "table.json")])  # fmt: skip
+                 str(tmp_path / "table.json")])
     assert code == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "95% CI" in out and "Elo" in out
@@ -85,7 +85,7 @@ def test_the_tournament_command_prints_the_table_and_saves_every_record(
 
 def test_a_one_seat_game_without_a_goal_shows_scores_only() -> None:
     spec = TournamentSpec(lineup=("random",), config={"mode": "solo-advanced", "players": 1},
-                          games=1, seed=4)  # fmt: skip
+                          games=1, seed=4)
     rows = summarize(spec, run_games(spec, workers=1))
     head = format_table(spec, rows, 1.0).splitlines()[1]
     assert "best" in head and "goal" not in head and "Elo" not in head

@@ -107,7 +107,7 @@ class State:
                 events.append({"type": "drew", "seat": seat})
         self.history.append((seat, self.action_data(action)))
         self.seat = next((s % self.players for s in range(seat + 1, seat + 1 + self.players)
-                          if self.hands[s % self.players]), None)  # fmt: skip
+                          if self.hands[s % self.players]), None)
         if self.seat is None:
             result = self.result()
             assert result is not None
@@ -118,7 +118,7 @@ class State:
         data: Data = {"game": "toy", "players": self.players, "version": self.version,
                       "turn": self.seat, "hand_sizes": [len(h) for h in self.hands],
                       "pile": len(self.pile), "played": [p[:] for p in self.played],
-                      "gives_left": self.gives_left[:], "scores": self.points[:]}  # fmt: skip
+                      "gives_left": self.gives_left[:], "scores": self.points[:]}
         if self.is_over():
             result = self.result()
             assert result is not None
@@ -150,7 +150,7 @@ class State:
     def to_record(self) -> Data:
         record: Data = {"game": "toy", "config": {"players": self.players}, "seed": self.seed,
                         "deck": list(self.deck),
-                        "actions": [{"seat": s, **a} for s, a in self.history]}  # fmt: skip
+                        "actions": [{"seat": s, **a} for s, a in self.history]}
         result = self.result()
         if result is not None:
             record["result"] = result.to_data()
@@ -188,7 +188,7 @@ class Hands:
         if sorted(record["deck"]) != list(CARDS):
             raise RuleError("bad_record", "the deck is not the 16 cards, each once")
         state = State(self.parse_config(record["config"])["players"], record["seed"],
-                      record["deck"])  # fmt: skip
+                      record["deck"])
         for n, data in enumerate(record["actions"]):
             if data["seat"] != state.current_seat:
                 raise RuleError("wrong_seat", f"action {n}: not seat {data['seat']}'s turn")

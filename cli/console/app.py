@@ -1,11 +1,11 @@
 """The full-screen console: one prompt_toolkit Application on one asyncio loop.
 
-The screen is drawn from :func:`cli.console.render.screen` over a :class:`ConsoleModel`; the
-network runs as background tasks of the app (``app.create_background_task``) that feed the
-model and ask for a redraw. The shell's keys (quit, help, undo, boards, log, replay stepping,
-the command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``),
-and its keys and typed commands both end in :meth:`Console.send`. The first help page is made from
-the bindings' own help lines.
+The screen is drawn from :func:`sagani_net.cli.console.render.screen` over a :class:`ConsoleModel`;
+the network runs as background tasks of the app (``app.create_background_task``) that feed the
+model and ask for a redraw. The shell's keys (quit, help, undo, boards, log, replay stepping, the
+command line) are bound here; the game's come from its GameUI (``model.ui.key_bindings()``), and
+its keys and typed commands both end in :meth:`Console.send`. The first help page is made from the
+bindings' own help lines.
 
 Undo within a turn: around every game key and typed move the shell asks the game's part for
 its choice in hand (``GameUI.step_state``); a change is a step, kept until the host has a new
@@ -33,9 +33,8 @@ from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit,
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import Output
-
-from cli.console import commands, render
-from cli.console.model import (
+from sagani_net.cli.console import commands, render
+from sagani_net.cli.console.model import (
     CONNECTING,
     FINAL,
     GAME,
@@ -46,10 +45,11 @@ from cli.console.model import (
     RECONNECTING,
     ConsoleModel,
 )
+
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.gameui import CommandError, Key
 
-log = logging.getLogger("cli.console")
+log = logging.getLogger("sagani_net.cli.console")
 
 #: Pause between tries to reach a host that went away.
 RETRY_S = 0.5
@@ -376,7 +376,7 @@ class Console:
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
                 **({"type": message.get("type"), "version": message.get("version")}
-                   if message else {}),  # fmt: skip
+                   if message else {}),
             }
         )
         self._send_due()
@@ -398,7 +398,7 @@ class Console:
             return
         if not self.online:
             self.model.say("the host is away: nothing sent; play again once it is back",
-                           lasting=True)  # fmt: skip
+                           lasting=True)
             return
         self._sending = True
         self.app.create_background_task(self._send(actions))
@@ -654,7 +654,7 @@ class Console:
         for label, handler in (("u Esc", _undo), ("Tab", _next_board), ("PgUp", _log_back),
                                (": /", _command), ("f", _final), ("→ n", _next),
                                ("← b", _prev), ("Home", _first),
-                               ("B", _stand_in)):  # fmt: skip
+                               ("B", _stand_in)):
             describe(label, handler.__doc__)
         model.key_help = entries
         return kb

@@ -2,7 +2,7 @@
 
 Nothing here draws or talks to the network. The app feeds it snapshots and updates; the game's
 part (:class:`sagani_net.gameui.GameUI`, ``model.ui``) keeps what you are choosing;
-:mod:`cli.console.render` draws both.
+:mod:`sagani_net.cli.console.render` draws both.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.messages import printable
+from sagani_net.protocol.messages import printable
+
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import GameUI
 
@@ -25,7 +26,7 @@ NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
 GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
     "online", "connecting", "reconnecting", "offline", "local",
-)  # fmt: skip
+)
 
 
 #: The host's events about the table rather than the game (``sagani_net.host``), in words.
@@ -162,7 +163,7 @@ class ConsoleModel:
         hold a seat (the ``B`` key and ``standin`` seat a bot for it); else None."""
         seat = self.turn
         if (seat is None or self.you is None or seat == self.you or self.replay_step
-                or not self.away(seat) or self.stood_in(seat)):  # fmt: skip
+                or not self.away(seat) or self.stood_in(seat)):
             return None
         return seat
 
@@ -215,7 +216,7 @@ class ConsoleModel:
         if moves is None:
             if self.logged_version >= 0 and missed > 0:
                 self.add_log(f"{_moves(missed)} made while the connection was down: the board "
-                             "shows them")  # fmt: skip
+                             "shows them")
         else:
             if away and told:
                 self.add_log("(while you were away)")
@@ -283,7 +284,7 @@ class ConsoleModel:
         if self.status != "open":
             return []
         return [seat for seat, data in enumerate(self.seats)
-                if not data.get("taken") and data.get("kind") != "bot"]  # fmt: skip
+                if not data.get("taken") and data.get("kind") != "bot"]
 
     # -- undo within a turn -----------------------------------------------------------------
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import textwrap
 
 from prompt_toolkit.styles import Style
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 
-from cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.gameui import Line, box, fit, line_text, merge
 
 BASE_STYLE = {
@@ -83,7 +83,7 @@ def turn_text(model: ConsoleModel) -> str:
     who = f"{who} {note}" if note else who
     # Away players whose turn it is not: seen on every screen, not only in the log.
     gone = [model.name(s, 8) for s in range(len(model.seats))
-            if s not in (seat, model.you) and model.away(s)]  # fmt: skip
+            if s not in (seat, model.you) and model.away(s)]
     return f"{who} · away: {', '.join(gone)}" if gone else who
 
 
@@ -95,7 +95,7 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     ['Glazing Hammer is', '  used on your second', '  turn']
     """
     return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
-                         drop_whitespace=True) or [""]  # fmt: skip
+                         drop_whitespace=True) or [""]
 
 
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:

@@ -84,6 +84,6 @@ def decide(
         state.clone().apply(action)
     except RuleError as exc:
         log.warning("policy %s answered an illegal move (%s); playing the default move",
-                    policy.name, exc)  # fmt: skip
+                    policy.name, exc)
         action = state.default_action()
     return state.action_data(action)

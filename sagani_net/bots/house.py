@@ -94,7 +94,7 @@ class HouseBots:
 
     def _save(self) -> None:
         sealed = {table: {seat: seal(self.key, token) for seat, token in seats.items()}
-                  for table, seats in self._seated.items()}  # fmt: skip
+                  for table, seats in self._seated.items()}
         write_private(self.path, json.dumps(sealed))
 
     def _watch(self) -> None:
@@ -130,11 +130,11 @@ class HouseBots:
         threading.Thread(
             target=self._play, args=(table, seat, token), name=f"house-{table}-{seat}",
             daemon=True,
-        ).start()  # fmt: skip
+        ).start()
 
     def _play(self, table: str, seat: int, token: str | None) -> None:
         runner = BotRunner(self.address, self.strategy, name=f"house {self.strategy}",
-                           **self.options)  # fmt: skip
+                           **self.options)
         done = True  # forget the seat unless the bot is only stopping with the host
         try:
             if token is None:
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     strategy, data_dir = args[:2]
     address = sys.stdin.buffer.readline().decode().strip()
     logging.basicConfig(level=logging.WARNING if "--quiet" in args else logging.INFO,
-                        format="%(asctime)s %(message)s", stream=sys.stderr)  # fmt: skip
+                        format="%(asctime)s %(message)s", stream=sys.stderr)
     try:
         bots = HouseBots(address, strategy, Path(data_dir))
     except HouseBotsError as exc:  # changed since the host looked (it checks before it starts)
@@ -222,9 +222,9 @@ def load_tokens(data_dir: Path) -> tuple[bytes, dict[str, dict[str, str]], bool]
         raise HouseBotsError("house_tokens_unreadable", f"cannot read {path} ({why}); fix it, "
                              "or move it away to give up the seats it kept") from None
     if not isinstance(sealed, dict) or not all(isinstance(seats, dict)
-                                               for seats in sealed.values()):  # fmt: skip
+                                               for seats in sealed.values()):
         raise HouseBotsError("house_tokens_unreadable", f"{path} is not a house bots' tokens "
-                             "file; move it away to give up the seats it kept")  # fmt: skip
+                             "file; move it away to give up the seats it kept")
     key = _key(Path(data_dir) / KEY_FILE, sealed)
     tokens: dict[str, dict[str, str]] = {}
     old = False
@@ -237,7 +237,7 @@ def load_tokens(data_dir: Path) -> tuple[bytes, dict[str, dict[str, str]], bool]
                 log.warning("the house bot token of table %s seat %s in %s does not unseal "
                             "(changed on disk?); its seat is given up", table, seat, path)
             old = old or (isinstance(text, str) and bool(text)
-                          and not text.startswith(SEALED_PREFIX))  # fmt: skip
+                          and not text.startswith(SEALED_PREFIX))
     return key, {table: seats for table, seats in tokens.items() if seats}, old
 
 
@@ -306,7 +306,7 @@ def _unseal_old(key: bytes, text: str) -> str:
         raise ValueError(f"not a sealed token ({exc})") from None
     nonce, sealed = raw[:16], raw[16:]
     pad = b"".join(hmac.new(key, nonce + bytes([i]), hashlib.sha256).digest()
-                   for i in range((len(sealed) + 31) // 32))  # fmt: skip
+                   for i in range((len(sealed) + 31) // 32))
     try:
         return bytes(a ^ b for a, b in zip(sealed, pad, strict=False)).decode()
     except UnicodeDecodeError:

@@ -108,7 +108,7 @@ class MctsPolicy:
             search = getattr(bots, "Search", None) or functools.partial(
                 PlainSearch, evaluation(game), getattr(bots, "candidate_actions", None),
                 getattr(bots, "rollout_action", None),
-            )  # fmt: skip
+            )
         self._hooks: Callable[[], SearchHooks] = functools.partial(search, **options)
         self._hooks()  # refuses unknown or bad options now, not at the first move
         #: The decisions still to play of the last move chosen, and the view they expect.
@@ -137,7 +137,7 @@ class MctsPolicy:
             return legal[0]  # a forced decision: nothing to think about
         hooks = self._hooks()
         return self._follow(base, hooks.decisions(self._search(view, private, seat, rng, hooks)),
-                            seat)  # fmt: skip
+                            seat)
 
     def _follow(self, base: GameState, decisions: list[Any], seat: int) -> Any:
         """Play the first of ``decisions``; keep the rest for the view it leads to."""
@@ -153,7 +153,7 @@ class MctsPolicy:
     def _search(
         self, view: Data, private: Data | None, seat: int, rng: random.Random,
         hooks: SearchHooks,
-    ) -> Hashable:  # fmt: skip
+    ) -> Hashable:
         cfg = self.config
         started = time.perf_counter()
         deadline = None if cfg.think_s is None else started + cfg.think_s
@@ -263,13 +263,13 @@ class PlainSearch:
         if result is not None and seats > 1:
             place = {seat: i for i, seat in enumerate(result.ranking)}
             return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
-                    for i in range(seats)]  # fmt: skip
+                    for i in range(seats)]
         values = [self.evaluate(state, seat) for seat in range(seats)]
         if seats == 1:
             # Alone: more is better, without a ceiling that would make every move look alike.
             return [0.5 + 0.5 * values[0] / (abs(values[0]) + self.margin_scale)]
         return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
-                    if j != i) / (seats - 1) for i, vi in enumerate(values)]  # fmt: skip
+                    if j != i) / (seats - 1) for i, vi in enumerate(values)]
 
 
 @dataclass(frozen=True)

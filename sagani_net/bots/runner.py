@@ -91,7 +91,7 @@ def think(
         _KEPT[key] = policy_for(strategy, game, think_s=think_s)
     rng = random.Random(seed)
     return decide(_KEPT[key], get_game(game), seat, view, private, rng,
-                  random.Random(rng.getrandbits(64)))  # fmt: skip
+                  random.Random(rng.getrandbits(64)))
 
 
 class BotRunner:
@@ -150,7 +150,7 @@ class BotRunner:
         rules = get_game(game)
         seats = rules.seats(rules.parse_config(config))
         return self.client.create(config, game=game, seed=seed, deadline_s=deadline_s,
-                                  bots=list(range(seats)) if bots is None else bots)  # fmt: skip
+                                  bots=list(range(seats)) if bots is None else bots)
 
     def join(self, table: str, seat: int | None = None) -> int:
         """Take a seat as a bot; returns the seat."""
@@ -174,11 +174,11 @@ class BotRunner:
         ):
             self.move_deadline_s = table_deadline_s
             log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
-                     table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))  # fmt: skip
+                     table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))
         if isinstance(self.strategy, str):
             self.policy = policy_for(self.strategy, self.game, think_s=self.think_s,
                                      iterations=self.iterations,
-                                     move_deadline_s=self.move_deadline_s)  # fmt: skip
+                                     move_deadline_s=self.move_deadline_s)
         assert replica.you is not None
         return replica.you
 
@@ -206,7 +206,7 @@ class BotRunner:
         assert self.policy is not None and replica.you is not None
         try:
             action = decide(self.policy, get_game(self.game), replica.you, replica.view,
-                            replica.private, self.rng, self.view_rng)  # fmt: skip
+                            replica.private, self.rng, self.view_rng)
         except RuleError as exc:  # a view and private data that do not fit: take both afresh
             log.warning("%s: %s; looking again", self.name, exc)
             self.client.sync()
@@ -257,11 +257,11 @@ def play_network(address: str, game: GameSpec) -> GameResult:
     creator = Client(address)
     try:
         table = creator.create(game.config, game=game.game, seed=game.seed,
-                               bots=list(range(seats)))  # fmt: skip
+                               bots=list(range(seats)))
         runners = []
         for seat, policy in enumerate(game.policies()):
             runner = BotRunner(address, policy, seed=game.seat_seed(seat),
-                               name=f"{game.strategies[seat]}-{seat}")  # fmt: skip
+                               name=f"{game.strategies[seat]}-{seat}")
             runner.join(table, seat)
             runners.append(runner)
         errors: list[BaseException] = []

@@ -67,7 +67,7 @@ class TournamentSpec:
         else:
             strategies = (self.lineup[turn],)
         return GameSpec(index, self.game, self.config, deal_seed(self.seed, index // rotations),
-                        strategies, self.options)  # fmt: skip
+                        strategies, self.options)
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class GameSpec:
 
     def policies(self) -> list[Policy]:
         return [make_policy(name, game=self.game, **self.options.get(name, {}))
-                for name in self.strategies]  # fmt: skip
+                for name in self.strategies]
 
     def seat_seed(self, seat: int) -> str:
         """The seed of a seat's randomness (see :func:`seat_rngs`)."""
@@ -125,7 +125,7 @@ def play_local(game: GameSpec) -> GameResult:
         seat = state.current_seat
         assert seat is not None
         data = decide(policies[seat], rules, seat, state.view(seat, shared=True),
-                      state.private(seat), *rngs[seat])  # fmt: skip
+                      state.private(seat), *rngs[seat])
         state.apply(state.parse_action(data))
     return result_of(game, state.to_record(), time.perf_counter() - started)
 
@@ -204,7 +204,7 @@ class Progress:
         eta_s = elapsed_s / self.done * (self.total - self.done)
         filled = self.done * self.WIDTH // max(1, self.total)
         line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} games"
-                f"  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")  # fmt: skip
+                f"  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")
         end = "\n" if not self.tty or self.done == self.total else ""
         self.out.write(("\r" if self.tty else "") + line + end)
         self.out.flush()
@@ -246,7 +246,7 @@ class Row:
         data: Data = {"strategy": self.strategy, "games": self.games, "wins": self.wins,
                       "share": round(self.share, 4), "ci95": [round(low, 4), round(high, 4)],
                       "mean_score": round(self.mean_score, 2),
-                      "elo": round(self.elo, 1)}  # fmt: skip
+                      "elo": round(self.elo, 1)}
         if self.scores:
             data["best_score"] = max(self.scores)
         for title, values in self.figures.items():
@@ -294,7 +294,7 @@ def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str,
         for i in range(n):
             total_wins = sum(wins[i])
             denom = sum((wins[i][j] + wins[j][i]) / (gamma[i] + gamma[j])
-                        for j in range(n) if j != i)  # fmt: skip
+                        for j in range(n) if j != i)
             new.append(total_wins / denom if denom and total_wins else gamma[i])
         mean_log = sum(math.log(g) for g in new) / n
         gamma = [g / math.exp(mean_log) for g in new]
@@ -311,7 +311,7 @@ def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
     goal = spec.seats == 1 and any("won" in result.figures for result in results)
     solo_figures = _solo_figures(spec) if goal else {}
     rows = {name: Row(name, goal=goal, figures={title: [] for title in solo_figures.values()})
-            for name in names}  # fmt: skip
+            for name in names}
     pairs: list[tuple[str, str]] = []
     for result in results:
         for seat, name in enumerate(result.strategies):
@@ -354,7 +354,7 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
     config = ", ".join(f"{k} {v}" for k, v in spec.config.items())
     lines = [f"{_count(spec.games, 'game')} of {game.title} ({config}), "
              f"{_count(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, seed {spec.seed}, "
-             f"{seconds:.0f} s"]  # fmt: skip
+             f"{seconds:.0f} s"]
     several = spec.seats > 1
     goal = several or any(row.goal for row in rows)
     head = f"{'strategy':<10} {'games':>6}"

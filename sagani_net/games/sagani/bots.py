@@ -63,7 +63,7 @@ def placement_value(pl: Placement, costs: bool = True) -> float:
     return (
         value + 0.15 * pl.discs_freed + 0.6 * len(pl.covers) + 0.5 * len(pl.covered)
         - 0.45 * len(pl.open)
-    )  # fmt: skip
+    )
 
 
 def ranked_placements(
@@ -270,7 +270,7 @@ class Search:
             state.seat, state.phase, state.held, tuple(state.offer), tuple(state.storage),
             state.intermezzo is not None, state.top_tile() if state.mode != "multi" else None,
             frozenset(p.tiles.items()),
-        )  # fmt: skip
+        )
 
     def candidates(self, state: State, root: bool) -> list[Macro]:
         """The macro-actions searched here, best first by the greedy heuristic."""

@@ -231,7 +231,7 @@ class Player:
     __slots__ = (
         "score", "landed", "supply", "cacophony", "turns", "bonus", "placed",
         "tiles", "open", "frontier", "low", "high", "watch", "owner", "shown",
-    )  # fmt: skip
+    )
 
     def __init__(self, landed: int) -> None:
         self.score = 0
@@ -347,7 +347,7 @@ class Player:
                 tile, cell, ROTATIONS[rot], tuple(covers), flips, tuple(covered),
                 tuple(still_open), points, freed, cacophony,
             ),
-        )  # fmt: skip
+        )
 
 
 def shuffled_tiles(seed: int) -> list[int]:
@@ -365,7 +365,7 @@ class State(Engine):
         "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo",
         "taken_in_intermezzo", "end_triggered", "last_round", "history", "origin", "tick",
         "outcome",
-    )  # fmt: skip
+    )
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -486,7 +486,7 @@ class State(Engine):
         return (
             self.intermezzo is None and self.mode == "multi" and len(self.offer) == 1
             and bool(self.pile) and len(self.storage) < STORAGE_SIZE
-        )  # fmt: skip
+        )
 
     def legal_actions(self) -> list[Action]:
         """Every legal decision for the seat to move, in a stable order."""
@@ -652,7 +652,7 @@ class State(Engine):
             ev.append({
                 "type": "tile_placed", "seat": seat, "tile": tile, "cell": [x, y],
                 "rotation": pl.rotation,
-            })  # fmt: skip
+            })
         # R2 step 3: arrows already in the display that now see it; completed tiles flip.
         watch = p.watch
         for source, d in pl.covers:
@@ -667,7 +667,7 @@ class State(Engine):
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [sx, sy],
                     "arrow": DIRECTIONS[d], "by": [x, y],
-                })  # fmt: skip
+                })
         for source in pl.flips:
             self._flip(p, seat, source, ev)
         # R2 step 4: discs on the new tile, cacophony for the missing ones, even if it completes.
@@ -680,7 +680,7 @@ class State(Engine):
                 ev.append({
                     "type": "cacophony_taken", "seat": seat, "count": pl.cacophony,
                     "score": p.score, "total": p.cacophony,
-                })  # fmt: skip
+                })
         else:
             p.supply -= ARROW_COUNT[tile]
         # R2 step 5: the new tile's own arrows.
@@ -689,7 +689,7 @@ class State(Engine):
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [x, y],
                     "arrow": DIRECTIONS[d], "by": None,
-                })  # fmt: skip
+                })
         p.wait_for(cell, tile, rot, pl.open)
         if not pl.open:
             self._flip(p, seat, cell, ev)
@@ -710,7 +710,7 @@ class State(Engine):
             ev.append({
                 "type": "tile_flipped", "seat": seat, "cell": list(cell), "tile": tile,
                 "points": value, "score": p.score,
-            })  # fmt: skip
+            })
         if self.mode == "multi" and p.score >= self.threshold and not self.end_triggered:
             self.end_triggered = True  # R6: at once, and for good, even if cacophony follows
             if ev is not None:
@@ -1048,7 +1048,7 @@ class Sagani:
                "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
         Option("mode", "multi", MODES,
                "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
-    )  # fmt: skip
+    )
 
     def parse_config(self, data: Any) -> Data:
         if isinstance(data, dict):
@@ -1096,7 +1096,7 @@ class Sagani:
         return {"tiles": [{"id": t.id, "element": t.element, "value": t.value,
                            "arrows": [list(a) for a in t.arrows]} for t in TILES.values()],
                 "elements": list(ELEMENTS), "directions": list(DIRECTIONS),
-                "rotations": list(ROTATIONS)}  # fmt: skip
+                "rotations": list(ROTATIONS)}
 
 
 SAGANI = Sagani()
@@ -1104,4 +1104,4 @@ SAGANI = Sagani()
 __all__ = [
     "Action", "Placement", "RuleError", "SAGANI", "State", "replay", "shuffled_tiles",
     "ELEMENTS", "DIRECTIONS",
-]  # fmt: skip
+]

@@ -1,8 +1,8 @@
 """Sagani's part of the console: its screen, its keys and its typed commands.
 
-The shell (:mod:`cli.console`) draws the status line, the log and the message line and runs the
-command line; this module draws the displays, the offer, the score track, the pile and storage,
-the final ranking, and turns keys and commands into Sagani's actions (:class:`SaganiUI`).
+The shell (:mod:`sagani_net.cli.console`) draws the status line, the log and the message line and
+runs the command line; this module draws the displays, the offer, the score track, the pile and
+storage, the final ranking, and turns keys and commands into Sagani's actions (:class:`SaganiUI`).
 
 A tile is 8 characters by 3 lines; arrows stand where they point::
 
@@ -447,7 +447,7 @@ def preview_text(preview: dict[str, Any]) -> str:
         need = len(preview["covered"]) + len(preview["open"])
         have = preview.get("supply", 0) + preview["discs_freed"]
         parts.append(f"CACOPHONY x{preview['cacophony']} (-{2 * preview['cacophony']}: "
-                     f"{plural(need, 'arrow')} need discs, you have {have})")  # fmt: skip
+                     f"{plural(need, 'arrow')} need discs, you have {have})")
     parts.append(f"open arrows left {len(preview['open'])}")
     return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
@@ -570,15 +570,15 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
         s = seats[seat]
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
         scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
-                              f"●{s['supply']}{caco}"))  # fmt: skip
+                              f"●{s['supply']}{caco}"))
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
     lines = [scores, [("", pile)]]
     if view["mode"] == "multi":
         stored = " ".join(f"{i + 1}:{LETTER[TILES[t].element]}{TILES[t].value}"
-                          for i, t in enumerate(view["storage"]))  # fmt: skip
+                          for i, t in enumerate(view["storage"]))
         lines[1].append(("class:title" if view["intermezzo"] else "",
-                         f"  Storage {len(view['storage'])}/4 {stored}"))  # fmt: skip
+                         f"  Storage {len(view['storage'])}/4 {stored}"))
     return [fit(merge(line), width) for line in lines]
 
 
@@ -891,9 +891,9 @@ class SaganiUI(GameUI):
             first = []
             if numbers:
                 first.append(f"1-{len(numbers)} {numbers[0].type}" if len(numbers) > 1 else
-                             f"1 {numbers[0].type}")  # fmt: skip
+                             f"1 {numbers[0].type}")
             first += [f"{a.type[0]} {a.type}" for a in choices
-                      if a.type in ("draw", "pass", "reveal")]  # fmt: skip
+                      if a.type in ("draw", "pass", "reveal")]
             return "  ".join(first) + "  Tab displays  : command  ? help  q quit"
         return "Tab displays  arrows pan  : command  ? help  q quit"
 
@@ -916,24 +916,24 @@ class SaganiUI(GameUI):
 
         take = "take that offer tile (intermezzo: pick from storage)"
         keys = [Key((str(n),), take if n == 1 else "", lambda n=n: number(n), label="1-5")
-                for n in range(1, 6)]  # fmt: skip
+                for n in range(1, 6)]
         keys += [
             Key(("d",), "draw: store the last offer tile, take the pile's top",
-                lambda: sent(self.select(Action("draw")))),  # fmt: skip
+                lambda: sent(self.select(Action("draw")))),
             Key(("p",), "pass", lambda: sent(self.select(Action("pass")))),
             Key(("r",), "rotate the tile in hand clockwise (R back)",
-                lambda: self.rotate(1) or [], when=placing),  # fmt: skip
+                lambda: self.rotate(1) or [], when=placing),
             Key(("R",), "", lambda: self.rotate(-1) or [], when=placing),
             Key(("r",), "solo: reveal the next tile", lambda: sent(self.select(Action("reveal"))),
-                when=lambda: not placing()),  # fmt: skip
+                when=lambda: not placing()),
             Key(("enter",), "place the tile where the ghost stands",
-                lambda: sent(self.confirm()), when=placing, label="Enter"),  # fmt: skip
+                lambda: sent(self.confirm()), when=placing, label="Enter"),
         ]
         for key, (dx, dy) in {"up": (0, 1), "down": (0, -1), "left": (-1, 0),
-                              "right": (1, 0)}.items():  # fmt: skip
+                              "right": (1, 0)}.items():
             keys.append(Key((key,), "move the ghost over the legal cells; otherwise pan"
                             if key == "up" else "", lambda dx=dx, dy=dy: self.move(dx, dy) or [],
-                            label="arrows"))  # fmt: skip
+                            label="arrows"))
         return keys
 
     def command(self, text: str) -> list[Data]:
@@ -966,7 +966,7 @@ class SaganiUI(GameUI):
             # The tile is unknown until drawn; the cell is checked now, the rest by the host.
             if command.cell not in self.legal_cells():
                 raise CommandError(f"{command.cell[0]},{command.cell[1]} is not next to your "
-                                   "display")  # fmt: skip
+                                   "display")
             self.selection = None
             return [choice.to_dict(), place.to_dict()]
         self._check_place(command.cell, command.rotation or 0, choice)
@@ -1114,7 +1114,7 @@ class SaganiUI(GameUI):
             return f"{what}: in a solo game you reveal the next tile (r)"
         if action.type == "reveal":
             return "r turns the tile in hand, and you hold none: take one first (1-5 or d); " \
-                "revealing is for the solo games"  # fmt: skip
+                "revealing is for the solo games"
         if view["intermezzo"] is not None:
             if action.type == "pick":
                 return f"{what}: storage holds {plural(len(view['storage']), 'tile')}"

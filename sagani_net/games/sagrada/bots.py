@@ -162,7 +162,7 @@ def evaluate(state: State, seat: int) -> float:
     # Solo: the better of two private colours scores; its dice to come count too.
     weight = SOLO_FUTURE_PRIVATE if state.solo else FUTURE_PRIVATE
     value += max(private_points(c, window) + weight * p
-                 for c, p in zip(privates, potential, strict=True))  # fmt: skip
+                 for c, p in zip(privates, potential, strict=True))
     missed = empty - min(fills, FILL_RATE * left)
     if state.solo:
         # A cell left empty costs its penalty and leaves one more die on the round track.
@@ -172,7 +172,7 @@ def evaluate(state: State, seat: int) -> float:
 
 
 def _outlook(state: State, window: list[int], allow: tuple[int, ...], left: int,
-             privates: tuple[int, ...]) -> tuple[int, float, int, list[float]]:  # fmt: skip
+             privates: tuple[int, ...]) -> tuple[int, float, int, list[float]]:
     """What the empty cells of ``window`` promise: how many there are, how many the seat can
     expect to fill, how many only a few kinds of dice can still fill, and per private colour
     the pips its dice may still bring.
@@ -283,7 +283,7 @@ class Search:
     :func:`rollout_action` for a few rounds and score the state with :func:`evaluate`."""
 
     def __init__(self, placements: int = 6, rollout_rounds: int = 3,
-                 margin_scale: float = 6.0) -> None:  # fmt: skip
+                 margin_scale: float = 6.0) -> None:
         if placements < 1 or rollout_rounds < 0 or margin_scale <= 0:
             raise ValueError("placements >= 1, rollout_rounds >= 0, margin_scale > 0")
         self.placements = placements
@@ -298,7 +298,7 @@ class Search:
         seat = state.seat
         return (seat, state.phase, state.step, state.held, state.drafted, state.tool_done,
                 tuple(state.pool), tuple(map(tuple, state.track)),
-                tuple(state.windows[seat]))  # fmt: skip
+                tuple(state.windows[seat]))
 
     def candidates(self, state: State, root: bool) -> list[Action]:
         legal = state.legal_actions()
@@ -337,7 +337,7 @@ class Search:
             # 20 points behind gives every move nearly the same reward.
             return [_logistic((values[0] - (self.baseline or 0.0)) / self.margin_scale)]
         return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
-                    if j != i) / (len(values) - 1) for i, vi in enumerate(values)]  # fmt: skip
+                    if j != i) / (len(values) - 1) for i, vi in enumerate(values)]
 
 
 def _logistic(x: float) -> float:

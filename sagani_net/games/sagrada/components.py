@@ -48,7 +48,7 @@ def die_text(die: int) -> str:
 def parse_die(text: object) -> int:
     """Read ``R3``; raises RuleError("bad_die", ...)."""
     if (isinstance(text, str) and len(text) == 2 and text[0] in COLOURS
-            and text[1] in "123456"):  # fmt: skip
+            and text[1] in "123456"):
         return die_of(text[0], int(text[1]))
     raise RuleError("bad_die", f"a die is a colour of {COLOURS} and a value 1-6, not {text!r}")
 
@@ -70,7 +70,7 @@ def _around(cell: int, steps: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
     return tuple(
         (r + dr) * COLUMNS + c + dc for dr, dc in steps
         if 0 <= r + dr < ROWS and 0 <= c + dc < COLUMNS
-    )  # fmt: skip
+    )
 
 
 _ORTHOGONAL = ((-1, 0), (0, -1), (0, 1), (1, 0))
@@ -90,7 +90,7 @@ COLUMN_CELLS = tuple(tuple(range(c, CELLS, COLUMNS)) for c in range(COLUMNS))
 
 
 def open_cells(window: list[int], filled: int, allow: tuple[int, ...], loose: bool = False
-               ) -> list[int]:  # fmt: skip
+               ) -> list[int]:
     """Per cell, the dice that may be placed there now (a bitmask; 0 for none).
 
     ``filled`` is the bitmask of occupied cells; ``allow`` the pattern's per-cell dice
@@ -149,7 +149,7 @@ TOOLS: dict[int, Tool] = {t.number: t for t in (
          "another; choose its value and place it, or return it to the draft pool.", True),
     Tool(12, "Tap Wheel", "B", "Move up to two dice of one colour that is on the round "
          "track, obeying every placement rule.", False),
-)}  # fmt: skip
+)}
 
 
 class Objective(NamedTuple):
@@ -170,14 +170,14 @@ OBJECTIVES: dict[int, Objective] = {o.number: o for o in (
     Objective(8, "Shade Variety", 5, "each set of all six values"),
     Objective(9, "Color Variety", 4, "each set of all five colours"),
     Objective(10, "Color Diagonals", 1, "each die diagonally next to a die of its colour"),
-)}  # fmt: skip
+)}
 
 #: The two values each shades objective pairs up.
 SHADE_PAIRS = {5: (1, 2), 6: (3, 4), 7: (5, 6)}
 
 
 def _varied_lines(window: list[int], lines: tuple[tuple[int, ...], ...], of: tuple[int, ...]
-                  ) -> int:  # fmt: skip
+                  ) -> int:
     """Complete lines whose dice all differ in ``of`` (COLOUR or VALUE)."""
     count = 0
     for line in lines:
@@ -206,7 +206,7 @@ def objective_sets(number: int, window: list[int]) -> int:
         return sum(
             1 for i, d in enumerate(window)
             if d and any(window[j] and COLOUR[window[j]] == COLOUR[d] for j in DIAG[i])
-        )  # fmt: skip
+        )
     raise RuleError("bad_objective", f"no public objective {number}")
 
 

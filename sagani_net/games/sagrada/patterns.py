@@ -67,7 +67,7 @@ class Pattern:
             return EVERY_DIE
 
         for name, colours, values in (("allow", True, True), ("allow_any_colour", False, True),
-                                      ("allow_any_value", True, False)):  # fmt: skip
+                                      ("allow_any_value", True, False)):
             object.__setattr__(self, name, tuple(mask(c, colours, values) for c in self.cells))
 
     def to_data(self) -> Data:
@@ -129,14 +129,14 @@ def _problems(n: int, item: Any) -> list[str]:
         problems.append(f"{where}: pair must be a whole number")
     grid = item.get("grid")
     if not (isinstance(grid, list) and len(grid) == ROWS
-            and all(isinstance(row, list) and len(row) == COLUMNS for row in grid)):  # fmt: skip
+            and all(isinstance(row, list) and len(row) == COLUMNS for row in grid)):
         problems.append(f"{where}: grid must be {ROWS} rows of {COLUMNS} cells")
         return problems
     for r, row in enumerate(grid):
         for c, cell in enumerate(row):
             if cell not in RESTRICTIONS:
                 problems.append(f"{where}: cell {r + 1},{c + 1} is {cell!r}; a cell is \"\", a "
-                                f"colour letter of {COLOURS} or a value 1-6")  # fmt: skip
+                                f"colour letter of {COLOURS} or a value 1-6")
     if problems:
         return problems
     cells = tuple(cell for row in grid for cell in row)
@@ -144,7 +144,7 @@ def _problems(n: int, item: Any) -> list[str]:
         for j in ORTH[i]:
             if j > i and cell and cells[j] == cell:
                 problems.append(f"{where}: no dice can complete it: cells {cell_text(i)} and "
-                                f"{cell_text(j)} both want {cell} side by side")  # fmt: skip
+                                f"{cell_text(j)} both want {cell} side by side")
     # Nothing else can stand in the way (completion says why).
     return problems
 
@@ -158,14 +158,14 @@ def parse_patterns(data: Any, most: int | None = MAX_PATTERNS) -> tuple[Pattern,
         raise RuleError("bad_patterns", "a pattern file holds a non-empty list of patterns")
     if most is not None and len(data) > most:
         raise RuleError("bad_patterns", f"a table takes at most {most} patterns of your own, "
-                        f"not {len(data)}")  # fmt: skip
+                        f"not {len(data)}")
     problems = [p for n, item in enumerate(data, 1) for p in _problems(n, item)]
     names = Counter(item["name"] for item in data
-                    if isinstance(item, dict) and isinstance(item.get("name"), str))  # fmt: skip
+                    if isinstance(item, dict) and isinstance(item.get("name"), str))
     for name in sorted(n for n, count in names.items() if count > 1):
         problems.append(f"two patterns are called {name!r}")
     pairs = Counter(item["pair"] for item in data
-                    if isinstance(item, dict) and type(item.get("pair")) is int)  # fmt: skip
+                    if isinstance(item, dict) and type(item.get("pair")) is int)
     for pair, count in sorted(pairs.items()):
         if count > 2:
             problems.append(f"pair {pair} is on {count} patterns; a card has two sides")

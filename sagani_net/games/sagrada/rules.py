@@ -91,7 +91,7 @@ DRAFT_AGAIN = "draft_again"  # Running Pliers: draft and place a second die
 
 MOVE_TOOLS = {2: 1, 3: 1, 4: 2, 12: 2}  # tool -> most moves
 ACTION_TYPES = ("choose", "draft", "place", "tool", "move", "value", "swap", "pass", "stop",
-                "return")  # fmt: skip
+                "return")
 _new_tuple = tuple.__new__
 
 
@@ -189,7 +189,7 @@ class Action(NamedTuple):
         except ValueError:
             pass
         raise RuleError("bad_action", f"cannot read {text!r} as an action; for example "
-                        "'draft 3 at 2,4', 'tool 7', 'move 1,1 to 2,3', 'pass'")  # fmt: skip
+                        "'draft 3 at 2,4', 'tool 7', 'move 1,1 to 2,3', 'pass'")
 
     def to_dict(self) -> Data:
         """The wire and record form (counting from 0), e.g. ``{"type": "draft", "die": 2,
@@ -252,7 +252,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "choose": (("pattern",), ()), "draft": (("die",), ("cell",)), "place": (("cell",), ()),
     "tool": (("tool",), ("pay",)), "move": (("from", "to"), ()), "value": (("value",), ()),
     "swap": (("round", "die"), ()),
-}  # fmt: skip
+}
 
 
 def _is_int(value: Any) -> bool:
@@ -269,7 +269,7 @@ def _cell(word: str) -> int:
     row, column = (_count(w) for w in word.split(","))
     if not (1 <= row <= ROWS and 1 <= column <= COLUMNS):
         raise RuleError("bad_action", f"there is no cell {word}: a window has rows 1-{ROWS} "
-                        f"and columns 1-{COLUMNS}")  # fmt: skip
+                        f"and columns 1-{COLUMNS}")
     return (row - 1) * COLUMNS + column - 1
 
 
@@ -279,10 +279,10 @@ def _cell_data(cell: int) -> list[int]:
 
 def _wire_cell(data: Any) -> int:
     if (isinstance(data, list | tuple) and len(data) == 2 and all(map(_is_int, data))
-            and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):  # fmt: skip
+            and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):
         return data[0] * COLUMNS + data[1]
     raise RuleError("bad_action", f"a cell is [row, column] with row 0-{ROWS - 1} and column "
-                    f"0-{COLUMNS - 1}")  # fmt: skip
+                    f"0-{COLUMNS - 1}")
 
 
 def _roll(colour: int, rng: random.Random) -> int:
@@ -298,9 +298,9 @@ def _check_part(name: str, values: Any, count: int | None, allowed: Any) -> None
             or len(set(values)) != len(values) or not all(v in allowed for v in values)):
         many = "" if count is None else f"{count} "
         among = f"{allowed.start}-{allowed.stop - 1}" if isinstance(allowed, range) else list(
-            allowed)  # fmt: skip
+            allowed)
         raise RuleError("bad_record", f"setup {name}: a list of {many}different ones of "
-                        f"{among}")  # fmt: skip
+                        f"{among}")
 
 
 #: The parts of a record's setup (``State.to_record``), in the order they are dealt.
@@ -380,7 +380,7 @@ class State(Engine):
         "track", "bag", "windows", "filled", "owned", "cache", "tokens", "uses", "drafted",
         "tool_done", "step", "step_tool", "held", "moves_left", "moved", "move_colour",
         "history", "origin", "rolls", "script", "outcome", "spoiling",
-    )  # fmt: skip
+    )
 
     # -- making one -------------------------------------------------------------------------
 
@@ -403,7 +403,7 @@ class State(Engine):
         rng.shuffle(order)
         flat = [i for card in order for i in card]
         s.dealt = tuple(tuple(flat[i * PATTERNS_DEALT:(i + 1) * PATTERNS_DEALT])
-                        for i in range(s.players))  # fmt: skip
+                        for i in range(s.players))
         return s
 
     @classmethod
@@ -444,14 +444,14 @@ class State(Engine):
                 and all(isinstance(own, list) and len(own) == (2 if solo else 1)
                         and all(c in _COLOUR_LETTERS for c in own) for own in privates)):
             raise RuleError("bad_record", f"setup privates: {players} list(s) of "
-                            f"{2 if solo else 1} colour letter(s) of {COLOURS}")  # fmt: skip
+                            f"{2 if solo else 1} colour letter(s) of {COLOURS}")
         if not (isinstance(dealt, list) and len(dealt) == players
                 and all(isinstance(own, list) and len(own) == PATTERNS_DEALT for own in dealt)):
             raise RuleError("bad_record", f"setup patterns: {players} list(s) of "
-                            f"{PATTERNS_DEALT} pattern indexes")  # fmt: skip
+                            f"{PATTERNS_DEALT} pattern indexes")
         _check_part("privates", [c for own in privates for c in own], None, COLOURS)
         _check_part("patterns", [p for own in dealt for p in own], None,
-                    range(len(self.patterns)))  # fmt: skip
+                    range(len(self.patterns)))
         self.tools, self.objectives = tuple(tools), tuple(objectives)
         self.uses = [0] * len(self.tools)
         self.privates = tuple(tuple(COLOURS.index(c) for c in own) for own in privates)
@@ -478,7 +478,7 @@ class State(Engine):
         c.script = self.script
         c.outcome = self.outcome
         c.spoiling = self.spoiling
-        return c  # fmt: skip
+        return c
 
     def _rng(self) -> random.Random:
         """The generator of the next random moment (see the module docstring)."""
@@ -513,7 +513,7 @@ class State(Engine):
             rolled = self._recorded_dice(recorded, len(dice))
             if [COLOUR[d] for d in rolled] != [COLOUR[d] for d in dice]:
                 raise self._bad_roll(recorded, "a die rolled again keeps its colour: "
-                                     + " ".join(map(die_text, dice)))  # fmt: skip
+                                     + " ".join(map(die_text, dice)))
         self.rolls.append([die_text(d) for d in rolled])
         return rolled
 
@@ -524,7 +524,7 @@ class State(Engine):
             colour = self._draw_colour(rng)
         else:
             if not (isinstance(recorded, list) and len(recorded) == 1
-                    and recorded[0] in _COLOUR_LETTERS):  # fmt: skip
+                    and recorded[0] in _COLOUR_LETTERS):
                 raise self._bad_roll(recorded, f"Flux Remover draws one colour of {COLOURS}")
             colour = COLOURS.index(recorded[0])
             self._take_from_bag(colour, recorded)
@@ -604,12 +604,12 @@ class State(Engine):
         if masks is None:  # asked for every pool die while the tool is usable
             pattern = self.patterns[self.chosen[seat]]
             masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
-                                               pattern.allow, loose=True)  # fmt: skip
+                                               pattern.allow, loose=True)
         bit = 1 << die
         return tuple(i for i, m in enumerate(masks) if m & bit)
 
     def moves(self, seat: int, tool: int, skip: int = -1, colour: int = -1
-              ) -> list[tuple[int, int]]:  # fmt: skip
+              ) -> list[tuple[int, int]]:
         """Every (from, to) move tool ``tool`` allows in ``seat``'s window now: the moved die is
         lifted first and checked at its new cell (RULES.md, moves). ``skip``: a cell whose die
         may not move (it moved already); ``colour``: only dice of that colour (-1: any;
@@ -617,10 +617,10 @@ class State(Engine):
         return list(self._moves(self.windows[seat], self.filled[seat], seat, tool, skip, colour))
 
     def _moves(self, window: list[int], filled: int, seat: int, tool: int, skip: int,
-               colour: int):  # fmt: skip
+               colour: int):
         pattern = self.patterns[self.chosen[seat]]
         allow = (pattern.allow_any_colour if tool == 2 else
-                 pattern.allow_any_value if tool == 3 else pattern.allow)  # fmt: skip
+                 pattern.allow_any_value if tool == 3 else pattern.allow)
         colours = self._track_colours() if tool == 12 and colour < 0 else None
         for a in range(CELLS):
             d = window[a]
@@ -713,7 +713,7 @@ class State(Engine):
     def _holds(self) -> list[Action]:
         """Drafts without placing: for each pool die a drafted-die tool can be used on."""
         usable = [(slot, tool) for slot, tool in enumerate(self.tools)
-                  if TOOLS[tool].on_drafted and (tool != 5 or any(self.track))]  # fmt: skip
+                  if TOOLS[tool].on_drafted and (tool != 5 or any(self.track))]
         if not self.solo:  # the payment does not depend on the die
             usable = [(slot, tool) for slot, tool in usable if self._pay_options(slot)]
         if not usable:
@@ -743,7 +743,7 @@ class State(Engine):
                 continue
             if tool in (2, 3, 12):
                 if next(self._moves(self.windows[seat], self.filled[seat], seat, tool, -1, -1),
-                        None) is None:  # fmt: skip
+                        None) is None:
                     continue
             elif tool == 4:
                 memo = (self.cache[seat] or self._remember(seat))[1]
@@ -800,7 +800,7 @@ class State(Engine):
             return places + self._drafted_die_tools(held)
         if step == PLACE:
             cells = (self.loose_cells(seat, held) if self.step_tool == 9 else
-                     self.cells_for(seat, held))  # fmt: skip
+                     self.cells_for(seat, held))
             places = [Action.place(c) for c in cells]
             return places + [RETURN] if self.step_tool == 11 else places
         if step == VALUE_STEP:
@@ -810,7 +810,7 @@ class State(Engine):
         if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
                     for i, d in enumerate(dice)
-                    if self.spoiling or self.fits(seat, d)]  # fmt: skip
+                    if self.spoiling or self.fits(seat, d)]
         if step == MOVE:
             if self.step_tool == 4 and self.moves_left == 2:
                 pairs = self._lathekin_firsts(seat)
@@ -862,7 +862,7 @@ class State(Engine):
                 pool = self.pool
                 return (not self.drafted and type(action.die) is int and 0 <= action.die < len(pool)
                         and action.cell in self.cells_for(self.seat, pool[action.die])
-                        and action == Action.draft(action.die, action.cell))  # fmt: skip
+                        and action == Action.draft(action.die, action.cell))
         return action in self.legal_actions()
 
     def playout(self, rng: random.Random) -> None:
@@ -880,11 +880,11 @@ class State(Engine):
             return RuleError("bad_index", f"choose a pattern slot from 0 to {PATTERNS_DEALT - 1} "
                              f"(in text, 1 to {PATTERNS_DEALT})")
         expected = {HELD: ("place", "tool"), PLACE: ("place", "return"), VALUE_STEP: ("value",),
-                    SWAP: ("swap",), MOVE: ("move", "stop"), DRAFT_AGAIN: ("draft",)}  # fmt: skip
+                    SWAP: ("swap",), MOVE: ("move", "stop"), DRAFT_AGAIN: ("draft",)}
         if step is not None and kind not in expected[step]:
             doing = f"{TOOLS[self.step_tool].name} " if self.step_tool else ""
             return RuleError("wrong_step", f"finish the {doing}step first: "
-                             f"{' or '.join(expected[step])}")  # fmt: skip
+                             f"{' or '.join(expected[step])}")
         if kind in ("draft", "place"):
             return self._placement_refusal(action)
         if kind == "tool":
@@ -892,7 +892,7 @@ class State(Engine):
         nowhere = self._fits_nowhere(action)
         if nowhere:
             return RuleError("not_allowed", f"{nowhere} would fit nowhere in your window, and a "
-                             "drafted die must be placed")  # fmt: skip
+                             "drafted die must be placed")
         # The action's kind, not its text form: that counts from 1, and a message counts as the
         # wire does first (the reason names the cells both ways).
         return RuleError("not_allowed",
@@ -929,7 +929,7 @@ class State(Engine):
             if tool == 12 and self.move_colour < 0 and colour not in self._track_colours():
                 return "Tap Wheel moves a die of a colour that lies on the round track"
             if tool == 4 and self.moves_left == 2 and (source, action.to) in self.moves(
-                    self.seat, tool):  # fmt: skip
+                    self.seat, tool):
                 return "Lathekin's first move must leave a second one possible"
             lifted = {2: " (colours aside)", 3: " (values aside)"}.get(tool, "")
             return f"the die breaks a placement rule{lifted} at {cell_words(action.to)}"
@@ -941,10 +941,10 @@ class State(Engine):
         die = 0
         kind, number = action.kind, action.number
         if (kind == "value" and self.step == VALUE_STEP and self.step_tool == 1
-                and 1 <= number <= 6 and abs(number - VALUE[self.held]) == 1):  # fmt: skip
+                and 1 <= number <= 6 and abs(number - VALUE[self.held]) == 1):
             die = COLOUR[self.held] * 6 + number
         elif (kind == "swap" and self.step == SWAP and 0 <= number < ROUNDS
-                and 0 <= action.die < len(self.track[number])):  # fmt: skip
+                and 0 <= action.die < len(self.track[number])):
             die = self.track[number][action.die]
         return die_text(die) if die and not self.fits(self.seat, die) else ""
 
@@ -959,16 +959,16 @@ class State(Engine):
             if action.cell < 0:
                 # Messages stay under 70 characters: a console's message line is 80 wide.
                 return RuleError("no_tool", "a die is drafted without a cell only for a tool, "
-                                 "and none can act on it now")  # fmt: skip
+                                 "and none can act on it now")
         else:
             die = self.held
             if not die:
                 return RuleError("not_allowed", "nothing is drafted: draft a die with its "
-                                 "cell (in text: draft 3 at 2,4)")  # fmt: skip
+                                 "cell (in text: draft 3 at 2,4)")
         if not 0 <= action.cell < CELLS:
             return RuleError("bad_cell", "no such cell")
         code, why = placement_problem(self.windows[self.seat], self.pattern(self.seat), die,
-                                      action.cell, loose=self.step_tool == 9)  # fmt: skip
+                                      action.cell, loose=self.step_tool == 9)
         return RuleError(code, f"{die_text(die)} cannot go at {cell_words(action.cell)}: {why}")
 
     def _tool_refusal(self, action: Action) -> RuleError:
@@ -990,19 +990,19 @@ class State(Engine):
             return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")
         if not tool.on_drafted and self.step == HELD:
             return RuleError("wrong_timing", f"{tool.name}: before drafting or after placing, "
-                             "never in between")  # fmt: skip
+                             "never in between")
         if tool.number == 7:
             return RuleError("wrong_timing", "Glazing Hammer is used on your second turn of "
-                             "the round, before drafting")  # fmt: skip
+                             "the round, before drafting")
         if tool.number == 8:
             return RuleError("wrong_timing", "Running Pliers: your first turn, after drafting, "
-                             "with a die left to place")  # fmt: skip
+                             "with a die left to place")
         if self.solo and action.die not in self._pay_options(slot):
             return RuleError("bad_payment", f"pay {tool.name} with a {tool.colour} die of "
-                             "the pool")  # fmt: skip
+                             "the pool")
         if tool.on_drafted and not self.tool_outcomes(tool.number, self.held):
             return RuleError("cannot_use", f"{tool.name} would leave {die_text(self.held)} "
-                             "with no cell it may go to")  # fmt: skip
+                             "with no cell it may go to")
         return RuleError("cannot_use", f"{tool.name} has nothing to act on now")
 
     def _do(self, action: Action, ev: list[Data] | None) -> None:
@@ -1013,7 +1013,7 @@ class State(Engine):
             die = self.pool.pop(action.die)
             if ev is not None:
                 ev.append({"type": "die_drafted", "seat": seat, "die": die_text(die),
-                           "index": action.die})  # fmt: skip
+                           "index": action.die})
             if action.cell < 0:
                 self.held, self.step, self.drafted = die, HELD, True
                 return
@@ -1034,7 +1034,7 @@ class State(Engine):
             self.held = COLOUR[self.held] * 6 + action.number
             if ev is not None:
                 ev.append({"type": "die_set", "seat": seat, "tool": self.step_tool,
-                           "die": die_text(self.held)})  # fmt: skip
+                           "die": die_text(self.held)})
             if self._hold_for_placing(ev):
                 return
         elif kind == "swap":
@@ -1069,7 +1069,7 @@ class State(Engine):
         self.filled[seat] |= 1 << cell
         if ev is not None:
             ev.append({"type": "die_placed", "seat": seat, "die": die_text(die),
-                       "cell": _cell_data(cell)})  # fmt: skip
+                       "cell": _cell_data(cell)})
 
     def _turn_goes_on(self) -> bool:
         """Whether the seat to move has anything left to do this turn (else it ends by
@@ -1114,7 +1114,7 @@ class State(Engine):
             colour = self._redraw()
             if ev is not None:
                 ev.append({"type": "die_redrawn", "seat": seat, "returned": die_text(self.held),
-                           "colour": COLOURS[colour]})  # fmt: skip
+                           "colour": COLOURS[colour]})
             self.held = colour * 6 + 1
             self.step = VALUE_STEP
         elif tool in MOVE_TOOLS:
@@ -1124,7 +1124,7 @@ class State(Engine):
             self.pool = self._reroll(self.pool)
             if ev is not None:
                 ev.append({"type": "pool_rerolled", "seat": seat,
-                           "pool": [die_text(d) for d in self.pool]})  # fmt: skip
+                           "pool": [die_text(d) for d in self.pool]})
             self.step = None
         else:  # 8
             self.step = DRAFT_AGAIN
@@ -1164,7 +1164,7 @@ class State(Engine):
         if self.step_tool == 12:
             self.move_colour = COLOUR[die]
         if self.moves_left and (self.step_tool == 4 or self.moves(
-                seat, 12, self.moved, self.move_colour)):  # fmt: skip
+                seat, 12, self.moved, self.move_colour)):
             return True
         self.step = None
         return False
@@ -1186,7 +1186,7 @@ class State(Engine):
         self.track[self.round] = left
         if ev is not None:
             ev.append({"type": "round_ended", "round": self.round,
-                       "track": [die_text(d) for d in left]})  # fmt: skip
+                       "track": [die_text(d) for d in left]})
         self.round += 1
         if self.round == ROUNDS:
             self._finish(ev)
@@ -1202,7 +1202,7 @@ class State(Engine):
         self.pool = self._draw_pool(SOLO_DICE if self.solo else 2 * players + 1)
         if ev is not None:
             ev.append({"type": "round_started", "round": self.round, "order": list(self.order),
-                       "pool": [die_text(d) for d in self.pool]})  # fmt: skip
+                       "pool": [die_text(d) for d in self.pool]})
 
     def _draw_colour(self, rng: random.Random) -> int:
         """A die drawn from the bag: its colour (each die left equally likely)."""
@@ -1230,7 +1230,7 @@ class State(Engine):
         if ev is not None:
             ev.append({"type": "patterns_revealed", "patterns": list(self.chosen),
                        "names": [self.patterns[c].name for c in self.chosen],
-                       "tokens": list(self.tokens)})  # fmt: skip
+                       "tokens": list(self.tokens)})
         self._start_round(ev)
 
     # -- the end ----------------------------------------------------------------------------
@@ -1246,7 +1246,7 @@ class State(Engine):
         penalty = SOLO_EMPTY_PENALTY if self.solo else 1
         total = sum(objectives) + own + self.tokens[seat] - penalty * empty
         return {"objectives": objectives, "private": own, "tokens": self.tokens[seat],
-                "empty": empty, "total": total}  # fmt: skip
+                "empty": empty, "total": total}
 
     def target(self) -> int:
         """Solo: the score to beat, the sum of the values on the round track."""
@@ -1277,7 +1277,7 @@ class State(Engine):
             def standing(s: int) -> tuple[int, int, int, int]:
                 sheet = sheets[s]
                 return (-sheet["total"], -sheet["private"], -sheet["tokens"],
-                        -((s - last) % self.players))  # fmt: skip
+                        -((s - last) % self.players))
 
             ranking = tuple(sorted(range(self.players), key=standing))
         self.outcome = Result(scores, ranking, figures)
@@ -1330,7 +1330,7 @@ class State(Engine):
                        "window": [die_text(d) if d else "" for d in self.windows[s]]}
                       for s, c in enumerate(self.chosen)],
             "scores": self.scores(),
-        }  # fmt: skip
+        }
         if over:
             assert self.outcome is not None
             data["result"] = self.outcome.to_data()
@@ -1344,7 +1344,7 @@ class State(Engine):
         """What ``seat`` alone knows: its private objective(s), the four patterns it was dealt
         (indexes into the patterns in play) and the one it chose (None before)."""
         return {"objectives": [COLOURS[c] for c in self.privates[seat]],
-                "patterns": list(self.dealt[seat]), "pattern": self.chosen[seat]}  # fmt: skip
+                "patterns": list(self.dealt[seat]), "pattern": self.chosen[seat]}
 
     def private_seats(self, events: list[Data]) -> list[int]:
         return [e["seat"] for e in events if e["type"] == "pattern_chosen"]
@@ -1360,12 +1360,12 @@ class State(Engine):
             raise RuleError("no_record", "a state rebuilt from a view has no record")
         setup = {"tools": list(self.tools), "objectives": list(self.objectives),
                  "privates": [[COLOURS[c] for c in own] for own in self.privates],
-                 "patterns": [list(own) for own in self.dealt]}  # fmt: skip
+                 "patterns": [list(own) for own in self.dealt]}
         record: Data = {
             "game": "sagrada", "config": self.config, "seed": self.seed,
             "actions": [{"seat": seat, **a.to_dict()} for seat, a in self.history],
             "setup": setup, "rolls": [list(r) for r in self.rolls],
-        }  # fmt: skip
+        }
         if not self.spoiling:
             record["tools_fit"] = True
         if self.outcome is not None:
@@ -1374,11 +1374,11 @@ class State(Engine):
 
     def __repr__(self) -> str:
         return (f"<State sagrada players={self.players} version={self.version} "
-                f"phase={self.phase} round={self.round} seat={self.current_seat}>")  # fmt: skip
+                f"phase={self.phase} round={self.round} seat={self.current_seat}>")
 
 
 def placement_problem(window: list[int], pattern: Pattern | None, die: int, cell: int,
-                      loose: bool = False) -> tuple[str, str]:  # fmt: skip
+                      loose: bool = False) -> tuple[str, str]:
     """Which placement rule ``die`` at ``cell`` breaks, as a code and a reason."""
     if pattern is None:
         return "wrong_phase", "choose a window pattern first"
@@ -1437,7 +1437,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     events = replay_actions(state, record["actions"])
     outcome = state.outcome
     check_replayed(state, record, "rolls", len(rolls), len(state.rolls),
-                   None if outcome is None else outcome.to_data())  # fmt: skip
+                   None if outcome is None else outcome.to_data())
     return state, events
 
 
@@ -1462,7 +1462,7 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
         rng.shuffle(left)
         per_seat = 2 if s.solo else 1
         privates = [known if i == mine else tuple(left.pop() for _ in range(per_seat))
-                    for i in range(players)]  # fmt: skip
+                    for i in range(players)]
     s.privates = tuple(privates)
     # Patterns: a seat's own dealt four and choice are known; the others are sampled, keeping
     # every revealed choice.
@@ -1534,7 +1534,7 @@ class Sagrada:
         have, need = len(pattern_set(config)[0]), PATTERNS_DEALT * config["players"]
         if have < need:
             raise RuleError("bad_config", f"{config['players']} players need {need} patterns "
-                            f"to deal, not {have}")  # fmt: skip
+                            f"to deal, not {have}")
         return config
 
     def seats(self, config: Data) -> int:
@@ -1547,7 +1547,7 @@ class Sagrada:
         return replay(record)[0]
 
     def determinize(self, view: Data, private: Data | None, seat: int | None,
-                    rng: random.Random) -> State:  # fmt: skip
+                    rng: random.Random) -> State:
         return from_view(view, private, seat, rng)
 
     def action_text(self, data: Data) -> str:
@@ -1569,7 +1569,7 @@ class Sagrada:
                             "text": o.text} for o in OBJECTIVES.values()],
             "colours": list(COLOURS), "colour_names": list(COLOUR_NAMES),
             "rows": ROWS, "columns": COLUMNS, "rounds": ROUNDS,
-        }  # fmt: skip
+        }
 
 
 SAGRADA = Sagrada()

@@ -166,7 +166,7 @@ def window_rows(
         lines.append([("", " " * SMALL_W)])
         return lines
     lines = [[(g, "  " + "".join(f"{c + 1:>4}" for c in range(COLUMNS)) + " ")],
-             [(g, "  ┌" + "───┬" * (COLUMNS - 1) + "───┐")]]  # fmt: skip
+             [(g, "  ┌" + "───┬" * (COLUMNS - 1) + "───┐")]]
     for r in range(ROWS):
         row = [(g, f"{r + 1} │")]
         for c in range(COLUMNS):
@@ -185,7 +185,7 @@ def dice_line(dice: list[str], numbered: bool = False, picked: int | None = None
     for i, die in enumerate(dice):
         if numbered:
             line.append(("class:legal" if i == picked else "", f"{'▸' if i == picked else ''}"
-                         f"{i + 1}:"))  # fmt: skip
+                         f"{i + 1}:"))
         extra = " class:cursor" if i == picked else ""
         line.append((f"class:die.{die[0].lower()}{extra}", die))
         line.append(("", " "))
@@ -351,7 +351,7 @@ class SagradaUI(GameUI):
             return {a.to: a for a in legal if a.kind == "move" and a.cell == self.lifted}
         if self.picked is not None:
             return {a.cell: a for a in legal
-                    if a.kind == "draft" and a.die == self.picked and a.cell >= 0}  # fmt: skip
+                    if a.kind == "draft" and a.die == self.picked and a.cell >= 0}
         return {}
 
     def swaps(self) -> list[Action]:
@@ -391,7 +391,7 @@ class SagradaUI(GameUI):
         # Short: the status line has some 20 columns left at 80; the hand line names the tool.
         return "(" + {HELD: "place it or a tool", PLACE: "place the die",
                       VALUE_STEP: "choose its value", SWAP: "swap a die",
-                      MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"  # fmt: skip
+                      MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"
 
     def note(self) -> str:
         """A use waiting for Enter and what it costs; else the preview of the placement under
@@ -443,7 +443,7 @@ class SagradaUI(GameUI):
         after = after_state.score_sheet(you, private=False)
         gained = []
         for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
-                           strict=True):  # fmt: skip
+                           strict=True):
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
         if self.model.private is not None:  # yours, counted at the end
@@ -454,7 +454,7 @@ class SagradaUI(GameUI):
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
             rest = (after["total"] - before["total"]
-                    - sum(after["objectives"]) + sum(before["objectives"]))  # fmt: skip
+                    - sum(after["objectives"]) + sum(before["objectives"]))
             gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
             f"{hand} at {cell_text(action.cell)}"
@@ -471,7 +471,7 @@ class SagradaUI(GameUI):
             if self.chosen_ahead is not None:
                 return "Esc/u take the choice back  " + tail
             return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
-                else tail  # fmt: skip
+                else tail
         if not self.mine():
             return tail
         if self.confirming is not None:
@@ -539,25 +539,25 @@ class SagradaUI(GameUI):
     def key_bindings(self) -> list[Key]:
         keys = [Key((str(n),), "pick a pool die (choosing: a pattern; a tool's value step: the "
                     "value)" if n == 1 else "", lambda n=n: self.digit(n), label="1-9")
-                for n in range(1, 10)]  # fmt: skip
+                for n in range(1, 10)]
         keys += [
             Key(("enter",), "place, choose, move or swap what the cursor is on",
-                self.confirm, label="Enter"),  # fmt: skip
+                self.confirm, label="Enter"),
             Key(("p",), "pass (end your turn)", lambda: self._send_if(Action("pass"))),
             Key(("s",), "stop after one move (Tap Wheel)",
-                lambda: self._send_if(Action("stop"))),  # fmt: skip
+                lambda: self._send_if(Action("stop"))),
             Key(("r",), "return the die to the pool (Flux Remover)",
-                lambda: self._send_if(Action("return"))),  # fmt: skip
+                lambda: self._send_if(Action("return"))),
         ]
         for slot, key in enumerate(TOOL_KEYS):
             keys.append(Key((key,), "use that slot's tool (one used on a drafted die: on the "
                             "picked one)" if slot == 0 else "",
-                            lambda slot=slot: self.use_tool(slot), label="a-e"))  # fmt: skip
+                            lambda slot=slot: self.use_tool(slot), label="a-e"))
         for key, (dr, dc) in {"up": (-1, 0), "down": (1, 0), "left": (0, -1),
-                              "right": (0, 1)}.items():  # fmt: skip
+                              "right": (0, 1)}.items():
             keys.append(Key((key,), "move the cursor over the cells open to the die"
                             if key == "up" else "", lambda dr=dr, dc=dc: self.move(dr, dc),
-                            label="arrows"))  # fmt: skip
+                            label="arrows"))
         return keys
 
     def digit(self, n: int) -> list[Data]:
@@ -661,14 +661,14 @@ class SagradaUI(GameUI):
             if self.step() is None and self.picked is None and not view["drafted"]:
                 if not any(a.kind == "draft" for a in self.legal()):
                     self.model.say("no die in the pool fits your window now: p passes",
-                                   refusal=True)  # fmt: skip
+                                   refusal=True)
                 else:
                     self.model.say(f"pick a die first ({dice_keys(view)}), or type draft 3 at 2,4",
-                                   refusal=True)  # fmt: skip
+                                   refusal=True)
             elif self.picked is not None:
                 keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
                 self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
-                               refusal=True)  # fmt: skip
+                               refusal=True)
             return []
         if self.step() == MOVE and self.lifted is None:
             self.lifted = cursor
@@ -709,9 +709,9 @@ class SagradaUI(GameUI):
             self._settle()
             return []
         if len(plan) > 1 and plan[0].kind == "tool" and plan[0].number == 12 and \
-                plan[-1].kind == "move" and sum(a.kind == "move" for a in plan) == 1:  # fmt: skip
+                plan[-1].kind == "move" and sum(a.kind == "move" for a in plan) == 1:
             self.model.say("Tap Wheel ends after one move: no second die of that colour can "
-                           "move now")  # fmt: skip
+                           "move now")
         self.plan, self.confirming = [], None
         return [a.to_dict() for a in plan]
 
@@ -731,7 +731,7 @@ class SagradaUI(GameUI):
         elif self.plan:
             last = self.plan.pop()
             if last.kind == "tool" and self.plan and self.plan[-1].kind == "draft" and \
-                    self.plan[-1].cell < 0:  # fmt: skip
+                    self.plan[-1].cell < 0:
                 self.picked = self.plan.pop().die
             what = TOOLS[last.number].name if last.kind == "tool" else str(last)
             said = f"took back {what}: nothing was sent"
@@ -752,7 +752,7 @@ class SagradaUI(GameUI):
             return
         step = self.step()
         if self.picked is not None and (self.picked >= len(view["pool"]) or step not in (
-                None, DRAFT_AGAIN) or view["drafted"] and step is None):  # fmt: skip
+                None, DRAFT_AGAIN) or view["drafted"] and step is None):
             self.picked = None
         if step != MOVE:
             self.lifted = None
@@ -768,7 +768,7 @@ class SagradaUI(GameUI):
         view, private = self.view, self.model.private or {}
         return bool(view and view["phase"] == "choose" and self.model.you is not None
                     and private.get("patterns") and private.get("pattern") is None
-                    and self.model.status == "running")  # fmt: skip
+                    and self.model.status == "running")
 
     def choosing(self) -> str:
         """Whose turn to choose it is (the host takes the choices in seat order)."""
@@ -794,7 +794,7 @@ class SagradaUI(GameUI):
     def use_tool(self, slot: int) -> list[Data]:
         view = self.view
         if view is None or not self.mine() or slot >= len(view["tools"]) or \
-                self.confirming is not None:  # fmt: skip
+                self.confirming is not None:
             return []
         number = view["tools"][slot]["tool"]
         actions = self._tool_actions(number)
@@ -888,7 +888,7 @@ class SagradaUI(GameUI):
                 if found:
                     return self.advance(found, typed=True)
             if TOOLS.get(action.number) and TOOLS[action.number].on_drafted and \
-                    self.picked is not None and self.step() is None:  # fmt: skip
+                    self.picked is not None and self.step() is None:
                 actions = [Action.draft(self.picked), action]
         return self.advance(actions, typed=True)
 
@@ -899,9 +899,9 @@ class SagradaUI(GameUI):
         if not words:
             kinds = {a.kind for a in legal}
             options = [k for k in ("choose", "draft", "place", "tool", "move", "value", "swap",
-                                   "pass", "stop", "return") if k in kinds]  # fmt: skip
+                                   "pass", "stop", "return") if k in kinds]
         elif len(words) == 1 and words[0] in ("draft", "tool", "choose", "value", "swap",
-                                               "place", "move"):  # fmt: skip
+                                               "place", "move"):
             words_now = {str(a).split()[1] for a in legal if a.kind == words[0]}
             options = sorted(words_now, key=lambda w: (len(w), w))  # 2 before 11
         elif words[0] == "draft" and len(words) == 2:
@@ -913,7 +913,7 @@ class SagradaUI(GameUI):
             options = ["to"]
         elif words[0] == "move" and len(words) == 3:
             options = [cell_text(a.to) for a in legal
-                       if a.kind == "move" and cell_text(a.cell) == words[1]]  # fmt: skip
+                       if a.kind == "move" and cell_text(a.cell) == words[1]]
         else:
             options = []
         return [o for o in options if o.startswith(partial.lower())]
@@ -936,7 +936,7 @@ class SagradaUI(GameUI):
         you = self.model.you
         host = self.model.view
         if (self.plan or self.confirming is not None) and (
-                host is None or host["version"] != self._plan_base):  # fmt: skip
+                host is None or host["version"] != self._plan_base):
             self.plan, self.confirming = [], None  # made on a view that is gone
         if self.chosen_ahead is not None and not self.can_choose():
             self.chosen_ahead = None
@@ -944,7 +944,7 @@ class SagradaUI(GameUI):
         self._find_changes()
         turn_over = any(e.get("type") in ("turn_passed", "round_started", "patterns_revealed")
                         or e.get("seat") == you and e.get("type") == "die_placed"
-                        for e in events)  # fmt: skip
+                        for e in events)
         if you is not None and turn_over and not self.mine():
             self.model.remember()
 
@@ -1023,12 +1023,12 @@ def snake_line(ui: SagradaUI, width: int) -> Line:
     skipping = set(view["skipping"])
     for named in (10, 7, 0):  # whole names if they fit, else shorter, else seat numbers
         line: Line = [("class:title", f"Round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}"),
-                      ("", " ")]  # fmt: skip
+                      ("", " ")]
         for i, seat in enumerate(view["order"]):
             now = i == view["turn_index"] and view["phase"] == "play"
             skipped = i >= players and seat in skipping
             name = "you" if seat == model.you else model.name(seat, named) if named else \
-                str(seat + 1)  # fmt: skip
+                str(seat + 1)
             if now:
                 line.append(("class:turn", f" [{name}]"))
             else:
@@ -1094,7 +1094,7 @@ def tool_lines(ui: SagradaUI, width: int, wrap: bool = True) -> list[Line]:
         style = "class:legal" if slot in usable else ""
         line: Line = [(style, f" {TOOL_KEYS[slot]}"), ("", f" {tool.number:>2} "),
                       ("", f"{tool.name:<{names}}"),
-                      ("class:dim", f" {costs[slot]:<{cost_w}}")]  # fmt: skip
+                      ("class:dim", f" {costs[slot]:<{cost_w}}")]
         short = f" {TOOL_SHORT[tool.number]}"
         if sum(len(t) for _, t in line) + len(short) <= width:
             lines.append([*line, ("", short)])
@@ -1116,7 +1116,7 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
     private = ui.model.private
     colours = (private or {}).get("objectives") or (
         view.get("privates", [None] * 4)[ui.model.you] if ui.model.you is not None
-        and "privates" in view else None)  # fmt: skip
+        and "privates" in view else None)
     if colours:
         you = ui.model.you
         window = view["seats"][you]["window"] if you is not None else []
@@ -1151,7 +1151,7 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
         style = "class:you" if seat == model.you else ""
         tokens = "" if solo else f" {data['tokens']:>2}"
         lines.append([(style, f"{mark}{seat + 1} {model.name(seat, 8):<8} {dice:>4}{tokens} "
-                              f"{view['scores'][seat]:>4}")])  # fmt: skip
+                              f"{view['scores'][seat]:>4}")])
     if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
         so_far, whose = f" target so far {target:>3}", " (the track)"
@@ -1201,7 +1201,7 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
     right_w -= other_cols * (GRID_W + 2)
     right: list[Line] = [snake_line(ui, right_w)]
     right.append(fit(merge([("class:title", "Pool"), ("", " "),
-                            *dice_line(view["pool"], True, ui.picked)]), right_w))  # fmt: skip
+                            *dice_line(view["pool"], True, ui.picked)]), right_w))
     held = ui.held_die()
     if held and view["step"]:
         tool = TOOLS[view["step"]["tool"]].name if view["step"]["tool"] else "drafted"
@@ -1211,7 +1211,7 @@ def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list
             held = held[0] + "?"  # drawn, its value not yet chosen
         right.append(fit([("class:title", "Hand"), ("", " "),
                           (f"class:die.{held[0].lower()}", held),
-                          ("class:dim", f"  ({tool})")], right_w))  # fmt: skip
+                          ("class:dim", f"  ({tool})")], right_w))
     right += track_lines(ui, right_w)
     objectives = objective_lines(ui, right_w)
     tools = tool_lines(ui, right_w)
@@ -1275,22 +1275,22 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
         chosen = patterns[private["pattern"]]
         tokens = "" if solo else f" ({chosen.difficulty} tokens)"
         lines.append([("class:title", f"You chose {chosen.name}{tokens}."),
-                      ("", f"  Waiting for {', '.join(waiting)}.")])  # fmt: skip
+                      ("", f"  Waiting for {', '.join(waiting)}.")])
     elif model.my_turn and not dealt:
         lines.append([("class:title", "Choose your window pattern"),
                       ("", " (1-4, Enter): this console has not been told your four yet")])
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
-                      ("", f"  (waiting for {', '.join(waiting)})")])  # fmt: skip
+                      ("", f"  (waiting for {', '.join(waiting)})")])
     elif model.status != "running":  # seats still open: nobody is choosing yet
         lines.append([("class:title", "Your window patterns"),
-                      ("", "  (you choose once every seat is taken)")])  # fmt: skip
+                      ("", "  (you choose once every seat is taken)")])
     elif ui.chosen_ahead is not None:
         lines.append([("class:title", f"Your choice: {ui.chosen_ahead + 1}"),
                       ("", f"  {whose} is choosing; yours goes to the host next")])
     elif model.my_turn:
         lines.append([("class:title", "Choose your window pattern"),
-                      ("class:dim", "" if solo else "  (● its favour tokens)")])  # fmt: skip
+                      ("class:dim", "" if solo else "  (● its favour tokens)")])
     else:
         lines.append([("class:title", "Choose your window pattern now"),
                       ("", f"  ({whose} is choosing; the host takes yours next)")])
@@ -1302,12 +1302,12 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
         for slot, index in enumerate(dealt):
             p = patterns[index]
             here = mine and slot == (ui.chosen_ahead if ui.chosen_ahead is not None
-                                     else ui.candidate)  # fmt: skip
+                                     else ui.candidate)
             tokens = "" if solo else f" ●{p.difficulty}"
             words = textwrap.wrap(f"{slot + 1} {p.name}{tokens}", cell_w - 2) or [""]
             head = [fit([("class:chosen" if here else "class:title",
                           f"{'▸' if here and not i else ' '}{text}")], cell_w)
-                    for i, text in enumerate(words)]  # fmt: skip
+                    for i, text in enumerate(words)]
             blocks.append((head, [fit(r, cell_w) for r in window_rows([""] * CELLS, p,
                                                                        small=small)]))
         per_row = max(1, min(len(blocks), width // cell_w))  # narrower than 80: two rows
@@ -1334,13 +1334,13 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     view = ui.view
     assert view is not None
     result = view.get("result") or {"scores": view["scores"],
-                                    "ranking": list(range(len(view["seats"])))}  # fmt: skip
+                                    "ranking": list(range(len(view["seats"])))}
     sheets = result.get("sheets") or []
     lines: list[Line] = [[("class:title", "Game over")], []]
     if "target" in result:
         verdict = "beaten" if result.get("won") else "missed"
         lines.append([("", f"Target {result['target']} (the round track's values): "
-                           f"{verdict} with {result['scores'][0]}")])  # fmt: skip
+                           f"{verdict} with {result['scores'][0]}")])
     # Each public objective's column is headed by its name in words, wrapped over lines.
     names = [textwrap.wrap(OBJECTIVES[n].name, OBJECTIVE_W) for n in view["objectives"]]
     depth = max((len(n) for n in names), default=1)
@@ -1350,7 +1350,7 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         last = row == depth - 1
         head = (" #  player      " if last else " " * 16) + " ".join(
             f"{w:>{OBJECTIVE_W}}" for w in words) + (
-            f"  private{'' if solo else ' tokens'}  empty  score" if last else "")  # fmt: skip
+            f"  private{'' if solo else ' tokens'}  empty  score" if last else "")
         lines.append([("class:dim", head.rstrip())])
     for rank, seat in enumerate(result["ranking"]):
         style = "class:you" if seat == model.you else ""
@@ -1366,7 +1366,7 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         lines.append([(style, row)])
     if "privates" in view:
         privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]
-                             for c in own) for s, own in enumerate(view["privates"]))  # fmt: skip
+                             for c in own) for s, own in enumerate(view["privates"]))
         lines.append([("class:dim", f"Private objectives: {privates}")])
     lines.append([])
     if "target" not in result and result["ranking"]:

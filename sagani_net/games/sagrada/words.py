@@ -36,7 +36,7 @@ def _tool_used(e: Data, who: str, names: Sequence[str]) -> str:
 def _revealed(e: Data, who: str, names: Sequence[str]) -> str:
     solo = len(e["names"]) == 1  # no favour tokens in the solo game
     plays = [f"{names[s]} plays {name}" + ("" if solo else f" ({_tokens(e['tokens'][s])})")
-             for s, name in enumerate(e["names"])]  # fmt: skip
+             for s, name in enumerate(e["names"])]
     return "Windows revealed: " + "; ".join(plays) + "."
 
 
@@ -79,7 +79,7 @@ SENTENCES: dict[str, Callable[[Data, str, Sequence[str]], str]] = {
     # The host's own event (PROTOCOL.md, deadlines): its default move follows.
     "deadline_missed": lambda e, who, n: f"{who} ran out of time; the host plays for them.",
     "game_over": _game_over,
-}  # fmt: skip
+}
 
 
 def event_sentence(event: Data, names: Sequence[str]) -> str:

@@ -75,7 +75,7 @@ NO_WAY = 9
 #: steps_left walks back along, worked out once rather than at every evaluation.
 _STEPS_IN = tuple(
     tuple((at, OPPOSITE[d]) for d in range(4)
-          if 0 <= (at := NEIGHBOUR[to][d]) < TEMPLE_SPACES[0])  # fmt: skip
+          if 0 <= (at := NEIGHBOUR[to][d]) < TEMPLE_SPACES[0])
     for to in range(SPACES)
 )
 
@@ -111,7 +111,7 @@ def distinct_actions(state: State) -> list[Action]:
     revealed = state.revealed
     return [a for a in state.legal_actions()
             if not (a.type == "rotate" and a.space >= 0 and a.turn != 90
-                    and not revealed[a.space])]  # fmt: skip
+                    and not revealed[a.space])]
 
 
 def best_actions(state: State, keep: int) -> list[Action]:
@@ -175,7 +175,7 @@ class Search:
 
     def __init__(self, root_candidates: int = 10, candidates: int = 4, believe: float = 0.8,
                  rollout_resolutions: int = 1, margin_scale: float = 6.0,
-                 family_scale: float = 8.0, infer_families: bool = True) -> None:  # fmt: skip
+                 family_scale: float = 8.0, infer_families: bool = True) -> None:
         if not 1 <= candidates <= root_candidates or not 0 <= believe <= 1:
             raise ValueError("1 <= candidates <= root_candidates, 0 <= believe <= 1")
         if rollout_resolutions < 1 or margin_scale <= 0:
@@ -214,7 +214,7 @@ class Search:
             self._refine(state)
         return (state.seat, state.phase, tuple(state.hands[state.seat]), len(state.timeline),
                 state.ghost, tuple(state.samurai), tuple(state.revealed),
-                state.pushing)  # fmt: skip
+                state.pushing)
 
     def _deal_families(self, state: State, rng: random.Random) -> None:
         """Players push their own samurai on, so a family whose samurai are further on is the
@@ -228,7 +228,7 @@ class Search:
             if other == state.seat:
                 continue
             odds = [math.exp(sum(p * g for p, g in zip(points[f], progress, strict=True))
-                             / self.family_scale) for f in left]  # fmt: skip
+                             / self.family_scale) for f in left]
             pick = rng.random() * sum(odds)
             for i, weight in enumerate(odds):
                 pick -= weight
@@ -293,10 +293,10 @@ def rewards(state: State, margin_scale: float) -> list[float]:
     if state.outcome is not None:
         place = {seat: i for i, seat in enumerate(state.outcome.ranking)}
         return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
-                for i in range(seats)]  # fmt: skip
+                for i in range(seats)]
     values = [evaluate(state, seat) for seat in range(seats)]
     return [sum(_logistic((vi - vj) / margin_scale) for j, vj in enumerate(values) if j != i)
-            / (seats - 1) for i, vi in enumerate(values)]  # fmt: skip
+            / (seats - 1) for i, vi in enumerate(values)]
 
 
 def _logistic(x: float) -> float:

@@ -91,7 +91,7 @@ class Edition:
             "cards": [{"id": c.id, "arrows": [list(a) for a in c.arrows], "action": c.action}
                       for c in self.cards],
             "families": [{"id": f.id, "points": dict(f.points)} for f in self.families],
-        }  # fmt: skip
+        }
 
 
 def load_edition(directory: Path | None = None) -> Edition:
@@ -152,9 +152,9 @@ def _card(item: dict[str, Any]) -> MovementCard:
         raise EditionError('"arrows" is a list of 1 or 2 [colour, direction] pairs')
     for arrow in arrows:
         if (not isinstance(arrow, list) or len(arrow) != 2 or arrow[0] not in COLOURS
-                or arrow[1] not in DIRECTIONS):  # fmt: skip
+                or arrow[1] not in DIRECTIONS):
             raise EditionError(f"arrow {arrow!r}: expected [colour, direction], a colour among "
-                               f"{', '.join(COLOURS)}, a direction among N, E, S, W")  # fmt: skip
+                               f"{', '.join(COLOURS)}, a direction among N, E, S, W")
     if item["action"] not in ACTIONS:
         raise EditionError(f'"action" is one of {", ".join(ACTIONS)}, not {item["action"]!r}')
     return MovementCard(item["id"], tuple((c, d) for c, d in arrows), item["action"])
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 1
     print(f"ok: {len(edition.tiles)} forest tiles, {len(edition.cards)} movement cards, "
-          f"{len(edition.families)} family tree cards")  # fmt: skip
+          f"{len(edition.families)} family tree cards")
     return 0
 
 

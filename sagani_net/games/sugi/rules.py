@@ -304,7 +304,7 @@ def _space_data(space: int) -> list[int]:
 
 def _read_space(value: Any) -> int:
     if (isinstance(value, list | tuple) and len(value) == 2 and all(map(_is_int, value))
-            and 0 <= value[0] < COLUMNS and 0 <= value[1] < LANES):  # fmt: skip
+            and 0 <= value[0] < COLUMNS and 0 <= value[1] < LANES):
         return value[0] * LANES + value[1]
     raise RuleError("bad_action", "a space is [column 0-5, lane 0-2]")
 
@@ -324,7 +324,7 @@ class Outcome(NamedTuple):
 
     def figures(self) -> Data:
         return {"winners": list(self.winners), "pedestals": list(self.pedestals),
-                "families": list(self.families), "rounds": self.rounds}  # fmt: skip
+                "families": list(self.families), "rounds": self.rounds}
 
     def to_dict(self) -> Data:
         return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures()}
@@ -347,13 +347,13 @@ class State(Engine):
         "known_bottom", "timeline", "last_placer", "phase", "seat", "round", "round_start",
         "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
         "deal", "reshuffles", "script", "edition",
-    )  # fmt: skip
+    )
 
     # -- creation ---------------------------------------------------------------------------
 
     @classmethod
     def new(cls, players: int = 2, seed: int | None = None, parts: Components = COMPONENTS,
-            deal: Data | None = None, edition: int = LATEST_EDITION) -> State:  # fmt: skip
+            deal: Data | None = None, edition: int = LATEST_EDITION) -> State:
         """A new game (S1): ``seed`` decides the forest, the deal and the first player, or a
         record's ``deal`` does (checked; ``bad_record`` when it cannot be). The seed's
         generator deals either way, so that it stands where the original game's did.
@@ -392,7 +392,7 @@ class State(Engine):
                        for space in FOREST],
             "families": s.families[:], "hands": [h[:] for h in s.hands], "deck": s.deck[::-1],
             "first": s.seat,
-        }  # fmt: skip
+        }
         return s
 
     def _deal_from(self, deal: Any) -> None:
@@ -406,18 +406,18 @@ class State(Engine):
                 isinstance(f, list) and len(f) == 4 and all(map(_is_int, f)) for f in forest)
                 and sorted(f[0] * LANES + f[1] for f in forest if 0 <= f[1] < LANES)
                 == list(FOREST) and sorted(f[2] for f in forest) == sorted(parts.tile_ids)
-                and all(f[3] in TURNS for f in forest)):  # fmt: skip
+                and all(f[3] in TURNS for f in forest)):
             raise RuleError("bad_record", "deal forest: [column, lane, tile, rotation] for each "
-                            "forest space once, every tile once, rotations 0-270")  # fmt: skip
+                            "forest space once, every tile once, rotations 0-270")
         if not (_is_cards(families) and len(families) == players
-                and set(families) <= set(parts.family_ids)):  # fmt: skip
+                and set(families) <= set(parts.family_ids)):
             raise RuleError("bad_record", f"deal families: {players} different family cards")
         if not (isinstance(hands, list) and len(hands) == players
                 and all(isinstance(h, list) and len(h) == HAND_SIZE for h in hands)
                 and _is_cards(deck) and _is_cards([c for h in hands for c in h])
                 and sorted([*deck, *(c for h in hands for c in h)]) == sorted(parts.card_ids)):
             raise RuleError("bad_record", f"deal hands and deck: {players} hands of "
-                            f"{HAND_SIZE} and the deck, every card once")  # fmt: skip
+                            f"{HAND_SIZE} and the deck, every card once")
         if not _is_int(deal["first"]) or deal["first"] not in range(players):
             raise RuleError("bad_record", f"deal first: a seat, 0-{players - 1}")
         tile_at = [-1] * SPACES
@@ -461,10 +461,10 @@ class State(Engine):
         """An independent copy. The generator is shared until either side reshuffles."""
         c = State.__new__(State)
         c.players, c.seed, c.rng, c.parts, c.limit = (
-            self.players, self.seed, self.rng, self.parts, self.limit)  # fmt: skip
+            self.players, self.seed, self.rng, self.parts, self.limit)
         self.rng_owned = c.rng_owned = False
         c.tile_at, c.turn, c.revealed, c.sides = (
-            self.tile_at, self.turn[:], self.revealed[:], self.sides[:])  # fmt: skip
+            self.tile_at, self.turn[:], self.revealed[:], self.sides[:])
         c.samurai, c.pedestals, c.ghost = self.samurai[:], self.pedestals[:], self.ghost
         c.hands = [h[:] for h in self.hands]
         c.families, c.deck, c.discard = self.families, self.deck[:], self.discard[:]
@@ -525,7 +525,7 @@ class State(Engine):
         at = self.samurai[colour]
         aside = (E, W) if self.ghost_dir in (N, S) else (N, S)
         return [d for d in aside if NEIGHBOUR[at][d] >= 0
-                and self.passable(at, d, NEIGHBOUR[at][d], True)]  # fmt: skip
+                and self.passable(at, d, NEIGHBOUR[at][d], True)]
 
     def passable(self, at: int, d: int, to: int, known: bool = False) -> bool:
         """Whether the side of ``at`` towards its neighbour ``to`` (direction ``d``) and the side
@@ -545,7 +545,7 @@ class State(Engine):
         if phase == MAINTENANCE:
             hand = self.hands[self.seat]
             return [Action("discard", cards=chosen)
-                    for k in range(len(hand) + 1) for chosen in combinations(hand, k)]  # fmt: skip
+                    for k in range(len(hand) + 1) for chosen in combinations(hand, k)]
         return []
 
     def _plan_actions(self) -> list[Action]:
@@ -561,11 +561,11 @@ class State(Engine):
             if icon == "rotate":
                 out += parts.rotate_tile_actions[card]
                 out += [Action("rotate", card, slot=i, turn=by)
-                        for i in range(slots) for by in ROTATE_BY]  # fmt: skip
+                        for i in range(slots) for by in ROTATE_BY]
             elif icon == "free":
                 out += [Action("free", card, place, slot=i, turn=t)
                         for place in hand if place != card
-                        for i in range(slots + 1) for t in TURNS]  # fmt: skip
+                        for i in range(slots + 1) for t in TURNS]
             elif icon == "ghost":
                 if targets is None:
                     targets = self.ghost_targets()
@@ -590,7 +590,7 @@ class State(Engine):
         if phase == MAINTENANCE:
             # Every subset of the hand is one action: a fair coin per card picks one uniformly.
             return Action("discard", cards=tuple(sorted(
-                c for c in self.hands[self.seat] if rng.random() < 0.5)))  # fmt: skip
+                c for c in self.hands[self.seat] if rng.random() < 0.5)))
         if phase != PLAN:
             actions = self.legal_actions()
             return actions[int(rng.random() * len(actions))]
@@ -599,7 +599,7 @@ class State(Engine):
         h, slots = len(hand), len(self.timeline)
         targets = self.ghost_targets() if any(parts.icon[c] == "ghost" for c in hand) else []
         sizes = {"rotate": len(FOREST) * 3 + 3 * slots, "free": (h - 1) * (slots + 1) * 4,
-                 "ghost": len(targets), "remove": slots}  # fmt: skip
+                 "ghost": len(targets), "remove": slots}
         i = int(rng.random() * (4 * h + sum(sizes[parts.icon[c]] for c in hand)))
         if i < 4 * h:
             return parts.timeline_actions[hand[i >> 2]][i & 3]
@@ -661,7 +661,7 @@ class State(Engine):
             return
         if self.parts.icon[action.card] != kind:
             raise RuleError("wrong_icon", f"card {action.card} shows "
-                            f"{self.parts.icon[action.card]}, not {kind}")  # fmt: skip
+                            f"{self.parts.icon[action.card]}, not {kind}")
         if kind == "rotate":
             if action.turn not in ROTATE_BY:
                 raise RuleError("bad_rotation", "rotate by 90, 180 or 270 degrees")
@@ -671,14 +671,14 @@ class State(Engine):
                 raise RuleError("bad_target", "only forest tiles (columns 1-4) rotate")
             if action.slot >= slots:
                 held = (f"slots 0 to {slots - 1} (in text, t1 to t{slots})" if slots else
-                        "it is empty")  # fmt: skip
+                        "it is empty")
                 raise RuleError("bad_slot", f"no timeline card at slot {action.slot}: {held}")
         elif kind == "free":
             if action.place == action.card or action.place not in hand:
                 raise RuleError("not_in_hand", "place another card from your hand")
             if not 0 <= action.slot <= slots:
                 raise RuleError("bad_slot", f"a free card goes in slot 0 to {slots} (in text, t1 "
-                                f"to t{slots + 1})")  # fmt: skip
+                                f"to t{slots + 1})")
             if action.turn not in TURNS:
                 raise RuleError("bad_rotation", "a card is turned 0, 90, 180 or 270 degrees")
         elif kind == "ghost":
@@ -717,7 +717,7 @@ class State(Engine):
             self.last_placer = seat
             if ev is not None:
                 ev.append({"type": "card_placed", "seat": seat, "slot": action.slot,
-                           "free": True})  # fmt: skip
+                           "free": True})
             self._draw(seat, 1, ev)
         elif kind == "ghost":
             if self._send_ghost(action.space, ev):
@@ -734,7 +734,7 @@ class State(Engine):
             self.sides[space] = self.parts.sides[self.tile_at[space] * 4 + turn]
             if ev is not None:
                 event: Data = {"type": "tile_rotated", "seat": self.seat,
-                               "space": _space_data(space), "by": action.turn}  # fmt: skip
+                               "space": _space_data(space), "by": action.turn}
                 if self.revealed[space]:
                     event["rotation"] = turn * 90
                 ev.append(event)
@@ -743,7 +743,7 @@ class State(Engine):
         self.timeline[action.slot] = (card, (turn + quarters) % 4, owner)
         if ev is not None:
             ev.append({"type": "card_rotated", "seat": self.seat, "slot": action.slot,
-                       "owner": owner, "by": action.turn})  # fmt: skip
+                       "owner": owner, "by": action.turn})
 
     def _remove(self, slot: int, ev: list[Data] | None) -> None:
         card, _, owner = self.timeline.pop(slot)
@@ -799,12 +799,12 @@ class State(Engine):
             if not self.passable(at, d, to):
                 if ev is not None:
                     ev.append({"type": "ghost_blocked", "space": _ghost_data(self.ghost),
-                               "towards": _space_data(to)})  # fmt: skip
+                               "towards": _space_data(to)})
                 return False
             self.ghost_from, self.ghost = self.ghost, to
             if ev is not None:
                 ev.append({"type": "ghost_moved", "from": _ghost_data(self.ghost_from),
-                           "to": _space_data(to)})  # fmt: skip
+                           "to": _space_data(to)})
             at = to
             if to in samurai:
                 self.ghost_dir = d
@@ -823,7 +823,7 @@ class State(Engine):
                 self.ghost = back  # S12: back one space the way it came, pushing nobody
             if ev is not None:
                 ev.append({"type": "ghost_stepped_back", "samurai": COLOURS[self.pushing[0]],
-                           "to": _ghost_data(self.ghost)})  # fmt: skip
+                           "to": _ghost_data(self.ghost)})
             self.pushing = ()
         if not self.pushing:
             self.phase = PLAN
@@ -849,7 +849,7 @@ class State(Engine):
             self.discard.append(card)
             if ev is not None:
                 ev.append({"type": "card_revealed", "slot": slot, "card": card,
-                           "rotation": turn * 90, "owner": owner})  # fmt: skip
+                           "rotation": turn * 90, "owner": owner})
             for colour, d in steps[card * 4 + turn]:
                 self._step(colour, d, ev)
                 if self.phase == OVER:
@@ -857,7 +857,7 @@ class State(Engine):
                     return
 
     def _step(self, colour: int, d: int, ev: list[Data] | None,
-              pushed_by: int | None = None) -> bool:  # fmt: skip
+              pushed_by: int | None = None) -> bool:
         """S7: one samurai tries one space; returns whether it moved."""
         at = self.samurai[colour]
         reason = None
@@ -878,7 +878,7 @@ class State(Engine):
         if reason is not None:
             if ev is not None:
                 event: Data = {"type": "samurai_blocked", "samurai": COLOURS[colour],
-                               "direction": DIRECTIONS[d], "reason": reason}  # fmt: skip
+                               "direction": DIRECTIONS[d], "reason": reason}
                 if pushed_by is not None:
                     event["seat"] = pushed_by
                 ev.append(event)
@@ -886,7 +886,7 @@ class State(Engine):
         if ev is not None:
             event = {"type": "samurai_pushed" if pushed_by is not None else "samurai_moved",
                      "samurai": COLOURS[colour], "from": _space_data(at),
-                     "to": _space_data(to)}  # fmt: skip
+                     "to": _space_data(to)}
             if pushed_by is not None:
                 event["seat"] = pushed_by
             ev.append(event)
@@ -895,7 +895,7 @@ class State(Engine):
             self.pedestals.append(colour)
             if ev is not None:
                 ev.append({"type": "samurai_arrived", "samurai": COLOURS[colour],
-                           "pedestal": len(self.pedestals)})  # fmt: skip
+                           "pedestal": len(self.pedestals)})
             if len(self.pedestals) >= ARRIVAL_END:
                 self._finish(ev)
         else:
@@ -906,7 +906,7 @@ class State(Engine):
         self.revealed[space] = True
         if ev is not None:
             ev.append({"type": "tile_revealed", "space": _space_data(space),
-                       "tile": self.tile_at[space], "rotation": self.turn[space] * 90})  # fmt: skip
+                       "tile": self.tile_at[space], "rotation": self.turn[space] * 90})
 
     # -- maintenance ------------------------------------------------------------------------
 
@@ -991,7 +991,7 @@ class State(Engine):
             recorded = self.script[done]
             if not _is_cards(recorded) or sorted(recorded) != sorted(deck):
                 raise RuleError("bad_record", f"reshuffles[{done}]: the discards were "
-                                f"{sorted(deck)}")  # fmt: skip
+                                f"{sorted(deck)}")
             deck = recorded[::-1]
         self.deck = deck
         self.reshuffles += (deck[::-1],)
@@ -1018,7 +1018,7 @@ class State(Engine):
         self.outcome = Outcome(
             tuple(scores), tuple(ranking), winners,
             tuple(COLOURS[c] for c in self.pedestals), tuple(self.families), self.round,
-        )  # fmt: skip
+        )
         if ev is not None:
             ev.append({"type": "game_over", **self.outcome.to_dict()})
 
@@ -1054,12 +1054,12 @@ class State(Engine):
             "deck": len(self.deck),
             "discard": self.discard[:],
             "push": None,
-        }  # fmt: skip
+        }
         if self.phase == PUSH:
             data["push"] = {"samurai": COLOURS[self.pushing[0]],
                             "waiting": [COLOURS[c] for c in self.pushing[1:]],
                             "ghost_direction": DIRECTIONS[self.ghost_dir],
-                            "from": _ghost_data(self.ghost_from)}  # fmt: skip
+                            "from": _ghost_data(self.ghost_from)}
         if over:
             assert self.outcome is not None
             data["result"] = self.outcome.to_dict()
@@ -1079,7 +1079,7 @@ class State(Engine):
             "timeline": [[i, card, turn * 90] for i, (card, turn, owner) in enumerate(self.timeline)
                          if owner == seat],
             "deck_bottom": [[deck.index(card), card] for card in self.known_bottom[seat]],
-        }  # fmt: skip
+        }
 
     def private_seats(self, events: list[Data]) -> list[int]:
         seats: set[int] = set()
@@ -1088,7 +1088,7 @@ class State(Engine):
             # A card placed or removed shifts every seat's own slots on the timeline and the
             # places of the cards seats know at the deck's bottom; a draw may take one of those.
             if kind in ("deck_reshuffled", "resolution", "game_over", "card_placed",
-                        "card_removed", "drew"):  # fmt: skip
+                        "card_removed", "drew"):
                 return list(range(self.players))
             for key in ("seat", "owner"):
                 if isinstance(event.get(key), int):
@@ -1119,7 +1119,7 @@ class State(Engine):
 
     def __repr__(self) -> str:
         return (f"<sugi State players={self.players} version={self.version} round={self.round} "
-                f"phase={self.phase} seat={self.current_seat}>")  # fmt: skip
+                f"phase={self.phase} seat={self.current_seat}>")
 
 
 def _direction(start: int, target: int) -> int:
@@ -1136,7 +1136,7 @@ DEAL_FIELDS = ("forest", "families", "hands", "deck", "first")
 def _is_cards(value: Any) -> bool:
     """A list of ids (cards, family cards), each once (the caller checks which)."""
     return (isinstance(value, list) and all(map(_is_int, value))
-            and len(set(value)) == len(value))  # fmt: skip
+            and len(set(value)) == len(value))
 
 
 def _ghost_data(ghost: int) -> list[int] | None:
@@ -1144,7 +1144,7 @@ def _ghost_data(ghost: int) -> list[int] | None:
 
 
 def determinize(view: Data, private: Data | None, rng: random.Random,
-                parts: Components = COMPONENTS) -> State:  # fmt: skip
+                parts: Components = COMPONENTS) -> State:
     """A full state that agrees with ``view`` and one seat's ``private`` data (None: a
     spectator), every secret sampled from ``rng``: the other hands, family trees and face-down
     timeline cards, the deck's order (cards the seat sent to the bottom stay where it knows they
@@ -1183,13 +1183,13 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     s.ghost = ON_TEMPLE if view["ghost"] is None else view["ghost"][0] * LANES + view["ghost"][1]
     # Cards: everything not seen is shuffled and dealt where the view has backs.
     known = [*view["discard"], *mine["hand"], *(c for _, c, _ in mine["timeline"]),
-             *(c for _, c in mine["deck_bottom"])]  # fmt: skip
+             *(c for _, c in mine["deck_bottom"])]
     if len(set(known)) != len(known) or not set(known) <= set(parts.card_ids):
         raise RuleError("bad_view", "a card is in two places at once, or is no card of the game")
     if seat is not None and (
         len(mine["hand"]) != view["hands"][seat]
         or any(not 0 <= slot < len(view["timeline"]) or view["timeline"][slot] != seat
-               for slot, _, _ in mine["timeline"])  # fmt: skip
+               for slot, _, _ in mine["timeline"])
     ):
         raise RuleError("bad_view", "the private data is not the view's seat's")
     known_cards = set(known)
@@ -1231,7 +1231,7 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
         result = view["result"]
         s.outcome = Outcome(tuple(result["scores"]), tuple(result["ranking"]),
                             tuple(result["winners"]), tuple(result["pedestals"]),
-                            tuple(result["families"]), result["rounds"])  # fmt: skip
+                            tuple(result["families"]), result["rounds"])
     return s
 
 
@@ -1259,7 +1259,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     events = replay_actions(state, actions)
     outcome = state.outcome
     check_replayed(state, record, "reshuffles", len(reshuffles), len(state.reshuffles),
-                   None if outcome is None else outcome.to_dict())  # fmt: skip
+                   None if outcome is None else outcome.to_dict())
     return state, events
 
 
@@ -1310,7 +1310,7 @@ class Sugi:
     def static_data(self, config: Data) -> Data:
         return {**EDITION.to_data(), "colours": list(COLOURS), "directions": list(DIRECTIONS),
                 "lanes": LANES, "columns": COLUMNS, "limit": timeline_limit(config["players"]),
-                "hand": HAND_SIZE}  # fmt: skip
+                "hand": HAND_SIZE}
 
 
 SUGI = Sugi()

@@ -292,11 +292,11 @@ class SugiUI(GameUI):
             # another's move may shift your timeline slots or draw your card from the deck's
             # bottom): then only your hand and family tree, which change by your own moves.
             tries = [private] if private is None else [private, {
-                **private, "timeline": [], "deck_bottom": []}]  # fmt: skip
+                **private, "timeline": [], "deck_bottom": []}]
             for known in tries:
                 try:
                     self._state = GAME.determinize(view, known, self.model.you,
-                                                   random.Random(0))  # fmt: skip
+                                                   random.Random(0))
                     break
                 except (RuleError, IndexError, KeyError, TypeError, ValueError):
                     continue  # the screen must not fall over data it cannot fit together
@@ -313,7 +313,7 @@ class SugiUI(GameUI):
         owners = view["timeline"]
         # Only where the view agrees (the private data may be a step behind it).
         return {slot: (card, rotation) for slot, card, rotation in private["timeline"]
-                if slot < len(owners) and owners[slot] == self.model.you}  # fmt: skip
+                if slot < len(owners) and owners[slot] == self.model.you}
 
     def not_now(self) -> str:
         """Why no move can be sent now."""
@@ -350,23 +350,23 @@ class SugiUI(GameUI):
             Key((str(n),), "choose a hand card (free: the one to place; maintenance: mark "
                 "it)" if n == 1 else "", lambda n=n: self.number(n), label="1-4")
             for n in range(1, 5)
-        ]  # fmt: skip
+        ]
         keys += [
             Key(("r",), "turn the card in hand clockwise (rotate: by how much; R back)",
-                lambda: self.turn(1), when=lambda: self.choice is not None),  # fmt: skip
+                lambda: self.turn(1), when=lambda: self.choice is not None),
             Key(("R",), "", lambda: self.turn(-1), when=lambda: self.choice is not None),
             Key(("a",), "discard the card in hand for its action, then aim it",
-                self.aim, when=planning),  # fmt: skip
+                self.aim, when=planning),
             Key(("t",), "the card to the timeline (rotate: aim at timeline or "
-                "forest)", self.t_key, when=lambda: self.choice is not None),  # fmt: skip
+                "forest)", self.t_key, when=lambda: self.choice is not None),
             Key(("enter",), "play: card to the timeline, action aimed, or discards "
-                "marked", self.enter, label="Enter"),  # fmt: skip
+                "marked", self.enter, label="Enter"),
         ]
         for key, d in (("up", 0), ("right", 1), ("down", 2), ("left", 3)):
             keys.append(Key((key,), "aim (the tile, slot or space) or push that way"
                             if d == 0 else "", lambda d=d: self.arrow(d),
                             when=lambda: aiming() or self.phase == PUSH,
-                            label="arrows"))  # fmt: skip
+                            label="arrows"))
         return keys
 
     def number(self, n: int) -> list[Data]:
@@ -510,7 +510,7 @@ class SugiUI(GameUI):
         turns = [str(t) for t in TURNS]
         if not words:
             return {PLAN: ["timeline", "action"], PUSH: ["push"],
-                    MAINTENANCE: ["discard"]}.get(phase, [])  # fmt: skip
+                    MAINTENANCE: ["discard"]}.get(phase, [])
         verb, n = words[0], len(words)
         if verb == "discard":
             return [c for c in hand if c not in words[1:]]
@@ -567,7 +567,7 @@ class SugiUI(GameUI):
                 self.resolving = event.get("cards", 0)
             elif event.get("type") == "card_revealed":
                 self.resolved.append((event["slot"], event["card"], event["rotation"],
-                                      event["owner"]))  # fmt: skip
+                                      event["owner"]))
         hand = self.hand
         if not self.playing() or self.phase != PLAN or (
             self.choice is not None and self.choice.card not in hand
@@ -607,13 +607,13 @@ class SugiUI(GameUI):
             return f"{action}: {moves}"
         if choice.mode == "ghost":
             reached = [c for c, p in zip(COLOURS, state.samurai, strict=True)
-                       if p == choice.space]  # fmt: skip
+                       if p == choice.space]
             push = f": pushes {', '.join(reached)}" if reached else ""
             return f"{action}{push}"
         if choice.mode == "remove":
             owner = state.timeline[choice.slot][2] if choice.slot < len(state.timeline) else None
             name = "your" if owner == self.model.you else f"{self.model.name(owner)}'s" \
-                if owner is not None else ""  # fmt: skip
+                if owner is not None else ""
             whose = f" ({name} card)" if name else ""
             return f"{action}{whose} to the bottom of the deck"
         return f"{action}: {self._rotated(choice, state)}"
@@ -625,7 +625,7 @@ class SugiUI(GameUI):
                 return "a face-down card of another player (only its owner will know)"
             card, rotation = self.own_timeline()[choice.slot]
             return f"your card {card_text(card, rotation)} becomes " \
-                f"{card_text(card, (rotation + choice.by) % 360)}"  # fmt: skip
+                f"{card_text(card, (rotation + choice.by) % 360)}"
         space = choice.space
         if not state.revealed[space]:
             return "face down: it stays face down, turned unseen"
@@ -655,7 +655,7 @@ class SugiUI(GameUI):
             return f"r turn  Enter timeline  a {COMPONENTS.icon[choice.card]}  u/Esc undo  {shell}"
         extra = {"rotate": "arrows aim  t timeline  r by",
                  "free": f"{numbers} card  ←→ slot  r turn", "ghost": "arrows aim",
-                 "remove": "←→ slot"}[choice.mode]  # fmt: skip
+                 "remove": "←→ slot"}[choice.mode]
         return f"{extra}  Enter play  u/Esc undo  {shell}"
 
     def help_pages(self) -> list[list[str]]:
@@ -706,7 +706,7 @@ def ghost_step(at: int, d: int, targets: list[int]) -> int:
     ``at``."""
     where = divmod(at, LANES) if at >= 0 else (5, 1)
     found = nearest(where, ((1, 0), (0, 1), (-1, 0), (0, -1))[d],
-                    (divmod(t, LANES) for t in targets))  # fmt: skip
+                    (divmod(t, LANES) for t in targets))
     return at if found is None else found[0] * LANES + found[1]
 
 
@@ -758,7 +758,7 @@ def board_lines(ui: SugiUI) -> list[Line]:
             if choice.space in sides:
                 tile = state.tile_at[choice.space]
                 sides[choice.space] = sides_of(tile, (state.turn[choice.space] * 90 + choice.by)
-                                               % 360)  # fmt: skip
+                                               % 360)
     pedestals: Line = [("", "  Pedestals ")]
     for i in range(3):
         pedestals.append(("", f" {i + 1} "))
@@ -781,11 +781,11 @@ def board_lines(ui: SugiUI) -> list[Line]:
     lines: list[Line] = [pedestals, lanes, temple]
     for column in FOREST_COLUMNS:
         rows: list[Line] = [[("class:dim", "  ")], [("class:dim", f"{column} ")],
-                            [("class:dim", "  ")]]  # fmt: skip
+                            [("class:dim", "  ")]]
         for lane in range(LANES):
             space = column * LANES + lane
             tile = tile_rows(sides.get(space), inside.get(space, []), cursor=space == cursor,
-                             legal=space in legal, unknown=space in unknown)  # fmt: skip
+                             legal=space in legal, unknown=space in unknown)
             for r in range(3):
                 rows[r] += [*tile[r], ("", " ")]
         lines += [merge(r) for r in rows]
@@ -812,7 +812,7 @@ def centred(fragments: list[Fragment], width: int, fill: Fragment = ("", " ")) -
 
 
 def tile_rows(sides: int | None, inside: list[Fragment], *, cursor: bool = False,
-              legal: bool = False, unknown: bool = False) -> list[Line]:  # fmt: skip
+              legal: bool = False, unknown: bool = False) -> list[Line]:
     """A forest space, 9 x 3: face up, walls on the blocked sides and gaps on the open ones;
     face down, a back. The cursor doubles the corners; a legal target holds a dot."""
     corners = "╔╗╚╝" if cursor else "┌┐└┘"
@@ -845,10 +845,10 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
     model = ui.model
     assert view is not None
     phase = {PLAN: "planning", PUSH: "the ghost pushes", MAINTENANCE: "maintenance",
-             "over": "over"}.get(view["phase"], view["phase"])  # fmt: skip
+             "over": "over"}.get(view["phase"], view["phase"])
     lines: list[Line] = [[("class:title", f"Round {view['round']}"), ("", f"  {phase}"),
                           ("class:dim", f"  deck {view['deck']}  discards "
-                                        f"{len(view['discard'])}")]]  # fmt: skip
+                                        f"{len(view['discard'])}")]]
     line: Line = []
     used = 0
     for seat in range(view["players"]):
@@ -873,7 +873,7 @@ def head_lines(ui: SugiUI, width: int) -> list[Line]:
         state = ui.state()
         aside = " ".join(DIRECTIONS[d] for d in state.push_options()) if state else ""
         lines.append([("class:message", f"{model.name(view['turn'])} pushes "
-                       f"{push['samurai']} aside: {aside}")])  # fmt: skip
+                       f"{push['samurai']} aside: {aside}")])
     return lines
 
 
@@ -895,7 +895,7 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
         chosen = choice.slot
         cards.insert(choice.slot, (choice.place, choice.turn, model.you))
     elif choice is not None and (choice.mode == "remove" or
-                                 (choice.mode == "rotate" and choice.on_timeline)):  # fmt: skip
+                                 (choice.mode == "rotate" and choice.on_timeline)):
         chosen = choice.slot
         if choice.mode == "rotate" and 0 <= chosen < len(cards):
             card, rotation, owner = cards[chosen]
@@ -934,7 +934,7 @@ def timeline_lines(ui: SugiUI, width: int) -> list[Line]:
             left, right = ("[", "]") if i == chosen else (" ", " ")
             used = sum(len(t) for _, t in face)
             row += [("class:cursor", left), *face, ("class:cursor", right),
-                    ("", " " * (step - used - 2))]  # fmt: skip
+                    ("", " " * (step - used - 2))]
             name = "you" if owner == model.you else model.name(owner or 0, step - 1)
             who.append(("class:dim", f" {name}".ljust(step)))
         else:
@@ -954,7 +954,7 @@ def more_lines(ui: SugiUI, width: int) -> list[Line]:
     lines: list[Line] = []
     if view["timeline"] and ui.resolved:
         line: Line = [("class:title", "Last resolved"),
-                      ("", f" by {model.name(ui.resolver or 0)}:")]  # fmt: skip
+                      ("", f" by {model.name(ui.resolver or 0)}:")]
         lines.append([])
         for slot, card, rotation, _ in ui.resolved:
             piece = [("class:dim", f" t{slot + 1} "), *card_fragments(card, rotation)]
@@ -1029,18 +1029,18 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
     for i, colour in enumerate(arrived):
         pedestals += [("", f" {i + 1} "), samurai_fragment(colour)]
     lines += [pedestals, [("class:dim", f"after {result.get('rounds', view['round'])} rounds")],
-              []]  # fmt: skip
+              []]
     lines.append([("class:dim", " #  player      points  family tree")])
     families = result.get("families", [])
     for rank, seat in enumerate(result.get("ranking", [])):
         style = "class:you" if seat == model.you else ""
         line: Line = [(style, f" {rank + 1}  {model.name(seat):<10.10}  "
-                              f"{result['scores'][seat]:>5}  ")]  # fmt: skip
+                              f"{result['scores'][seat]:>5}  ")]
         if seat < len(families):
             for colour, points in COMPONENTS.edition.families[families[seat]].points:
                 on = colour in arrived
                 line += [samurai_fragment(colour), ("" if on else "class:dim",
-                                                    f"{points}{'✓' if on else ' '} ")]  # fmt: skip
+                                                    f"{points}{'✓' if on else ' '} ")]
         lines.append(line)
     winners = result.get("winners", [])
     lines.append([])
@@ -1049,7 +1049,7 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
         verb = "win" if len(winners) > 1 or winners == [model.you] else "wins"
         lines.append([("class:message", f"{names} {verb}.")])
     lines.append([("class:dim", "✓ on a pedestal: it scores. Ties: whose best scoring samurai "
-                                "arrived first")])  # fmt: skip
+                                "arrived first")])
     return box(lines, width, height)
 
 

@@ -59,7 +59,7 @@ def event_text(event: Data, names: Sequence[str]) -> str:
         fields["cards_text"] = ", ".join(map(str, event["cards"])) or "nothing"
     if event["type"] == "game_over":
         fields["scores_text"] = ", ".join(f"{names[s]} {event['scores'][s]}"
-                                          for s in event["ranking"])  # fmt: skip
+                                          for s in event["ranking"])
     template = EVENT_TEXT.get(event["type"])
     if template is None:
         return " ".join(f"{k}={v}" for k, v in event.items())
