@@ -32,12 +32,11 @@ from typing import Any
 
 from sagani_net.game import RuleError
 from sagani_net.games import rules_file
-from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
+from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, LANES, TURNS, space_name
 from sagani_net.games.sugi.rules import (
     ARRIVED,
     COMPONENTS,
     FOREST,
-    LANES,
     MAINTENANCE,
     NEIGHBOUR,
     PLAN,
@@ -46,7 +45,6 @@ from sagani_net.games.sugi.rules import (
     TEMPLE_SPACES,
     Action,
     State,
-    space_name,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
 from sagani_net.gameui import (
