@@ -56,7 +56,8 @@ def lan_addresses(bind: str) -> list[str]:
     """The IPv4 addresses to advertise for a host bound to ``bind`` (not loopback)."""
     if bind not in ("0.0.0.0", "*", ""):
         return [bind]
-    from zeroconf import get_all_addresses
+    # zeroconf imports it in its __init__ but leaves it out of __all__.
+    from zeroconf import get_all_addresses  # type: ignore[attr-defined]
 
     return [a for a in get_all_addresses() if not ipaddress.ip_address(a).is_loopback]
 
@@ -150,7 +151,7 @@ def browse(timeout_s: float = BROWSE_S) -> list[Found]:
         found = []
         for full in dict.fromkeys(names):
             info = zc.get_service_info(SERVICE_TYPE, full, timeout=1000)
-            if info is None or not info.parsed_addresses():
+            if info is None or info.port is None or not info.parsed_addresses():
                 continue
             short = full.removesuffix("." + SERVICE_TYPE)
             found.append(
