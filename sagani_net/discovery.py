@@ -56,8 +56,7 @@ def lan_addresses(bind: str) -> list[str]:
     """The IPv4 addresses to advertise for a host bound to ``bind`` (not loopback)."""
     if bind not in ("0.0.0.0", "*", ""):
         return [bind]
-    # zeroconf imports it in its __init__ but leaves it out of __all__.
-    from zeroconf import get_all_addresses  # type: ignore[attr-defined]
+    from zeroconf import get_all_addresses
 
     return [a for a in get_all_addresses() if not ipaddress.ip_address(a).is_loopback]
 

@@ -600,7 +600,7 @@ class State(Engine):
         chosen = self.chosen[seat]
         return None if chosen is None else self.patterns[chosen]
 
-    def _pattern(self, seat: int) -> Pattern:
+    def chosen_pattern(self, seat: int) -> Pattern:
         """The pattern of ``seat``, which has chosen (the play phase)."""
         chosen = self.chosen[seat]
         assert chosen is not None
@@ -636,7 +636,7 @@ class State(Engine):
         """What ``seat``'s window allows, worked out once per change of the window: the open
         cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
         dice some cell takes, the masks of cells next to no die)."""
-        pattern = self._pattern(seat)
+        pattern = self.chosen_pattern(seat)
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
         cache = self.cache[seat] = (masks, {})
         return cache
@@ -646,7 +646,7 @@ class State(Engine):
         memo = (self.cache[seat] or self._remember(seat))[1]
         masks = memo.get("loose")
         if masks is None:  # asked for every pool die while the tool is usable
-            pattern = self._pattern(seat)
+            pattern = self.chosen_pattern(seat)
             masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
                                                pattern.allow, loose=True)
         bit = 1 << die
@@ -662,7 +662,7 @@ class State(Engine):
 
     def _moves(self, window: list[int], filled: int, seat: int, tool: int, skip: int,
                colour: int) -> Iterator[tuple[int, int]]:
-        pattern = self._pattern(seat)
+        pattern = self.chosen_pattern(seat)
         allow = (pattern.allow_any_colour if tool == 2 else
                  pattern.allow_any_value if tool == 3 else pattern.allow)
         colours = self._track_colours() if tool == 12 and colour < 0 else None
