@@ -291,7 +291,8 @@ class Search:
                     tile = state.top_tile()
                 else:
                     source = state.offer if action.type == "take" else state.storage
-                    tile = source[action.index]  # type: ignore[index]
+                    assert action.index is not None
+                    tile = source[action.index]
                 assert tile is not None
                 for value, place in ranking(state, tile)[:k]:
                     scored.append((value, (action, place)))

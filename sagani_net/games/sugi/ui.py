@@ -595,9 +595,10 @@ class SugiUI(GameUI):
             if self.phase == MAINTENANCE and self.playing():
                 marked = " ".join(map(str, sorted(self.marked))) or "nothing (keep all)"
                 return f"discard {marked}, then draw up to 4"
-            if self.phase == PUSH and self.playing():
+            view = self.view
+            if self.phase == PUSH and self.playing() and view is not None:
                 options = " ".join(DIRECTIONS[d] for d in state.push_options()) if state else ""
-                return f"push {self.view['push']['samurai']}: {options}"  # type: ignore[index]
+                return f"push {view['push']['samurai']}: {options}"
             return ""
         action = choice.action()
         if choice.mode in ("card", "free"):
