@@ -42,13 +42,14 @@ from sagani_net.cli.game_options import (
     given_options,
 )
 from sagani_net.cli.host_cmd import StandbyProcess
+from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.messages import printable
 
 from sagani_net.bots.runner import think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
 from sagani_net.game import RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
-from sagani_net.host import DEFAULT_PORT, Host
+from sagani_net.host import Host
 from sagani_net.private_files import write_private
 from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
@@ -847,7 +848,7 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     game.from_record(record)
     start = {k: v for k, v in record.items() if k not in ("actions", "result")}
     state = game.from_record({**start, "actions": []})
-    frames = [(state.view(None), [])]
+    frames: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(state.view(None), [])]
     for data in record["actions"]:
         events = state.apply(state.parse_action(without_seat(data)))
         frames.append((state.view(None), events))
@@ -865,7 +866,7 @@ def run_replay(args: argparse.Namespace) -> int:
         # A field of the wrong kind that the game's own record check let through: the file
         # is untrusted input, so it gets a sentence, not a traceback.
         raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
-    names = record.get("names") if isinstance(record.get("names"), list) else []
+    names: list[Any] = record["names"] if isinstance(record.get("names"), list) else []
     # Not every game's view lists its seats (Sugi's does not): the record's names count too.
     players = max(len(frames[0][0].get("seats", [])), len(names)) or 1
     seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}

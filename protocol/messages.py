@@ -70,7 +70,7 @@ def _int(low: int, high: int) -> Check:
     return check
 
 
-def _str(max_len: int, choices: tuple[str, ...] = ()) -> Check:
+def _str(max_len: int, choices: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str):
             raise ProtocolError("bad_field", f"{name} must be a string")
@@ -130,10 +130,10 @@ def _seat_list(name: str, value: Any) -> list[int]:
 
 
 def _nonce(name: str, value: Any) -> str:
-    value = _str(MAX_TOKEN_LEN)(name, value)
-    if len(value) < MIN_NONCE_LEN:
+    text = _str(MAX_TOKEN_LEN)(name, value)
+    if len(text) < MIN_NONCE_LEN:
         raise ProtocolError("bad_field", f"{name} must be at least {MIN_NONCE_LEN} characters")
-    return value
+    return text
 
 
 _TABLE = Field(_str(MAX_TABLE_ID_LEN))

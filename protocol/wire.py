@@ -32,7 +32,8 @@ def _refuse_ext(code: int, data: bytes) -> Any:
 
 def encode(message: dict[str, Any]) -> bytes:
     """One message as msgpack bytes (str as str, no ext types)."""
-    return msgpack.packb(message, use_bin_type=True)
+    frame: bytes = msgpack.packb(message, use_bin_type=True)
+    return frame
 
 
 def decode_request(frame: bytes) -> dict[str, Any]:
@@ -56,7 +57,8 @@ def decode_message(frame: bytes) -> dict[str, Any]:
     return _unpack(frame, -1, -1, -1, -1)
 
 
-def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: int) -> Any:
+def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: int
+            ) -> dict[str, Any]:
     try:
         message = msgpack.unpackb(
             frame,

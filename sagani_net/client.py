@@ -300,7 +300,7 @@ class AsyncClient:
         wait_s = min(self.timeout_s, self._silence_s) if self.standby else self.timeout_s
         give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
-            if not await req.poll(left_s * 1000, zmq.POLLIN):
+            if not await req.poll(left_s * 1000):  # POLLIN, the default
                 return None
             try:
                 return await req.recv(zmq.NOBLOCK)
@@ -353,7 +353,8 @@ class AsyncClient:
             fields["turn_timer_s"] = turn_timer_s
         # The nonce makes a retry (and only a retry) get the same table (PROTOCOL.md, section 2).
         reply = await self.request("create", nonce=secrets.token_urlsafe(NONCE_BYTES), **fields)
-        return reply["table"]
+        table: str = reply["table"]
+        return table
 
     async def join(
         self, table: str, *, role: str = "player", seat: int | None = None, name: str = ""
@@ -411,7 +412,8 @@ class AsyncClient:
                 await self._resync()
                 break
             await self._pump(left_s)
-        return reply["events"]
+        events: list[dict[str, Any]] = reply["events"]
+        return events
 
     async def private(self) -> dict[str, Any] | None:
         """Fetch this seat's private data into the replica. Following updates does it by itself
@@ -446,8 +448,11 @@ class AsyncClient:
         """The static data (tiles, cards, patterns) of the joined table's game and config, or
         of ``game`` with its default config."""
         if game is not None:
-            return (await self.request("static", game=game))["static"]
-        return (await self.request("static", table=self._need_replica().table))["static"]
+            reply = await self.request("static", game=game)
+        else:
+            reply = await self.request("static", table=self._need_replica().table)
+        static: dict[str, Any] = reply["static"]
+        return static
 
     async def history(self, since: int = 0) -> list[dict[str, Any]]:
         """The moves of the joined table after version ``since``, oldest first, each
@@ -489,7 +494,8 @@ class AsyncClient:
 
     async def record(self, table: str) -> dict[str, Any]:
         """The record of a finished game."""
-        return (await self.request("record", table=table))["record"]
+        record: dict[str, Any] = (await self.request("record", table=table))["record"]
+        return record
 
     # -- updates ----------------------------------------------------------------------------
 
@@ -521,7 +527,7 @@ class AsyncClient:
         async with self._sub_lock:  # one reader at a time: act() and updates() may overlap
             sub = self._sub
             assert sub is not None
-            if not await sub.poll(max(0.0, wait_s) * 1000, zmq.POLLIN):
+            if not await sub.poll(max(0.0, wait_s) * 1000):  # POLLIN, the default
                 return False
             _, body = await sub.recv_multipart()
         self._heard_s = time.monotonic()
@@ -562,7 +568,8 @@ class AsyncClient:
 
     @property
     def _silence_s(self) -> float:
-        return SILENCE_HEARTBEATS * self.welcome.get("heartbeat_s", 1.0)
+        heartbeat_s: float = self.welcome.get("heartbeat_s", 1.0)
+        return SILENCE_HEARTBEATS * heartbeat_s
 
     @property
     def session(self) -> Session:

@@ -150,7 +150,7 @@ def browse(timeout_s: float = BROWSE_S) -> list[Found]:
         found = []
         for full in dict.fromkeys(names):
             info = zc.get_service_info(SERVICE_TYPE, full, timeout=1000)
-            if info is None or not info.parsed_addresses():
+            if info is None or info.port is None or not info.parsed_addresses():
                 continue
             short = full.removesuffix("." + SERVICE_TYPE)
             found.append(

@@ -40,6 +40,7 @@ class Table(Protocol):
     status: str
     shown: int
     message: str
+    steps: list[Any]  # the local steps an undo takes back, newest last
 
     @property
     def turn(self) -> int | None: ...
@@ -47,7 +48,8 @@ class Table(Protocol):
     @property
     def my_turn(self) -> bool: ...
 
-    def name(self, seat: int) -> str: ...
+    def name(self, seat: int, width: int = ...) -> str:
+        """A seat's name as people read it, in at most ``width`` characters."""
 
     def names(self) -> list[str]: ...
 

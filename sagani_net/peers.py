@@ -21,6 +21,7 @@ import socket
 import struct
 import sys
 from dataclasses import dataclass
+from typing import Any, cast
 
 import zmq
 from zmq.utils.monitor import parse_monitor_message
@@ -149,7 +150,7 @@ class ConnectionGuard:
 
     def __init__(
         self,
-        sock: zmq.Socket,
+        sock: zmq.Socket[Any],
         name: str,
         *,
         max_unread_bytes: int | None = None,
@@ -177,7 +178,7 @@ class ConnectionGuard:
 
     def events(self) -> None:
         """Take in the connections accepted and closed since the last look."""
-        while self.monitor.get(zmq.EVENTS) & zmq.POLLIN:
+        while cast(int, self.monitor.get(zmq.EVENTS)) & zmq.POLLIN:  # EVENTS is an int option
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:

@@ -24,6 +24,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import zmq
@@ -93,11 +94,11 @@ def save_host_keys(data_dir: Path | str, keys: KeyPair) -> None:
     write_private(Path(data_dir) / KEY_FILE, text)
 
 
-def server_setup(keys: KeyPair) -> Callable[[zmq.Socket], None]:
+def server_setup(keys: KeyPair) -> Callable[[zmq.Socket[Any]], None]:
     """A socket hook for :class:`sagani_net.host.Host` (``secure=``): CURVE server sockets."""
     _need_curve()
 
-    def setup(sock: zmq.Socket) -> None:
+    def setup(sock: zmq.Socket[Any]) -> None:
         sock.curve_secretkey = keys.secret
         sock.curve_publickey = keys.public
         sock.curve_server = True
@@ -105,7 +106,7 @@ def server_setup(keys: KeyPair) -> Callable[[zmq.Socket], None]:
     return setup
 
 
-def client_setup(sock: zmq.Socket, server_key: bytes | None) -> None:
+def client_setup(sock: zmq.Socket[Any], server_key: bytes | None) -> None:
     """Make ``sock`` a CURVE client of the host with ``server_key`` (None: plain, no-op).
 
     Each socket gets a fresh key pair: the host authenticates itself, not its clients (seats

@@ -253,7 +253,7 @@ class Store:
     def _fingerprint(self) -> tuple[tuple[int, int, int] | None, ...]:
         """Identity, size and time of change of the database and its WAL: they change only
         when this store commits (a checkpoint too happens inside a commit)."""
-        marks = []
+        marks: list[tuple[int, int, int] | None] = []
         for path in (self.path, self.path.with_name(DB_NAME + "-wal")):
             try:
                 st = os.stat(path)

@@ -11,6 +11,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -97,3 +98,19 @@ def test_the_wheel_holds_every_package_and_the_protocol_documents(wheel: zipfile
     for document in ("PROTOCOL.md", "RECORD.md", "games/sugi.md", "vectors/01-hello-reply.json"):
         assert f"sagani_net/protocol/{document}" in names
     assert "sagani_net/games/sagrada/data/patterns.json" in names
+
+
+def test_mypy_checks_every_source_folder_under_its_installed_name() -> None:
+    # mypy maps no folders to package names: [tool.mypy] reaches a folder installed under
+    # another name (protocol/ as sagani_net.protocol) through a link in .ci/mypy, so that its
+    # modules are checked, and imported, by the names the wheel gives them.
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    files = set(config["tool"]["mypy"]["files"])
+    mypy_path = ROOT / config["tool"]["mypy"]["mypy_path"]
+    for name, folder in config["tool"]["setuptools"]["package-dir"].items():
+        if name == folder:
+            assert folder in files
+            continue
+        link = mypy_path / name.replace(".", "/")
+        assert link.relative_to(ROOT).as_posix() in files, f"mypy does not check {folder}/"
+        assert link.is_symlink() and link.resolve() == ROOT / folder, f"{link} is not {folder}/"

@@ -145,7 +145,9 @@ class ConsoleModel:
         name = name or f"seat {seat + 1}"
         if len(name) > width:
             # Cut, but keep the number the host adds to tell like names apart ("greedy 2").
-            base, number = NUMBERED.fullmatch(name).groups()  # type: ignore[union-attr]
+            match = NUMBERED.fullmatch(name)
+            assert match is not None  # the pattern matches every one-line name
+            base, number = match.groups()
             name = base[: max(1, width - len(number))] + number if number else name[:width]
         return name
 

@@ -118,8 +118,10 @@ def action_values(state: State, rng: random.Random) -> list[tuple[float, Action]
     values: list[tuple[float, Action]] = []
     for action in state.legal_actions():
         if action.type == "take":
+            assert action.index is not None
             values.append((best_placement(state, state.offer[action.index])[0], action))
         elif action.type == "pick":
+            assert action.index is not None
             values.append((best_placement(state, state.storage[action.index])[0], action))
         elif action.type == "draw":
             values.append((_draw_value(state, rng), action))
@@ -214,12 +216,15 @@ class Placements:
         if state.phase == PLACE:
             assert state.held is not None
             return (None, self.best(state, state.held)[1])
-        best_value, best = -1e9, None
+        best_value = -1e9
+        best: Macro | None = None
         for action in state.legal_actions():
             if action.type == "take":
-                tile = state.offer[action.index]  # type: ignore[index]
+                assert action.index is not None
+                tile = state.offer[action.index]
             elif action.type == "pick":
-                tile = state.storage[action.index]  # type: ignore[index]
+                assert action.index is not None
+                tile = state.storage[action.index]
             elif action.type == "pass":
                 if best is None:
                     best_value, best = 0.0, (action, None)
@@ -286,7 +291,8 @@ class Search:
                     tile = state.top_tile()
                 else:
                     source = state.offer if action.type == "take" else state.storage
-                    tile = source[action.index]  # type: ignore[index]
+                    assert action.index is not None
+                    tile = source[action.index]
                 assert tile is not None
                 for value, place in ranking(state, tile)[:k]:
                     scored.append((value, (action, place)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
 from sagani_net.games.sagani import words
@@ -64,7 +64,8 @@ class Action(NamedTuple):
     """
 
     type: str
-    index: int | None = None
+    # The field shadows tuple.index on purpose: the wire and the text form call it index.
+    index: int | None = None  # type: ignore[assignment]
     cell: tuple[int, int] | None = None
     rotation: int = 0
 
@@ -146,7 +147,7 @@ class Action(NamedTuple):
         return cls(kind)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -366,6 +367,26 @@ class State(Engine):
         "taken_in_intermezzo", "end_triggered", "last_round", "history", "origin", "tick",
         "outcome",
     )
+    players: int
+    mode: str
+    seed: int | None  # None: rebuilt from a view
+    tiles: tuple[int, ...]  # the deal, top first, for the record
+    threshold: int
+    pile: list[int]  # top at the end
+    set_aside: list[int]
+    offer: list[int]
+    storage: list[int]
+    removed: list[int]
+    seats: list[Player]
+    held: int | None
+    turn_seat: int
+    intermezzo: tuple[tuple[int, ...], int] | None  # (seats in order, index of the one to move)
+    taken_in_intermezzo: int
+    end_triggered: bool
+    last_round: bool
+    history: list[tuple[int, Action]]
+    tick: int
+    outcome: Result | None
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -607,8 +628,10 @@ class State(Engine):
             self._place(action, ev)
             return
         if kind == "take":
+            assert action.index is not None
             self.held = self.offer.pop(action.index)
         elif kind == "pick":
+            assert action.index is not None
             self.held = self.storage.pop(action.index)
             self.taken_in_intermezzo += 1
         elif kind == "draw":
@@ -643,6 +666,7 @@ class State(Engine):
         if p.owner is not self:
             p = self._own(seat)
         tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
+        assert tile is not None and cell is not None
         pl = p.evaluate(tile, cell, rot)
         x, y = cell
         element = ELEMENT[tile]
@@ -910,7 +934,7 @@ class State(Engine):
         unseen tile is equally likely anywhere in the pile, except that the top tile and the
         set-aside tiles (advanced solo) match their public backs.
         """
-        unseen = list(view["unseen"])
+        unseen: list[int] = list(view["unseen"])
         rng.shuffle(unseen)
 
         def take_back(back: list[Any]) -> int:
@@ -976,15 +1000,15 @@ class State(Engine):
 def _seat_view(p: Player, shared: bool = False) -> Data:
     if p.shown is None:
         # Worked out once per change of the display: the host sends a view after every action.
-        display = []
+        rows = []
         for (x, y), (tile, rot) in p.tiles.items():
             open_ = p.open.get((x, y))
             covered = 0
             for d, _ in ARROWS[tile, rot]:
                 if open_ is None or d not in open_:
                     covered |= 1 << d
-            display.append((x, y, tile, ROTATIONS[rot], covered, open_ is None))
-        p.shown = (tuple(display), tuple(p.frontier) or ((0, 0),))
+            rows.append((x, y, tile, ROTATIONS[rot], covered, open_ is None))
+        p.shown = (tuple(rows), tuple(p.frontier) or ((0, 0),))
     display, frontier = p.shown
     return {
         "score": p.score,

@@ -48,7 +48,7 @@ def _load() -> dict[int, Tile]:
     tiles = {}
     for row in csv.DictReader(io.StringIO(text)):
         arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))
-        tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)  # type: ignore[arg-type]
+        tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)
         if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
             raise ValueError(f"tile list is damaged at {tile}")
         tiles[tile.id] = tile

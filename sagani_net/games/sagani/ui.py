@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, NamedTuple
 
 from sagani_net.games import rules_file
@@ -914,16 +915,24 @@ class SaganiUI(GameUI):
         def placing() -> bool:
             return self.selection is not None
 
+        def rotating(steps: int) -> list[Data]:
+            self.rotate(steps)
+            return []
+
+        def moving(dx: int, dy: int) -> list[Data]:
+            self.move(dx, dy)
+            return []
+
         take = "take that offer tile (intermezzo: pick from storage)"
-        keys = [Key((str(n),), take if n == 1 else "", lambda n=n: number(n), label="1-5")
+        keys = [Key((str(n),), take if n == 1 else "", partial(number, n), label="1-5")
                 for n in range(1, 6)]
         keys += [
             Key(("d",), "draw: store the last offer tile, take the pile's top",
                 lambda: sent(self.select(Action("draw")))),
             Key(("p",), "pass", lambda: sent(self.select(Action("pass")))),
             Key(("r",), "rotate the tile in hand clockwise (R back)",
-                lambda: self.rotate(1) or [], when=placing),
-            Key(("R",), "", lambda: self.rotate(-1) or [], when=placing),
+                partial(rotating, 1), when=placing),
+            Key(("R",), "", partial(rotating, -1), when=placing),
             Key(("r",), "solo: reveal the next tile", lambda: sent(self.select(Action("reveal"))),
                 when=lambda: not placing()),
             Key(("enter",), "place the tile where the ghost stands",
@@ -932,7 +941,7 @@ class SaganiUI(GameUI):
         for key, (dx, dy) in {"up": (0, 1), "down": (0, -1), "left": (-1, 0),
                               "right": (1, 0)}.items():
             keys.append(Key((key,), "move the ghost over the legal cells; otherwise pan"
-                            if key == "up" else "", lambda dx=dx, dy=dy: self.move(dx, dy) or [],
+                            if key == "up" else "", partial(moving, dx, dy),
                             label="arrows"))
         return keys
 

@@ -228,7 +228,7 @@ def projected_target(state: State) -> float:
 def _placement_sign(state: State, seat: int, die: int, cell: int) -> float:
     """A quick sign of a placement's worth: fill restricted cells, feed the private colour,
     keep the neighbouring cells fillable; solo, take high dice off the round track's way."""
-    pattern = state.patterns[state.chosen[seat]]
+    pattern = state.chosen_pattern(seat)
     value = VALUE[die]
     sign = SIGN_RESTRICTED if pattern.cells[cell] else 0.0
     if COLOUR[die] in state.privates[seat]:

@@ -29,10 +29,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import reduce
 from operator import or_
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from sagani_net.game import (
     Data,
@@ -255,7 +255,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -280,7 +280,8 @@ def _cell_data(cell: int) -> list[int]:
 def _wire_cell(data: Any) -> int:
     if (isinstance(data, list | tuple) and len(data) == 2 and all(map(_is_int, data))
             and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):
-        return data[0] * COLUMNS + data[1]
+        cell: int = data[0] * COLUMNS + data[1]
+        return cell
     raise RuleError("bad_action", f"a cell is [row, column] with row 0-{ROWS - 1} and column "
                     f"0-{COLUMNS - 1}")
 
@@ -308,7 +309,7 @@ SETUP_FIELDS = ("tools", "objectives", "privates", "patterns")
 _COLOUR_LETTERS = tuple(COLOURS)
 PASS, STOP, RETURN = Action("pass"), Action("stop"), Action("return")
 CHOICES = tuple(Action.choose(i) for i in range(PATTERNS_DEALT))
-VALUES = (None, *(Action("value", number=v) for v in range(1, 7)))
+VALUES = tuple(Action("value", number=v) for v in range(1, 7))  # face v is VALUES[v - 1]
 
 
 # -- patterns in play ------------------------------------------------------------------------
@@ -381,6 +382,43 @@ class State(Engine):
         "tool_done", "step", "step_tool", "held", "moves_left", "moved", "move_colour",
         "history", "origin", "rolls", "script", "outcome", "spoiling",
     )
+    config: Data
+    players: int
+    solo: bool
+    patterns: tuple[Pattern, ...]  # the table's pattern set
+    tools: tuple[int, ...]  # tool card numbers in play
+    objectives: tuple[int, ...]
+    seed: int
+    draws: int  # random moments drawn so far
+    privates: tuple[tuple[int, ...], ...]  # per seat, its private objective colours
+    dealt: tuple[tuple[int, ...], ...]  # per seat, the patterns dealt to choose from
+    chosen: list[int | None]  # per seat, the pattern chosen
+    round: int
+    order: tuple[int, ...]  # this round's snake of seats
+    turn: int  # the position in ``order``
+    skip: int  # bitmask of seats that miss their second turn (Running Pliers)
+    pool: list[int]
+    track: list[list[int]]
+    bag: list[int]  # dice left per colour
+    windows: list[list[int]]  # per seat, a die per cell (0: empty); shared until written
+    filled: list[int]  # per seat, bitmask of its filled cells
+    owned: int  # bitmask of the seats whose window this state may write
+    cache: list[tuple[list[int], dict[Any, Any]] | None]  # per seat, see _remember
+    tokens: list[int]
+    uses: list[int]  # per tool in play, how often it was used
+    drafted: bool
+    tool_done: bool
+    step: str | None  # the step of a tool under way
+    step_tool: int
+    held: int  # the die a tool holds (0: none)
+    moves_left: int
+    moved: int  # the cell of the die moved first (-1: none)
+    move_colour: int  # Tap Wheel: the colour moved (-1: none yet)
+    history: list[tuple[int, Action]]
+    rolls: list[list[str]]  # every random moment's outcome, for the record
+    script: tuple[Any, ...]  # the outcomes a replayed record holds
+    outcome: Result | None
+    spoiling: bool
 
     # -- making one -------------------------------------------------------------------------
 
@@ -562,6 +600,12 @@ class State(Engine):
         chosen = self.chosen[seat]
         return None if chosen is None else self.patterns[chosen]
 
+    def chosen_pattern(self, seat: int) -> Pattern:
+        """The pattern of ``seat``, which has chosen (the play phase)."""
+        chosen = self.chosen[seat]
+        assert chosen is not None
+        return self.patterns[chosen]
+
     def cost(self, slot: int) -> int:
         """Favour tokens the tool card in ``slot`` costs now: 1, then 2 once anyone used it."""
         return 2 if self.uses[slot] else 1
@@ -592,7 +636,7 @@ class State(Engine):
         """What ``seat``'s window allows, worked out once per change of the window: the open
         cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
         dice some cell takes, the masks of cells next to no die)."""
-        pattern = self.patterns[self.chosen[seat]]
+        pattern = self.chosen_pattern(seat)
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
         cache = self.cache[seat] = (masks, {})
         return cache
@@ -602,7 +646,7 @@ class State(Engine):
         memo = (self.cache[seat] or self._remember(seat))[1]
         masks = memo.get("loose")
         if masks is None:  # asked for every pool die while the tool is usable
-            pattern = self.patterns[self.chosen[seat]]
+            pattern = self.chosen_pattern(seat)
             masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
                                                pattern.allow, loose=True)
         bit = 1 << die
@@ -617,8 +661,8 @@ class State(Engine):
         return list(self._moves(self.windows[seat], self.filled[seat], seat, tool, skip, colour))
 
     def _moves(self, window: list[int], filled: int, seat: int, tool: int, skip: int,
-               colour: int):
-        pattern = self.patterns[self.chosen[seat]]
+               colour: int) -> Iterator[tuple[int, int]]:
+        pattern = self.chosen_pattern(seat)
         allow = (pattern.allow_any_colour if tool == 2 else
                  pattern.allow_any_value if tool == 3 else pattern.allow)
         colours = self._track_colours() if tool == 12 and colour < 0 else None
@@ -700,7 +744,7 @@ class State(Engine):
         """The drafted-die tools that can be used on ``die`` now, with their payments."""
         if self.tool_done:
             return []
-        actions = []
+        actions: list[Action] = []
         for slot, tool in enumerate(self.tools):
             if not TOOLS[tool].on_drafted:
                 continue
@@ -734,7 +778,7 @@ class State(Engine):
         if self.tool_done:
             return []
         seat = self.seat
-        actions = []
+        actions: list[Action] = []
         for slot, tool in enumerate(self.tools):
             if TOOLS[tool].on_drafted:
                 continue
@@ -805,8 +849,8 @@ class State(Engine):
             return places + [RETURN] if self.step_tool == 11 else places
         if step == VALUE_STEP:
             if self.step_tool == 1:  # only values after which the die fits somewhere
-                return [VALUES[VALUE[d]] for d in self.tool_outcomes(1, held)]
-            return list(VALUES[1:])
+                return [VALUES[VALUE[d] - 1] for d in self.tool_outcomes(1, held)]
+            return list(VALUES)
         if step == SWAP:  # only round-track dice that fit somewhere once swapped in
             return [Action("swap", i, number=r) for r, dice in enumerate(self.track)
                     for i, d in enumerate(dice)
@@ -1225,11 +1269,12 @@ class State(Engine):
             self.seat = waiting[0]
             return
         self.phase = PLAY
+        chosen = [c for c in self.chosen if c is not None]  # every seat's, none waits
         if not self.solo:
-            self.tokens = [self.patterns[c].difficulty for c in self.chosen]
+            self.tokens = [self.patterns[c].difficulty for c in chosen]
         if ev is not None:
-            ev.append({"type": "patterns_revealed", "patterns": list(self.chosen),
-                       "names": [self.patterns[c].name for c in self.chosen],
+            ev.append({"type": "patterns_revealed", "patterns": chosen,
+                       "names": [self.patterns[c].name for c in chosen],
                        "tokens": list(self.tokens)})
         self._start_round(ev)
 
@@ -1295,6 +1340,7 @@ class State(Engine):
         revealed = self.phase != CHOOSE
         tools = []
         for slot, tool in enumerate(self.tools):
+            cost: str | int | None
             if self.solo:  # paid with a die of the tool's colour, once
                 cost = None if self.uses[slot] else TOOLS[tool].colour
             else:
@@ -1453,11 +1499,12 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
     s.uses = [t["uses"] for t in view["tools"]]
     s.objectives = tuple(view["objectives"])
     mine = seat if seat is not None and private is not None else None
+    given: Data = private or {}  # read only when mine is not None
     # Private objectives: known to their seat, all of them once the game is over.
     if "privates" in view:
         privates = [tuple(COLOURS.index(c) for c in own) for own in view["privates"]]
     else:
-        known = tuple(COLOURS.index(c) for c in private["objectives"]) if mine is not None else ()
+        known = tuple(COLOURS.index(c) for c in given["objectives"]) if mine is not None else ()
         left = [c for c in range(len(COLOURS)) if c not in known]
         rng.shuffle(left)
         per_seat = 2 if s.solo else 1
@@ -1468,14 +1515,14 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
     # every revealed choice.
     seats = view["seats"]
     shown = {d["pattern"] for d in seats if d["pattern"] is not None}
-    own_dealt = tuple(private["patterns"]) if mine is not None else ()
+    own_dealt = tuple(given["patterns"]) if mine is not None else ()
     free = [i for i in range(len(s.patterns)) if i not in shown and i not in own_dealt]
     rng.shuffle(free)
     dealt, chosen = [], []
     for i, d in enumerate(seats):
         if i == mine:
             dealt.append(own_dealt)
-            chosen.append(private["pattern"])
+            chosen.append(given["pattern"])
         elif d["pattern"] is not None:
             dealt.append((d["pattern"], *(free.pop() for _ in range(PATTERNS_DEALT - 1))))
             chosen.append(d["pattern"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 import textwrap
+from functools import partial
 from typing import Any
 
 from sagani_net.game import RuleError
@@ -538,7 +539,7 @@ class SagradaUI(GameUI):
 
     def key_bindings(self) -> list[Key]:
         keys = [Key((str(n),), "pick a pool die (choosing: a pattern; a tool's value step: the "
-                    "value)" if n == 1 else "", lambda n=n: self.digit(n), label="1-9")
+                    "value)" if n == 1 else "", partial(self.digit, n), label="1-9")
                 for n in range(1, 10)]
         keys += [
             Key(("enter",), "place, choose, move or swap what the cursor is on",
@@ -552,11 +553,11 @@ class SagradaUI(GameUI):
         for slot, key in enumerate(TOOL_KEYS):
             keys.append(Key((key,), "use that slot's tool (one used on a drafted die: on the "
                             "picked one)" if slot == 0 else "",
-                            lambda slot=slot: self.use_tool(slot), label="a-e"))
+                            partial(self.use_tool, slot), label="a-e"))
         for key, (dr, dc) in {"up": (-1, 0), "down": (1, 0), "left": (0, -1),
                               "right": (0, 1)}.items():
             keys.append(Key((key,), "move the cursor over the cells open to the die"
-                            if key == "up" else "", lambda dr=dr, dc=dc: self.move(dr, dc),
+                            if key == "up" else "", partial(self.move, dr, dc),
                             label="arrows"))
         return keys
 
@@ -896,6 +897,7 @@ class SagradaUI(GameUI):
         words = text.split()
         partial = "" if text.endswith(" ") or not words else words.pop()
         legal = self.legal()
+        options: list[str]
         if not words:
             kinds = {a.kind for a in legal}
             options = [k for k in ("choose", "draft", "place", "tool", "move", "value", "swap",
@@ -994,11 +996,12 @@ def window_block(ui: SagradaUI, seat: int, width: int, small: bool = False) -> l
         if ui.lifted is not None:
             marks[ui.lifted] = "^"
         hand = ui.hand() if ui.step() != MOVE or ui.lifted is not None else ""
-        if ui.at(targets) is not None:
+        cursor = ui.at(targets)
+        if cursor is not None:
             if hand:
-                ghost = (ui.cursor, hand)
+                ghost = (cursor, hand)
             else:
-                marks[ui.cursor] = "▸"
+                marks[cursor] = "▸"
     grid_w = max(SMALL_W if small else GRID_W, width)
     style = "class:you" if seat == model.you else ""
     title = f"{mark}{who}: {name}"
@@ -1356,14 +1359,14 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         style = "class:you" if seat == model.you else ""
         sheet = sheets[seat] if seat < len(sheets) else None
         if sheet is None:
-            row = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
+            text = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
         else:
             parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
             penalty = 3 if solo else 1
             tokens = "" if solo else f" {sheet['tokens']:>6}"
-            row = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
-                   f"{tokens}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
-        lines.append([(style, row)])
+            text = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
+                    f"{tokens}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
+        lines.append([(style, text)])
     if "privates" in view:
         privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]
                              for c in own) for s, own in enumerate(view["privates"]))

@@ -20,9 +20,9 @@ import math
 import random
 from collections.abc import Hashable
 
+from sagani_net.games.sugi.edition import LANES, TURNS
 from sagani_net.games.sugi.rules import (
     ARRIVED,
-    LANES,
     MAINTENANCE,
     NEIGHBOUR,
     ON_TEMPLE,
@@ -32,7 +32,6 @@ from sagani_net.games.sugi.rules import (
     SPACES,
     TEMPLE_COLUMN,
     TEMPLE_SPACES,
-    TURNS,
     Action,
     State,
 )

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from sagani_net.game import (
     Data,
@@ -242,7 +242,7 @@ class Action(NamedTuple):
             if not _is_int(data[name]):
                 raise RuleError("bad_action", f"{name} must be an integer")
         space = _read_space(data["space"]) if "space" in data else -1
-        turn = data.get("rotation", data.get("by", 0))
+        turn: int = data["rotation"] if "rotation" in data else data.get("by", 0)
         return cls(kind, data["card"], data.get("place", -1), data.get("slot", -1), space, turn)
 
 
@@ -294,7 +294,7 @@ def _slot(word: str) -> int:
     return int(word[1:]) - 1
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -305,7 +305,8 @@ def _space_data(space: int) -> list[int]:
 def _read_space(value: Any) -> int:
     if (isinstance(value, list | tuple) and len(value) == 2 and all(map(_is_int, value))
             and 0 <= value[0] < COLUMNS and 0 <= value[1] < LANES):
-        return value[0] * LANES + value[1]
+        space: int = value[0] * LANES + value[1]
+        return space
     raise RuleError("bad_action", "a space is [column 0-5, lane 0-2]")
 
 
@@ -348,6 +349,38 @@ class State(Engine):
         "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
         "deal", "reshuffles", "script", "edition",
     )
+    players: int
+    seed: int | None  # None: rebuilt from a view
+    rng: random.Random  # shared with clones until one of them reshuffles
+    rng_owned: bool
+    parts: Components
+    limit: int  # the timeline's length that ends the planning
+    tile_at: tuple[int, ...]  # per space, its forest tile (-1: none)
+    turn: list[int]  # per space, its tile's quarter turns
+    revealed: list[bool]
+    sides: list[int]  # per space, a bitmask of its open sides
+    samurai: list[int]  # per colour, its space
+    pedestals: list[int]  # colours, in the order they reached the temple
+    ghost: int
+    hands: list[list[int]]
+    families: list[int]
+    deck: list[int]  # top at the end
+    discard: list[int]
+    known_bottom: list[tuple[int, ...]]  # per seat, the cards it knows under the deck
+    timeline: list[tuple[int, int, int]]  # (card, quarter turns, seat that placed it)
+    last_placer: int | None
+    round: int
+    round_start: int
+    pushing: tuple[int, ...]  # the samurai a move pushes, the one to move first
+    ghost_from: int
+    ghost_dir: int
+    maintenance_left: int
+    history: list[tuple[int, Action]]
+    outcome: Outcome | None
+    deal: Data | None  # the setup, for the record
+    reshuffles: tuple[list[int], ...]  # each new deck, top first
+    script: tuple[Any, ...]  # the reshuffles a replayed record holds
+    edition: int
 
     # -- creation ---------------------------------------------------------------------------
 

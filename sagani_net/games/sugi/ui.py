@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from sagani_net.game import RuleError
 from sagani_net.games import rules_file
-from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, TURNS
+from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, LANES, TURNS, space_name
 from sagani_net.games.sugi.rules import (
     ARRIVED,
     COMPONENTS,
     FOREST,
-    LANES,
     MAINTENANCE,
     NEIGHBOUR,
     PLAN,
@@ -46,7 +46,6 @@ from sagani_net.games.sugi.rules import (
     TEMPLE_SPACES,
     Action,
     State,
-    space_name,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
 from sagani_net.gameui import (
@@ -348,7 +347,7 @@ class SugiUI(GameUI):
 
         keys = [
             Key((str(n),), "choose a hand card (free: the one to place; maintenance: mark "
-                "it)" if n == 1 else "", lambda n=n: self.number(n), label="1-4")
+                "it)" if n == 1 else "", partial(self.number, n), label="1-4")
             for n in range(1, 5)
         ]
         keys += [
@@ -364,7 +363,7 @@ class SugiUI(GameUI):
         ]
         for key, d in (("up", 0), ("right", 1), ("down", 2), ("left", 3)):
             keys.append(Key((key,), "aim (the tile, slot or space) or push that way"
-                            if d == 0 else "", lambda d=d: self.arrow(d),
+                            if d == 0 else "", partial(self.arrow, d),
                             when=lambda: aiming() or self.phase == PUSH,
                             label="arrows"))
         return keys
@@ -596,9 +595,10 @@ class SugiUI(GameUI):
             if self.phase == MAINTENANCE and self.playing():
                 marked = " ".join(map(str, sorted(self.marked))) or "nothing (keep all)"
                 return f"discard {marked}, then draw up to 4"
-            if self.phase == PUSH and self.playing():
+            view = self.view
+            if self.phase == PUSH and self.playing() and view is not None:
                 options = " ".join(DIRECTIONS[d] for d in state.push_options()) if state else ""
-                return f"push {self.view['push']['samurai']}: {options}"  # type: ignore[index]
+                return f"push {view['push']['samurai']}: {options}"
             return ""
         action = choice.action()
         if choice.mode in ("card", "free"):
@@ -784,10 +784,10 @@ def board_lines(ui: SugiUI) -> list[Line]:
                             [("class:dim", "  ")]]
         for lane in range(LANES):
             space = column * LANES + lane
-            tile = tile_rows(sides.get(space), inside.get(space, []), cursor=space == cursor,
-                             legal=space in legal, unknown=space in unknown)
+            drawn = tile_rows(sides.get(space), inside.get(space, []), cursor=space == cursor,
+                              legal=space in legal, unknown=space in unknown)
             for r in range(3):
-                rows[r] += [*tile[r], ("", " ")]
+                rows[r] += [*drawn[r], ("", " ")]
         lines += [merge(r) for r in rows]
     start: Line = [("class:dim", "0 ")]
     for lane in range(LANES):
@@ -1022,9 +1022,9 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
     model = ui.model
     view = model.view
     assert view is not None
-    result = view.get("result") or {}
+    result: Data = view.get("result") or {}
     lines: list[Line] = [[("class:title", "Game over")], []]
-    arrived = result.get("pedestals", view["pedestals"])
+    arrived: list[str] = result["pedestals"] if "pedestals" in result else view["pedestals"]
     pedestals: Line = [("", "Pedestals: ")]
     for i, colour in enumerate(arrived):
         pedestals += [("", f" {i + 1} "), samurai_fragment(colour)]
