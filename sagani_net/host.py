@@ -24,6 +24,7 @@ from typing import Any, Protocol, cast
 import zmq
 
 from sagani_net import limits as caps
+from sagani_net.games import game_names, get_game
 from sagani_net.limits import BoundedCache, RateLimiter
 from sagani_net.peers import ConnectionGuard
 from sagani_net.protocol import (
@@ -33,10 +34,11 @@ from sagani_net.protocol import (
     decode_request,
     encode,
     error,
+    reply,
     request_id,
 )
 from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
-from sagani_net.protocol.wire import DEFAULT_PORT
+from sagani_net.protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
 from sagani_net.quotas import Limits
 from sagani_net.recovery import Recovery
 from sagani_net.store import StorageDamaged, Store
@@ -203,7 +205,6 @@ class Host:
         #: standby that still hears its active host (sagani_net.standby).
         self.refusing: tuple[str, str, dict[str, Any]] | None = None
         self._next_guard_s = 0.0
-        self.room.pub_endpoint = self.pub_endpoint
         log.info("host on %s, broadcasts on %s, data in %s", self.endpoint, self.pub_endpoint,
                  store.path)
 
@@ -454,7 +455,10 @@ class Host:
             key = self._retry_key(request)
             out: dict[str, Any] | bytes | None = self._recent.get(key) if key else None
             if out is None:
-                out = self.room.handle(request, self._from_address)
+                if request["type"] == "hello":  # the transport's own: where, how, how big
+                    out = self._hello(request)
+                else:
+                    out = self.room.handle(request, self._from_address)
                 if key is not None:
                     out = out if isinstance(out, bytes) else encode(out)
                     self._recent.put(key, out)
@@ -491,6 +495,21 @@ class Host:
                 request["id"])
 
 
+    def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        return reply(
+            "welcome",
+            request["id"],
+            version=VERSION,
+            versions=list(SUPPORTED_VERSIONS),
+            games=[_game_info(name) for name in game_names()],
+            pub=self.pub_endpoint,
+            pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
+            heartbeat_s=self.heartbeat_s,
+            presence_s=self.room.presence_s,
+            max_request_bytes=MAX_REQUEST_BYTES,
+            standby=self._standby(),
+        )
+
     def _commit(self) -> bool:
         """Commit the batch (:meth:`sagani_net.recovery.Recovery.commit`); a refused one takes
         the retry cache's replies with it (they name what was rolled back)."""
@@ -519,6 +538,13 @@ def _storage_error(body: bytes) -> bytes:
     return encode(error(msg_id, "storage_failed",
                         "the host cannot write its data dir; nothing was changed"))
 
+
+
+def _game_info(name: str) -> dict[str, Any]:
+    """A game as ``welcome`` lists it: its name, title and table options."""
+    game = get_game(name)
+    return {"name": game.name, "title": game.title,
+            "options": [option.to_data() for option in game.options]}
 
 
 def _writes(request: dict[str, Any]) -> bool:

@@ -1,11 +1,12 @@
 """The tables' logic: games, who sits at them, their clocks, presence, history and replies.
 
-:class:`Tables` handles every request of the protocol but ``hello``'s wire details (a decoded,
-checked request in, a reply out) and never touches a socket: it queues the updates it wants
-broadcast in :attr:`Tables.outbox` and says which heartbeats to send (:meth:`Tables.beats`),
-and the host (:mod:`sagani_net.host`) sends them once the batch is committed. Time comes from
-an injected clock (a callable returning seconds; the host's is :func:`time.monotonic`), so
-deadlines, away seats, idle tables and history are tested without sockets or sleeps.
+:class:`Tables` answers every request but ``hello`` (the host's own: where it broadcasts, how
+big a request may be): a decoded, checked request in, a reply out. It never touches a socket:
+it queues the updates to broadcast in :attr:`Tables.outbox` and says which heartbeats to send
+(:meth:`Tables.beats`), and the host (:mod:`sagani_net.host`) sends them once the batch is
+committed. Time comes from an injected clock (a callable returning seconds; the host's is
+:func:`time.monotonic`), so that deadlines, away seats, idle tables and history are tested
+without sockets or sleeps (tests/test_tables.py).
 
 >>> clock = FakeClock()                                # doctest: +SKIP
 >>> tables = Tables(Store(tmp), clock=clock)           # doctest: +SKIP
@@ -28,11 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sagani_net.game import Game, GameState, RuleError, without_seat
-from sagani_net.games import game_names, get_game
+from sagani_net.games import get_game
 from sagani_net.limits import PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
 from sagani_net.protocol.messages import MAX_NAME_LEN
-from sagani_net.protocol.wire import MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
+from sagani_net.protocol.wire import VERSION
 from sagani_net.quotas import Limits, Quotas
 from sagani_net.store import SessionRow, Store, TableRow
 
@@ -211,8 +212,6 @@ class Tables:
         #: seat is away (PROTOCOL.md, Presence).
         self.presence_s = max(heartbeat_s, PRESENCE_MIN_S)
         self.away_s = AWAY_PERIODS * self.presence_s
-        #: Where the host broadcasts (``welcome`` says it); the host sets it once bound.
-        self.pub_endpoint = ""
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}
         #: Updates to broadcast once the batch is committed: (topic, encoded update).
@@ -228,7 +227,6 @@ class Tables:
         #: it is sent (at the end of the batch): the bot cannot answer a turn it has not heard.
         self._unstarted: set[str] = set()
         self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any] | bytes]] = {
-            "hello": self._hello,
             "tables": self._tables,
             "create": self._create,
             "join": self._join,
@@ -360,21 +358,6 @@ class Tables:
         table.owner = None
 
     # -- requests ---------------------------------------------------------------------------
-
-    def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
-        return reply(
-            "welcome",
-            request["id"],
-            version=VERSION,
-            versions=list(SUPPORTED_VERSIONS),
-            games=[_game_info(name) for name in game_names()],
-            pub=self.pub_endpoint,
-            pub_port=int(self.pub_endpoint.rsplit(":", 1)[1]),
-            heartbeat_s=self.heartbeat_s,
-            presence_s=self.presence_s,
-            max_request_bytes=MAX_REQUEST_BYTES,
-            standby=self.standby(),
-        )
 
     def _tables(self, request: dict[str, Any]) -> dict[str, Any] | bytes:
         """One page of the tables, oldest first: as many as fit in Limits.tables_page_bytes,
@@ -1065,13 +1048,6 @@ def _game_config(name: str, data: dict[str, Any]) -> tuple[Game, dict[str, Any]]
     except RuleError as exc:
         code = "unknown_game" if exc.code == "unknown_game" else "bad_config"
         raise ProtocolError(code, exc.message) from None
-
-
-def _game_info(name: str) -> dict[str, Any]:
-    """A game as ``welcome`` lists it: its name, title and table options."""
-    game = get_game(name)
-    return {"name": game.name, "title": game.title,
-            "options": [option.to_data() for option in game.options]}
 
 
 def _listing_order(table: Table) -> tuple[float, str]:
