@@ -48,8 +48,10 @@ HEARTBEAT_S = 1.0
 #: How long a finished table stays in memory (listed, synced, heartbeats) before only its
 #: record is kept.
 FINISHED_KEEP_S = 600.0
-#: The host's own moves (default and stand-in moves) take at most this long at a time, like
-#: a batch of requests (sagani_net.host.BATCH_BUDGET_S).
+#: A batch ends once its requests have taken this long, and is committed and published: one
+#: peer's costly requests delay another table's act by this much plus two of them (the one
+#: being handled when it came, one that began its batch: see sagani_net.host.SLOW_S), not by
+#: all of them. The host's own moves due at once (:meth:`Tables.expire`) take as long a step.
 BATCH_BUDGET_S = 0.02
 TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
