@@ -125,13 +125,13 @@ def old_retries(samples: int) -> None:
 
 def bot_turns(acts: int) -> None:
     with tempfile.TemporaryDirectory() as data_dir, running_host(Path(data_dir)) as host:
-        tables = host._handlers["tables"]
+        tables = host.room.handlers["tables"]
 
         def costly(request: dict[str, Any]) -> dict[str, Any]:
             time.sleep(COST_S)
             return tables(request)
 
-        host._handlers["tables"] = costly
+        host.room.handlers["tables"] = costly
         table = Client(host.endpoint).create({"players": 2}, bots=[1], deadline_s=DEADLINE_S)
         sub = zmq.Context.instance().socket(zmq.SUB)
         sub.connect(host.pub_endpoint)

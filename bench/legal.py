@@ -35,15 +35,16 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         host = Host(Store(Path(tmp)), port=0, client_seeds=True)  # seeded tables: repeatable
+        handlers = host.room.handlers  # straight to the tables: no sockets measured
         try:
             for game, config in GAMES:
                 first, cached, sync, sizes = [], [], [], []
                 ids = iter(range(1, 10**9))
-                table = host._create({"id": next(ids), "game": game, "config": config, "seed": 1,
-                                      "bots": [], "deadline_s": None,
-                                      "turn_timer_s": None})["table"]
-                tokens = [host._join({"id": next(ids), "table": table, "token": None,
-                                      "role": "player", "seat": None, "name": None})["token"]
+                table = handlers["create"]({"id": next(ids), "game": game, "config": config,
+                                            "seed": 1, "bots": [], "deadline_s": None,
+                                            "turn_timer_s": None})["table"]
+                tokens = [handlers["join"]({"id": next(ids), "table": table, "token": None,
+                                            "role": "player", "seat": None, "name": None})["token"]
                           for _ in range(len(host.tables[table].holders))]
                 rng = random.Random(1)
                 while len(first) < args.decisions:
@@ -53,9 +54,9 @@ def main() -> None:
                     ask = {"id": 1, "table": table, "token": tokens[state.current_seat],
                            "version": None, "page": 0}
                     look = {"id": 1, "table": table, "token": ask["token"]}
-                    first.append(micros(lambda ask=ask: host._legal(ask)))
-                    cached.append(micros(lambda ask=ask: host._legal(ask), 20))
-                    sync.append(micros(lambda look=look: host._sync(look), 20))
+                    first.append(micros(lambda ask=ask: handlers["legal"](ask)))
+                    cached.append(micros(lambda ask=ask: handlers["legal"](ask), 20))
+                    sync.append(micros(lambda look=look: handlers["sync"](look), 20))
                     sizes.append(host.tables[table].legal[1])
                     state.apply(rng.choice(state.legal_actions()))
                     host.tables[table].legal = None

@@ -9,12 +9,14 @@ The layers, each importing only those below it:
   ``ui`` and ``words``;
 - wire: ``sagani_net.protocol``, from the project's ``protocol/`` folder (messages, msgpack
   codec, errors, PROTOCOL.md);
-- network: ``store`` (SQLite), ``host`` (the socket loop), ``standby`` (a standby host that
-  takes over), ``client`` (Lazy Pirate requests and Clone-style sync), ``peers`` and ``limits``
-  (what one peer may cost the host), ``security`` (CURVE keys, join codes), ``private_files``
+- network: ``store`` (SQLite), ``tables`` (what each request does to the games, on an
+  injected clock), ``quotas`` and ``recovery`` (per-address shares, a failing data dir),
+  ``host`` (the sockets and the loop), ``standby`` (a standby host that takes over),
+  ``client`` (Lazy Pirate requests and Clone-style sync), ``peers`` and ``limits`` (what one
+  peer may cost the host), ``security`` (CURVE keys, join codes), ``private_files``
   (owner-only files), ``discovery`` (zeroconf);
 - policies: ``bots`` (random, greedy, mcts, the network runner, house bots, tournaments); the
-  one arrow that runs back up: ``host`` asks ``bots.runner.think`` for an away player's
+  one arrow that runs back up: ``tables`` asks ``bots.runner.think`` for an away player's
   stand-in move, imported inside that function;
 - front ends: ``sagani_net.cli``, from the project's ``cli/`` folder (the ``sagani`` command
   and the console shell), which nothing else here imports.

@@ -72,7 +72,7 @@ MAX_SUBSCRIBER_BYTES = 256 * 1024
 #: How often (at most) the host measures its connections.
 GUARD_INTERVAL_S = 0.02
 #: Tables (open or running) and sessions one address (an IP) may hold at once: a quarter of the
-#: host's caps (Limits in sagani_net.host), so that one machine cannot fill them.
+#: host's caps (Limits in sagani_net.quotas), so that one machine cannot fill them.
 TABLES_PER_ADDRESS = 250
 SESSIONS_PER_ADDRESS = 5000
 #: Connections one address may hold to each of the host's sockets: far more than a machine of

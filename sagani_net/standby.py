@@ -20,6 +20,10 @@ and waits for the standby's acknowledgement before it broadcasts or replies
 acknowledge within :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and
 says so) until the standby has caught up again.
 
+**Roles.** Where each host stands is one :class:`Role` of a :class:`Machine`, moved only by
+the :data:`TRANSITIONS` table (the Guide's Binary Star keeps its states so): a starting host
+electing, an active one, and a standby unheard, passive or lost; any other move is refused.
+
 **One active host.** The standby refuses every request (``not_active``, naming the active host)
 while it hears the active host's beats, which carry the active host's heartbeat (the standby
 must count it lost no later than clients do) and request port. It becomes active only when it
@@ -53,11 +57,12 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 import zmq
 from zmq.utils import z85
 
@@ -101,6 +106,79 @@ NOT_ACTIVE = "this host is the standby; the active host is alive"
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
+
+
+class Role(Enum):
+    """Where a host of a pair stands (the Guide's Binary Star, its states)."""
+
+    #: Electing (:func:`elect`): its link answers probes with ``starting`` and its cursor.
+    STARTING = "starting"
+    #: Serving clients; its link answers probes with ``active``.
+    ACTIVE = "active"
+    #: A standby that has not yet heard its active host: refuses clients, never takes over
+    #: (it holds nothing worth serving).
+    UNHEARD = "unheard"
+    #: A standby that hears its active host: refuses clients (``not_active``).
+    PASSIVE = "passive"
+    #: A standby whose active host has been silent past :attr:`ActiveLink.lost_s`: the next
+    #: client makes it active.
+    LOST = "lost"
+    #: Stopped before it ever served as a standby, or stopped serving.
+    STOPPED = "stopped"
+
+
+class Event(Enum):
+    """What happens to a host of a pair."""
+
+    #: It starts and asks the other host whom to follow (:func:`elect`).
+    PROBE = "probe"
+    #: The election is over (it serves, or follows as a :class:`Standby`).
+    ELECTED = "elected"
+    #: A message of the active host came (a standby's).
+    HEARD = "heard"
+    #: The active host said nothing for :attr:`ActiveLink.lost_s`.
+    SILENT = "silent"
+    #: A client's request came to a standby.
+    CLIENT = "client"
+    #: Told to stop.
+    STOP = "stop"
+
+
+#: Every move a host of a pair makes; a pair not here is refused (the state stays): a client
+#: coming to a standby that hears its active host, or to one that never heard it, is refused
+#: (``not_active``), as a client request to a passive peer is in Binary Star.
+TRANSITIONS: dict[tuple[Role, Event], Role] = {
+    (Role.ACTIVE, Event.PROBE): Role.STARTING,
+    (Role.STARTING, Event.ELECTED): Role.ACTIVE,
+    (Role.UNHEARD, Event.HEARD): Role.PASSIVE,
+    (Role.PASSIVE, Event.HEARD): Role.PASSIVE,
+    (Role.LOST, Event.HEARD): Role.PASSIVE,
+    (Role.PASSIVE, Event.SILENT): Role.LOST,
+    (Role.LOST, Event.CLIENT): Role.ACTIVE,
+    (Role.UNHEARD, Event.STOP): Role.STOPPED,
+    (Role.PASSIVE, Event.STOP): Role.STOPPED,
+    (Role.LOST, Event.STOP): Role.STOPPED,
+    (Role.ACTIVE, Event.STOP): Role.STOPPED,
+}
+
+
+class Machine:
+    """A host's :class:`Role`, moved only by :meth:`apply`, by :data:`TRANSITIONS`. Driven by
+    one thread (the loop of the host it belongs to); others wait on what it does."""
+
+    def __init__(self, state: Role) -> None:
+        self.state = state
+
+    def apply(self, event: Event) -> bool:
+        """Take ``event``: move as the table says and return True, or refuse it (the state
+        stays) and return False."""
+        after = TRANSITIONS.get((self.state, event))
+        if after is None:
+            return False
+        if after is not self.state:
+            log.debug("%s on %s: %s", self.state.value, event.value, after.value)
+        self.state = after
+        return True
 
 
 class CodeError(ValueError):
@@ -162,13 +240,15 @@ class StandbyCode:
         if parts.scheme != SCHEME:
             raise CodeError(f"a standby code starts with {SCHEME}:// (the active host prints it)")
         query = parse_qs(parts.query)
+        port: int | None
+        link_port: int | None
         try:
             port, link_port = parts.port, int(query["link"][0])
             secret = base64.urlsafe_b64decode(query["secret"][0] + "==")
         except (KeyError, ValueError, binascii.Error):
             port = link_port = None
             secret = b""
-        if not parts.hostname or port is None or not 0 < link_port < 65536:
+        if not parts.hostname or port is None or link_port is None or not 0 < link_port < 65536:
             raise CodeError("a standby code names the host, its port and its link port")
         if len(secret) != KEY_BYTES:
             raise CodeError("the secret in this standby code is damaged (a missing part?)")
@@ -228,7 +308,7 @@ def local_address(host: str) -> str:
         family, _, _, _, where = socket.getaddrinfo(host.strip("[]"), 9, type=socket.SOCK_DGRAM)[0]
         with socket.socket(family, socket.SOCK_DGRAM) as probe:
             probe.connect(where)
-            return probe.getsockname()[0]
+            return str(probe.getsockname()[0])
     except OSError as exc:
         raise CodeError(f"cannot find a route to {host}: {exc.strerror or exc}") from None
 
@@ -282,7 +362,8 @@ def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) ->
     wait_s = max(PROBE_MIN_S, link.lost_s)
     mine = {"cursor": link.store.cursor(), "nonce": secrets.token_bytes(16)}
     sock = _link_client(zmq.Context.instance(), link.key)
-    link.starting = mine
+    link.role.apply(Event.PROBE)
+    link.mine = mine
     try:
         try:
             sock.connect(peer)
@@ -294,7 +375,7 @@ def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) ->
         poller.register(link.sock, zmq.POLLIN)
         give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
-            ready = dict(poller.poll(left_s * 1000))
+            ready = dict(poller.poll(int(left_s * 1000)))  # pyzmq's int() of it, as before
             if link.sock in ready:
                 link.tick()
                 if link.standby is not None:  # the peer follows this host
@@ -310,7 +391,8 @@ def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) ->
                     return peer if theirs > (mine["cursor"], mine["nonce"]) else None
         return peer if follow_silent else None
     finally:
-        link.starting = None
+        link.role.apply(Event.ELECTED)
+        link.mine = None
         sock.close()
 
 
@@ -321,9 +403,9 @@ def _is_starting(message: dict[str, Any], key: bytes) -> bool:
             and isinstance(message.get("nonce"), bytes))
 
 
-def _link_client(ctx: zmq.Context, key: bytes) -> zmq.Socket:
+def _link_client(ctx: zmq.Context[zmq.Socket[bytes]], key: bytes) -> zmq.Socket[bytes]:
     """A DEALER that can reach a link served with ``key`` (a fresh key pair of its own)."""
-    sock = ctx.socket(zmq.DEALER)
+    sock: zmq.Socket[bytes] = ctx.socket(zmq.DEALER)
     sock.linger = 0
     public, secret = zmq.curve_keypair()
     sock.curve_secretkey = secret
@@ -349,7 +431,7 @@ def _proven(message: dict[str, Any], key: bytes) -> bool:
 
 
 def _pack(message: dict[str, Any]) -> bytes:
-    return msgpack.packb(message, use_bin_type=True)
+    return cast(bytes, msgpack.packb(message, use_bin_type=True))
 
 
 def _unpack(body: bytes) -> dict[str, Any] | None:
@@ -364,7 +446,13 @@ class ActiveLink:
     """The active host's side: serves the journal to one standby (``host.link``)."""
 
     def __init__(
-        self, host: Host, key: bytes, *, bind: str, port: int, context: zmq.Context | None = None
+        self,
+        host: Host,
+        key: bytes,
+        *,
+        bind: str,
+        port: int,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
     ) -> None:
         store = self.store = host.store
         #: The host's request port: the standby names it to clients it refuses (``not_active``).
@@ -392,9 +480,11 @@ class ActiveLink:
         self._acked = 0
         self._heard_s = 0.0
         self._next_beat_s = 0.0
-        #: While the host starts (:func:`elect`): its cursor and nonce, which a probe gets
-        #: instead of ``active``, and when a probe last got them.
-        self.starting: dict[str, Any] | None = None
+        #: Starting (:func:`elect`) or active: what a probe is answered; while starting, its
+        #: cursor and nonce, which a probe gets instead of ``active``, and when a probe last
+        #: got them.
+        self.role = Machine(Role.ACTIVE)
+        self.mine: dict[str, Any] | None = None
         self.probed_s: float | None = None
 
     def pace(self, heartbeat_s: float) -> None:
@@ -449,7 +539,7 @@ class ActiveLink:
                             "waiting until it catches up", self.standby, self._sent,
                             self._ack_wait_s)
                 return
-            if self.sock.poll(left_s * 1000, zmq.POLLIN):
+            if self.sock.poll(int(left_s * 1000), zmq.POLLIN):
                 self._receive()
 
     def close(self) -> None:
@@ -468,9 +558,9 @@ class ActiveLink:
         if kind == "follow":
             self._follow(sender, message, frames[1])
         elif kind == "probe" and _proven(message, self.key):
-            answer = {"type": "active"}
-            if self.starting is not None:
-                answer = {"type": "starting", "proof": _proof(self.key), **self.starting}
+            answer: dict[str, Any] = {"type": "active"}
+            if self.role.state is Role.STARTING and self.mine is not None:
+                answer = {"type": "starting", "proof": _proof(self.key), **self.mine}
                 self.probed_s = time.monotonic()
             with contextlib.suppress(zmq.ZMQError):
                 self.sock.send_multipart((sender, _pack(answer)), zmq.NOBLOCK)
@@ -484,11 +574,10 @@ class ActiveLink:
         if not _proven(message, self.key):
             log.warning("a standby without the key was refused")
             return
-        cursor, port, link_port = (message.get(name) for name in ("cursor", "port", "link_port"))
-        head = message.get("head")
-        if not all(isinstance(value, int) for value in (cursor, port, link_port)) or not (
-            isinstance(head, str)
-        ):
+        cursor, port, link_port, head = (message.get(name)
+                                         for name in ("cursor", "port", "link_port", "head"))
+        if not (isinstance(cursor, int) and isinstance(port, int) and isinstance(link_port, int)
+                and isinstance(head, str)):
             return
         try:
             address = frame.get("Peer-Address")
@@ -554,7 +643,12 @@ class Standby:
     active (the other host comes back as this one's standby)."""
 
     def __init__(
-        self, host: Host, link: ActiveLink, active: str, *, context: zmq.Context | None = None
+        self,
+        host: Host,
+        link: ActiveLink,
+        active: str,
+        *,
+        context: zmq.Context[zmq.Socket[bytes]] | None = None,
     ) -> None:
         self.host = host
         self.link = link
@@ -563,8 +657,10 @@ class Standby:
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
         host.refusing = ("not_active", NOT_ACTIVE, {})
-        #: When the active host was last heard; None until the first time (a standby that
-        #: never reached its active host holds nothing worth serving and never takes over).
+        #: Unheard, passive, lost, active or stopped (:data:`TRANSITIONS`); moved only by the
+        #: thread that runs :meth:`serve`.
+        self.role = Machine(Role.UNHEARD)
+        #: When the active host was last heard; None until the first time.
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
@@ -578,6 +674,7 @@ class Standby:
         active host until :meth:`stop`."""
         try:
             if self._follow_until_needed():
+                # Active: what the pair's history says of it, then the host's own loop.
                 self.sock.close()
                 self.host.store.rollback()  # half a snapshot: the store as it was before it
                 self.host.refusing = None
@@ -587,9 +684,11 @@ class Standby:
                 log.warning("the active host %s is gone and clients came: this host is active "
                             "now (%d tables)", self.active, len(self.host.tables))
                 self.host.serve()
+                self.role.apply(Event.STOP)
                 return
         finally:
             self.sock.close()
+        self.role.apply(Event.STOP)
         self.link.close()
         self.host.close()  # stopped while passive: the host never served
 
@@ -602,10 +701,11 @@ class Standby:
         self._stop.set()
         self.host.stop()
 
-    @property
-    def lost(self) -> bool:
-        """The active host was heard once and has been silent past the timeout since."""
-        return self.heard_s is not None and time.monotonic() - self.heard_s > self.link.lost_s
+    def _notice_silence(self, now_s: float) -> None:
+        """The active host, heard before, has been silent past the timeout since: lost."""
+        if (self.role.state is Role.PASSIVE and self.heard_s is not None
+                and now_s - self.heard_s > self.link.lost_s):
+            self.role.apply(Event.SILENT)
 
     def _follow_until_needed(self) -> bool:
         """The passive loop; True when this host must take over, False when stopped."""
@@ -614,18 +714,21 @@ class Standby:
         poller.register(self.host.router, zmq.POLLIN)
         while not self._stop.is_set():
             now_s = time.monotonic()
-            if (self.heard_s is None or self.lost) and now_s >= self._next_follow_s:
+            self._notice_silence(now_s)
+            unheard = self.role.state is Role.UNHEARD
+            if (unheard or self.role.state is Role.LOST) and now_s >= self._next_follow_s:
                 self._follow()  # again and again while unheard: the active may come back
-            if now_s >= self._next_beat_s and self.heard_s is not None:
+            if now_s >= self._next_beat_s and not unheard:
                 self._send({"type": "beat"})
-            ready = dict(poller.poll(min(POLL_MS, self.link.beat_s * 1000)))
+            ready = dict(poller.poll(int(min(POLL_MS, self.link.beat_s * 1000))))
             if self.sock in ready:
                 while self.sock.poll(0, zmq.POLLIN):
                     self._receive()
             if self.host.router in ready:
-                if self.lost:
+                self._notice_silence(time.monotonic())
+                if self.role.apply(Event.CLIENT):  # lost: active now
                     return True  # leave the request for the host's own loop to answer
-                self.host.refuse()  # bounded, rate-limited, connections watched
+                self.host.refuse()  # refused: bounded, rate-limited, connections watched
             else:
                 self.host.guard(time.monotonic())  # a peer may fill memory and never finish
             self.link.watch()  # its own link, served once active, is open to anyone already
@@ -644,11 +747,12 @@ class Standby:
         message = _unpack(self.sock.recv())
         if message is None:
             return
-        if self.heard_s is None:
+        if self.role.state is Role.UNHEARD:
             # Started again plainly, this host asks that one first (elect): serving at once, it
             # would serve the copy it holds beside the active host.
             (self.host.store.data_dir / PEER_FILE).write_text(f"{self.active}\n")
         self.heard_s = time.monotonic()
+        self.role.apply(Event.HEARD)
         kind = message.get("type")
         store = self.host.store
         heartbeat_s, port = message.get("heartbeat_s"), message.get("port")
@@ -679,7 +783,7 @@ class Standby:
                 store.clear()  # in the same transaction as the rows: all or nothing
                 self._next_part = 0
             try:
-                if part != self._next_part:
+                if self._next_part is None or part != self._next_part:
                     raise ValueError(f"piece {part} came instead of {self._next_part}")
                 self._next_part += 1
                 store.restore([(table, tuple(row)) for table, row in message["rows"]])

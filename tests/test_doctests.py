@@ -13,6 +13,7 @@ import sagani_net.games.sagani.tiles
 import sagani_net.gameui
 import sagani_net.limits
 import sagani_net.private_files
+import sagani_net.quotas
 
 MODULES = [
     sagani_net.game,
@@ -23,6 +24,7 @@ MODULES = [
     sagani_net.limits,
     sagani_net.protocol.wire,
     sagani_net.private_files,
+    sagani_net.quotas,
     sagani_net.bots.house,
 ]
 

@@ -22,11 +22,12 @@ from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Raw, running_host
 
 from sagani_net import host as host_module
+from sagani_net import tables as tables_module
 from sagani_net.client import Client
 from sagani_net.games.sagrada import patterns, rules
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS
 from sagani_net.host import Limits
-from sagani_net.limits import MAX_REPLY_BYTES, REQUEST_COST_S
+from sagani_net.limits import MAX_REPLY_BYTES, RATE_BURST, REQUEST_COST_S
 from sagani_net.store import Store, TableRow
 
 #: The grid of issue 18's attack: a backtracking completion search took about a second on it,
@@ -136,7 +137,7 @@ def test_a_request_that_takes_the_hosts_time_costs_its_peer_its_rate(
     processor time: a second of it is 1,000 requests, more than a burst, so the peer waits
     while the others are served. (Here a config check made slow on purpose stands for any
     costly request there may still be.)"""
-    real = host_module._game_config
+    real = tables_module._game_config
 
     def slow_config(name: str, data: dict[str, Any]) -> Any:
         if data.get("slow"):
@@ -146,8 +147,8 @@ def test_a_request_that_takes_the_hosts_time_costs_its_peer_its_rate(
             data = {}
         return real(name, data)
 
-    monkeypatch.setattr(host_module, "_game_config", slow_config)
-    assert 1.0 / REQUEST_COST_S > host_module.RATE_BURST
+    monkeypatch.setattr(tables_module, "_game_config", slow_config)
+    assert 1.0 / REQUEST_COST_S > RATE_BURST
     with running_host(tmp_path) as host:
         costly, other = Raw(host.endpoint), Raw(host.endpoint)
         assert costly("static", game="sagrada", config={})["type"] == "static"

@@ -243,8 +243,8 @@ def test_old_retries_are_answered_without_replaying_the_game(
         sent.append((frame, accepted["version"], accepted["seq"]))
     before = raw("sync", table=table)
     replays = []
-    replay = host._replay
-    monkeypatch.setattr(host, "_replay", lambda t: replays.append(t.id) or replay(t))
+    replay = host.room._replay
+    monkeypatch.setattr(host.room, "_replay", lambda t: replays.append(t.id) or replay(t))
     # The oldest acts of both seats, each sent again and again without waiting.
     attacker = dealer(host.endpoint)
     for _ in range(RESENDS):
@@ -277,13 +277,13 @@ COST_S, BOT_DEADLINE_S, ATTACK_ACTS, VOLLEY = 0.4, 0.3, 4, 3
 def costly_tables(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     """Make ``tables`` cost COST_S of the host's time, as a costly request does (a Sagrada
     custom pattern check, a table's first ``history``): the host thread is held that long."""
-    tables = host._handlers["tables"]
+    tables = host.room.handlers["tables"]
 
     def costly(request: dict) -> dict:
         time.sleep(COST_S)
         return tables(request)
 
-    monkeypatch.setitem(host._handlers, "tables", costly)
+    monkeypatch.setitem(host.room.handlers, "tables", costly)
 
 
 def act_frame(client: Client, msg_id: int) -> bytes:
@@ -373,9 +373,9 @@ def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
     and ask the host to stand in for it: the host's bot then thinks for every such table, and
     that work is charged to no peer. Played all in one step, the moves due at once kept every
     other request waiting for the whole lot; now they take a batch's budget at a time."""
-    import sagani_net.host as host_module
+    import sagani_net.tables as tables_module
 
-    stand_in_move = host_module._stand_in_move
+    stand_in_move = tables_module._stand_in_move
     made: list[str] = []
     midway = threading.Event()
 
@@ -386,7 +386,7 @@ def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
             midway.set()
         return stand_in_move(table, seat)
 
-    monkeypatch.setattr(host_module, "_stand_in_move", slow)
+    monkeypatch.setattr(tables_module, "_stand_in_move", slow)
     with running_host(tmp_path, heartbeat_s=0.25) as host:
         raw = Raw(host.endpoint)
         tables = []

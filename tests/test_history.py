@@ -27,7 +27,7 @@ from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.protocol import decode_message, topic
 from test_net_support import WAIT_S, Raw, choose, running_host
 
-import sagani_net.host as host_module
+import sagani_net.tables as tables_module
 from sagani_net.client import AsyncClient, Client
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
@@ -158,8 +158,8 @@ def test_every_games_history_is_its_events_from_memory_and_after_a_restart(
 def test_history_comes_in_pages_and_keeps_only_the_newest_moves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(host_module, "HISTORY_KEEP", 8)
-    monkeypatch.setattr(host_module, "HISTORY_PAGE_MOVES", 3)
+    monkeypatch.setattr(tables_module, "HISTORY_KEEP", 8)
+    monkeypatch.setattr(tables_module, "HISTORY_PAGE_MOVES", 3)
     with running_host(tmp_path) as host:
         table = Table(host.endpoint)
         table.play(12)
@@ -170,7 +170,7 @@ def test_history_comes_in_pages_and_keeps_only_the_newest_moves(
             client.resume(table.id, table.tokens[0])
             assert [m["version"] for m in client.history()] == list(range(5, 13))
             assert [m["version"] for m in client.history(10)] == [11, 12]
-            monkeypatch.setattr(host_module, "HISTORY_PAGE_BYTES", 1)  # one move a page
+            monkeypatch.setattr(tables_module, "HISTORY_PAGE_BYTES", 1)  # one move a page
             page = table.history(9)
             assert [m["version"] for m in page["moves"]] == [10] and page["more"]
             assert [m["version"] for m in client.history(9)] == [10, 11, 12]

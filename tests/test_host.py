@@ -325,7 +325,7 @@ def test_retry_after_a_restart_is_answered_from_disk(tmp_path: Path) -> None:
 def test_finished_table_is_forgotten_after_a_while_and_read_back_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sagani_net.host.FINISHED_KEEP_S", 0.0)
+    monkeypatch.setattr("sagani_net.tables.FINISHED_KEEP_S", 0.0)
     with running_host(tmp_path, heartbeat_s=0.05) as host:
         raw = Raw(host.endpoint)
         table, tokens = seated_table(raw, seed=13)

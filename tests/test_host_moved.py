@@ -104,7 +104,7 @@ def test_join_at_the_old_address_sits_at_the_active_host_and_says_it_moved(
         found = re.search(r"table ([0-9a-f]{8})", person.screen.text())
         assert found is not None
         table = found.group(1)
-        assert [s["name"] for s in host._seats(host.tables[table])] == ["ann", None]
+        assert [s["name"] for s in host.room.seats(host.tables[table])] == ["ann", None]
         person.send("q")
         assert person.close() == 0
     finally:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is no
 
 
 def names_at(host: Host, table: str) -> list[str | None]:
-    return [seat["name"] for seat in host._seats(host.tables[table])]
+    return [seat["name"] for seat in host.room.seats(host.tables[table])]
 
 
 def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(

@@ -1,0 +1,218 @@
+"""The tables' logic driven directly (sagani_net.tables): no socket, no sleep. A fake clock is
+advanced by hand, so that deadlines, turn timers, stand-ins, away seats, idle tables and
+history are shown to the instant; the store is a real SQLite file in a tmp dir."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sagani_net.protocol import VERSION, ProtocolError, check_request, decode_message
+
+import sagani_net.tables as tables_module
+from sagani_net.quotas import Limits
+from sagani_net.store import Store
+from sagani_net.tables import (
+    DEADLINE_GRACE_S,
+    STAND_IN_PAUSE_S,
+    Tables,
+)
+
+ADDRESS = "10.0.0.1"
+
+
+class FakeClock:
+    """Seconds that move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now_s = 1000.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def advance(self, by_s: float) -> None:
+        self.now_s += by_s
+
+
+class Room:
+    """A Tables on a fake clock, and the requests a client would send it."""
+
+    def __init__(self, path: Path, **options: Any) -> None:
+        self.clock = FakeClock()
+        self.store = Store(path)
+        self.tables = Tables(self.store, clock=self.clock, **options)
+        self._ids = itertools.count(1)
+
+    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        request = check_request({"v": VERSION, "type": kind, "id": next(self._ids), **fields})
+        out = self.tables.handle(request, ADDRESS)
+        return decode_message(out) if isinstance(out, bytes) else out
+
+    def updates(self) -> list[dict[str, Any]]:
+        """The updates the batch queued (what the host would broadcast), and the batch ends."""
+        sent = [decode_message(body) for _, body in self.tables.outbox]
+        self.tables.outbox.clear()
+        self.store.commit()
+        self.tables.start_clocks()  # the host starts the clocks once the updates are out
+        return sent
+
+    def game(self, **create: Any) -> tuple[str, list[str]]:
+        """A two-seat Sagani table, every seat taken (seat 1 as a bot if it is kept for one)."""
+        fields = {"game": "sagani", "config": {"players": 2}, **create}
+        table = self.ask("create", **fields)["table"]
+        tokens = [self.ask("join", table=table, role="bot" if seat in fields.get("bots", [])
+                           else "player", seat=seat)["token"] for seat in range(2)]
+        self.updates()
+        return table, tokens
+
+    def state(self, table: str) -> Any:
+        return self.tables.tables[table].state
+
+    def play(self, table: str, tokens: list[str], until_seat: int | None = None,
+             moves: int = 1000) -> None:
+        """Each seat to move plays its first legal action, ``moves`` times or until it is
+        ``until_seat``'s turn."""
+        for _ in range(moves):
+            seat = self.state(table).current_seat
+            if seat == until_seat:
+                return
+            legal = self.ask("legal", table=table, token=tokens[seat])
+            self.ask("act", table=table, token=tokens[seat], seat=seat,
+                     version=legal["version"], action=legal["actions"][0])
+            self.updates()
+
+
+def events(updates: list[dict[str, Any]]) -> list[str]:
+    return [event["type"] for update in updates for event in update["events"]]
+
+
+def test_a_bot_seat_gets_the_default_move_once_its_deadline_and_the_grace_are_past(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path)
+    table, tokens = room.game(bots=[1], deadline_s=0.5)
+    room.play(table, tokens, until_seat=1)
+    version = room.state(table).version
+    room.clock.advance(0.5 + DEADLINE_GRACE_S - 0.01)
+    assert not room.tables.expire() and room.state(table).version == version
+    room.clock.advance(0.02)
+    assert room.tables.expire()
+    assert room.state(table).version == version + 1
+    told = room.updates()
+    assert events(told)[0] == "deadline_missed" and told[0]["events"][0]["seat"] == 1
+
+
+def test_a_bot_seat_at_a_table_without_a_deadline_has_the_fallback_clock(tmp_path: Path) -> None:
+    room = Room(tmp_path, bot_fallback_s=5.0)
+    table, tokens = room.game(bots=[1])
+    room.play(table, tokens, until_seat=1)
+    room.clock.advance(5.0 + DEADLINE_GRACE_S - 0.01)
+    assert not room.tables.expire()
+    room.clock.advance(0.02)
+    assert room.tables.expire() and "deadline_missed" in events(room.updates())
+
+
+def test_a_turn_timer_runs_for_the_seats_people_hold_and_stands_still_while_the_host_is_held(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path)
+    table, tokens = room.game(turn_timer_s=2.0)
+    seat = room.state(table).current_seat
+    room.clock.advance(2.0 + DEADLINE_GRACE_S - 0.01)
+    room.tables.delay_clocks(1.0)  # a costly request held the host that long
+    room.clock.advance(0.02)
+    assert not room.tables.expire()
+    room.clock.advance(1.0)
+    assert room.tables.expire()
+    told = room.updates()
+    assert told[0]["events"][0] == {"type": "deadline_missed", "seat": seat}
+
+
+def test_player_seats_without_a_timer_never_run_on_a_clock(tmp_path: Path) -> None:
+    room = Room(tmp_path)
+    table, _ = room.game()
+    assert room.tables.next_due_s() is None
+    room.clock.advance(3000.0)
+    assert not room.tables.expire() and room.state(table).version == 0
+
+
+def test_a_silent_player_is_away_its_stand_in_plays_and_leaves_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path, heartbeat_s=1.0)
+    table, tokens = room.game()
+    away = room.state(table).current_seat
+    here = 1 - away
+    room.clock.advance(room.tables.away_s + 0.1)
+    room.ask("here", table=table, token=tokens[here])  # only the other one says it is there
+    beats = [decode_message(body) for _, body in room.tables.beats(None, everyone=False)]
+    assert [beat["away"] for beat in beats] == [[away]]
+    assert room.ask("here", table=table, token=tokens[here])["away"] == [away]
+    with pytest.raises(ProtocolError, match="not_away"):
+        room.ask("stand_in", table=table, token=tokens[here], seat=here)  # it is there
+    room.ask("stand_in", table=table, token=tokens[here], seat=away)
+    assert events(room.updates()) == ["stand_in"]
+    version = room.state(table).version
+    room.clock.advance(STAND_IN_PAUSE_S - 0.01)  # no grace: nobody's act crosses a network
+    assert not room.tables.expire()
+    room.clock.advance(0.02)
+    assert room.tables.expire() and room.state(table).version == version + 1
+    assert "deadline_missed" not in events(room.updates())
+    room.ask("here", table=table, token=tokens[away])  # back: the seat is its own again
+    assert events(room.updates()) == ["stand_in_left"]
+    assert room.tables.tables[table].stand_ins == set()
+    assert room.ask("here", table=table, token=tokens[here])["away"] == []
+
+
+def test_history_comes_in_pages_from_memory_and_again_from_the_store_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tables_module, "HISTORY_KEEP", 8)
+    monkeypatch.setattr(tables_module, "HISTORY_PAGE_MOVES", 3)
+    room = Room(tmp_path)
+    table, tokens = room.game()
+    assert room.ask("history", table=table, since=0)["moves"] == []
+    room.play(table, tokens, moves=12)
+    pages = []
+    since = 0
+    while True:
+        page = room.ask("history", table=table, since=since)
+        pages.append([move["version"] for move in page["moves"]])
+        if not page["more"]:
+            break
+        since = page["moves"][-1]["version"]
+    assert pages == [[5, 6, 7], [8, 9, 10], [11, 12]]  # the newest 8 moves, 3 a page
+    first = room.ask("history", table=table, since=4)
+    again = Room(tmp_path)  # a restart: the moves come back by replaying the store
+    assert again.ask("history", table=table, since=4) == {**first, "id": 1}
+
+
+def test_a_table_nobody_joins_or_plays_is_closed_once_idle(tmp_path: Path) -> None:
+    room = Room(tmp_path, limits=Limits(open_idle_s=60.0, running_idle_s=600.0))
+    waiting = room.ask("create", game="sagani", config={"players": 2})["table"]
+    playing, tokens = room.game()
+    room.clock.advance(59.0)
+    assert not room.tables.close_idle(room.clock())
+    room.ask("join", table=waiting, role="player", seat=0)  # a join keeps it open
+    room.clock.advance(59.0)
+    assert not room.tables.close_idle(room.clock())
+    room.clock.advance(2.0)
+    room.play(playing, tokens, moves=1)  # an act keeps it going
+    room.clock.advance(540.0)
+    assert room.tables.close_idle(room.clock())
+    assert set(room.tables.tables) == {playing}
+    room.clock.advance(61.0)
+    assert room.tables.close_idle(room.clock()) and room.tables.tables == {}
+    assert room.ask("tables")["tables"] == []
+
+
+def test_quotas_count_the_tables_of_an_address_until_they_end(tmp_path: Path) -> None:
+    room = Room(tmp_path, limits=Limits(tables_per_address=1, open_idle_s=60.0))
+    room.ask("create", game="sagani", config={"players": 2})
+    with pytest.raises(ProtocolError, match="too_many_tables"):
+        room.ask("create", game="sagani", config={"players": 2})
+    room.clock.advance(61.0)
+    assert room.tables.close_idle(room.clock())  # expired: it no longer counts
+    room.ask("create", game="sagani", config={"players": 2})
