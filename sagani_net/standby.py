@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
-import msgpack  # type: ignore[import-untyped]
+import msgpack
 import zmq
 from zmq.utils import z85
 
