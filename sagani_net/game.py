@@ -42,6 +42,24 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def grid_data(cell: int, columns: int) -> list[int]:
+    """A cell of a grid numbered in reading order, as wire data: ``[row, column]``."""
+    return [cell // columns, cell % columns]
+
+
+def grid_cell(data: Any, rows: int, columns: int) -> int | None:
+    """Wire data ``[row, column]`` as the cell of a ``rows`` x ``columns`` grid numbered in
+    reading order; None when it is no cell of the grid.
+
+    >>> grid_cell([1, 2], 4, 5), grid_cell([4, 0], 4, 5), grid_cell([True, 0], 4, 5)
+    (7, None, None)
+    """
+    if (isinstance(data, list | tuple) and len(data) == 2 and all(map(is_int, data))
+            and 0 <= data[0] < rows and 0 <= data[1] < columns):
+        return int(data[0] * columns + data[1])
+    return None
+
+
 class RuleError(ValueError):
     """An action, config or record the rules refuse: a machine-readable ``code`` and a
     sentence."""

@@ -41,7 +41,8 @@ def next_update(sub: zmq.Socket) -> dict[str, Any]:
     return message
 
 
-@pytest.mark.parametrize("module", [toy_game.rules, toy_game.words, sagani_net.client], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [toy_game.rules, toy_game.words, sagani_net.client],
+                         ids=lambda m: m.__name__)
 def test_the_examples_of_the_toy_game_and_the_replica_run(module: object) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

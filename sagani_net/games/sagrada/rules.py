@@ -43,6 +43,8 @@ from sagani_net.game import (
     check_options,
     check_record,
     check_replayed,
+    grid_cell,
+    grid_data,
     is_int,
     recorded_outcomes,
     replay_actions,
@@ -272,13 +274,13 @@ def _cell(word: str) -> int:
 
 
 def _cell_data(cell: int) -> list[int]:
-    return [cell // COLUMNS, cell % COLUMNS]
+    return grid_data(cell, COLUMNS)
 
 
 def _wire_cell(data: Any) -> int:
-    if (isinstance(data, list | tuple) and len(data) == 2 and all(map(is_int, data))
-            and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):
-        return data[0] * COLUMNS + data[1]
+    cell = grid_cell(data, ROWS, COLUMNS)
+    if cell is not None:
+        return cell
     raise RuleError("bad_action", f"a cell is [row, column] with row 0-{ROWS - 1} and column "
                     f"0-{COLUMNS - 1}")
 

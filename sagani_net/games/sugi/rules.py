@@ -34,6 +34,8 @@ from sagani_net.game import (
     Rules,
     check_record,
     check_replayed,
+    grid_cell,
+    grid_data,
     is_int,
     recorded_outcomes,
     replay_actions,
@@ -296,13 +298,13 @@ def _slot(word: str) -> int:
 
 
 def _space_data(space: int) -> list[int]:
-    return [space // LANES, space % LANES]
+    return grid_data(space, LANES)
 
 
 def _read_space(value: Any) -> int:
-    if (isinstance(value, list | tuple) and len(value) == 2 and all(map(is_int, value))
-            and 0 <= value[0] < COLUMNS and 0 <= value[1] < LANES):
-        return value[0] * LANES + value[1]
+    space = grid_cell(value, COLUMNS, LANES)  # a column of the forest is a row of the grid
+    if space is not None:
+        return space
     raise RuleError("bad_action", "a space is [column 0-5, lane 0-2]")
 
 
