@@ -308,7 +308,7 @@ class Rules:
     title: ClassVar[str]
     options: ClassVar[tuple[Option, ...]]
     action_type: ClassVar[Any]
-    words: ClassVar[ModuleType]
+    words: ModuleType
 
     def parse_config(self, data: Any) -> Data:
         """Validate a table config and fill in defaults; raises RuleError("bad_config", ...)."""
