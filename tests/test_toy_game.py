@@ -10,11 +10,9 @@ import pytest
 from conftest import TOY
 from sagani_net.cli.console.model import FINAL, ConsoleModel, make_ui
 from sagani_net.cli.console.render import screen_text
-from sagani_net.cli.play_cmd import bot_loop
-from test_console import running_console, until
+from test_console import running_console, start, until
 from toy_game.ui import HandsUI
 
-from sagani_net.client import AsyncClient
 from sagani_net.game import RuleError
 from sagani_net.games import get_game, rules_file
 from sagani_net.host import Host
@@ -56,13 +54,7 @@ def test_the_console_plays_hands_with_keys_to_the_final_screen(
     to the ranking page."""
 
     async def main() -> str:
-        me = AsyncClient(host.endpoint)
-        await me.connect()
-        table = await me.create({"players": 2}, game=toy_registered, seed=SEED, bots=[1])
-        bot = AsyncClient(host.endpoint)
-        await bot.join(table, role="bot", seat=1, name="random")
-        await me.join(table, seat=0, name="ann")
-        bot_task = asyncio.create_task(bot_loop(bot, "random", 1))
+        me, bot, bot_task = await start(host, SEED, toy_registered, "random")
         model = ConsoleModel()
         try:
             async with running_console(model, me) as running:

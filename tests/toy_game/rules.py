@@ -22,18 +22,8 @@ from __future__ import annotations
 import random
 from typing import Any, NamedTuple
 
-from sagani_net.game import (
-    OVER,
-    Data,
-    Engine,
-    Option,
-    Result,
-    RuleError,
-    Rules,
-    check_record,
-    is_int,
-    replay_actions,
-)
+from sagani_net import game as seam
+from sagani_net.game import OVER, Data, Engine, Option, Result, RuleError, Rules
 from toy_game import words
 
 CARDS = tuple(range(1, 17))
@@ -57,7 +47,7 @@ class Action(NamedTuple):
         if not isinstance(data, dict) or set(data) != {"type", "card"} or data[
                 "type"] not in KINDS:
             raise RuleError("bad_action", 'an action is {"type": "play"|"give", "card": int}')
-        if not is_int(data["card"]):
+        if not seam.is_int(data["card"]):
             raise RuleError("bad_action", "card must be an integer")
         return cls(data["type"], data["card"])
 
@@ -202,12 +192,12 @@ class Hands(Rules):
 
     def replay(self, record: Data) -> tuple[State, list[Data]]:
         # The record's deck is what was dealt; its seed only says where it came from.
-        check_record(record, "toy", lists=("deck", "actions"), needs=("config",))
+        seam.check_record(record, "toy", lists=("deck", "actions"), needs=("config",))
         if sorted(record["deck"]) != list(CARDS):
             raise RuleError("bad_record", "the deck is not the 16 cards, each once")
         state = State(self.parse_config(record["config"])["players"], record.get("seed"),
                       record["deck"])
-        return state, replay_actions(state, record["actions"])
+        return state, seam.replay_actions(state, record["actions"])
 
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
