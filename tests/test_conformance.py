@@ -175,6 +175,19 @@ def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
 
 
 @cases
+def test_a_record_with_a_bad_header_is_bad_record(name: str, config: Data) -> None:
+    """Every game checks a record's header the same way (``game.check_record``): another
+    game's name, no actions, actions that are no list, a record that is no map."""
+    game = get_game(name)
+    record = wire(game.new_state(config, 3).to_record())
+    for bad in ({**record, "game": "chess"}, {k: v for k, v in record.items() if k != "actions"},
+                {**record, "actions": {}}, [record]):
+        with pytest.raises(RuleError) as refused:
+            game.from_record(bad)  # type: ignore[arg-type]
+        assert refused.value.code == "bad_record", bad
+
+
+@cases
 def test_a_record_replays_from_its_own_outcomes_not_its_seed(name: str, config: Data) -> None:
     """Every random outcome is in the record (RECORD.md): with its seed changed, it replays to
     the same game (the seed is only where the outcomes came from)."""
