@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sagani_net.game import Data, Game, GameState
-from sagani_net.games import configs, game_names, game_part, get_game
+from sagani_net.game import Data, Game, GameState, playout, random_action
+from sagani_net.games import configs, game_names, get_game
 
 
 @dataclass(frozen=True)
@@ -45,35 +45,6 @@ def bench_config(name: str) -> Data:
     game = get_game(name)
     found = configs(name)
     return next((c for c in found if game.seats(c) == SEATS), max(found, key=game.seats))
-
-
-def random_mover(name: str) -> Callable[[GameState, random.Random], Any]:
-    """The game's own uniformly random legal action if its bots offer one (no list made),
-    else a choice among ``legal_actions()``."""
-    own = getattr(game_part(name, "bots"), "random_action", None)
-    if own is not None:
-        return own
-
-    def choose(state: GameState, rng: random.Random) -> Any:
-        legal = state.legal_actions()
-        return legal[int(rng.random() * len(legal))]
-
-    return choose
-
-
-def random_playout(name: str) -> Callable[[GameState, random.Random], None]:
-    """The game's own random playout if its bots offer one (as a search plays it: unchecked,
-    without events), else :func:`random_mover`'s action applied until the end."""
-    own = getattr(game_part(name, "bots"), "playout", None)
-    if own is not None:
-        return own
-    move = random_mover(name)
-
-    def playout(state: GameState, rng: random.Random) -> None:
-        while not state.is_over():
-            state.apply(move(state, rng))
-
-    return playout
 
 
 def games_per_second(game: Game, config: Data, playout: Callable, seconds: float) -> float:
@@ -129,10 +100,10 @@ def bench(name: str, seconds: float) -> list[tuple[str, float, float | None]]:
     game = get_game(name)
     config = bench_config(name)
     seats = game.seats(config)
-    move = random_mover(name)
+    move = random_action
     targets = TARGETS.get(name, DEFAULT_TARGETS)
     # Whole games first, while the process holds nothing else for the collector to walk.
-    games = games_per_second(game, config, random_playout(name), seconds)
+    games = games_per_second(game, config, playout, seconds)
     states = midgame_states(game, config, move, 30)
     actions = statistics.median(len(s.legal_actions()) for s in states)
     clone_us = median_us(lambda s: s.clone(), states)

@@ -22,19 +22,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+# The wire's limits (a seed is an id there) are the protocol's: the command line checks the same.
+from sagani_net.protocol.messages import (
+    MAX_DEADLINE_S,
+    MAX_NAME_LEN,
+    MAX_TABLE_ID_LEN,
+    MIN_DEADLINE_S,
+)
+from sagani_net.protocol.messages import MAX_ID as MAX_SEED
 
 if TYPE_CHECKING:
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
-#: The largest seed the host takes (protocol/messages.py MAX_ID).
-MAX_SEED = 2**63 - 1
 MAX_PORT = 65535
 #: A record larger than this is not one of ours (a long game's record is about 20 KB).
 MAX_RECORD_BYTES = 4 * 2**20
-MAX_NAME_LEN = 64
-MAX_TABLE_ID_LEN = 32
 
 
 class UsageError(Exception):

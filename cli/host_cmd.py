@@ -28,6 +28,7 @@ from sagani_net.bots import house
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
+from sagani_net.private_files import private_dir
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
 
 #: Open files a host asks the system for (at most its hard limit).
@@ -349,7 +350,7 @@ class StandbyProcess:
     over it is the party's host, and it must outlive the console that started it."""
 
     def __init__(self, code: standby.StandbyCode, data_dir: Path) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(data_dir)
         argv = [sys.executable, "-m", "sagani_net.cli.main", "host", "--standby", "-", "--data-dir",
                 str(data_dir), "--port", "0", "--quiet", "--with-parent"]
         log_path = data_dir / "standby.log"

@@ -45,9 +45,9 @@ from sagani_net.cli.host_cmd import StandbyProcess
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.messages import printable
 
-from sagani_net.bots.runner import think
-from sagani_net.client import AsyncClient, HostError, HostTimeout, host_address
-from sagani_net.game import RuleError, without_seat
+from sagani_net.bots.runner import play_seat, send_move, think
+from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
+from sagani_net.game import Data, RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import Host
 from sagani_net.private_files import write_private
@@ -218,21 +218,22 @@ async def bot_loop(
     """
     seeds = random.Random(seed)
     loop = asyncio.get_running_loop()
+
+    async def choose(replica: Replica) -> Data:
+        # The table's game, and the seat's private data (a private objective) to think on.
+        action: Data = await loop.run_in_executor(
+            pool, think, kind, replica.view, seeds.getrandbits(64), think_s,
+            replica.game or DEFAULT_GAME, replica.you, replica.private)
+        return action
+
+    async def move(replica: Replica) -> None:
+        # Any refusal: the reply carried a fresh snapshot; the bot looks again.
+        await send_move(client, replica, choose, f"bot {kind}", looks_again=None)
+
     while True:
         try:
-            replica = client.state
-            if replica.status == "over":
-                return
-            if not replica.my_turn:
-                await client.next_update(timeout_s=1.0)
-                continue
-            # The table's game, and the seat's private data (a private objective) to think on.
-            action = await loop.run_in_executor(
-                pool, think, kind, replica.view, seeds.getrandbits(64), think_s,
-                replica.game or DEFAULT_GAME, replica.you, replica.private)
-            await client.act(action)
-        except HostError as exc:  # stale after a resync: the refusal carried a fresh snapshot
-            log.info("bot %s refused: %s", kind, exc)
+            await play_seat(client, move)
+            return
         except HostTimeout:
             await asyncio.sleep(0.5)
 

@@ -29,11 +29,35 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from types import ModuleType
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 Data = dict[str, Any]
 #: The phase of every engine once its game is over.
 OVER = "over"
+
+
+def is_int(value: Any) -> TypeGuard[int]:
+    """An integer of wire data: ``True`` is a bool there, not the number 1."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def grid_data(cell: int, columns: int) -> list[int]:
+    """A cell of a grid numbered in reading order, as wire data: ``[row, column]``."""
+    return [cell // columns, cell % columns]
+
+
+def grid_cell(data: Any, rows: int, columns: int) -> int | None:
+    """Wire data ``[row, column]`` as the cell of a ``rows`` x ``columns`` grid numbered in
+    reading order; None when it is no cell of the grid.
+
+    >>> grid_cell([1, 2], 4, 5), grid_cell([4, 0], 4, 5), grid_cell([True, 0], 4, 5)
+    (7, None, None)
+    """
+    if (isinstance(data, list | tuple) and len(data) == 2 and all(map(is_int, data))
+            and 0 <= data[0] < rows and 0 <= data[1] < columns):
+        return int(data[0] * columns + data[1])
+    return None
 
 
 class RuleError(ValueError):
@@ -168,6 +192,9 @@ class Engine:
     are made, for search)."""
 
     __slots__ = ()
+    #: The game's action type: a value with ``to_dict()`` whose class reads it back with
+    #: ``from_dict(data)`` (raising RuleError("bad_action", ...)).
+    action_type: ClassVar[Any]
     phase: str
     seat: int
     origin: int
@@ -197,6 +224,30 @@ class Engine:
     def push(self, action: Any) -> None:
         """Play a legal ``action`` without checking it or reporting events (search, playouts)."""
         self._do(action, None)
+
+    def parse_action(self, data: Data) -> Any:
+        """Turn wire data into an action; raises RuleError("bad_action", ...)."""
+        return self.action_type.from_dict(data)
+
+    def action_data(self, action: Any) -> Data:
+        """The wire and record form of ``action``."""
+        data: Data = action.to_dict()
+        return data
+
+    def legal_actions(self) -> list[Any]:
+        raise NotImplementedError
+
+    def random_action(self, rng: random.Random) -> Any:
+        """A uniformly random legal action (an engine may count them rather than list them,
+        as long as each is as likely)."""
+        actions = self.legal_actions()
+        return actions[int(rng.random() * len(actions))]
+
+    def playout(self, rng: random.Random) -> None:
+        """Play uniformly random legal actions until the game is over, unchecked and without
+        events (the benchmark and the search's rollouts)."""
+        while self.phase != OVER:
+            self._do(self.random_action(rng), None)
 
     def _check(self, action: Any) -> None:
         raise NotImplementedError
@@ -244,6 +295,99 @@ class Game(Protocol):
     def static_data(self, config: Data) -> Data:
         """The game's components as plain data (tiles, cards, patterns in play), served by the
         host so that a client needs nothing but the protocol."""
+
+
+class Rules:
+    """What the games' adapters behind :class:`Game` share, written once: a game names its
+    ``action_type`` (an action class with ``from_dict``, ``parse`` and ``to_dict``, whose
+    ``str`` is its text form), its ``words`` module (``event_text(event, names)``) and its
+    ``replay(record)``; a game whose config is more than its options, or whose seat count is
+    not ``players``, says so by overriding :meth:`parse_config` or :meth:`seats`."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]]
+    action_type: ClassVar[Any]
+    words: ModuleType
+
+    def parse_config(self, data: Any) -> Data:
+        """Validate a table config and fill in defaults; raises RuleError("bad_config", ...)."""
+        return check_options(self.options, data)
+
+    def seats(self, config: Data) -> int:
+        """How many seats a table with ``config`` has: its ``players``."""
+        return int(config["players"])
+
+    def new_state(self, config: Data, seed: int) -> GameState:
+        raise NotImplementedError
+
+    def replay(self, record: Data) -> tuple[GameState, list[Data]]:
+        """Rebuild a game from its record: the state and every event, in order."""
+        raise NotImplementedError
+
+    def from_record(self, record: Data) -> GameState:
+        """Replay a record; raises RuleError at the first action that does not hold."""
+        return self.replay(record)[0]
+
+    def determinize(
+        self, view: Data, private: Data | None, seat: int | None, rng: random.Random
+    ) -> GameState:
+        raise NotImplementedError
+
+    def action_text(self, data: Data) -> str:
+        """The text form of an action's wire data: its action's ``str``."""
+        return str(self.action_type.from_dict(data))
+
+    def parse_text(self, text: str) -> Data:
+        """Read the text form into wire data; raises RuleError("bad_action", ...)."""
+        data: Data = self.action_type.parse(text).to_dict()
+        return data
+
+    def event_text(self, event: Data, names: Sequence[str]) -> str:
+        """One sentence for one event, from the game's ``words``."""
+        return str(self.words.event_text(event, names))
+
+    def static_data(self, config: Data) -> Data:
+        raise NotImplementedError
+
+
+def random_action(state: GameState, rng: random.Random) -> Any:
+    """A uniformly random legal action: the state's own (:meth:`Engine.random_action`, which
+    an engine may make cheaper than a list), else one of ``legal_actions()``."""
+    own = getattr(state, "random_action", None)
+    if own is not None:
+        return own(rng)
+    actions = state.legal_actions()
+    return actions[int(rng.random() * len(actions))]
+
+
+def playout(state: GameState, rng: random.Random) -> None:
+    """Uniformly random legal actions to the end of the game: the state's own
+    (:meth:`Engine.playout`: unchecked, without events), else :func:`random_action` applied."""
+    own = getattr(state, "playout", None)
+    if own is not None:
+        own(rng)
+        return
+    while not state.is_over():
+        state.apply(random_action(state, rng))
+
+
+def check_record(record: Any, game: str, lists: Sequence[str] = ("actions",),
+                 needs: Sequence[str] = ("seed",)) -> Data:
+    """The header of a record of ``game`` checked, and the record returned: a map naming the
+    game, holding each field of ``needs`` and ``lists``, each of ``lists`` a list, its
+    ``seed`` (if it needs one) an integer. Raises RuleError("bad_record", ...)."""
+    if not isinstance(record, dict) or record.get("game") != game:
+        raise RuleError("bad_record", f'a record is a map with "game": "{game}"')
+    for name in [*needs, *lists]:
+        if name not in record:
+            raise RuleError("bad_record", f"the record has no {name!r}")
+    if "seed" in needs and not is_int(record["seed"]):
+        raise RuleError("bad_record", "seed must be an integer")
+    for name in lists:
+        if not isinstance(record[name], list):
+            raise RuleError("bad_record", f"{name} must be a list")
+    return record
 
 
 def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:

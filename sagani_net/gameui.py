@@ -20,11 +20,12 @@ every drawing function returns exactly the lines and widths it was asked for (:f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import random
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, cast
 
-from sagani_net.game import Game, RuleError
+from sagani_net.game import Game, GameState, RuleError
 
 Data = dict[str, Any]
 
@@ -82,7 +83,11 @@ class Key:
     label: str = ""
 
 
-class GameUI:
+#: The engine state a game's UI works on (its rules' ``State``).
+StateT = TypeVar("StateT", bound=GameState)
+
+
+class GameUI(Generic[StateT]):
     """The per-game part of the console; every method has a plain default, so a new game
     starts with a readable (if bare) console and adds its drawing as it goes.
 
@@ -101,6 +106,28 @@ class GameUI:
     def __init__(self, game: Game, model: Table) -> None:
         self.game = game
         self.model = model
+        self._state: StateT | None = None
+        self._state_key: Hashable = None
+
+    # -- a local engine ---------------------------------------------------------------------
+
+    def state(self) -> StateT | None:
+        """A local engine state agreeing with what you know (the view and your private data),
+        for legal moves and previews: made once per view, private data and seat. None before
+        a view of this game, or when :meth:`known_state` cannot fit one."""
+        view, private = self.model.view, self.model.private
+        if view is None or view.get("game") != self.game.name:
+            return None
+        key = (view["version"], id(view), id(private), self.model.you)
+        if key != self._state_key:
+            self._state_key = key
+            self._state = self.known_state(view, private, self.model.you)
+        return self._state
+
+    def known_state(self, view: Data, private: Data | None, you: int | None) -> StateT | None:
+        """The state behind ``view`` and ``private``: every hidden part sampled with a fixed
+        seed, so that the screen stays steady (and never draws what it sampled)."""
+        return cast(StateT, self.game.determinize(view, private, you, random.Random(0)))
 
     # -- the screen -------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """Fixtures shared by the network tests: a real host on 127.0.0.1, a raw request socket, and
-the test game with private data (``toy_game``) in the registry."""
+the test game with private data (``toy_game``, a whole game package) in the registry."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from sagani_net.host import Host
 #: The ``sagani`` command, run from this checkout: ``[*SAGANI, "host", ...]``.
 SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
-#: The registry name of tests/toy_game.py.
+#: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
+#: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.
 TOY = "toy"
+TOY_PACKAGE = "toy_game"
 
 
 @pytest.fixture
@@ -35,6 +37,6 @@ def raw(host: Host) -> Iterator[Raw]:
 
 @pytest.fixture
 def toy_registered(monkeypatch: pytest.MonkeyPatch) -> str:
-    """Hands (tests/toy_game.py) served as the game "toy" for the test; its name."""
-    monkeypatch.setitem(games.PACKAGES, TOY, "toy_game")
+    """Hands (tests/toy_game/) served as the game "toy" for the test; its name."""
+    monkeypatch.setitem(games.PACKAGES, TOY, TOY_PACKAGE)
     return TOY

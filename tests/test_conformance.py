@@ -4,7 +4,7 @@ A new game in :data:`sagani_net.games.PACKAGES` gets these checks for free: the 
 from its ``options`` (every combination of their choices that its ``parse_config`` accepts), and
 everything else goes through :mod:`sagani_net.game` only. The checks run on a few random games
 per config, at a handful of positions each, to stay quick. The test game with private data
-(``toy_game.py``, registered only while its cases run) goes through them too, so that the
+(``toy_game/``, registered only while its cases run) goes through them too, so that the
 private-data promises are checked even while no registered game has any. (The network part of
 conformance is ``test_conformance_net.py``.)
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import TOY
+from conftest import TOY, TOY_PACKAGE
 
 from sagani_net.bots.mcts import frozen
 from sagani_net.game import Data, GameState, RuleError
@@ -32,7 +32,7 @@ MAX_DECISIONS = 20_000
 
 
 def toy_configs() -> list[Data]:
-    PACKAGES[TOY] = "toy_game"
+    PACKAGES[TOY] = TOY_PACKAGE
     try:
         return configs(TOY)
     finally:
@@ -51,7 +51,7 @@ def registered(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     """The test game in the registry while a case of it runs."""
     params = getattr(request.node, "callspec", None)
     if params is not None and params.params.get("name") == TOY:
-        monkeypatch.setitem(PACKAGES, TOY, "toy_game")
+        monkeypatch.setitem(PACKAGES, TOY, TOY_PACKAGE)
 
 
 def test_every_game_offers_at_least_one_config() -> None:
@@ -172,6 +172,19 @@ def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
         assert replayed.result() == state.result()
         assert replayed.view(None) == state.view(None)
         assert replayed.to_record() == state.to_record()
+
+
+@cases
+def test_a_record_with_a_bad_header_is_bad_record(name: str, config: Data) -> None:
+    """Every game checks a record's header the same way (``game.check_record``): another
+    game's name, no actions, actions that are no list, a record that is no map."""
+    game = get_game(name)
+    record = wire(game.new_state(config, 3).to_record())
+    for bad in ({**record, "game": "chess"}, {k: v for k, v in record.items() if k != "actions"},
+                {**record, "actions": {}}, [record]):
+        with pytest.raises(RuleError) as refused:
+            game.from_record(bad)  # type: ignore[arg-type]
+        assert refused.value.code == "bad_record", bad
 
 
 @cases

@@ -1,4 +1,4 @@
-"""Conformance over the network, for every registered game and for Hands (tests/toy_game.py,
+"""Conformance over the network, for every registered game and for Hands (tests/toy_game/,
 the test game with a secret hand per seat): a whole game played by bots through a real host on
 real sockets, and a hidden-information audit of every byte its participants received.
 

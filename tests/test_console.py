@@ -70,16 +70,17 @@ async def running_console(
 
 
 async def start(
-    host: Host, seed: int, game: str = "sagani"
+    host: Host, seed: int, game: str = "sagani", kind: str = "greedy"
 ) -> tuple[AsyncClient, AsyncClient, asyncio.Task]:
-    """A 2-player table of ``game``: you in seat 1 (0 on the wire), greedy in seat 2."""
+    """A 2-player table of ``game``: you (ann) in seat 1 (0 on the wire), a ``kind`` bot
+    (named so) in seat 2."""
     me = AsyncClient(host.endpoint)
     await me.connect()
     table = await me.create({"players": 2}, game=game, seed=seed, bots=[1])
     bot = AsyncClient(host.endpoint)
-    await bot.join(table, role="bot", seat=1, name="greedy")
+    await bot.join(table, role="bot", seat=1, name=kind)
     await me.join(table, seat=0, name="ann")
-    return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
+    return me, bot, asyncio.create_task(bot_loop(bot, kind, 1))
 
 
 def in_console(host: Host, body, game: str = "sagani", seed: int = 5, timeout_s: float = 30):  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Private per-seat data on the wire, on real sockets, with Hands (tests/toy_game.py): it goes
+"""Private per-seat data on the wire, on real sockets, with Hands (tests/toy_game/): it goes
 only into replies to the seat's own token (join, sync, act, private, refusals); updates on PUB
 only name the seats whose private data changed; the client fetches its own within one round
 trip of such an update; the host's default move for a late bot announces its seats too."""
@@ -11,7 +11,8 @@ from typing import Any
 
 import msgpack
 import pytest
-import toy_game
+import toy_game.rules
+import toy_game.words
 import zmq
 from sagani_net.protocol import encode, topic
 from test_net_support import WAIT_S, Raw, running_host
@@ -40,7 +41,8 @@ def next_update(sub: zmq.Socket) -> dict[str, Any]:
     return message
 
 
-@pytest.mark.parametrize("module", [toy_game, sagani_net.client], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [toy_game.rules, toy_game.words, sagani_net.client],
+                         ids=lambda m: m.__name__)
 def test_the_examples_of_the_toy_game_and_the_replica_run(module: object) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -98,9 +98,9 @@ def test_a_face_down_tile_is_weighed_at_a_quarter_turn_only():
 def test_random_play_is_legal_and_ends():
     rng = random.Random(2)
     state = State.new(4, 9)
-    bots.playout(state, rng)
+    state.playout(rng)
     assert state.is_over()
-    assert bots.random_action(State.new(2, 1), rng) in State.new(2, 1).legal_actions()
+    assert State.new(2, 1).random_action(rng) in State.new(2, 1).legal_actions()
 
 
 def _positions(players: int, seed: int, steps: int) -> list[State]:

@@ -8,9 +8,6 @@ A game's ``bots.py`` (see :mod:`sagani_net.games`) may define, all optional but 
 - ``action_values(state, rng) -> [(value, action), ...]``: the one-ply values of the legal
   actions, for a game whose single decision says little on its own (a Sagani take is worth
   the placement it allows); the greedy policy uses them instead of ``evaluate``.
-- ``random_action(state, rng)``: a uniformly random legal action, faster than listing them;
-  ``playout(state, rng)``: such actions to the end of the game, as fast as the engine can
-  (unchecked, without events; ``bench/engine.py`` times it).
 - ``Search(**options)``: the search's hooks (see :class:`sagani_net.bots.mcts.SearchHooks`);
   without it, the search plays single actions (:class:`sagani_net.bots.mcts.PlainSearch`),
   among ``candidate_actions(state)`` if given, with rollouts of ``rollout_action(state, rng)``

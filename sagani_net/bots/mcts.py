@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sagani_net.bots.base import evaluation, game_bots
-from sagani_net.game import Data, Game, GameState
+from sagani_net.game import Data, Game, GameState, random_action
 from sagani_net.games import DEFAULT_GAME, get_game
 
 
@@ -235,7 +235,7 @@ class PlainSearch:
     ) -> None:
         self.evaluate = evaluate
         self.candidate_actions = candidate_actions or (lambda state: state.legal_actions())
-        self.rollout_action = rollout_action or _random_action
+        self.rollout_action = rollout_action or random_action
         #: Decisions a rollout plays before it scores the state.
         self.rollout_decisions = rollout_decisions
         #: Difference in evaluation that makes a win about 73% likely (logistic scale).
@@ -287,11 +287,6 @@ def frozen(data: Any) -> Hashable:
     if isinstance(data, list | tuple):
         return tuple(frozen(v) for v in data)
     return data
-
-
-def _random_action(state: GameState, rng: random.Random) -> Any:
-    legal = state.legal_actions()
-    return legal[int(rng.random() * len(legal))]
 
 
 def _logistic(x: float) -> float:

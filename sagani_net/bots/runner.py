@@ -25,12 +25,13 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
 from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
-from sagani_net.client import Client, HostError, HostTimeout, Replica
+from sagani_net.client import AsyncClient, Client, HostError, HostTimeout, Replica
 from sagani_net.game import Data, RuleError
 from sagani_net.games import DEFAULT_GAME, get_game
 
@@ -92,6 +93,52 @@ def think(
     rng = random.Random(seed)
     return decide(_KEPT[key], get_game(game), seat, view, private, rng,
                   random.Random(rng.getrandbits(64)))
+
+
+async def play_seat(
+    client: AsyncClient,
+    move: Callable[[Replica], Awaitable[object]],
+    stop: threading.Event | None = None,
+) -> Replica:
+    """The bot loop (every bot's, :class:`BotRunner`'s and ``sagani play``'s): until the game
+    is over (or ``stop`` is set), ``move`` at each turn of the client's seat, else wait for
+    the next update. HostTimeout is the caller's to handle (reconnect, or wait and go on)."""
+    while stop is None or not stop.is_set():
+        replica = client.state
+        if replica.status == "over":
+            return replica
+        if replica.my_turn:
+            await move(replica)
+        else:
+            await client.next_update(UPDATE_WAIT_S)
+    return client.state
+
+
+async def send_move(
+    client: AsyncClient,
+    replica: Replica,
+    choose: Callable[[Replica], Awaitable[Data]],
+    name: str,
+    looks_again: Container[str] | None = RESYNC_CODES,
+) -> bool:
+    """One turn: the action ``choose`` makes of ``replica`` goes to the host; True if it took
+    it. A view and private data that do not fit together (RuleError) are fetched afresh; a
+    refusal whose code is in ``looks_again`` (None: any) is logged, its reply having brought a
+    fresh snapshot; any other refusal is raised."""
+    try:
+        action = await choose(replica)
+    except RuleError as exc:  # a view and private data that do not fit: take both afresh
+        log.warning("%s: %s; looking again", name, exc)
+        await client.sync()
+        return False
+    try:
+        await client.act(action)
+    except HostError as exc:
+        if looks_again is None or exc.code in looks_again:
+            log.info("%s: %s; looking again", name, exc)
+            return False
+        raise
+    return True
 
 
 class BotRunner:
@@ -188,39 +235,29 @@ class BotRunner:
         """Play until the game is over (or ``stop`` is set); returns the final replica."""
         if self.table is None:
             raise RuntimeError("join a table first")
-        while stop is None or not stop.is_set():
+        while True:
             try:
-                replica = self.client.state
-                if replica.status == "over":
-                    return replica
-                if replica.my_turn:
-                    self._move(replica)
-                else:
-                    self.client.next_update(UPDATE_WAIT_S)
+                return self.client._run(play_seat(self.client.core, self._turn, stop))
             except HostTimeout:
                 self._reconnect()
-        return self.client.state
 
     def _move(self, replica: Replica) -> None:
+        """Play one turn of the seat (the bot loop's step, for a caller of its own)."""
+        self.client._run(self._turn(replica))
+
+    async def _turn(self, replica: Replica) -> None:
         started_s = time.monotonic()
-        assert self.policy is not None and replica.you is not None
-        try:
+
+        async def choose(replica: Replica) -> Data:
+            assert self.policy is not None and replica.you is not None
             action = decide(self.policy, get_game(self.game), replica.you, replica.view,
                             replica.private, self.rng, self.view_rng)
-        except RuleError as exc:  # a view and private data that do not fit: take both afresh
-            log.warning("%s: %s; looking again", self.name, exc)
-            self.client.sync()
-            return
-        self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
-        try:
-            self.client.act(action)
+            self.slowest_move_s = max(self.slowest_move_s, time.monotonic() - started_s)
+            return action
+
+        if await send_move(self.client.core, replica, choose, self.name,
+                           (*RESYNC_CODES, "game_over")):
             self.moves += 1
-        except HostError as exc:
-            # The reply carried a fresh snapshot (the client loaded it): look again.
-            if exc.code in RESYNC_CODES or exc.code == "game_over":
-                log.info("%s: %s; looking again", self.name, exc)
-                return
-            raise
 
     def _reconnect(self) -> None:
         """Come back to the seat with the saved token, for up to ``reconnect_s``."""

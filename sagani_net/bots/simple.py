@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from sagani_net.bots.base import evaluation, game_bots
-from sagani_net.game import GameState
+from sagani_net.game import GameState, random_action
 from sagani_net.games import DEFAULT_GAME
 
 
@@ -16,13 +16,10 @@ class RandomPolicy:
     name = "random"
 
     def __init__(self, game: str = DEFAULT_GAME) -> None:
-        self._random_action = getattr(game_bots(game), "random_action", None)
+        self.game = game
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
-        if self._random_action is not None:
-            return self._random_action(state, rng)
-        legal = state.legal_actions()
-        return legal[int(rng.random() * len(legal))]
+        return random_action(state, rng)
 
 
 class GreedyPolicy:

@@ -2,7 +2,9 @@
 
 Each game is a package here with the same parts, found by convention:
 
-- ``rules``: the engine behind :mod:`sagani_net.game`; the package exports ``GAME``.
+- ``rules``: the engine behind :mod:`sagani_net.game` (a state on :class:`~sagani_net.game.
+  Engine`, an adapter on :class:`~sagani_net.game.Rules`); the package exports ``GAME``.
+- ``words``: its events in sentences, ``event_text(event, names)`` (the adapter's ``words``).
 - ``bots``: its evaluation and any strategy of its own (imports its rules only).
 - ``ui``: its part of the console, a :class:`sagani_net.gameui.GameUI` (imports its rules and
   :mod:`sagani_net.gameui`, never the network nor the console shell, which finds it here).

@@ -93,16 +93,6 @@ def best_placement(state: State, tile: int) -> tuple[float, Action]:
     return ranked_placements(state.seats[state.seat], tile, costs, keep=1)[0]
 
 
-def random_action(state: State, rng: random.Random) -> Action:
-    """A uniformly random legal action (:meth:`State.random_action`: no list is made)."""
-    return state.random_action(rng)
-
-
-def playout(state: State, rng: random.Random) -> None:
-    """Random actions to the end, unchecked and without events (:meth:`State.playout`)."""
-    state.playout(rng)
-
-
 # -- the greedy policy's values ---------------------------------------------------------------
 
 

@@ -16,11 +16,21 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from itertools import islice
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Engine, Option, Result, RuleError, check_options, replay_actions
+from sagani_net.game import (
+    Data,
+    Engine,
+    Option,
+    Result,
+    RuleError,
+    Rules,
+    check_options,
+    check_record,
+    is_int,
+    replay_actions,
+)
 from sagani_net.games.sagani import words
 from sagani_net.games.sagani.tiles import (
     ARROWS,
@@ -134,21 +144,17 @@ class Action(NamedTuple):
         if extra or missing:
             raise RuleError("bad_action", f"{kind} takes fields {sorted(fields)}")
         if kind in ("take", "pick"):
-            if not _is_int(data["index"]):
+            if not is_int(data["index"]):
                 raise RuleError("bad_action", "index must be an integer")
             return cls(kind, data["index"])
         if kind == "place":
             cell, rotation = data["cell"], data["rotation"]
-            if not (isinstance(cell, list | tuple) and len(cell) == 2 and all(map(_is_int, cell))):
+            if not (isinstance(cell, list | tuple) and len(cell) == 2 and all(map(is_int, cell))):
                 raise RuleError("bad_action", "cell must be [x, y] with integers")
-            if not _is_int(rotation) or rotation not in ROTATIONS:
+            if not is_int(rotation) or rotation not in ROTATIONS:
                 raise RuleError("bad_action", "rotation must be 0, 90, 180 or 270")
             return cls.place((cell[0], cell[1]), rotation)
         return cls(kind)
-
-
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 TAKES = [Action("take", i) for i in range(OFFER_SIZE)]
@@ -361,6 +367,7 @@ def shuffled_tiles(seed: int) -> list[int]:
 class State(Engine):
     """A game of Sagani in progress. See the module docstring for an example."""
 
+    action_type = Action
     __slots__ = (
         "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
         "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo",
@@ -558,17 +565,6 @@ class State(Engine):
 
     # -- the turn sequence ------------------------------------------------------------------
 
-    def parse_action(self, data: Data) -> Action:
-        return Action.from_dict(data)
-
-    def action_data(self, action: Action) -> Data:
-        return action.to_dict()
-
-    def playout(self, rng: random.Random) -> None:
-        """Play uniformly random legal actions until the game is over."""
-        while self.phase != OVER:
-            self._do(self.random_action(rng), None)
-
     def _check(self, action: Action) -> None:
         phase = self.phase
         kind = action.type
@@ -596,7 +592,7 @@ class State(Engine):
             raise RuleError("not_allowed", f"{kind} is not allowed now: {self._why_not(kind)}")
         if kind in ("take", "pick"):
             source = self.offer if kind == "take" else self.storage
-            if not _is_int(action.index) or not 0 <= action.index < len(source):
+            if not is_int(action.index) or not 0 <= action.index < len(source):
                 raise RuleError("bad_index", f"{kind} index must be from 0 to {len(source) - 1}")
 
     def _why_not(self, kind: str) -> str:
@@ -1027,8 +1023,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     :raises RuleError: ``bad_record`` for a malformed record, or the rule's own code, with the
         action's number, for the first action that is not legal.
     """
-    if not isinstance(record, dict) or record.get("game") != "sagani":
-        raise RuleError("bad_record", 'a record is a map with "game": "sagani"')
+    check_record(record, "sagani", lists=("tiles", "actions"), needs=())
     if "config" in record:
         config = record["config"]
     else:  # the first record format: players and mode, no config
@@ -1040,11 +1035,6 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         config = SAGANI.parse_config(config)
     except RuleError as e:
         raise RuleError("bad_record", f"the record's config: {e.message}") from None
-    for field in ("tiles", "actions"):
-        if field not in record:
-            raise RuleError("bad_record", f"the record has no {field!r}")
-    if not isinstance(record["tiles"], list) or not isinstance(record["actions"], list):
-        raise RuleError("bad_record", "tiles and actions must be lists")
     state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
     events = replay_actions(state, record["actions"])
     if (
@@ -1056,7 +1046,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     return state, events
 
 
-class Sagani:
+class Sagani(Rules):
     """Sagani behind the :class:`sagani_net.game.Game` seam.
 
     >>> SAGANI.parse_config({"players": 1})
@@ -1067,6 +1057,8 @@ class Sagani:
 
     name = "sagani"
     title = "Sagani"
+    action_type = Action
+    words = words
     options = (
         Option("players", 2, (1, 2, 3, 4),
                "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
@@ -1088,14 +1080,11 @@ class Sagani:
             raise RuleError("bad_config", "multi is for 2-4 players, the solo modes for 1")
         return {"players": players, "mode": mode}
 
-    def seats(self, config: Data) -> int:
-        return int(config["players"])
-
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], config["mode"], seed)
 
-    def from_record(self, record: Data) -> State:
-        return State.from_record(record)
+    def replay(self, record: Data) -> tuple[State, list[Data]]:
+        return replay(record)
 
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
@@ -1104,15 +1093,6 @@ class Sagani:
         Sagani gives no seat anything private (``private`` is None): every seat, and a
         spectator, knows the same."""
         return State.from_view(view, rng)
-
-    def action_text(self, data: Data) -> str:
-        return str(Action.from_dict(data))
-
-    def parse_text(self, text: str) -> Data:
-        return Action.parse(text).to_dict()
-
-    def event_text(self, event: Data, names: Sequence[str]) -> str:
-        return words.event_text(event, names)
 
     def static_data(self, config: Data) -> Data:
         """The 72 tiles as printed upright (``arrows``: ``[direction, element]``), and the

@@ -27,7 +27,6 @@ Typed commands count offer and storage tiles from 1, as on screen::
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -788,7 +787,7 @@ class Selection:
     rotation: int = 0
 
 
-class SaganiUI(GameUI):
+class SaganiUI(GameUI[State]):
     """Sagani in the console: the tile in hand (a ghost to move, turn and place), the
     preview, what changed since your last turn, and the screen."""
 
@@ -805,8 +804,6 @@ class SaganiUI(GameUI):
         #: These scores are what stood when your last turn ended.
         self.scores_mark: list[int] = []
         self._mark: dict[int, dict[Cell, tuple[Any, ...]]] = {}
-        self._state: State | None = None
-        self._state_version = -1
 
     # -- questions --------------------------------------------------------------------------
 
@@ -817,16 +814,6 @@ class SaganiUI(GameUI):
     @property
     def phase(self) -> str:
         return self.view["phase"] if self.view else "open"
-
-    def state(self) -> State | None:
-        """A local engine state agreeing with the view, for legal cells and previews."""
-        if self.view is None:
-            return None
-        if self._state_version != self.view["version"] or self._state is None:
-            # The draw order is unknown here; a fixed seed keeps the console deterministic.
-            self._state = State.from_view(self.view, random.Random(0))
-            self._state_version = self.view["version"]
-        return self._state
 
     def legal_cells(self) -> list[Cell]:
         """Where the tile in hand may go: empty cells next to your display, or (0, 0)."""

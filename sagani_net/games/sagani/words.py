@@ -10,11 +10,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from sagani_net.game import Data
 from sagani_net.games.sagani.tiles import TILES
-
-Data = dict[str, Any]
 
 SOURCES = {"offer": "the offer", "storage": "storage", "pile": "the draw pile"}
 

@@ -267,16 +267,6 @@ def rollout_action(state: State, rng: random.Random) -> Action:
     return best
 
 
-def random_action(state: State, rng: random.Random) -> Action:
-    """A uniformly random legal action (the random policy's)."""
-    return state.random_action(rng)
-
-
-def playout(state: State, rng: random.Random) -> None:
-    """Uniformly random legal actions to the end, unchecked and without events."""
-    state.playout(rng)
-
-
 class Search:
     """The generic ISMCTS's hooks: moves are single actions; the candidates are the legal
     actions, placements pruned to the best few by the one-ply evaluation; rollouts play

@@ -29,10 +29,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import reduce
 from operator import or_
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
 from sagani_net.game import (
     Data,
@@ -40,11 +40,17 @@ from sagani_net.game import (
     Option,
     Result,
     RuleError,
+    Rules,
     check_options,
+    check_record,
     check_replayed,
+    grid_cell,
+    grid_data,
+    is_int,
     recorded_outcomes,
     replay_actions,
 )
+from sagani_net.games.sagrada import words
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -69,7 +75,6 @@ from sagani_net.games.sagrada.components import (
     private_points,
 )
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS, PUBLISHED, Pattern, parse_patterns
-from sagani_net.games.sagrada.words import event_sentence
 from sagani_net.limits import BoundedCache
 
 ROUNDS = 10
@@ -229,7 +234,7 @@ class Action(NamedTuple):
         if extra or missing:
             raise RuleError("bad_action", f"{kind} takes fields {sorted(required + optional)}")
         for name in ("pattern", "die", "tool", "pay", "value", "round"):
-            if name in data and not _is_int(data[name]):
+            if name in data and not is_int(data[name]):
                 raise RuleError("bad_action", f"{name} must be an integer")
         if kind == "choose":
             return cls.choose(data["pattern"])
@@ -255,10 +260,6 @@ _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _count(word: str) -> int:
     if not word.isdigit():
         raise ValueError(word)
@@ -274,13 +275,12 @@ def _cell(word: str) -> int:
 
 
 def _cell_data(cell: int) -> list[int]:
-    return [cell // COLUMNS, cell % COLUMNS]
+    return grid_data(cell, COLUMNS)
 
 
 def _wire_cell(data: Any) -> int:
-    if (isinstance(data, list | tuple) and len(data) == 2 and all(map(_is_int, data))
-            and 0 <= data[0] < ROWS and 0 <= data[1] < COLUMNS):
-        cell: int = data[0] * COLUMNS + data[1]
+    cell = grid_cell(data, ROWS, COLUMNS)
+    if cell is not None:
         return cell
     raise RuleError("bad_action", f"a cell is [row, column] with row 0-{ROWS - 1} and column "
                     f"0-{COLUMNS - 1}")
@@ -295,7 +295,7 @@ def _check_part(name: str, values: Any, count: int | None, allowed: Any) -> None
     """A part of a record's setup: a list of ``count`` (None: any number) distinct values,
     each among ``allowed``; raises RuleError("bad_record", ...)."""
     if (not isinstance(values, list) or count is not None and len(values) != count
-            or not all(_is_int(v) or isinstance(v, str) for v in values)
+            or not all(is_int(v) or isinstance(v, str) for v in values)
             or len(set(values)) != len(values) or not all(v in allowed for v in values)):
         many = "" if count is None else f"{count} "
         among = f"{allowed.start}-{allowed.stop - 1}" if isinstance(allowed, range) else list(
@@ -375,6 +375,7 @@ class State(Engine):
     tool card in play), ``objectives``, ``step`` and ``held`` (a tool under way).
     """
 
+    action_type = Action
     __slots__ = (
         "config", "players", "solo", "patterns", "tools", "objectives", "seed", "draws",
         "privates", "dealt", "chosen", "phase", "round", "order", "turn", "seat", "skip", "pool",
@@ -870,18 +871,7 @@ class State(Engine):
         actions = self.legal_actions()
         return PASS if PASS in actions else STOP if STOP in actions else actions[0]
 
-    def random_action(self, rng: random.Random) -> Action:
-        """A uniformly random legal action."""
-        actions = self.legal_actions()
-        return actions[int(rng.random() * len(actions))]
-
     # -- playing ----------------------------------------------------------------------------
-
-    def parse_action(self, data: Data) -> Action:
-        return Action.from_dict(data)
-
-    def action_data(self, action: Action) -> Data:
-        return action.to_dict()
 
     def apply(self, action: Action) -> list[Data]:
         """Validate and play ``action`` for the seat to move; return the events it caused.
@@ -908,12 +898,6 @@ class State(Engine):
                         and action.cell in self.cells_for(self.seat, pool[action.die])
                         and action == Action.draft(action.die, action.cell))
         return action in self.legal_actions()
-
-    def playout(self, rng: random.Random) -> None:
-        """Play uniformly random legal actions until the game is over."""
-        while self.phase != OVER:
-            actions = self.legal_actions()
-            self._do(actions[int(rng.random() * len(actions))], None)
 
     def _refusal(self, action: Action) -> RuleError:
         """Why ``action`` is not legal now, as precisely as the rules can say."""
@@ -1467,13 +1451,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         whose result differs from the replay's; or the rule's own code, with the action's
         number, for the first action that is not legal.
     """
-    if not isinstance(record, dict) or record.get("game") != "sagrada":
-        raise RuleError("bad_record", 'a record is a map with "game": "sagrada"')
-    for name in ("config", "seed", "actions"):
-        if name not in record:
-            raise RuleError("bad_record", f"the record has no {name!r}")
-    if not _is_int(record["seed"]) or not isinstance(record["actions"], list):
-        raise RuleError("bad_record", "seed must be an integer and actions a list")
+    check_record(record, "sagrada", needs=("config", "seed"))
     rolls = recorded_outcomes(record, "rolls")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
     state.script = rolls
@@ -1556,11 +1534,13 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
     return s
 
 
-class Sagrada:
+class Sagrada(Rules):
     """Sagrada behind the :class:`sagani_net.game.Game` seam."""
 
     name = "sagrada"
     title = "Sagrada"
+    action_type = Action
+    words = words
     options = (
         Option("players", 2, (1, 2, 3, 4), "how many play; 1 is the solo game"),
         Option("difficulty", DEFAULT_DIFFICULTY, (1, 2, 3, 4, 5),
@@ -1584,27 +1564,15 @@ class Sagrada:
                             f"to deal, not {have}")
         return config
 
-    def seats(self, config: Data) -> int:
-        return int(config["players"])
-
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config, seed)
 
-    def from_record(self, record: Data) -> State:
-        return replay(record)[0]
+    def replay(self, record: Data) -> tuple[State, list[Data]]:
+        return replay(record)
 
     def determinize(self, view: Data, private: Data | None, seat: int | None,
                     rng: random.Random) -> State:
         return from_view(view, private, seat, rng)
-
-    def action_text(self, data: Data) -> str:
-        return str(Action.from_dict(data))
-
-    def parse_text(self, text: str) -> Data:
-        return Action.parse(text).to_dict()
-
-    def event_text(self, event: Data, names: Sequence[str]) -> str:
-        return event_sentence(event, names)
 
     def static_data(self, config: Data) -> Data:
         patterns = pattern_set(config)[0]

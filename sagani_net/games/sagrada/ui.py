@@ -24,7 +24,6 @@ the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``val
 
 from __future__ import annotations
 
-import random
 import re
 import textwrap
 from functools import partial
@@ -54,7 +53,6 @@ from sagani_net.games.sagrada.rules import (
     VALUE_STEP,
     Action,
     State,
-    from_view,
     pattern_set,
 )
 from sagani_net.gameui import (
@@ -196,7 +194,7 @@ def dice_line(dice: list[str], numbered: bool = False, picked: int | None = None
 # -- the console part ---------------------------------------------------------------------------
 
 
-class SagradaUI(GameUI):
+class SagradaUI(GameUI[State]):
     """Sagrada in the console: what you are choosing (a candidate pattern, a pool die and the
     cell for it, a die to move, a round-track die), the screen, keys and typed commands."""
 
@@ -229,8 +227,6 @@ class SagradaUI(GameUI):
         #: Choose phase: the slot chosen before your turn to choose came, sent when it comes.
         self.chosen_ahead: int | None = None
         self._mark: list[list[str]] = []
-        self._state: State | None = None
-        self._state_key: tuple[Any, ...] = ()
         self._planned: tuple[tuple[Any, ...], State, Data] | None = None
 
     # -- questions --------------------------------------------------------------------------
@@ -291,18 +287,9 @@ class SagradaUI(GameUI):
         return self.host_state()
 
     def host_state(self) -> State | None:
-        """A local engine state agreeing with the host's view and your private data (hidden
-        parts sampled with a fixed seed: the console is deterministic), for legal moves and
-        previews."""
-        view = self.model.view
-        if view is None or view.get("game") != "sagrada":
-            return None
-        private = self.model.private
-        key = (view["version"], id(view), id(private), self.model.you)
-        if key != self._state_key or self._state is None:
-            self._state = from_view(view, private, self.model.you, random.Random(0))
-            self._state_key = key
-        return self._state
+        """The state the host's view and your private data stand for (:meth:`GameUI.state`),
+        without the plan."""
+        return super().state()
 
     def mine(self) -> bool:
         """Your decision now (live, your seat to move)."""

@@ -1,10 +1,10 @@
 """Sagrada's words: one sentence for each event, as the console's log shows it.
 
->>> event_sentence({"type": "die_placed", "seat": 1, "die": "R3", "cell": [1, 3]}, ["Ann", "Bo"])
+>>> event_text({"type": "die_placed", "seat": 1, "die": "R3", "cell": [1, 3]}, ["Ann", "Bo"])
 'Bo places R3 at 2,4.'
->>> event_sentence({"type": "round_ended", "round": 0, "track": ["Y5"]}, ["Ann", "Bo"])
+>>> event_text({"type": "round_ended", "round": 0, "track": ["Y5"]}, ["Ann", "Bo"])
 'Round 1 ends; Y5 goes to the round track.'
->>> event_sentence({"type": "deadline_missed", "seat": 0}, ["Ann", "Bo"])
+>>> event_text({"type": "deadline_missed", "seat": 0}, ["Ann", "Bo"])
 'Ann ran out of time; the host plays for them.'
 """
 
@@ -82,7 +82,7 @@ SENTENCES: dict[str, Callable[[Data, str, Sequence[str]], str]] = {
 }
 
 
-def event_sentence(event: Data, names: Sequence[str]) -> str:
+def event_text(event: Data, names: Sequence[str]) -> str:
     """One sentence for one event; ``names[seat]`` is how to call a seat."""
     seat = event.get("seat")
     who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "Someone"

@@ -142,16 +142,6 @@ def best_turn(state: State, seat: int, card: int) -> int:
     return max(TURNS, key=lambda t: gain(state, seat, card, t))
 
 
-def random_action(state: State, rng: random.Random) -> Action:
-    """A uniformly random legal action, without listing them all (the engine counts them)."""
-    return state.random_action(rng)
-
-
-def playout(state: State, rng: random.Random) -> None:
-    """Uniformly random actions to the end of the game, unchecked and without events."""
-    state.playout(rng)
-
-
 class Search:
     """Sugi's hooks for the generic ISMCTS (:class:`sagani_net.bots.mcts.MctsPolicy`).
 

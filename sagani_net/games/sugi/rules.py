@@ -22,9 +22,8 @@ Temple. A space is written ``b3`` (lane b, column 3) and is ``[column, lane]`` o
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
 from sagani_net.game import (
     Data,
@@ -32,11 +31,16 @@ from sagani_net.game import (
     Option,
     Result,
     RuleError,
-    check_options,
+    Rules,
+    check_record,
     check_replayed,
+    grid_cell,
+    grid_data,
+    is_int,
     recorded_outcomes,
     replay_actions,
 )
+from sagani_net.games.sugi import words
 from sagani_net.games.sugi.edition import (
     ACTIONS,
     COLOURS,
@@ -48,7 +52,6 @@ from sagani_net.games.sugi.edition import (
     Edition,
     space_name,
 )
-from sagani_net.games.sugi.words import event_text
 
 PLAN, PUSH, MAINTENANCE, OVER = "plan", "push", "maintenance", "over"
 HAND_SIZE = 4
@@ -235,11 +238,11 @@ class Action(NamedTuple):
             return cls("push", direction=DIRECTIONS.index(data["direction"]))
         if kind == "discard":
             cards = data["cards"]
-            if not isinstance(cards, list) or not all(map(_is_int, cards)):
+            if not isinstance(cards, list) or not all(map(is_int, cards)):
                 raise RuleError("bad_action", "cards is a list of card ids")
             return cls("discard", cards=tuple(sorted(cards)))
         for name in fields - {"space"}:
-            if not _is_int(data[name]):
+            if not is_int(data[name]):
                 raise RuleError("bad_action", f"{name} must be an integer")
         space = _read_space(data["space"]) if "space" in data else -1
         turn: int = data["rotation"] if "rotation" in data else data.get("by", 0)
@@ -294,18 +297,13 @@ def _slot(word: str) -> int:
     return int(word[1:]) - 1
 
 
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _space_data(space: int) -> list[int]:
-    return [space // LANES, space % LANES]
+    return grid_data(space, LANES)
 
 
 def _read_space(value: Any) -> int:
-    if (isinstance(value, list | tuple) and len(value) == 2 and all(map(_is_int, value))
-            and 0 <= value[0] < COLUMNS and 0 <= value[1] < LANES):
-        space: int = value[0] * LANES + value[1]
+    space = grid_cell(value, COLUMNS, LANES)  # a column of the forest is a row of the grid
+    if space is not None:
         return space
     raise RuleError("bad_action", "a space is [column 0-5, lane 0-2]")
 
@@ -342,6 +340,7 @@ class State(Engine):
     (``script``: the reshuffles still to come) instead of from the seed.
     """
 
+    action_type = Action
     __slots__ = (
         "players", "seed", "rng", "rng_owned", "parts", "limit", "tile_at", "turn", "revealed",
         "sides", "samurai", "pedestals", "ghost", "hands", "families", "deck", "discard",
@@ -436,7 +435,7 @@ class State(Engine):
         forest, families, hands = deal["forest"], deal["families"], deal["hands"]
         deck = deal["deck"]
         if not (isinstance(forest, list) and all(
-                isinstance(f, list) and len(f) == 4 and all(map(_is_int, f)) for f in forest)
+                isinstance(f, list) and len(f) == 4 and all(map(is_int, f)) for f in forest)
                 and sorted(f[0] * LANES + f[1] for f in forest if 0 <= f[1] < LANES)
                 == list(FOREST) and sorted(f[2] for f in forest) == sorted(parts.tile_ids)
                 and all(f[3] in TURNS for f in forest)):
@@ -451,7 +450,7 @@ class State(Engine):
                 and sorted([*deck, *(c for h in hands for c in h)]) == sorted(parts.card_ids)):
             raise RuleError("bad_record", f"deal hands and deck: {players} hands of "
                             f"{HAND_SIZE} and the deck, every card once")
-        if not _is_int(deal["first"]) or deal["first"] not in range(players):
+        if not is_int(deal["first"]) or deal["first"] not in range(players):
             raise RuleError("bad_record", f"deal first: a seat, 0-{players - 1}")
         tile_at = [-1] * SPACES
         for column, lane, tile, rotation in forest:
@@ -609,12 +608,6 @@ class State(Engine):
 
     # -- applying ---------------------------------------------------------------------------
 
-    def parse_action(self, data: Data) -> Action:
-        return Action.from_dict(data)
-
-    def action_data(self, action: Action) -> Data:
-        return action.to_dict()
-
     def random_action(self, rng: random.Random) -> Action:
         """A uniformly random legal action, picked by counting rather than listing them all:
         the same as ``legal_actions()[i]`` for a uniform ``i`` (random play is the benchmark
@@ -657,11 +650,6 @@ class State(Engine):
                 return Action("ghost", card, space=targets[i])
             return Action("remove", card, slot=i)
         raise AssertionError("the counts above cover every planning action")
-
-    def playout(self, rng: random.Random) -> None:
-        """Play uniformly random legal actions until the game is over."""
-        while self.phase != OVER:
-            self._do(self.random_action(rng), None)
 
     def _check(self, action: Action) -> None:
         phase, kind = self.phase, getattr(action, "type", None)
@@ -1168,7 +1156,7 @@ DEAL_FIELDS = ("forest", "families", "hands", "deck", "first")
 
 def _is_cards(value: Any) -> bool:
     """A list of ids (cards, family cards), each once (the caller checks which)."""
-    return (isinstance(value, list) and all(map(_is_int, value))
+    return (isinstance(value, list) and all(map(is_int, value))
             and len(set(value)) == len(value))
 
 
@@ -1280,12 +1268,9 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         from the replay's; or the rule's own code, with the action's number, for the first
         action that is not legal.
     """
-    if not isinstance(record, dict) or record.get("game") != "sugi":
-        raise RuleError("bad_record", 'a record is a map with "game": "sugi"')
+    check_record(record, "sugi")
     config = SUGI.parse_config(_edition_known(record.get("config", {})))
-    seed, actions = record.get("seed"), record.get("actions")
-    if not _is_int(seed) or not isinstance(actions, list):
-        raise RuleError("bad_record", "a record has an integer seed and a list of actions")
+    seed, actions = record["seed"], record["actions"]
     reshuffles = recorded_outcomes(record, "reshuffles")
     state = State.new(config["players"], seed, deal=record.get("deal"), edition=config["edition"])
     state.script = reshuffles
@@ -1303,42 +1288,29 @@ def _edition_known(config: Any) -> Any:
     return config
 
 
-class Sugi:
+class Sugi(Rules):
     """Sugi behind the :class:`sagani_net.game.Game` seam."""
 
     name = "sugi"
     title = "Sugi"
+    action_type = Action
+    words = words
     options = (
         Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),
         Option("edition", LATEST_EDITION, EDITIONS,
                "our edition's rules: 2 adds the Temple's call (RULES.md S17), 1 is without it"),
     )
 
-    def parse_config(self, data: Any) -> Data:
-        return check_options(self.options, data)
-
-    def seats(self, config: Data) -> int:
-        return int(config["players"])
-
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], seed, edition=_edition_known(config)["edition"])
 
-    def from_record(self, record: Data) -> State:
-        return replay(record)[0]
+    def replay(self, record: Data) -> tuple[State, list[Data]]:
+        return replay(record)
 
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
     ) -> State:
         return determinize(view if seat is None else {**view, "you": seat}, private, rng)
-
-    def action_text(self, data: Data) -> str:
-        return str(Action.from_dict(data))
-
-    def parse_text(self, text: str) -> Data:
-        return Action.parse(text).to_dict()
-
-    def event_text(self, event: Data, names: Sequence[str]) -> str:
-        return event_text(event, names)
 
     def static_data(self, config: Data) -> Data:
         return {**EDITION.to_data(), "colours": list(COLOURS), "directions": list(DIRECTIONS),

@@ -242,7 +242,7 @@ The full rules, as installed:
 # -- the console part ----------------------------------------------------------------------------
 
 
-class SugiUI(GameUI):
+class SugiUI(GameUI[State]):
     """Sugi in the console: the card in hand (turned, aimed, previewed), the marks for
     maintenance, the last resolution, and the screen."""
 
@@ -258,8 +258,6 @@ class SugiUI(GameUI):
         self.resolver: int | None = None
         #: How many cards the last resolution had (the game may end before the last ones).
         self.resolving = 0
-        self._state: State | None = None
-        self._state_key: tuple[int, int] = (-1, 0)
 
     # -- questions --------------------------------------------------------------------------
 
@@ -276,30 +274,18 @@ class SugiUI(GameUI):
         private = self.model.private
         return list(private["hand"]) if private else []
 
-    def state(self) -> State | None:
-        """A local state agreeing with what you know, for legal moves and previews; its
-        secrets are sampled (a fixed seed keeps the screen steady) and never drawn."""
-        view = self.view
-        if view is None or view.get("game") != "sugi":
-            return None
-        key = (view["version"], id(self.model.private))
-        if key != self._state_key:
-            self._state_key = key
-            self._state = None
-            private = self.model.private
-            # Private data can be a step behind the view (it comes in its own round trip, and
-            # another's move may shift your timeline slots or draw your card from the deck's
-            # bottom): then only your hand and family tree, which change by your own moves.
-            tries = [private] if private is None else [private, {
-                **private, "timeline": [], "deck_bottom": []}]
-            for known in tries:
-                try:
-                    self._state = GAME.determinize(view, known, self.model.you,
-                                                   random.Random(0))
-                    break
-                except (RuleError, IndexError, KeyError, TypeError, ValueError):
-                    continue  # the screen must not fall over data it cannot fit together
-        return self._state
+    def known_state(self, view: Data, private: Data | None, you: int | None) -> State | None:
+        # Private data can be a step behind the view (it comes in its own round trip, and
+        # another's move may shift your timeline slots or draw your card from the deck's
+        # bottom): then only your hand and family tree, which change by your own moves.
+        tries = [private] if private is None else [private, {
+            **private, "timeline": [], "deck_bottom": []}]
+        for known in tries:
+            try:
+                return GAME.determinize(view, known, you, random.Random(0))
+            except (RuleError, IndexError, KeyError, TypeError, ValueError):
+                continue  # the screen must not fall over data it cannot fit together
+        return None
 
     def playing(self) -> bool:
         return self.model.my_turn and self.model.private is not None

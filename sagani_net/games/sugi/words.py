@@ -9,11 +9,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from sagani_net.game import Data
 from sagani_net.games.sugi.edition import LANES, space_name
-
-Data = dict[str, Any]
 
 #: Event type -> sentence; ``{who}`` is the seat's name, other fields as in the event.
 EVENT_TEXT = {

@@ -1,16 +1,11 @@
 """Hands, a tiny card game with a secret hand per seat: the test double of a game with private
-data (Sagani has none), so that the network tests drive the private-data path for real.
+data (Sagani has none), so that the network tests drive the private-data path for real, and
+the proof that a new game is its rules, its words, its UI, its page and one registry line.
 
 Tests register it for themselves (``toy_registered`` in conftest.py puts it in
-``sagani_net.games.PACKAGES`` as "toy"). It implements the seam of :mod:`sagani_net.game`:
-
-- 16 cards, 1 to 16, shuffled by the seed; each seat is dealt 3 (its hand, private); the rest
-  is the pile, face down.
-- On a turn a seat either plays a card from its hand face up (and draws the pile's top card,
-  if any), or, once a game, gives a card to the next seat (both hands change: two seats'
-  private data from one action).
-- Seats without cards are skipped; the game ends when every hand is empty. A seat scores the
-  cards it played; more points rank first, then the lower seat.
+``sagani_net.games.PACKAGES`` as "toy"). It implements the seam of :mod:`sagani_net.game`
+with the seam's own base classes (:class:`~sagani_net.game.Engine`,
+:class:`~sagani_net.game.Rules`); RULES.md beside it says how it is played.
 
 >>> state = GAME.new_state({"players": 2}, seed=1)
 >>> state.private(0)
@@ -25,20 +20,52 @@ Tests register it for themselves (``toy_registered`` in conftest.py puts it in
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from sagani_net.game import Data, Option, Result, RuleError, check_options, without_seat
+from sagani_net import game as seam
+from sagani_net.game import OVER, Data, Engine, Option, Result, RuleError, Rules
+from toy_game import words
 
 CARDS = tuple(range(1, 17))
 HAND = 3
 GIVES = 1
-#: A played or given card, as the game's own value: (kind, card).
-Action = tuple[str, int]
+KINDS = ("play", "give")
+PLAY = "play"
 
 
-class State:
+class Action(NamedTuple):
+    """A card played face up or given to the next seat: ``play 3``, ``give 3``."""
+
+    type: str
+    card: int
+
+    def to_dict(self) -> Data:
+        return {"type": self.type, "card": self.card}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Action:
+        if not isinstance(data, dict) or set(data) != {"type", "card"} or data[
+                "type"] not in KINDS:
+            raise RuleError("bad_action", 'an action is {"type": "play"|"give", "card": int}')
+        if not seam.is_int(data["card"]):
+            raise RuleError("bad_action", "card must be an integer")
+        return cls(data["type"], data["card"])
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        words = text.split()
+        if len(words) != 2 or words[0] not in KINDS or not words[1].isdigit():
+            raise RuleError("bad_action", "type play N or give N")
+        return cls(words[0], int(words[1]))
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.card}"
+
+
+class State(Engine):
     """A game of Hands in progress."""
+
+    action_type = Action
 
     def __init__(self, players: int, seed: int | None, deck: list[int]) -> None:
         self.players = players
@@ -49,80 +76,66 @@ class State:
         self.played: list[list[int]] = []  # [seat, card], in order
         self.gives_left = [GIVES] * players
         self.points = [0] * players
-        self.seat: int | None = 0
+        self.phase = PLAY
+        self.seat = 0
         self.history: list[tuple[int, Data]] = []
         self.origin = 0
 
-    @property
-    def version(self) -> int:
-        return self.origin + len(self.history)
-
-    @property
-    def current_seat(self) -> int | None:
-        return self.seat
-
     def legal_actions(self) -> list[Action]:
-        if self.seat is None:
+        if self.phase == OVER:
             return []
         hand = self.hands[self.seat]
-        gives = [("give", c) for c in hand] if self.gives_left[self.seat] else []
-        return [("play", c) for c in hand] + gives
+        gives = [Action("give", c) for c in hand] if self.gives_left[self.seat] else []
+        return [Action("play", c) for c in hand] + gives
 
     def default_action(self) -> Action:
         return self.legal_actions()[0]  # the lowest card, played
 
-    def action_data(self, action: Action) -> Data:
-        return {"type": action[0], "card": action[1]}
-
-    def parse_action(self, data: Data) -> Action:
-        if set(data) != {"type", "card"} or data["type"] not in ("play", "give"):
-            raise RuleError("bad_action", 'an action is {"type": "play"|"give", "card": int}')
-        if type(data["card"]) is not int:
-            raise RuleError("bad_action", "card must be an integer")
-        return (data["type"], data["card"])
-
-    def apply(self, action: Action) -> list[Data]:
-        seat = self.seat
-        if seat is None:
+    # An action is any (kind, card) pair: the tests' own tuples play as well as an Action.
+    def _check(self, action: Action) -> None:
+        if self.phase == OVER:
             raise RuleError("game_over", "the game is over")
         kind, card = action
-        hand = self.hands[seat]
-        if card not in hand:
+        if card not in self.hands[self.seat]:
             raise RuleError("not_in_hand", f"card {card} is not in your hand")
-        if kind == "give" and not self.gives_left[seat]:
+        if kind == "give" and not self.gives_left[self.seat]:
             raise RuleError("no_gives_left", "you gave a card already")
+
+    def _do(self, action: Action, events: list[Data] | None) -> None:
+        seat, (kind, card) = self.seat, action
+        hand = self.hands[seat]
         hand.remove(card)
-        events: list[Data]
+        said: list[Data] = []
         if kind == "give":
             to = (seat + 1) % self.players
             self.hands[to] = sorted([*self.hands[to], card])
             self.gives_left[seat] -= 1
-            events = [{"type": "gave", "seat": seat, "to": to}]
+            said.append({"type": "gave", "seat": seat, "to": to})
         else:
             self.played.append([seat, card])
             self.points[seat] += card
-            events = [{"type": "played", "seat": seat, "card": card}]
+            said.append({"type": "played", "seat": seat, "card": card})
             if self.pile:
                 self.hands[seat] = sorted([*hand, self.pile.pop(0)])
-                events.append({"type": "drew", "seat": seat})
-        self.history.append((seat, self.action_data(action)))
-        self.seat = next((s % self.players for s in range(seat + 1, seat + 1 + self.players)
-                          if self.hands[s % self.players]), None)
-        if self.seat is None:
-            result = self.result()
-            assert result is not None
-            events.append({"type": "game_over", **result.to_data()})
-        return events
+                said.append({"type": "drew", "seat": seat})
+        self.history.append((seat, Action(kind, card).to_dict()))
+        after = [s % self.players for s in range(seat + 1, seat + 1 + self.players)]
+        following = next((s for s in after if self.hands[s]), None)
+        if following is None:
+            self.phase = OVER
+            said.append({"type": "game_over", **self._result().to_data()})
+        else:
+            self.seat = following
+        if events is not None:
+            events.extend(said)
 
     def view(self, seat: int | None = None, shared: bool = False) -> Data:
         data: Data = {"game": "toy", "players": self.players, "version": self.version,
-                      "turn": self.seat, "hand_sizes": [len(h) for h in self.hands],
+                      "turn": self.current_seat, "hand_sizes": [len(h) for h in self.hands],
                       "pile": len(self.pile), "played": [p[:] for p in self.played],
                       "gives_left": self.gives_left[:], "scores": self.points[:]}
         if self.is_over():
-            result = self.result()
-            assert result is not None
-            data.update(result=result.to_data(), seed=self.seed, deck=list(self.deck))
+            data.update(result=self._result().to_data(), seed=self.seed, deck=list(self.deck))
         if seat is not None:
             data["you"] = seat
         return data
@@ -135,15 +148,13 @@ class State:
         seats |= {e["to"] for e in events if e["type"] == "gave"}
         return sorted(seats)
 
-    def is_over(self) -> bool:
-        return self.seat is None
-
     def scores(self) -> list[int]:
         return self.points[:]
 
     def result(self) -> Result | None:
-        if not self.is_over():
-            return None
+        return self._result() if self.is_over() else None
+
+    def _result(self) -> Result:
         ranking = sorted(range(self.players), key=lambda s: (-self.points[s], s))
         return Result(tuple(self.points), tuple(ranking))
 
@@ -165,35 +176,28 @@ class State:
         return c
 
 
-class Hands:
+class Hands(Rules):
     """Hands behind the :class:`sagani_net.game.Game` seam."""
 
     name = "toy"
     title = "Hands (test game)"
     options = (Option("players", 2, (2, 3), "how many play"),)
-
-    def parse_config(self, data: Any) -> Data:
-        return check_options(self.options, data)
-
-    def seats(self, config: Data) -> int:
-        return int(config["players"])
+    action_type = Action
+    words = words
 
     def new_state(self, config: Data, seed: int) -> State:
         deck = list(CARDS)
         random.Random(seed).shuffle(deck)
         return State(config["players"], seed, deck)
 
-    def from_record(self, record: Data) -> State:
+    def replay(self, record: Data) -> tuple[State, list[Data]]:
         # The record's deck is what was dealt; its seed only says where it came from.
+        seam.check_record(record, "toy", lists=("deck", "actions"), needs=("config",))
         if sorted(record["deck"]) != list(CARDS):
             raise RuleError("bad_record", "the deck is not the 16 cards, each once")
-        state = State(self.parse_config(record["config"])["players"], record["seed"],
+        state = State(self.parse_config(record["config"])["players"], record.get("seed"),
                       record["deck"])
-        for n, data in enumerate(record["actions"]):
-            if data["seat"] != state.current_seat:
-                raise RuleError("wrong_seat", f"action {n}: not seat {data['seat']}'s turn")
-            state.apply(state.parse_action(without_seat(data)))
-        return state
+        return state, seam.replay_actions(state, record["actions"])
 
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
@@ -210,27 +214,12 @@ class Hands:
         state.pile = unknown
         state.played = [p[:] for p in view["played"]]
         state.gives_left, state.points = view["gives_left"][:], view["scores"][:]
-        state.seat, state.origin = view["turn"], view["version"]
+        if view["turn"] is None:
+            state.phase = OVER
+        else:
+            state.seat = view["turn"]
+        state.origin = view["version"]
         return state
-
-    def action_text(self, data: Data) -> str:
-        return f"{data['type']} {data['card']}"
-
-    def parse_text(self, text: str) -> Data:
-        words = text.split()
-        if len(words) != 2 or words[0] not in ("play", "give") or not words[1].isdigit():
-            raise RuleError("bad_action", "type play N or give N")
-        return {"type": words[0], "card": int(words[1])}
-
-    def event_text(self, event: Data, names: Sequence[str]) -> str:
-        who = names[event["seat"]] if "seat" in event else ""
-        if event["type"] == "played":
-            return f"{who} played {event['card']}"
-        if event["type"] == "gave":
-            return f"{who} gave a card to {names[event['to']]}"
-        if event["type"] == "drew":
-            return f"{who} drew a card"
-        return f"{who} {event['type']}".strip()
 
     def static_data(self, config: Data) -> Data:
         return {"cards": list(CARDS), "hand": HAND, "gives": GIVES}
