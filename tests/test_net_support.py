@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,19 +22,21 @@ from typing import Any
 
 import zmq
 
-ROOT = Path(__file__).resolve().parent.parent
+#: The checkout, and its tests/ folder (golden screens, records, the shared kits).
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 if str(ROOT) not in sys.path:  # when run as a player process
     sys.path.insert(0, str(ROOT))
 #: The ``sagani`` command of this checkout, as a process: ``[*RUN_SAGANI, "host", ...]``.
 RUN_SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
-from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 
 from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
 from sagani_net.games.sagani.rules import Action, State  # noqa: E402
 from sagani_net.host import Host  # noqa: E402
-from sagani_net.store import Store  # noqa: E402
+from sagani_net.store import DB_NAME, Store  # noqa: E402
 
 #: How long a test waits for anything on the wire before it fails: long, because a shared
 #: 2-core CI machine can be slow; a passing test never waits for it.
@@ -73,6 +76,77 @@ class Raw:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def wait_until(ready: Any, timeout_s: float = WAIT_S, pause_s: float = 0.02) -> Any:
+    """Poll ``ready()`` until it returns something true; fail after ``timeout_s``."""
+    give_up_s = time.monotonic() + timeout_s
+    while time.monotonic() < give_up_s:
+        value = ready()
+        if value:
+            return value
+        time.sleep(pause_s)
+    raise AssertionError("timed out waiting")
+
+
+class Updates:
+    """Every update of one table, heard on a SUB socket from a thread."""
+
+    def __init__(self, pub_endpoint: str, table: str) -> None:
+        self.sock = zmq.Context.instance().socket(zmq.SUB)
+        self.sock.linger, self.sock.rcvtimeo = 0, 100
+        self.sock.connect(pub_endpoint)
+        self.sock.subscribe(topic(table))
+        self.messages: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                _, body = self.sock.recv_multipart()
+            except zmq.Again:
+                continue
+            self.messages.append(decode_message(body))
+
+    def wait_live(self) -> None:
+        """Heartbeats arrive on an idle table: once one is heard, the subscription is live."""
+        wait_until(lambda: self.messages)
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for m in self.messages if m["type"] == "update" for e in m["events"]
+                if e["type"] == kind]
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+def sessions_of_moves(data_dir: Path, table: str) -> list[tuple[int, str]]:
+    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT seat, session FROM actions WHERE table_id = ? ORDER BY version",
+                          (table,)).fetchall()
+    finally:
+        db.close()
+
+
+def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[str]]:
+    """A started table and the token of each seat."""
+    table = raw("create", game="sagani", config={"players": players}, seed=seed)["table"]
+    tokens = [raw("join", table=table, name=f"p{i}")["token"] for i in range(players)]
+    return table, tokens
+
+
+def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any) -> dict:
+    """One random legal action by the seat to move (fields in ``over`` replace the real ones)."""
+    snap = raw("sync", table=table)
+    seat = snap["turn"]
+    fields = {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
+              "action": choose(snap["view"], rng)}
+    return raw("act", **{**fields, **over})
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
