@@ -16,17 +16,14 @@ from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.play_cmd import bot_loop
+from test_net_support import WAIT_S, until_async
 
 from sagani_net.client import AsyncClient
 from sagani_net.host import Host
 
-
-async def until(condition, timeout_s: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.01)
+#: The bound on a whole console test (a game against a bot): generous, because a shared
+#: 2-core machine can be slow; every step within it waits on its event (until_async).
+GAME_TIMEOUT_S = 240
 
 
 @dataclass
@@ -51,7 +48,7 @@ async def running_console(
             yield running
         finally:
             keys.send_text("q")
-            running.status = await asyncio.wait_for(task, 5)
+            running.status = await asyncio.wait_for(task, WAIT_S)
 
 
 async def start(
@@ -67,7 +64,8 @@ async def start(
     return me, bot, asyncio.create_task(bot_loop(bot, "greedy", 1))
 
 
-def in_console(host: Host, body, game: str = "sagani", seed: int = 5, timeout_s: float = 30):  # type: ignore[no-untyped-def]
+def in_console(host: Host, body, game: str = "sagani", seed: int = 5,
+               timeout_s: float = GAME_TIMEOUT_S):  # type: ignore[no-untyped-def]
     """Run ``body(model, running)`` in the console of seat 0 against a greedy bot, from your
     first turn (Sugi: once your hand is in)."""
 
@@ -76,7 +74,7 @@ def in_console(host: Host, body, game: str = "sagani", seed: int = 5, timeout_s:
         model = ConsoleModel()
         try:
             async with running_console(model, me) as running:
-                await until(lambda: model.my_turn and (game != "sugi" or model.private))
+                await until_async(lambda: model.my_turn and (game != "sugi" or model.private))
                 await body(model, running)
         finally:
             bot_task.cancel()

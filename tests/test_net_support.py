@@ -7,6 +7,7 @@ JSON.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq
 
@@ -42,6 +43,9 @@ from sagani_net.store import DB_NAME, Store  # noqa: E402
 #: 2-core CI machine can be slow; a passing test never waits for it.
 WAIT_S = 30.0
 ROTATIONS = (0, 90, 180, 270)
+#: How often :func:`until` looks again.
+POLL_S = 0.01
+T = TypeVar("T")
 
 
 @contextmanager
@@ -78,15 +82,27 @@ class Raw:
         self.sock.close()
 
 
-def wait_until(ready: Any, timeout_s: float = WAIT_S, pause_s: float = 0.02) -> Any:
-    """Poll ``ready()`` until it returns something true; fail after ``timeout_s``."""
+def until(ready: Callable[[], T], timeout_s: float = WAIT_S) -> T:
+    """Poll ``ready()`` until it returns something true, and return that; fail after
+    ``timeout_s``. How every test waits for an event it is not told of (never a sleep): the
+    bound is long, because a shared 2-core machine can be slow, and a passing test never
+    waits for it."""
     give_up_s = time.monotonic() + timeout_s
-    while time.monotonic() < give_up_s:
-        value = ready()
-        if value:
-            return value
-        time.sleep(pause_s)
-    raise AssertionError("timed out waiting")
+    while not (value := ready()):
+        if time.monotonic() > give_up_s:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}")
+        time.sleep(POLL_S)
+    return value
+
+
+async def until_async(ready: Callable[[], T], timeout_s: float = WAIT_S) -> T:
+    """:func:`until` on an event loop: the loop (a console, its client) runs while it waits."""
+    give_up_s = time.monotonic() + timeout_s
+    while not (value := ready()):
+        if time.monotonic() > give_up_s:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}")
+        await asyncio.sleep(POLL_S)
+    return value
 
 
 class Updates:
@@ -112,7 +128,7 @@ class Updates:
 
     def wait_live(self) -> None:
         """Heartbeats arrive on an idle table: once one is heard, the subscription is live."""
-        wait_until(lambda: self.messages)
+        until(lambda: self.messages)
 
     def events(self, kind: str) -> list[dict[str, Any]]:
         return [e for m in self.messages if m["type"] == "update" for e in m["events"]

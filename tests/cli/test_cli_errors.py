@@ -14,20 +14,11 @@ from test_net_support import RUN_SAGANI
 
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
-from sagani_net.store import Store
 
 #: Far above what any case needs; a hang fails the test instead of the suite.
 RUN_TIMEOUT_S = 30
 #: An address of TEST-NET-1 (RFC 5737): on no machine, so binding it fails.
 NOT_HERE = "192.0.2.1"
-
-
-@pytest.fixture(scope="module")
-def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
-    host = Host(Store(tmp_path_factory.mktemp("host")), port=0)
-    host.serve_in_thread()
-    yield host
-    host.stop()
 
 
 @pytest.fixture(scope="module")

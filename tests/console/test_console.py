@@ -7,29 +7,19 @@ import random
 from collections import deque
 from pathlib import Path
 
-import pytest
-from console_kit import running_console, seated, start, until
+from console_kit import GAME_TIMEOUT_S, running_console, seated, start
 from prompt_toolkit.input import PipeInput
 from sagani_net.cli.console.app import Replay
 from sagani_net.cli.console.model import FINAL, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.cli.play_cmd import replay_frames
+from test_net_support import WAIT_S, until_async
 
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
 from sagani_net.store import Store
-
-GAME_TIMEOUT_S = 120
-
-
-@pytest.fixture
-def host(tmp_path: Path):  # type: ignore[no-untyped-def]
-    host = Host(Store(tmp_path), port=0, heartbeat_s=0.2, client_seeds=True)
-    host.serve_in_thread()
-    yield host
-    host.stop()
 
 
 def test_keys_pressed_while_a_move_is_on_its_way_are_played_after_it(host: Host) -> None:
@@ -41,11 +31,11 @@ def test_keys_pressed_while_a_move_is_on_its_way_are_played_after_it(host: Host)
         me, _ = await seated(host)
         model = ConsoleModel()
         async with running_console(model, me) as running:
-            await until(lambda: model.my_turn and model.view is not None)
+            await until_async(lambda: model.my_turn and model.view is not None)
             version = model.view["version"]
             assert [a.type for a in model.ui.choices()] == ["reveal"]
             running.keys.send_text("r\x1b[C\r")
-            await until(lambda: model.view["version"] >= version + 2)
+            await until_async(lambda: model.view["version"] >= version + 2)
             assert running.console._keys == deque()
         me.close()
 
@@ -59,10 +49,10 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
         model = ConsoleModel()
         async with running_console(model, me) as running:
             keys = running.keys
-            await until(lambda: model.view is not None)
+            await until_async(lambda: model.view is not None)
             turns = 0
             while model.status != "over":
-                await until(lambda: model.my_turn or model.status == "over", GAME_TIMEOUT_S)
+                await until_async(lambda: model.my_turn or model.status == "over", GAME_TIMEOUT_S)
                 if model.status == "over":
                     break
                 version = model.view["version"]
@@ -71,19 +61,20 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                     keys.send_text("r\r")  # a held tile: rotate once, place
                 elif "take" in kinds or "pick" in kinds:
                     keys.send_text("1")
-                    await until(lambda: model.ui.selection is not None)
+                    await until_async(lambda: model.ui.selection is not None)
                     keys.send_text("\x1b[C")  # right arrow: move the ghost
                     keys.send_text("\r")
                 else:
                     keys.send_text("p")
                 # The move and the bot's answer: as long as the host takes on a loaded machine.
-                await until(lambda v=version: model.view["version"] > v or model.status == "over",
-                            GAME_TIMEOUT_S)
+                await until_async(
+                    lambda v=version: model.view["version"] > v or model.status == "over",
+                    GAME_TIMEOUT_S)
                 turns += 1
-            await until(lambda: model.page == FINAL)
+            await until_async(lambda: model.page == FINAL)
             text = screen_text(model, 80, 24)
         assert running.status == 0
-        await asyncio.wait_for(bot_task, 5)
+        await asyncio.wait_for(bot_task, WAIT_S)
         me.close()
         bot.close()
         assert turns > 10
@@ -103,20 +94,20 @@ def test_typed_commands_play_a_turn_and_keep_history(host: Host) -> None:
         model = ConsoleModel()
         async with running_console(model, me) as running:
             keys = running.keys
-            await until(lambda: model.my_turn)
+            await until_async(lambda: model.my_turn)
             keys.send_text(":take 2 at 0,0 rot 90\r")
-            await until(lambda: len(model.view["seats"][0]["display"]) == 1)
+            await until_async(lambda: len(model.view["seats"][0]["display"]) == 1)
             placed = model.view["seats"][0]["display"][0]
             assert placed[:2] == [0, 0] and placed[3] == 90
             assert "take 2 at 0,0 rot 90" in running.console.history.get_strings()
-            await until(lambda: model.my_turn)
+            await until_async(lambda: model.my_turn)
             keys.send_text(":frobnicate\r")
-            await until(lambda: "cannot read" in model.message)
+            await until_async(lambda: "cannot read" in model.message)
         bot_task.cancel()
         me.close()
         bot.close()
 
-    asyncio.run(asyncio.wait_for(main(), 30))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
@@ -135,19 +126,19 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
         second: Host | None = None
         try:
             async with running_console(model, me) as running:
-                await until(lambda: model.my_turn)
+                await until_async(lambda: model.my_turn)
                 first.stop()
-                await until(lambda: model.connection == "reconnecting", 10)
+                await until_async(lambda: model.connection == "reconnecting")
                 # A move while the host is away is refused, in words, and never sent later.
                 running.keys.send_text("1\r")
-                await until(lambda: "nothing sent" in model.message)
+                await until_async(lambda: "nothing sent" in model.message)
                 second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2,
                               client_seeds=True)
                 second.serve_in_thread()
-                await until(lambda: model.connection == "online", 15)
+                await until_async(lambda: model.connection == "online")
                 assert second.tables[table].state.version == 0
                 running.keys.send_text("1\r")
-                await until(lambda: len(model.view["seats"][0]["display"]) == 1, 10)
+                await until_async(lambda: len(model.view["seats"][0]["display"]) == 1)
                 assert second.tables[table].state.version == 2
         finally:
             if second is not None:
@@ -155,7 +146,7 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
         me.close()
         other.close()
 
-    asyncio.run(asyncio.wait_for(main(), 45))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 def test_replay_steps_forwards_and_backwards_with_keys() -> None:
@@ -170,29 +161,29 @@ def test_replay_steps_forwards_and_backwards_with_keys() -> None:
         async with running_console(model, replay=steps) as running:
             keys = running.keys
             keys.send_text("\x1b[C\x1b[C\x1b[C")  # right, right, right
-            await until(lambda: steps.index == 3)
+            await until_async(lambda: steps.index == 3)
             keys.send_text("\x1b[D")  # left
-            await until(lambda: steps.index == 2)
+            await until_async(lambda: steps.index == 2)
             keys.send_text(":last\r")
-            await until(lambda: steps.index == len(steps.frames) - 1)
+            await until_async(lambda: steps.index == len(steps.frames) - 1)
             assert model.status == "over"
 
-    asyncio.run(asyncio.wait_for(main(), 20))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 async def play_turns(model: ConsoleModel, keys: PipeInput, turns: int) -> None:
     """``turns`` times: take offer tile 2 (or another, or pass), place it where the ghost is."""
     for _ in range(turns):
-        await until(lambda: model.my_turn and model.ui.phase == "choose", 30)
+        await until_async(lambda: model.my_turn and model.ui.phase == "choose")
         version = model.view["version"]
         takes = [a.index for a in model.ui.choices() if a.type == "take"]
         if takes:
             keys.send_text("2" if 1 in takes else str(takes[0] + 1))
-            await until(lambda: model.ui.selection is not None)
+            await until_async(lambda: model.ui.selection is not None)
             keys.send_text("\r")
         else:
             keys.send_text("p")
-        await until(lambda v=version: model.view["version"] > v, 30)
+        await until_async(lambda v=version: model.view["version"] > v)
 
 
 def test_the_log_holds_every_move_once_in_order(host: Host) -> None:
@@ -203,7 +194,7 @@ def test_the_log_holds_every_move_once_in_order(host: Host) -> None:
         async with running_console(model, me) as running:
             await play_turns(model, running.keys, 12)
             # Your last move whole, and the bot's answer, are in.
-            await until(lambda: model.my_turn and model.ui.phase == "choose", 30)
+            await until_async(lambda: model.my_turn and model.ui.phase == "choose")
             for seat, name in enumerate(("ann", "greedy")):
                 placed = [line for line in model.log if line.startswith(f"{name} placed")]
                 took = [line for line in model.log
@@ -214,7 +205,7 @@ def test_the_log_holds_every_move_once_in_order(host: Host) -> None:
         me.close()
         bot.close()
 
-    asyncio.run(asyncio.wait_for(main(), 90))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 def test_a_typed_move_with_an_illegal_cell_sends_nothing(host: Host) -> None:
@@ -222,16 +213,16 @@ def test_a_typed_move_with_an_illegal_cell_sends_nothing(host: Host) -> None:
         me, bot, bot_task = await start(host, seed=5)
         model = ConsoleModel()
         async with running_console(model, me) as running:
-            await until(lambda: model.my_turn)
+            await until_async(lambda: model.my_turn)
             running.keys.send_text(":take 1 at 5,5 rot 0\r")
-            await until(lambda: "not sent" in model.message)
+            await until_async(lambda: "not sent" in model.message)
             assert model.ui.phase == "choose" and model.ui.selection is None
             # Had the take gone out, this whole command would be refused: the tile is held.
             running.keys.send_text(":take 1 at 0,0 rot 90\r")
-            await until(lambda: len(model.view["seats"][0]["display"]) == 1)
+            await until_async(lambda: len(model.view["seats"][0]["display"]) == 1)
             assert model.view["seats"][0]["display"][0][:2] == [0, 0]
         bot_task.cancel()
         me.close()
         bot.close()
 
-    asyncio.run(asyncio.wait_for(main(), 30))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))

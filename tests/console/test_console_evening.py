@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from cli_kit import SAGANI, Terminal, lan_party
-from console_kit import in_console, running_console, seated, until
+from console_kit import GAME_TIMEOUT_S, in_console, running_console, seated
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import GAME, HELP, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
+from test_net_support import until_async
 
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
@@ -44,7 +45,7 @@ def unwrapped(text: str) -> str:
 def test_a_long_message_and_a_long_log_line_wrap_whole_at_80x24(host: Host) -> None:
     async def body(model, running):  # type: ignore[no-untyped-def]
         running.keys.send_text("r")  # 2 players: no reveal, and no tile in hand to turn
-        await until(lambda: "take one first" in model.message)
+        await until_async(lambda: "take one first" in model.message)
         assert len(model.message) > 80
         long_line = ("mcts-bot plays Sun's Glory with Glazing Hammer on the die it drafted "
                      "second, then passes the turn to ann")
@@ -64,12 +65,12 @@ def test_a_long_message_and_a_long_log_line_wrap_whole_at_80x24(host: Host) -> N
 def test_r_with_no_tile_in_hand_in_a_2_player_game_says_why(host: Host) -> None:
     async def body(model, running):  # type: ignore[no-untyped-def]
         running.keys.send_text("r")
-        await until(lambda: model.message != "")
+        await until_async(lambda: model.message != "")
         assert model.message.startswith("r turns the tile in hand, and you hold none: take one "
                                         "first")
         assert "not possible" not in model.message
         running.keys.send_text(":reveal\r")
-        await until(lambda: "revealing is for the solo games" in model.message)
+        await until_async(lambda: "revealing is for the solo games" in model.message)
 
     in_console(host, body)
 
@@ -95,14 +96,14 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
             me, bot = await mute_bot_table(host, game, seed)
             model = ConsoleModel()
             async with running_console(model, me) as running:
-                await until(lambda: model.my_turn and (game != "sugi" or model.private))
+                await until_async(lambda: model.my_turn and (game != "sugi" or model.private))
                 if game == "sagani":
                     running.keys.send_text(keys[0])
-                    await until(lambda: model.ui.selection is not None)
+                    await until_async(lambda: model.ui.selection is not None)
                     keys = keys[1:]
                 running.keys.send_text(keys)
-                await until(lambda: any("mute ran out of time" in line for line in model.log),
-                            10)
+                await until_async(
+                    lambda: any("mute ran out of time" in line for line in model.log))
             line = next(line for line in model.log if "ran out of time" in line)
             assert line == ("mute ran out of time: the host plays the first legal move for "
                             "that seat")
@@ -110,7 +111,7 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
             me.close()
             bot.close()
 
-        asyncio.run(asyncio.wait_for(main(), 30))
+        asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 def test_the_log_limiter_summary_says_what_it_held_back() -> None:
@@ -149,12 +150,12 @@ def test_the_log_limiter_summary_says_what_it_held_back() -> None:
 def test_a_not_sent_message_goes_once_the_position_moves_on(host: Host) -> None:
     async def body(model, running):  # type: ignore[no-untyped-def]
         running.keys.send_text(":take 1 at 5,5 rot 0\r")
-        await until(lambda: "not sent" in model.message)
+        await until_async(lambda: "not sent" in model.message)
         assert "not sent" in screen(model)
         version = model.view["version"]
         running.keys.send_text(":take 1 at 0,0 rot 90\r")
-        await until(lambda: model.view["version"] > version)
-        await until(lambda: model.my_turn)  # the bot answered: your next turn
+        await until_async(lambda: model.view["version"] > version)
+        await until_async(lambda: model.my_turn)  # the bot answered: your next turn
         assert model.message == "" and "not sent" not in screen(model)
 
     in_console(host, body)
@@ -165,9 +166,9 @@ def test_sugis_number_hint_counts_the_cards_in_hand(host: Host) -> None:
         assert "1-4 choose a card" in screen(model)
         version = model.view["version"]
         running.keys.send_text("1\r")  # a card to the timeline: 3 left until maintenance
-        await until(lambda: model.view["version"] > version)
-        await until(lambda: model.my_turn and len(model.ui.hand) == 3
-                    and not running.console._sending)
+        await until_async(lambda: model.view["version"] > version)
+        await until_async(lambda: model.my_turn and len(model.ui.hand) == 3
+                          and not running.console._sending)
         text = screen(model)
         assert "1-3 choose a card" in text and "1-4" not in text.splitlines()[-2]
 
@@ -180,18 +181,18 @@ def test_the_open_seat_invite_goes_once_the_seat_is_taken(host: Host) -> None:
         model = ConsoleModel()
         model.invite = "sagani join 127.0.0.1:47410"
         async with running_console(model, me):
-            await until(lambda: model.seats != [])
-            await until(lambda: "others join with" in screen(model))
+            await until_async(lambda: model.seats != [])
+            await until_async(lambda: "others join with" in screen(model))
             assert "seat 2 open: others join with  sagani join 127.0.0.1:47410" in screen(model)
             other = AsyncClient(host.endpoint)
             await other.join(table, seat=1, name="bo")
-            await until(lambda: model.status == "running" and model.view is not None)
-            await until(lambda: "others join with" not in screen(model))
+            await until_async(lambda: model.status == "running" and model.view is not None)
+            await until_async(lambda: "others join with" not in screen(model))
             assert model.open_seats() == []
             other.close()
         me.close()
 
-    asyncio.run(asyncio.wait_for(main(), 30))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
@@ -237,31 +238,31 @@ def test_sagani_undoes_each_step_not_sent_and_keeps_what_the_host_accepted(host:
     async def body(model, running):  # type: ignore[no-untyped-def]
         ui, keys = model.ui, running.keys
         keys.send_text("1")
-        await until(lambda: ui.selection is not None)
+        await until_async(lambda: ui.selection is not None)
         keys.send_text("\r")
-        await until(lambda: len(model.view["seats"][0]["display"]) == 1)
+        await until_async(lambda: len(model.view["seats"][0]["display"]) == 1)
         # Your turn again (the bot answered; nothing moves until you do): u takes nothing back.
-        await until(lambda: model.my_turn and not running.console._sending)
+        await until_async(lambda: model.my_turn and not running.console._sending)
         keys.send_text("u")
-        await until(lambda: model.message.startswith("nothing to undo"))
+        await until_async(lambda: model.message.startswith("nothing to undo"))
         assert len(model.view["seats"][0]["display"]) == 1
         version = host.tables[model.table].state.version
         keys.send_text("2")  # a tile next to the first: room for the ghost to move
-        await until(lambda: ui.selection is not None)
+        await until_async(lambda: ui.selection is not None)
         start_cell = ui.selection.cell
         keys.send_text(RIGHT)
-        await until(lambda: ui.selection.cell != start_cell)
+        await until_async(lambda: ui.selection.cell != start_cell)
         keys.send_text("r")
-        await until(lambda: ui.selection.rotation == 90)
+        await until_async(lambda: ui.selection.rotation == 90)
         keys.send_text("u")  # the turn
-        await until(lambda: ui.selection.rotation == 0)
+        await until_async(lambda: ui.selection.rotation == 0)
         assert ui.selection.cell != start_cell
         keys.send_text(ESC)  # the move
-        await until(lambda: ui.selection.cell == start_cell)
+        await until_async(lambda: ui.selection.cell == start_cell)
         keys.send_text("u")  # the take: nothing in hand, nothing sent
-        await until(lambda: ui.selection is None)
+        await until_async(lambda: ui.selection is None)
         keys.send_text("u")
-        await until(lambda: model.message.startswith("nothing to undo"))
+        await until_async(lambda: model.message.startswith("nothing to undo"))
         assert host.tables[model.table].state.version == version  # nothing went out
 
     in_console(host, body)
@@ -271,18 +272,18 @@ def test_sugi_undoes_the_aim_then_the_action_then_the_card(host: Host) -> None:
     async def body(model, running):  # type: ignore[no-untyped-def]
         ui, keys = model.ui, running.keys
         keys.send_text("2a")  # card 26: the ghost
-        await until(lambda: ui.choice is not None and ui.choice.mode == "ghost")
+        await until_async(lambda: ui.choice is not None and ui.choice.mode == "ghost")
         first = ui.choice.space
         keys.send_text("\x1b[B")  # down: the ghost's next target
-        await until(lambda: ui.choice.space != first)
+        await until_async(lambda: ui.choice.space != first)
         keys.send_text("u")
-        await until(lambda: ui.choice.space == first)
+        await until_async(lambda: ui.choice.space == first)
         keys.send_text(ESC)
-        await until(lambda: ui.choice.mode == "card")
+        await until_async(lambda: ui.choice.mode == "card")
         keys.send_text("r")
-        await until(lambda: ui.choice.turn == 90)
+        await until_async(lambda: ui.choice.turn == 90)
         keys.send_text("uu")
-        await until(lambda: ui.choice is None)
+        await until_async(lambda: ui.choice is None)
         assert host.tables[model.table].state.version == 0 and model.my_turn
 
     in_console(host, body, game="sugi", seed=SUGI_SEED)
@@ -302,13 +303,13 @@ def test_the_keys_page_says_how_to_undo() -> None:
 def test_sugis_help_explains_the_star_and_links_the_installed_rules(host: Host) -> None:
     async def body(model, running):  # type: ignore[no-untyped-def]
         running.keys.send_text("?")
-        await until(lambda: model.page == HELP)
+        await until_async(lambda: model.page == HELP)
         pages = []
         for _ in range(len(help_pages(model))):
             pages.append(screen(model))
             running.keys.send_text(" ")
             shown = len(pages)
-            await until(lambda shown=shown: model.help_page == shown or model.page != HELP)
+            await until_async(lambda shown=shown: model.help_page == shown or model.page != HELP)
         assert "* who plays first this round" in pages[1]
         path = rules_file("sugi")
         assert path.is_file() and "Sugi" in path.read_text(encoding="utf-8")
@@ -374,13 +375,14 @@ def test_sagani_solo_offers_undo_only_once_there_is_a_step_to_undo(host: Host) -
         me, _ = await seated(host)
         model = ConsoleModel()
         async with running_console(model, me) as running:
-            await until(lambda: model.my_turn and model.view is not None)
+            await until_async(lambda: model.my_turn and model.view is not None)
             running.keys.send_text("r")
-            await until(lambda: model.ui.selection is not None and not running.console._sending)
+            await until_async(
+                lambda: model.ui.selection is not None and not running.console._sending)
             assert "Enter place  : type a command" in model.ui.hints()
             running.keys.send_text("r")  # a rotation: a step of your own
-            await until(lambda: model.ui.selection.rotation == 90)
+            await until_async(lambda: model.ui.selection.rotation == 90)
             assert "Enter place  u/Esc undo" in model.ui.hints()
         me.close()
 
-    asyncio.run(asyncio.wait_for(main(), 30))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))

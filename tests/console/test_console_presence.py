@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 import random
 
-from console_kit import running_console, until
+from console_kit import running_console
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.console.render import screen_text
-from test_console import host  # noqa: F401 - the fixture
-from test_net_support import choose, sessions_of_moves
+from test_net_support import choose, sessions_of_moves, until_async
 
 from sagani_net.client import AsyncClient
 from sagani_net.host import HOST_STAND_IN_SESSION, Host, hash_token
@@ -33,10 +32,10 @@ def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_b
         await ann.join(table, seat=1, name="ann")
         model = ConsoleModel()
         async with running_console(model, ann) as running:
-            await until(lambda: model.view is not None and model.turn == 0)
+            await until_async(lambda: model.view is not None and model.turn == 0)
             # Bob's console is gone (his client says nothing more): within a few presence
             # periods everyone sees it. Ann's console said she is there all along.
-            await until(lambda: model.away(0), WAIT_S)
+            await until_async(lambda: model.away(0), WAIT_S)
             assert not host.sessions[hash_token(ann.token or "")].away
             text = screen_text(model, 80, 24)
             assert "bob's turn (away)" in text
@@ -46,19 +45,19 @@ def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_b
             running.console.run_command("standin 2")
             assert model.message.startswith("standin takes another seat")
             running.keys.send_text("B")
-            await until(lambda: model.stood_in(0), WAIT_S)
+            await until_async(lambda: model.stood_in(0), WAIT_S)
             assert "a bot plays for bob until they are back (asked by ann)" in model.log
             assert "bob's turn (away: a bot plays)" in screen_text(model, 80, 24) or model.my_turn
             # The host's bot plays bob's turn; then it is ann's.
-            await until(lambda: model.my_turn, WAIT_S)
+            await until_async(lambda: model.my_turn, WAIT_S)
             # Bob comes back with his token: the bot leaves, and he plays on.
             await bob.sync()
-            await until(lambda: not model.stood_in(0) and not model.away(0), WAIT_S)
+            await until_async(lambda: not model.stood_in(0) and not model.away(0), WAIT_S)
             assert "bob is back and plays on; the bot leaves" in model.log
             running.keys.send_text("1")  # ann's turn: a tile, placed where the cursor is
-            await until(lambda: "Enter place" in screen_text(model, 80, 24), WAIT_S)
+            await until_async(lambda: "Enter place" in screen_text(model, 80, 24))
             running.keys.send_text("\r")
-            await until(lambda: model.turn == 0, WAIT_S)
+            await until_async(lambda: model.turn == 0, WAIT_S)
             rng = random.Random(2)
             while bob.state.turn != 0:
                 await bob.next_update(1.0)

@@ -86,7 +86,7 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Seen]:
 
 
 @pytest.fixture
-def host(tmp_path: Path) -> Iterator[HostProcess]:
+def active(tmp_path: Path) -> Iterator[HostProcess]:
     """The active host, a `sagani host` process on 127.0.0.1, stopped however the test ends."""
     process = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
     process.start()
@@ -94,7 +94,7 @@ def host(tmp_path: Path) -> Iterator[HostProcess]:
     process.stop()
 
 
-async def until(condition: Any, seen: Seen, play: Any) -> None:
+async def play_until(condition: Any, seen: Seen, play: Any) -> None:
     """Play the console's moves until ``condition()`` holds."""
     give_up_s = time.monotonic() + WAIT_S
     while not condition():
@@ -129,14 +129,14 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
 
 
 def test_a_console_with_its_standby_plays_on_through_two_kills(
-    tmp_path: Path, seen: Seen, host: HostProcess
+    tmp_path: Path, seen: Seen, active: HostProcess
 ) -> None:
-    watcher = Client(host.address)
+    watcher = Client(active.address)
     table = watcher.create({"players": 4}, seed=21, bots=[1, 2, 3])
     watcher.close()
-    bots = start_bots(host.address, table, 3, seed=21)
+    bots = start_bots(active.address, table, 3, seed=21)
     args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
-                              name="ann", standby=StandbyCode.parse(host.code),
+                              name="ann", standby=StandbyCode.parse(active.code),
                               lan=False)
     game = get_game("sagani")
     rng = random.Random(14)
@@ -167,30 +167,30 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
             keys.send_text("p")
 
     async def main() -> int:
-        task = asyncio.create_task(play_cmd._join(args, host.address, None))
-        await until(lambda: bool(seen.consoles and seen.standbys), seen, play)
+        task = asyncio.create_task(play_cmd._join(args, active.address, None))
+        await play_until(lambda: bool(seen.consoles and seen.standbys), seen, play)
         model = seen.consoles[0].model
         beside = tmp_path / "user" / "standby"  # the data dir of the console's standby
         standby = seen.standbys[0]
-        await in_sync(beside, host.data_dir, (host.endpoint, standby.endpoint), seen, play)
+        await in_sync(beside, active.data_dir, (active.endpoint, standby.endpoint), seen, play)
         # Kill 1, at a random moment: the host. The game goes on at the console's standby.
         first = rng.randint(4, 24)
-        await until(lambda: model.logged_version >= first, seen, play)
-        host.kill()
-        last = stored_version(host.data_dir, table)
-        await until(lambda: model.logged_version > last + 4, seen, play)
+        await play_until(lambda: model.logged_version >= first, seen, play)
+        active.kill()
+        last = stored_version(active.data_dir, table)
+        await play_until(lambda: model.logged_version > last + 4, seen, play)
         assert f"host moved to {standby.endpoint[6:]}" in seen.messages
         # The killed host comes back by itself as the standby of the console's standby.
-        await asyncio.to_thread(host.start)
-        await in_sync(host.data_dir, beside, (standby.endpoint, host.endpoint), seen, play)
+        await asyncio.to_thread(active.start)
+        await in_sync(active.data_dir, beside, (standby.endpoint, active.endpoint), seen, play)
         # Kill 2: the console's standby. The game goes back to the first host.
         moved = model.logged_version + rng.randint(1, 12)
-        await until(lambda: model.logged_version >= moved, seen, play)
+        await play_until(lambda: model.logged_version >= moved, seen, play)
         os.kill(standby.pid, signal.SIGKILL)
         last = stored_version(beside, table)
-        await until(lambda: model.logged_version > last + 4, seen, play)
-        assert f"host moved to {host.endpoint[6:]}" in seen.messages
-        await until(lambda: model.status == "over", seen, play)
+        await play_until(lambda: model.logged_version > last + 4, seen, play)
+        assert f"host moved to {active.endpoint[6:]}" in seen.messages
+        await play_until(lambda: model.status == "over", seen, play)
         keys.send_text("q")
         return await asyncio.wait_for(task, WAIT_S)
 
@@ -198,7 +198,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
             assert asyncio.run(main()) == 0
         bot_moves = sum(moves_of(bot) for bot in bots)
-        watcher = Client(host.address)
+        watcher = Client(active.address)
         record = watcher.record(table)
         moves: list[dict[str, Any]] = []
         more = True
@@ -225,24 +225,24 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
 
 
 def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
-    tmp_path: Path, seen: Seen, host: HostProcess, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, seen: Seen, active: HostProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    watcher = Client(host.address)
+    watcher = Client(active.address)
     table = watcher.create({"players": 2}, seed=3, bots=[1])
     watcher.close()
     args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
-                              name="ann", standby=StandbyCode.parse(host.code),
+                              name="ann", standby=StandbyCode.parse(active.code),
                               lan=False)
     beside = tmp_path / "user" / "standby"
 
     async def session(kill: bool) -> int:
-        task = asyncio.create_task(play_cmd._join(args, host.address, None))
-        await until(lambda: bool(seen.consoles) and len(seen.standbys) == 1 + kill, seen, idle)
+        task = asyncio.create_task(play_cmd._join(args, active.address, None))
+        await play_until(lambda: bool(seen.consoles) and len(seen.standbys) == 1 + kill, seen, idle)
         standby = seen.standbys[-1]
-        await in_sync(beside, host.data_dir, (host.endpoint, standby.endpoint), seen, idle)
+        await in_sync(beside, active.data_dir, (active.endpoint, standby.endpoint), seen, idle)
         if kill:
-            host.kill()
-            await until(lambda: any(m.startswith("host moved to") for m in seen.messages),
+            active.kill()
+            await play_until(lambda: any(m.startswith("host moved to") for m in seen.messages),
                         seen, idle)
         keys.send_text("q")
         return await asyncio.wait_for(task, WAIT_S)
@@ -295,7 +295,7 @@ def running(pid: int) -> bool:
 
 
 def test_a_standby_beside_a_console_that_was_killed_goes_with_it(
-    tmp_path: Path, host: HostProcess
+    tmp_path: Path, active: HostProcess
 ) -> None:
     console = subprocess.Popen([sys.executable, "-c", CONSOLE, str(tmp_path / "standby")],
                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -303,7 +303,7 @@ def test_a_standby_beside_a_console_that_was_killed_goes_with_it(
     standby = 0
     try:
         assert console.stdin is not None and console.stdout is not None
-        console.stdin.write(host.code + "\n")
+        console.stdin.write(active.code + "\n")
         console.stdin.flush()
         standby = int(console.stdout.readline())
         assert running(standby)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from cli_kit import SAGANI, Terminal, sagani
-from test_net_support import Raw
-from test_standby import active_host, standby_host, wait_until
+from test_net_support import Raw, until
+from test_standby import active_host, standby_host
 
 from sagani_net.host import Host
 from sagani_net.standby import new_key
@@ -35,7 +35,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Host, str]]
             old = standby.host.endpoint
             probe = Raw(old)
             # The standby names the active host once it has heard from it.
-            assert wait_until(lambda: probe("hello").get("active") == host.endpoint)
+            until(lambda: probe("hello").get("active") == host.endpoint)
             probe.close()
             yield host, old
 

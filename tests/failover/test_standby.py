@@ -28,7 +28,7 @@ from fault_kit import (
     stream_until_cut,
     zmtp_dealer,
 )
-from test_net_support import RUN_SAGANI, Raw, act, running_host, seated_table
+from test_net_support import RUN_SAGANI, Raw, act, running_host, seated_table, until
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
@@ -53,15 +53,6 @@ from sagani_net.store import DB_NAME, SNAPSHOT_TABLES, SessionRow, Store
 HEARTBEAT_S = 0.1
 #: Bound on every wait for something the pair does by itself.
 WAIT_S = 10.0
-
-
-def wait_until(done: Callable[[], bool]) -> bool:
-    give_up_s = time.monotonic() + WAIT_S
-    while not done():
-        if time.monotonic() > give_up_s:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def history(data_dir: Path) -> tuple[tuple[int, str], list[list[tuple]]]:
@@ -119,7 +110,7 @@ def test_standby_has_each_action_before_its_reply_and_catches_up_after_a_break(
         key, link = new_key(tmp_path / "a"), host.link.endpoint
         raw = Raw(host.endpoint)
         with standby_host(tmp_path / "b", key, link):
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: host.link is not None and host.link.in_sync)
             table, tokens = seated_table(raw, players=2)
             rng = random.Random(5)
             for _ in range(6):
@@ -131,7 +122,7 @@ def test_standby_has_each_action_before_its_reply_and_catches_up_after_a_break(
             assert act(raw, table, tokens, rng)["type"] == "accepted"
         assert history(tmp_path / "b")[0][0] < history(tmp_path / "a")[0][0]
         with standby_host(tmp_path / "b", key, link):
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
         raw.close()
 
 
@@ -170,7 +161,7 @@ def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_com
         raw = Raw(host.endpoint)
         table, tokens = seated_table(raw, players=2)
         with standby_host(tmp_path / "b", key, host.link.endpoint) as pair:
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: host.link is not None and host.link.in_sync)
             client = Client(host.endpoint, timeout_s=0.5)
             replica = client.resume(table, tokens[0])
             assert client.core.standby == pair.host.endpoint
@@ -210,7 +201,7 @@ def test_a_reset_standby_forgets_entries_the_active_never_made(tmp_path: Path) -
         old.commit()
         old.close()
         with standby_host(tmp_path / "old", new_key(tmp_path / "new"), host.link.endpoint):
-            assert wait_until(lambda: history(tmp_path / "old") == history(tmp_path / "new"))
+            until(lambda: history(tmp_path / "old") == history(tmp_path / "new"))
         raw.close()
 
 
@@ -306,13 +297,13 @@ def assert_follows(active: Host, standby: Standby, table: str, tokens: list[str]
     standby_raw = Raw(standby.host.endpoint)
     assert standby_raw("hello")["code"] == "not_active"
     standby_raw.close()
-    assert wait_until(lambda: active.link is not None and active.link.in_sync)
+    until(lambda: active.link is not None and active.link.in_sync)
     raw = Raw(active.endpoint)
     assert act(raw, table, tokens, random.Random(7))["type"] == "accepted"
     # (On both disks at once unless the standby was slower than a heartbeat to confirm, as on
     # a loaded machine: then soon after. The wait is the subject of the first test above.)
     copy, kept = standby.host.store.data_dir, active.store.data_dir
-    assert wait_until(lambda: history(copy) == history(kept))
+    until(lambda: history(copy) == history(kept))
     raw.close()
 
 
@@ -330,7 +321,7 @@ def pair_that_played(tmp_path: Path) -> tuple[str, list[str], dict[str, int], by
         raw = Raw(host.endpoint)
         with standby_host(tmp_path / "b", key, link_at(ports["a"]), ports["b"]):
             save_key(tmp_path / "b", key)  # as --standby does (standby.adopt)
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: host.link is not None and host.link.in_sync)
             table, tokens = seated_table(raw, players=2)
             rng = random.Random(5)
             for _ in range(3):
@@ -379,7 +370,7 @@ def test_a_standby_guards_its_connections_as_the_active_host_does(tmp_path: Path
     with active_host(tmp_path / "a") as host:
         assert host.link is not None
         with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint) as pair:
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: host.link is not None and host.link.in_sync)
             port = int(pair.host.endpoint.rsplit(":", 1)[1])
             with PeakRss() as rss:
                 sock = zmtp_dealer(port)
@@ -407,7 +398,7 @@ def test_one_address_cannot_take_every_connection_to_the_link(tmp_path: Path) ->
         while sum(map(closed_by_host, hoard)) < 8:
             assert time.monotonic() < give_up_s, "the link kept every connection"
         with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: host.link is not None and host.link.in_sync)
         for sock in hoard:
             sock.close()
 
@@ -428,24 +419,24 @@ def test_the_active_journal_holds_only_what_the_standby_has_not_confirmed(
             assert act(raw, table, tokens, rng)["type"] == "accepted"
         assert journal_length(tmp_path / "a") == 0
         with standby_host(tmp_path / "b", key, link):
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
             for _ in range(30):
                 assert act(raw, table, tokens, rng)["type"] == "accepted"
             # (A standby slower than a heartbeat to confirm, as on a loaded machine, is not
             # waited for: then the active host keeps more until it has caught up.)
-            assert wait_until(lambda: host.link is not None and host.link.in_sync
+            until(lambda: host.link is not None and host.link.in_sync
                               and history(tmp_path / "b") == history(tmp_path / "a"))
             assert act(raw, table, tokens, rng)["type"] == "accepted"
             # The entry the standby last confirmed and this act's: before, all 30 acts' and more.
             assert journal_length(tmp_path / "a") <= 4
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
             assert journal_length(tmp_path / "b") == 0  # a standby follows no one's journal
-        assert wait_until(lambda: host.link is not None and not host.link.in_sync)  # lost
+        until(lambda: host.link is not None and not host.link.in_sync)  # lost
         assert act(raw, table, tokens, rng)["type"] == "accepted"
         assert journal_length(tmp_path / "a") == 0
         with standby_host(tmp_path / "b", key, link):
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
         raw.close()
 
 
@@ -462,10 +453,10 @@ def test_a_snapshot_in_many_pieces_makes_the_same_store(
         for _ in range(12):
             assert act(raw, table, tokens, rng)["type"] == "accepted"
         with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
-            assert wait_until(lambda: host.link is not None and host.link.in_sync)
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
             assert act(raw, table, tokens, rng)["type"] == "accepted"  # and it follows on
-            assert wait_until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
         raw.close()
 
 

@@ -22,12 +22,13 @@ from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import (
     ROOT,
     RUN_SAGANI,
+    TESTS,
     WAIT_S,
     Raw,
     Updates,
     choose,
     running_host,
-    wait_until,
+    until,
 )
 
 from sagani_net.bots.runner import BotRunner
@@ -153,7 +154,8 @@ def test_a_name_from_an_old_store_is_escaped_in_tables_and_the_log(
 
 
 def test_a_name_in_a_record_is_escaped_in_the_replay(tmp_path: Path) -> None:
-    record = json.loads((ROOT / "tests" / "data" / "end_by_last_seat_2p.json").read_text())
+    sagani_record = TESTS / "games" / "sagani" / "data" / "end_by_last_seat_2p.json"
+    record = json.loads(sagani_record.read_text())
     path = tmp_path / "old.json"
     path.write_text(json.dumps({**record, "names": [PAINT, "bob"]}))
     shown = subprocess.run([*RUN_SAGANI, "replay", str(path), "--print"],
@@ -402,7 +404,7 @@ def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
             table = raw("create", game="sagani", config={"players": 2})["table"]
             raw("join", table=table, name="silent")  # seat 0, to move, never heard from again
             tables.append((table, raw("join", table=table, name="asker")["token"]))
-        wait_until(lambda: all(raw("here", table=t, token=k)["away"] == [0] for t, k in tables))
+        until(lambda: all(raw("here", table=t, token=k)["away"] == [0] for t, k in tables))
         for table, token in tables:
             assert raw("stand_in", table=table, token=token, seat=0)["type"] == "stand_in"
         assert midway.wait(WAIT_S)

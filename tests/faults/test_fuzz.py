@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -23,7 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sagani_net.protocol import ProtocolError, check_request, decode_message, decode_request, encode
 from sagani_net.protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
-from test_net_support import WAIT_S, Raw, choose, running_host
+from test_net_support import WAIT_S, Raw, choose
 
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada import patterns as sagrada_patterns
@@ -59,13 +58,9 @@ class Tables:
     turn: int
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
-    # No rate limit here: the fuzzer sends as fast as it can on purpose (rate limits have
-    # their own test in test_security.py).
-    limits = Limits(rate_per_s=1e9, rate_burst=10**9)
-    with running_host(Path(tmp_path_factory.mktemp("fuzz")), limits=limits) as host:
-        yield host
+# No rate limit here: the fuzzer sends as fast as it can on purpose (rate limits have their own
+# test in test_security.py).
+pytestmark = pytest.mark.host(limits=Limits(rate_per_s=1e9, rate_burst=10**9))
 
 
 def play(raw: Raw, table: str, tokens: list[str], rng: random.Random, until_over: bool,
@@ -80,7 +75,7 @@ def play(raw: Raw, table: str, tokens: list[str], rng: random.Random, until_over
         assert reply["type"] == "accepted", reply
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def tables(host: Host) -> Iterator[Tables]:
     raw = Raw(host.endpoint)
     rng = random.Random(5)

@@ -23,7 +23,7 @@ from test_net_support import (
     port_of,
     running_host,
     start_host_process,
-    wait_until,
+    until,
 )
 
 from sagani_net.bots.runner import DEADLINE_MARGIN_S, BotRunner
@@ -95,11 +95,11 @@ def test_a_silent_bot_seat_gets_the_first_legal_move_and_the_game_goes_on(
             before = raw("sync", table=table)
             assert before["turn"] == 1
             started_s = time.monotonic()
-            after = wait_until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
+            after = until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
             # A turn is two decisions, each played by the host after deadline + grace.
             assert time.monotonic() - started_s >= 2 * DEADLINE_S
             assert after["version"] == before["version"] + 2
-        wait_until(lambda: len(updates.events("deadline_missed")) == 4)
+        until(lambda: len(updates.events("deadline_missed")) == 4)
         assert updates.events("deadline_missed") == [{"type": "deadline_missed", "seat": 1}] * 4
         # The default move is the game's first legal action, replayable from the record.
         moves = default_moves(tmp_path, table)
@@ -118,7 +118,7 @@ def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path
             made = bot_table(raw, deadline_s=None)
             assert made["created"]["deadline_s"] is None  # the table itself sets none
             play_player_turn(raw, made["table"], made["player"])
-            wait_until(lambda: raw("sync", table=made["table"])["turn"] == 0)
+            until(lambda: raw("sync", table=made["table"])["turn"] == 0)
             assert [seat for _, seat, _ in default_moves(tmp_path, made["table"])] == [1, 1]
         finally:
             raw.close()
@@ -145,13 +145,13 @@ def test_a_late_act_is_refused_and_never_plays_twice(host: Host, raw: Raw, tmp_p
     play_player_turn(raw, table, made["player"])
     seen = raw("sync", table=table, token=made["bot"])
     assert seen["turn"] == 1
-    wait_until(lambda: raw("sync", table=table)["version"] > seen["version"])
+    until(lambda: raw("sync", table=table)["version"] > seen["version"])
     late = raw("act", table=table, seat=1, token=made["bot"], version=seen["version"],
                action={"type": "take", "index": 0})
     assert late["code"] == "stale_version"
     assert late["snapshot"]["version"] > seen["version"]
     # Once the host has played the whole turn, acting on the current version is not its turn.
-    now = wait_until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
+    now = until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
     refused = raw("act", table=table, seat=1, token=made["bot"], version=now["version"],
                   action={"type": "take", "index": 0})
     assert refused["code"] == "not_your_turn" and "snapshot" in refused
@@ -174,7 +174,7 @@ def test_a_default_move_survives_kill_9_and_the_clock_restarts_after_a_restart(
         assert made["snapshot"]["deadline_s"] == DEADLINE_S
         play_player_turn(raw, table, made["player"])
         first = raw("sync", table=table)
-        played = wait_until(lambda: (s := raw("sync", table=table))["version"] > first["version"]
+        played = until(lambda: (s := raw("sync", table=table))["version"] > first["version"]
                             and s)
         proc.kill()
         proc.wait()
@@ -186,7 +186,7 @@ def test_a_default_move_survives_kill_9_and_the_clock_restarts_after_a_restart(
         assert back["version"] >= played["version"]
         assert back["deadline_s"] == DEADLINE_S
         # The pending bot decision gets a fresh clock from the restart, then the host plays it.
-        done = wait_until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
+        done = until(lambda: (s := raw("sync", table=table))["turn"] == 0 and s)
         assert done["version"] == first["version"] + 2
         moves = default_moves(tmp_path, table)
         assert [version for version, _, _ in moves] == [first["version"], first["version"] + 1]
@@ -217,7 +217,7 @@ def test_a_bot_runner_thinks_inside_the_table_deadline_and_is_never_timed_out(
         stop = threading.Event()
         thread = threading.Thread(target=searcher.play, args=(stop,), daemon=True)
         thread.start()
-        wait_until(lambda: searcher.moves >= 6, timeout_s=WAIT_S)
+        until(lambda: searcher.moves >= 6)
         stop.set()
         thread.join(WAIT_S)
         # The search is budgeted inside the table's deadline, not the command line's 5 s (how
@@ -269,7 +269,7 @@ def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
             for _ in range(2):
                 raw("join", table=table, role="bot", name="mute")
             made.append(table)
-        wait_until(lambda: sum(len(default_moves(tmp_path, t)) for t in made) >= 3 * tables)
+        until(lambda: sum(len(default_moves(tmp_path, t)) for t in made) >= 3 * tables)
         raw.close()
     missed = [r for r in caplog.records if "missed its" in r.getMessage()]
     played = sum(len(default_moves(tmp_path, t)) for t in made)

@@ -19,13 +19,14 @@ from typing import Any
 import pytest
 import sagani_net.cli.play_cmd as play_cmd
 import zmq
+from console_kit import GAME_TIMEOUT_S
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.protocol import decode_message, topic
-from test_net_support import WAIT_S, Raw, choose, running_host
+from test_net_support import WAIT_S, Raw, choose, running_host, until_async
 
 import sagani_net.host as host_module
 from sagani_net.client import AsyncClient, Client
@@ -182,13 +183,6 @@ def test_history_comes_in_pages_and_keeps_only_the_newest_moves(
 # -- the console ------------------------------------------------------------------------------
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = WAIT_S) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.01)
-
-
 def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -> None:
     """Moves made while the console's host was down come in from the history, marked, once;
     the moves before and after come in with their updates."""
@@ -207,18 +201,19 @@ def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -
             task = asyncio.create_task(console.run())
             try:
                 table.play(4)
-                await until(lambda: model.logged_version == 4)
+                await until_async(lambda: model.logged_version == 4)
                 first.stop()
-                await until(lambda: model.connection == "reconnecting")
+                await until_async(lambda: model.connection == "reconnecting")
                 # The other moves are made on the same store while the console's host is away.
                 with running_host(tmp_path) as elsewhere:
                     table.moved(elsewhere.endpoint).play(5)
                 second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2,
                               client_seeds=True)
                 second.serve_in_thread()
-                await until(lambda: model.logged_version == 9 and model.connection == "online")
+                await until_async(
+                    lambda: model.logged_version == 9 and model.connection == "online")
                 table.moved(second.endpoint).play(3)
-                await until(lambda: model.logged_version == 12)
+                await until_async(lambda: model.logged_version == 12)
                 moves = lines_of(table.history()["moves"])
                 assert told(model) == flat(moves)
                 # The moves made while away say so (a gap the client resyncs over, say a
@@ -227,13 +222,13 @@ def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -
                 assert model.log[marked - 1] == AWAY
             finally:
                 keys.send_text("q")
-                await asyncio.wait_for(task, 5)
+                await asyncio.wait_for(task, WAIT_S)
                 table.raw.close()
                 me.close()
                 if second is not None:
                     second.stop()
 
-    asyncio.run(asyncio.wait_for(main(), 60))
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
 @pytest.fixture
@@ -257,10 +252,10 @@ async def console_of(
     with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
         task = asyncio.create_task(command)
         try:
-            await until(lambda: bool(consoles) and check(consoles[0]))
+            await until_async(lambda: bool(consoles) and check(consoles[0]))
         finally:
             keys.send_text("q")
-            assert await asyncio.wait_for(task, 10) == 0
+            assert await asyncio.wait_for(task, WAIT_S) == 0
     return consoles[0]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from cli_kit import sagani
 from sagani_net.cli.play_cmd import table_lines
-from test_net_support import Raw, Updates, choose, sessions_of_moves, wait_until
+from test_net_support import Raw, Updates, choose, sessions_of_moves, until
 
 from sagani_net.client import Client, HostError
 from sagani_net.host import HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION, Host
@@ -93,7 +93,7 @@ def test_a_silent_player_is_away_and_a_stand_in_plays_until_it_comes_back(
             updates.wait_live()
             bob.sync()
             assert not bob.state.seats[1]["stand_in"] and not bob.state.seats[1]["away"]
-            wait_until(lambda: updates.events("stand_in_left"))
+            until(lambda: updates.events("stand_in_left"))
             events = updates.events("stand_in_left")
         finally:
             updates.close()
@@ -125,7 +125,7 @@ def test_a_turn_timer_plays_the_default_move_for_a_person_and_is_kept_by_the_sto
         assert clients[0].state.turn_timer_s == 0.3
         assert raw("tables")["tables"][0]["turn_timer_s"] == 0.3
         # Nobody moves: the host plays the seat to move's default move when its time is up.
-        wait_until(lambda: sessions_of_moves(tmp_path, table))
+        until(lambda: sessions_of_moves(tmp_path, table))
         assert sessions_of_moves(tmp_path, table)[0] == (0, HOST_DEFAULT_SESSION)
     finally:
         for client in clients:

@@ -1,5 +1,5 @@
 """protocol/examples/minimal_bot.py, the bot written from PROTOCOL.md alone, plays whole games of
-every game against a real host (`sagani host` in a subprocess), choosing only among the actions
+every game against a real host (the tests' host on 127.0.0.1), choosing only among the actions
 the host's `legal` answer lists: it holds no rules code."""
 
 import re
@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_net_support import RUN_SAGANI
+
+from sagani_net.host import Host
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "protocol" / "examples" / "minimal_bot.py"
-SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 GAMES = ("sagani", "sagrada", "sugi")
 
 
@@ -29,17 +31,6 @@ def read_until(proc, pattern):
         if m:
             return m
     pytest.fail(f"no {pattern!r} in {''.join(seen)!r}; stderr {proc.stderr.read()!r}")
-
-
-@pytest.fixture
-def host(tmp_path):
-    proc = spawn([*SAGANI, "host", "--data-dir", str(tmp_path), "--port", "0",
-                  "--heartbeat-s", "0.3", "--quiet"])
-    try:
-        yield read_until(proc, r"requests (tcp://127\.0\.0\.1:\d+)").group(1)
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def finish(bot, others, timeout_s=60):
@@ -69,26 +60,29 @@ def test_the_bot_holds_no_rules_code():
 
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("game", GAMES)
-def test_minimal_bots_play_a_whole_game_of_each_game_against_each_other(host, game):
-    bot = spawn([sys.executable, str(BOT), host, "--game", game, "--seed", "7"])
+def test_minimal_bots_play_a_whole_game_of_each_game_against_each_other(
+    host: Host, game: str
+) -> None:
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--game", game, "--seed", "7"])
     table = read_until(bot, r"^table (\S+)$").group(1)
-    other = spawn([sys.executable, str(BOT), host, "--table", table, "--seed", "8"])
+    other = spawn([sys.executable, str(BOT), host.endpoint, "--table", table, "--seed", "8"])
     finish(bot, [other], timeout_s=120)
 
 
 @pytest.mark.timeout(60)
-def test_minimal_bot_creates_a_table_and_plays_it_to_the_end_against_greedy(host):
-    bot = spawn([sys.executable, str(BOT), host, "--seed", "7"])
+def test_minimal_bot_creates_a_table_and_plays_it_to_the_end_against_greedy(host: Host) -> None:
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--seed", "7"])
     table = read_until(bot, r"^table (\S+)$").group(1)
-    greedy = spawn([*SAGANI, "bot", host, "--table", table, "--strategy", "greedy", "--quiet"])
+    greedy = spawn([*RUN_SAGANI, "bot", host.endpoint, "--table", table, "--strategy", "greedy",
+                    "--quiet"])
     finish(bot, [greedy])
 
 
 @pytest.mark.timeout(60)
-def test_minimal_bot_joins_a_table_given_with_table(host):
-    greedy = spawn([*SAGANI, "bot", host, "--create", "2", "--strategy", "greedy"])
+def test_minimal_bot_joins_a_table_given_with_table(host: Host) -> None:
+    greedy = spawn([*RUN_SAGANI, "bot", host.endpoint, "--create", "2", "--strategy", "greedy"])
     table = read_until(greedy, r"at table (\w+)").group(1)
-    bot = spawn([sys.executable, str(BOT), host, "--table", table, "--seed", "8"])
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--table", table, "--seed", "8"])
     finish(bot, [greedy])
 
 

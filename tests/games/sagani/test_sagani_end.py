@@ -1,7 +1,7 @@
 """R1, R4 and R6: thresholds, the end of the game, ranking.
 
-The endgame situations come from game records in ``tests/data`` (see its README): real games,
-replayed action by action, each chosen because it reaches one rare situation.
+The endgame situations come from game records in ``data/`` beside this file (see its README):
+real games, replayed action by action, each chosen because it reaches one rare situation.
 """
 
 from __future__ import annotations

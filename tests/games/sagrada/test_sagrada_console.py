@@ -9,9 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from console_kit import check_golden, running_console, start, until
+from console_kit import check_golden, running_console, start
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.console.render import screen_text
+from test_net_support import until_async
 
 from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
@@ -37,7 +38,7 @@ def at_table(host: Host, seed: int, play: Callable[..., Any]) -> None:
         table = host.tables[me.state.table]
         model = ConsoleModel(game="sagrada")
         async with running_console(model, me) as running:
-            await until(lambda: model.my_turn)
+            await until_async(lambda: model.my_turn)
             await play(model, Keys(running), lambda: table.state)
         bot_task.cancel()
         me.close()
@@ -53,13 +54,13 @@ class Keys:
         self.running = running
 
     async def send(self, text: str) -> None:
-        await until(lambda: not self.running.console._sending)
+        await until_async(lambda: not self.running.console._sending)
         self.running.keys.send_text(text)
 
 
 async def choose_first(model: ConsoleModel, keys: Keys) -> None:
     await keys.send(ENTER)
-    await until(lambda: model.view["phase"] == "play" and model.my_turn)
+    await until_async(lambda: model.view["phase"] == "play" and model.my_turn)
 
 
 async def placed_first(model: ConsoleModel, keys: Keys) -> None:
@@ -67,20 +68,20 @@ async def placed_first(model: ConsoleModel, keys: Keys) -> None:
     slots b and c are open."""
     await choose_first(model, keys)
     await keys.send("1")
-    await until(lambda: model.ui.cursor is not None)
+    await until_async(lambda: model.ui.cursor is not None)
     await keys.send(ENTER)
-    await until(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
+    await until_async(lambda: model.view["drafted"] and "b/c tool" in model.ui.hints())
 
 
 def test_the_pattern_is_chosen_with_number_keys_and_arrows(host: Host) -> None:
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
         await keys.send("3")
-        await until(lambda: model.ui.candidate == 2)
+        await until_async(lambda: model.ui.candidate == 2)
         await keys.send(LEFT)  # back to the second
-        await until(lambda: model.ui.candidate == 1)
+        await until_async(lambda: model.ui.candidate == 1)
         assert state().chosen[0] is None  # nothing is sent before Enter
         await keys.send(ENTER)
-        await until(lambda: model.view["phase"] == "play")
+        await until_async(lambda: model.view["phase"] == "play")
         assert state().chosen[0] == state().dealt[0][1]
 
     at_table(host, 3, play)
@@ -91,16 +92,16 @@ def test_a_die_is_drafted_and_placed_with_keys(host: Host) -> None:
         await choose_first(model, keys)
         die = model.view["pool"][1]
         await keys.send("2")
-        await until(lambda: model.ui.picked == 1 and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.picked == 1 and model.ui.cursor is not None)
         first = model.ui.cursor
         await keys.send(RIGHT)
-        await until(lambda: model.ui.cursor != first or not _any_right(model, first))
+        await until_async(lambda: model.ui.cursor != first or not _any_right(model, first))
         cell = model.ui.cursor
         assert cell in model.ui.targets()
         assert model.ui.note().startswith(f"{die} at {cell_text(cell)}: your score")
         version = model.view["version"]
         await keys.send(ENTER)
-        await until(lambda: f"ann places {die} at {cell_text(cell)}." in model.log)
+        await until_async(lambda: f"ann places {die} at {cell_text(cell)}." in model.log)
         assert model.view["version"] > version and die_text(state().windows[0][cell]) == die
 
     at_table(host, 3, play)
@@ -117,7 +118,7 @@ def test_a_typed_draft_places_the_die(host: Host) -> None:
         draft = next(a for a in model.ui.legal() if a.kind == "draft" and a.die == 2)
         die, where = model.view["pool"][2], cell_text(draft.cell)
         await keys.send(f":draft 3 at {where}{ENTER}")
-        await until(lambda: f"ann places {die} at {where}." in model.log)
+        await until_async(lambda: f"ann places {die} at {where}." in model.log)
         assert die_text(state().windows[0][draft.cell]) == die
 
     at_table(host, 3, play)
@@ -131,18 +132,18 @@ def test_a_tool_is_used_step_by_step_with_keys(host: Host) -> None:
         assert model.view["tools"][0]["tool"] == 1
         die = model.view["pool"][0]
         await keys.send("1")
-        await until(lambda: model.ui.picked == 0)
+        await until_async(lambda: model.ui.picked == 0)
         await keys.send("a")
-        await until(lambda: model.ui.step() == "value")
+        await until_async(lambda: model.ui.step() == "value")
         assert "(choose its value)" in screen_text(model, 80, 24)
         values = [a.number for a in model.ui.legal() if a.kind == "value"]
         assert values and all(abs(v - int(die[1])) == 1 for v in values)
         await keys.send(str(values[0]))
-        await until(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
         cell = model.ui.cursor
         assert f"Hand {die[0]}{values[0]}" in screen_text(model, 80, 24)
         await keys.send(ENTER)
-        await until(lambda: any(line.startswith("ann places") for line in model.log))
+        await until_async(lambda: any(line.startswith("ann places") for line in model.log))
         assert die_text(state().windows[0][cell]) == f"{die[0]}{values[0]}"
         log = "\n".join(model.log)
         assert "ann uses Grozing Pliers, paying 1 favour token." in log
@@ -159,17 +160,17 @@ def test_a_moving_tool_lifts_a_die_and_moves_it_with_keys(host: Host) -> None:
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
         await placed_first(model, keys)
         await keys.send("b")
-        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
         source = model.ui.cursor
         assert model.ui.complete("move ") == [cell_text(source)]
         die = die_text(state().windows[0][source])
         await keys.send(ENTER)
-        await until(lambda: model.ui.lifted == source and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.lifted == source and model.ui.cursor is not None)
         target = model.ui.cursor
         assert target != source and f"▸{die}" in screen_text(model, 80, 24)  # drawn there
         await keys.send(ENTER)
         moved = f"ann moves {die} from {cell_text(source)} to {cell_text(target)}."
-        await until(lambda: moved in model.log)
+        await until_async(lambda: moved in model.log)
         assert state().windows[0][source] == 0 and die_text(state().windows[0][target]) == die
 
     at_table(host, PLIERS_SEED, play)
@@ -180,23 +181,23 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         await choose_first(model, keys)
         version = state().version
         await keys.send(f":draft 1 at 2,3{ENTER}")  # a first die goes on an edge
-        await until(lambda: model.message != "")
+        await until_async(lambda: model.message != "")
         words = _refusal(state(), Action.draft(0, 7))
         assert "[1, 2] (2,3)" in words  # the rules name the cell for bots and people both
         assert model.message == "not sent: " + words.replace("[1, 2] (2,3)", "2,3")
         assert "edge" in model.message
         await keys.send("b")  # Eglomise Brush: no die in the window to move yet
-        await until(lambda: "Eglomise Brush" in model.message)
+        await until_async(lambda: "Eglomise Brush" in model.message)
         await keys.send(f":tool 5{ENTER}")
-        await until(lambda: model.message == "not sent: tool 5 is not in play")
+        await until_async(lambda: model.message == "not sent: tool 5 is not in play")
         await keys.send(f":place 1,1{ENTER}")  # nothing drafted: said so, no "P0"
-        await until(lambda: "nothing is drafted" in model.message)
+        await until_async(lambda: "nothing is drafted" in model.message)
         assert "P0" not in model.message
         await keys.send(f":draft 2 at 9,9{ENTER}")
-        await until(lambda: "there is no cell 9,9" in model.message)
+        await until_async(lambda: "there is no cell 9,9" in model.message)
         assert state().version == version
         await keys.send("p")  # the turn ends: the refusal goes when the next one comes
-        await until(lambda: state().version > version and model.my_turn)
+        await until_async(lambda: state().version > version and model.my_turn)
         assert model.message == ""
 
     at_table(host, PLIERS_SEED, play)
@@ -301,29 +302,29 @@ def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_
         await placed_first(model, keys)
         version, tokens = state().version, list(state().tokens)
         await keys.send("b")
-        await until(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
         assert "paying" not in "\n".join(model.log) and state().version == version
         assert "nothing sent or paid until its last step" in screen_text(model, 80, 24)
         source = model.ui.cursor
         await keys.send(ENTER)
-        await until(lambda: model.ui.lifted == source)
+        await until_async(lambda: model.ui.lifted == source)
         await keys.send(ESC)
-        await until(lambda: model.ui.lifted is None)
+        await until_async(lambda: model.ui.lifted is None)
         assert model.ui.cursor in model.ui.targets() and "▸" in screen_text(model, 80, 24)
         await keys.send(ENTER)  # Enter lifts again at once: the cursor is where it is drawn
-        await until(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None)
+        await until_async(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None)
         await keys.send(ESC)
-        await until(lambda: model.ui.lifted is None)
+        await until_async(lambda: model.ui.lifted is None)
         await keys.send(ESC)  # the tool itself is taken back, unpaid
-        await until(lambda: model.ui.step() is None and not model.ui.plan)
+        await until_async(lambda: model.ui.step() is None and not model.ui.plan)
         assert state().version == version and state().tokens == tokens
         assert not any("Eglomise Brush" in line for line in model.log)
         await keys.send("b")
-        await until(lambda: model.ui.step() == "move")
+        await until_async(lambda: model.ui.step() == "move")
         await keys.send(ENTER)
-        await until(lambda: model.ui.lifted is not None)
+        await until_async(lambda: model.ui.lifted is not None)
         await keys.send(ENTER)
-        await until(lambda: any(" moves " in line for line in model.log))
+        await until_async(lambda: any(" moves " in line for line in model.log))
         assert state().tokens[0] == tokens[0] - 1
         assert sum("uses Eglomise Brush" in line for line in model.log) == 1
 
@@ -335,26 +336,26 @@ def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -
         await choose_first(model, keys)
         version = state().version
         await keys.send("1")
-        await until(lambda: model.ui.picked == 0)
+        await until_async(lambda: model.ui.picked == 0)
         await keys.send("a")
-        await until(lambda: model.ui.step() == "value")
+        await until_async(lambda: model.ui.step() == "value")
         value = next(a.number for a in model.ui.legal() if a.kind == "value")
         await keys.send(str(value))
-        await until(lambda: model.ui.step() == "place")
+        await until_async(lambda: model.ui.step() == "place")
         assert "(Grozing Pliers, not yet paid)" in screen_text(model, 80, 24)
         await keys.send("u")  # back to the value
-        await until(lambda: model.ui.step() == "value")
+        await until_async(lambda: model.ui.step() == "value")
         await keys.send("u")  # back to the die picked, no tool
-        await until(lambda: model.ui.step() is None and model.ui.picked == 0)
+        await until_async(lambda: model.ui.step() is None and model.ui.picked == 0)
         assert model.message == "took back Grozing Pliers: nothing was sent"  # not "tool 1"
         assert state().version == version and state().tool_done is False
         await keys.send("a")
-        await until(lambda: model.ui.step() == "value")
+        await until_async(lambda: model.ui.step() == "value")
         await keys.send(str(value))
-        await until(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
         cell = model.ui.cursor
         await keys.send(ENTER)
-        await until(lambda: any(line.startswith("ann places") for line in model.log))
+        await until_async(lambda: any(line.startswith("ann places") for line in model.log))
         sent = [str(a) for seat, a in state().history[version:] if seat == 0]
         assert sent == ["draft 1", "tool 1", f"value {value}", f"place {cell_text(cell)}"]
 
@@ -371,36 +372,36 @@ def test_a_tool_the_host_rolls_for_says_so_and_waits_for_enter(host: Host) -> No
         assert model.view["tools"][2]["tool"] == 11
         version = state().version
         await keys.send("1")
-        await until(lambda: model.ui.picked == 0)
+        await until_async(lambda: model.ui.picked == 0)
         await keys.send("c")
-        await until(lambda: model.ui.confirming is not None)
+        await until_async(lambda: model.ui.confirming is not None)
         text = screen_text(model, 80, 24)
         assert "Flux Remover (1 token): the host draws a new die - cannot be taken back" in text
         assert "Enter use it" in text
         await keys.send(ESC)
-        await until(lambda: model.ui.confirming is None)
+        await until_async(lambda: model.ui.confirming is None)
         assert state().version == version
         await keys.send("c")
-        await until(lambda: model.ui.confirming is not None)
+        await until_async(lambda: model.ui.confirming is not None)
         await keys.send(ENTER)
-        await until(lambda: model.ui.step() == "value" and not model.ui.plan)
+        await until_async(lambda: model.ui.step() == "value" and not model.ui.plan)
         colour = state().view()["step"]["held"][0]
         assert f"Hand {colour}?" in screen_text(model, 80, 24)
         drawn = state().version
         await keys.send("6")
-        await until(lambda: model.ui.step() == "place")
+        await until_async(lambda: model.ui.step() == "place")
         assert state().version == drawn  # the value is chosen, not yet sent
         assert "(Flux Remover)" in screen_text(model, 80, 24)  # paid when it was drawn
         await keys.send("u")
-        await until(lambda: model.ui.step() == "value")
+        await until_async(lambda: model.ui.step() == "value")
         await keys.send("5")
-        await until(lambda: model.ui.step() == "place")
+        await until_async(lambda: model.ui.step() == "place")
         if model.ui.targets():
             await keys.send(ENTER)
-            await until(lambda: any(line.startswith("ann places") for line in model.log))
+            await until_async(lambda: any(line.startswith("ann places") for line in model.log))
         else:
             await keys.send("r")
-            await until(lambda: any("back to the pool" in line for line in model.log))
+            await until_async(lambda: any("back to the pool" in line for line in model.log))
         assert [str(a) for _, a in state().history[drawn:drawn + 2]][0] == "value 5"
 
     at_table(host, REMOVER_SEED, play)
@@ -421,17 +422,17 @@ def test_patterns_are_chosen_at_once_and_a_choice_before_your_turn_waits_for_it(
         await first.join(table, seat=0, name="ann")
         model = ConsoleModel(game="sagrada")
         async with running_console(model, me) as running:
-            await until(lambda: model.view is not None and model.private is not None
-                        and model.status == "running")
+            await until_async(lambda: model.view is not None and model.private is not None
+                              and model.status == "running")
             assert not model.my_turn
             text = screen_text(model, 80, 24)
             assert "ann is choosing" in text
             running.keys.send_text("3" + ENTER)
-            await until(lambda: model.ui.chosen_ahead == 2)
+            await until_async(lambda: model.ui.chosen_ahead == 2)
             assert host.tables[table].state.chosen[1] is None
             assert "sent at your turn to choose, after ann" in screen_text(model, 80, 24)
             await first.act({"type": "choose", "pattern": 0})
-            await until(lambda: model.view["phase"] == "play")
+            await until_async(lambda: model.view["phase"] == "play")
             state = host.tables[table].state
             assert state.chosen[1] == state.dealt[1][2]
         first.close()
@@ -520,7 +521,7 @@ def test_a_whole_game_with_keys_and_tools_to_the_final_screen(host: Host, seed: 
                     ui.lifted, model.message)
 
         for _ in range(2000):
-            await until(lambda: model.status == "over" or (
+            await until_async(lambda: model.status == "over" or (
                 model.my_turn and not keys.running.console._sending))
             if model.status == "over":
                 break
@@ -528,7 +529,7 @@ def test_a_whole_game_with_keys_and_tools_to_the_final_screen(host: Host, seed: 
             tools += key in "abcde"
             before = seen()
             await keys.send(key)
-            await until(lambda before=before: model.status == "over" or seen() != before)
+            await until_async(lambda before=before: model.status == "over" or seen() != before)
             assert not model.refusal, (key, model.message)
             assert screen_text(model, 80, 24).count("\n") == 24
         assert model.status == "over" and "Game over" in screen_text(model, 80, 24)

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_kit import SAGANI, Terminal, sagani
-from console_kit import check_golden, in_console, until
+from console_kit import GAME_TIMEOUT_S, check_golden, in_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import FINAL, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
+from test_net_support import until_async
 
 from sagani_net.bots import make_policy
 from sagani_net.games.sugi.edition import COLOURS
@@ -39,7 +40,7 @@ def first_move(host: Host, table: str) -> tuple[int, Action]:
     return host.tables[table].state.history[0]
 
 
-def run(body, host: Host, timeout_s: float = 30):  # type: ignore[no-untyped-def]
+def run(body, host: Host, timeout_s: float = GAME_TIMEOUT_S):  # type: ignore[no-untyped-def]
     """Run ``body(model, running, table)`` in the console of seat 0 against the bot."""
 
     async def with_table(model, running):  # type: ignore[no-untyped-def]
@@ -51,13 +52,14 @@ def run(body, host: Host, timeout_s: float = 30):  # type: ignore[no-untyped-def
 def test_a_card_goes_to_the_timeline_by_keys_turned_as_chosen(host: Host) -> None:
     async def body(model, running, table):  # type: ignore[no-untyped-def]
         running.keys.send_text("1")
-        await until(lambda: model.ui.choice is not None)
+        await until_async(lambda: model.ui.choice is not None)
         running.keys.send_text("r")  # a quarter turn clockwise
-        await until(lambda: model.ui.choice.turn == 90)
+        await until_async(lambda: model.ui.choice.turn == 90)
         assert model.ui.note().startswith("timeline 14 rot 90: ")
         running.keys.send_text("\r")
-        await until(lambda: any(line.startswith("ann puts a card face down in the timeline at t1")
-                                for line in model.log))
+        await until_async(lambda: any(
+            line.startswith("ann puts a card face down in the timeline at t1")
+            for line in model.log))
         assert first_move(host, table) == (0, Action.timeline(14, 90))
         assert model.ui.choice is None
 
@@ -68,11 +70,11 @@ def test_a_card_is_discarded_for_its_action_by_keys(host: Host) -> None:
     """2 a Enter: card 26 sends the ghost from the Temple to the first space it may reach."""
     async def body(model, running, table):  # type: ignore[no-untyped-def]
         running.keys.send_text("2a")
-        await until(lambda: model.ui.choice is not None and model.ui.choice.mode == "ghost")
+        await until_async(lambda: model.ui.choice is not None and model.ui.choice.mode == "ghost")
         target = model.ui.choice.space
         assert model.ui.note() == str(Action("ghost", 26, space=target))
         running.keys.send_text("\r")
-        await until(lambda: "ann discards card 26 to ghost" in model.log)
+        await until_async(lambda: "ann discards card 26 to ghost" in model.log)
         assert first_move(host, table) == (0, Action("ghost", 26, space=target))
 
     run(body, host)
@@ -84,10 +86,10 @@ def test_typed_commands_play_and_complete(host: Host) -> None:
         assert model.ui.complete("action 14 free ") == ["26", "43", "46"]
         assert model.ui.complete("t") == ["timeline"]
         running.keys.send_text(":action 14 free 46 t1 rot 270\r")
-        await until(lambda: "ann discards card 14 to free" in model.log)
+        await until_async(lambda: "ann discards card 14 to free" in model.log)
         assert first_move(host, table) == (0, Action("free", 14, 46, slot=0, turn=270))
         # Seat 0's own face-down card is shown to it, as it acts (turned 270).
-        await until(lambda: model.private is not None and 46 not in model.private["hand"])
+        await until_async(lambda: model.private is not None and 46 not in model.private["hand"])
         if model.private["timeline"][:1] == [[0, 46, 270]]:  # unless the bot moved it already
             assert f" {card_text(46, 270)} " in screen_text(model, 80, 24)
 
@@ -97,15 +99,15 @@ def test_typed_commands_play_and_complete(host: Host) -> None:
 def test_a_refused_command_sends_nothing_and_says_why(host: Host) -> None:
     async def body(model, running, table):  # type: ignore[no-untyped-def]
         running.keys.send_text(":action 14 ghost b2\r")  # card 14 shows free
-        await until(lambda: "not sent" in model.message)
+        await until_async(lambda: "not sent" in model.message)
         assert "card 14 shows free, not ghost" in model.message
         running.keys.send_text(":timeline 99\r")  # not in the hand
-        await until(lambda: "card 99 is not in your hand" in model.message)
+        await until_async(lambda: "card 99 is not in your hand" in model.message)
         running.keys.send_text(":frobnicate\r")
-        await until(lambda: "cannot read" in model.message)
+        await until_async(lambda: "cannot read" in model.message)
         assert host.tables[table].state.version == 0 and model.my_turn
         running.keys.send_text("3a")  # remove, with nothing in the timeline to remove
-        await until(lambda: "nothing to remove" in model.message)
+        await until_async(lambda: "nothing to remove" in model.message)
         assert model.ui.choice is not None and model.ui.choice.mode == "card"
 
     run(body, host)
@@ -115,14 +117,14 @@ def test_maintenance_discards_the_marked_cards_by_keys(host: Host) -> None:
     """Cards to the timeline until the round is resolved, then 1 Enter discards the first."""
     async def body(model, running, table):  # type: ignore[no-untyped-def]
         while not (model.my_turn and model.ui.phase == "maintenance" and model.ui.hand):
-            await until(lambda: model.my_turn and model.private is not None, 20)
+            await until_async(lambda: model.my_turn and model.private is not None)
             # A key pressed while your last move is on its way is not for the new view: wait.
-            await until(lambda: not running.console._sending)
+            await until_async(lambda: not running.console._sending)
             if model.ui.phase == "plan":
                 version = model.view["version"]
                 running.keys.send_text("1\r")
-                await until(lambda v=version: model.view["version"] > v)
-        await until(lambda: not running.console._sending)
+                await until_async(lambda v=version: model.view["version"] > v)
+        await until_async(lambda: not running.console._sending)
         first = model.ui.hand[0]
         # The resolution step by step (its events follow the reply that showed the new view),
         # unless the client fell silent and resynced: then the log says moves were made while
@@ -132,13 +134,13 @@ def test_maintenance_discards_the_marked_cards_by_keys(host: Host) -> None:
             return any(line.startswith(start) or "while the connection was down" in line
                        for line in model.log)
 
-        await until(lambda: told("t1: card ") and told("maintenance"))
+        await until_async(lambda: told("t1: card ") and told("maintenance"))
         assert told(("yellow", "red", "purple", "black", "blue"))
         running.keys.send_text("1")
-        await until(lambda: first in model.ui.marked)
+        await until_async(lambda: first in model.ui.marked)
         assert model.ui.note() == f"discard {first}, then draw up to 4"
         running.keys.send_text("\r")
-        await until(lambda: f"ann discards {first}" in model.log)
+        await until_async(lambda: f"ann discards {first}" in model.log)
 
     run(body, host, 60)
 

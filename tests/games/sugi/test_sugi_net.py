@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from console_kit import running_console, until
+from console_kit import running_console
 from sagani_net.cli.console.model import FINAL, ConsoleModel
 from sagani_net.cli.console.render import screen_text
-from test_net_support import WAIT_S
+from test_net_support import WAIT_S, until_async
 
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import AsyncClient, Client, Replica
@@ -46,10 +46,10 @@ def test_five_bots_play_a_whole_game_while_a_spectator_watches(host: Host) -> No
             threads = [threading.Thread(target=bot, args=(seat,)) for seat in range(PLAYERS)]
             for thread in threads:
                 thread.start()
-            await until(lambda: model.status == "over" or bool(errors), GAME_S)
+            await until_async(lambda: model.status == "over" or bool(errors), GAME_S)
             for thread in threads:
                 await asyncio.to_thread(thread.join, WAIT_S)
-            await until(lambda: model.page == FINAL)
+            await until_async(lambda: model.page == FINAL)
             screen = screen_text(model, 80, 24)
         spectator.close()
         return model, screen
