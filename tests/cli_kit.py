@@ -9,7 +9,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import struct
 import subprocess
 import termios
@@ -17,14 +16,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-SAGANI = shutil.which("sagani")
+from test_net_support import RUN_SAGANI
+
 RUN_TIMEOUT_S = 60
 
 
 def sagani(*args: str) -> subprocess.CompletedProcess[str]:
-    assert SAGANI is not None
     return subprocess.run(
-        [SAGANI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+        [*RUN_SAGANI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
     )
 
 
@@ -96,9 +95,8 @@ class Screen:
 def lan_party(data_dir: Path, *host_args: str) -> Iterator[tuple[subprocess.Popen[str], list]]:
     """The real ``sagani host`` on a free port for the block, and a list for the bot processes
     the block starts; all of them stopped at the end, however it ends."""
-    assert SAGANI is not None
     host = subprocess.Popen(
-        [SAGANI, "host", "--port", "0", "--data-dir", str(data_dir), "--quiet", *host_args],
+        [*RUN_SAGANI, "host", "--port", "0", "--data-dir", str(data_dir), "--quiet", *host_args],
         stdout=subprocess.PIPE, text=True,
     )
     bots: list[subprocess.Popen[bytes]] = []
@@ -114,12 +112,11 @@ class Terminal:
     """A command on an 80x24 pseudo-terminal: send keys, wait for text on the screen."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        assert SAGANI is not None
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", **(env or {})}
         self.proc = subprocess.Popen(
-            [SAGANI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
+            [*RUN_SAGANI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
         )
         os.close(slave)
         self.screen = Screen()

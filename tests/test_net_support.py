@@ -82,15 +82,17 @@ class Raw:
         self.sock.close()
 
 
-def until(ready: Callable[[], T], timeout_s: float = WAIT_S) -> T:
+def until(ready: Callable[[], T], timeout_s: float = WAIT_S,
+          said: Callable[[], str] | None = None) -> T:
     """Poll ``ready()`` until it returns something true, and return that; fail after
     ``timeout_s``. How every test waits for an event it is not told of (never a sleep): the
     bound is long, because a shared 2-core machine can be slow, and a passing test never
-    waits for it."""
+    waits for it. ``said()``, if given, tells what was seen instead, for the failure."""
     give_up_s = time.monotonic() + timeout_s
     while not (value := ready()):
         if time.monotonic() > give_up_s:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}")
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}"
+                                 + (f": {said()}" if said else ""))
         time.sleep(POLL_S)
     return value
 
@@ -302,5 +304,5 @@ class Slow:
         self.inner = make_policy("greedy")
 
     def choose(self, state: State, rng: random.Random) -> Action:
-        time.sleep(0.01)
+        time.sleep(0.01)  # slowness is what it is for: a restart lands mid-game, not after it
         return self.inner.choose(state, rng)

@@ -4,12 +4,13 @@ back to them after the host is killed and started again."""
 from __future__ import annotations
 
 import json
+import logging
 import stat
 import threading
-import time
 from pathlib import Path
 
-from test_net_support import WAIT_S, Slow, port_of, start_host_process
+import pytest
+from test_net_support import WAIT_S, Slow, port_of, start_host_process, until
 
 from sagani_net.bots import house
 from sagani_net.bots.house import TOKENS_FILE
@@ -31,13 +32,13 @@ def house_processes(data_dir: Path) -> list[int]:
 
 
 def wait_gone(data_dir: Path) -> None:
-    deadline_s = time.monotonic() + WAIT_S
-    while house_processes(data_dir):
-        assert time.monotonic() < deadline_s, "the house bots outlived their host"
-        time.sleep(0.05)
+    until(lambda: not house_processes(data_dir))  # else the house bots outlived their host
 
 
-def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: Path) -> None:
+def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="sagani_net.bots.runner")
     options = ("--heartbeat-s", "0.2", "--bots", "greedy")
     proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0", *options)
     ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint))
@@ -63,17 +64,15 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(tmp_path: P
         proc.wait()
         wait_gone(tmp_path)  # a killed host takes its house bots with it
         killed_at = watcher.state.version
-        time.sleep(1.0)
+        # Down until the player's bot has noticed (it gives up on the old connection).
+        until(lambda: any("is silent; reconnecting" in r.getMessage() for r in caplog.records))
         proc, _, _ = start_host_process(tmp_path, *ports, *options)
         thread.join(90)
         assert not thread.is_alive() and finals[0].status == "over"
         record = watcher.record(table)
         after = [a["seat"] for a in record["actions"][killed_at + 2 :]]
         assert 1 in after, "the house bot played on after the restart"
-        deadline_s = time.monotonic() + WAIT_S
-        while table in json.loads((tmp_path / TOKENS_FILE).read_text()):
-            assert time.monotonic() < deadline_s, "a finished table's bot token was kept"
-            time.sleep(0.1)
+        until(lambda: table not in json.loads((tmp_path / TOKENS_FILE).read_text()))
     finally:
         me.close()
         watcher.close()
@@ -99,10 +98,8 @@ def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
             assert watcher.wait_for(lambda r: r.version >= 2, WAIT_S)  # the house bots play
             path = tmp_path / TOKENS_FILE
             # A bot saves its token just after its join's reply: the other may play first.
-            deadline_s = time.monotonic() + WAIT_S
-            while not all((sealed := json.loads(path.read_text()).get(table, {"0": ""})).values()):
-                assert time.monotonic() < deadline_s, "a house bot's token was never saved"
-                time.sleep(0.05)
+            sealed = until(lambda: (s := json.loads(path.read_text()).get(table)) and all(
+                s.values()) and s)
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
             house_key = bytes.fromhex((tmp_path / house.KEY_FILE).read_text())
             for seat, text in sealed.items():

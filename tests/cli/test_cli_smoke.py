@@ -11,12 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_kit import SAGANI, Terminal, lan_party, sagani
+from cli_kit import Terminal, lan_party, sagani
 from test_net_support import RUN_SAGANI
 
 from sagani_net.store import Store
-
-pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 
 
 def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
@@ -31,7 +29,7 @@ def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
     assert "game over" in lines[0] and "Game over" in shown.stdout
     assert "q quit" not in shown.stdout and not lines[-1].startswith(">")
     assert lines[-1].endswith("wins.")
-    wide = subprocess.run([SAGANI, "replay", str(record), "--print"], capture_output=True,
+    wide = subprocess.run([*RUN_SAGANI, "replay", str(record), "--print"], capture_output=True,
                           text=True, env={**os.environ, "COLUMNS": "80", "LINES": "24"})
     assert all(len(line) <= 80 for line in wide.stdout.splitlines())
 
@@ -112,7 +110,6 @@ def test_selfplay_help_names_every_policy_and_counts_seats_from_1(tmp_path: Path
 
 def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
     """Three commands, as at a LAN party but on 127.0.0.1: a host, a person, a bot."""
-    assert SAGANI is not None
     with lan_party(tmp_path / "host") as (host, bots):
         assert host.stdout is not None
         line = host.stdout.readline()  # "sagani host: requests tcp://127.0.0.1:PORT ..."
@@ -127,7 +124,7 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
         lobby = sagani("tables", address)  # the lobby names each table's game
         assert lobby.returncode == 0
         assert f"{table.group(1)}  sagani   open" in lobby.stdout and "1:ann" in lobby.stdout
-        bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
+        bots.append(subprocess.Popen([*RUN_SAGANI, "bot", address, "--table", table.group(1),
                                       "--quiet"]))
         person.wait_for("YOUR TURN")
         person.send("1")
@@ -141,8 +138,7 @@ def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
 
 
 def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> None:
-    assert SAGANI is not None
-    host = subprocess.Popen([SAGANI, "host", "--secure", "--print-join-code", "--port", "0",
+    host = subprocess.Popen([*RUN_SAGANI, "host", "--secure", "--print-join-code", "--port", "0",
                              "--data-dir", str(tmp_path), "--quiet"],
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -155,8 +151,8 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
 
 
 def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
-    done = subprocess.run([SAGANI, "record", "export", "nosuch"], capture_output=True, text=True,
-                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    done = subprocess.run([*RUN_SAGANI, "record", "export", "nosuch"], capture_output=True,
+                          text=True, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
     assert done.returncode == 2
     assert str(tmp_path / "sagani") in done.stderr and str(tmp_path / "sagani" / "play") in (
         done.stderr)

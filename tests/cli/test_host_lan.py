@@ -10,12 +10,11 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_net_support import ROOT, RUN_SAGANI
+from test_net_support import ROOT, RUN_SAGANI, until
 
 #: TEST-NET-2 (RFC 5737): never a real LAN.
 HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
@@ -42,12 +41,9 @@ def private_lan() -> Iterator[list[str]]:
         # Popen returns before unshare has made the namespace: until then /proc/PID/ns/net is
         # still ours, and the setup would change this machine's own network.
         ours, theirs = Path("/proc/self/ns/net"), Path(f"/proc/{holder.pid}/ns/net")
-        give_up_s = time.monotonic() + 10
-        while theirs.readlink() == ours.readlink():
-            if holder.poll() is not None:
-                pytest.skip(f"cannot make a network namespace here: {holder.stderr.read()}")
-            assert time.monotonic() < give_up_s, "unshare made no namespace"
-            time.sleep(0.01)
+        until(lambda: theirs.readlink() != ours.readlink() or holder.poll() is not None)
+        if holder.poll() is not None:
+            pytest.skip(f"cannot make a network namespace here: {holder.stderr.read()}")
         inside = ["nsenter", f"--net={theirs}"]
         setup = [["ip", "link", "set", "lo", "up"],
                  ["ip", "link", "add", "v0", "type", "veth", "peer", "name", "v1"],
@@ -117,14 +113,21 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
             standby.stdin.close()
             endpoint = re.search(r"requests (\S+)", standby.stdout.readline())[1]
             assert standby.stdout.readline().startswith("sagani host: standby of ")
-            time.sleep(1.0)  # it follows and hears the active host's beats
+            # It follows (the active host says so in its log) before the active host goes.
+            until(lambda: any(said in (tmp_path / "a.log").read_text()
+                              for said in ("follows from entry", "gets a snapshot")))
             active.kill()
             active.wait()
-            time.sleep(1.0)  # 2 heartbeats of silence: it counts the active host lost
-            # A player of the old host comes (a client is what makes a standby take over).
-            came = subprocess.run([*inside, *RUN_SAGANI, "tables", endpoint],
-                                  capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
-            assert came.returncode == 0, came.stderr
+
+            def player_came() -> bool:
+                """A player of the old host comes (a client is what makes a standby take over),
+                and comes again until the standby has counted the active host lost."""
+                came = subprocess.run([*inside, *RUN_SAGANI, "tables", endpoint],
+                                      capture_output=True, text=True, timeout=60, cwd=ROOT,
+                                      env=env)
+                return came.returncode == 0
+
+            until(player_came)
             done = subprocess.run(
                 [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
                 capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,

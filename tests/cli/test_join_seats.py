@@ -9,12 +9,9 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-from cli_kit import SAGANI, Terminal
+from cli_kit import Terminal
 
 from sagani_net.host import Host
-
-pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 
 
 def names_at(host: Host, table: str) -> list[str | None]:

@@ -231,7 +231,7 @@ def test_request_cancelled_midway_leaves_the_client_usable(host: Host) -> None:
         client = AsyncClient(host.endpoint)
         await client.connect()
         asking = asyncio.ensure_future(client.request("tables"))
-        await asyncio.sleep(0)  # sent, not yet answered
+        await asyncio.sleep(0)  # one turn of the loop, no time: sent, not yet answered
         asking.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asking
@@ -306,6 +306,8 @@ def test_late_reply_to_an_abandoned_try_is_dropped_and_the_wait_goes_on() -> Non
         for frames, attempt in ((first, 1), (second, 2)):
             reply = {"v": VERSION, "type": "welcome", "id": msg_id, "try": attempt}
             router.send_multipart([*frames[:-1], encode(reply)])
+            # Apart, so that the late reply wakes the client's poll alone (the case under
+            # test); the result is the same either way if the client is right.
             time.sleep(0.1)
         asked.finish(WAIT_S)
         assert [reply["try"] for reply in replies] == [2]

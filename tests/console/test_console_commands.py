@@ -197,7 +197,7 @@ def test_replay_frames_step_through_every_action() -> None:
     assert frames[-1][0]["phase"] == "over"
 
 
-# -- discovery, parsing only (tests/test_host_lan.py finds a real advert) ---------------------
+# -- discovery, parsing only (tests/cli/test_host_lan.py finds a real advert) ---------------------
 
 
 def test_advertisement_properties_are_read_safely() -> None:

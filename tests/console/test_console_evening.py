@@ -9,8 +9,7 @@ import logging
 import random
 from pathlib import Path
 
-import pytest
-from cli_kit import SAGANI, Terminal, lan_party
+from cli_kit import Terminal, lan_party
 from console_kit import GAME_TIMEOUT_S, in_console, running_console, seated
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -329,10 +328,6 @@ def test_the_shipped_rules_cite_nothing_that_does_not_ship() -> None:
 
 # -- the sagani command ---------------------------------------------------------------------------
 
-needs_sagani = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
-
-
-@needs_sagani
 def test_the_host_prints_how_players_join_and_the_invite_goes_once_seated(tmp_path: Path) -> None:
     """``sagani host`` says how to join; ``sagani join --game SUGI`` (any case) makes a table
     whose console shows the invite while seat 2 is open, and not once bob has taken it."""

@@ -36,6 +36,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.host_cmd import StandbyProcess
+from test_net_support import until, until_async
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
@@ -103,7 +104,7 @@ async def play_until(condition: Any, seen: Seen, play: Any) -> None:
             f"timed out waiting: {model and (model.logged_version, model.status)}; the console "
             f"said {seen.messages[-3:]}")
         await play()
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # the poll of this wait, which plays while it waits
 
 
 async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Seen,
@@ -125,7 +126,7 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
     while not (await named() and cursor(follower) == cursor(active) > 0):
         assert time.monotonic() < give_up_s, "the standby did not catch up"
         await play()
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # the poll of this wait, which plays while it waits
 
 
 def test_a_console_with_its_standby_plays_on_through_two_kills(
@@ -159,9 +160,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
             keys.send_text("r\r")  # a held tile: rotate once, place
         elif "take" in kinds or "pick" in kinds:
             keys.send_text("1")
-            give_up_s = time.monotonic() + 2.0
-            while model.ui.selection is None and time.monotonic() < give_up_s:
-                await asyncio.sleep(0.01)
+            await until_async(lambda: model.ui.selection is not None)
             keys.send_text("\x1b[C\r")  # right arrow: move the ghost; place
         else:
             keys.send_text("p")
@@ -282,7 +281,7 @@ for line in child.stdout:
     if line.startswith("sagani host: standby of "):
         break
 print(child.pid, flush=True)
-time.sleep(600)
+time.sleep(600)  # a console that lives until the test kills it
 """
 
 
@@ -309,10 +308,7 @@ def test_a_standby_beside_a_console_that_was_killed_goes_with_it(
         assert running(standby)
         console.kill()  # not quit: nobody stops the standby
         console.wait()
-        give_up_s = time.monotonic() + WAIT_S
-        while running(standby):  # it notices it was left alone, and goes
-            assert time.monotonic() < give_up_s, "the standby outlived its console"
-            time.sleep(0.05)
+        until(lambda: not running(standby))  # it notices it was left alone, and goes
     finally:
         kill_all([console])
         if standby and running(standby):

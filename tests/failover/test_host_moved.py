@@ -15,14 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_kit import SAGANI, Terminal, sagani
-from test_net_support import Raw, until
+from cli_kit import Terminal, sagani
+from test_net_support import RUN_SAGANI, Raw, until
 from test_standby import active_host, standby_host
 
 from sagani_net.host import Host
 from sagani_net.standby import new_key
-
-pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +61,7 @@ def test_bots_given_the_old_address_play_to_the_end_and_its_record_comes_from_th
     raw = Raw(host.endpoint)
     table = raw("create", game="sagani", config={"players": 2}, seed=4, bots=[0, 1])["table"]
     raw.close()
-    assert SAGANI is not None
-    bots = [subprocess.Popen([SAGANI, "bot", old, "--table", table, "--strategy", "random",
+    bots = [subprocess.Popen([*RUN_SAGANI, "bot", old, "--table", table, "--strategy", "random",
                               "--seed", str(seat), "--quiet"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
             for seat in range(2)]

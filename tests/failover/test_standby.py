@@ -273,7 +273,7 @@ def started_together(
 
     def start(order: int, host: tuple[Path, int, str | None]) -> None:
         barrier.wait()
-        time.sleep(order * apart_s)
+        time.sleep(order * apart_s)  # the gap between the starts is the case under test
         started.append(start_host(key, *host))
 
     threads = [threading.Thread(target=start, args=pair) for pair in enumerate(hosts)]

@@ -92,7 +92,7 @@ def test_host_killed_at_random_moments_loses_no_accepted_action(tmp_path: Path, 
         # Two kills at random versions, each at a random instant after that version was seen.
         for version in sorted(rng.sample(range(1, 110), 2)):
             assert watcher.wait_for(lambda r, v=version: r.version >= v, WAIT_S)
-            time.sleep(rng.uniform(0.0, 0.02))
+            time.sleep(rng.uniform(0.0, 0.02))  # the kill's random instant is the case
             host.kill()
             # Every action a client has heard accepted was committed before its reply.
             heard = 1 + max((v for v, _, _ in list(accepted)), default=-1)
@@ -197,7 +197,9 @@ def test_client_cut_off_longer_than_the_heartbeat_timeout_resyncs(tmp_path: Path
                     version, watcher.state.version, cut_off.state.version, heard[-3:])
                 req_link.cut(drop)
                 pub_link.cut(drop)
-                time.sleep(1.5)  # silence of 7 heartbeat periods; the client gives up at 3
+                # The cut's length is the case: silence of 7 heartbeat periods (the client gives
+                # up at 3), through a real proxy, so no clock to inject.
+                time.sleep(1.5)
                 req_link.restore()
                 pub_link.restore()
             for thread in threads:

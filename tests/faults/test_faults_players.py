@@ -290,7 +290,7 @@ def costly_tables(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     tables = host._handlers["tables"]
 
     def costly(request: dict) -> dict:
-        time.sleep(COST_S)
+        time.sleep(COST_S)  # the cost under test: the host thread held that long
         return tables(request)
 
     monkeypatch.setitem(host._handlers, "tables", costly)
@@ -390,7 +390,7 @@ def test_stand_ins_on_many_tables_do_not_hold_up_a_request(
     midway = threading.Event()
 
     def slow(table: Any, seat: int) -> dict[str, Any]:
-        time.sleep(STAND_IN_MOVE_S)
+        time.sleep(STAND_IN_MOVE_S)  # the slow decision under test
         made.append(table.id)
         if len(made) == 4:  # past the first step's moves, within the lot due at once
             midway.set()

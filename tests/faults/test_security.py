@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from cli_kit import SAGANI, Terminal, lan_party
+from cli_kit import Terminal, lan_party
 from fault_kit import port_number, proxied
 from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import ROOT, RUN_SAGANI, PlayerThread, Raw, running_host, start_host_process
@@ -197,7 +197,7 @@ def test_a_peer_over_its_rate_gets_rate_limited_and_others_are_served(tmp_path: 
         assert replies[10:] == ["error", "error"]
         assert flooder("hello")["code"] == "rate_limited"
         assert other("hello")["type"] == "welcome"
-        time.sleep(0.5)  # the bucket refills at 5 a second
+        time.sleep(0.5)  # the refill under test: the bucket refills at 5 a second
         assert flooder("hello")["type"] == "welcome"
         flooder.close()
         other.close()
@@ -357,10 +357,8 @@ def test_sagani_bot_plays_a_solo_game_given_the_join_code(tmp_path: Path) -> Non
         proc.wait()
 
 
-@pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_path: Path) -> None:
     """The LAN-party commands of test_cli_smoke.py, with ``--secure`` and the join code."""
-    assert SAGANI is not None
     with lan_party(tmp_path / "host", "--secure") as (host, bots):
         assert host.stdout is not None
         host.stdout.readline()
@@ -370,8 +368,8 @@ def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_pa
         person.wait_for("waiting for players (1/2 seated)")
         table = re.search(r"table ([0-9a-f]+)", person.screen.text())
         assert table is not None
-        bots.append(subprocess.Popen([SAGANI, "bot", code, "--table", table.group(1), "--quiet",
-                                      "--strategy", "random"]))
+        bots.append(subprocess.Popen([*RUN_SAGANI, "bot", code, "--table", table.group(1),
+                                      "--quiet", "--strategy", "random"]))
         # The bot's seat_taken and game_started came over the encrypted PUB.
         person.wait_for("YOUR TURN")
         person.send("q")
@@ -384,7 +382,6 @@ def test_sagani_join_and_sagani_bot_play_a_secure_host_from_its_join_code(tmp_pa
 def test_sagani_join_keeps_its_seat_tokens_owner_only(tmp_path: Path) -> None:
     """join.json holds seat tokens: 0600 in a 0700 folder, even where an older sagani left a
     world-readable folder and file."""
-    assert SAGANI is not None
     folder = tmp_path / "data" / "sagani"
     folder.mkdir(parents=True)
     os.chmod(folder, 0o755)

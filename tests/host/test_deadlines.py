@@ -128,6 +128,7 @@ def test_a_player_seat_is_never_timed_out(host: Host, raw: Raw) -> None:
     made = bot_table(raw)
     snap = raw("sync", table=made["table"])
     assert snap["turn"] == 0
+    # An absence under test (no time-out comes), on a real host's clock: a span to look over.
     time.sleep(3 * (DEADLINE_S + DEADLINE_GRACE_S))
     assert raw("sync", table=made["table"])["version"] == snap["version"]
     # Nor a table without a deadline, even at a bot's turn.
@@ -135,7 +136,7 @@ def test_a_player_seat_is_never_timed_out(host: Host, raw: Raw) -> None:
     play_player_turn(raw, plain["table"], plain["player"])
     waiting = raw("sync", table=plain["table"])
     assert waiting["turn"] == 1
-    time.sleep(2 * (DEADLINE_S + DEADLINE_GRACE_S))
+    time.sleep(2 * (DEADLINE_S + DEADLINE_GRACE_S))  # the same absence
     assert raw("sync", table=plain["table"])["version"] == waiting["version"]
 
 

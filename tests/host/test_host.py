@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import msgpack
 import pytest
 import zmq
 from sagani_net.protocol import ERROR_CODES, VERSION, encode, topic
-from test_net_support import Raw, act, choose, running_host, seated_table
+from test_net_support import Raw, act, choose, running_host, seated_table, until
 
 from sagani_net.games import get_game
 from sagani_net.host import Host, Limits
@@ -317,10 +316,7 @@ def test_finished_table_is_forgotten_after_a_while_and_read_back_when_asked(
         while raw("sync", table=table)["status"] != "over":
             act(raw, table, tokens, rng)
         final = raw("sync", table=table, token=tokens[1])
-        deadline_s = time.monotonic() + 5
-        while table in {t["table"] for t in raw("tables")["tables"]}:
-            assert time.monotonic() < deadline_s
-            time.sleep(0.05)
+        until(lambda: table not in {t["table"] for t in raw("tables")["tables"]})
         assert not host.sessions
         again = raw("sync", table=table, token=tokens[1])
         assert {**again, "id": 0} == {**final, "id": 0}

@@ -25,7 +25,7 @@ def ask(raw: Raw, kind: str, **fields: Any) -> dict[str, Any]:
     """A request, sent again a little later while the host's per-peer rate limit refuses it
     (the frame was not read: PROTOCOL.md, section 2)."""
     while (answer := raw(kind, **fields)).get("code") == "rate_limited":
-        time.sleep(0.2)
+        time.sleep(0.2)  # the back-off the host asks for (rate_limited), not an ordering
     return answer
 
 

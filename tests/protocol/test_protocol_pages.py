@@ -124,7 +124,7 @@ def sugi_action(view: Data, private: Data, static: Data, rng: random.Random) -> 
 def ask(raw: Raw, kind: str, **fields: Any) -> Data:
     """A request, sent again after a pause while the host asks us to slow down."""
     while (reply := raw(kind, **fields)).get("code") == "rate_limited":
-        time.sleep(0.3)
+        time.sleep(0.3)  # the back-off the host asks for (rate_limited), not an ordering
     return reply
 
 

@@ -10,7 +10,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +73,7 @@ def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
 def write_vectors() -> None:
     import zmq
     from sagani_net.protocol import VERSION, topic
-    from test_net_support import Raw, choose, running_host
+    from test_net_support import Raw, choose, running_host, until
 
     frames: list[tuple[str, str, dict[str, Any], str]] = []
     with tempfile.TemporaryDirectory() as tmp, running_host(Path(tmp), heartbeat_s=0.3) as host:
@@ -192,8 +191,7 @@ def write_vectors() -> None:
         duo = raw("create", game="sagani", config={"players": 2}, seed=8)["table"]
         present = raw("join", table=duo, name="ann")["token"]
         raw("join", table=duo, name="bob")  # and bob says nothing more: away, soon
-        while not raw("here", table=duo, token=present)["away"]:
-            time.sleep(0.1)
+        until(lambda: raw("here", table=duo, token=present)["away"])
         raw.next_id = 60  # however many polls that took, the vectors' ids stay the same
         ask("34-here-request", "ann's console says she is there; bob said nothing for 3 "
             "presence periods: away", "here", table=duo, token=present)

@@ -80,7 +80,7 @@ class Patient:
         self.raw.next_id += 1
         body = encode({"v": VERSION, "type": kind, "id": self.raw.next_id, **fields})
         while (reply := self.raw.send_bytes(body)).get("code") == "rate_limited":
-            time.sleep(0.2)
+            time.sleep(0.2)  # the back-off the host asks for (rate_limited)
         return reply
 
 

@@ -10,12 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_kit import SAGANI, Terminal, lan_party, sagani
+from cli_kit import Terminal, lan_party, sagani
+from test_net_support import RUN_SAGANI
 
 from sagani_net.games.sagrada import rules
 from sagani_net.games.sagrada.patterns import PUBLISHED
-
-pytestmark = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
 
 #: Two patterns of one's own: with the 24 published ones, enough to deal.
 OWN = [
@@ -130,7 +129,6 @@ def test_patterns_is_refused_for_a_game_without_it(tmp_path: Path) -> None:
 
 def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None:
     """A host, a person who creates a Sagrada table with a file of patterns, and a bot."""
-    assert SAGANI is not None
     own = write(tmp_path / "own.json", OWN)
     with lan_party(tmp_path / "host") as (host, bots):
         assert host.stdout is not None
@@ -143,7 +141,7 @@ def test_host_join_and_bot_play_sagrada_over_the_network(tmp_path: Path) -> None
         assert table is not None
         lobby = sagani("tables", address)
         assert f"{table.group(1)}  sagrada  open" in lobby.stdout
-        bots.append(subprocess.Popen([SAGANI, "bot", address, "--table", table.group(1),
+        bots.append(subprocess.Popen([*RUN_SAGANI, "bot", address, "--table", table.group(1),
                                       "--strategy", "greedy", "--quiet"]))
         person.wait_for("(choose a pattern)")
         person.send("\r")

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from cli_kit import SAGANI, Terminal, sagani
+from cli_kit import Terminal, sagani
 from console_kit import GAME_TIMEOUT_S, check_golden, in_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -319,10 +319,6 @@ def test_help_pages_fit_80_by_24() -> None:
 
 # -- the sagani command --------------------------------------------------------------------------
 
-needs_sagani = pytest.mark.skipif(SAGANI is None, reason="the sagani command is not installed")
-
-
-@needs_sagani
 def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
     done = sagani("play", "--game", "sugi", "--players", "5", "--autoplay", "greedy",
                   "--seed", "4", "--new", "--data-dir", str(tmp_path))
@@ -341,7 +337,6 @@ def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
     assert "Game over" in shown.stdout and "Pedestals" in shown.stdout
 
 
-@needs_sagani
 def test_sagani_play_sugi_in_a_terminal(tmp_path: Path) -> None:
     term = Terminal("play", "--game", "sugi", "--seed", str(SEED), "--new", "--name", "ann",
                     "--data-dir", str(tmp_path))
