@@ -18,8 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_host import act, seated_table  # noqa: E402
-from test_net_support import Raw  # noqa: E402
+from test_net_support import Raw, act, seated_table  # noqa: E402
 
 from sagani_net.host import Host, Limits  # noqa: E402
 from sagani_net.standby import ActiveLink, Standby, new_key  # noqa: E402

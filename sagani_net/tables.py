@@ -6,7 +6,7 @@ it queues the updates to broadcast in :attr:`Tables.outbox` and says which heart
 (:meth:`Tables.beats`), and the host (:mod:`sagani_net.host`) sends them once the batch is
 committed. Time comes from an injected clock (a callable returning seconds; the host's is
 :func:`time.monotonic`), so that deadlines, away seats, idle tables and history are tested
-without sockets or sleeps (tests/test_tables.py).
+without sockets or sleeps (tests/host/test_tables.py).
 
 >>> clock = FakeClock()                                # doctest: +SKIP
 >>> tables = Tables(Store(tmp), clock=clock)           # doctest: +SKIP

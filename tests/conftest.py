@@ -3,7 +3,6 @@ the test game with private data (``toy_game``, a whole game package) in the regi
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +12,6 @@ from test_net_support import Raw, running_host
 from sagani_net import games
 from sagani_net.host import Host
 
-#: The ``sagani`` command, run from this checkout: ``[*SAGANI, "host", ...]``.
-SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
-
 #: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
 #: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.
 TOY = "toy"
@@ -23,8 +19,13 @@ TOY_PACKAGE = "toy_game"
 
 
 @pytest.fixture
-def host(tmp_path: Path) -> Iterator[Host]:
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
+def host(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Host]:
+    """The one host fixture: a real host on 127.0.0.1 for the test (heartbeat 0.2 s, the
+    clients choose the seeds). A module or test that needs other options says so with
+    ``@pytest.mark.host(**options)`` (those of :class:`Host`)."""
+    marker = request.node.get_closest_marker("host")
+    options = {"heartbeat_s": 0.2, **(marker.kwargs if marker else {})}
+    with running_host(tmp_path, **options) as host:
         yield host
 
 

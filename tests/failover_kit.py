@@ -1,5 +1,5 @@
 """A pair of ``sagani host`` processes on 127.0.0.1 and bots in processes of their own, for
-killing the active host (kill -9) in the middle of games: used by tests/test_failover.py and
+killing the active host (kill -9) in the middle of games: used by tests/failover/ and
 bench/failover.py (which reports take-over times)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sagani_net.cli.host_cmd import end_process
-from test_net_support import RUN_SAGANI
+from test_net_support import RUN_SAGANI, until
 
 from sagani_net.client import Client
 from sagani_net.games import get_game
@@ -168,13 +168,12 @@ class Pair:
 
     def wait_in_sync(self) -> None:
         """Until the standby follows and has every entry of the active host."""
-        give_up_s = time.monotonic() + WAIT_S
-        while cursor(self.standby.data_dir) != cursor(self.active.data_dir) or not self._named():
-            if time.monotonic() > give_up_s:
-                raise TimeoutError(f"the standby {self.standby.name} did not catch up: entry "
-                                   f"{cursor(self.standby.data_dir)} of "
-                                   f"{cursor(self.active.data_dir)}, named {self._named()}")
-            time.sleep(0.05)
+        def caught_up() -> bool:
+            return cursor(self.standby.data_dir) == cursor(self.active.data_dir) and self._named()
+
+        until(caught_up, WAIT_S, said=lambda: (
+            f"the standby {self.standby.name} is at entry {cursor(self.standby.data_dir)} of "
+            f"{cursor(self.active.data_dir)}, named {self._named()}"))
 
     def _named(self) -> bool:
         client = Client(self.active.address, timeout_s=1.0, retries=0)

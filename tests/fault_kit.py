@@ -13,12 +13,14 @@ import json
 import random
 import select
 import socket
+import struct
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from test_net_support import Accepted, play_to_end
+from test_net_support import WAIT_S, Accepted, play_to_end
 
 from sagani_net.client import Client
 
@@ -27,6 +29,91 @@ PATIENT = {"timeout_s": 0.3, "retries": 60}
 
 CHUNK = 65536
 TICK_S = 0.02
+
+
+MIB = 1024 * 1024
+#: The most an attack sends; a defended host cuts it long before.
+ATTACK_BYTES = 128 * MIB
+#: What the host may grow by under one attack: its limit per connection plus slack for
+#: libzmq's and the allocator's own buffers.
+RSS_SLACK_BYTES = 40 * MIB
+
+
+def rss_bytes() -> int:
+    """This process's resident set (the host serves on a thread of it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+class PeakRss(threading.Thread):
+    """Samples the resident set every few milliseconds while a block runs."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.before = rss_bytes()
+        self.peak = self.before
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(0.005):
+            self.peak = max(self.peak, rss_bytes())
+
+    def __enter__(self) -> PeakRss:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self.join()
+
+    @property
+    def growth(self) -> int:
+        return self.peak - self.before
+
+
+def zmtp_dealer(port: int) -> socket.socket:
+    """A hand-made ZMTP 3.0 peer (NULL mechanism, socket type DEALER) past its handshake:
+    what a hostile program writes instead of using libzmq."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.settimeout(WAIT_S)
+    sock.sendall(b"\xff" + bytes(8) + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0")
+                 + b"\0" + bytes(31))
+    # libzmq drops a peer that runs ahead of the host's greeting: wait for all 64 bytes.
+    greeting = b""
+    while len(greeting) < 64:
+        greeting += sock.recv(64 - len(greeting))
+    ready = b"\x05READY" + b"\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+    sock.sendall(b"\x04" + bytes([len(ready)]) + ready)
+    return sock
+
+
+def stream_until_cut(sock: socket.socket, frame: bytes, limit: int) -> int:
+    """Send ``frame`` again and again, each with the MORE flag (a message that never ends),
+    until the host cuts the connection or ``limit`` bytes went; returns the bytes sent."""
+    header = b"\x03" + struct.pack(">Q", len(frame))  # long frame, more to come
+    sent = 0
+    sock.settimeout(WAIT_S)
+    try:
+        while sent < limit:
+            sock.sendall(header + frame)
+            sent += len(header) + len(frame)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    return sent
+
+
+def closed_by_host(sock: socket.socket) -> bool:
+    """True once the host has reset or closed ``sock`` (its ZMTP greeting may come first)."""
+    try:
+        while sock.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 class Proxy:

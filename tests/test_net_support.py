@@ -7,9 +7,11 @@ JSON.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -17,28 +19,33 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq
 
-ROOT = Path(__file__).resolve().parent.parent
+#: The checkout, and its tests/ folder (golden screens, records, the shared kits).
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 if str(ROOT) not in sys.path:  # when run as a player process
     sys.path.insert(0, str(ROOT))
 #: The ``sagani`` command of this checkout, as a process: ``[*RUN_SAGANI, "host", ...]``.
 RUN_SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
-from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 
 from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
 from sagani_net.games.sagani.rules import Action, State  # noqa: E402
 from sagani_net.host import Host  # noqa: E402
-from sagani_net.store import Store  # noqa: E402
+from sagani_net.store import DB_NAME, Store  # noqa: E402
 
 #: How long a test waits for anything on the wire before it fails: long, because a shared
 #: 2-core CI machine can be slow; a passing test never waits for it.
 WAIT_S = 30.0
 ROTATIONS = (0, 90, 180, 270)
+#: How often :func:`until` looks again.
+POLL_S = 0.01
+T = TypeVar("T")
 
 
 @contextmanager
@@ -73,6 +80,91 @@ class Raw:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def until(ready: Callable[[], T], timeout_s: float = WAIT_S,
+          said: Callable[[], str] | None = None) -> T:
+    """Poll ``ready()`` until it returns something true, and return that; fail after
+    ``timeout_s``. How every test waits for an event it is not told of (never a sleep): the
+    bound is long, because a shared 2-core machine can be slow, and a passing test never
+    waits for it. ``said()``, if given, tells what was seen instead, for the failure."""
+    give_up_s = time.monotonic() + timeout_s
+    while not (value := ready()):
+        if time.monotonic() > give_up_s:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}"
+                                 + (f": {said()}" if said else ""))
+        time.sleep(POLL_S)
+    return value
+
+
+async def until_async(ready: Callable[[], T], timeout_s: float = WAIT_S) -> T:
+    """:func:`until` on an event loop: the loop (a console, its client) runs while it waits."""
+    give_up_s = time.monotonic() + timeout_s
+    while not (value := ready()):
+        if time.monotonic() > give_up_s:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}")
+        await asyncio.sleep(POLL_S)
+    return value
+
+
+class Updates:
+    """Every update of one table, heard on a SUB socket from a thread."""
+
+    def __init__(self, pub_endpoint: str, table: str) -> None:
+        self.sock = zmq.Context.instance().socket(zmq.SUB)
+        self.sock.linger, self.sock.rcvtimeo = 0, 100
+        self.sock.connect(pub_endpoint)
+        self.sock.subscribe(topic(table))
+        self.messages: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                _, body = self.sock.recv_multipart()
+            except zmq.Again:
+                continue
+            self.messages.append(decode_message(body))
+
+    def wait_live(self) -> None:
+        """Heartbeats arrive on an idle table: once one is heard, the subscription is live."""
+        until(lambda: self.messages)
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for m in self.messages if m["type"] == "update" for e in m["events"]
+                if e["type"] == kind]
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+def sessions_of_moves(data_dir: Path, table: str) -> list[tuple[int, str]]:
+    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT seat, session FROM actions WHERE table_id = ? ORDER BY version",
+                          (table,)).fetchall()
+    finally:
+        db.close()
+
+
+def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[str]]:
+    """A started table and the token of each seat."""
+    table = raw("create", game="sagani", config={"players": players}, seed=seed)["table"]
+    tokens = [raw("join", table=table, name=f"p{i}")["token"] for i in range(players)]
+    return table, tokens
+
+
+def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any) -> dict:
+    """One random legal action by the seat to move (fields in ``over`` replace the real ones)."""
+    snap = raw("sync", table=table)
+    seat = snap["turn"]
+    fields = {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
+              "action": choose(snap["view"], rng)}
+    return raw("act", **{**fields, **over})
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -212,5 +304,5 @@ class Slow:
         self.inner = make_policy("greedy")
 
     def choose(self, state: State, rng: random.Random) -> Action:
-        time.sleep(0.01)
+        time.sleep(0.01)  # slowness is what it is for: a restart lands mid-game, not after it
         return self.inner.choose(state, rng)

@@ -1,0 +1,169 @@
+"""Bots over a real host on 127.0.0.1: whole games, a host restart, the ``sagani bot`` command."""
+
+from __future__ import annotations
+
+import logging
+import re
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from sagani_net.cli.main import main
+from test_net_support import (
+    ROOT,
+    RUN_SAGANI,
+    WAIT_S,
+    Slow,
+    port_of,
+    running_host,
+    start_host_process,
+    until,
+)
+
+from sagani_net.bots import make_policy
+from sagani_net.bots.runner import BotRunner, play_network
+from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.client import Client
+from sagani_net.games.sagani.rules import State
+
+FAST_MCTS = {"think_s": None, "iterations": 6}
+
+
+def test_bots_of_every_strategy_finish_a_game_over_the_host_as_they_would_in_process(
+    tmp_path: Path,
+) -> None:
+    game = GameSpec(0, "sagani", {"players": 3, "mode": "multi"}, 17, ("mcts", "greedy", "random"),
+                    {"mcts": FAST_MCTS})
+    with running_host(tmp_path) as host:
+        networked = play_network(host.endpoint, game)
+    local = play_local(game)
+    assert State.from_record(networked.record).is_over()
+    # Same seeds, same views: the network path plays exactly the in-process game.
+    assert networked.record["actions"] == local.record["actions"]
+    assert networked.scores == local.scores
+
+
+def test_a_solo_bot_plays_over_the_host(tmp_path: Path) -> None:
+    game = GameSpec(0, "sagani", {"players": 1, "mode": "solo"}, 3, ("mcts",),
+                    {"mcts": {"think_s": None, "iterations": 3}})
+    with running_host(tmp_path) as host:
+        result = play_network(host.endpoint, game)
+    assert "tiles_used" in result.figures
+
+
+def giving_up(caplog: pytest.LogCaptureFixture) -> int:
+    """How many times a bot runner said its host was silent and it set out to reconnect."""
+    return sum("is silent; reconnecting" in r.getMessage() for r in caplog.records)
+
+
+def test_bots_come_back_to_their_seats_after_the_host_restarts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="sagani_net.bots.runner")
+    proc, endpoint, pub_endpoint = start_host_process(tmp_path, "--port", "0",
+                                                      "--heartbeat-s", "0.2")
+    ports = ("--port", port_of(endpoint), "--pub-port", port_of(pub_endpoint),
+             "--heartbeat-s", "0.2")
+    quick = {"timeout_s": 0.3, "retries": 1}
+    runners = [BotRunner(endpoint, Slow(), seed=i, client_options=quick, reconnect_s=30.0)
+               for i in range(2)]
+    watcher = Client(endpoint, timeout_s=0.3, retries=60)
+    try:
+        table = runners[0].create({"players": 2}, seed=5)
+        for runner in runners:
+            runner.join(table)
+        watcher.join(table, role="spectator")
+        finals = []
+        threads = [threading.Thread(target=lambda r=r: finals.append(r.play())) for r in runners]
+        for thread in threads:
+            thread.start()
+        assert watcher.wait_for(lambda r: r.version >= 20, WAIT_S)
+        proc.kill()
+        proc.wait()
+        until(lambda: giving_up(caplog))  # a bot gave up on the old connection: it comes back
+        proc, _, _ = start_host_process(tmp_path, *ports)
+        for thread in threads:
+            thread.join(60)
+            assert not thread.is_alive()
+        assert [f.status for f in finals] == ["over", "over"]
+        assert sum(r.reconnects for r in runners) >= 1
+        assert watcher.wait_for(lambda r: r.status == "over", WAIT_S)
+        assert watcher.state.view["result"] == finals[0].view["result"]
+    finally:
+        for runner in runners:
+            runner.close()
+        watcher.close()
+        proc.terminate()
+        proc.wait()
+
+
+def test_the_bot_command_creates_a_table_and_answers_every_move_within_its_deadline(
+    tmp_path: Path,
+) -> None:
+    with running_host(tmp_path) as host:
+        done = subprocess.run(
+            [*RUN_SAGANI, "bot", host.endpoint.removeprefix("tcp://"),
+             "--create", "1", "--strategy", "mcts", "--think", "5", "--deadline", "0.5",
+             "--seed", "1", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "created table" in done.stdout and "game over" in done.stdout
+    slowest = re.search(r"slowest ([0-9.]+) s", done.stdout)
+    assert slowest and float(slowest[1]) < 0.5
+
+
+def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    common = ["tournament", "--strategies", "greedy,random", "--games", "2", "--seed", "9",
+              "--workers", "1"]
+    assert main([*common, "--network"]) == 0
+    networked = capsys.readouterr().out.splitlines()[1:]  # the first line has the time taken
+    assert main(common) == 0
+    local = capsys.readouterr().out.splitlines()[1:]
+    assert networked == local and len(local) == 3
+
+
+def test_bots_play_a_game_with_private_data_over_the_host_as_in_process(
+    tmp_path: Path, toy_registered: str
+) -> None:
+    # Each seat decides from its view and its own hand (the replica's private data): the
+    # network path plays exactly the in-process game.
+    game = GameSpec(0, toy_registered, {"players": 3}, 8, ("random",) * 3)
+    with running_host(tmp_path) as host:
+        networked = play_network(host.endpoint, game)
+    local = play_local(game)
+    assert networked.record["actions"] == local.record["actions"]
+    assert networked.scores == local.scores
+    with pytest.raises(ValueError, match="only random plays it"):
+        make_policy("greedy", game=toy_registered)
+
+
+def test_a_bot_given_data_that_does_not_fit_looks_again_and_plays_on(tmp_path: Path) -> None:
+    """Its view and private data from two moments (a hand card also in the discards): it
+    fetches both afresh instead of deciding on a state that cannot be, or falling over."""
+    with running_host(tmp_path) as host:
+        bots = [BotRunner(host.endpoint, "random", seed=seat) for seat in range(2)]
+        try:
+            table = bots[0].create({"players": 2}, game="sugi", seed=8)
+            for bot in bots:
+                bot.join(table)
+            while not (bots[0].client.state.my_turn and bots[0].client.state.view["discard"]):
+                mover = next(b for b in bots if b.client.state.my_turn)
+                mover._move(mover.client.state)
+                for bot in bots:
+                    bot.client.sync()
+            replica = bots[0].client.state
+            version, moves, discard = replica.version, bots[0].moves, replica.view["discard"][0]
+            replica.private = {**replica.private, "hand": [*replica.private["hand"][1:], discard]}
+            bots[0]._move(replica)
+            fresh = bots[0].client.state
+            assert bots[0].moves == moves and fresh.version == version  # no move: it looked again
+            assert discard not in fresh.private["hand"]
+            bots[0]._move(fresh)  # and then plays
+            assert bots[0].moves == moves + 1 and bots[0].client.sync().version == version + 1
+        finally:
+            for bot in bots:
+                bot.close()

@@ -1,0 +1,147 @@
+"""Every command-line mistake: one line on stderr saying what is wrong, exit code 2, no
+traceback. Each case runs the real ``sagani`` command (``python -m sagani_net.cli.main``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_net_support import RUN_SAGANI
+
+from sagani_net.games.sagani.rules import State
+from sagani_net.host import Host
+
+#: Far above what any case needs; a hang fails the test instead of the suite.
+RUN_TIMEOUT_S = 30
+#: An address of TEST-NET-1 (RFC 5737): on no machine, so binding it fails.
+NOT_HERE = "192.0.2.1"
+
+
+@pytest.fixture(scope="module")
+def busy_port() -> Iterator[int]:
+    """A port something else listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Damaged records: 100,000-deep JSON, a tile id "a" or 12.0, an unknown game."""
+    folder = tmp_path_factory.mktemp("records")
+    (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    good = State.new(2, seed=1).to_record()
+    for name, change in {"tile-a": {"tiles": ["a", *good["tiles"][1:]]},
+                         "tile-float": {"tiles": [12.0, *good["tiles"][1:]]},
+                         "chess": {"game": "chess"}, "list": None}.items():
+        record = [good] if change is None else {**good, **change}
+        (folder / f"{name}.json").write_text(json.dumps(record))
+    (folder / "a-file").write_text("not a directory")
+    return folder
+
+
+#: A well-formed standby code (nothing listens there).
+STANDBY_CODE = "sagani-standby://127.0.0.1:1?link=3&secret=" + "A" * 43
+
+BAD = {
+    "no such subcommand": ["frobnicate"],
+    "host --port 70000": ["host", "--port", "70000"],
+    "host --port 65536": ["host", "--port", "65536"],
+    "host --port -1": ["host", "--port", "-1"],
+    "host --port 65535 (no pub port)": ["host", "--port", "65535", "--data-dir", "{tmp}/h"],
+    "host --pub-port = --port": ["host", "--port", "47999", "--pub-port", "47999"],
+    "host --bind 999.1.1.1": ["host", "--bind", "999.1.1.1"],
+    "host --bind ''": ["host", "--bind", ""],
+    "host --bind not this machine": ["host", "--bind", NOT_HERE, "--port", "0",
+                                     "--data-dir", "{tmp}/h"],
+    "host port in use": ["host", "--port", "{busy}", "--pub-port", "0", "--data-dir", "{tmp}/h"],
+    "host --heartbeat-s 0": ["host", "--heartbeat-s", "0"],
+    "host --heartbeat-s -1": ["host", "--heartbeat-s", "-1"],
+    "host --heartbeat-s 1e-9": ["host", "--heartbeat-s", "1e-9"],
+    "host --heartbeat-s nan": ["host", "--heartbeat-s", "nan"],
+    "host --data-dir ''": ["host", "--data-dir", ""],
+    "host --bot-deadline 0": ["host", "--bot-deadline", "0"],
+    "host --turn-timer 0": ["host", "--turn-timer", "0"],
+    "join --turn-timer soon": ["join", "{host}", "--turn-timer", "soon"],
+    "bot unreachable host": ["bot", "127.0.0.1:1", "--table", "t"],
+    "bot host:notaport": ["bot", "127.0.0.1:notaport", "--table", "t"],
+    "bot udp://": ["bot", "udp://127.0.0.1:5000", "--table", "t"],
+    "bot damaged join code": ["bot", "sagani://127.0.0.1:47410?key=abc", "--table", "t"],
+    "bot unknown --table": ["bot", "{host}", "--table", "nosuchtable"],
+    "bot --create 9": ["bot", "{host}", "--create", "9"],
+    "bot --create 0": ["bot", "{host}", "--create", "0"],
+    "bot --seat 9": ["bot", "{host}", "--create", "2", "--seat", "9"],
+    "bot --iterations -5": ["bot", "{host}", "--table", "t", "--iterations", "-5"],
+    "bot --think -1": ["bot", "{host}", "--table", "t", "--think", "-1"],
+    "bot --deadline -1": ["bot", "{host}", "--table", "t", "--deadline", "-1"],
+    "join damaged join code": ["join", "sagani://127.0.0.1:47410?key=abc"],
+    "join http://": ["join", "http://127.0.0.1"],
+    "join host:notaport": ["join", "127.0.0.1:notaport"],
+    "join --players 9": ["join", "{host}", "--players", "9"],
+    "join --players 0": ["join", "{host}", "--players", "0"],
+    "join unreachable host": ["join", "127.0.0.1:1"],
+    "tables unreachable host": ["tables", "127.0.0.1:1"],
+    "tables bad address": ["tables", "127.0.0.1:notaport"],
+    "join --game chess": ["join", "{host}", "--game", "chess"],
+    "join --standby not a code": ["join", "--standby", "127.0.0.1:47410"],
+    "join --standby - nothing": ["join", "--standby", "-"],
+    "join --standby --lan": ["join", "--lan", "--standby", STANDBY_CODE],
+    "host --standby not a code": ["host", "--standby", "sagani://127.0.0.1:47410?key=abc"],
+    "play --seed -1": ["play", "--seed", "-1"],
+    "play --seed 2**70": ["play", "--seed", str(2**70)],
+    "play --players 5": ["play", "--players", "5", "--data-dir", "{tmp}/p"],
+    "play --seat 3 of 2": ["play", "--seat", "3", "--data-dir", "{tmp}/p"],
+    "play --bots foo": ["play", "--bots", "foo"],
+    "play --game chess": ["play", "--game", "chess"],
+    "play --port in use": ["play", "--port", "{busy}", "--new", "--data-dir", "{tmp}/p"],
+    "selfplay --players 5": ["selfplay", "--players", "5"],
+    "selfplay --players 1 --mode multi": ["selfplay", "--players", "1", "--mode", "multi"],
+    "selfplay --policy foo": ["selfplay", "--policy", "foo"],
+    "selfplay --games 0": ["selfplay", "--games", "0"],
+    "tournament --strategies foo": ["tournament", "--strategies", "foo"],
+    "tournament --games -1": ["tournament", "--games", "-1"],
+    "tournament --players 9": ["tournament", "--players", "9", "--games", "1"],
+    "replay 100,000-deep JSON": ["replay", "{records}/deep.json"],
+    "replay tile id a": ["replay", "{records}/tile-a.json"],
+    "replay tile id 12.0": ["replay", "{records}/tile-float.json"],
+    "replay unknown game": ["replay", "{records}/chess.json"],
+    "replay not a map": ["replay", "{records}/list.json"],
+    "replay /dev/zero": ["replay", "/dev/zero"],
+    "replay no such file": ["replay", "{records}/nothing.json"],
+    "record export --data-dir FILE": ["record", "export", "t", "--data-dir", "{records}/a-file"],
+    "record export unknown table": ["record", "export", "t", "--data-dir", "{tmp}/empty"],
+    "record export --host unreachable": ["record", "export", "t", "--host", "127.0.0.1:1"],
+    "record export --host unknown table": ["record", "export", "t", "--host", "{host}"],
+    "record export --host --data-dir": ["record", "export", "t", "--host", "{host}",
+                                        "--data-dir", "{tmp}/empty"],
+}
+
+
+@pytest.mark.parametrize("case", BAD, ids=list(BAD))
+def test_a_bad_argument_is_one_line_and_exit_2(
+    case: str, host: Host, busy_port: int, records: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "empty").mkdir()
+    fill = {"host": host.endpoint.removeprefix("tcp://"), "busy": str(busy_port),
+            "records": str(records), "tmp": str(tmp_path)}
+    argv = [arg.format(**fill) for arg in BAD[case]]
+    done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and lines[0].startswith("sagani"), done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
+    done = subprocess.run([*RUN_SAGANI, "join", "127.0.0.1:1"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=RUN_TIMEOUT_S)
+    assert done.stdout.startswith("asking 127.0.0.1:1 ...")
+    for cause in ("address or port is wrong", "not running", "join code", "firewall"):
+        assert cause in done.stderr

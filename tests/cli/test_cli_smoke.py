@@ -1,0 +1,174 @@
+"""The installed ``sagani`` command, end to end, in subprocesses (a pseudo-terminal for the
+console). Everything stays on 127.0.0.1 and in a temporary data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_kit import Terminal, lan_party, sagani
+from test_net_support import RUN_SAGANI
+
+from sagani_net.store import Store
+
+
+def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
+    done = sagani("selfplay", "--games", "1", "--seed", "4", "--records", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (record,) = tmp_path.glob("*.json")
+    shown = sagani("replay", str(record), "--print")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    # At the terminal's width (none here: 120 columns), no key hints, the ranking last.
+    assert all(len(line) <= 120 for line in lines)
+    assert "game over" in lines[0] and "Game over" in shown.stdout
+    assert "q quit" not in shown.stdout and not lines[-1].startswith(">")
+    assert lines[-1].endswith("wins.")
+    wide = subprocess.run([*RUN_SAGANI, "replay", str(record), "--print"], capture_output=True,
+                          text=True, env={**os.environ, "COLUMNS": "80", "LINES": "24"})
+    assert all(len(line) <= 80 for line in wide.stdout.splitlines())
+
+
+def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
+    # mcts thinks in a worker process; a short --think keeps the game quick.
+    done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "mcts,random",
+                  "--think", "0.02", "--seed", "8", "--new",
+                  "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert ": over" in done.stdout
+    assert len([line for line in done.stdout.splitlines() if "points" in line]) == 3
+    assert not (tmp_path / "play.json").exists()  # a finished game leaves nothing to resume
+    path = done.stdout.split("record: ")[1].strip()
+    record = json.loads(Path(path).read_text())
+    assert record["game"] == "sagani" and len(record["names"]) == 3  # who played
+
+
+def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
+    term = Terminal("play", "--seed", "3", "--new", "--name", "ann", "--data-dir", str(tmp_path))
+    term.wait_for("YOUR TURN")
+    term.send("1")
+    term.wait_for("Enter place")
+    term.send("\r")
+    term.wait_for("(1 tile,")
+    term.send("q")
+    term.wait_for("`sagani play` resumes it")  # quitting says how to come back
+    assert term.close() == 0
+    term = Terminal("play", "--data-dir", str(tmp_path))
+    term.wait_for("Resume it?")
+    term.send("y\r")
+    term.wait_for("(1 tile,")
+    term.wait_for("ann placed")  # the log starts with the game so far
+    term.send("q")
+    assert term.close() == 0
+    # --new sets the unfinished game aside, where no host loads it at every start.
+    done = sagani("play", "--new", "--autoplay", "greedy", "--data-dir", str(tmp_path))
+    assert done.returncode == 0 and "the unfinished game is set aside in" in done.stdout
+    (aside,) = (tmp_path / "abandoned").iterdir()
+    assert Store(aside).unfinished() and not Store(tmp_path).unfinished()
+
+
+def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
+    assert done.returncode == 2
+    assert "unknown bot kinds 'clever'; known: greedy, random, mcts" in done.stderr
+
+
+def test_help_lists_the_console_commands() -> None:
+    done = subprocess.run([*RUN_SAGANI, "--help"], capture_output=True,
+                          text=True, check=True)
+    for command in ("play", "join", "replay"):
+        assert command in done.stdout
+
+
+def test_sagani_alone_prints_the_help_and_there_is_a_version() -> None:
+    alone = sagani()
+    assert alone.returncode == 0 and "play" in alone.stdout and not alone.stderr
+    version = sagani("--version")
+    assert version.returncode == 0 and version.stdout.startswith("sagani ")
+
+
+@pytest.mark.parametrize("command", ["play", "join", "replay", "host", "bot", "tournament",
+                                     "selfplay"])
+def test_every_subcommand_has_a_description(command: str) -> None:
+    done = sagani(command, "--help")
+    assert done.returncode == 0
+    usage, description = done.stdout.split("\n\n")[:2]
+    assert not description.lstrip().startswith(("positional", "options")), done.stdout
+    assert "%%" not in done.stdout
+
+
+def test_selfplay_help_names_every_policy_and_counts_seats_from_1(tmp_path: Path) -> None:
+    assert "mcts" in sagani("selfplay", "--help").stdout
+    done = sagani("selfplay", "--games", "1", "--policy", "greedy,random")
+    assert "seat 1 " in done.stdout and "seat 2 " in done.stdout and " seat 0" not in done.stdout
+
+
+def test_host_join_and_bot_play_over_the_network(tmp_path: Path) -> None:
+    """Three commands, as at a LAN party but on 127.0.0.1: a host, a person, a bot."""
+    with lan_party(tmp_path / "host") as (host, bots):
+        assert host.stdout is not None
+        line = host.stdout.readline()  # "sagani host: requests tcp://127.0.0.1:PORT ..."
+        address = line.split()[3]
+        # The console keeps its seat tokens in the user data dir: keep them in tmp_path.
+        home = {"XDG_DATA_HOME": str(tmp_path / "data")}
+        person = Terminal("join", address, "--players", "2", "--bots", "1", "--name", "ann",
+                          env=home)
+        person.wait_for("waiting for players (1/2 seated)")
+        table = re.search(r"table ([0-9a-f]+)", person.screen.text())
+        assert table is not None
+        lobby = sagani("tables", address)  # the lobby names each table's game
+        assert lobby.returncode == 0
+        assert f"{table.group(1)}  sagani   open" in lobby.stdout and "1:ann" in lobby.stdout
+        bots.append(subprocess.Popen([*RUN_SAGANI, "bot", address, "--table", table.group(1),
+                                      "--quiet"]))
+        person.wait_for("YOUR TURN")
+        person.send("1")
+        person.wait_for("Enter place")
+        person.send("\r")
+        person.wait_for("ann placed")
+        person.wait_for("YOUR TURN")  # the bot answered over the network
+        person.send("q")
+        assert person.close() == 0
+        assert (tmp_path / "data" / "sagani" / "join.json").exists()
+
+
+def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> None:
+    host = subprocess.Popen([*RUN_SAGANI, "host", "--secure", "--print-join-code", "--port", "0",
+                             "--data-dir", str(tmp_path), "--quiet"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert host.stdout is not None
+        first = host.stdout.readline().strip()
+        assert first.startswith("'sagani://") and first.endswith("'") and "?key=" in first
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+
+
+def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
+    done = subprocess.run([*RUN_SAGANI, "record", "export", "nosuch"], capture_output=True,
+                          text=True, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    assert done.returncode == 2
+    assert str(tmp_path / "sagani") in done.stderr and str(tmp_path / "sagani" / "play") in (
+        done.stderr)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["plya"]])
+def test_the_command_line_answers_without_importing_the_console_the_host_or_zmq(
+    argv: list[str],
+) -> None:
+    """Issue 21 point 1: ``sagani --version`` took half a second building every subcommand's
+    parser (the console, the host, zmq, prompt_toolkit). Only the command named is built."""
+    probe = ("import sys\nfrom sagani_net.cli.main import main\ncode = main(sys.argv[1:])\n"
+             "heavy = [m for m in ('zmq', 'prompt_toolkit', 'sqlite3', 'sagani_net.host', "
+             "'sagani_net.cli.console.app') if m in sys.modules]\n"
+             "print('HEAVY', heavy, file=sys.stderr)\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                          timeout=60)
+    assert "HEAVY []" in done.stderr, done.stderr
+    assert done.returncode == (2 if argv == ["plya"] else 0)

@@ -1,0 +1,140 @@
+"""``sagani host --lan`` and ``sagani join --lan``: a host is advertised with zeroconf only where
+the LAN can reach it, and a console finds it.
+
+Multicast is sent only inside a network namespace the test makes itself (a veth pair on a
+documentation subnet, nothing else in it); where namespaces cannot be made, that test skips.
+"""
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_net_support import ROOT, RUN_SAGANI, until
+
+#: TEST-NET-2 (RFC 5737): never a real LAN.
+HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
+
+
+def test_host_lan_on_loopback_is_refused_with_a_reason(tmp_path):
+    done = subprocess.run(
+        [*RUN_SAGANI, "host", "--lan", "--port", "0",
+         "--data-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert "--lan" in done.stderr and "--bind 0.0.0.0" in done.stderr
+
+
+@contextlib.contextmanager
+def private_lan() -> Iterator[list[str]]:
+    """A network namespace of its own with two linked interfaces; yields the command prefix
+    that runs a program inside it."""
+    if not all(shutil.which(tool) for tool in ("unshare", "nsenter", "ip")):
+        pytest.skip("needs unshare, nsenter and ip")
+    holder = subprocess.Popen(["unshare", "--net", "sleep", "600"], stderr=subprocess.PIPE)
+    try:
+        # Popen returns before unshare has made the namespace: until then /proc/PID/ns/net is
+        # still ours, and the setup would change this machine's own network.
+        ours, theirs = Path("/proc/self/ns/net"), Path(f"/proc/{holder.pid}/ns/net")
+        until(lambda: theirs.readlink() != ours.readlink() or holder.poll() is not None)
+        if holder.poll() is not None:
+            pytest.skip(f"cannot make a network namespace here: {holder.stderr.read()}")
+        inside = ["nsenter", f"--net={theirs}"]
+        setup = [["ip", "link", "set", "lo", "up"],
+                 ["ip", "link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+                 ["ip", "addr", "add", f"{HOST_IP}/24", "dev", "v0"],
+                 ["ip", "addr", "add", f"{PEER_IP}/24", "dev", "v1"],
+                 ["ip", "link", "set", "v0", "up"],
+                 ["ip", "link", "set", "v1", "up"]]
+        for command in setup:
+            done = subprocess.run([*inside, *command], capture_output=True, text=True)
+            if done.returncode != 0:
+                pytest.skip(f"cannot make a network namespace here: {done.stderr.strip()}")
+        yield inside
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")}  # join keeps its seats there
+    log = tmp_path / "host.log"
+    with private_lan() as inside, log.open("w") as log_file:
+        host = subprocess.Popen(
+            [*inside, *RUN_SAGANI, "host", "--lan", "--bind", HOST_IP,
+             "--port", "0", "--data-dir", str(tmp_path / "host")],
+            stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=ROOT, env=env,
+        )
+        try:
+            assert host.stdout is not None
+            found = re.search(r"requests (\S+)", host.stdout.readline())
+            assert found and found[1].startswith(f"tcp://{HOST_IP}:")
+            # After the standby code's lines (sagani host prints it when it serves).
+            assert any("advertised on the LAN" in line for line in host.stdout)
+            done = subprocess.run(
+                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
+                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+            )
+        finally:
+            host.terminate()
+            host.wait()
+    assert re.search(rf"1\. .* at {re.escape(found[1])}$", done.stdout, re.MULTILINE), done.stdout
+    # It reached the host it found: there is just no game to watch there yet.
+    assert "no game to watch at this host" in done.stderr, log.read_text()
+
+
+def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
+    """While it follows, only the active host is found; once the standby serves, new players
+    looking with ``sagani join --lan`` find it."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")}
+    host_cmd = [*RUN_SAGANI, "host", "--lan", "--port", "0",
+                "--heartbeat-s", "0.2"]
+    with private_lan() as inside, (tmp_path / "a.log").open("w") as a_log, \
+            (tmp_path / "b.log").open("w") as b_log:
+        active = subprocess.Popen(
+            [*inside, *host_cmd, "--bind", HOST_IP, "--data-dir", str(tmp_path / "a")],
+            stdout=subprocess.PIPE, stderr=a_log, text=True, cwd=ROOT, env=env,
+        )
+        standby = subprocess.Popen(
+            [*inside, *host_cmd, "--bind", PEER_IP, "--standby", "-", "--data-dir",
+             str(tmp_path / "b")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=b_log, text=True, cwd=ROOT,
+            env=env,
+        )
+        try:
+            code = next(line.split()[-1] for line in active.stdout
+                        if line.startswith("sagani host: standby code "))
+            standby.stdin.write(code + "\n")
+            standby.stdin.close()
+            endpoint = re.search(r"requests (\S+)", standby.stdout.readline())[1]
+            assert standby.stdout.readline().startswith("sagani host: standby of ")
+            # It follows (the active host says so in its log) before the active host goes.
+            until(lambda: any(said in (tmp_path / "a.log").read_text()
+                              for said in ("follows from entry", "gets a snapshot")))
+            active.kill()
+            active.wait()
+
+            def player_came() -> bool:
+                """A player of the old host comes (a client is what makes a standby take over),
+                and comes again until the standby has counted the active host lost."""
+                came = subprocess.run([*inside, *RUN_SAGANI, "tables", endpoint],
+                                      capture_output=True, text=True, timeout=60, cwd=ROOT,
+                                      env=env)
+                return came.returncode == 0
+
+            until(player_came)
+            done = subprocess.run(
+                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
+                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+            )
+        finally:
+            for proc in (active, standby):
+                proc.terminate()
+                proc.wait()
+    found = re.search(rf"1\. .* at {re.escape(endpoint)}$", done.stdout, re.MULTILINE)
+    assert found, (done.stdout, (tmp_path / "b.log").read_text())

@@ -1,0 +1,64 @@
+"""Issue 20 point 2: consoles that share one HOME (one join.json) each get a seat of their own.
+A saved seat is taken back only by a console of its name (any, without ``--name``), and only
+while no other console plays it (a lock per saved seat); ``--name`` is always honoured. The
+real ``sagani join`` on pseudo-terminals, a real host on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from cli_kit import Terminal
+
+from sagani_net.host import Host
+
+
+def names_at(host: Host, table: str) -> list[str | None]:
+    return [seat["name"] for seat in host.room.seats(host.tables[table])]
+
+
+def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(
+    host: Host, tmp_path: Path
+) -> None:
+    home = {"XDG_DATA_HOME": str(tmp_path)}
+    address = host.endpoint.removeprefix("tcp://")
+    consoles: list[Terminal] = []
+    try:
+        ann = Terminal("join", address, "--players", "2", "--name", "ann", env=home)
+        consoles.append(ann)
+        ann.wait_for("waiting for players (1/2 seated)")
+        found = re.search(r"table ([0-9a-f]{8})", ann.screen.text())
+        assert found is not None
+        table = found.group(1)
+        bob = Terminal("join", address, "--name", "bob", env=home)  # same HOME, same join.json
+        consoles.append(bob)
+        bob.wait_for("you: bob")
+        assert names_at(host, table) == ["ann", "bob"]
+        assert host.tables[table].status == "running"  # the game started
+        ann.wait_for("you: ann")
+        # A third console asking for ann's seat while ann plays it: one line, exit 2.
+        again = Terminal("join", address, "--name", "ann", env=home)
+        consoles.append(again)
+        again.wait_for("played by another console")
+        assert again.close() == 2
+        (line,) = [ln for ln in again.screen.text().splitlines() if "another console" in ln]
+        # (cut at the terminal's 80 columns: the console that holds it, "sagani join (pid N)",
+        # comes next)
+        assert line.startswith(f"sagani join: ann's seat at table {table} is played by another "
+                               "console (sagani j")
+        ann.send("q")
+        ann.wait_for("--name ann` takes it back")
+        assert ann.close() == 0
+        saved = json.loads((tmp_path / "sagani" / "join.json").read_text())
+        assert sorted(v["name"] for v in saved.values()) == ["ann", "bob"]
+        # With ann's console gone, a console without a name takes back the free seat: ann's.
+        back = Terminal("join", address, env=home)
+        consoles.append(back)
+        back.wait_for("you: ann")
+        assert names_at(host, table) == ["ann", "bob"]
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()

@@ -1,0 +1,90 @@
+"""Issue 20 point 9 in the console, on pipe input against a real host on 127.0.0.1: a player
+whose console is gone shows as away on the others' screens within a few presence periods (the
+console says it is there while it waits, so its own seat never does); B seats a bot for the
+away player to move; when that player comes back with the token the bot leaves and they play
+on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from console_kit import running_console
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
+from test_net_support import choose, sessions_of_moves, until_async
+
+from sagani_net.client import AsyncClient
+from sagani_net.host import HOST_STAND_IN_SESSION, Host, hash_token
+
+WAIT_S = 20.0
+
+
+def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_back(
+    host: Host,  # noqa: F811 - the fixture
+) -> None:
+    async def main() -> tuple[str, str]:
+        bob = AsyncClient(host.endpoint)
+        await bob.connect()
+        table = await bob.create({"players": 2}, seed=5)
+        await bob.join(table, seat=0, name="bob")  # seat 0 moves first
+        ann = AsyncClient(host.endpoint)
+        await ann.join(table, seat=1, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, ann) as running:
+            await until_async(lambda: model.view is not None and model.turn == 0)
+            # Bob's console is gone (his client says nothing more): within a few presence
+            # periods everyone sees it. Ann's console said she is there all along.
+            await until_async(lambda: model.away(0), WAIT_S)
+            assert not host.sessions[hash_token(ann.token or "")].away
+            text = screen_text(model, 80, 24)
+            assert "bob's turn (away)" in text
+            assert "bob is away: B seats a bot for bob until they are back" in text
+            assert "bob is away" in model.log
+            # A typed stand-in for your own seat is refused in words, nothing sent.
+            running.console.run_command("standin 2")
+            assert model.message.startswith("standin takes another seat")
+            running.keys.send_text("B")
+            await until_async(lambda: model.stood_in(0), WAIT_S)
+            assert "a bot plays for bob until they are back (asked by ann)" in model.log
+            assert "bob's turn (away: a bot plays)" in screen_text(model, 80, 24) or model.my_turn
+            # The host's bot plays bob's turn; then it is ann's.
+            await until_async(lambda: model.my_turn, WAIT_S)
+            # Bob comes back with his token: the bot leaves, and he plays on.
+            await bob.sync()
+            await until_async(lambda: not model.stood_in(0) and not model.away(0), WAIT_S)
+            assert "bob is back and plays on; the bot leaves" in model.log
+            running.keys.send_text("1")  # ann's turn: a tile, placed where the cursor is
+            await until_async(lambda: "Enter place" in screen_text(model, 80, 24))
+            running.keys.send_text("\r")
+            await until_async(lambda: model.turn == 0, WAIT_S)
+            rng = random.Random(2)
+            while bob.state.turn != 0:
+                await bob.next_update(1.0)
+            await bob.act(choose(bob.state.view, rng))  # bob's own move, accepted
+            bob_hash = hash_token(bob.token or "")
+        bob.close()
+        ann.close()
+        return table, bob_hash
+
+    table, bob_hash = asyncio.run(main())
+    # Bob's first turn was the stand-in's (the host's), his last move his own.
+    moves = sessions_of_moves(host.store.data_dir, table)
+    assert moves[0] == (0, HOST_STAND_IN_SESSION)
+    assert moves[-1] == (0, bob_hash)
+
+
+def test_the_status_line_says_the_turn_timer_and_who_is_away() -> None:
+    from sagani_net.games import get_game
+
+    game = get_game("sagani")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    seats = [{"seat": 0, "name": "bob", "away": False}, {"seat": 1, "name": "ann"}]
+    model = ConsoleModel(you=1, seats=seats, turn_timer_s=90.0)
+    model.load({"status": "running", "turn": 0, "view": state.view(None), "seats": seats})
+    assert "bob's turn (90 s a turn)" in screen_text(model, 80, 24)
+    model.seats = [{**seats[0], "away": True}, seats[1]]
+    assert "bob's turn (away)" in screen_text(model, 80, 24)
+    # When it is not the away player's turn, the status line still says who is away.
+    model.host_turn = 1
+    assert "YOUR TURN (90 s a turn) · away: bob" in screen_text(model, 80, 24)

@@ -1,0 +1,225 @@
+"""Rendering: tiles and whole screens as text, checked against golden files in tests/golden/.
+
+Run with ``SAGANI_UPDATE_GOLDEN=1`` to rewrite the golden files after a deliberate change, then
+read the diff.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from console_kit import GOLDEN, check_golden
+from prompt_toolkit.output import DummyOutput
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import screen, screen_text
+
+from sagani_net.bots import make_policy
+from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.tiles import ROTATIONS, TILES
+from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows
+from sagani_net.gameui import line_text
+
+
+def tile_text(rows: list) -> str:
+    return "\n".join(line_text(row) for row in rows)
+
+
+EVENTS: dict[int, list[dict]] = {}
+
+
+def played(moves: int, players: int = 2, seed: int = 3) -> State:
+    """A game after ``moves`` greedy decisions (deterministic); its events in EVENTS."""
+    state = State.new(players, seed=seed)
+    policy, rng = make_policy("greedy"), random.Random(1)
+    events: list[dict] = []
+    for _ in range(moves):
+        if state.is_over():
+            break
+        events.extend(state.apply(policy.choose(state, rng)))
+    EVENTS[id(state)] = events
+    return state
+
+
+def model_for(state: State, you: int = 0) -> ConsoleModel:
+    """The console's model after it heard the game's last events, as from a host."""
+    model = ConsoleModel(connection="online")
+    names = ["ann", "greedy", "bo", "cy"][: state.players]
+    model.load({
+        "table": "t1", "you": you, "status": "over" if state.is_over() else "running",
+        "seats": [{"name": n} for n in names], "view": state.view(you),
+    })
+    model.receive({"events": EVENTS.get(id(state), [])[-8:], "view": state.view(you)})
+    return model
+
+
+# -- tiles ----------------------------------------------------------------------------------------
+
+
+def test_tile_golden_every_rotation_covered_and_flipped() -> None:
+    parts = []
+    for tile in (8, 1, 40):  # four arrows, one arrow, and a mixed tile
+        for rotation in ROTATIONS:
+            parts.append(f"tile {tile} rot {rotation}\n" + tile_text(tile_rows(tile, rotation)))
+        parts.append(f"tile {tile} covered N+E\n" + tile_text(tile_rows(tile, 90, 0b101)))
+        parts.append(f"tile {tile} flipped\n" + tile_text(tile_rows(tile, 0, 0xFF, True)))
+    check_golden("tiles.txt", "\n\n".join(parts) + "\n")
+
+
+@pytest.mark.parametrize("tile", sorted(TILES))
+def test_every_tile_is_8_by_3_in_every_rotation(tile: int) -> None:
+    for rotation in ROTATIONS:
+        rows = tile_rows(tile, rotation)
+        assert len(rows) == TILE_H
+        assert all(len(line_text(row)) == TILE_W for row in rows)
+
+
+def test_arrow_stands_where_it_points_and_names_its_element() -> None:
+    # Tile 8 upright: N fire, NE earth, E earth, NW fire.
+    rows = [line_text(r) for r in tile_rows(8, 0)]
+    assert rows[0] == "↖f ↑f ↗e"
+    assert rows[1].endswith("→e")
+    assert "F10" in rows[1]
+
+
+def test_covered_arrow_holds_a_disc() -> None:
+    covered_north = 1 << 0
+    rows = [line_text(r) for r in tile_rows(8, 0, covered_north)]
+    assert rows[0] == "↖f ↑● ↗e"
+
+
+def test_flipped_tile_is_framed_with_its_value() -> None:
+    rows = [line_text(r) for r in tile_rows(8, 0, 0xFF, True)]
+    assert rows == ["╭──────╮", "│ F10  │", "╰──────╯"]
+
+
+def test_elements_differ_in_glyphs_without_colour() -> None:
+    letters = {line_text(tile_rows(t, 0)[1])[3] for t in TILES}
+    assert letters == {"F", "W", "E", "A"}
+
+
+def test_arrow_colour_is_its_wanted_element() -> None:
+    north = tile_rows(8, 0)[0]
+    styles = [style for style, text in north if "↑" in text]
+    assert styles and "class:arrow.fire" in styles[0]
+
+
+# -- displays -------------------------------------------------------------------------------------
+
+
+def test_display_pans_to_keep_the_ghost_in_sight() -> None:
+    display = [[x, 0, 8, 0, 0, False] for x in range(12)]
+    rows = display_rows(display, 53, 13, ghost=(1, (12, 0), 0), legal=[(12, 0)])
+    text = "\n".join(line_text(r) for r in rows)
+    assert "+F1" in text  # the ghost (tile 1 is a fire 1) is on screen
+    assert "◂" in text  # and the west side is cut off, marked
+
+
+def test_display_fits_its_box() -> None:
+    state = played(60)
+    view = state.view(0)
+    for width, height in ((53, 13), (30, 7), (120, 30)):
+        rows = display_rows(view["seats"][0]["display"], width, height)
+        assert len(rows) == height
+        assert all(len(line_text(r)) == width for r in rows)
+
+
+# -- whole screens --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 40)])
+def test_screen_golden_while_placing(size: tuple[int, int]) -> None:
+    state = played(32)
+    model = model_for(state)
+    assert model.my_turn
+    model.ui.select(Action.take(1))
+    model.ui.move(1, 0)
+    model.ui.rotate()
+    width, height = size
+    check_golden(f"screen-placing-{width}x{height}.txt", screen_text(model, width, height))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_screen_golden_final(size: tuple[int, int]) -> None:
+    state = played(10_000)
+    assert state.is_over()
+    model = model_for(state)
+    assert model.page == FINAL
+    width, height = size
+    check_golden(f"screen-final-{width}x{height}.txt", screen_text(model, width, height))
+
+
+def test_screen_golden_intermezzo() -> None:
+    state = played(0)
+    policy, rng = make_policy("greedy"), random.Random(1)
+    while state.intermezzo is None:
+        state.apply(policy.choose(state, rng))
+    model = model_for(state, you=state.current_seat)
+    check_golden("screen-intermezzo-80x24.txt", screen_text(model, 80, 24))
+
+
+@pytest.mark.parametrize("moves", [0, 1, 40, 120, 10_000])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40), (160, 48)])
+def test_screen_is_exactly_the_terminal_size(moves: int, size: tuple[int, int]) -> None:
+    width, height = size
+    model = model_for(played(moves, players=3))
+    lines = screen(model, width, height - 1)
+    assert len(lines) == height - 1
+    assert all(len(line_text(line)) == width for line in lines)
+
+
+def test_help_pages_are_made_from_the_key_bindings_and_fit_80_by_24() -> None:
+    """Page 1 lists every key binding with its own help line; the next pages hold the
+    commands and symbols, then the rules; each fits an 80x24 terminal whole."""
+    model = model_for(played(0))
+    Console(model, output=DummyOutput())  # binds the keys, which write the keys page
+    model.page = "help"
+    pages = []
+    for page in range(3):
+        model.help_page = page
+        pages.append(screen_text(model, 80, 24))
+    keys, commands, rules = pages
+    assert "Keys" in keys and "1-5" in keys and "take that offer tile" in keys
+    assert "Tab" in keys and "show the next player's" in keys and "Esc" in keys
+    assert "Commands" in commands and "missing disc)" in commands
+    assert "Cacophony" in rules and "Intermezzo" in rules and "End:" in rules
+    for text in pages:
+        assert "page " in text and all(len(line) <= 80 for line in text.splitlines())
+    assert "against you)" in rules  # the last line is on screen, whole
+
+
+def test_readme_shows_the_golden_screen() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    screen_80x24 = (GOLDEN / "screen-placing-80x24.txt").read_text(encoding="utf-8")
+    assert screen_80x24.rstrip("\n") in readme, "paste tests/golden/screen-placing-80x24.txt"
+
+
+def test_a_narrow_terminal_folds_the_panel_under_the_offer() -> None:
+    state = played(32)
+    model = model_for(state)
+    text = screen_text(model, 60, 24)
+    assert "Unseen" not in text and "ends at" not in text  # no side panel beside the display
+    assert f"[{len(state.offer)}]" in text and "left" in text  # the whole offer, and the pile
+    assert "ann 4" in text and "greedy 16" in text and "Storage 2/4" in text
+
+
+def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
+    state = played(0)
+    assert len(state.offer) == 5
+    text = screen_text(model_for(state), 80, 24)
+    assert "[5]" in text and f"{state.pile_size()} left" in text
+
+
+def test_the_log_gets_the_rows_the_board_does_not_need_and_scrolls_back() -> None:
+    state = played(6)
+    model = model_for(state)
+    for i in range(30):
+        model.add_log(f"line {i}")
+    text = screen_text(model, 120, 40)
+    shown = [n for n in range(30) if f"line {n}\n" in text]
+    assert len(shown) >= 12 and shown[-1] == 29  # more than the 6 a fixed share gave
+    model.log_back = 10
+    text = screen_text(model, 120, 40)
+    assert "line 19\n" in text and "line 29" not in text and "newer lines below" in text

@@ -1,0 +1,397 @@
+"""Hostile peers on 127.0.0.1 (issue 10): what one peer can make the host hold, send, spend
+or take, on a real host with real sockets.
+
+Each attack is bounded in time and memory, so that a host without the defence fails the test
+without sinking the machine: the endless stream stops at ATTACK_BYTES, the floods after a few
+seconds.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import zmq
+from fault_kit import (
+    ATTACK_BYTES,
+    MIB,
+    RSS_SLACK_BYTES,
+    PeakRss,
+    closed_by_host,
+    stream_until_cut,
+    zmtp_dealer,
+)
+from sagani_net.protocol import VERSION, decode_message, encode
+from test_net_support import WAIT_S, Raw, running_host, until
+
+from sagani_net.host import BindError, Host, Limits
+
+
+def test_a_message_that_never_ends_is_cut_and_the_host_stays_small(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        port = int(host.endpoint.rsplit(":", 1)[1])
+        with PeakRss() as rss:
+            sock = zmtp_dealer(port)
+            sent = stream_until_cut(sock, bytes(64 * 1024), ATTACK_BYTES)
+            sock.close()
+        print(f"endless message: cut after {sent / MIB:.1f} MiB sent, host grew "
+              f"{rss.growth / MIB:.1f} MiB")
+        assert sent < ATTACK_BYTES, "the host never cut the endless message"
+        assert rss.growth < RSS_SLACK_BYTES
+        assert Raw(host.endpoint)("hello")["type"] == "welcome"
+
+
+def test_a_request_of_many_big_frames_is_cut_before_the_host_holds_it(tmp_path: Path) -> None:
+    """4,000 frames of 250 KiB took the host to 2.9 GiB: ZeroMQ buffers a message whole."""
+    with running_host(tmp_path) as host:
+        port = int(host.endpoint.rsplit(":", 1)[1])
+        with PeakRss() as rss:
+            sock = zmtp_dealer(port)
+            sent = stream_until_cut(sock, bytes(250 * 1024), ATTACK_BYTES)
+            sock.close()
+        assert sent < ATTACK_BYTES
+        assert rss.growth < RSS_SLACK_BYTES
+
+
+def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        port = int(host.pub_endpoint.rsplit(":", 1)[1])
+        with PeakRss() as rss:
+            sock = zmtp_dealer(port)
+            sent = stream_until_cut(sock, bytes(512), ATTACK_BYTES)
+            sock.close()
+        assert sent < ATTACK_BYTES
+        assert rss.growth < RSS_SLACK_BYTES
+
+
+def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
+    return dealer.recv_multipart() if dealer.poll(3000) else None
+
+
+@pytest.mark.parametrize("envelope", [
+    [b"x" * 250 * 1024] * 40,  # 10 MiB of envelope: the host once echoed 100 MiB like it
+    [b"p"] * 30,  # more proxies than a request may pass
+    [b"id", b"y" * 4096],  # an envelope frame longer than any routing id
+], ids=["huge", "long", "wide"])
+def test_an_envelope_past_the_documented_framing_gets_no_echo(
+    host: Host, envelope: list[bytes]
+) -> None:
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger = 0
+    dealer.connect(host.endpoint)
+    try:
+        dealer.send_multipart([*envelope, b"", encode({"v": VERSION, "type": "hello", "id": 1})])
+        frames = reply_frames(dealer)
+        # Either cut unanswered (a huge one) or answered with a refusal of fixed size.
+        if frames is not None:
+            assert sum(len(f) for f in frames) < 1024
+            assert msgpack.unpackb(frames[-1])["code"] == "bad_frame"
+    finally:
+        dealer.close()
+    assert Raw(host.endpoint)("hello")["type"] == "welcome"
+
+
+def test_a_proxy_envelope_within_the_framing_is_answered_along_it(host: Host) -> None:
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger = 0
+    dealer.connect(host.endpoint)
+    try:
+        hops = [b"proxy-a", b"proxy-b"]
+        dealer.send_multipart([*hops, b"", encode({"v": VERSION, "type": "hello", "id": 1})])
+        frames = reply_frames(dealer)
+        assert frames is not None and frames[:3] == [*hops, b""]
+        assert msgpack.unpackb(frames[-1])["type"] == "welcome"
+    finally:
+        dealer.close()
+
+
+# -- starvation ---------------------------------------------------------------------------------
+
+TABLES = 1000
+SAMPLES = 150
+FLOOD_PER_S = 150
+
+
+def latencies(raw: Raw, table: str, count: int, give_up_s: float) -> list[float]:
+    """Round trips of ``sync`` on one table (what a player's console asks)."""
+    times = []
+    for _ in range(count):
+        started_s = time.monotonic()
+        assert raw("sync", table=table)["type"] == "snapshot"
+        times.append(time.monotonic() - started_s)
+        if started_s > give_up_s:
+            break
+    return sorted(times)
+
+
+def flood_tables(endpoint: str, stop: Any, read: bool, flooding: Any) -> None:
+    """Ask for the listing of every table FLOOD_PER_S times a second (under the per-peer rate,
+    as in issue 10); read the replies or never read them. Runs in a process of its own, as a
+    flooder would (on a thread of the test's process it would take the GIL from the host)."""
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger, dealer.sndtimeo = 0, 100
+    dealer.rcvhwm = 0 if read else 1
+    dealer.connect(endpoint)
+    body = encode({"v": VERSION, "type": "tables", "id": 1})
+    in_flight = 0
+    next_s = time.monotonic()
+    try:
+        while not stop.is_set():
+            next_s += 1 / FLOOD_PER_S
+            time.sleep(max(0.0, next_s - time.monotonic()))  # the flood's rate is the attack
+            try:
+                dealer.send_multipart([b"", body])
+                in_flight += 1
+                flooding.set()
+            except zmq.Again:
+                time.sleep(0.01)  # the host's queue is full: a flooder presses on, later
+            while read and (in_flight > 20 or dealer.poll(0)):
+                if dealer.poll(100):
+                    dealer.recv_multipart()
+                in_flight -= 1
+    finally:
+        dealer.close()
+
+
+def test_a_flood_of_listings_does_not_starve_an_honest_player(tmp_path: Path) -> None:
+    limits = Limits(max_tables=TABLES, tables_per_address=TABLES)
+    with running_host(tmp_path, limits=limits) as host:
+        setup = zmq.Context.instance().socket(zmq.DEALER)
+        setup.linger = 0
+        setup.connect(host.endpoint)
+        for i in range(TABLES):  # pipelined, under the default rate's burst, in two halves
+            setup.send_multipart([b"", encode({"v": VERSION, "type": "create", "id": i,
+                                               "game": "sagani", "config": {"players": 4}})])
+            if i % 300 == 299:
+                time.sleep(1.6)  # the per-peer rate's bucket refills: time is how it does
+        created = [decode_message(setup.recv_multipart()[-1]) for _ in range(TABLES)]
+        setup.close()
+        assert all(c["type"] == "created" for c in created)
+        honest = Raw(host.endpoint)
+        table = created[0]["table"]
+        base = latencies(honest, table, SAMPLES, time.monotonic() + 30)
+        spawn = multiprocessing.get_context("spawn")
+        stop = spawn.Event()
+        flooding = [spawn.Event() for _ in range(3)]
+        flooders = [spawn.Process(target=flood_tables, args=(host.endpoint, stop, read, started))
+                    for read, started in zip((True, True, False), flooding, strict=True)]
+        with PeakRss() as rss:
+            for process in flooders:
+                process.start()
+            until(lambda: all(started.is_set() for started in flooding))
+            flooded = latencies(honest, table, SAMPLES, time.monotonic() + 15)
+            stop.set()
+            for process in flooders:
+                process.join(WAIT_S)
+        honest.close()
+    p50, p99 = (flooded[len(flooded) // 2], flooded[int(len(flooded) * 0.99)])
+    b50, b99 = (base[len(base) // 2], base[int(len(base) * 0.99)])
+    print(f"honest sync: p50 {b50 * 1000:.2f} -> {p50 * 1000:.2f} ms, p99 {b99 * 1000:.2f} -> "
+          f"{p99 * 1000:.2f} ms under 3 `tables` flooders; host grew {rss.growth / MIB:.0f} MiB")
+    # Generous: the machine is shared (a p99 of 150 samples is its second worst), and three
+    # flooders do cost something. Without the cost weighting: p50 141 ms, p99 1.2 s.
+    assert p50 < 20 * b50 + 0.005
+    assert p99 < 30 * b99 + 0.25
+    assert rss.growth < 64 * MIB
+
+
+# -- caps one peer cannot fill --------------------------------------------------------------
+
+
+def from_address(endpoint: str, source: str) -> Raw:
+    """A request socket whose connection comes from ``source`` (another 127.x address: another
+    machine, as far as the host can tell)."""
+    raw = Raw(endpoint)
+    raw.sock.close()
+    raw.sock = zmq.Context.instance().socket(zmq.REQ)
+    raw.sock.linger, raw.sock.rcvtimeo = 0, int(WAIT_S * 1000)
+    raw.sock.connect(f"tcp://{source}:0;{endpoint.removeprefix('tcp://')}")
+    return raw
+
+
+def test_one_address_cannot_fill_the_table_cap(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(max_tables=10, tables_per_address=3)) as host:
+        greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.2")
+        made = [greedy("create", game="sagani", config={"players": 2}) for _ in range(4)]
+        assert [m["type"] for m in made[:3]] == ["created"] * 3
+        assert made[3]["code"] == "too_many_tables"
+        # Another socket from the same address is the same peer for the quota.
+        assert Raw(host.endpoint)("create", game="sagani", config={"players": 2})["code"] \
+            == "too_many_tables"
+        assert other("create", game="sagani", config={"players": 2})["type"] == "created"
+        greedy.close()
+        other.close()
+
+
+def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
+    with running_host(tmp_path, limits=Limits(max_sessions=20, sessions_per_address=3)) as host:
+        greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.3")
+        table = greedy("create", game="sagani", config={"players": 4})["table"]
+        joined = [greedy("join", table=table, role="spectator") for _ in range(4)]
+        assert [j["type"] for j in joined[:3]] == ["joined"] * 3
+        assert joined[3]["code"] == "too_many_sessions"
+        # A session given up frees its place.
+        greedy("leave", table=table, token=joined[0]["token"])
+        assert greedy("join", table=table, role="spectator")["type"] == "joined"
+        assert other("join", table=table)["type"] == "joined"
+        greedy.close()
+        other.close()
+
+
+def test_tables_nobody_joins_or_plays_expire_and_stay_gone_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    limits = Limits(open_idle_s=0.5, running_idle_s=3.0, tables_per_address=2)
+    with running_host(tmp_path, limits=limits, heartbeat_s=0.1) as host:
+        raw = Raw(host.endpoint)
+        abandoned = raw("create", game="sagani", config={"players": 2})["table"]
+        stalled = raw("create", game="sagani", config={"players": 2})["table"]
+        for _ in range(2):
+            raw("join", table=stalled)
+        assert raw("create", game="sagani", config={"players": 2})["code"] == "too_many_tables"
+        until(lambda: raw("sync", table=abandoned).get("code") == "no_table")
+        assert raw("sync", table=stalled)["status"] == "running"  # not idle that long yet
+        until(lambda: raw("sync", table=stalled).get("code") == "no_table")
+        # Their places are free again.
+        assert raw("create", game="sagani", config={"players": 2})["type"] == "created"
+        raw.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        listed = {t["table"] for t in raw("tables")["tables"]}
+        assert abandoned not in listed and stalled not in listed
+        raw.close()
+
+
+# -- tokens go only to who asked ----------------------------------------------------------------
+
+
+def req_with_routing_id(endpoint: str, routing_id: bytes) -> Raw:
+    raw = Raw(endpoint)
+    raw.sock.close()
+    raw.sock = zmq.Context.instance().socket(zmq.REQ)
+    raw.sock.linger, raw.sock.rcvtimeo = 0, int(WAIT_S * 1000)
+    raw.sock.routing_id = routing_id
+    raw.sock.connect(endpoint)
+    return raw
+
+
+def test_a_join_replayed_under_the_victims_routing_id_gets_no_token(host: Host) -> None:
+    """PROTOCOL.md asks for a fixed routing id, not a secret one: it proves nothing."""
+    victim = req_with_routing_id(host.endpoint, b"player-ann")
+    table = victim("create", game="sagani", config={"players": 3})["table"]
+    join = encode({"v": VERSION, "type": "join", "id": 7, "table": table, "name": "ann"})
+    mine = victim.send_bytes(join)
+    assert victim.send_bytes(join) == mine  # the victim's own retry, same connection
+    victim.close()
+    thief = req_with_routing_id(host.endpoint, b"player-ann")
+    theirs = thief.send_bytes(join)
+    assert theirs["type"] == "joined" and theirs["token"] != mine["token"]
+    assert theirs["seat"] != mine["seat"]
+    thief.close()
+
+
+def test_a_join_with_a_nonce_is_retried_on_a_new_connection_and_only_with_it(host: Host) -> None:
+    first = Raw(host.endpoint)
+    table = first("create", game="sagani", config={"players": 3})["table"]
+    fields = {"v": VERSION, "type": "join", "id": 9, "table": table, "name": "bo"}
+    join = encode({**fields, "nonce": "n" * 22})
+    mine = first.send_bytes(join)
+    first.close()
+    retry = Raw(host.endpoint)  # Lazy Pirate: a new socket, the same bytes
+    assert retry.send_bytes(join) == mine
+    guess = retry.send_bytes(encode({**fields, "nonce": "m" * 22}))
+    assert guess["type"] == "joined" and guess["token"] != mine["token"]
+    assert retry.send_bytes(encode({**fields, "nonce": "short"}))["code"] == "bad_field"
+    retry.close()
+
+
+# -- the host's own bounds ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("heartbeat_s", [0.0, -1.0, 1e-9, float("nan"), float("inf")])
+def test_a_heartbeat_that_would_spin_or_never_come_is_refused(
+    tmp_path: Path, heartbeat_s: float
+) -> None:
+    from sagani_net.store import Store
+
+    store = Store(tmp_path)
+    with pytest.raises(ValueError, match="heartbeat"):
+        Host(store, port=0, heartbeat_s=heartbeat_s)
+    store.close()
+
+
+@pytest.mark.parametrize("deadline_s", [0.0, 0.01, -1.0, float("nan")])
+def test_a_bot_deadline_under_the_documented_floor_is_refused(
+    tmp_path: Path, deadline_s: float
+) -> None:
+    from sagani_net.store import Store
+
+    store = Store(tmp_path)
+    with pytest.raises(ValueError, match="deadline"):
+        Host(store, port=0, bot_deadline_s=deadline_s)
+    store.close()
+
+
+def test_a_port_in_use_is_one_clear_error(host: Host, tmp_path: Path) -> None:
+    from sagani_net.store import Store
+
+    port = int(host.endpoint.rsplit(":", 1)[1])
+    cases = [(port, None), (0, port), (65535, None), (70000, None), (-1, None)]
+    for i, (request_port, pub_port) in enumerate(cases):
+        store = Store(tmp_path / str(i))
+        with pytest.raises(BindError, match="cannot listen on tcp://127.0.0.1:"):
+            Host(store, port=request_port, pub_port=pub_port)
+        store.close()
+    assert Raw(host.endpoint)("hello")["type"] == "welcome"
+
+
+def test_creates_from_new_sockets_with_the_same_id_are_new_tables(host: Host) -> None:
+    """A closed connection's descriptor number is soon a new one's: the new connection must
+    not be given the old one's remembered reply (bench/load.py creates tables this way)."""
+    made = set()
+    for _ in range(30):
+        raw = Raw(host.endpoint)  # a new connection; its first request has id 1 again
+        made.add(raw("create", game="sagani", config={"players": 2})["table"])
+        raw.close()
+    assert len(made) == 30
+
+
+def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
+    cap = 8
+    with running_host(tmp_path, limits=Limits(connections_per_address=cap)) as host:
+        port = int(host.endpoint.rsplit(":", 1)[1])
+        hoard = []
+        for _ in range(cap + 12):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
+                                            source_address=("127.0.0.2", 0))
+            hoard.append(sock)
+        for sock in hoard:
+            sock.settimeout(0.05)
+        closed = [False] * len(hoard)
+        give_up_s = time.monotonic() + WAIT_S
+
+        def look() -> list[bool]:
+            return [done or closed_by_host(sock) for done, sock in zip(closed, hoard, strict=True)]
+
+        while closed.count(True) < len(hoard) - cap and time.monotonic() < give_up_s:
+            closed = look()
+        time.sleep(0.2)  # and no more than those: an absence, so a span of time to look over
+        closed = look()
+        assert closed.count(False) == cap, closed
+        # Another machine, and this one's honest client, are still served.
+        assert Raw(host.endpoint)("hello")["type"] == "welcome"
+        # Connections given up make room again for that address.
+        for sock in hoard:
+            sock.close()
+        def welcomed() -> bool:
+            other = from_address(host.endpoint, "127.0.0.2")
+            reply = other("hello")
+            other.close()
+            return reply.get("type") == "welcome"
+
+        until(welcomed)

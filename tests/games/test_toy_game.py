@@ -1,0 +1,92 @@
+"""Hands, the tests' fourth game, as a whole game package (tests/toy_game/: rules, words, UI,
+RULES.md): one registry line is all the wiring it needs, and the real console app plays it on
+pipe input, against a bot over a real host on 127.0.0.1, to its final screen."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import TOY
+from console_kit import running_console, start
+from sagani_net.cli.console.model import FINAL, ConsoleModel, make_ui
+from sagani_net.cli.console.render import screen_text
+from test_net_support import until_async as until
+from toy_game.ui import HandsUI
+
+from sagani_net.game import RuleError
+from sagani_net.games import get_game, rules_file
+from sagani_net.host import Host
+
+#: A deal in which you (seat 0) can give a card on your first turn.
+SEED = 1
+
+
+def fresh(model: ConsoleModel) -> bool:
+    """Your private data caught up with the view (it comes in a round trip of its own): your
+    hand as large as the view says, holding no card already played."""
+    view, private = model.view, model.private
+    if view is None or private is None:
+        return False
+    played = {card for _, card in view["played"]}
+    hand = private["hand"]
+    return len(hand) == view["hand_sizes"][model.you] and not played & set(hand)
+
+
+def test_without_its_registry_line_the_house_does_not_know_the_game() -> None:
+    with pytest.raises(RuleError) as refused:
+        get_game(TOY)
+    assert refused.value.code == "unknown_game"
+
+
+def test_the_registry_line_finds_its_rules_words_ui_and_page(toy_registered: str) -> None:
+    game = get_game(toy_registered)
+    assert game.event_text({"type": "gave", "seat": 0, "to": 1}, ["ann", "bo"]) == (
+        "ann gave a card to bo")
+    assert game.parse_text("give 3") == {"type": "give", "card": 3}
+    assert isinstance(make_ui(toy_registered, ConsoleModel()), HandsUI)
+    assert rules_file(toy_registered).read_text().startswith("# Hands")
+
+
+def test_the_console_plays_hands_with_keys_to_the_final_screen(
+    toy_registered: str, host: Host
+) -> None:
+    """g 1 gives your first card on the first turn, then 1 plays your lowest card each turn,
+    to the ranking page."""
+
+    async def main() -> str:
+        me, bot, bot_task = await start(host, SEED, toy_registered, "random")
+        model = ConsoleModel()
+        try:
+            async with running_console(model, me) as running:
+                await until(lambda: model.my_turn and model.private is not None)
+                assert isinstance(model.ui, HandsUI)
+                assert "your hand" in screen_text(model, 80, 24)
+                given = model.private["hand"][0]
+                running.keys.send_text("g1")
+                await until(lambda: "ann gave a card to random" in model.log)
+                await until(lambda: given not in model.private["hand"])
+                while model.status != "over":
+                    await until(lambda: model.status == "over" or (model.my_turn and fresh(model)))
+                    if model.status == "over":
+                        break
+                    version = model.view["version"]
+                    running.keys.send_text("1")
+                    await until(lambda v=version: model.status == "over"
+                                or model.view["version"] > v)
+                await until(lambda: model.page == FINAL)
+                # The last move's events come in an update after the reply that ended it.
+                await until(lambda: any(line.startswith("game over: ") for line in model.log))
+                text = screen_text(model, 80, 24)
+            assert running.status == 0
+            await asyncio.wait_for(bot_task, 5)
+        finally:
+            bot_task.cancel()
+            me.close()
+            bot.close()
+        assert any(line.startswith("ann played") for line in model.log)
+        return text
+
+    text = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "Game over" in text
+    assert "ann" in text and "random" in text

@@ -1,0 +1,319 @@
+"""The codec and the message catalogue, without sockets."""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sagani_net.protocol import (
+    ERROR_CODES,
+    REQUESTS,
+    ProtocolError,
+    check_request,
+    decode_request,
+    encode,
+    request_id,
+    topic,
+    wire,
+)
+
+from sagani_net.game import RuleError
+from sagani_net.games import configs, game_names, game_part, get_game
+
+PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
+SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()
+
+
+def test_request_round_trips_through_the_codec() -> None:
+    action = {"type": "place", "cell": [0, -1], "rotation": 90}
+    message = {"v": 1, "type": "act", "id": 4, "table": "t", "seat": 1, "token": "k",
+               "version": 3, "action": action}
+    assert check_request(decode_request(encode(message))) == message
+
+
+def test_optional_fields_get_their_defaults() -> None:
+    join = check_request({"v": 1, "type": "join", "id": 1, "table": "t"})
+    assert (join["role"], join["seat"], join["name"], join["token"]) == ("player", None, None, None)
+
+
+@pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("hello", "client")])
+def test_a_name_is_absent_or_1_to_64_characters(kind: str, field: str) -> None:
+    base = {"v": 1, "type": kind, "id": 1, "table": "t"} if kind == "join" else {
+        "v": 1, "type": kind, "id": 1}
+    assert check_request({**base, field: "é" * 64})[field] == "é" * 64  # characters, not bytes
+    for bad in ("", "x" * 65):
+        with pytest.raises(ProtocolError, match="bad_field"):
+            check_request({**base, field: bad})
+
+
+def test_the_string_limit_counts_bytes_of_utf8() -> None:
+    fits = "é" * (wire.MAX_STR_LEN // 2)  # 2 bytes each: exactly the limit in bytes
+    assert decode_request(encode({"v": 1, "pad": fits}))["pad"] == fits
+    with pytest.raises(ProtocolError, match="too_big"):
+        decode_request(encode({"v": 1, "pad": fits + "é"}))  # far fewer characters than that
+
+
+def test_a_request_without_type_is_missing_a_field() -> None:
+    with pytest.raises(ProtocolError, match="missing_field"):
+        check_request({"v": 1, "id": 1})
+
+
+@pytest.mark.parametrize("value", [True, 1.0, "1", None, -1, 2**63])
+def test_ids_are_plain_non_negative_integers(value: object) -> None:
+    with pytest.raises(ProtocolError):
+        check_request({"v": 1, "type": "hello", "id": value})
+    assert request_id({"id": value}) is None
+
+
+def test_topic_of_one_table_is_not_a_prefix_of_another() -> None:
+    assert not topic("ab1").startswith(topic("ab")) and topic("ab") == b"table.ab."
+
+
+def test_frame_near_the_size_limit_is_read_and_one_over_it_is_not() -> None:
+    near = encode({"v": 1, "pad": ["x" * 4000] * 16})
+    assert wire.MAX_REQUEST_BYTES - 2000 < len(near) <= wire.MAX_REQUEST_BYTES
+    assert decode_request(near)["v"] == 1
+    over = encode({"v": 1, "pad": ["x" * 4000] * 16, "more": "y" * (wire.MAX_REQUEST_BYTES -
+                                                                      len(near))})
+    assert len(over) > wire.MAX_REQUEST_BYTES
+    with pytest.raises(ProtocolError, match="too_big"):
+        decode_request(over)
+
+
+def test_every_error_code_and_request_is_in_the_spec() -> None:
+    for code in ERROR_CODES:
+        assert f"`{code}`" in SPEC, code
+    for kind in REQUESTS:
+        assert f'type: "{kind}"' in SPEC, kind
+    for limit in (wire.MAX_STR_LEN, wire.MAX_ARRAY_LEN, wire.MAX_MAP_LEN, wire.MAX_REQUEST_BYTES):
+        assert f"{limit:,}" in SPEC, limit
+
+
+#: Every game of the registry, and every page under protocol/games/: a bot author plays each
+#: game from its page, so a registered game without one fails, and so does a page for no game.
+PAGES = sorted({*game_names(), *(p.stem for p in (PROTOCOL_DIR / "games").glob("*.md"))})
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_games_page_is_complete_and_listed_in_the_spec_and_the_record_format(name: str) -> None:
+    assert name in game_names(), f"protocol/games/{name}.md is for no registered game"
+    page = PROTOCOL_DIR / "games" / f"{name}.md"
+    assert page.is_file(), f"protocol/games/{name}.md is missing"
+    link = f"[`games/{name}.md`](games/{name}.md"
+    assert link in SPEC and link in (PROTOCOL_DIR / "RECORD.md").read_text()
+    text = page.read_text()
+    for section in ("## Options", "## Actions", "## View", "## Private data", "## Events",
+                    "## Rule codes", "## Default move", "## Static data", "## Record"):
+        assert section in text, (name, section)
+    for option in get_game(name).options:
+        assert f"`{option.name}`" in text, (name, option.name)
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.floats(),
+                     st.text(max_size=20))
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.sampled_from(["v", "type", "id", "table", "seat", "token", "version",
+                                        "action", "x"]), _values, max_size=8))
+def test_any_map_is_accepted_or_refused_with_a_code(message: dict) -> None:
+    try:
+        frame = msgpack.packb(message)
+    except (OverflowError, ValueError):
+        return
+    try:
+        check_request(decode_request(frame))
+    except ProtocolError as exc:
+        assert exc.code in ERROR_CODES
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_bytes_are_read_or_refused_with_a_code(frame: bytes) -> None:
+    try:
+        decode_request(frame)
+    except ProtocolError as exc:
+        assert exc.code in ERROR_CODES
+
+
+# -- a game's page against its engine ------------------------------------------------------
+#
+# A page documents its actions, events and rule codes in tables (see protocol/games/sagani.md):
+# an action row's first cell holds the wire form (`{"type": "take", ...}`) and its second the
+# text forms; an event row's first cell the event type and its second the fields; rule codes
+# are the backquoted words of their section. These tests read the page that way and hold it
+# against what the engine really does over random games.
+
+_SPAN = re.compile(r"`([^`]*)`")
+_WORD = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def page_section(name: str, title: str) -> str:
+    """The text of section ``## title`` of the game's page, up to the next section."""
+    text = (PROTOCOL_DIR / "games" / f"{name}.md").read_text()
+    start = text.index(f"\n## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def table_rows(section: str) -> list[list[str]]:
+    """The body rows of the section's tables, cells stripped (``\\|`` stays inside a cell)."""
+    rows = []
+    for line in section.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+    return [r for r in rows if not (r and r[0] in ("action", "type", "code"))]
+
+
+def documented_actions(name: str) -> dict[str, list[str]]:
+    """Action type -> the text forms its rows give."""
+    found: dict[str, list[str]] = {}
+    for row in table_rows(page_section(name, "Actions")):
+        kind = re.search(r'"type": "([a-z_]+)"', row[0])
+        if kind:
+            found.setdefault(kind.group(1), []).extend(_SPAN.findall(row[1]))
+    return found
+
+
+def documented_events(name: str) -> dict[str, set[str]]:
+    """Event type -> the fields its row names (besides ``type``)."""
+    found = {}
+    for row in table_rows(page_section(name, "Events")):
+        kind = _SPAN.fullmatch(row[0])
+        if kind:
+            spans = _SPAN.findall(row[1])
+            found[kind.group(1)] = {f.strip() for s in spans for f in s.split(",") if f.strip()}
+    return found
+
+
+def documented_rule_codes(name: str) -> set[str]:
+    return {w.strip('"') for w in _SPAN.findall(page_section(name, "Rule codes"))
+            if _WORD.match(w.strip('"'))}
+
+
+@dataclass
+class Observed:
+    """What random games of one game showed: action types, events with their fields, the
+    rule codes its refusals carried, and the keys of views, private data and records."""
+
+    actions: set[str] = field(default_factory=set)
+    events: dict[str, set[str]] = field(default_factory=dict)
+    rules: set[str] = field(default_factory=set)
+    view: set[str] = field(default_factory=set)
+    private: set[str] = field(default_factory=set)
+    record: set[str] = field(default_factory=set)
+    result: set[str] = field(default_factory=set)
+    static: set[str] = field(default_factory=set)
+
+
+def _variants(data: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """Wire actions near a legal one: each int (or int in a list) moved a little or far."""
+    out = []
+    for key, value in data.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            out += [{**data, key: value + d} for d in (-1, 1, 5, -value - 1)]
+        elif isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+            i = rng.randrange(len(value))
+            out += [{**data, key: [v + d if j == i else v for j, v in enumerate(value)]}
+                    for d in (-1, 1, 3)]
+    return out
+
+
+@functools.cache
+def observed(name: str) -> Observed:
+    """Two random games of every config; at every fourth position a few actions that were
+    legal elsewhere, or near a legal one, are tried on a clone to collect the rule codes."""
+    game, seen = get_game(name), Observed()
+    for config in configs(name):
+        seen.static |= set(game.static_data(config))
+        for seed in range(2):
+            rng = random.Random(seed)
+            state = game.new_state(config, seed)
+            played: list[dict[str, Any]] = []
+            while not state.is_over():
+                seen.view |= set(state.view(None))
+                seen.private |= set(state.private(state.current_seat) or {})
+                legal = [state.action_data(a) for a in state.legal_actions()]
+                seen.actions |= {d["type"] for d in legal}
+                if state.version % 4 == 0:
+                    tries = rng.sample(played, min(3, len(played)))
+                    tries += _variants(rng.choice(legal), rng)
+                    for data in tries:
+                        try:
+                            trial = state.clone()
+                            trial.apply(trial.parse_action(data))
+                        except RuleError as exc:
+                            seen.rules.add(exc.code)
+                action = rng.choice(state.legal_actions())
+                played.append(state.action_data(action))
+                for event in state.apply(action):
+                    seen.events.setdefault(event["type"], set()).update(set(event) - {"type"})
+            seen.view |= set(state.view(None))
+            seen.record |= set(state.to_record())
+            seen.result |= set(state.result().to_data())
+    return seen
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_action_type_the_engine_offers_is_on_the_page_and_the_pages_text_forms_parse(
+    name: str,
+) -> None:
+    game = get_game(name)
+    documented = documented_actions(name)
+    assert observed(name).actions <= set(documented), name
+    state = game.new_state(game.parse_config({}), 1)
+    for kind, texts in documented.items():
+        assert texts, f"{name}: no text form for {kind}"
+        for text in texts:
+            data = game.parse_text(text)
+            assert data["type"] == kind, (name, text)
+            state.parse_action(data)  # well formed, or this raises bad_action
+            assert game.parse_text(game.action_text(data)) == data, (name, text)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_event_the_engine_produces_is_on_the_page_with_its_fields(name: str) -> None:
+    documented = documented_events(name)
+    for kind, fields in observed(name).events.items():
+        assert kind in documented, f"{name}: event {kind} is not on the page"
+        assert fields <= documented[kind], (name, kind, fields - documented[kind])
+    package = Path(game_part(name, "rules").__file__).parent
+    source = "".join(p.read_text() for p in package.glob("*.py"))
+    for kind in documented:  # none that the game never makes
+        assert f'"{kind}"' in source, f"{name}: the page's event {kind} is not in its code"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_rule_code_the_engine_refuses_with_is_on_the_page(name: str) -> None:
+    seen = observed(name).rules
+    assert len(seen) >= 3, (name, seen)  # the refusals were really tried
+    assert seen <= documented_rule_codes(name), (name, seen - documented_rule_codes(name))
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_the_page_names_every_key_of_the_view_private_data_static_data_and_record(
+    name: str,
+) -> None:
+    seen = observed(name)
+    envelope = {"game", "config", "seed", "actions", "result", "names"}
+    for title, keys in (("View", seen.view), ("Private data", seen.private),
+                        ("Static data", seen.static), ("Record", seen.record - envelope),
+                        ("Record", seen.result)):
+        text = page_section(name, title)
+        missing = {k for k in keys if not re.search(rf"\b{re.escape(k)}\b", text)}
+        assert not missing, (name, title, missing)

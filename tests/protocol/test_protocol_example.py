@@ -1,0 +1,125 @@
+"""protocol/examples/minimal_bot.py, the bot written from PROTOCOL.md alone, plays whole games of
+every game against a real host (the tests' host on 127.0.0.1), choosing only among the actions
+the host's `legal` answer lists: it holds no rules code."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_net_support import RUN_SAGANI
+
+from sagani_net.host import Host
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "protocol" / "examples" / "minimal_bot.py"
+GAMES = ("sagani", "sagrada", "sugi")
+
+
+def spawn(args, **kw):
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def read_until(proc, pattern):
+    """Read stdout lines until one matches; the match, or a failure with what was read."""
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        m = re.search(pattern, line)
+        if m:
+            return m
+    pytest.fail(f"no {pattern!r} in {''.join(seen)!r}; stderr {proc.stderr.read()!r}")
+
+
+def finish(bot, others, timeout_s=60):
+    """Wait for every process; the bot ended the game and no action of its was refused."""
+    try:
+        out, err = bot.communicate(timeout=timeout_s)
+        for p in others:
+            p.communicate(timeout=timeout_s)
+    finally:
+        for p in (bot, *others):
+            p.kill()
+            p.wait()
+    assert bot.returncode == 0, err
+    assert "refused" not in err, err
+    assert re.search(r"^result scores=\[-?\d+, -?\d+\] ranking=\[\d, \d\] me=\d$", out, re.M), out
+    for p in others:
+        assert p.returncode == 0
+
+
+def test_the_bot_holds_no_rules_code():
+    # It names no action, phase or part of any game's view: the host's `legal` is its rules.
+    source = BOT.read_text()
+    for word in ("frontier", "phase", "offer", "pool", "hand", "timeline", '"take"', '"place"',
+                 '"pass"', '"draft"', '"discard"', '"push"'):
+        assert word not in source, word
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("game", GAMES)
+def test_minimal_bots_play_a_whole_game_of_each_game_against_each_other(
+    host: Host, game: str
+) -> None:
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--game", game, "--seed", "7"])
+    table = read_until(bot, r"^table (\S+)$").group(1)
+    other = spawn([sys.executable, str(BOT), host.endpoint, "--table", table, "--seed", "8"])
+    finish(bot, [other], timeout_s=120)
+
+
+@pytest.mark.timeout(60)
+def test_minimal_bot_creates_a_table_and_plays_it_to_the_end_against_greedy(host: Host) -> None:
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--seed", "7"])
+    table = read_until(bot, r"^table (\S+)$").group(1)
+    greedy = spawn([*RUN_SAGANI, "bot", host.endpoint, "--table", table, "--strategy", "greedy",
+                    "--quiet"])
+    finish(bot, [greedy])
+
+
+@pytest.mark.timeout(60)
+def test_minimal_bot_joins_a_table_given_with_table(host: Host) -> None:
+    greedy = spawn([*RUN_SAGANI, "bot", host.endpoint, "--create", "2", "--strategy", "greedy"])
+    table = read_until(greedy, r"at table (\w+)").group(1)
+    bot = spawn([sys.executable, str(BOT), host.endpoint, "--table", table, "--seed", "8"])
+    finish(bot, [greedy])
+
+
+def test_the_bot_sends_a_nonce_with_join_and_the_same_bytes_when_it_retries(monkeypatch):
+    import importlib.util
+    import threading
+
+    import msgpack
+    import zmq
+
+    spec = importlib.util.spec_from_file_location("minimal_bot", BOT)
+    bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)
+    monkeypatch.setattr(bot, "REQUEST_TIMEOUT_S", 0.3)  # a quick Lazy Pirate retry
+    router = zmq.Context.instance().socket(zmq.ROUTER)
+    router.linger = 0
+    router.rcvtimeo = 30_000
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    bodies = []
+
+    def host():  # drops the first try, answers the retry
+        for answer in (False, True):
+            *envelope, body = router.recv_multipart()
+            bodies.append(body)
+            if answer:
+                reply = msgpack.packb({"v": 1, "type": "joined", "id": 0})
+                router.send_multipart([*envelope, reply])
+
+    thread = threading.Thread(target=host)
+    thread.start()
+    client = bot.Client(f"127.0.0.1:{port}")
+    try:
+        assert client.request("join", table="t1")["type"] == "joined"
+    finally:
+        thread.join(30)
+        client.req.close()
+        router.close()
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    nonce = msgpack.unpackb(bodies[0])["nonce"]
+    assert isinstance(nonce, str) and 16 <= len(nonce) <= 64

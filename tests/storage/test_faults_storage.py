@@ -1,0 +1,432 @@
+"""A data dir that cannot be written (read-only, full, not a directory): a clear error, the
+games stay at their last committed state, and the database is never corrupt.
+
+Full and read-only are real where the test may mount a small tmpfs (root in a container); a
+full disk is also simulated everywhere with SQLite's ``max_page_count`` on a real file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import re
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sagani_net.protocol import VERSION, encode
+from test_net_support import ROOT, RUN_SAGANI, Raw, choose, running_host
+
+from sagani_net.games import get_game
+from sagani_net.host import Host
+from sagani_net.store import DB_NAME, Store, salvage
+
+
+@contextmanager
+def tmpfs(path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` at ``path``, or a skip where mounting is not allowed."""
+    path.mkdir()
+    name = f"sagani{uuid.uuid4().hex[:6]}"
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", name, str(path)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+def remount(path: Path, options: str) -> None:
+    subprocess.run(["mount", "-o", f"remount,{options}", str(path)], check=True)
+
+
+def integrity(data_dir: Path) -> str:
+    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
+    try:
+        return db.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        db.close()
+
+
+def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*RUN_SAGANI, "host", "--quiet", "--port", "0", "--data-dir",
+         str(data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=30,
+    )
+
+
+class Patient:
+    """Raw requests that wait out ``rate_limited`` as PROTOCOL.md asks (same bytes again).
+
+    These tests send a few hundred requests as fast as the host answers: on a quiet machine
+    that is more than the per-peer rate, and a refusal for it is no storage fault.
+    """
+
+    def __init__(self, raw: Raw) -> None:
+        self.raw = raw
+
+    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.raw.next_id += 1
+        body = encode({"v": VERSION, "type": kind, "id": self.raw.next_id, **fields})
+        while (reply := self.raw.send_bytes(body)).get("code") == "rate_limited":
+            time.sleep(0.2)  # the back-off the host asks for (rate_limited)
+        return reply
+
+
+class Game:
+    """A started 2-player table played with random legal actions through raw requests."""
+
+    def __init__(self, raw: Raw, seed: int) -> None:
+        self.raw = Patient(raw)
+        raw = self.raw
+        self.table = raw("create", game="sagani", config={"players": 2}, seed=seed)["table"]
+        self.tokens = [raw("join", table=self.table)["token"] for _ in range(2)]
+        self.rng = random.Random(seed)
+        self.accepted: list[tuple[int, int, dict[str, Any]]] = []
+
+    def act(self) -> dict[str, Any]:
+        snap = self.raw("sync", table=self.table)
+        seat, version = snap["turn"], snap["version"]
+        action = choose(snap["view"], self.rng)
+        reply = self.raw("act", table=self.table, seat=seat, token=self.tokens[seat],
+                         version=version, action=action)
+        if reply["type"] == "accepted":
+            self.accepted.append((version, seat, action))
+        return reply
+
+    def snapshot(self) -> tuple[int, int, dict[str, Any]]:
+        snap = self.raw("sync", table=self.table)
+        return snap["version"], snap["seq"], snap["view"]
+
+    def finish(self) -> dict[str, Any]:
+        while self.raw("sync", table=self.table)["status"] != "over":
+            assert self.act()["type"] == "accepted"
+        return self.raw("record", table=self.table)["record"]
+
+
+def fill_until_refused(game: Game) -> dict[str, Any]:
+    """Play until the host refuses for lack of room; check that nothing moved."""
+    for _ in range(200):
+        before = game.snapshot()
+        reply = game.act()
+        if reply["type"] == "error":
+            assert reply["code"] == "storage_failed", reply
+            assert "cannot write" in reply["message"]
+            assert game.snapshot() == before  # memory went back to what is on disk
+            return reply
+    raise AssertionError("the data dir never filled up")
+
+
+def check_record(record: dict[str, Any], accepted: list) -> None:
+    for version, seat, action in accepted:
+        assert record["actions"][version] == {"seat": seat, **action}
+    assert len(record["actions"]) == len(accepted)
+    assert get_game("sagani").from_record(record).ranking() == record["result"]["ranking"]
+
+
+def play_through_a_full_disk(data_dir: Path, make_room, fill=None) -> None:
+    with running_host(data_dir) as host:
+        raw = Raw(host.endpoint)
+        game = Game(raw, seed=701)
+        for _ in range(4):
+            assert game.act()["type"] == "accepted"
+        if fill is not None:
+            fill(host)
+        fill_until_refused(game)
+        # Refused again and again, the host keeps serving and the game stays put.
+        stuck = game.snapshot()
+        for _ in range(5):
+            assert game.act()["code"] == "storage_failed"
+        assert game.snapshot() == stuck
+        assert game.raw("hello")["type"] == "welcome"
+        assert integrity(data_dir) == "ok"
+        make_room(host)
+        record = game.finish()
+        raw.close()
+    assert integrity(data_dir) == "ok"
+    check_record(record, game.accepted)
+    # And a restart finds the same finished game on disk.
+    with running_host(data_dir) as host:
+        raw = Raw(host.endpoint)
+        assert raw("record", table=game.table)["record"] == record
+        raw.close()
+
+
+def test_full_database_simulated_with_max_page_count(tmp_path: Path) -> None:
+    def fill(host: Host) -> None:
+        pages = host.store.db.execute("PRAGMA page_count").fetchone()[0]
+        host.store.db.execute(f"PRAGMA max_page_count = {pages}")
+
+    def make_room(host: Host) -> None:
+        host.store.db.execute("PRAGMA max_page_count = 1000000")
+
+    play_through_a_full_disk(tmp_path, make_room, fill)
+
+
+def test_full_filesystem_refuses_cleanly_and_resumes_when_there_is_room(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "small", "200k") as data_dir:
+        play_through_a_full_disk(data_dir, lambda host: remount(data_dir, "size=16m"))
+
+
+def test_read_only_data_dir_is_a_clear_error_and_the_games_survive(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", "4m") as data_dir:
+        with running_host(data_dir) as host:
+            raw = Raw(host.endpoint)
+            game = Game(raw, seed=702)
+            for _ in range(10):
+                assert game.act()["type"] == "accepted"
+            raw.close()
+        remount(data_dir, "ro")
+        for where in (data_dir, data_dir / "new"):
+            done = run_host_cli(where)
+            assert done.returncode == 2
+            assert f"cannot use the data dir {where}" in done.stderr
+            assert "Traceback" not in done.stderr
+        remount(data_dir, "rw")
+        assert integrity(data_dir) == "ok"
+        with running_host(data_dir) as host:
+            raw = Raw(host.endpoint)
+            raw.next_id = 1000  # message ids are never reused within a session
+            game.raw = Patient(raw)
+            assert game.snapshot()[0] == 10
+            check_record(game.finish(), game.accepted)
+            raw.close()
+
+
+def test_data_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "games"
+    not_a_dir.write_text("not a directory")
+    done = run_host_cli(not_a_dir)
+    assert done.returncode == 2
+    assert "cannot use the data dir" in done.stderr and "Traceback" not in done.stderr
+    assert not_a_dir.read_text() == "not a directory"
+
+
+# -- the database damaged under a running host (issue 10) ---------------------------------------
+
+
+def damage_while_running(data_dir: Path, damage, caplog: pytest.LogCaptureFixture,
+                         why: str) -> Game:
+    """Play, damage the files, then check that no further change is taken (``storage_failed``
+    and a log line) while reads are still served from memory."""
+    with running_host(data_dir) as host:
+        game = Game(Raw(host.endpoint), seed=704)
+        for _ in range(6):
+            assert game.act()["type"] == "accepted"
+        before = game.snapshot()
+        with caplog.at_level(logging.ERROR, logger="sagani_net.host"):
+            damage(data_dir)
+            for _ in range(3):
+                assert game.act()["code"] == "storage_failed"
+            assert game.raw("create", game="sagani", config={"players": 2})["code"] \
+                == "storage_failed"
+        assert game.snapshot() == before  # reads still served, nothing moved
+        assert game.raw("tables")["type"] == "tables"
+        assert host.storage_broken is not None and why in host.storage_broken
+        lines = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+        assert len(lines) == 1 and why in lines[0], lines
+        game.raw.raw.close()
+    return game
+
+
+def test_database_deleted_under_the_host_refuses_changes_and_serves_reads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def delete(data_dir: Path) -> None:
+        for side in ("", "-wal", "-shm"):
+            (data_dir / (DB_NAME + side)).unlink()
+
+    damage_while_running(tmp_path, delete, caplog, "deleted")
+
+
+def test_wal_overwritten_under_the_host_refuses_changes_and_serves_reads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    def overwrite(data_dir: Path) -> None:
+        wal = data_dir / (DB_NAME + "-wal")
+        with open(wal, "r+b") as out:  # the same file, its frames gone
+            out.seek(32)
+            out.write(bytes(wal.stat().st_size - 32))
+
+    damage_while_running(tmp_path, overwrite, caplog, "WAL file was written")
+    # SQLite would open these files again without a word, the accepted actions gone: the next
+    # start refuses them in one line that says what to do, and a salvage clears the way.
+    done = run_host_cli(tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "found it so while it ran" in done.stderr and "--salvage" in done.stderr
+    salvage(tmp_path)
+    Store(tmp_path).close()
+
+
+def corrupt(path: Path) -> None:
+    """Overwrite the second half of a database file with garbage, as a bad disk or a stray
+    write would (the host's last checkpoint, when it stops, rewrites only a few pages)."""
+    size = path.stat().st_size
+    with open(path, "r+b") as out:
+        out.seek(size // 2)
+        out.write(random.Random(9).randbytes(size - size // 2))
+
+
+def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bigger database than one game, so that the damage lands among the actions.
+    with running_host(tmp_path) as host:
+        raw = Patient(Raw(host.endpoint))
+        games = [Game(raw.raw, seed=710 + i) for i in range(6)]
+        for _ in range(30):
+            for game in games:
+                assert game.act()["type"] == "accepted"
+        raw.raw.close()
+    damage_while_running(tmp_path, lambda d: corrupt(d / DB_NAME), caplog,
+                         "database file was written")
+    # On start: one line that says what to do, no traceback.
+    done = run_host_cli(tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is damaged" in lines[0] and "--salvage" in lines[0], lines
+    assert "Traceback" not in done.stderr
+    # --salvage keeps what is readable, says so, and serves it: every game it kept plays.
+    proc = subprocess.Popen(
+        [*RUN_SAGANI, "host", "--quiet", "--salvage", "--port", "0",
+         "--data-dir", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        endpoint = proc.stdout.readline().split("requests ")[1].split()[0]
+        salvaged = proc.stderr.readline()
+        assert salvaged.startswith("sagani host: salvaged "), salvaged
+        print(salvaged.strip())
+        raw = Patient(Raw(endpoint))
+        for table in raw("tables")["tables"]:
+            assert raw("sync", table=table["table"])["version"] == table["version"]
+        raw.raw.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert integrity(tmp_path) == "ok"
+    assert list(tmp_path.glob(DB_NAME + ".damaged-*")), "the damaged file is kept aside"
+
+
+def test_data_dir_and_database_files_are_the_owners_alone(tmp_path: Path) -> None:
+    data_dir = tmp_path / "host"
+    data_dir.mkdir(mode=0o755)
+    os.chmod(data_dir, 0o755)  # as an older host made it
+    with running_host(data_dir) as host:
+        game = Game(Raw(host.endpoint), seed=705)
+        assert game.act()["type"] == "accepted"
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data_dir.iterdir()}
+        game.raw.raw.close()
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert {DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"} <= set(modes)
+    assert set(modes.values()) == {0o600}, modes
+
+
+def sagani_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """One ``sagani`` command of this checkout, run to its end."""
+    return subprocess.run([*RUN_SAGANI, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def solo_sagrada_game(endpoint: str) -> str:
+    """A whole solo Sagrada game by a random bot (its own process); the table's id."""
+    done = sagani_cli("bot", "--create", "1", "--game", "sagrada", "--strategy", "random",
+                      endpoint.removeprefix("tcp://"))
+    assert done.returncode == 0 and "game over" in done.stdout, done.stderr
+    found = re.search(r"created table ([0-9a-f]+)", done.stdout)
+    assert found is not None, done.stdout
+    return found.group(1)
+
+
+def test_record_export_from_a_live_host_leaves_it_whole(tmp_path: Path) -> None:
+    """Issue 18 point 1, with real processes: a host, a bot, two exports of the data dir the
+    host serves; the host plays a whole new game after them, no damage found, and the second
+    export is as good as the first. (Before: the first export's close checkpointed the WAL into
+    the database and deleted it, the host refused every change from then on.)"""
+    data_dir = tmp_path / "host"
+    host = subprocess.Popen(
+        [*RUN_SAGANI, "host", "--port", "0", "--data-dir",
+         str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert host.stdout is not None
+        endpoint = host.stdout.readline().split("requests ")[1].split()[0]
+        first = solo_sagrada_game(endpoint)
+        exports = []
+        for name in ("one.json", "two.json"):
+            done = sagani_cli("record", "export", "--data-dir", str(data_dir), first,
+                              "-o", str(tmp_path / name))
+            assert done.returncode == 0 and done.stderr == "", done.stderr
+            exports.append(json.loads((tmp_path / name).read_text()))
+            second = solo_sagrada_game(endpoint)  # the same host, a whole new game
+        assert exports[0] == exports[1] and exports[0]["game"] == "sagrada"
+        again = sagani_cli("record", "export", "--data-dir", str(data_dir), second)
+        assert again.returncode == 0 and json.loads(again.stdout)["game"] == "sagrada"
+    finally:
+        host.terminate()
+        _, log = host.communicate(timeout=30)
+    assert "damaged" not in log and "storage_failed" not in log, log
+    assert not (data_dir / (DB_NAME + ".damaged")).exists()
+
+
+def test_a_reader_of_a_live_data_dir_writes_nothing(tmp_path: Path) -> None:
+    """Store.reader is read-only: its database and WAL are byte for byte as the host left them
+    while it reads, after it closes, and a write through it is refused."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=706)
+        for _ in range(4):
+            assert game.act()["type"] == "accepted"
+        files = [tmp_path / DB_NAME, tmp_path / (DB_NAME + "-wal")]
+        before = [(p.stat().st_ino, p.read_bytes()) for p in files]
+        reader = Store.reader(tmp_path)
+        assert reader.table_ids() == [game.table]
+        assert reader.unfinished()[0].actions == [{"seat": s, **a} for _, s, a in game.accepted]
+        with pytest.raises(sqlite3.OperationalError, match="readonly|read-only"):
+            reader.drop_session("anyone")
+        reader.close()
+        assert [(p.stat().st_ino, p.read_bytes()) for p in files] == before
+        assert host.store.damage() is None
+        assert game.act()["type"] == "accepted"  # and the host goes on writing
+        game.raw.raw.close()
+
+
+def test_record_export_of_a_damaged_data_dir_is_one_line(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    Store(tmp_path).mark_damaged("its WAL file was deleted")
+    done = sagani_cli("record", "export", "--data-dir", str(tmp_path), "abc")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "--salvage" in done.stderr
+
+
+def test_another_program_reading_the_live_database_leaves_the_host_whole(tmp_path: Path) -> None:
+    """A program that opens the database as SQLite does by default (the sqlite3 shell, a
+    backup tool) and only reads: its close must not checkpoint the WAL away, which it does
+    when the host's own locks are gone (the host opened and closed the file after SQLite did:
+    POSIX drops every lock of a process on a file when any of its descriptors closes)."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=707)
+        for _ in range(4):
+            assert game.act()["type"] == "accepted"
+        # In a process of its own: SQLite shares one process's locks among its connections.
+        code = ("import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+                "print(db.execute('SELECT count(*) FROM actions').fetchone()[0]); db.close()")
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path / DB_NAME)],
+                              capture_output=True, text=True, timeout=30)
+        assert done.stdout.strip() == "4", done.stderr
+        assert (tmp_path / (DB_NAME + "-wal")).exists()
+        assert host.store.damage() is None
+        assert game.act()["type"] == "accepted"
+        game.raw.raw.close()
