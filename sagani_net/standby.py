@@ -467,7 +467,11 @@ class ActiveLink:
         # Only a standby with the key gets past the handshake, and it sends small messages;
         # anyone may connect, so one machine may not take the host's descriptors this way.
         self.sock.maxmsgsize = MAX_LINK_MESSAGE_BYTES
-        self.sock.bind(f"tcp://{bind}:{port or '*'}")
+        try:
+            self.sock.bind(f"tcp://{bind}:{port or '*'}")
+        except zmq.ZMQError:
+            self.sock.close()  # a port in use: the caller says so, and nothing is left open
+            raise
         self._connections = ConnectionGuard(self.sock, "link",
                                             max_per_address=LINK_CONNECTIONS_PER_ADDRESS)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)

@@ -5,6 +5,7 @@ Real sockets on 127.0.0.1, real SQLite files."""
 
 from __future__ import annotations
 
+import errno
 import random
 import secrets
 import socket
@@ -76,7 +77,19 @@ def journal_length(data_dir: Path) -> int:
 
 
 def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
-    return ActiveLink(host, key, bind="127.0.0.1", port=port)
+    """The host's link on ``port``. A port the test's last host of that data dir let go of can
+    take ZeroMQ's I/O thread a moment to free (it closes sockets in the background): wait for
+    it rather than fail (or sleep)."""
+
+    def bound() -> ActiveLink | None:
+        try:
+            return ActiveLink(host, key, bind="127.0.0.1", port=port)
+        except zmq.ZMQError as exc:
+            if exc.errno != errno.EADDRINUSE or not port:
+                raise
+            return None
+
+    return until(bound, said=lambda: f"link port {port} still in use")
 
 
 @contextmanager
