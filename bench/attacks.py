@@ -14,6 +14,9 @@ asserts nothing.
     with 3 such requests at once on the same socket. Counts the bot turns that came with the
     attack and those the host played for the bot (``deadline_missed``); and, on another
     table, an honest act's round trip while the volleys go on (p50, p99).
+(c) A flood of listings: a host on a thread of this process with 1,000 4-player tables; an
+    honest client's ``sync`` round trips alone, then while three processes ask for the
+    listing 150 times a second each (two read the replies, one never does).
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from fault_kit import create_tables, listings_flood  # noqa: E402
 from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from test_net_support import Raw, choose, running_host  # noqa: E402
 
 from sagani_net.bots.runner import BotRunner  # noqa: E402
 from sagani_net.client import Client  # noqa: E402
+from sagani_net.quotas import Limits  # noqa: E402
 
 OLD_ACTS, RESENDS, MOVES = 20, 20, 60
 COST_S, DEADLINE_S, VOLLEY = 0.4, 0.3, 3
@@ -191,6 +196,17 @@ def bot_turns(acts: int) -> None:
         raw.close()
 
 
+def listing_flood(samples: int, tables: int = 1000) -> None:
+    limits = Limits(max_tables=tables, tables_per_address=tables)
+    with tempfile.TemporaryDirectory() as data_dir, running_host(Path(data_dir),
+                                                                 limits=limits) as host:
+        table = create_tables(host.endpoint, tables)[0]
+        alone, flooded = listings_flood(host.endpoint, table, samples)
+    print(f"(c) listing flood, {tables} tables: honest sync alone     {percentiles(alone)}")
+    print(f"    under 3 flooders of `tables` at 150/s each:  {percentiles(flooded)}; "
+          f"p50 x{statistics.median(flooded) / statistics.median(alone):.1f} of alone")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=400, help="honest syncs timed in (a)")
@@ -198,6 +214,7 @@ def main() -> None:
     args = parser.parse_args()
     old_retries(args.samples)
     bot_turns(args.acts)
+    listing_flood(min(args.samples, 300))
 
 
 if __name__ == "__main__":

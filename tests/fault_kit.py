@@ -10,17 +10,22 @@ accepted action, and ``over`` when the game has ended.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
 import select
 import socket
 import struct
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from test_net_support import WAIT_S, Accepted, play_to_end
+import zmq
+from sagani_net.protocol import VERSION, decode_message, encode
+from test_net_support import WAIT_S, Accepted, Raw, play_to_end, until
 
 from sagani_net.client import Client
 
@@ -222,3 +227,112 @@ def player_main(address: str, table: str, seed: int, token: str | None) -> None:
 
 if __name__ == "__main__":
     player_main(sys.argv[1], sys.argv[2], int(sys.argv[3]), (sys.argv[4:] or [None])[0])
+
+
+# -- a flood of listings (tests/faults/test_faults_peers.py, bench/attacks.py) ---------------
+
+#: How often each flooder asks for the listing: under the per-peer rate, as in issue 10.
+FLOOD_PER_S = 150
+FLOODERS = 3
+
+
+def create_tables(endpoint: str, count: int) -> list[str]:
+    """``count`` 4-player Sagani tables, pipelined on one connection; those the per-peer rate
+    refuses are asked again once its bucket has refilled. Their ids, in order."""
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger, dealer.rcvtimeo = 0, int(WAIT_S * 1000)
+    dealer.connect(endpoint)
+    made: dict[int, str] = {}
+    try:
+        while len(made) < count:
+            asked = [i for i in range(count) if i not in made][:300]  # within the rate's burst
+            for i in asked:
+                dealer.send_multipart([b"", encode({"v": VERSION, "type": "create", "id": i,
+                                                    "game": "sagani",
+                                                    "config": {"players": 4}})])
+            refused = 0
+            for _ in asked:
+                reply = decode_message(dealer.recv_multipart()[-1])
+                if reply["type"] == "created":
+                    made[reply["id"]] = reply["table"]
+                else:
+                    assert reply.get("code") == "rate_limited", reply
+                    refused += 1
+            if refused or len(made) < count:
+                time.sleep(1.6)  # the per-peer rate's bucket refills: time is how it does
+    finally:
+        dealer.close()
+    return [made[i] for i in range(count)]
+
+
+def sync_round_trips(raw: Raw, table: str, count: int) -> list[float]:
+    """Round trips of ``sync`` on one table (what a player's console asks), sorted."""
+    times = []
+    for _ in range(count):
+        started_s = time.monotonic()
+        assert raw("sync", table=table)["type"] == "snapshot"
+        times.append(time.monotonic() - started_s)
+    return sorted(times)
+
+
+def flood_tables(endpoint: str, stop: Any, read: bool, flooding: Any) -> None:
+    """Ask for the listing of every table FLOOD_PER_S times a second; read the replies or
+    never read them. Runs in a process of its own, as a flooder would (on a thread of the
+    caller's process it would take the GIL from the host)."""
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.linger, dealer.sndtimeo = 0, 100
+    dealer.rcvhwm = 0 if read else 1
+    dealer.connect(endpoint)
+    body = encode({"v": VERSION, "type": "tables", "id": 1})
+    in_flight = 0
+    next_s = time.monotonic()
+    try:
+        while not stop.is_set():
+            next_s += 1 / FLOOD_PER_S
+            time.sleep(max(0.0, next_s - time.monotonic()))  # the flood's rate is the attack
+            try:
+                dealer.send_multipart([b"", body])
+                in_flight += 1
+                flooding.set()
+            except zmq.Again:
+                time.sleep(0.01)  # the host's queue is full: a flooder presses on, later
+            while read and (in_flight > 20 or dealer.poll(0)):
+                if dealer.poll(100):
+                    dealer.recv_multipart()
+                in_flight -= 1
+    finally:
+        dealer.close()
+
+
+def listings_flood(endpoint: str, table: str, samples: int) -> tuple[list[float], list[float]]:
+    """An honest player's ``sync`` round trips on ``table``, alone and then while
+    :data:`FLOODERS` processes flood the host with listings (two read the replies, one never
+    does): (alone, flooded), each sorted."""
+    honest = Raw(endpoint)
+    try:
+        base = sync_round_trips(honest, table, samples)
+        spawn = multiprocessing.get_context("spawn")
+        stop = spawn.Event()
+        flooding = [spawn.Event() for _ in range(FLOODERS)]
+        flooders = [spawn.Process(target=flood_tables, args=(endpoint, stop, i < 2, started))
+                    for i, started in enumerate(flooding)]
+        for process in flooders:
+            process.start()
+        try:
+            until(lambda: all(started.is_set() for started in flooding))
+            flooded = sync_round_trips(honest, table, samples)
+        finally:
+            stop.set()
+            for process in flooders:
+                process.join(WAIT_S)
+    finally:
+        honest.close()
+    return base, flooded
+
+
+def percentiles(samples: list[float]) -> str:
+    """p50, p99 and the slowest of round trips in seconds, in ms."""
+    ms = sorted(s * 1000 for s in samples)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return (f"p50 {ms[len(ms) // 2]:.2f} ms, p99 {p99:.2f} ms, slowest {ms[-1]:.2f} ms "
+            f"(n={len(ms)})")
