@@ -30,12 +30,12 @@ from sagani_net.protocol.messages import (
     MIN_DEADLINE_S,
 )
 from sagani_net.protocol.messages import MAX_ID as MAX_SEED
+from sagani_net.protocol.wire import MAX_PORT
 
 if TYPE_CHECKING:
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
-MAX_PORT = 65535
 #: A record larger than this is not one of ours (a long game's record is about 20 KB).
 MAX_RECORD_BYTES = 4 * 2**20
 

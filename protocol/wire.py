@@ -11,6 +11,8 @@ from sagani_net.protocol.errors import ProtocolError
 VERSION = 1
 #: The host's request port when nobody names one (its broadcasts: the next port).
 DEFAULT_PORT = 47410
+#: The largest TCP port: a host, a standby or a command line naming more is wrong.
+MAX_PORT = 65535
 #: Versions a host accepts (negotiation: a client learns them from a ``bad_version`` error).
 SUPPORTED_VERSIONS = (1,)
 

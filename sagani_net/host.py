@@ -38,7 +38,13 @@ from sagani_net.protocol import (
     request_id,
 )
 from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
-from sagani_net.protocol.wire import DEFAULT_PORT, MAX_REQUEST_BYTES, SUPPORTED_VERSIONS, VERSION
+from sagani_net.protocol.wire import (
+    DEFAULT_PORT,
+    MAX_PORT,
+    MAX_REQUEST_BYTES,
+    SUPPORTED_VERSIONS,
+    VERSION,
+)
 from sagani_net.quotas import Limits
 from sagani_net.recovery import Recovery
 from sagani_net.store import StorageDamaged, Store
@@ -553,8 +559,8 @@ def _writes(request: dict[str, Any]) -> bool:
 
 def _bind(sock: zmq.Socket[bytes], address: str, port: int) -> str:
     endpoint = f"tcp://{address}:{port or '*'}"
-    if not 0 <= port <= 65535:
-        raise BindError(f"cannot listen on {endpoint}: a port is 0..65535")
+    if not 0 <= port <= MAX_PORT:
+        raise BindError(f"cannot listen on {endpoint}: a port is 0..{MAX_PORT}")
     try:
         sock.bind(endpoint)
     except zmq.ZMQError as exc:
