@@ -4,9 +4,10 @@ with a result table.
 Game ``i`` deals from ``deal_seed(seed, i // L)`` and seats the lineup rotated by ``i % L``
 (``L`` is the lineup's length), so each deal is played once from every seat and no strategy
 always starts. In a one-seat game the lineup's strategies take turns on the same deals. Every
-seat decides from a state rebuilt from its own view and private data
-(:func:`sagani_net.bots.base.decide`), in-process exactly as over the network, so no strategy
-can peek at a secret and both paths give the same games.
+seat decides from what it knows alone: in-process from the legal moves or a state resampled
+from the truth (:class:`sagani_net.bots.base.LocalSeat`), over the network from a state
+rebuilt from its view and private data (:func:`sagani_net.bots.base.decide`), which samples
+the same; so no strategy can peek at a secret and both paths give the same games.
 
 >>> spec = TournamentSpec(lineup=("greedy", "random"), games=4, seed=1)
 >>> spec.game(1).strategies
@@ -26,7 +27,7 @@ from multiprocessing.context import BaseContext
 from typing import Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
-from sagani_net.bots.base import decide, game_bots
+from sagani_net.bots.base import LocalSeat, game_bots
 from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, get_game
 
@@ -119,14 +120,10 @@ def play_local(game: GameSpec) -> GameResult:
     started = time.perf_counter()
     rules = get_game(game.game)
     state = rules.new_state(game.config, game.seed)
-    policies = game.policies()
-    rngs = [seat_rngs(game.seat_seed(seat)) for seat in range(len(game.strategies))]
+    seats = [LocalSeat(policy, rules, state, seat, *seat_rngs(game.seat_seed(seat)))
+             for seat, policy in enumerate(game.policies())]
     while not state.is_over():
-        seat = state.current_seat
-        assert seat is not None
-        data = decide(policies[seat], rules, seat, state.view(seat, shared=True),
-                      state.private(seat), *rngs[seat])
-        state.apply(state.parse_action(data))
+        seats[state.current_seat].play()  # type: ignore[index]
     return result_of(game, state.to_record(), time.perf_counter() - started)
 
 

@@ -873,18 +873,13 @@ class State(Engine):
 
     # -- playing ----------------------------------------------------------------------------
 
-    def apply(self, action: Action) -> list[Data]:
-        """Validate and play ``action`` for the seat to move; return the events it caused.
-
-        :raises RuleError: with a reason code when the action is not legal; nothing changes.
-        """
+    def _check(self, action: Action) -> None:
+        """Raise RuleError, with a reason code, when ``action`` is not legal now (the seam's
+        ``apply`` and ``play`` call it before playing)."""
         if self.phase == OVER:
             raise RuleError("game_over", "the game is over")
         if not self._is_legal(action):
             raise self._refusal(action)
-        events: list[Data] = []
-        self._do(action, events)
-        return events
 
     def _is_legal(self, action: Action) -> bool:
         """Whether ``action`` is among the legal actions; the common ones without listing."""
