@@ -17,11 +17,13 @@ time would count other people's work as ours.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -137,12 +139,21 @@ def selfplay_command(name: str, seats: int) -> list[str]:
             "--games", str(SELFPLAY_GAMES), "--players", str(seats)]
 
 
-def selfplay_games_per_second(name: str, seats: int) -> tuple[float, float]:
+def selfplay_games_per_second(name: str, seats: int, cache: Path) -> tuple[float, float]:
     """(games/s by the child's CPU time, games/s by the wall clock) of one whole
-    ``sagani selfplay`` process, start-up included."""
+    ``sagani selfplay`` process, start-up included.
+
+    As people run it: with the modules' bytecode cached (in ``cache``, warmed by one game
+    first, so that the checkout is left as it is even where PYTHONDONTWRITEBYTECODE is set)."""
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    command = selfplay_command(name, seats)
+    warm = [*command[:command.index("--games") + 1], "1", *command[command.index("--games") + 2:]]
+    subprocess.run(warm, check=True, stdout=subprocess.DEVNULL, env=env)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(selfplay_command(name, seats), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -157,24 +168,30 @@ def main() -> None:
     parser.add_argument("--no-selfplay", action="store_true",
                         help="leave out the self-play process line")
     args = parser.parse_args()
-    for name in args.game or game_names():
-        print(f"{get_game(name).title} ({bench_config(name)})")
-        rows = bench(name, args.seconds)
-        for figure, value, target in rows:
-            if target is None:
-                print(f"  {figure:52s} {value:10.1f}")
-            else:
-                better = value / target if "games" in figure else target / value
-                print(f"  {figure:52s} {value:10.1f}   target {target:>5g}  "
-                      f"x{better:.2f} of target")
-        if not args.no_selfplay:
-            seats = get_game(name).seats(bench_config(name))
-            engine = rows[0][1]
-            cpu, wall = selfplay_games_per_second(name, seats)
-            print(f"  {'self-play process games/s (' + str(SELFPLAY_GAMES) + ' games, CPU)':52s} "
-                  f"{cpu:10.1f}   x{cpu / engine:.2f} of the engine's {engine:.0f}  "
-                  f"(target x{SELFPLAY_TARGET:.2f}; wall {wall:.1f} games/s)")
-            print(f"    ({' '.join(['sagani', *selfplay_command(name, seats)[1:]])})")
+    with tempfile.TemporaryDirectory(prefix="sagani-bench-") as cache:
+        for name in args.game or game_names():
+            report(name, args.seconds, None if args.no_selfplay else Path(cache))
+
+
+def report(name: str, seconds: float, cache: Path | None) -> None:
+    """Print one game's figures; its self-play line too unless ``cache`` is None."""
+    print(f"{get_game(name).title} ({bench_config(name)})")
+    rows = bench(name, seconds)
+    for figure, value, target in rows:
+        if target is None:
+            print(f"  {figure:52s} {value:10.1f}")
+        else:
+            better = value / target if "games" in figure else target / value
+            print(f"  {figure:52s} {value:10.1f}   target {target:>5g}  "
+                  f"x{better:.2f} of target")
+    if cache is not None:
+        seats = get_game(name).seats(bench_config(name))
+        engine = rows[0][1]
+        cpu, wall = selfplay_games_per_second(name, seats, cache)
+        print(f"  {f'self-play process games/s ({SELFPLAY_GAMES} games, CPU)':52s} "
+              f"{cpu:10.1f}   x{cpu / engine:.2f} of the engine's {engine:.0f}  "
+              f"(target x{SELFPLAY_TARGET:.2f}; wall {wall:.1f} games/s)")
+        print(f"    ({' '.join(['sagani', *selfplay_command(name, seats)[1:]])})")
 
 
 if __name__ == "__main__":

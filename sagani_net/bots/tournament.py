@@ -21,15 +21,17 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing.context import BaseContext
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import LocalSeat, game_bots
 from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, get_game
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from multiprocessing.context import BaseContext
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -158,6 +160,9 @@ def run_games(
             if on_result:
                 on_result(results[-1])
         return results
+    # Imported here: a process pool costs self-play's start-up more than its games.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
         pending = set(futures)
