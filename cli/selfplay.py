@@ -60,7 +60,7 @@ class Summary:
 
     def add(self, result: GameResult, solo_figures: dict[str, str]) -> None:
         self.games += 1
-        self.actions += len(result.record["actions"])
+        self.actions += result.actions
         for seat, score in enumerate(result.scores):
             self.scores[seat] += score
         self.wins[result.ranking[0]] += 1

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import LocalSeat, game_bots
-from sagani_net.game import Data
+from sagani_net.game import Data, GameState
 from sagani_net.games import DEFAULT_GAME, get_game
 
 if TYPE_CHECKING:
@@ -101,15 +101,33 @@ def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
 
 @dataclass
 class GameResult:
-    """How one game ended, with its record; ``figures`` are the game's own (``won``...)."""
+    """How one game ended, with its record; ``figures`` are the game's own (``won``...),
+    ``actions`` how many were played.
+
+    The record of a game played in-process is made when first asked for (or when the result
+    is pickled, to come back from a worker): self-play that writes no records never pays
+    for one."""
 
     index: int
     strategies: tuple[str, ...]
     scores: tuple[int, ...]
     ranking: tuple[int, ...]
-    record: Data
     seconds: float
+    actions: int
     figures: Data = field(default_factory=dict)
+    made: Data | None = field(default=None, repr=False)
+    state: GameState | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def record(self) -> Data:
+        if self.made is None:
+            assert self.state is not None, "a result holds its record or its final state"
+            self.made, self.state = self.state.to_record(), None
+        return self.made
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.record  # noqa: B018 (made now: the state stays in this process)
+        return dict(self.__dict__)
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -124,15 +142,21 @@ def play_local(game: GameSpec) -> GameResult:
     state = rules.new_state(game.config, game.seed)
     seats = [LocalSeat(policy, rules, state, seat, *seat_rngs(game.seat_seed(seat)))
              for seat, policy in enumerate(game.policies())]
-    while not state.is_over():
-        seats[state.current_seat].play()  # type: ignore[index]
-    return result_of(game, state.to_record(), time.perf_counter() - started)
+    while (seat := state.current_seat) is not None:  # None: the game is over
+        seats[seat].play()
+    outcome = state.result()
+    assert outcome is not None
+    return GameResult(game.index, game.strategies, outcome.scores, outcome.ranking,
+                      time.perf_counter() - started, state.version, dict(outcome.figures),
+                      state=state)
 
 
 def result_of(game: GameSpec, record: Data, seconds: float) -> GameResult:
+    """The result of a game from its record (a game played over the network)."""
     result = dict(record["result"])
     scores, ranking = tuple(result.pop("scores")), tuple(result.pop("ranking"))
-    return GameResult(game.index, game.strategies, scores, ranking, record, seconds, result)
+    return GameResult(game.index, game.strategies, scores, ranking, seconds,
+                      len(record["actions"]), result, made=record)
 
 
 def run_games(
