@@ -1,7 +1,8 @@
 """``sagani selfplay``: headless games between policies, one record per game, for every game.
 
 A game here is a tournament's game (:func:`sagani_net.bots.tournament.play_local`) with the
-seats kept as named: every seat decides from its own view and private data.
+seats kept as named: every seat decides from what it knows alone (the legal moves, or a state
+whose hidden parts are resampled: :class:`sagani_net.bots.base.LocalSeat`).
 """
 
 from __future__ import annotations
