@@ -210,3 +210,25 @@ def test_greedy_seats_play_the_same_game_twice_in_process(game: str) -> None:
     config = config_of(game)
     spec = GameSpec(1, game, config, 5, ("greedy", "random", "greedy", "random"))
     assert play_local(spec).record == play_local(spec).record
+
+
+@pytest.mark.parametrize("sees", ["moves", "state"])
+def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
+    sees: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken:
+        name = "broken"
+
+        def choose(self, state: GameState, rng: random.Random) -> Any:
+            return "no move of any game"
+
+    Broken.sees = sees  # type: ignore[attr-defined]
+    game = get_game("sugi")
+    truth = game.new_state(config_of("sugi"), 2)
+    expected = truth.clone()
+    expected.apply(expected.default_action())
+    seat = truth.current_seat
+    assert seat is not None
+    LocalSeat(Broken(), game, truth, seat, random.Random(0), random.Random(1)).play()
+    assert truth.view(None) == expected.view(None)
+    assert "policy broken answered an illegal move" in caplog.text
