@@ -3,8 +3,9 @@
 Each game is played by :func:`sagani_net.bots.tournament.play_local`, the very path of
 ``sagani selfplay`` and ``sagani tournament``: the policies come from
 :func:`sagani_net.bots.make_policy` (``greedy``, ``mcts``, ``random``, the ones ``sagani play``,
-``sagani bot`` and ``sagani host --bots`` seat), and every seat decides on a state rebuilt from
-its own view and private data. The only setting that may differ is mcts's effort: users' mcts
+``sagani bot`` and ``sagani host --bots`` seat), and every seat decides on a state that agrees
+with its own view and private data, every secret sampled (``Game.resample``, which samples as
+``determinize`` from the view does). The only setting that may differ is mcts's effort: users' mcts
 thinks 1 second a move; here ``--iterations N`` gives it a fixed budget instead (deterministic,
 and affordable for many games), and the output says so.
 

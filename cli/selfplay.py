@@ -1,7 +1,8 @@
 """``sagani selfplay``: headless games between policies, one record per game, for every game.
 
 A game here is a tournament's game (:func:`sagani_net.bots.tournament.play_local`) with the
-seats kept as named: every seat decides from its own view and private data.
+seats kept as named: every seat decides from what it knows alone (the legal moves, or a state
+whose hidden parts are resampled: :class:`sagani_net.bots.base.LocalSeat`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
 
-from sagani_net.bots import strategy_names
+from sagani_net.bots import STRATEGIES, strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
 from sagani_net.games import get_game
@@ -33,7 +34,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
     p.add_argument(
         "--policy", default="greedy",
-        help=f"{', '.join(strategy_names())}, or one per seat joined by commas (greedy,random)",
+        # Every game's strategies only: naming a game's own would import every game to ask.
+        help=f"{', '.join(STRATEGIES)} (or one of the game's own), or one per seat joined by "
+        "commas (greedy,random)",
     )
     p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
     p.set_defaults(func=run)
@@ -60,7 +63,7 @@ class Summary:
 
     def add(self, result: GameResult, solo_figures: dict[str, str]) -> None:
         self.games += 1
-        self.actions += len(result.record["actions"])
+        self.actions += result.actions
         for seat, score in enumerate(result.scores):
             self.scores[seat] += score
         self.wins[result.ranking[0]] += 1

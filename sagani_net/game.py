@@ -225,6 +225,12 @@ class Engine:
         """Play a legal ``action`` without checking it or reporting events (search, playouts)."""
         self._do(action, None)
 
+    def play(self, action: Any) -> None:
+        """Validate and play ``action`` without reporting events (in-process self-play, where
+        nobody reads them); raises RuleError and changes nothing when it is not legal."""
+        self._check(action)
+        self._do(action, None)
+
     def parse_action(self, data: Data) -> Any:
         """Turn wire data into an action; raises RuleError("bad_action", ...)."""
         return self.action_type.from_dict(data)
@@ -283,6 +289,14 @@ class Game(Protocol):
         hidden part (draw order, other hands, future rolls) sampled from ``rng``. This is how
         search bots and previews get a state to play on without seeing a secret."""
 
+    def resample(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        """In-process, what ``determinize`` gives from ``seat``'s view and private data, made
+        from the true ``state`` at once: a copy whose every hidden part is sampled afresh
+        from ``rng`` (as OpenSpiel resamples from the information state), and which keeps
+        no trace of the truth's secrets (no seed, no record). For the same ``rng`` it is the
+        very state ``determinize(state.view(seat), state.private(seat), seat, rng)`` would
+        be, so a tournament plays the same games in-process as over the network."""
+
     def action_text(self, data: Data) -> str:
         """The text form of an action's wire data (typed commands, logs): ``take 2``."""
 
@@ -333,6 +347,13 @@ class Rules:
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
     ) -> GameState:
         raise NotImplementedError
+
+    def resample(self, state: GameState, seat: int, rng: random.Random) -> GameState:
+        """The state ``seat`` knows, hidden parts sampled from ``rng``: here the wire path
+        itself (``determinize`` from the seat's view and private data), honest by
+        construction; a game makes it fast by copying the truth and sampling its hidden
+        parts the way its ``determinize`` does."""
+        return self.determinize(state.view(seat), state.private(seat), seat, rng)
 
     def action_text(self, data: Data) -> str:
         """The text form of an action's wire data: its action's ``str``."""

@@ -4,8 +4,10 @@ Every game gets ``random``, ``greedy`` (one ply over the game's evaluation) and 
 (information-set search over the game's determinizer), each with the game's own hooks from its
 ``bots.py`` (:mod:`sagani_net.bots.base`); a game's ``bots.py`` may add strategies of its own
 in a ``STRATEGIES`` map of name to factory (called with the policy's options). A bot never
-sees a secret: over the network and in tournaments it decides on a state rebuilt from its
-seat's view and private data (:meth:`sagani_net.game.Game.determinize`).
+sees a secret: over the network it decides on a state rebuilt from its seat's view and private
+data (:meth:`sagani_net.game.Game.determinize`); in tournaments and self-play on the same state
+made from the truth at once (:meth:`sagani_net.game.Game.resample`: its hidden parts sampled
+afresh), or on the legal moves alone if that is all it looks at (``random``).
 
 >>> make_policy("greedy", game="sagani").name
 'greedy'

@@ -24,21 +24,55 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
+from functools import partial
 from types import ModuleType
 from typing import Any, Protocol
 
-from sagani_net.game import Data, Game, GameState, RuleError
+from sagani_net.game import Data, Game, GameState, RuleError, random_action
 from sagani_net.games import game_part
 
 log = logging.getLogger("sagani_net.bots")
 
 
 class Policy(Protocol):
+    """A strategy. It may say what it needs to see in ``sees``: ``"state"`` (the default: a
+    whole state to search, its hidden parts sampled) or ``"moves"`` (the legal moves alone,
+    as :class:`Moves`: in-process that costs no sampling at all)."""
+
     name: str
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
         """The action to play for ``state.current_seat``; ``state`` is the policy's to search
-        (a determinized one: it holds nothing the seat may not know)."""
+        (a determinized or resampled one: it holds nothing the seat may not know)."""
+
+
+class Moves:
+    """What a policy that ``sees`` only ``"moves"`` gets of the true state in-process: the
+    seat to move and its legal moves, which the seat knows anyway, and nothing else.
+
+    ``drawn`` is the move :meth:`random_action` drew last: the engine's own, legal by
+    construction, so :class:`LocalSeat` plays it without checking it again."""
+
+    __slots__ = ("_state", "_draw", "drawn")
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+        own = getattr(state, "random_action", None)
+        self._draw: Callable[[random.Random], Any] = own or partial(random_action, state)
+        self.drawn: Any = None
+
+    @property
+    def current_seat(self) -> int | None:
+        return self._state.current_seat
+
+    def legal_actions(self) -> list[Any]:
+        return self._state.legal_actions()
+
+    def random_action(self, rng: random.Random) -> Any:
+        """A uniformly random legal move, as the game's :func:`sagani_net.game.random_action`
+        draws it: the same as on a determinized state for the same ``rng``."""
+        self.drawn = self._draw(rng)
+        return self.drawn
 
 
 def game_bots(game: str) -> ModuleType | None:
@@ -72,7 +106,8 @@ def decide(
     """What ``policy`` plays for ``seat``, as wire data, from what the seat knows.
 
     The policy gets a state rebuilt from the view and private data alone (hidden parts sampled
-    from ``view_rng``), in a tournament exactly as over the network. An answer that the rules
+    from ``view_rng``): the network path (:mod:`sagani_net.bots.runner`); in-process,
+    :class:`LocalSeat` gives it the same from the true state at once. An answer that the rules
     refuse is replaced by the game's default move, so a bot never sends an illegal action.
     """
     state = game.determinize(view, private, seat, view_rng)
@@ -84,3 +119,48 @@ def decide(
                     policy.name, exc)
         action = state.default_action()
     return state.action_data(action)
+
+
+class LocalSeat:
+    """One seat of an in-process game (tournaments, self-play): :meth:`play` plays on the true
+    ``state`` what ``policy`` decides for the seat, from what the seat knows.
+
+    The policy gets the legal moves alone (:class:`Moves`) if that is all it ``sees``, else a
+    state resampled from the truth (:meth:`sagani_net.game.Game.resample`: hidden parts drawn
+    from ``view_rng``), never the truth itself. For the same generators that is what
+    :func:`decide` gives it over the network, so both paths play the same game. An answer that
+    the rules refuse is replaced by the game's default move. Built once per seat and game, so
+    that a decision costs the policy and the rules, and next to nothing besides.
+    """
+
+    __slots__ = ("policy", "game", "state", "seat", "rng", "view_rng", "moves", "_push",
+                 "_play")
+
+    def __init__(self, policy: Policy, game: Game, state: GameState, seat: int,
+                 rng: random.Random, view_rng: random.Random) -> None:
+        self.policy, self.game, self.state, self.seat = policy, game, state, seat
+        self.rng, self.view_rng = rng, view_rng
+        self.moves = Moves(state) if getattr(policy, "sees", "state") == "moves" else None
+        # Without events where the engine can (:meth:`sagani_net.game.Engine.push`, ``play``):
+        # nobody reads them here.
+        self._push: Callable[[Any], Any] = getattr(state, "push", state.apply)
+        self._play: Callable[[Any], Any] = getattr(state, "play", state.apply)
+
+    def play(self) -> None:
+        """Decide and play the seat's move; it must be the seat's turn."""
+        moves = self.moves
+        if moves is not None:
+            moves.drawn = None
+            action = self.policy.choose(moves, self.rng)  # type: ignore[arg-type]
+            if action is moves.drawn and action is not None:
+                self._push(action)  # the engine's own draw: legal by construction
+                return
+        else:
+            action = self.policy.choose(
+                self.game.resample(self.state, self.seat, self.view_rng), self.rng)
+        try:
+            self._play(action)
+        except RuleError as exc:
+            log.warning("policy %s answered an illegal move (%s); playing the default move",
+                        self.policy.name, exc)
+            self._play(self.state.default_action())

@@ -14,6 +14,8 @@ class RandomPolicy:
     """A uniformly random legal action."""
 
     name = "random"
+    #: The legal moves are all it looks at (see :class:`sagani_net.bots.base.Policy`).
+    sees = "moves"
 
     def __init__(self, game: str = DEFAULT_GAME) -> None:
         self.game = game

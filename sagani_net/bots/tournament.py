@@ -4,9 +4,10 @@ with a result table.
 Game ``i`` deals from ``deal_seed(seed, i // L)`` and seats the lineup rotated by ``i % L``
 (``L`` is the lineup's length), so each deal is played once from every seat and no strategy
 always starts. In a one-seat game the lineup's strategies take turns on the same deals. Every
-seat decides from a state rebuilt from its own view and private data
-(:func:`sagani_net.bots.base.decide`), in-process exactly as over the network, so no strategy
-can peek at a secret and both paths give the same games.
+seat decides from what it knows alone: in-process from the legal moves or a state resampled
+from the truth (:class:`sagani_net.bots.base.LocalSeat`), over the network from a state
+rebuilt from its view and private data (:func:`sagani_net.bots.base.decide`), which samples
+the same; so no strategy can peek at a secret and both paths give the same games.
 
 >>> spec = TournamentSpec(lineup=("greedy", "random"), games=4, seed=1)
 >>> spec.game(1).strategies
@@ -20,15 +21,17 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing.context import BaseContext
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots import Policy, make_policy
-from sagani_net.bots.base import decide, game_bots
-from sagani_net.game import Data
+from sagani_net.bots.base import LocalSeat, game_bots
+from sagani_net.game import Data, GameState
 from sagani_net.games import DEFAULT_GAME, get_game
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from multiprocessing.context import BaseContext
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -98,15 +101,33 @@ def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
 
 @dataclass
 class GameResult:
-    """How one game ended, with its record; ``figures`` are the game's own (``won``...)."""
+    """How one game ended, with its record; ``figures`` are the game's own (``won``...),
+    ``actions`` how many were played.
+
+    The record of a game played in-process is made when first asked for (or when the result
+    is pickled, to come back from a worker): self-play that writes no records never pays
+    for one."""
 
     index: int
     strategies: tuple[str, ...]
     scores: tuple[int, ...]
     ranking: tuple[int, ...]
-    record: Data
     seconds: float
+    actions: int
     figures: Data = field(default_factory=dict)
+    made: Data | None = field(default=None, repr=False)
+    state: GameState | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def record(self) -> Data:
+        if self.made is None:
+            assert self.state is not None, "a result holds its record or its final state"
+            self.made, self.state = self.state.to_record(), None
+        return self.made
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.record  # noqa: B018 (made now: the state stays in this process)
+        return dict(self.__dict__)
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -119,21 +140,23 @@ def play_local(game: GameSpec) -> GameResult:
     started = time.perf_counter()
     rules = get_game(game.game)
     state = rules.new_state(game.config, game.seed)
-    policies = game.policies()
-    rngs = [seat_rngs(game.seat_seed(seat)) for seat in range(len(game.strategies))]
-    while not state.is_over():
-        seat = state.current_seat
-        assert seat is not None
-        data = decide(policies[seat], rules, seat, state.view(seat, shared=True),
-                      state.private(seat), *rngs[seat])
-        state.apply(state.parse_action(data))
-    return result_of(game, state.to_record(), time.perf_counter() - started)
+    seats = [LocalSeat(policy, rules, state, seat, *seat_rngs(game.seat_seed(seat)))
+             for seat, policy in enumerate(game.policies())]
+    while (seat := state.current_seat) is not None:  # None: the game is over
+        seats[seat].play()
+    outcome = state.result()
+    assert outcome is not None
+    return GameResult(game.index, game.strategies, outcome.scores, outcome.ranking,
+                      time.perf_counter() - started, state.version, dict(outcome.figures),
+                      state=state)
 
 
 def result_of(game: GameSpec, record: Data, seconds: float) -> GameResult:
+    """The result of a game from its record (a game played over the network)."""
     result = dict(record["result"])
     scores, ranking = tuple(result.pop("scores")), tuple(result.pop("ranking"))
-    return GameResult(game.index, game.strategies, scores, ranking, record, seconds, result)
+    return GameResult(game.index, game.strategies, scores, ranking, seconds,
+                      len(record["actions"]), result, made=record)
 
 
 def run_games(
@@ -161,6 +184,9 @@ def run_games(
             if on_result:
                 on_result(results[-1])
         return results
+    # Imported here: a process pool costs self-play's start-up more than its games.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
         pending = set(futures)

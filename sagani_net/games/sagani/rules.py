@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from sagani_net.game import (
     Data,
     Engine,
+    GameState,
     Option,
     Result,
     RuleError,
@@ -873,8 +874,8 @@ class State(Engine):
             "storage": self.storage[:],
             "removed": self.removed[:],
             "pile": len(self.pile) + len(self.set_aside),
-            "top": None if top is None else [TILES[top].element, TILES[top].value],
-            "set_aside": [[TILES[t].element, TILES[t].value] for t in self.set_aside],
+            "top": None if top is None else _back(top),
+            "set_aside": [_back(t) for t in self.set_aside],
             "unseen": sorted(self.pile + self.set_aside),
             "can_draw": self.phase == CHOOSE and self.can_draw(),
             "intermezzo": None
@@ -930,24 +931,12 @@ class State(Engine):
         unseen tile is equally likely anywhere in the pile, except that the top tile and the
         set-aside tiles (advanced solo) match their public backs.
         """
-        unseen: list[int] = list(view["unseen"])
-        rng.shuffle(unseen)
-
-        def take_back(back: list[Any]) -> int:
-            for i, t in enumerate(unseen):
-                if TILES[t].element == back[0] and TILES[t].value == back[1]:
-                    return unseen.pop(i)
-            raise RuleError("bad_view", f"no unseen tile has the back {back}")
-
-        set_aside = [take_back(back) for back in view["set_aside"]]
-        main_pile = view["pile"] - len(set_aside)
-        top = [take_back(view["top"])] if main_pile > 0 else []
         players = view["players"]
         s = cls.__new__(cls)
         s.players, s.mode, s.seed, s.tiles = players, view["mode"], None, ()
         s.threshold = THRESHOLDS[players]
-        s.pile = unseen[: max(0, main_pile - len(top))] + top  # top at the end
-        s.set_aside = set_aside
+        s.pile, s.set_aside = _sampled_pile(view["unseen"], view["set_aside"], view["pile"],
+                                            view["top"], rng)
         s.offer, s.storage, s.removed = (
             list(view["offer"]),
             list(view["storage"]),
@@ -991,6 +980,33 @@ class State(Engine):
             f"<State {self.mode} players={self.players} version={self.version} "
             f"phase={self.phase} seat={self.current_seat} scores={self.scores()}>"
         )
+
+
+def _back(tile: int) -> list[Any]:
+    """What everyone sees of a face-down ``tile``: its back, ``[element, value]``."""
+    return [TILES[tile].element, TILES[tile].value]
+
+
+def _sampled_pile(unseen: list[int], set_aside: list[list[Any]], pile: int, top: Any,
+                  rng: random.Random) -> tuple[list[int], list[int]]:
+    """The draw pile (top at the end) and the set-aside tiles, sampled from ``rng`` as a
+    seat knows them: the ``unseen`` tiles (sorted), ``pile`` of them face down (the set-aside
+    ones included), the backs of the ``set_aside`` ones and of the ``top`` one. Every unseen
+    tile is equally likely anywhere, except that the top tile and the set-aside ones match
+    their backs. ``State.from_view`` and ``Sagani.resample`` both sample through here."""
+    left = list(unseen)
+    rng.shuffle(left)
+
+    def take_back(back: list[Any]) -> int:
+        for i, t in enumerate(left):
+            if TILES[t].element == back[0] and TILES[t].value == back[1]:
+                return left.pop(i)
+        raise RuleError("bad_view", f"no unseen tile has the back {back}")
+
+    aside = [take_back(back) for back in set_aside]
+    main_pile = pile - len(aside)
+    top_tile = [take_back(top)] if main_pile > 0 else []
+    return left[: max(0, main_pile - len(top_tile))] + top_tile, aside
 
 
 def _seat_view(p: Player, shared: bool = False) -> Data:
@@ -1093,6 +1109,19 @@ class Sagani(Rules):
         Sagani gives no seat anything private (``private`` is None): every seat, and a
         spectator, knows the same."""
         return State.from_view(view, rng)
+
+    def resample(self, state: GameState, seat: int, rng: random.Random) -> State:
+        """A copy of ``state`` with the draw order sampled afresh, as :meth:`State.from_view`
+        samples it from a view (:func:`_sampled_pile`), and nothing of the truth's deal or
+        record kept."""
+        assert isinstance(state, State)
+        s = state.clone()
+        top = state.top_tile()
+        s.pile, s.set_aside = _sampled_pile(
+            sorted(state.pile + state.set_aside), [_back(t) for t in state.set_aside],
+            state.pile_size(), None if top is None else _back(top), rng)
+        s.seed, s.tiles, s.history, s.origin = None, (), [], state.version
+        return s
 
     def static_data(self, config: Data) -> Data:
         """The 72 tiles as printed upright (``arrows``: ``[direction, element]``), and the

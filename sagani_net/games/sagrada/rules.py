@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from sagani_net.game import (
     Data,
     Engine,
+    GameState,
     Option,
     Result,
     RuleError,
@@ -873,18 +874,13 @@ class State(Engine):
 
     # -- playing ----------------------------------------------------------------------------
 
-    def apply(self, action: Action) -> list[Data]:
-        """Validate and play ``action`` for the seat to move; return the events it caused.
-
-        :raises RuleError: with a reason code when the action is not legal; nothing changes.
-        """
+    def _check(self, action: Action) -> None:
+        """Raise RuleError, with a reason code, when ``action`` is not legal now (the seam's
+        ``apply`` and ``play`` call it before playing)."""
         if self.phase == OVER:
             raise RuleError("game_over", "the game is over")
         if not self._is_legal(action):
             raise self._refusal(action)
-        events: list[Data] = []
-        self._do(action, events)
-        return events
 
     def _is_legal(self, action: Action) -> bool:
         """Whether ``action`` is among the legal actions; the common ones without listing."""
@@ -1465,50 +1461,66 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     return state, events
 
 
+def _sample_secrets(
+    s: State, seats: list[tuple[int | None, bool]], mine: int | None, known: tuple[int, ...],
+    own_dealt: tuple[int, ...], own_pattern: int | None,
+    privates: list[tuple[int, ...]] | None, rng: random.Random,
+) -> None:
+    """Sample into ``s`` what ``mine`` (None: a spectator) does not know, from ``rng`` and in
+    this order: the secret seed of every future roll (the bag's order with it), the other
+    seats' private objectives (unless the game is over: ``privates`` then, all of them), the
+    patterns they were dealt and, before everyone has chosen, their choices. ``seats``: per
+    seat, its public pattern (None until revealed) and whether it has chosen; ``known``,
+    ``own_dealt`` and ``own_pattern``: ``mine``'s private data. ``from_view`` and
+    ``Sagrada.resample`` both sample through here, so that they sample the same."""
+    s.seed, s.draws = rng.getrandbits(62), 0
+    if privates is None:
+        left = [c for c in range(len(COLOURS)) if c not in known]
+        rng.shuffle(left)
+        per_seat = 2 if s.solo else 1
+        privates = [known if i == mine else tuple(left.pop() for _ in range(per_seat))
+                    for i in range(s.players)]
+    s.privates = tuple(privates)
+    # Patterns: a seat's own dealt four and choice are known; the others are sampled, keeping
+    # every revealed choice.
+    shown = {pattern for pattern, _ in seats if pattern is not None}
+    free = [i for i in range(len(s.patterns)) if i not in shown and i not in own_dealt]
+    rng.shuffle(free)
+    dealt, chosen = [], []
+    for i, (pattern, has_chosen) in enumerate(seats):
+        if i == mine:
+            dealt.append(own_dealt)
+            chosen.append(own_pattern)
+        elif pattern is not None:
+            dealt.append((pattern, *(free.pop() for _ in range(PATTERNS_DEALT - 1))))
+            chosen.append(pattern)
+        else:
+            hand = tuple(free.pop() for _ in range(PATTERNS_DEALT))
+            dealt.append(hand)
+            chosen.append(hand[int(rng.random() * len(hand))] if has_chosen else None)
+    s.dealt, s.chosen = tuple(dealt), chosen
+
+
 def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Random) -> State:
     """A state that agrees with ``view`` and ``seat``'s private data, everything hidden sampled
     from ``rng``: the bag's order and every future roll (a new secret seed), the other seats'
     private objectives, the patterns they were dealt and, before everyone has chosen, their
     choices."""
     config = SAGRADA.parse_config(view["config"])
-    s = State._blank(config, rng.getrandbits(62))
-    players = s.players
+    s = State._blank(config, 0)
     s.tools = tuple(t["tool"] for t in view["tools"])
     s.uses = [t["uses"] for t in view["tools"]]
     s.objectives = tuple(view["objectives"])
     mine = seat if seat is not None and private is not None else None
     given: Data = private or {}  # read only when mine is not None
-    # Private objectives: known to their seat, all of them once the game is over.
-    if "privates" in view:
-        privates = [tuple(COLOURS.index(c) for c in own) for own in view["privates"]]
-    else:
-        known = tuple(COLOURS.index(c) for c in given["objectives"]) if mine is not None else ()
-        left = [c for c in range(len(COLOURS)) if c not in known]
-        rng.shuffle(left)
-        per_seat = 2 if s.solo else 1
-        privates = [known if i == mine else tuple(left.pop() for _ in range(per_seat))
-                    for i in range(players)]
-    s.privates = tuple(privates)
-    # Patterns: a seat's own dealt four and choice are known; the others are sampled, keeping
-    # every revealed choice.
     seats = view["seats"]
-    shown = {d["pattern"] for d in seats if d["pattern"] is not None}
-    own_dealt = tuple(given["patterns"]) if mine is not None else ()
-    free = [i for i in range(len(s.patterns)) if i not in shown and i not in own_dealt]
-    rng.shuffle(free)
-    dealt, chosen = [], []
-    for i, d in enumerate(seats):
-        if i == mine:
-            dealt.append(own_dealt)
-            chosen.append(given["pattern"])
-        elif d["pattern"] is not None:
-            dealt.append((d["pattern"], *(free.pop() for _ in range(PATTERNS_DEALT - 1))))
-            chosen.append(d["pattern"])
-        else:
-            hand = tuple(free.pop() for _ in range(PATTERNS_DEALT))
-            dealt.append(hand)
-            chosen.append(hand[int(rng.random() * len(hand))] if d["chosen"] else None)
-    s.dealt, s.chosen = tuple(dealt), chosen
+    _sample_secrets(
+        s, [(d["pattern"], d["chosen"]) for d in seats], mine,
+        tuple(COLOURS.index(c) for c in given["objectives"]) if mine is not None else (),
+        tuple(given["patterns"]) if mine is not None else (),
+        given["pattern"] if mine is not None else None,
+        [tuple(COLOURS.index(c) for c in own) for own in view["privates"]]
+        if "privates" in view else None, rng)
     s.phase, s.round, s.order, s.turn = view["phase"], view["round"], tuple(view["order"]), view[
         "turn_index"]
     s.seat = view["turn"] if view["turn"] is not None else 0
@@ -1573,6 +1585,25 @@ class Sagrada(Rules):
     def determinize(self, view: Data, private: Data | None, seat: int | None,
                     rng: random.Random) -> State:
         return from_view(view, private, seat, rng)
+
+    def resample(self, state: GameState, seat: int, rng: random.Random) -> State:
+        """A copy of ``state`` with what ``seat`` does not know sampled afresh, as
+        :func:`from_view` samples it from the seat's view (:func:`_sample_secrets`), and
+        nothing of the truth's record kept."""
+        assert isinstance(state, State)
+        s = state.clone()
+        revealed = state.phase != CHOOSE
+        _sample_secrets(
+            s, [(c if revealed else None, c is not None) for c in state.chosen], seat,
+            state.privates[seat], state.dealt[seat], state.chosen[seat],
+            list(state.privates) if state.phase == OVER else None, rng)
+        if not revealed:
+            s.cache = [None] * s.players  # worked out from choices now sampled
+        if s.step is None:  # as from_view, which reads a tool's step only while one is under way
+            s.step_tool, s.held, s.moves_left, s.moved, s.move_colour = 0, 0, 0, -1, -1
+        s.history, s.origin, s.rolls, s.script = [], state.version, [], ()
+        s.spoiling = False  # as from_view: the rule of today
+        return s
 
     def static_data(self, config: Data) -> Data:
         patterns = pattern_set(config)[0]

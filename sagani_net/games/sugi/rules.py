@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from sagani_net.game import (
     Data,
     Engine,
+    GameState,
     Option,
     Result,
     RuleError,
@@ -1061,11 +1062,7 @@ class State(Engine):
             "round": self.round,
             "round_start": self.round_start,
             "limit": self.limit,
-            "forest": [
-                [s // LANES, s % LANES, self.tile_at[s], self.turn[s] * 90] if self.revealed[s]
-                else [s // LANES, s % LANES, None, None]
-                for s in FOREST
-            ],
+            "forest": self._forest(),
             "samurai": [None if p == ARRIVED else _space_data(p) for p in self.samurai],
             "pedestals": [COLOURS[c] for c in self.pedestals],
             "ghost": _ghost_data(self.ghost),
@@ -1088,6 +1085,14 @@ class State(Engine):
         if seat is not None:
             data["you"] = seat
         return data
+
+    def _forest(self) -> list[list[Any]]:
+        """The forest as everyone sees it: ``[column, lane, tile, rotation]`` per space."""
+        return [
+            [s // LANES, s % LANES, self.tile_at[s], self.turn[s] * 90] if self.revealed[s]
+            else [s // LANES, s % LANES, None, None]
+            for s in FOREST
+        ]
 
     def private(self, seat: int) -> Data | None:
         """The seat's hand, family tree card, its own face-down timeline cards
@@ -1164,27 +1169,25 @@ def _ghost_data(ghost: int) -> list[int] | None:
     return None if ghost == ON_TEMPLE else _space_data(ghost)
 
 
-def determinize(view: Data, private: Data | None, rng: random.Random,
-                parts: Components = COMPONENTS) -> State:
-    """A full state that agrees with ``view`` and one seat's ``private`` data (None: a
-    spectator), every secret sampled from ``rng``: the other hands, family trees and face-down
-    timeline cards, the deck's order (cards the seat sent to the bottom stay where it knows they
-    are), and which tile lies face down where, turned how.
+def _sample_secrets(s: State, seen: Data, mine: Data, seat: int | None,
+                    rng: random.Random) -> None:
+    """Sample into ``s`` what ``seat`` (None: a spectator) does not know, from what it sees
+    (``seen``: a view's ``forest``, ``hands``, ``timeline``, ``deck`` and ``discard``) and its
+    private data ``mine``: the generator of future reshuffles, the face-down tiles and their
+    turns, the other hands, family trees and face-down timeline cards, and the deck's order
+    (cards the seat sent to the bottom stay where it knows they are). :func:`determinize` and
+    ``Sugi.resample`` both sample through here, so that they sample the same.
 
-    :raises RuleError: ``bad_view`` when the view and private data do not fit together.
+    :raises RuleError: ``bad_view`` when ``seen`` and ``mine`` do not fit together.
     """
-    if view.get("game") != "sugi":
-        raise RuleError("bad_view", "not a Sugi view")
-    players = view["players"]
+    parts = s.parts
     # Future reshuffles are unknown too: the sample gets a generator of its own.
-    s = State._blank(players, parts, random.Random(rng.getrandbits(64)))
-    seat = view.get("you") if private is not None else None
-    mine = private or {"hand": [], "family": None, "timeline": [], "deck_bottom": []}
+    s.rng, s.rng_owned = random.Random(rng.getrandbits(64)), True
     # Tiles: the face-up ones as shown, the others a shuffle of the rest, each turned at random.
     tiles = list(parts.tile_ids)
     tile_at = [-1] * SPACES
     hidden = []
-    for column, lane, tile, rotation in view["forest"]:
+    for column, lane, tile, rotation in seen["forest"]:
         space = column * LANES + lane
         if tile is None:
             hidden.append(space)
@@ -1199,42 +1202,62 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
     s.tile_at = tuple(tile_at)
     for space in FOREST:
         s.sides[space] = parts.sides[tile_at[space] * 4 + s.turn[space]]
-    s.samurai = [ARRIVED if p is None else p[0] * LANES + p[1] for p in view["samurai"]]
-    s.pedestals = [COLOURS.index(c) for c in view["pedestals"]]
-    s.ghost = ON_TEMPLE if view["ghost"] is None else view["ghost"][0] * LANES + view["ghost"][1]
     # Cards: everything not seen is shuffled and dealt where the view has backs.
-    known = [*view["discard"], *mine["hand"], *(c for _, c, _ in mine["timeline"]),
+    known = [*seen["discard"], *mine["hand"], *(c for _, c, _ in mine["timeline"]),
              *(c for _, c in mine["deck_bottom"])]
     if len(set(known)) != len(known) or not set(known) <= set(parts.card_ids):
         raise RuleError("bad_view", "a card is in two places at once, or is no card of the game")
     if seat is not None and (
-        len(mine["hand"]) != view["hands"][seat]
-        or any(not 0 <= slot < len(view["timeline"]) or view["timeline"][slot] != seat
+        len(mine["hand"]) != seen["hands"][seat]
+        or any(not 0 <= slot < len(seen["timeline"]) or seen["timeline"][slot] != seat
                for slot, _, _ in mine["timeline"])
     ):
         raise RuleError("bad_view", "the private data is not the view's seat's")
     known_cards = set(known)
     unseen = [c for c in parts.card_ids if c not in known_cards]
     rng.shuffle(unseen)
-    for other, count in enumerate(view["hands"]):
-        dealt = mine["hand"] if other == seat else [unseen.pop() for _ in range(count)]
-        s.hands[other] = sorted(dealt)
+    s.hands = [sorted(mine["hand"] if other == seat else [unseen.pop() for _ in range(count)])
+               for other, count in enumerate(seen["hands"])]
     own_slots = {slot: (card, rotation // 90) for slot, card, rotation in mine["timeline"]}
-    for slot, owner in enumerate(view["timeline"]):
+    s.timeline = []
+    for slot, owner in enumerate(seen["timeline"]):
         card, turn = own_slots.get(slot) or (unseen.pop(), rng.randrange(4))
         s.timeline.append((card, turn, owner))
-    deck: list[int | None] = [None] * view["deck"]
+    deck: list[int | None] = [None] * seen["deck"]
     for place, card in mine["deck_bottom"]:
         deck[place] = card
     if len(unseen) != deck.count(None):
         raise RuleError("bad_view", "the cards in the view and the private data do not add up")
     s.deck = [c if c is not None else unseen.pop() for c in deck]
-    s.discard = list(view["discard"])
+    s.discard = list(seen["discard"])
+    s.known_bottom = [() for _ in range(s.players)]
     if seat is not None:
         s.known_bottom[seat] = tuple(c for _, c in mine["deck_bottom"])
     families = [f for f in parts.family_ids if f != mine["family"]]
     rng.shuffle(families)
-    s.families = [mine["family"] if other == seat else families.pop() for other in range(players)]
+    s.families = [mine["family"] if other == seat else families.pop()
+                  for other in range(s.players)]
+
+
+def determinize(view: Data, private: Data | None, rng: random.Random,
+                parts: Components = COMPONENTS) -> State:
+    """A full state that agrees with ``view`` and one seat's ``private`` data (None: a
+    spectator), every secret sampled from ``rng``: the other hands, family trees and face-down
+    timeline cards, the deck's order (cards the seat sent to the bottom stay where it knows they
+    are), and which tile lies face down where, turned how.
+
+    :raises RuleError: ``bad_view`` when the view and private data do not fit together.
+    """
+    if view.get("game") != "sugi":
+        raise RuleError("bad_view", "not a Sugi view")
+    players = view["players"]
+    s = State._blank(players, parts, random.Random(0))
+    seat = view.get("you") if private is not None else None
+    mine = private or {"hand": [], "family": None, "timeline": [], "deck_bottom": []}
+    _sample_secrets(s, view, mine, seat, rng)
+    s.samurai = [ARRIVED if p is None else p[0] * LANES + p[1] for p in view["samurai"]]
+    s.pedestals = [COLOURS.index(c) for c in view["pedestals"]]
+    s.ghost = ON_TEMPLE if view["ghost"] is None else view["ghost"][0] * LANES + view["ghost"][1]
     s.phase, s.round, s.round_start = view["phase"], view["round"], view["round_start"]
     s.edition = view.get("edition", 1)  # a view without it is from a host of edition 1
     s.seat = view["turn"] if view["turn"] is not None else 0
@@ -1311,6 +1334,22 @@ class Sugi(Rules):
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
     ) -> State:
         return determinize(view if seat is None else {**view, "you": seat}, private, rng)
+
+    def resample(self, state: GameState, seat: int, rng: random.Random) -> State:
+        """A copy of ``state`` with what ``seat`` does not know sampled afresh, from what the
+        seat sees and holds, as :func:`determinize` samples it (:func:`_sample_secrets`), and
+        nothing of the truth's deal, generator or record kept."""
+        assert isinstance(state, State)
+        s = state.clone()
+        seen = {"forest": state._forest(), "hands": [len(h) for h in state.hands],
+                "timeline": [owner for _, _, owner in state.timeline],
+                "deck": len(state.deck), "discard": state.discard}
+        private = state.private(seat)
+        assert private is not None
+        _sample_secrets(s, seen, private, seat, rng)
+        s.seed, s.history, s.origin = None, [], state.version
+        s.deal, s.reshuffles, s.script = None, (), ()
+        return s
 
     def static_data(self, config: Data) -> Data:
         return {**EDITION.to_data(), "colours": list(COLOURS), "directions": list(DIRECTIONS),

@@ -1,0 +1,234 @@
+"""In-process seats see no more than over the network: ``Game.resample`` and the legal moves.
+
+Self-play and tournaments give a policy either the legal moves alone (:class:`Moves`) or a
+state resampled from the truth (:meth:`sagani_net.game.Game.resample`). For every game (and the
+test game with private data, which keeps the seam's default), the resampled state shows the
+seat what the truth shows, keeps nothing hidden of the truth, and is the very state the wire
+path (``determinize`` from the seat's view and private data) would give for the same generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import msgpack
+import pytest
+from conftest import TOY
+
+from sagani_net.bots.base import LocalSeat, Moves
+from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.game import Data, GameState, RuleError, random_action
+from sagani_net.games import game_names, get_game
+
+GAMES = [*game_names(), TOY]
+SEEDS = (0, 1)
+#: How far into a game the positions are, as shares of its length.
+SHARES = (0.0, 0.15, 0.4, 0.7, 0.95)
+
+
+@pytest.fixture(params=GAMES)
+def name(request: pytest.FixtureRequest, toy_registered: str) -> str:
+    return str(request.param)
+
+
+def config_of(name: str) -> Data:
+    players = 3 if name == TOY else 4
+    return get_game(name).parse_config({"players": players})
+
+
+def wire(value: Any) -> Any:
+    """``value`` after a trip through msgpack, as a bot gets it from the host."""
+    return msgpack.unpackb(msgpack.packb(value, use_bin_type=True), raw=False)
+
+
+def positions(name: str) -> Iterator[GameState]:
+    """States along random games, the game's start among them; none over."""
+    game = get_game(name)
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        state = game.new_state(config_of(name), seed)
+        actions = []
+        while not state.is_over():
+            actions.append(random_action(state, rng))
+            state.apply(actions[-1])
+        for share in SHARES:
+            state = game.new_state(config_of(name), seed)
+            for action in actions[: int(share * (len(actions) - 1))]:
+                state.apply(action)
+            yield state
+
+
+def knowledge(state: GameState) -> list[Any]:
+    """Everything anyone could read of ``state``: every seat's view and private data, and the
+    spectator's view."""
+    seats = range(len(state.scores()))
+    return [state.view(None), *(state.view(s) for s in seats), *(state.private(s) for s in seats)]
+
+
+def continuation(state: GameState, seed: int) -> list[Any]:
+    """The public views along random play from ``state`` to the end, with the same generator:
+    two states agree on it when their hidden parts (draw order, future rolls, other hands)
+    agree, as play reveals them."""
+    state, rng = state.clone(), random.Random(seed)
+    seen = [state.view(None)]
+    while not state.is_over():
+        state.apply(random_action(state, rng))
+        seen.append(state.view(None))
+    return seen
+
+
+def same_state(a: GameState, b: GameState) -> bool:
+    return knowledge(a) == knowledge(b) and continuation(a, 3) == continuation(b, 3)
+
+
+def no_record_of_the_truth(sample: GameState, truth: GameState) -> bool:
+    """The sample keeps neither the truth's record nor its seed: it has no record (as a state
+    rebuilt from a view), or one without the truth's seed."""
+    try:
+        record = sample.to_record()
+    except RuleError as refused:
+        return refused.code == "no_record"
+    return record.get("seed") != truth.to_record()["seed"]
+
+
+def test_a_resampled_state_shows_the_seat_what_the_truth_shows(name: str) -> None:
+    game = get_game(name)
+    for n, state in enumerate(positions(name)):
+        before = knowledge(state), state.to_record()
+        for seat in range(len(state.scores())):
+            sample = game.resample(state, seat, random.Random(n))
+            assert sample is not state
+            assert sample.view(seat) == state.view(seat)
+            assert sample.view(None) == state.view(None)
+            assert sample.private(seat) == state.private(seat)
+            assert sample.version == state.version
+            assert sample.current_seat == state.current_seat
+            if seat == state.current_seat:
+                assert sample.legal_actions() == state.legal_actions()
+            assert no_record_of_the_truth(sample, state)
+            assert continuation(sample, n)[-1]  # a whole state: it plays to the end
+        assert (knowledge(state), state.to_record()) == before  # the truth is untouched
+
+
+def test_a_resampled_state_is_the_one_the_wire_path_samples(name: str) -> None:
+    """The same generator gives the same state from the truth as from the seat's view and
+    private data through msgpack: in-process and network games are the same games."""
+    game = get_game(name)
+    for n, state in enumerate(positions(name)):
+        for seat in range(len(state.scores())):
+            fast = game.resample(state, seat, random.Random(n))
+            wired = game.determinize(wire(state.view(seat)), wire(state.private(seat)), seat,
+                                     random.Random(n))
+            assert same_state(fast, wired)
+
+
+def test_a_resampled_state_depends_on_what_the_seat_knows_only(name: str) -> None:
+    """Two truths that differ only in what ``seat`` cannot see (the second one sampled from
+    its view) give the same resampled state for the same generator; and the hidden parts are
+    sampled, not the truth's: over a few generators they differ from the truth's."""
+    game = get_game(name)
+    twins_differ = resampled_differ = 0
+    for n, state in enumerate(positions(name)):
+        seat = state.current_seat
+        assert seat is not None
+        twin = game.determinize(state.view(seat), state.private(seat), seat,
+                                random.Random(100 + n))
+        twins_differ += not same_state(twin, state)
+        assert same_state(game.resample(state, seat, random.Random(n)),
+                          game.resample(twin, seat, random.Random(n)))
+        resampled_differ += sum(not same_state(game.resample(state, seat, random.Random(k)),
+                                               state) for k in range(3))
+    positions_count = len(SEEDS) * len(SHARES)
+    assert twins_differ >= positions_count // 2
+    assert resampled_differ >= 3 * positions_count // 2
+
+
+def test_the_legal_moves_alone_draw_what_a_sampled_state_draws(name: str) -> None:
+    """A policy that sees only the moves gets nothing but the seat to move and its legal
+    moves, and a random draw from them is the one it would make on the wire path's state."""
+    game = get_game(name)
+    for n, state in enumerate(positions(name)):
+        seat = state.current_seat
+        assert seat is not None
+        moves = Moves(state)
+        assert moves.current_seat == seat and moves.legal_actions() == state.legal_actions()
+        for missing in ("view", "private", "clone", "apply", "to_record"):
+            assert not hasattr(moves, missing)
+        sample = game.determinize(state.view(seat), state.private(seat), seat, random.Random(n))
+        for k in range(5):
+            drawn = random_action(moves, random.Random(k))
+            assert drawn is moves.drawn
+            assert drawn == random_action(sample, random.Random(k))
+
+
+class Spy:
+    """A policy that checks the state it gets against the truth, then plays a random move."""
+
+    name = "spy"
+
+    def __init__(self, truth: GameState, seat: int) -> None:
+        self.truth, self.seat, self.got = truth, seat, 0
+
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        truth = self.truth
+        assert state is not truth
+        assert state.view(self.seat) == truth.view(self.seat)
+        assert state.private(self.seat) == truth.private(self.seat)
+        assert no_record_of_the_truth(state, truth)
+        self.got += 1
+        return random_action(state, rng)
+
+
+def test_an_in_process_seat_gives_its_policy_a_resampled_state_never_the_truth(
+    name: str,
+) -> None:
+    game = get_game(name)
+    truth = game.new_state(config_of(name), 4)
+    seats = len(truth.scores())
+    spies = [Spy(truth, seat) for seat in range(seats)]
+    local = [LocalSeat(spies[seat], game, truth, seat, random.Random(seat),
+                       random.Random(-seat)) for seat in range(seats)]
+    decisions = 0
+    while not truth.is_over():
+        local[truth.current_seat].play()  # type: ignore[index]
+        decisions += 1
+    assert sum(spy.got for spy in spies) == decisions == len(truth.to_record()["actions"])
+
+
+def test_the_same_spec_gives_the_same_game_in_process(name: str) -> None:
+    lineup = ("random",) * len(get_game(name).new_state(config_of(name), 0).scores())
+    spec = GameSpec(0, name, config_of(name), 11, lineup)
+    first, again = play_local(spec), play_local(spec)
+    assert first.record == again.record
+    assert get_game(name).from_record(first.record).result() is not None
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if g != "sagani"])
+def test_greedy_seats_play_the_same_game_twice_in_process(game: str) -> None:
+    config = config_of(game)
+    spec = GameSpec(1, game, config, 5, ("greedy", "random", "greedy", "random"))
+    assert play_local(spec).record == play_local(spec).record
+
+
+@pytest.mark.parametrize("sees", ["moves", "state"])
+def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
+    sees: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken:
+        name = "broken"
+
+        def choose(self, state: GameState, rng: random.Random) -> Any:
+            return "no move of any game"
+
+    Broken.sees = sees  # type: ignore[attr-defined]
+    game = get_game("sugi")
+    truth = game.new_state(config_of("sugi"), 2)
+    expected = truth.clone()
+    expected.apply(expected.default_action())
+    seat = truth.current_seat
+    assert seat is not None
+    LocalSeat(Broken(), game, truth, seat, random.Random(0), random.Random(1)).play()
+    assert truth.view(None) == expected.view(None)
+    assert "policy broken answered an illegal move" in caplog.text
