@@ -204,8 +204,8 @@ class Progress:
         elapsed_s = time.monotonic() - self.started_s
         eta_s = elapsed_s / self.done * (self.total - self.done)
         filled = self.done * self.WIDTH // max(1, self.total)
-        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} {self.unit}"
-                f"  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")
+        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} "
+                f"{self.unit}  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")
         end = "\n" if not self.tty or self.done == self.total else ""
         self.out.write(("\r" if self.tty else "") + line + end)
         self.out.flush()
