@@ -285,7 +285,7 @@ def judge(decision: Decision, effort: Effort) -> Verdict:
 
     def wrap(hooks: SearchHooks) -> SearchHooks:
         holder.append(hooks)
-        return _Judged(hooks, played, key)  # type: ignore[return-value]
+        return _Judged(hooks, played, key)
 
     root = policy.search_root(decision.view, decision.private, decision.seat, rng, wrap)
     hooks = holder[0]
@@ -423,4 +423,4 @@ def _number(value: Any) -> float | None:
 def _mark(value: Any) -> str | None:
     if value not in (None, "mistake", "blunder"):
         raise ValueError(f"a mark is mistake, blunder or null, not {value!r}")
-    return value  # type: ignore[no-any-return]
+    return value
