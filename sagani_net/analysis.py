@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
 from typing import Any, TextIO
 
 from sagani_net.bots.base import game_bots
@@ -332,10 +333,13 @@ def analyse(
     progress: TextIO | None = None,
     on_verdict: Callable[[int, int], None] | None = None,
     only: Callable[[Decision], bool] | None = None,
+    context: BaseContext | None = None,
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
     ``workers`` processes (default: every core), with a progress bar on ``progress`` and
-    ``on_verdict(done, total)`` after each verdict. Raises RuleError for a damaged record."""
+    ``on_verdict(done, total)`` after each verdict; ``context``: the workers' multiprocessing
+    context (spawn in a process with threads of its own). Raises RuleError for a damaged
+    record."""
     effort = effort or Effort()
     started = time.perf_counter()
     points = [d for d in decisions(record) if only is None or only(d)]
@@ -357,7 +361,7 @@ def analyse(
         for point in points:
             done(judge(point, effort))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for future in as_completed([pool.submit(judge, p, effort) for p in points]):
                 done(future.result())
     verdicts = [found[p.index] for p in points]

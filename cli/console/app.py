@@ -168,10 +168,13 @@ def progress_text(done: int, total: int) -> str:
 
 def analyse_in_background(record: dict[str, Any],
                           on_verdict: Callable[[int, int], None]) -> Analysis:
-    """The analysis the console runs for ``a``: the default effort, every core."""
+    """The analysis the console runs for ``a``: the default effort, every core; its workers
+    spawned, not forked (``sagani play`` runs the host's and ZeroMQ's threads here)."""
+    import multiprocessing
+
     from sagani_net.analysis import analyse
 
-    return analyse(record, on_verdict=on_verdict)
+    return analyse(record, on_verdict=on_verdict, context=multiprocessing.get_context("spawn"))
 
 
 class _CommandCompleter(Completer):
@@ -635,7 +638,8 @@ class Console:
             model.analysable = False
             self.replay.show(model, self.replay.index)
             self.next_costly()  # straight to where the game turned
-        except (HostError, HostTimeout, OSError, RuleError) as exc:
+        except (HostError, HostTimeout, OSError, RuleError, RuntimeError) as exc:
+            # RuntimeError: a worker died (BrokenProcessPool); the console goes on without.
             model.analysis_note = f"no analysis: {exc}"
         finally:
             self._analysing = False
