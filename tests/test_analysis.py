@@ -217,6 +217,9 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         assert {"index", "seat", "played", "best", "value_played", "value_best", "loss",
                 "mark"} <= set(verdict)
     assert [s["seat"] for s in data["summary"]] == [0, 1]
+    timed = subprocess.run([*sagani, str(path), "--think", "0.01", "--json", "--workers", "1"],
+                           capture_output=True, text=True, check=True)
+    assert json.loads(timed.stdout)["effort"] == {"iterations": None, "think_s": 0.01}
     table = subprocess.run([*sagani, str(path), "--iterations", "20", "--quiet"],
                            capture_output=True, text=True, check=True).stdout
     assert "mean loss" in table and "decisions searched" in table
@@ -226,3 +229,20 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         failed = subprocess.run([*sagani, *args], capture_output=True, text=True)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
+
+
+def test_a_later_draw_changed_in_a_sugi_record_changes_no_earlier_verdict() -> None:
+    record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 5,
+                                 ("greedy", "greedy"))).record
+    prefix = {**{k: v for k, v in record.items() if k != "result"},
+              "actions": record["actions"][:6]}
+    deal = json.loads(json.dumps(record["deal"]))
+    # The second and third cards to be drawn (the deck's top first): nobody has seen them.
+    deal["deck"][1], deal["deck"][2] = deal["deck"][2], deal["deck"][1]
+    changed = {**prefix, "deal": deal}
+    assert get_game("sugi").from_record(changed).deck != get_game("sugi").from_record(prefix).deck
+    assert [(d.view, d.private) for d in decisions(changed)] == \
+        [(d.view, d.private) for d in decisions(prefix)]
+    same = analyse(prefix, Effort(40), workers=1).to_data()
+    other = analyse(changed, Effort(40), workers=1).to_data()
+    assert _without_time(same) == _without_time(other)
