@@ -62,11 +62,14 @@ def load_record(args: argparse.Namespace) -> Data:
         # The export command's own loading: the same tables, the same errors.
         from sagani_net.cli import host_cmd
 
-        if args.host is not None:
-            if args.data_dir is not None:
-                raise UsageError("give --host or --data-dir, not both")
-            return host_cmd._record_from_host(args.host, args.table)
-        return host_cmd._record_from_disk(args)
+        if args.host is not None and args.data_dir is not None:
+            raise UsageError("give --host or --data-dir, not both")
+        try:
+            if args.host is not None:
+                return host_cmd._record_from_host(args.host, args.table)
+            return host_cmd._record_from_disk(args)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("cannot export", "cannot analyze", 1)) from None
     if args.host is not None or args.data_dir is not None:
         raise UsageError("--host and --data-dir name where --table is; give --table")
     if args.record is None:

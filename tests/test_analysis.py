@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -246,3 +247,24 @@ def test_a_later_draw_changed_in_a_sugi_record_changes_no_earlier_verdict() -> N
     same = analyse(prefix, Effort(40), workers=1).to_data()
     other = analyse(changed, Effort(40), workers=1).to_data()
     assert _without_time(same) == _without_time(other)
+
+
+def test_sagani_analyze_reads_a_finished_table_from_a_data_dir(tmp_path: Any) -> None:
+    sagani = [sys.executable, "-m", "sagani_net.cli.main"]
+    done = subprocess.run([*sagani, "play", "--game", "sugi", "--autoplay", "greedy", "--bots",
+                           "random", "--seed", "4", "--new", "--data-dir", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    table = re.search(r"table (\w+): over", done.stdout)
+    assert table is not None, done.stdout
+    analysed = subprocess.run([*sagani, "analyze", "--table", table.group(1), "--data-dir",
+                               str(tmp_path), "--iterations", "5", "--json"],
+                              capture_output=True, text=True)
+    assert analysed.returncode == 0, analysed.stderr
+    data = json.loads(analysed.stdout)
+    record = json.loads(next((tmp_path / "records").glob("*.json")).read_text())
+    assert data["game"] == "sugi" and len(data["decisions"]) == len(record["actions"])
+    missing = subprocess.run([*sagani, "analyze", "--table", "nope", "--data-dir",
+                              str(tmp_path)], capture_output=True, text=True)
+    assert missing.returncode == 2 and missing.stderr.startswith("sagani analyze: cannot "
+                                                                 "analyze nope: ")
