@@ -105,7 +105,8 @@ def test_a_on_the_final_screen_analyses_in_the_background_then_opens_the_replay(
             running.keys.send_text("a")
             await until(asked.is_set, 10)
             await until(lambda: "analysing the game: [#" in screen_text(model, 80, 24))
-            assert f"1/{ANALYSED} moves" in screen_text(model, 80, 24)
+            text = screen_text(model, 80, 24)
+            assert f"1/{ANALYSED} decisions" in text and "a analyse" not in text, text
             go_on.set()
             await until(lambda: console.replay is not None
                         and console.replay.verdicts is not None, 20)

@@ -163,7 +163,7 @@ def progress_text(done: int, total: int) -> str:
     """The background analysis's progress bar, for the message line."""
     width = 20
     filled = done * width // max(1, total)
-    return f"analysing the game: [{'#' * filled}{'.' * (width - filled)}] {done}/{total} moves"
+    return f"analysing the game: [{'#' * filled}{'.' * (width - filled)}] {done}/{total} decisions"
 
 
 def analyse_in_background(record: dict[str, Any],
@@ -610,6 +610,7 @@ class Console:
         """``a``: analyse the game in the background, then open the replay with verdicts."""
         if self.can_analyse():
             self._analysing = True
+            self.model.analysable = False  # the hint offers it no more while it runs
             self.model.analysis_note = "analysing the game: getting its record ..."
             self.app.create_background_task(self._analyse())
 
@@ -641,6 +642,7 @@ class Console:
         except (HostError, HostTimeout, OSError, RuleError, RuntimeError) as exc:
             # RuntimeError: a worker died (BrokenProcessPool); the console goes on without.
             model.analysis_note = f"no analysis: {exc}"
+            model.analysable = True  # a may try again
         finally:
             self._analysing = False
         self.redraw()
