@@ -277,6 +277,8 @@ COMMANDS = {
     "record": ("sagani_net.cli.host_cmd", "game records kept by a host"),
     "bot": ("sagani_net.cli.bot_cmd", "play a table as a bot client"),
     "tournament": ("sagani_net.cli.bot_cmd", "many games between strategies, with a result table"),
+    "analyze": ("sagani_net.cli.analyze_cmd",
+                "the search bot's verdict on every move of a finished game"),
     "selfplay": ("sagani_net.cli.selfplay",
                  "play headless games between policies and save records"),
 }

@@ -32,7 +32,7 @@ import platformdirs
 import zmq
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError, read_record
-from sagani_net.cli.console.app import Console, Replay, run_console
+from sagani_net.cli.console.app import Console, Replay, replay_frames, run_console
 from sagani_net.cli.console.model import LOCAL, ConsoleModel
 from sagani_net.cli.console.render import final_text
 from sagani_net.cli.game_options import (
@@ -198,6 +198,12 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--print", action="store_true",
                    help="print the last position and the ranking at the terminal's width, "
                    "and exit")
+    r.add_argument("--analysis", type=Path, default=None, metavar="FILE",
+                   help="show beside each move the verdict of `sagani analyze RECORD --json "
+                   "FILE` (c: the costliest decisions); without it, a analyses on demand")
+    r.add_argument("--analyze", action="store_true",
+                   help="analyse the game first (as `sagani analyze` does, progress on "
+                   "stderr), then show the verdicts")
     r.set_defaults(func=run_replay)
 
 
@@ -453,7 +459,8 @@ async def _play(
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
     console = None
     if not args.autoplay:
-        console = Console(ConsoleModel(game=me.state.game or args.game), me)
+        console = Console(ConsoleModel(game=me.state.game or args.game), me,
+                          record=lambda: me.record(table))
         # The game so far goes in the log before the bots move again: their quick moves would
         # otherwise come in with it and push it off a small screen at once.
         await console.catch_up(me.state.version, away=False)
@@ -837,23 +844,31 @@ def _read_json(path: Path) -> dict[str, Any]:
 # -- sagani replay ----------------------------------------------------------------------------
 
 
-def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Every position of a recorded game with the events that led to it (the first has none).
+def read_verdicts(path: Path, record: dict[str, Any]) -> dict[int, Any]:
+    """The verdicts of an analysis file (``sagani analyze --json``) of ``record``, by action
+    number; raises UsageError for a file that is not one, or is another game's."""
+    from sagani_net.analysis import Verdict
 
-    The game is the record's own; the whole record is checked (``Game.from_record``) first,
-    so a damaged one raises RuleError before any frame is made. The first frame is the record
-    without its actions: its random outcomes (a deal, rolls) stay in that state for the actions
-    to meet, so the frames come from the record alone, never from its seed.
-    """
-    game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
-    game.from_record(record)
-    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    state = game.from_record({**start, "actions": []})
-    frames: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(state.view(None), [])]
-    for data in record["actions"]:
-        events = state.apply(state.parse_action(without_seat(data)))
-        frames.append((state.view(None), events))
-    return frames
+    rules = get_game(record.get("game", "sagani"))
+    actions = record["actions"]
+    try:
+        data = check.read_json(path, "an analysis")
+        if not isinstance(data, dict) or not isinstance(data.get("decisions"), list):
+            raise ValueError('an analysis is a JSON object with "decisions"')
+        verdicts = {}
+        for item in data["decisions"]:
+            verdict = Verdict.from_data(item)
+            if not (0 <= verdict.index < len(actions) and data.get("game") == record.get("game")
+                    and rules.action_text(without_seat(actions[verdict.index]))
+                    == verdict.played):
+                raise ValueError(f"it is not an analysis of this record (action "
+                                 f"{verdict.index})")
+            verdicts[verdict.index] = verdict
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError, RuleError) as exc:
+        raise UsageError(f"cannot use {path}: {exc}") from None
+    return verdicts
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -874,7 +889,17 @@ def run_replay(args: argparse.Namespace) -> int:
              for i in range(players)]
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
                          game=record.get("game", "sagani"))
-    steps = Replay(frames, over=get_game(model.game).from_record(record).is_over())
+    if args.analysis is not None and args.analyze:
+        raise UsageError("give --analysis FILE or --analyze, not both")
+    verdicts = None
+    if args.analysis is not None:
+        verdicts = read_verdicts(args.analysis, record)
+    elif args.analyze:
+        from sagani_net.analysis import analyse
+
+        verdicts = {v.index: v for v in analyse(record, progress=sys.stderr).verdicts}
+    steps = Replay(frames, over=get_game(model.game).from_record(record).is_over(),
+                   verdicts=verdicts, record=record)
     if args.print:
         steps.show(model, len(frames) - 1)
         width, height = shutil.get_terminal_size((120, 40))

@@ -18,8 +18,8 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -47,7 +47,12 @@ from sagani_net.cli.console.model import (
 )
 
 from sagani_net.client import AsyncClient, HostError, HostTimeout
+from sagani_net.game import RuleError, without_seat
+from sagani_net.games import get_game
 from sagani_net.gameui import CommandError, Key
+
+if TYPE_CHECKING:  # the analysis (and the search) is imported only when it is asked for
+    from sagani_net.analysis import Analysis, Verdict
 
 log = logging.getLogger("sagani_net.cli.console")
 
@@ -59,16 +64,53 @@ WATCH_S = 0.5
 KEYS_AHEAD = 8
 
 
+def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every position of a recorded game with the events that led to it (the first has none).
+
+    The game is the record's own; the whole record is checked (``Game.from_record``) first,
+    so a damaged one raises RuleError before any frame is made. The first frame is the record
+    without its actions: its random outcomes (a deal, rolls) stay in that state for the actions
+    to meet, so the frames come from the record alone, never from its seed.
+    """
+    game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
+    game.from_record(record)
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    state = game.from_record({**start, "actions": []})
+    frames: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(state.view(None), [])]
+    for data in record["actions"]:
+        events = state.apply(state.parse_action(without_seat(data)))
+        frames.append((state.view(None), events))
+    return frames
+
+
 class Replay:
-    """A recorded game as a list of frames (view and the events that led to it)."""
+    """A recorded game as a list of frames (view and the events that led to it); with
+    ``verdicts`` (the analysis's, by action number), each move's verdict beside it, and
+    ``record`` kept to analyse it on demand."""
 
     def __init__(
-        self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]], over: bool = True
+        self, frames: list[tuple[dict[str, Any], list[dict[str, Any]]]], over: bool = True,
+        verdicts: dict[int, Verdict] | None = None, record: dict[str, Any] | None = None,
     ) -> None:
         self.frames = frames
         #: The record's game ended (its last frame is the end).
         self.over = over
         self.index = 0
+        self.verdicts = verdicts
+        self.record = record
+        #: Where ``c`` went last among the costliest decisions.
+        self.costly_at = -1
+
+    def costliest(self) -> list[Verdict]:
+        """Each seat's costliest decisions (:data:`sagani_net.analysis.COSTLIEST` of them, those
+        that lost anything), costliest first."""
+        from sagani_net.analysis import summarize
+
+        verdicts = list((self.verdicts or {}).values())
+        seats = sorted({v.seat for v in verdicts})
+        chosen = [v for s in summarize(verdicts, max(seats, default=-1) + 1)
+                  for v in s.costliest]
+        return sorted(chosen, key=lambda v: (-v.loss, v.index))
 
     def show(self, model: ConsoleModel, index: int) -> None:
         """Put frame ``index`` on the model; the log holds every event up to it, and the
@@ -85,6 +127,10 @@ class Replay:
         last_frame = self.index == len(self.frames) - 1
         model.status = "over" if self.over and last_frame else "running"
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
+        model.has_verdicts = self.verdicts is not None
+        model.analysable = self.verdicts is None and self.record is not None
+        verdict = (self.verdicts or {}).get(self.index - 1)
+        model.verdict = verdict_text(verdict, model) if verdict is not None else ""
         model.ui.updated(last)
         # Show the board the last move changed; before any move, the first to play.
         actors = [e["seat"] for e in last if isinstance(e.get("seat"), int)]
@@ -92,6 +138,43 @@ class Replay:
             model.shown = actors[-1]
         elif isinstance(view.get("turn"), int):
             model.shown = view["turn"]
+
+
+def verdict_text(v: Verdict, model: ConsoleModel) -> str:
+    """One move's verdict in words, for the message line of a replay: the value of the move
+    played and of the best for the seat that moved (its win chance; alone, the solo reward),
+    and what it lost in points of per cent."""
+    who = f"{model.name(v.seat)} played {v.played}"
+    if v.forced:
+        return f"{who}: the only move"
+    what = "win chance" if model.players > 1 else "solo reward"
+    if v.loss <= 0:
+        return f"{who}: {what} {_pct(v.value_played)}%, the search's choice too"
+    mark = f"{v.mark.upper()}: " if v.mark else ""
+    return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {v.best}: "
+            f"{_pct(v.value_best)}% (-{v.loss * 100:.1f})")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}"
+
+
+def progress_text(done: int, total: int) -> str:
+    """The background analysis's progress bar, for the message line."""
+    width = 20
+    filled = done * width // max(1, total)
+    return f"analysing the game: [{'#' * filled}{'.' * (width - filled)}] {done}/{total} decisions"
+
+
+def analyse_in_background(record: dict[str, Any],
+                          on_verdict: Callable[[int, int], None]) -> Analysis:
+    """The analysis the console runs for ``a``: the default effort, every core; its workers
+    spawned, not forked (``sagani play`` runs the host's and ZeroMQ's threads here)."""
+    import multiprocessing
+
+    from sagani_net.analysis import analyse
+
+    return analyse(record, on_verdict=on_verdict, context=multiprocessing.get_context("spawn"))
 
 
 class _CommandCompleter(Completer):
@@ -120,11 +203,21 @@ class Console:
         input: Input | None = None,
         output: Output | None = None,
         rejoin: Callable[[AsyncClient], Any] | None = None,
+        record: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+        analyser: Callable[[dict[str, Any], Callable[[int, int], None]], Analysis]
+        = analyse_in_background,
     ) -> None:
+        """``record()`` gets the finished game's record: with it, the final screen offers
+        ``a``, which runs ``analyser(record, on_verdict)`` in the background and then opens
+        the replay with its verdicts (a replay with a record offers ``a`` too)."""
         self.model = model
         self.client = client
         self.replay = replay
         self.rejoin = rejoin
+        self.record = record
+        self.analyser = analyser
+        self._analysing = False
+        model.analysable = record is not None
         self._sending = False
         #: Game keys pressed while a move was on its way, played once it has arrived.
         self._keys: deque[tuple[str, ...]] = deque()
@@ -504,6 +597,68 @@ class Console:
         target = {"next": i + 1, "back": i - 1, "first": 0, "last": len(self.replay.frames) - 1}
         self.replay.show(self.model, target.get(kind, number or 0))
 
+    # -- analysis ---------------------------------------------------------------------------
+
+    def can_analyse(self) -> bool:
+        if self._analysing:
+            return False
+        if self.replay is not None:
+            return self.replay.verdicts is None and self.replay.record is not None
+        return self.record is not None and self.model.status == "over"
+
+    def start_analysis(self) -> None:
+        """``a``: analyse the game in the background, then open the replay with verdicts."""
+        if self.can_analyse():
+            self._analysing = True
+            self.model.analysable = False  # the hint offers it no more while it runs
+            self.model.analysis_note = "analysing the game: getting its record ..."
+            self.app.create_background_task(self._analyse())
+
+    async def _analyse(self) -> None:
+        model = self.model
+        try:
+            if self.replay is not None and self.replay.record is not None:
+                record = self.replay.record
+            else:
+                assert self.record is not None
+                record = await self.record()
+
+            def on_verdict(done: int, total: int) -> None:  # on the analysis's thread
+                model.analysis_note = progress_text(done, total)
+                self.app.invalidate()
+
+            analysis = await asyncio.to_thread(self.analyser, record, on_verdict)
+            verdicts = {v.index: v for v in analysis.verdicts}
+            if self.replay is None:
+                self.replay = Replay(replay_frames(record),
+                                     over=get_game(model.game).from_record(record).is_over(),
+                                     record=record)
+                model.page = GAME
+            self.replay.verdicts = verdicts
+            model.analysis_note = ""
+            model.analysable = False
+            self.replay.show(model, self.replay.index)
+            self.next_costly()  # straight to where the game turned
+        except (HostError, HostTimeout, OSError, RuleError, RuntimeError) as exc:
+            # RuntimeError: a worker died (BrokenProcessPool); the console goes on without.
+            model.analysis_note = f"no analysis: {exc}"
+            model.analysable = True  # a may try again
+        finally:
+            self._analysing = False
+        self.redraw()
+
+    def next_costly(self) -> None:
+        """``c``: the position after the next of the costliest decisions, costliest first."""
+        replay = self.replay
+        if replay is None or replay.verdicts is None:
+            return
+        costly = replay.costliest()
+        if not costly:
+            self.model.say("no decision lost anything")
+            return
+        replay.costly_at = (replay.costly_at + 1) % len(costly)
+        replay.show(self.model, costly[replay.costly_at].index + 1)
+
     def quit(self) -> None:
         if not self.app.is_done:
             self.app.exit(result=0)
@@ -609,6 +764,17 @@ class Console:
         def _last(event: KeyPressEvent) -> None:
             """Replay: the end."""
             self.step("last")
+
+        # Not on the help page: the keys are said where they act (the final screen's and the
+        # replay's hint lines).
+        @kb.add("a", filter=on_main & Condition(self.can_analyse))
+        def _analyse_game(event: KeyPressEvent) -> None:
+            self.start_analysis()
+
+        @kb.add("c", filter=replaying & Condition(lambda: self.replay is not None
+                                                  and self.replay.verdicts is not None))
+        def _costly(event: KeyPressEvent) -> None:
+            self.next_costly()
 
         @kb.add("tab", filter=on_main)
         def _next_board(event: KeyPressEvent) -> None:

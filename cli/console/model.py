@@ -100,6 +100,14 @@ class ConsoleModel:
     log_mark: int = 0
     #: What the screen says before the first view (joining: where it is asking).
     waiting: str = ""
+    #: Replay with an analysis: the search's verdict on the move that led to this position.
+    verdict: str = ""
+    #: An analysis running in the background: how far it is (a progress bar), or why it failed.
+    analysis_note: str = ""
+    #: The final screen (or a replay without verdicts) offers ``a``: analyse this game.
+    analysable: bool = False
+    #: The replay has verdicts: ``c`` goes to the costliest decisions.
+    has_verdicts: bool = False
     #: (keys, what they do) of every key binding, for the first help page (set by the app).
     key_help: list[tuple[str, str]] = field(default_factory=list)
     game: str = DEFAULT_GAME

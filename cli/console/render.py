@@ -134,6 +134,10 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     style, text = "class:message", ""
     if model.message:
         style, text = "class:error", model.message
+    elif model.analysis_note:
+        text = model.analysis_note
+    elif model.verdict:
+        text = model.verdict
     elif (absent := model.may_stand_in) is not None:
         name = model.name(absent)
         text = f"{name} is away: B seats a bot for {name} until they are back"
@@ -152,8 +156,14 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
         keys = f"page {model.help_page + 1}/{pages}  {more}any other key: back"
     elif model.page == FINAL:
         keys = f"Tab look at the {model.ui.board}s  f this screen  PgUp log  q quit"
+        if model.analysable:
+            keys = f"a analyse this game  Tab {model.ui.board}s  f this screen  PgUp log  q quit"
     elif model.replay_step:
         keys = f"←/→ step  Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
+        if model.has_verdicts:
+            keys = f"←/→ step  c costliest  Home/End  Tab {model.ui.board}s  ? help  q quit"
+        elif model.analysable:
+            keys = f"←/→ step  a analyse  Home/End  Tab {model.ui.board}s  ? help  q quit"
     elif model.status == "over":  # looking at the boards after the end: f brings it back
         keys = f"f the final screen  Tab {model.ui.board}s  PgUp log  : command  ? help  q quit"
     else:

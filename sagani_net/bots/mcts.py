@@ -115,6 +115,9 @@ class MctsPolicy:
         self._plan: tuple[Data, list[Any]] | None = None
         #: Iterations run by the last search (for tests and logs).
         self.last_iterations = 0
+        #: The root of the last search: its children are the moves searched, with their
+        #: statistics for the seat to move (the analysis reads them).
+        self.last_root: Node | None = None
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
         seat = state.current_seat
@@ -138,6 +141,18 @@ class MctsPolicy:
         hooks = self._hooks()
         return self._follow(base, hooks.decisions(self._search(view, private, seat, rng, hooks)),
                             seat)
+
+    def search_root(
+        self, view: Data, private: Data | None, seat: int, rng: random.Random,
+        wrap: Callable[[SearchHooks], SearchHooks] | None = None,
+    ) -> Node:
+        """Search from what ``seat`` (the seat to move) knows with the game's hooks (passed
+        through ``wrap`` if given) and return the root: each child a move searched, with its
+        ``visits`` and ``total`` reward for ``seat``."""
+        hooks = self._hooks()
+        self._search(view, private, seat, rng, wrap(hooks) if wrap else hooks)
+        assert self.last_root is not None
+        return self.last_root
 
     def _follow(self, base: GameState, decisions: list[Any], seat: int) -> Any:
         """Play the first of ``decisions``; keep the rest for the view it leads to."""
@@ -168,6 +183,7 @@ class MctsPolicy:
             if n == 1 and len(root.children) == 1 and _most_candidates(root) == 1:
                 break  # one candidate: no search needed
         self.last_iterations = n
+        self.last_root = root
         # The robust child: most visited, ties to the better mean, then to candidate order.
         best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].total / kv[1].visits))
         return best[0]

@@ -210,15 +210,16 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, total: int, out: TextIO | None) -> None:
+    def __init__(self, total: int, out: TextIO | None, unit: str = "games") -> None:
         self.total = total
+        self.unit = unit
         self.out = out
         self.done = 0
         self.started_s = time.monotonic()
         self.tty = bool(out and out.isatty())
         self._shown = -1
 
-    def tick(self, result: GameResult) -> None:
+    def tick(self, result: object = None) -> None:
         self.done += 1
         if self.out is None:
             return
@@ -229,8 +230,8 @@ class Progress:
         elapsed_s = time.monotonic() - self.started_s
         eta_s = elapsed_s / self.done * (self.total - self.done)
         filled = self.done * self.WIDTH // max(1, self.total)
-        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} games"
-                f"  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")
+        line = (f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} "
+                f"{self.unit}  {elapsed_s:6.0f} s  eta {eta_s:5.0f} s")
         end = "\n" if not self.tty or self.done == self.total else ""
         self.out.write(("\r" if self.tty else "") + line + end)
         self.out.flush()

@@ -295,6 +295,11 @@ class Search:
         """The decisions a macro-action stands for, in order."""
         return [a for a in macro if a is not None]
 
+    def move_for(self, state: State, action: Action) -> Macro:
+        """The macro-action that starts with the legal ``action`` (the analysis adds it to
+        the root when no candidate does): a choice is placed by the rollout policy."""
+        return (action, None) if state.phase == CHOOSE else (None, action)
+
     def play(self, state: State, macro: Macro) -> None:
         """Play a macro-action; a missing placement is the greedy one."""
         choice, place = macro

@@ -1,0 +1,430 @@
+"""After the game: the search bot's verdict on every decision of a record.
+
+A record is replayed decision by decision. Each decision is judged on what its seat knew then
+and nothing more: the search (:class:`sagani_net.bots.mcts.MctsPolicy`, with the game's own
+hooks from its ``bots.py``) runs on states determinized from that seat's view and private data
+at that moment (:meth:`Game.determinize`), never on the record's deal, future rolls or the
+other seats' hands. The decision played is always among the moves searched at the root, first,
+so it gets a value of its own however poor it is.
+
+**The measure.** A move's value is the search's mean reward for the seat that moved: in a game
+of several seats its estimated chance to finish ahead of each other seat (the win chance, 0..1,
+shown in per cent), in a solo game the game's solo reward (0..1, see the game's RULES.md). A
+decision's moves are grouped by the action played now (a Sagani take is worth the best
+placement searched after it); the best is the search's robust choice (its most visited move),
+and ``loss = max(0, value_best - value_played)``. A loss of :data:`MISTAKE` or more marks a
+``"mistake"``, :data:`BLUNDER` or more a ``"blunder"`` (a game's ``bots.py`` may set its own
+``ANALYSIS_MARKS``; each game's RULES.md says what it uses). A forced decision (one legal
+action) is not searched.
+
+**Deterministic.** With an iteration budget (and no time budget) a verdict depends only on
+what the seat knew (view and private data), the decision's number and the effort: each search
+is seeded from them, never from the record's seed, so changing a future draw in a record changes
+no verdict on an earlier decision.
+
+The decisions are judged in parallel, one per task, on every core (:func:`analyse`).
+
+>>> from sagani_net.bots.tournament import GameSpec, play_local
+>>> record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+>>> short = {**record, "actions": record["actions"][:3]}
+>>> result = analyse(short, Effort(iterations=20), workers=1)
+>>> [v.index for v in result.verdicts], result.summary[0].seat
+([0, 1, 2], 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Hashable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
+from typing import Any, TextIO
+
+from sagani_net.bots.base import game_bots
+from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, frozen
+from sagani_net.bots.tournament import Progress
+from sagani_net.game import Data, GameState, without_seat
+from sagani_net.games import get_game
+
+#: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
+#: (bench/analysis.py), with verdicts that mostly agree with a search four times as long.
+DEFAULT_ITERATIONS = 300
+#: UCB1's constant for the analysis: wider than the bot's (0.35), so that the moves that are
+#: not the best still get visits enough for a value of their own.
+EXPLORATION = 0.6
+#: Loss (in reward, 0..1) from which a decision is a mistake, and a blunder.
+MISTAKE = 0.05
+BLUNDER = 0.15
+#: How many of a seat's costliest decisions its summary names.
+COSTLIEST = 3
+
+
+@dataclass(frozen=True)
+class Effort:
+    """How hard each decision is searched: an iteration budget (deterministic), a time budget
+    in seconds, or both (whichever ends first; not deterministic)."""
+
+    iterations: int | None = DEFAULT_ITERATIONS
+    think_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.think_s is None:
+            raise ValueError("give the analysis an iteration budget, a time budget, or both")
+
+    def to_data(self) -> Data:
+        return {"iterations": self.iterations, "think_s": self.think_s}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a record, as its seat saw it: ``index`` is the record's action number,
+    ``turn`` the game's turn (a run of one seat's decisions, from 1)."""
+
+    game: str
+    index: int
+    seat: int
+    turn: int
+    view: Data
+    private: Data | None
+    played: Data
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The search's verdict on one decision (values for the seat that moved; see the module
+    docstring). ``best_line``: the decisions the best move stands for (a Sagani turn: the
+    take and its placement)."""
+
+    index: int
+    seat: int
+    turn: int
+    played: str
+    best: str
+    value_played: float | None
+    value_best: float | None
+    loss: float
+    mark: str | None
+    forced: bool = False
+    best_line: tuple[str, ...] = ()
+    moves: int = 0
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def to_data(self) -> Data:
+        return {"index": self.index, "seat": self.seat, "turn": self.turn,
+                "played": self.played, "best": self.best,
+                "value_played": _rounded(self.value_played),
+                "value_best": _rounded(self.value_best), "loss": round(self.loss, 4),
+                "mark": self.mark, "forced": self.forced, "best_line": list(self.best_line),
+                "moves": self.moves, "iterations": self.iterations,
+                "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_data(cls, data: Data) -> Verdict:
+        """A verdict read back from :meth:`to_data` (``sagani replay --analysis``); raises
+        KeyError, TypeError or ValueError for data that is not one."""
+        return cls(
+            int(data["index"]), int(data["seat"]), int(data.get("turn", 0)),
+            str(data["played"]), str(data["best"]), _number(data["value_played"]),
+            _number(data["value_best"]), float(data["loss"]),
+            _mark(data["mark"]), bool(data.get("forced", False)),
+            tuple(map(str, data.get("best_line", ()))), int(data.get("moves", 0)),
+            int(data.get("iterations", 0)), float(data.get("seconds", 0.0)))
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat's decisions in figures: judged (not forced) decisions, mean loss over them, its
+    marks and its :data:`COSTLIEST` costliest decisions (those that lost anything)."""
+
+    seat: int
+    decisions: int
+    mean_loss: float
+    mistakes: int
+    blunders: int
+    costliest: tuple[Verdict, ...]
+
+    def to_data(self) -> Data:
+        return {"seat": self.seat, "decisions": self.decisions,
+                "mean_loss": round(self.mean_loss, 4), "mistakes": self.mistakes,
+                "blunders": self.blunders,
+                "costliest": [{"index": v.index, "turn": v.turn, "loss": round(v.loss, 4),
+                               "played": v.played, "best": v.best} for v in self.costliest]}
+
+
+@dataclass
+class Analysis:
+    """Every decision's verdict, in record order, and a summary per seat."""
+
+    game: str
+    measure: str
+    effort: Effort
+    verdicts: list[Verdict]
+    seconds: float = 0.0
+    workers: int = 1
+    summary: list[SeatSummary] = field(default_factory=list)
+
+    def to_data(self) -> Data:
+        return {"game": self.game, "measure": self.measure, "effort": self.effort.to_data(),
+                "marks": dict(zip(("mistake", "blunder"), marks(self.game), strict=True)),
+                "decisions": [v.to_data() for v in self.verdicts],
+                "summary": [s.to_data() for s in self.summary],
+                "seconds": round(self.seconds, 3), "workers": self.workers,
+                "seconds_per_decision": round(self.seconds_per_decision, 4)}
+
+    @property
+    def seconds_per_decision(self) -> float:
+        """Search time per judged decision (one core's)."""
+        judged = [v.seconds for v in self.verdicts if not v.forced]
+        return sum(judged) / len(judged) if judged else 0.0
+
+
+def marks(game: str) -> tuple[float, float]:
+    """The losses from which a decision of ``game`` is a mistake, and a blunder."""
+    mistake, blunder = getattr(game_bots(game), "ANALYSIS_MARKS", (MISTAKE, BLUNDER))
+    return float(mistake), float(blunder)
+
+
+def measure(game: str, seats: int) -> str:
+    """What the values of a game with ``seats`` seats measure (see the module docstring)."""
+    return "win_chance" if seats > 1 else "solo_reward"
+
+
+def decisions(record: Data) -> list[Decision]:
+    """Every decision of ``record``, each as its seat saw it before it moved.
+
+    The whole record is checked first (``Game.from_record`` raises RuleError for a damaged
+    one); the positions then come from the record without its actions, which keeps its random
+    outcomes for the actions to meet, as ``sagani replay`` steps.
+    """
+    name = record.get("game", "sagani") if isinstance(record, dict) else None
+    rules = get_game(name)
+    rules.from_record(record)
+    assert isinstance(name, str)
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    state = rules.from_record({**start, "actions": []})
+    found: list[Decision] = []
+    turn, last = 0, None
+    for index, data in enumerate(record["actions"]):
+        seat = state.current_seat
+        assert seat is not None
+        if seat != last:
+            turn, last = turn + 1, seat
+        found.append(Decision(name, index, seat, turn, state.view(seat), state.private(seat),
+                              without_seat(data)))
+        state.apply(state.parse_action(without_seat(data)))
+    return found
+
+
+def decision_seed(decision: Decision) -> int:
+    """The seed of a decision's search: from what its seat knew and its number only."""
+    known = json.dumps([decision.game, decision.index, decision.seat, decision.view,
+                        decision.private], sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.sha256(known.encode()).digest()[:8], "big")
+
+
+class _Judged:
+    """The game's search hooks with the decision played among the root's moves, first, so
+    that it is searched however low the game's own candidates rank it."""
+
+    def __init__(self, hooks: SearchHooks, played: Any, key: Hashable) -> None:
+        self.hooks = hooks
+        self.played = played
+        self.key = key
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.hooks, name)
+
+    def candidates(self, state: GameState, root: bool) -> list[Hashable]:
+        moves = self.hooks.candidates(state, root)
+        if not root:
+            return moves
+        mine = [m for m in moves if first_key(state, self.hooks, m) == self.key]
+        if not mine:
+            mine = [move_for(self.hooks, state, self.played)]
+        return mine + [m for m in moves if first_key(state, self.hooks, m) != self.key]
+
+
+def first_key(state: GameState, hooks: SearchHooks, move: Any) -> Hashable:
+    """The wire form, hashable, of the first decision ``move`` stands for."""
+    return frozen(state.action_data(hooks.decisions(move)[0]))
+
+
+def move_for(hooks: SearchHooks, state: GameState, action: Any) -> Hashable:
+    """The search's move that starts with ``action``: the game's ``move_for`` hook (a Sagani
+    turn is a take and its placement), else the action as the plain search keys it, else the
+    action itself (games whose moves are single actions)."""
+    own: Callable[[GameState, Any], Hashable] | None = getattr(hooks, "move_for", None)
+    if own is not None:
+        return own(state, action)
+    if isinstance(hooks, PlainSearch):
+        return Move(frozen(state.action_data(action)), action)
+    return action
+
+
+def judge(decision: Decision, effort: Effort) -> Verdict:
+    """The search's verdict on one decision, from what its seat knew (module-level: it runs in
+    worker processes)."""
+    started = time.perf_counter()
+    rules = get_game(decision.game)
+    rng = random.Random(decision_seed(decision))
+    base = rules.determinize(decision.view, decision.private, decision.seat, rng)
+    played = base.parse_action(decision.played)
+    played_text = rules.action_text(decision.played)
+    if len(base.legal_actions()) <= 1:
+        return Verdict(decision.index, decision.seat, decision.turn, played_text, played_text,
+                       None, None, 0.0, None, forced=True, best_line=(played_text,))
+    key = frozen(base.action_data(played))
+    policy = MctsPolicy(decision.game, think_s=effort.think_s, iterations=effort.iterations,
+                        exploration=EXPLORATION)
+    holder: list[SearchHooks] = []
+
+    def wrap(hooks: SearchHooks) -> SearchHooks:
+        holder.append(hooks)
+        return _Judged(hooks, played, key)
+
+    root = policy.search_root(decision.view, decision.private, decision.seat, rng, wrap)
+    hooks = holder[0]
+    # Per action played now, its most visited move (ties to the better mean).
+    groups: dict[Hashable, tuple[Any, int, float]] = {}
+    for move, node in root.children.items():
+        if not node.visits:
+            continue
+        group = first_key(base, hooks, move)
+        mean = node.total / node.visits
+        if group not in groups or (node.visits, mean) > groups[group][1:]:
+            groups[group] = (move, node.visits, mean)
+    best_key = max(groups, key=lambda g: groups[g][1:])
+    best_move, _, value_best = groups[best_key]
+    value_played = groups[key][2] if key in groups else None
+    loss = 0.0 if best_key == key or value_played is None else max(0.0, value_best - value_played)
+    mistake, blunder = marks(decision.game)
+    mark = "blunder" if loss >= blunder else "mistake" if loss >= mistake else None
+    line = tuple(rules.action_text(base.action_data(a)) for a in hooks.decisions(best_move))
+    return Verdict(decision.index, decision.seat, decision.turn, played_text, line[0],
+                   value_played, value_best, loss, mark, best_line=line,
+                   moves=len(root.children), iterations=policy.last_iterations,
+                   seconds=time.perf_counter() - started)
+
+
+def summarize(verdicts: list[Verdict], seats: int) -> list[SeatSummary]:
+    """A summary per seat (see :class:`SeatSummary`)."""
+    rows = []
+    for seat in range(seats):
+        mine = [v for v in verdicts if v.seat == seat and not v.forced]
+        costly = sorted((v for v in mine if v.loss > 0), key=lambda v: (-v.loss, v.index))
+        rows.append(SeatSummary(
+            seat, len(mine), sum(v.loss for v in mine) / len(mine) if mine else 0.0,
+            sum(v.mark == "mistake" for v in mine), sum(v.mark == "blunder" for v in mine),
+            tuple(costly[:COSTLIEST])))
+    return rows
+
+
+def analyse(
+    record: Data,
+    effort: Effort | None = None,
+    *,
+    workers: int | None = None,
+    progress: TextIO | None = None,
+    on_verdict: Callable[[int, int], None] | None = None,
+    only: Callable[[Decision], bool] | None = None,
+    context: BaseContext | None = None,
+) -> Analysis:
+    """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
+    ``workers`` processes (default: every core), with a progress bar on ``progress`` and
+    ``on_verdict(done, total)`` after each verdict; ``context``: the workers' multiprocessing
+    context (spawn in a process with threads of its own). Raises RuleError for a damaged
+    record."""
+    effort = effort or Effort()
+    started = time.perf_counter()
+    points = [d for d in decisions(record) if only is None or only(d)]
+    name = str(record.get("game", "sagani"))
+    rules = get_game(name)
+    seats = rules.seats(rules.parse_config(record.get("config", {})))
+    workers = workers or os.cpu_count() or 1
+    bar = Progress(len(points), progress, unit="decisions")
+    found: dict[int, Verdict] = {}
+
+    def done(verdict: Verdict) -> None:
+        found[verdict.index] = verdict
+        bar.tick()
+        if on_verdict is not None:
+            on_verdict(len(found), len(points))
+
+    if workers == 1 or len(points) <= 1:
+        workers = 1
+        for point in points:
+            done(judge(point, effort))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for future in as_completed([pool.submit(judge, p, effort) for p in points]):
+                done(future.result())
+    verdicts = [found[p.index] for p in points]
+    return Analysis(name, measure(name, seats), effort, verdicts,
+                    time.perf_counter() - started, workers, summarize(verdicts, seats))
+
+
+def format_analysis(analysis: Analysis, names: list[str] | None = None,
+                    every: bool = False) -> str:
+    """The analysis as text: the marked decisions (``every``: all), the summary per seat and
+    the time it took."""
+    def who(seat: int) -> str:
+        name = names[seat] if names and seat < len(names) and names[seat] else ""
+        return f"seat {seat + 1}" + (f" ({name})" if name else "")
+
+    unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
+    lines = [f"{get_game(analysis.game).title}: {len(analysis.verdicts)} decisions; values are "
+             f"the {unit} of the seat that moved, in %"]
+    shown = [v for v in analysis.verdicts if every or v.mark]
+    if shown:
+        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {'played':<18} {'best':<18} "
+                     f"{'value':>5} {'best':>5} {'loss':>5}  mark")
+    for v in shown:
+        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {v.played:<18.18} "
+                     f"{v.best:<18.18} {_pct(v.value_played):>5} {_pct(v.value_best):>5} "
+                     f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
+    lines.append("")
+    lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
+                 f"{'blunders':>8}  costliest (turn: loss)")
+    for s in analysis.summary:
+        costly = ", ".join(f"{v.turn}: {v.loss * 100:.1f}" for v in s.costliest) or "-"
+        lines.append(f"{who(s.seat):<22.22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
+                     f"{s.mistakes:>8} {s.blunders:>8}  {costly}")
+    judged = sum(not v.forced for v in analysis.verdicts)
+    lines.append("")
+    lines.append(f"{analysis.seconds:.1f} s for the game on {analysis.workers} "
+                 f"worker{'s' * (analysis.workers != 1)}; {judged} decisions searched, "
+                 f"{analysis.seconds_per_decision:.2f} s each ({_effort_text(analysis.effort)})")
+    return "\n".join(lines)
+
+
+def _effort_text(effort: Effort) -> str:
+    parts = []
+    if effort.iterations is not None:
+        parts.append(f"{effort.iterations} iterations")
+    if effort.think_s is not None:
+        parts.append(f"{effort.think_s:g} s")
+    return ", at most ".join(parts)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}"
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _mark(value: Any) -> str | None:
+    if value not in (None, "mistake", "blunder"):
+        raise ValueError(f"a mark is mistake, blunder or null, not {value!r}")
+    return value

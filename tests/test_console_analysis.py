@@ -1,0 +1,157 @@
+"""The analysis where players look: the replay shows each move's verdict as it steps and ``c``
+goes to the costliest decisions; the final screen offers ``a``, which analyses the game in the
+background with a progress bar and then opens the replay with the verdicts. The real console
+app on pipe input; the analyses are short (a few iterations, on a part of the game)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sagani_net.cli.console.app import Console, Replay, replay_frames
+from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
+from sagani_net.cli.console.render import screen_text
+from test_console import running_console, until
+
+from sagani_net.analysis import Analysis, Effort, analyse
+from sagani_net.bots import make_policy
+from sagani_net.games.sagani.rules import State
+
+#: Decisions the tests analyse (the first ones): enough for costly ones, quick to search.
+ANALYSED = 14
+
+
+def finished_record(seed: int = 9) -> dict[str, Any]:
+    """A whole game of Sagani, greedy against random."""
+    state = State.new(2, seed=seed)
+    policies, rng = [make_policy("greedy"), make_policy("random")], random.Random(seed)
+    while not state.is_over():
+        state.apply(policies[state.seat].choose(state, rng))
+    return state.to_record()
+
+
+def quick(record: dict[str, Any], on_verdict: Callable[[int, int], None]) -> Analysis:
+    return analyse(record, Effort(30), workers=1, on_verdict=on_verdict,
+                   only=lambda d: d.index < ANALYSED)
+
+
+def names() -> list[dict[str, Any]]:
+    return [{"name": "ann"}, {"name": "rnd"}]
+
+
+def test_the_replay_shows_each_moves_verdict_and_c_goes_to_the_costliest() -> None:
+    record = finished_record()
+    verdicts = {v.index: v for v in quick(record, lambda done, total: None).verdicts}
+    steps = Replay(replay_frames(record), verdicts=verdicts, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+    costliest = steps.costliest()
+    assert costliest and costliest[0].loss >= costliest[-1].loss
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            assert model.verdict == ""  # the start: no move yet
+            running.keys.send_text("\x1b[C")  # right: the first move, and its verdict
+            await until(lambda: steps.index == 1)
+            first = verdicts[0]
+            text = screen_text(model, 80, 24)
+            assert f"ann played {first.played}" in text, text
+            assert "c costliest" in text
+            running.keys.send_text("c")
+            await until(lambda: steps.index == costliest[0].index + 1)
+            text = screen_text(model, 80, 24)
+            said = " ".join(text.split())  # the message line wraps a long verdict
+            worst = costliest[0]
+            assert f"played {worst.played}" in said and f"best {worst.best}" in said, text
+            assert f"% (-{worst.loss * 100:.1f})" in said and "win chance" in said
+            running.keys.send_text("c")
+            await until(lambda: steps.index == costliest[1 % len(costliest)].index + 1)
+            assert all(len(line) <= 80 for line in text.splitlines())
+            assert len(text.splitlines()) == 24
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_a_on_the_final_screen_analyses_in_the_background_then_opens_the_replay() -> None:
+    record = finished_record()
+    last = State.from_record(record)
+    model = ConsoleModel(connection="local", seats=names(), status="over", page=FINAL)
+    model.view = last.view(None)
+    asked = threading.Event()
+    go_on = threading.Event()
+
+    def held(record_: dict[str, Any], on_verdict: Callable[[int, int], None]) -> Analysis:
+        """The quick analysis, held after its first verdict until the test has seen the bar."""
+        def tick(done: int, total: int) -> None:
+            on_verdict(done, total)
+            if done == 1:
+                asked.set()
+                go_on.wait(10)
+        return quick(record_, tick)
+
+    async def get_record() -> dict[str, Any]:
+        return record
+
+    async def main() -> None:
+        async with running_console(model, record=get_record, analyser=held) as running:
+            console: Console = running.console
+            assert "a analyse this game" in screen_text(model, 80, 24)
+            running.keys.send_text("a")
+            await until(asked.is_set, 10)
+            await until(lambda: "analysing the game: [#" in screen_text(model, 80, 24))
+            text = screen_text(model, 80, 24)
+            assert f"1/{ANALYSED} decisions" in text and "a analyse" not in text, text
+            go_on.set()
+            await until(lambda: console.replay is not None
+                        and console.replay.verdicts is not None, 20)
+            assert model.page == GAME and model.replay_step.startswith("move ")
+            text = screen_text(model, 80, 24)
+            assert "c costliest" in text and "win chance" in " ".join(text.split()), text
+            worst = console.replay.costliest()[0]  # type: ignore[union-attr]
+            assert console.replay.index == worst.index + 1  # type: ignore[union-attr]
+
+    asyncio.run(asyncio.wait_for(main(), 40))
+
+
+def test_the_final_screen_offers_no_analysis_without_a_record() -> None:
+    model = ConsoleModel(connection="local", seats=names(), status="over", page=FINAL)
+    model.view = State.from_record(finished_record()).view(None)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            assert "analyse" not in screen_text(model, 80, 24)
+            running.keys.send_text("a\t")  # keys act in order: Tab's effect comes after a's
+            await until(lambda: model.page == GAME)
+            assert model.analysis_note == "" and running.console.replay is None
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+
+
+def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
+        tmp_path: Path) -> None:
+    record = finished_record()
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    analysis = quick(record, lambda done, total: None).to_data()
+    (tmp_path / "analysis.json").write_text(json.dumps(analysis))
+    other = finished_record(seed=10)
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    sagani = [sys.executable, "-m", "sagani_net.cli.main", "replay"]
+    done = subprocess.run([*sagani, str(tmp_path / "game.json"), "--analysis",
+                           str(tmp_path / "analysis.json"), "--print"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for args in (["other.json", "--analysis", "analysis.json"],
+                 ["game.json", "--analysis", "none.json"],
+                 ["game.json", "--analysis", "game.json"],
+                 ["game.json", "--analysis", "analysis.json", "--analyze"]):
+        failed = subprocess.run([*sagani, *[str(tmp_path / a) if a.endswith(".json") else a
+                                            for a in args], "--print"],
+                                capture_output=True, text=True)
+        assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
+        assert failed.stderr.startswith("sagani replay: ")
