@@ -9,16 +9,17 @@ import asyncio
 import json
 import random
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from console_kit import running_console
 from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import screen_text
-from test_console import running_console, until
+from test_net_support import RUN_SAGANI
+from test_net_support import until_async as until
 
 from sagani_net.analysis import Analysis, Effort, analyse
 from sagani_net.bots import make_policy
@@ -141,7 +142,7 @@ def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
     (tmp_path / "analysis.json").write_text(json.dumps(analysis))
     other = finished_record(seed=10)
     (tmp_path / "other.json").write_text(json.dumps(other))
-    sagani = [sys.executable, "-m", "sagani_net.cli.main", "replay"]
+    sagani = [*RUN_SAGANI, "replay"]
     done = subprocess.run([*sagani, str(tmp_path / "game.json"), "--analysis",
                            str(tmp_path / "analysis.json"), "--print"],
                           capture_output=True, text=True)

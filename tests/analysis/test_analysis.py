@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_net_support import RUN_SAGANI
 
 from sagani_net.analysis import Effort, Verdict, analyse, decisions
 from sagani_net.bots import make_policy
@@ -209,7 +210,7 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
     record.pop("result")
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
-    sagani = [sys.executable, "-m", "sagani_net.cli.main", "analyze"]
+    sagani = [*RUN_SAGANI, "analyze"]
     done = subprocess.run([*sagani, str(path), "--iterations", "20", "--json", "--workers", "1"],
                           capture_output=True, text=True, check=True)
     data = json.loads(done.stdout)
