@@ -765,15 +765,15 @@ class Console:
             """Replay: the end."""
             self.step("last")
 
-        # Not on the help page: the keys are said where they act (the final screen's and the
-        # replay's hint lines).
         @kb.add("a", filter=on_main & Condition(self.can_analyse))
         def _analyse_game(event: KeyPressEvent) -> None:
+            """After the game: analyse it, then replay it with each move's verdict."""
             self.start_analysis()
 
         @kb.add("c", filter=replaying & Condition(lambda: self.replay is not None
                                                   and self.replay.verdicts is not None))
         def _costly(event: KeyPressEvent) -> None:
+            """Replay: the next of the costliest decisions."""
             self.next_costly()
 
         @kb.add("tab", filter=on_main)
@@ -820,7 +820,7 @@ class Console:
         for label, handler in (("u Esc", _undo), ("Tab", _next_board), ("PgUp", _log_back),
                                (": /", _command), ("f", _final), ("→ n", _next),
                                ("← b", _prev), ("Home", _first),
-                               ("B", _stand_in)):
+                               ("a", _analyse_game), ("c", _costly), ("B", _stand_in)):
             describe(label, handler.__doc__)
         model.key_help = entries
         return kb

@@ -171,14 +171,23 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
     return fit([("class:hint", keys)], width)
 
 
-def keys_page(model: ConsoleModel) -> list[str]:
-    """The first help page: every key binding with its help line, in two columns if need be."""
+#: Key lines on one help page: with its title, what an 80x24 screen shows of a page.
+KEYS_PER_PAGE = 17
+
+
+def keys_pages(model: ConsoleModel) -> list[list[str]]:
+    """The first help pages: every key binding with its help line, as many pages as it takes
+    for each to show whole at 80x24."""
     entries = [f" {label:<8} {text}" for label, text in model.key_help]
-    return ["Keys", *entries]
+    per_page = -(-len(entries) // -(-len(entries) // KEYS_PER_PAGE)) if entries else 1  # even
+    chunks = [entries[i:i + per_page] for i in range(0, len(entries), per_page)] or [[]]
+    if len(chunks) == 1:
+        return [["Keys", *chunks[0]]]
+    return [[f"Keys ({n}/{len(chunks)})", *chunk] for n, chunk in enumerate(chunks, 1)]
 
 
 def help_pages(model: ConsoleModel) -> list[list[str]]:
-    return [keys_page(model), *model.ui.help_pages()]
+    return [*keys_pages(model), *model.ui.help_pages()]
 
 
 def help_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from console_kit import running_console
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console, Replay, replay_frames
-from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
-from sagani_net.cli.console.render import screen_text
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
@@ -156,3 +158,20 @@ def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
                                 capture_output=True, text=True)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani replay: ")
+
+
+def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:
+    """``a`` and ``c`` are said on the help pages like every other key, and the keys, many
+    as they are, come in pages that show whole on an 80x24 screen."""
+    model = ConsoleModel()
+    with create_pipe_input() as keys:
+        Console(model, None, input=keys, output=DummyOutput())  # binds the keys
+    pages = help_pages(model)
+    keys_said = [line.split()[0] for page in pages if page[0].startswith("Keys")
+                 for line in page[1:]]
+    assert "a" in keys_said and "c" in keys_said
+    assert len(keys_said) == len(model.key_help)
+    for page in pages:
+        assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
+    model.page, model.help_page = HELP, 0
+    assert "Keys (1/2)" in screen_text(model, 80, 24)

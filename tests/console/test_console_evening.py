@@ -309,7 +309,7 @@ def test_sugis_help_explains_the_star_and_links_the_installed_rules(host: Host) 
             running.keys.send_text(" ")
             shown = len(pages)
             await until_async(lambda shown=shown: model.help_page == shown or model.page != HELP)
-        assert "* who plays first this round" in pages[1]
+        assert any("* who plays first this round" in page for page in pages[1:-1])
         path = rules_file("sugi")
         assert path.is_file() and "Sugi" in path.read_text(encoding="utf-8")
         assert "".join(str(path).split()) in "".join(pages[-1].split())  # it may wrap

@@ -14,7 +14,7 @@ from console_kit import GOLDEN, check_golden
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import FINAL, ConsoleModel
-from sagani_net.cli.console.render import screen, screen_text
+from sagani_net.cli.console.render import help_pages, screen, screen_text
 
 from sagani_net.bots import make_policy
 from sagani_net.games.sagani.rules import Action, State
@@ -177,10 +177,11 @@ def test_help_pages_are_made_from_the_key_bindings_and_fit_80_by_24() -> None:
     Console(model, output=DummyOutput())  # binds the keys, which write the keys page
     model.page = "help"
     pages = []
-    for page in range(3):
+    for page in range(len(help_pages(model))):
         model.help_page = page
         pages.append(screen_text(model, 80, 24))
-    keys, commands, rules = pages
+    *key_pages, commands, rules = pages
+    keys = "".join(key_pages)
     assert "Keys" in keys and "1-5" in keys and "take that offer tile" in keys
     assert "Tab" in keys and "show the next player's" in keys and "Esc" in keys
     assert "Commands" in commands and "missing disc)" in commands
