@@ -789,8 +789,15 @@ class State(Engine):
             if not pays:
                 continue
             if tool in (2, 3, 12):
-                if next(self._moves(self.windows[seat], self.filled[seat], seat, tool, -1, -1),
-                        None) is None:
+                memo = (self.cache[seat] or self._remember(seat))[1]
+                key = ("moves", tool)
+                usable = memo.get(key)
+                if usable is None:
+                    usable = next(self._moves(self.windows[seat], self.filled[seat], seat, tool,
+                                              -1, -1), None) is not None
+                    if tool != 12:  # Tap Wheel's moves depend on the round track too
+                        memo[key] = usable
+                if not usable:
                     continue
             elif tool == 4:
                 memo = (self.cache[seat] or self._remember(seat))[1]
