@@ -643,16 +643,21 @@ class State(Engine):
         parts = self.parts
         hand = self.hands[self.seat]
         h, slots = len(hand), len(self.timeline)
-        icons = list(map(parts.icon_index.__getitem__, hand))
+        icon_of = parts.icon_index
+        icons = list(map(icon_of.__getitem__, hand))
         targets = self.ghost_targets() if GHOST in icons else ()
         # How many actions a card offers, by its icon (ACTIONS' order), as legal_actions()
         # lists them.
         size_of = (ROTATE_TILE_ACTIONS + 3 * slots, (h - 1) * (slots + 1) * 4, len(targets), slots)
-        i = int(rng.random() * (4 * h + sum(map(size_of.__getitem__, icons))))
+        total = 4 * h
+        for icon in icons:
+            total += size_of[icon]
+        i = int(rng.random() * total)
         if i < 4 * h:
             return parts.timeline_actions[hand[i >> 2]][i & 3]
         i -= 4 * h
-        for card, icon in zip(hand, icons, strict=True):
+        for k, icon in enumerate(icons):
+            card = hand[k]
             size = size_of[icon]
             if i >= size:
                 i -= size
@@ -1002,7 +1007,7 @@ class State(Engine):
     def _draw(self, seat: int, count: int, ev: list[Data] | None) -> None:
         hand, deck = self.hands[seat], self.deck
         drawn = 0
-        known = any(self.known_bottom)  # mostly nobody knows a card at the bottom
+        known = set().union(*self.known_bottom)  # the few cards some seat knows at the bottom
         for _ in range(count):
             if not deck:
                 if not self.discard:
@@ -1012,7 +1017,7 @@ class State(Engine):
             card = deck.pop()
             hand.append(card)
             drawn += 1
-            if known:
+            if card in known:
                 self._forget(card)
         hand.sort()  # hands are kept in card order, so that action lists are stable
         if ev is not None and count:
