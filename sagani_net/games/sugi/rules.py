@@ -111,15 +111,16 @@ IS_FOREST = tuple(s in FOREST for s in range(SPACES))
 
 
 def _ghost_rays(starts: list[tuple[int, int]]) -> tuple[tuple[int, int, Any], ...]:
-    """Per way the ghost may set off from ``starts`` ((space, direction) pairs): the direction,
-    its opposite, and the steps (from, to) in a straight line short of the Temple's row."""
+    """Per way the ghost may set off from ``starts`` ((space, direction) pairs): the bits of the
+    direction and its opposite (in ``sides``), and the steps (from, to) in a straight line
+    short of the Temple's row."""
     rays = []
     for at, d in starts:
         steps = []
         while 0 <= (to := NEIGHBOUR[at][d]) < TEMPLE_SPACES[0]:
             steps.append((at, to))
             at = to
-        rays.append((d, OPPOSITE[d], tuple(steps)))
+        rays.append((1 << d, 1 << OPPOSITE[d], tuple(steps)))
     return tuple(rays)
 
 
@@ -559,10 +560,10 @@ class State(Engine):
         samurai, sides, revealed = self.samurai, self.sides, self.revealed
         # passable(at, d, to, known=True), written out: this runs for every random move made
         # with a ghost card in hand.
-        for d, back, steps in GHOST_RAYS[self.ghost]:
+        for way, back, steps in GHOST_RAYS[self.ghost]:
             for at, to in steps:
-                if (revealed[at] and not sides[at] >> d & 1
-                        or revealed[to] and not sides[to] >> back & 1):
+                if (revealed[at] and not sides[at] & way
+                        or revealed[to] and not sides[to] & back):
                     break
                 out.append(to)
                 if to in samurai:
