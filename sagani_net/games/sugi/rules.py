@@ -1008,7 +1008,8 @@ class State(Engine):
     def _draw(self, seat: int, count: int, ev: list[Data] | None) -> None:
         hand, deck = self.hands[seat], self.deck
         drawn = 0
-        known = set().union(*self.known_bottom)  # the few cards some seat knows at the bottom
+        # The few cards some seat knows at the bottom of the deck (mostly none).
+        known = set().union(*self.known_bottom) if any(self.known_bottom) else ()
         for _ in range(count):
             if not deck:
                 if not self.discard:
