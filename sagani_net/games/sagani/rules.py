@@ -59,7 +59,6 @@ BONUS_MAX_UNFLIPPED = 2
 
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
-FAR = 1 << 30  # beyond any position a display can reach
 _new_tuple = tuple.__new__
 ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
 
@@ -238,7 +237,7 @@ class Player:
 
     __slots__ = (
         "score", "landed", "supply", "cacophony", "turns", "bonus", "placed",
-        "tiles", "open", "frontier", "low", "high", "watch", "owner", "shown",
+        "tiles", "open", "frontier", "ends", "watch", "owner", "shown",
     )
 
     def __init__(self, landed: int) -> None:
@@ -252,9 +251,8 @@ class Player:
         self.tiles: dict[tuple[int, int], tuple[int, int]] = {}  # cell -> (tile id, rotation index)
         self.open: dict[tuple[int, int], tuple[int, ...]] = {}  # unflipped cell -> open directions
         self.frontier: dict[tuple[int, int], None] = {}  # empty cells next to the display, ordered
-        # Line key -> lowest and highest position of a tile on it: what an arrow can see.
-        self.low: dict[int, int] = {}
-        self.high: dict[int, int] = {}
+        # Line key -> (lowest, highest) position of a tile on it: what an arrow can see.
+        self.ends: dict[int, tuple[int, int]] = {}
         self.watch: dict[int, tuple[tuple[int, tuple[int, int], int], ...]] = {}  # open arrows
         self.owner: object = None
         self.shown: tuple[tuple[tuple[Any, ...], ...], tuple[tuple[int, int], ...]] | None = None
@@ -269,7 +267,7 @@ class Player:
         )
         p.turns, p.bonus, p.placed = self.turns, self.bonus, self.placed
         p.tiles, p.open, p.frontier = self.tiles.copy(), self.open.copy(), self.frontier.copy()
-        p.low, p.high, p.watch = self.low.copy(), self.high.copy(), self.watch.copy()
+        p.ends, p.watch = self.ends.copy(), self.watch.copy()
         p.owner = owner
         p.shown = self.shown
         return p
@@ -286,32 +284,66 @@ class Player:
         for n in neighbours:
             if n not in tiles:
                 frontier[n] = None
-        low, high = self.low, self.high
+        ends = self.ends
         for key, pos in lines[ELEMENT[tile]]:
-            if pos < low.get(key, FAR):
-                low[key] = pos
-            if pos > high.get(key, -FAR):
-                high[key] = pos
+            span = ends.get(key)
+            if span is None:
+                ends[key] = (pos, pos)
+            elif pos < span[0]:
+                ends[key] = (pos, span[1])
+            elif pos > span[1]:
+                ends[key] = (span[0], pos)
 
     def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
-        """Note the tile's open arrows, so that a later tile on their lines covers them."""
-        self.open[cell] = open_
-        self.shown = None
+        """Note the tile's open arrows (directions ``open_``), so that a later tile on their
+        lines covers them."""
         lines = (CELLS.get(cell) or _cell(cell))[1]
+        self.watch_open(cell, [(*lines[want][kind], d)
+                               for d, kind, want in ARROW_LINES[tile * 4 + rot] if d in open_])
+
+    def watch_open(self, cell: tuple[int, int], arrows: list[tuple[int, int, int]]) -> None:
+        """:meth:`wait_for` with the open arrows as :meth:`assess` finds them: (line key,
+        position, direction), in the tile's arrow order."""
+        self.shown = None
         watch = self.watch
-        for d, kind, want in ARROW_LINES[tile * 4 + rot]:
-            if d in open_:
-                key, pos = lines[want][kind]
-                watch[key] = watch.get(key, ()) + ((pos, cell, d),)
+        directions = []
+        for key, pos, d in arrows:
+            directions.append(d)
+            watch[key] = watch.get(key, ()) + ((pos, cell, d),)
+        self.open[cell] = tuple(directions)
 
     def unflipped_value(self) -> int:
         return sum(TILES[self.tiles[c][0]].value for c in self.open)
 
     def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
+        covers, flips, freed, covered, still_open = self.assess(tile, cell, rot)
+        tiles = self.tiles
+        points = sum([VALUE[tiles[c][0]] for c in flips])
+        if not still_open:
+            points += VALUE[tile]
+        missing = ARROW_COUNT[tile] - self.supply - freed
+        # tuple.__new__ skips the named tuple's Python-level __new__: this is the hot path.
+        return _new_tuple(
+            Placement,
+            (
+                tile, cell, ROTATIONS[rot], tuple(covers), flips, tuple(covered),
+                tuple([d for _, _, d in still_open]), points, freed, max(missing, 0),
+            ),
+        )
+
+    def assess(self, tile: int, cell: tuple[int, int], rot: int) -> tuple[
+        list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int, list[int],
+        list[tuple[int, int, int]],
+    ]:
+        """What :meth:`evaluate` finds, as the turn itself uses it: the arrows in the display
+        the tile covers ``(cell, direction)``, the cells of the tiles that then complete, the
+        discs they free, the tile's own arrows covered at once (directions) and those left open
+        (line key, position, direction: what :meth:`watch_open` takes)."""
         lines = (CELLS.get(cell) or _cell(cell))[1]
         covers = []
         flips: tuple[tuple[int, int], ...] = ()
+        freed = 0
         watch = self.watch
         if watch:
             for key, pos in lines[ELEMENT[tile]]:
@@ -320,42 +352,26 @@ class Player:
                     for at, source, d in waiting:
                         if (pos > at) if d < 4 else (pos < at):
                             covers.append((source, d))
-        points = 0
-        freed = 0
-        if covers:
-            hits: dict[tuple[int, int], int] = {}
-            for source, _ in covers:
-                hits[source] = hits.get(source, 0) + 1
-            open_ = self.open
-            flips = tuple([c for c, n in hits.items() if n == len(open_[c])])
-            tiles = self.tiles
-            for c in flips:
-                t = tiles[c][0]
-                points += VALUE[t]
-                freed += ARROW_COUNT[t]
-        arrows = ARROW_LINES[tile * 4 + rot]
-        need = len(arrows)
-        supply = self.supply + freed
-        cacophony = need - supply if need > supply else 0
-        low, high = self.low, self.high
+            if covers:
+                hits: dict[tuple[int, int], int] = {}
+                for source, _ in covers:
+                    hits[source] = hits.get(source, 0) + 1
+                open_ = self.open
+                flips = tuple([c for c, n in hits.items() if n == len(open_[c])])
+                tiles = self.tiles
+                for c in flips:
+                    freed += ARROW_COUNT[tiles[c][0]]
+        ends = self.ends
         covered = []
         still_open = []
-        for d, kind, want in arrows:
+        for d, kind, want in ARROW_LINES[tile * 4 + rot]:
             key, pos = lines[want][kind]
-            if (high.get(key, -FAR) > pos) if d < 4 else (low.get(key, FAR) < pos):
+            span = ends.get(key)
+            if span is not None and (span[1] > pos if d < 4 else span[0] < pos):
                 covered.append(d)
             else:
-                still_open.append(d)
-        if not still_open:
-            points += VALUE[tile]
-        # tuple.__new__ skips the named tuple's Python-level __new__: this is the hot path.
-        return _new_tuple(
-            Placement,
-            (
-                tile, cell, ROTATIONS[rot], tuple(covers), flips, tuple(covered),
-                tuple(still_open), points, freed, cacophony,
-            ),
-        )
+                still_open.append((key, pos, d))
+        return covers, flips, freed, covered, still_open
 
 
 def shuffled_tiles(seed: int) -> list[int]:
@@ -373,7 +389,7 @@ class State(Engine):
         "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
         "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo",
         "taken_in_intermezzo", "end_triggered", "last_round", "history", "origin", "tick",
-        "outcome",
+        "outcome", "mark",
     )
     players: int
     mode: str
@@ -395,6 +411,10 @@ class State(Engine):
     history: list[tuple[int, Action]]
     tick: int
     outcome: Result | None
+    #: The owner of the displays this state may change in place: a token rather than the state
+    #: itself, so that no display refers back to its state and a finished game is freed at
+    #: once (a cycle waits for the collector, which then walks every object of the game).
+    mark: object
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -443,8 +463,9 @@ class State(Engine):
         s.origin = 0
         s.tick = players
         s.outcome = None
+        s.mark = object()
         for p in s.seats:
-            p.owner = s
+            p.owner = s.mark
         if mode == "multi":
             s._refill(None)
         else:
@@ -457,8 +478,7 @@ class State(Engine):
         c.players, c.mode, c.seed, c.tiles = self.players, self.mode, self.seed, self.tiles
         c.threshold, c.pile, c.set_aside = self.threshold, self.pile.copy(), self.set_aside.copy()
         c.offer, c.storage, c.removed = self.offer.copy(), self.storage.copy(), self.removed.copy()
-        for p in self.seats:
-            p.owner = None
+        self.mark, c.mark = object(), object()  # neither may change the shared displays
         c.seats = self.seats.copy()
         c.seat, c.phase, c.held, c.turn_seat = self.seat, self.phase, self.held, self.turn_seat
         c.intermezzo, c.taken_in_intermezzo = self.intermezzo, self.taken_in_intermezzo
@@ -469,8 +489,8 @@ class State(Engine):
 
     def _own(self, seat: int) -> Player:
         p = self.seats[seat]
-        if p.owner is not self:
-            p = self.seats[seat] = p.copy(self)
+        if p.owner is not self.mark:
+            p = self.seats[seat] = p.copy(self.mark)
         return p
 
     # -- questions --------------------------------------------------------------------------
@@ -660,11 +680,11 @@ class State(Engine):
     def _place(self, action: Action, ev: list[Data] | None) -> None:
         seat = self.seat
         p = self.seats[seat]
-        if p.owner is not self:
+        if p.owner is not self.mark:
             p = self._own(seat)
         tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
         assert tile is not None and cell is not None
-        pl = p.evaluate(tile, cell, rot)
+        covers, flips, _, covered, still_open = p.assess(tile, cell, rot)
         x, y = cell
         element = ELEMENT[tile]
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
@@ -672,47 +692,56 @@ class State(Engine):
         if ev is not None:
             ev.append({
                 "type": "tile_placed", "seat": seat, "tile": tile, "cell": [x, y],
-                "rotation": pl.rotation,
+                "rotation": ROTATIONS[rot],
             })
         # R2 step 3: arrows already in the display that now see it; completed tiles flip.
         watch = p.watch
-        for source, d in pl.covers:
+        open_ = p.open
+        for source, d in covers:
             sx, sy = source
-            key = CELLS[source][1][element][d & 3][0]  # the line the arrow waits on
-            watch[key] = tuple([w for w in watch[key] if w[1] != source or w[2] != d])
-            if not watch[key]:
+            key, pos = CELLS[source][1][element][d & 3]  # the line the arrow waits on
+            waiting = watch[key]
+            if len(waiting) == 1:
                 del watch[key]
-            p.open[source] = tuple([o for o in p.open[source] if o != d])
+            else:
+                i = waiting.index((pos, source, d))
+                watch[key] = waiting[:i] + waiting[i + 1 :]
+            still = open_[source]
+            i = still.index(d)
+            open_[source] = still[:i] + still[i + 1 :]
             p.shown = None
             if ev is not None:
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [sx, sy],
                     "arrow": DIRECTIONS[d], "by": [x, y],
                 })
-        for source in pl.flips:
+        for source in flips:
             self._flip(p, seat, source, ev)
-        # R2 step 4: discs on the new tile, cacophony for the missing ones, even if it completes.
-        if pl.cacophony:
-            p.cacophony += pl.cacophony
+        # R2 step 4: discs on the new tile (the flips gave theirs back), cacophony for the
+        # missing ones, even if it completes.
+        need = ARROW_COUNT[tile]
+        if need > p.supply:
+            missing = need - p.supply
+            p.cacophony += missing
             p.supply = 0
             if self.mode != "solo-advanced":
-                self._move(p, -CACOPHONY_POINTS * pl.cacophony)
+                self._move(p, -CACOPHONY_POINTS * missing)
             if ev is not None:
                 ev.append({
-                    "type": "cacophony_taken", "seat": seat, "count": pl.cacophony,
+                    "type": "cacophony_taken", "seat": seat, "count": missing,
                     "score": p.score, "total": p.cacophony,
                 })
         else:
-            p.supply -= ARROW_COUNT[tile]
+            p.supply -= need
         # R2 step 5: the new tile's own arrows.
         if ev is not None:
-            for d in pl.covered:
+            for d in covered:
                 ev.append({
                     "type": "arrow_covered", "seat": seat, "cell": [x, y],
                     "arrow": DIRECTIONS[d], "by": None,
                 })
-        p.wait_for(cell, tile, rot, pl.open)
-        if not pl.open:
+        p.watch_open(cell, still_open)
+        if not still_open:
             self._flip(p, seat, cell, ev)
         self.held = None
         if self.intermezzo is not None:
@@ -747,7 +776,7 @@ class State(Engine):
         """The end of a regular turn: solo ends, intermezzo, game end, refill, next seat."""
         seat = self.seat
         p = self.seats[seat]
-        if p.owner is not self:
+        if p.owner is not self.mark:
             p = self._own(seat)
         p.turns += 1
         self.phase = CHOOSE
@@ -955,10 +984,11 @@ class State(Engine):
             s.taken_in_intermezzo = STORAGE_SIZE - len(s.storage)
         s.end_triggered, s.last_round = view["end_triggered"], view["last_round"]
         s.history, s.origin, s.tick, s.outcome = [], view["version"], players, None
+        s.mark = object()
         s.seats = []
         for seat, data in enumerate(view["seats"]):
             p = Player(view["ranking"].index(seat))
-            p.owner = s
+            p.owner = s.mark
             p.score, p.supply, p.cacophony = data["score"], data["supply"], data["cacophony"]
             p.turns, p.bonus = data["turns"], data["bonus"]
             for x, y, tile, rotation, *_ in data["display"]:

@@ -98,21 +98,26 @@ def open_cells(window: list[int], filled: int, allow: tuple[int, ...], loose: bo
     with no die next to them (and any cell for a window's first die).
     """
     masks = [0] * CELLS
-    for i in range(CELLS):
-        if filled >> i & 1:
+    for i, bit, near, orth, edge in CELL_TESTS:
+        if filled & bit:
             continue
         if not filled:
-            if not (loose or EDGE[i]):
+            if not (loose or edge):
                 continue
-        elif bool(filled & NEAR_CELLS[i]) == loose:
+        elif bool(filled & near) == loose:
             continue
         m = allow[i]
-        for j in ORTH[i]:
+        for j in orth:
             d = window[j]
             if d:
                 m &= ~CLASH[d]
         masks[i] = m
     return masks
+
+
+#: Per cell what :func:`open_cells` tests (it runs after every change of a window): the cell,
+#: its bit, the cells near it, those next to it orthogonally, whether it is on the edge.
+CELL_TESTS = tuple((i, 1 << i, NEAR_CELLS[i], ORTH[i], EDGE[i]) for i in range(CELLS))
 
 
 class Tool(NamedTuple):

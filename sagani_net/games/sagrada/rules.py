@@ -405,7 +405,7 @@ class State(Engine):
     windows: list[list[int]]  # per seat, a die per cell (0: empty); shared until written
     filled: list[int]  # per seat, bitmask of its filled cells
     owned: int  # bitmask of the seats whose window this state may write
-    cache: list[tuple[list[int], dict[Any, Any]] | None]  # per seat, see _remember
+    cache: list[tuple[list[tuple[int, int]], dict[Any, Any]] | None]  # per seat, see _remember
     tokens: list[int]
     uses: list[int]  # per tool in play, how often it was used
     drafted: bool
@@ -621,26 +621,28 @@ class State(Engine):
         found = cache[1].get(die)
         if found is None:
             bit = 1 << die
-            found = cache[1][die] = tuple([i for i, m in enumerate(cache[0]) if m & bit])
+            found = cache[1][die] = tuple([i for i, m in cache[0] if m & bit])
         return found
 
     def fits(self, seat: int, die: int) -> bool:
         """Whether ``die`` may be placed somewhere in ``seat``'s window now: ``cells_for`` not
         empty, from one mask of every open cell's dice (a tool's possible outcomes are asked
         about at every step, most of them dice not in the pool)."""
-        masks, memo = self.cache[seat] or self._remember(seat)
+        cells, memo = self.cache[seat] or self._remember(seat)
         anywhere = memo.get("fits")
         if anywhere is None:
-            anywhere = memo["fits"] = reduce(or_, masks, 0)
+            anywhere = memo["fits"] = reduce(or_, [m for _, m in cells], 0)
         return bool(anywhere >> die & 1)
 
-    def _remember(self, seat: int) -> tuple[list[int], dict[Any, Any]]:
+    def _remember(self, seat: int) -> tuple[list[tuple[int, int]], dict[Any, Any]]:
         """What ``seat``'s window allows, worked out once per change of the window: the open
-        cells' masks, and a memo of answers (cells per die, whether Lathekin can be used, the
-        dice some cell takes, the masks of cells next to no die)."""
+        cells, each with its mask (the cells no die may take left out: most of a window, and
+        ``cells_for`` scans the rest for every pool die), and a memo of answers (cells per die,
+        whether Lathekin can be used, the dice some cell takes, the masks of cells next to no
+        die)."""
         pattern = self.chosen_pattern(seat)
         masks = open_cells(self.windows[seat], self.filled[seat], pattern.allow)
-        cache = self.cache[seat] = (masks, {})
+        cache = self.cache[seat] = ([(i, m) for i, m in enumerate(masks) if m], {})
         return cache
 
     def loose_cells(self, seat: int, die: int) -> tuple[int, ...]:
@@ -788,8 +790,15 @@ class State(Engine):
             if not pays:
                 continue
             if tool in (2, 3, 12):
-                if next(self._moves(self.windows[seat], self.filled[seat], seat, tool, -1, -1),
-                        None) is None:
+                memo = (self.cache[seat] or self._remember(seat))[1]
+                key = ("moves", tool)
+                usable = memo.get(key)
+                if usable is None:
+                    usable = next(self._moves(self.windows[seat], self.filled[seat], seat, tool,
+                                              -1, -1), None) is not None
+                    if tool != 12:  # Tap Wheel's moves depend on the round track too
+                        memo[key] = usable
+                if not usable:
                     continue
             elif tool == 4:
                 memo = (self.cache[seat] or self._remember(seat))[1]
@@ -865,6 +874,25 @@ class State(Engine):
             actions = [Action.move(a, b) for a, b in pairs]
             return actions + [STOP] if self.step_tool == 12 and self.moved >= 0 else actions
         return self._drafts()  # DRAFT_AGAIN
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A uniformly random legal action: ``legal_actions()[i]`` for a uniform ``i``, the
+        drafts at the start of a turn (most of them) counted rather than listed."""
+        if self.phase != PLAY or self.step is not None or self.drafted:
+            return super().random_action(rng)
+        seat = self.seat
+        found = [self.cells_for(seat, d) for d in self.pool]
+        drafts = sum(map(len, found))
+        rest = [] if self.tool_done else [*self._holds(), *self._turn_tools()]
+        i = int(rng.random() * (drafts + len(rest) + 1))  # legal_actions(): drafts, rest, pass
+        if i >= drafts:
+            i -= drafts
+            return rest[i] if i < len(rest) else PASS
+        for die, cells in enumerate(found):
+            if i < len(cells):
+                return _new_tuple(Action, ("draft", die, cells[i], -1, 0))
+            i -= len(cells)
+        raise AssertionError("the counts above cover every draft")
 
     def default_action(self) -> Action:
         """``pass`` where it is legal (a bot past its deadline gives up its turn), else the

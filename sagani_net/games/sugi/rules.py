@@ -76,6 +76,10 @@ START_CROSSING = 1  # b0, the Start's middle space, where every samurai begins
 ON_TEMPLE = -1  # the ghost's place before it first moves
 ARRIVED = -1  # a samurai's place once it stands on a pedestal
 ROTATE_BY = (90, 180, 270)
+ROTATE_TILE_ACTIONS = len(FOREST) * len(ROTATE_BY)  # a rotate card's actions on forest tiles
+_new_tuple = tuple.__new__
+#: A card's action icon as its index in ACTIONS, for the random mover's tables.
+ROTATE, FREE, GHOST = (ACTIONS.index(icon) for icon in ("rotate", "free", "ghost"))
 
 
 def timeline_limit(players: int) -> int:
@@ -107,6 +111,26 @@ NEIGHBOUR = tuple(_neighbours(s) for s in range(SPACES))
 IS_FOREST = tuple(s in FOREST for s in range(SPACES))
 
 
+def _ghost_rays(starts: list[tuple[int, int]]) -> tuple[tuple[int, int, Any], ...]:
+    """Per way the ghost may set off from ``starts`` ((space, direction) pairs): the bits of the
+    direction and its opposite (in ``sides``), and the steps (from, to) in a straight line
+    short of the Temple's row."""
+    rays = []
+    for at, d in starts:
+        steps = []
+        while 0 <= (to := NEIGHBOUR[at][d]) < TEMPLE_SPACES[0]:
+            steps.append((at, to))
+            at = to
+        rays.append((1 << d, 1 << OPPOSITE[d], tuple(steps)))
+    return tuple(rays)
+
+
+#: Ghost space -> its rays (:func:`_ghost_rays`); the last, index ON_TEMPLE, while on the
+#: Temple: from each Temple space south.
+GHOST_RAYS = tuple(_ghost_rays([(g, d) for d in range(4)]) for g in range(SPACES)) + (
+    _ghost_rays([(t, S) for t in TEMPLE_SPACES]),)
+
+
 class Components:
     """An edition turned into the tables the hot path indexes, made once per edition."""
 
@@ -130,6 +154,7 @@ class Components:
                 # or three-quarter turn reads them the other way round.
                 self.steps[c.id * 4 + q] = tuple(turned if q < 2 else turned[::-1])
         self.icon = [c.action for c in edition.cards]
+        self.icon_index = [ACTIONS.index(c.action) for c in edition.cards]
         #: family -> points per samurai colour index.
         self.points = [[f.value(c) for c in COLOURS] for f in edition.families]
         self.card_ids = tuple(c.id for c in edition.cards)
@@ -533,21 +558,17 @@ class State(Engine):
         """Where the ghost may be sent (S10), as far as the face-up tiles tell: straight on,
         not through a known obstacle, not past a space holding samurai, never to the Temple."""
         out: list[int] = []
-        ghost = self.ghost
-        if ghost == ON_TEMPLE:
-            starts = [(t, S) for t in TEMPLE_SPACES]
-        else:
-            starts = [(ghost, d) for d in range(4)]
-        samurai = self.samurai
-        for at, d in starts:
-            while True:
-                to = NEIGHBOUR[at][d]
-                if to < 0 or to >= TEMPLE_SPACES[0] or not self.passable(at, d, to, True):
+        samurai, sides, revealed = self.samurai, self.sides, self.revealed
+        # passable(at, d, to, known=True), written out: this runs for every random move made
+        # with a ghost card in hand.
+        for way, back, steps in GHOST_RAYS[self.ghost]:
+            for at, to in steps:
+                if (revealed[at] and not sides[at] & way
+                        or revealed[to] and not sides[to] & back):
                     break
                 out.append(to)
                 if to in samurai:
                     break
-                at = to
         return out
 
     def push_options(self) -> list[int]:
@@ -616,40 +637,48 @@ class State(Engine):
         phase = self.phase
         if phase == MAINTENANCE:
             # Every subset of the hand is one action: a fair coin per card picks one uniformly.
-            return Action("discard", cards=tuple(sorted(
-                c for c in self.hands[self.seat] if rng.random() < 0.5)))
+            cards = tuple(sorted([c for c in self.hands[self.seat] if rng.random() < 0.5]))
+            return _new_tuple(Action, ("discard", -1, -1, -1, -1, 0, -1, cards))
         if phase != PLAN:
             actions = self.legal_actions()
             return actions[int(rng.random() * len(actions))]
         parts = self.parts
         hand = self.hands[self.seat]
         h, slots = len(hand), len(self.timeline)
-        targets = self.ghost_targets() if any(parts.icon[c] == "ghost" for c in hand) else []
-        sizes = {"rotate": len(FOREST) * 3 + 3 * slots, "free": (h - 1) * (slots + 1) * 4,
-                 "ghost": len(targets), "remove": slots}
-        i = int(rng.random() * (4 * h + sum(sizes[parts.icon[c]] for c in hand)))
+        icon_of = parts.icon_index
+        icons = list(map(icon_of.__getitem__, hand))
+        targets = self.ghost_targets() if GHOST in icons else ()
+        # How many actions a card offers, by its icon (ACTIONS' order), as legal_actions()
+        # lists them.
+        size_of = (ROTATE_TILE_ACTIONS + 3 * slots, (h - 1) * (slots + 1) * 4, len(targets), slots)
+        total = 4 * h
+        for icon in icons:
+            total += size_of[icon]
+        i = int(rng.random() * total)
         if i < 4 * h:
             return parts.timeline_actions[hand[i >> 2]][i & 3]
         i -= 4 * h
-        for card in hand:
-            icon = parts.icon[card]
-            size = sizes[icon]
+        for k, icon in enumerate(icons):
+            card = hand[k]
+            size = size_of[icon]
             if i >= size:
                 i -= size
                 continue
-            if icon == "rotate":
-                if i < len(FOREST) * 3:
+            # tuple.__new__ skips the named tuple's keyword-reading __new__ (the hot path):
+            # the fields are type, card, place, slot, space, turn, direction, cards.
+            if icon == ROTATE:
+                if i < ROTATE_TILE_ACTIONS:
                     return parts.rotate_tile_actions[card][i]
-                slot, by = divmod(i - len(FOREST) * 3, 3)
-                return Action("rotate", card, slot=slot, turn=ROTATE_BY[by])
-            if icon == "free":
+                slot, by = divmod(i - ROTATE_TILE_ACTIONS, 3)
+                return _new_tuple(Action, ("rotate", card, -1, slot, -1, ROTATE_BY[by], -1, ()))
+            if icon == FREE:
                 other, rest = divmod(i, (slots + 1) * 4)
                 slot, t = divmod(rest, 4)
-                place = [c for c in hand if c != card][other]
-                return Action("free", card, place, slot=slot, turn=TURNS[t])
-            if icon == "ghost":
-                return Action("ghost", card, space=targets[i])
-            return Action("remove", card, slot=i)
+                place = hand[other + (other >= hand.index(card))]  # the other cards, in order
+                return _new_tuple(Action, ("free", card, place, slot, -1, TURNS[t], -1, ()))
+            if icon == GHOST:
+                return _new_tuple(Action, ("ghost", card, -1, -1, targets[i], 0, -1, ()))
+            return _new_tuple(Action, ("remove", card, -1, i, -1, 0, -1, ()))
         raise AssertionError("the counts above cover every planning action")
 
     def _check(self, action: Action) -> None:
@@ -980,6 +1009,8 @@ class State(Engine):
     def _draw(self, seat: int, count: int, ev: list[Data] | None) -> None:
         hand, deck = self.hands[seat], self.deck
         drawn = 0
+        # The few cards some seat knows at the bottom of the deck (mostly none).
+        known = set().union(*self.known_bottom) if any(self.known_bottom) else ()
         for _ in range(count):
             if not deck:
                 if not self.discard:
@@ -989,7 +1020,8 @@ class State(Engine):
             card = deck.pop()
             hand.append(card)
             drawn += 1
-            self._forget(card)
+            if card in known:
+                self._forget(card)
         hand.sort()  # hands are kept in card order, so that action lists are stable
         if ev is not None and count:
             ev.append({"type": "drew", "seat": seat, "count": drawn})
