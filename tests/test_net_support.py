@@ -83,17 +83,18 @@ class Raw:
 
 
 def until(ready: Callable[[], T], timeout_s: float = WAIT_S,
-          said: Callable[[], str] | None = None) -> T:
+          said: Callable[[], str] | None = None, poll_s: float = POLL_S) -> T:
     """Poll ``ready()`` until it returns something true, and return that; fail after
     ``timeout_s``. How every test waits for an event it is not told of (never a sleep): the
     bound is long, because a shared 2-core machine can be slow, and a passing test never
-    waits for it. ``said()``, if given, tells what was seen instead, for the failure."""
+    waits for it. ``said()``, if given, tells what was seen instead, for the failure; a
+    ``ready`` that asks the host polls every ``poll_s`` (within the per-peer rate)."""
     give_up_s = time.monotonic() + timeout_s
     while not (value := ready()):
         if time.monotonic() > give_up_s:
             raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}"
                                  + (f": {said()}" if said else ""))
-        time.sleep(POLL_S)
+        time.sleep(poll_s)
     return value
 
 
