@@ -10,17 +10,34 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from importlib import metadata
+from collections.abc import Sequence
+from typing import Any
 
 from sagani_net.cli import args as check
 from sagani_net.cli.args import OneLineParser
 
 
 def version() -> str:
+    # Imported here: importlib.metadata costs more than all the rest of `sagani --help`.
+    from importlib import metadata
+
     try:
         return metadata.version("sagani-net")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "unknown (not installed)"
+
+
+class VersionAction(argparse.Action):
+    """``--version`` as argparse's own, with the version looked up only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -34,7 +51,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description=f"Board games over a LAN ({', '.join(PACKAGES)}): host, console, bots "
         "and tools. Start with `sagani play`.",
     )
-    parser.add_argument("--version", action="version", version=f"sagani {version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if command in check.COMMANDS:
         importlib.import_module(check.COMMANDS[command][0]).add_parsers(sub)

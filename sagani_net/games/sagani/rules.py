@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 from sagani_net.game import (
     Data,
     Engine,
-    Option,
     Result,
     RuleError,
     Rules,
@@ -32,6 +31,7 @@ from sagani_net.game import (
     replay_actions,
 )
 from sagani_net.games.sagani import words
+from sagani_net.games.sagani.about import ABOUT, MODES
 from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
@@ -43,7 +43,6 @@ from sagani_net.games.sagani.tiles import (
     VALUE_OF,
 )
 
-MODES = ("multi", "solo", "solo-advanced")
 #: RULINGS R1: end thresholds by number of players (the German rulebook's).
 THRESHOLDS = {1: 75, 2: 75, 3: 60, 4: 45}
 DISCS = 24
@@ -1055,16 +1054,11 @@ class Sagani(Rules):
     'place 1,-1 90'
     """
 
-    name = "sagani"
-    title = "Sagani"
+    name = ABOUT.name
+    title = ABOUT.title
     action_type = Action
     words = words
-    options = (
-        Option("players", 2, (1, 2, 3, 4),
-               "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
-        Option("mode", "multi", MODES,
-               "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
-    )
+    options = ABOUT.options
 
     def parse_config(self, data: Any) -> Data:
         if isinstance(data, dict):
