@@ -14,7 +14,7 @@ import sqlite3
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import zmq
@@ -22,11 +22,16 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.protocol import DEFAULT_PORT
 
-from sagani_net import discovery, security, standby
-from sagani_net.bots import house
+from sagani_net import security, standby
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+
+if TYPE_CHECKING:
+    from sagani_net import discovery
+
+# Imported where asked for, so that a plain `sagani host` answers sooner: the house bots
+# (--bots: nacl, the bots, asyncio) and zeroconf's side (--lan).
 
 #: Open files a host asks the system for (at most its hard limit).
 DESCRIPTORS_WANTED = 65536
@@ -206,6 +211,8 @@ def run_host(args: argparse.Namespace) -> int:
         keys = security.host_keys(data_dir) if args.secure else None
         key = standby.link_key(data_dir, keys)
         if args.bots:
+            from sagani_net.bots import house
+
             house.load_tokens(data_dir)  # an unreadable key is told here, in one line
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
@@ -264,6 +271,8 @@ def run_host(args: argparse.Namespace) -> int:
             _stop_with_parent(pair, parent)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
+            from sagani_net import discovery
+
             try:
                 discovery.lan_reach(args.bind)
             except RuntimeError as exc:
@@ -294,8 +303,12 @@ def run_host(args: argparse.Namespace) -> int:
             address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
             if keys:
                 address = security.host_join_code(address, keys)
+            from sagani_net.bots import house
+
             stack.enter_context(house.running(address, args.bots, data_dir, args.quiet))
         if args.lan:  # multicast only when asked for on the command line
+            from sagani_net import discovery
+
             try:
                 stack.enter_context(discovery.advertise(
                     _port(host.endpoint), _port(host.pub_endpoint), bind=args.bind))
@@ -326,6 +339,8 @@ def _advertise_when_active(
 ) -> None:
     """Advertise ``pair`` on the LAN once it takes over (while it follows, the host it follows
     is the one to find): new players who look with ``sagani join --lan`` find it then."""
+
+    from sagani_net import discovery
 
     def watch() -> None:
         pair.took_over.wait()
