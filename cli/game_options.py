@@ -18,14 +18,14 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 
 from sagani_net.game import Data, Option, RuleError
-from sagani_net.games import DEFAULT_GAME, game_names, get_game
+from sagani_net.games import DEFAULT_GAME, about, game_names, get_game
 
 
 def file_options() -> dict[str, dict[str, Option]]:
     """The options given as a JSON file: name -> {game: its option of that name}."""
     found: dict[str, dict[str, Option]] = {}
     for game in game_names():
-        for o in get_game(game).options:
+        for o in about(game).options:  # no engine imported: every command builds these flags
             if o.default is None:
                 found.setdefault(o.name, {})[game] = o
     return found
@@ -49,7 +49,7 @@ def given_files(args: argparse.Namespace, game: Any) -> Data:
         if value is None:
             continue
         if game.name not in by_game:
-            titles = ", ".join(get_game(g).title for g in by_game)
+            titles = ", ".join(about(g).title for g in by_game)
             raise UsageError(f"--{name.replace('_', '-')} is for {titles} only")
         given[name] = value
     return given
@@ -72,7 +72,7 @@ def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") ->
     p.add_argument("--players", type=check.players, default=None,
                    help="how many play (the game's default if not given)")
     modes = "; ".join(f"{name}: {', '.join(map(str, o.choices))}" for name in game_names()
-                      for o in get_game(name).options if o.name == "mode")
+                      for o in about(name).options if o.name == "mode")
     p.add_argument("--mode", default=None, help=f"the game's mode, if it has modes ({modes})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="any other table option of the game (repeat for more)")

@@ -11,11 +11,10 @@ import os
 import shlex
 import signal
 import sqlite3
-import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import zmq
@@ -23,13 +22,16 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.protocol import DEFAULT_PORT
 
-from sagani_net import discovery, security, standby
-from sagani_net.bots import house
-from sagani_net.client import AsyncClient, HostError, HostTimeout
+from sagani_net import security, standby
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
-from sagani_net.private_files import private_dir
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+
+if TYPE_CHECKING:
+    from sagani_net import discovery
+
+# Imported where asked for, so that a plain `sagani host` answers sooner: the house bots
+# (--bots: nacl, the bots, asyncio) and zeroconf's side (--lan).
 
 #: Open files a host asks the system for (at most its hard limit).
 DESCRIPTORS_WANTED = 65536
@@ -209,6 +211,8 @@ def run_host(args: argparse.Namespace) -> int:
         keys = security.host_keys(data_dir) if args.secure else None
         key = standby.link_key(data_dir, keys)
         if args.bots:
+            from sagani_net.bots import house
+
             house.load_tokens(data_dir)  # an unreadable key is told here, in one line
     except StorageDamaged as exc:
         print(f"sagani host: {exc}", file=sys.stderr)
@@ -267,6 +271,8 @@ def run_host(args: argparse.Namespace) -> int:
             _stop_with_parent(pair, parent)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
+            from sagani_net import discovery
+
             try:
                 discovery.lan_reach(args.bind)
             except RuntimeError as exc:
@@ -297,8 +303,12 @@ def run_host(args: argparse.Namespace) -> int:
             address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
             if keys:
                 address = security.host_join_code(address, keys)
+            from sagani_net.bots import house
+
             stack.enter_context(house.running(address, args.bots, data_dir, args.quiet))
         if args.lan:  # multicast only when asked for on the command line
+            from sagani_net import discovery
+
             try:
                 stack.enter_context(discovery.advertise(
                     _port(host.endpoint), _port(host.pub_endpoint), bind=args.bind))
@@ -330,6 +340,8 @@ def _advertise_when_active(
     """Advertise ``pair`` on the LAN once it takes over (while it follows, the host it follows
     is the one to find): new players who look with ``sagani join --lan`` find it then."""
 
+    from sagani_net import discovery
+
     def watch() -> None:
         pair.took_over.wait()
         host = pair.host
@@ -341,67 +353,6 @@ def _advertise_when_active(
             logging.getLogger("sagani_net.standby").warning("--lan: %s", exc)
 
     threading.Thread(target=watch, name="sagani-lan", daemon=True).start()
-
-
-class StandbyProcess:
-    """A standby host in a process of its own beside a console (``sagani join --standby``).
-
-    Its own session: a Ctrl-C at the console does not reach it, for once the standby has taken
-    over it is the party's host, and it must outlive the console that started it."""
-
-    def __init__(self, code: standby.StandbyCode, data_dir: Path) -> None:
-        private_dir(data_dir)
-        argv = [sys.executable, "-m", "sagani_net.cli.main", "host", "--standby", "-", "--data-dir",
-                str(data_dir), "--port", "0", "--quiet", "--with-parent"]
-        log_path = data_dir / "standby.log"
-        with open(log_path, "a") as log:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=log, text=True, start_new_session=True)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(code.text() + "\n")  # the secret stays out of the process list
-        self.proc.stdin.close()
-        self.endpoint = ""
-        for line in self.proc.stdout:
-            if line.startswith("sagani host: requests "):
-                self.endpoint = line.split()[3]
-            # Following; or serving, when it held more than a host started with it (elect).
-            elif line.startswith(("sagani host: standby of ", "sagani host: standby code ")):
-                return
-        self.proc.wait()
-        lines = log_path.read_text().strip().splitlines() or ["no reason given"]
-        raise UsageError(f"the standby did not start: {lines[-1].removeprefix('sagani: ')}")
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    async def active(self) -> bool:
-        """It has taken over: it serves the tables now."""
-        if self.proc.poll() is not None:
-            return False
-        client = AsyncClient(self.endpoint, timeout_s=1.0, retries=0)
-        try:
-            await client.connect()
-            return True
-        except (HostError, HostTimeout):  # not_active: the host it follows is alive
-            return False
-        finally:
-            client.close()
-
-    def stop(self) -> None:
-        end_process(self.proc)
-
-
-def end_process(proc: subprocess.Popen[str], wait_s: float = 10.0) -> None:
-    """Stop a host process as SIGTERM asks it to (it closes its store), or kill it if it does
-    not within ``wait_s``."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(wait_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _port(endpoint: str) -> int:
@@ -425,7 +376,7 @@ def run_record_export(args: argparse.Namespace) -> int:
 
 def _record_from_host(address: str, table: str) -> dict[str, Any]:
     """A finished game's record as the host serves it (``record`` request); raises UsageError."""
-    from sagani_net.client import Client
+    from sagani_net.client import Client, HostError, HostTimeout
 
     client = Client(check.reach_host(address))
     try:

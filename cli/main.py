@@ -8,19 +8,37 @@ each value with a checked type (:mod:`sagani_net.cli.args`), and a clash found l
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
-from importlib import metadata
+from collections.abc import Sequence
+from typing import Any
 
 from sagani_net.cli import args as check
 from sagani_net.cli.args import OneLineParser
 
 
 def version() -> str:
+    # Imported here: importlib.metadata costs more than all the rest of `sagani --help`.
+    from importlib import metadata
+
     try:
         return metadata.version("sagani-net")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "unknown (not installed)"
+
+
+class VersionAction(argparse.Action):
+    """``--version`` as argparse's own, with the version looked up only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -34,7 +52,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description=f"Board games over a LAN ({', '.join(PACKAGES)}): host, console, bots "
         "and tools. Start with `sagani play`.",
     )
-    parser.add_argument("--version", action="version", version=f"sagani {version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if command in check.COMMANDS:
         importlib.import_module(check.COMMANDS[command][0]).add_parsers(sub)
@@ -47,7 +65,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     command = next((word for word in given if not word.startswith("-")), None)
-    return check.run(build_parser(command), argv)
+    # No cycle collection while the command's modules load: all they make lives as long as the
+    # process, so the collections (a tenth of the import time) would free nothing.
+    gc.disable()
+    try:
+        parser = build_parser(command)
+    finally:
+        gc.enable()
+    return check.run(parser, argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ import getpass
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import random
 import shlex
@@ -23,10 +22,9 @@ import shutil
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import platformdirs
 import zmq
@@ -41,18 +39,25 @@ from sagani_net.cli.game_options import (
     given_files,
     given_options,
 )
-from sagani_net.cli.host_cmd import StandbyProcess
+from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.messages import printable
 
-from sagani_net.bots.runner import play_seat, send_move, think
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import Host
 from sagani_net.private_files import write_private
-from sagani_net.standby import StandbyCode, same_pair
 from sagani_net.store import DB_NAME, Store
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, ProcessPoolExecutor
+
+    from sagani_net.standby import StandbyCode
+
+# Not imported here, so that the first screen of `sagani play` does not wait for them: the
+# bots (sagani_net.bots.*, imported once the screen is drawn), the standby (only `join
+# --standby` runs one) and the worker processes of a search bot (multiprocessing).
 
 log = logging.getLogger("sagani_net.cli.play")
 
@@ -222,6 +227,8 @@ async def bot_loop(
     The policy thinks in ``pool`` (a worker process: a search holds the GIL for its whole
     thinking time, which the console and the host need) or, without one, in a thread.
     """
+    from sagani_net.bots.runner import play_seat, send_move, think
+
     seeds = random.Random(seed)
     loop = asyncio.get_running_loop()
 
@@ -249,6 +256,9 @@ def thinker(kinds: list[str]) -> ProcessPoolExecutor | None:
     answer in a few milliseconds and think in a thread."""
     if "mcts" not in kinds:
         return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # spawn, not fork: this process already runs the host's and ZeroMQ's threads.
     return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
 
@@ -465,8 +475,13 @@ async def _play(
         # otherwise come in with it and push it off a small screen at once.
         await console.catch_up(me.state.version, away=False)
     pool = thinker([kind for _, kind in bots] + ([args.autoplay] if args.autoplay else []))
-    tasks = [asyncio.create_task(bot_loop(c, kind, i, pool, args.think))
-             for i, (c, kind) in enumerate(bots)]
+
+    async def bot(client: AsyncClient, kind: str, number: int) -> None:
+        if console is not None:
+            await console.drawn.wait()  # the first screen first, then the bots' imports
+        await bot_loop(client, kind, number, pool, args.think)
+
+    tasks = [asyncio.create_task(bot(c, kind, i)) for i, (c, kind) in enumerate(bots)]
     try:
         if console is None:
             await bot_loop(me, args.autoplay, 99, pool, args.think)
@@ -680,6 +695,8 @@ async def _standby_beside(
     if code is None:
         yield None
         return
+    from sagani_net.standby import same_pair
+
     folder = user_dir() / "standby"
     if (folder / DB_NAME).exists() and not same_pair(folder, code):
         # Another party's copy (a host that may have moved here once): kept, not wiped.

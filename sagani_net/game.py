@@ -88,6 +88,18 @@ class Option:
                 "help": self.help}
 
 
+@dataclass(frozen=True)
+class About:
+    """What is said of a game before it is played: its registry name, the title people read
+    ("Sagani") and its table options. A game's package keeps it in ``about.py``, apart from
+    its rules (which take it from there), so that menus, the command line and the host's
+    ``welcome`` list the games without importing any engine."""
+
+    name: str
+    title: str
+    options: tuple[Option, ...]
+
+
 def check_options(options: Sequence[Option], data: Any) -> Data:
     """A config with every option, defaults filled in; raises RuleError("bad_config", ...) for
     a field no option names, or a value of the wrong type or not among the choices."""

@@ -24,7 +24,7 @@ from typing import Any, Protocol, cast
 import zmq
 
 from sagani_net import limits as caps
-from sagani_net.games import game_names, get_game
+from sagani_net.games import about, game_names
 from sagani_net.limits import BoundedCache, RateLimiter
 from sagani_net.peers import ConnectionGuard
 from sagani_net.protocol import (
@@ -547,8 +547,9 @@ def _storage_error(body: bytes) -> bytes:
 
 
 def _game_info(name: str) -> dict[str, Any]:
-    """A game as ``welcome`` lists it: its name, title and table options."""
-    game = get_game(name)
+    """A game as ``welcome`` lists it: its name, title and table options (its ``about``: the
+    first hello need not wait for every engine to be imported)."""
+    game = about(name)
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import zmq
-from zmq.utils.monitor import parse_monitor_message
 
 log = logging.getLogger("sagani_net.host")
 
@@ -139,6 +138,14 @@ def cut(conn: Connection) -> None:
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+def parse_monitor_message(frames: list[bytes]) -> dict[str, int]:
+    """A socket monitor's event as ``zmq.utils.monitor`` reads it (a 16-bit event and a 32-bit
+    value, then the endpoint), written here: that module imports zmq.asyncio, and with it
+    asyncio, which a host has no use for and `sagani host` would wait for at start."""
+    event, value = struct.unpack("=hi", frames[0])
+    return {"event": event, "value": value}
 
 
 class ConnectionGuard:

@@ -252,6 +252,10 @@ class Console:
             input=input,
             output=output,
         )
+        #: Set once the first screen is drawn: what can wait (the bots of ``sagani play``,
+        #: their imports) waits for it, so that the console is there at once.
+        self.drawn = asyncio.Event()
+        self.app.after_render += lambda _: self.drawn.set()
         # Esc alone must act at once, not wait to see whether it starts a key sequence.
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3

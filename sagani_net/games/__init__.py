@@ -3,14 +3,18 @@
 Each game is a package here with the same parts, found by convention:
 
 - ``rules``: the engine behind :mod:`sagani_net.game` (a state on :class:`~sagani_net.game.
-  Engine`, an adapter on :class:`~sagani_net.game.Rules`); the package exports ``GAME``.
+  Engine`, an adapter on :class:`~sagani_net.game.Rules`); the package exports ``GAME``,
+  imported on first use (:func:`rules_on_demand`).
+- ``about``: its name, title and table options (:class:`~sagani_net.game.About`), which the
+  rules take from there; the registry reads them without the engine (:func:`about`).
 - ``words``: its events in sentences, ``event_text(event, names)`` (the adapter's ``words``).
 - ``bots``: its evaluation and any strategy of its own (imports its rules only).
 - ``ui``: its part of the console, a :class:`sagani_net.gameui.GameUI` (imports its rules and
   :mod:`sagani_net.gameui`, never the network nor the console shell, which finds it here).
 - ``RULES.md``: the rules as we play them.
 
-The framework reaches a game only through :func:`get_game` and :func:`game_part`.
+The framework reaches a game only through :func:`get_game`, :func:`about` and
+:func:`game_part`.
 
 >>> get_game("sagani").title
 'Sagani'
@@ -18,12 +22,14 @@ The framework reaches a game only through :func:`get_game` and :func:`game_part`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
 from itertools import product
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from sagani_net.game import Data, Game, RuleError
+from sagani_net.game import About, Data, Game, RuleError
 
 #: Name -> package, in the order menus list them. The first is the default.
 PACKAGES: dict[str, str] = {
@@ -41,6 +47,37 @@ def game_names() -> list[str]:
 def get_game(name: str) -> Game:
     """The game called ``name``; raises RuleError("unknown_game", ...)."""
     return import_module(_package(name)).GAME
+
+
+def about(name: str) -> About | Game:
+    """What is said of the game called ``name`` before it is played (its name, title and
+    options), without importing its engine: its package's ``about.py``; a package without one
+    (a game of the tests) is read from its rules. Raises RuleError("unknown_game", ...).
+
+    >>> [o.name for o in about("sugi").options]
+    ['players', 'edition']
+    """
+    package = _package(name)
+    try:
+        found: About = import_module(f"{package}.about").ABOUT
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package}.about":
+            raise
+        return get_game(name)
+    return found
+
+
+def rules_on_demand(module: str, attribute: str) -> Callable[[str], Any]:
+    """A game package's ``__getattr__`` (PEP 562) that gives ``GAME``, the ``attribute`` of its
+    rules ``module``, when first asked for: importing the package for its ``about`` leaves
+    the engine unimported."""
+
+    def __getattr__(name: str) -> Any:
+        if name == "GAME":
+            return getattr(import_module(module), attribute)
+        raise AttributeError(f"module {module.rpartition('.')[0]!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def game_part(name: str, part: str) -> ModuleType:

@@ -35,7 +35,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console
-from sagani_net.cli.host_cmd import StandbyProcess
+from sagani_net.cli.standby_process import StandbyProcess
 from test_net_support import until, until_async
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout

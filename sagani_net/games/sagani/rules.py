@@ -23,7 +23,6 @@ from sagani_net.game import (
     Data,
     Engine,
     GameState,
-    Option,
     Result,
     RuleError,
     Rules,
@@ -33,6 +32,7 @@ from sagani_net.game import (
     replay_actions,
 )
 from sagani_net.games.sagani import words
+from sagani_net.games.sagani.about import ABOUT, MODES
 from sagani_net.games.sagani.tiles import (
     ARROWS,
     DIRECTIONS,
@@ -44,7 +44,6 @@ from sagani_net.games.sagani.tiles import (
     VALUE_OF,
 )
 
-MODES = ("multi", "solo", "solo-advanced")
 #: RULINGS R1: end thresholds by number of players (the German rulebook's).
 THRESHOLDS = {1: 75, 2: 75, 3: 60, 4: 45}
 DISCS = 24
@@ -1101,16 +1100,11 @@ class Sagani(Rules):
     'place 1,-1 90'
     """
 
-    name = "sagani"
-    title = "Sagani"
+    name = ABOUT.name
+    title = ABOUT.title
     action_type = Action
     words = words
-    options = (
-        Option("players", 2, (1, 2, 3, 4),
-               "how many play: 2-4 (multi), 1 (a solo mode; the default with one)"),
-        Option("mode", "multi", MODES,
-               "multi (2-4 players), solo or solo-advanced (1 player; 1 player alone: solo)"),
-    )
+    options = ABOUT.options
 
     def parse_config(self, data: Any) -> Data:
         if isinstance(data, dict):

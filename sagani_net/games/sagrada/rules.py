@@ -38,7 +38,6 @@ from sagani_net.game import (
     Data,
     Engine,
     GameState,
-    Option,
     Result,
     RuleError,
     Rules,
@@ -52,6 +51,7 @@ from sagani_net.game import (
     replay_actions,
 )
 from sagani_net.games.sagrada import words
+from sagani_net.games.sagrada.about import ABOUT, DEFAULT_DIFFICULTY
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -81,7 +81,6 @@ from sagani_net.limits import BoundedCache
 ROUNDS = 10
 PATTERNS_DEALT = 4
 SOLO_DICE = 4
-DEFAULT_DIFFICULTY = 3
 SOLO_EMPTY_PENALTY = 3
 #: How many random moments a game can have, at most (it separates the derived seeds).
 MOMENTS = 4096
@@ -1577,18 +1576,11 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
 class Sagrada(Rules):
     """Sagrada behind the :class:`sagani_net.game.Game` seam."""
 
-    name = "sagrada"
-    title = "Sagrada"
+    name = ABOUT.name
+    title = ABOUT.title
     action_type = Action
     words = words
-    options = (
-        Option("players", 2, (1, 2, 3, 4), "how many play; 1 is the solo game"),
-        Option("difficulty", DEFAULT_DIFFICULTY, (1, 2, 3, 4, 5),
-               "solo: tool cards in play (1 is hardest)"),
-        Option("patterns", None, (), "window patterns of your own (a --patterns file's list)"),
-        Option("pattern_set", "all", ("all", "custom"),
-               "all: the published patterns and yours; custom: yours only"),
-    )
+    options = ABOUT.options
 
     def parse_config(self, data: Any) -> Data:
         config = check_options(self.options, data)

@@ -29,7 +29,6 @@ from sagani_net.game import (
     Data,
     Engine,
     GameState,
-    Option,
     Result,
     RuleError,
     Rules,
@@ -42,6 +41,7 @@ from sagani_net.game import (
     replay_actions,
 )
 from sagani_net.games.sugi import words
+from sagani_net.games.sugi.about import ABOUT, EDITIONS, LATEST_EDITION
 from sagani_net.games.sugi.edition import (
     ACTIONS,
     COLOURS,
@@ -63,10 +63,6 @@ FOREST = tuple(range(LANES, LANES * TEMPLE_COLUMN))  # the spaces of columns 1-4
 TEMPLE_SPACES = tuple(range(LANES * TEMPLE_COLUMN, SPACES))
 ARRIVAL_END = 3  # the third samurai in the Temple ends the game (S13)
 ROUND_CAP = 60  # S14: a safety stop against stand-offs and aimless play
-#: Our edition's rule sets: 1 is S1-S16; 2 adds the Temple's call (S17). A table's config says
-#: which it plays; a stored table or record from before editions were numbered plays 1.
-EDITIONS = (1, 2)
-LATEST_EDITION = 2
 CALL_PEDESTALS = 2  # S17: the Temple calls once this many samurai stand on its pedestals
 CALL_BELOW = 4  # S17: it calls the samurai in columns 0-3 (the last step is the players')
 N, E, S, W = range(4)
@@ -1346,15 +1342,11 @@ def _edition_known(config: Any) -> Any:
 class Sugi(Rules):
     """Sugi behind the :class:`sagani_net.game.Game` seam."""
 
-    name = "sugi"
-    title = "Sugi"
+    name = ABOUT.name
+    title = ABOUT.title
     action_type = Action
     words = words
-    options = (
-        Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),
-        Option("edition", LATEST_EDITION, EDITIONS,
-               "our edition's rules: 2 adds the Temple's call (RULES.md S17), 1 is without it"),
-    )
+    options = ABOUT.options
 
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], seed, edition=_edition_known(config)["edition"])

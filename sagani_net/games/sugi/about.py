@@ -1,0 +1,20 @@
+"""Sugi's title and table options, apart from its rules (:class:`sagani_net.game.About`)."""
+
+from __future__ import annotations
+
+from sagani_net.game import About, Option
+
+#: Our edition's rule sets: 1 is S1-S16; 2 adds the Temple's call (S17). A table's config says
+#: which it plays; a stored table or record from before editions were numbered plays 1.
+EDITIONS = (1, 2)
+LATEST_EDITION = 2
+
+ABOUT = About(
+    name="sugi",
+    title="Sugi",
+    options=(
+        Option("players", 2, (2, 3, 4, 5), "how many play (2-5)"),
+        Option("edition", LATEST_EDITION, EDITIONS,
+               "our edition's rules: 2 adds the Temple's call (RULES.md S17), 1 is without it"),
+    ),
+)
