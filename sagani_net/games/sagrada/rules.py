@@ -1102,7 +1102,7 @@ class State(Engine):
         elif kind == "return":
             self._return_held(ev)
         elif kind == "stop":
-            self.step = None
+            self._moves_done()
         elif kind == "pass":
             if ev is not None:
                 ev.append({"type": "turn_passed", "seat": seat})
@@ -1217,8 +1217,12 @@ class State(Engine):
         if self.moves_left and (self.step_tool == 4 or self.moves(
                 seat, 12, self.moved, self.move_colour)):
             return True
-        self.step = None
+        self._moves_done()
         return False
+
+    def _moves_done(self) -> None:
+        # The move step's own fields go with it: the state is then the one its view rebuilds.
+        self.step, self.moves_left, self.moved, self.move_colour = None, 0, -1, -1
 
     def _end_turn(self, ev: list[Data] | None) -> None:
         self.drafted = self.tool_done = False
