@@ -336,6 +336,12 @@ class Rules:
     action_type: ClassVar[Any]
     words: ModuleType
 
+    def __init_subclass__(cls, about: About | None = None, **kwargs: Any) -> None:
+        """``class Sugi(Rules, about=ABOUT)``: the name, title and options its about.py says."""
+        super().__init_subclass__(**kwargs)
+        if about is not None:
+            cls.name, cls.title, cls.options = about.name, about.title, about.options
+
     def parse_config(self, data: Any) -> Data:
         """Validate a table config and fill in defaults; raises RuleError("bad_config", ...)."""
         return check_options(self.options, data)

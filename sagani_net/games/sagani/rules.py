@@ -1091,7 +1091,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     return state, events
 
 
-class Sagani(Rules):
+class Sagani(Rules, about=ABOUT):
     """Sagani behind the :class:`sagani_net.game.Game` seam.
 
     >>> SAGANI.parse_config({"players": 1})
@@ -1100,11 +1100,8 @@ class Sagani(Rules):
     'place 1,-1 90'
     """
 
-    name = ABOUT.name
-    title = ABOUT.title
     action_type = Action
     words = words
-    options = ABOUT.options
 
     def parse_config(self, data: Any) -> Data:
         if isinstance(data, dict):

@@ -1577,14 +1577,11 @@ def from_view(view: Data, private: Data | None, seat: int | None, rng: random.Ra
     return s
 
 
-class Sagrada(Rules):
+class Sagrada(Rules, about=ABOUT):
     """Sagrada behind the :class:`sagani_net.game.Game` seam."""
 
-    name = ABOUT.name
-    title = ABOUT.title
     action_type = Action
     words = words
-    options = ABOUT.options
 
     def parse_config(self, data: Any) -> Data:
         config = check_options(self.options, data)

@@ -1339,14 +1339,11 @@ def _edition_known(config: Any) -> Any:
     return config
 
 
-class Sugi(Rules):
+class Sugi(Rules, about=ABOUT):
     """Sugi behind the :class:`sagani_net.game.Game` seam."""
 
-    name = ABOUT.name
-    title = ABOUT.title
     action_type = Action
     words = words
-    options = ABOUT.options
 
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], seed, edition=_edition_known(config)["edition"])
