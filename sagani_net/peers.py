@@ -72,24 +72,31 @@ class Connection:
 _HAVE_TCP_INFO = sys.platform.startswith("linux") and hasattr(socket, "TCP_INFO")
 
 
+class _TcpInfo(ctypes.Structure):
+    """The start of Linux's struct tcp_info, up to the two counters the guard reads."""
+
+    _fields_ = [("head", ctypes.c_ubyte * _ACKED_AT), ("bytes_acked", ctypes.c_uint64),
+                ("bytes_received", ctypes.c_uint64)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_getsockopt = _libc.getsockopt
+_getsockopt.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                        ctypes.POINTER(ctypes.c_uint32)]
+
+
 def tcp_counts(fd: int) -> tuple[int, int] | None:
     """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
     if not _HAVE_TCP_INFO:
         return None
-    try:
-        sock = socket.socket(fileno=fd)
-    except OSError:
+    # libc's getsockopt straight on libzmq's descriptor: a socket.socket around it, made and
+    # detached each time, cost more than the system call (the guard asks about every
+    # connection every GUARD_INTERVAL_S). A buffer per call: hosts on several threads.
+    info, size = _TcpInfo(), ctypes.c_uint32(_TCP_INFO_BYTES)
+    if (_getsockopt(fd, socket.IPPROTO_TCP, socket.TCP_INFO, ctypes.byref(info),
+                    ctypes.byref(size)) != 0 or size.value < _TCP_INFO_BYTES):
         return None
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
-    except OSError:
-        return None
-    finally:
-        sock.detach()  # the descriptor is libzmq's
-    if len(info) < _TCP_INFO_BYTES:
-        return None
-    acked, received = struct.unpack_from("=QQ", info, _ACKED_AT)
-    return received, acked
+    return info.bytes_received, info.bytes_acked
 
 
 def peer_address(fd: int) -> str:
@@ -136,9 +143,6 @@ def cut(conn: Connection) -> None:
             sock.detach()
     finally:
         os.close(fd)
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 class ConnectionGuard:

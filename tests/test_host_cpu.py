@@ -1,0 +1,66 @@
+"""The host's CPU per move (issue 21, point 3): what the host no longer does on every move, each
+checked on real sockets (the figures themselves come from bench/net.py)."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import zmq
+from test_faults_peers import zmtp_dealer
+
+from sagani_net import peers
+from sagani_net.peers import ConnectionGuard
+
+WAIT_MS = 30_000
+
+
+@pytest.fixture
+def router() -> Iterator[zmq.Socket[bytes]]:
+    sock = zmq.Context.instance().socket(zmq.ROUTER)
+    sock.linger = 0
+    sock.bind("tcp://127.0.0.1:*")
+    yield sock
+    sock.close()
+
+
+def test_the_guard_measures_a_connection_without_a_socket_object_around_it(
+    router: zmq.Socket[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It looks at every connection every GUARD_INTERVAL_S: a socket.socket made and detached
+    around each descriptor was a sixth of the host's CPU under load (issue 21). It still
+    cuts a connection streaming a message that never ends."""
+    limit = 256 * 1024
+    guard = ConnectionGuard(router, "requests", max_unread_bytes=limit)
+    port = int(router.getsockopt_string(zmq.LAST_ENDPOINT).rsplit(":", 1)[1])
+    sock = zmtp_dealer(port)
+
+    made: list[int] = []
+    real_socket = peers.socket.socket
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return real_socket(*args, **kwargs)
+
+    try:
+        guard.events()
+        (fd,) = guard.connections
+        monkeypatch.setattr(peers.socket, "socket", counted)
+        assert peers.tcp_counts(fd) is not None
+        frame = bytes(16 * 1024)
+        header = b"\x03" + struct.pack(">Q", len(frame))  # a long frame, more to come
+        sent = 0
+        while guard.cuts == 0 and sent < 64 * limit:
+            guard.check()
+            try:
+                sock.sendall(header + frame)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(header) + len(frame)
+        assert guard.cuts == 1, f"not cut after {sent} bytes"
+        assert len(made) <= 1, "a socket object per look"  # (cut() shuts a duplicate with one)
+    finally:
+        sock.close()
+        guard.close()
