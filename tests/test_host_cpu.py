@@ -3,6 +3,7 @@ checked on real sockets (the figures themselves come from bench/net.py)."""
 
 from __future__ import annotations
 
+import random
 import struct
 from collections.abc import Iterator
 from typing import Any
@@ -12,6 +13,7 @@ import zmq
 from test_faults_peers import zmtp_dealer
 
 from sagani_net import peers
+from sagani_net.games import get_game
 from sagani_net.peers import ConnectionGuard
 
 WAIT_MS = 30_000
@@ -64,3 +66,30 @@ def test_the_guard_measures_a_connection_without_a_socket_object_around_it(
     finally:
         sock.close()
         guard.close()
+
+
+def test_a_sagrada_view_scores_only_the_windows_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every view shows every seat's score: worked out once per window, not per update."""
+    from sagani_net.games.sagrada import rules
+
+    game = get_game("sagrada")
+    state = game.new_state(game.parse_config({"players": 4}), 3)
+    rng = random.Random(3)
+    while state.view()["phase"] == "choose" or not state.view()["drafted"]:
+        state.apply(state.random_action(rng))  # into play, with a die drafted
+    scored: list[int] = []
+    real = rules.objective_points
+
+    def counting(number: int, window: list[int]) -> int:
+        scored.append(number)
+        return real(number, window)
+
+    monkeypatch.setattr(rules, "objective_points", counting)
+    rules._objective_points.cache_clear()
+    first = state.view(None, shared=True)
+    assert len(scored) == 4 * len(state.objectives)  # every seat's window, once
+    scored.clear()
+    assert state.view(None, shared=True) == first
+    assert scored == []
