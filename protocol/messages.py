@@ -260,7 +260,10 @@ def _check_text(message: dict[str, Any]) -> None:
             if item is message:
                 field = printable(str(key))
             for text in (key, value):
-                if type(text) is str and (found := UNSAFE_TEXT.search(text)):
+                # isprintable() is False for every character UNSAFE_TEXT matches (and others):
+                # the expression is asked only about a string it may find something in.
+                if (type(text) is str and not text.isprintable()
+                        and (found := UNSAFE_TEXT.search(text))):
                     raise ProtocolError("bad_field", f"{field} holds the control character "
                                         f"U+{ord(found[0]):04X}; no string of a request may "
                                         "hold control or bidi characters")

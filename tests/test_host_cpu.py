@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 import zmq
-from sagani_net.protocol import VERSION, check_request, decode_message, decode_request, encode
+from sagani_net.protocol import (
+    VERSION,
+    ProtocolError,
+    check_request,
+    decode_message,
+    decode_request,
+    encode,
+)
+from sagani_net.protocol.messages import UNSAFE_TEXT
 from test_faults_peers import zmtp_dealer
 
 from sagani_net import peers
@@ -138,3 +146,12 @@ def test_an_update_names_exactly_the_seats_whose_private_data_changed(
     assert named, "no private data changed: nothing was checked"
     if name == "sugi":
         assert needless, "the game names no more than what changed: nothing was checked"
+
+
+def test_every_character_a_request_may_not_hold_is_one_isprintable_refuses() -> None:
+    """The text check asks UNSAFE_TEXT only about strings str.isprintable() refuses."""
+    unsafe = [chr(c) for c in range(0x110000) if UNSAFE_TEXT.search(chr(c))]
+    assert unsafe and not any(("a" + c).isprintable() for c in unsafe)
+    assert check_request({"v": VERSION, "type": "hello", "id": 1}) is not None
+    with pytest.raises(ProtocolError, match="U\\+202E"):
+        check_request({"v": VERSION, "type": "tables", "id": 1, "after": "x\u202ey"})
