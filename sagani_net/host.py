@@ -182,6 +182,9 @@ class Host:
         self.pub.maxmsgsize = SUBSCRIPTION_BYTES
         self.router.router_handover = 1
         self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
+        # One poller for the loop's every wait (Socket.poll makes and fills one each time).
+        self._poller = zmq.Poller()
+        self._poller.register(self.router, zmq.POLLIN)
         # What libzmq would hold for a peer without bound (a message whose last frame never
         # comes, replies nobody reads) is measured per connection (sagani_net.peers).
         self._requests = ConnectionGuard(
@@ -289,7 +292,7 @@ class Host:
         replies: list[tuple[int, list[bytes]]] = []
         if self.link is not None:
             self.link.tick()
-        ready = self.router.poll(int(wait_ms), zmq.POLLIN)  # pyzmq's int() of it, as before
+        ready = bool(self._poller.poll(int(wait_ms)))  # pyzmq's int() of it, as before
         now_s = time.monotonic()
         if self.recovery.broken is None and (ready or due_s is not None
                                              or now_s >= self._next_heartbeat_s):
