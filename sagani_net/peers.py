@@ -80,23 +80,38 @@ class _TcpInfo(ctypes.Structure):
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_IPPROTO_TCP, _TCP_INFO = int(socket.IPPROTO_TCP), getattr(socket, "TCP_INFO", 11)
 _getsockopt = _libc.getsockopt
 _getsockopt.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                         ctypes.POINTER(ctypes.c_uint32)]
 
 
+class TcpCounter:
+    """Reads TCP_INFO's two counters of a descriptor with libc's getsockopt, into a buffer of
+    its own made once: the guard asks about every connection every GUARD_INTERVAL_S, and a
+    socket.socket made and detached around each descriptor, a bytes object for each answer,
+    cost more than the system call. One per thread that asks (a host's loop has its own)."""
+
+    def __init__(self) -> None:
+        self._info = _TcpInfo()
+        self._size = ctypes.c_uint32()
+        self._refs = ctypes.byref(self._info), ctypes.byref(self._size)
+
+    def __call__(self, fd: int) -> tuple[int, int] | None:
+        """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
+        if not _HAVE_TCP_INFO:
+            return None
+        self._size.value = _TCP_INFO_BYTES
+        info_ref, size_ref = self._refs
+        if (_getsockopt(fd, _IPPROTO_TCP, _TCP_INFO, info_ref, size_ref) != 0
+                or self._size.value < _TCP_INFO_BYTES):
+            return None
+        return self._info.bytes_received, self._info.bytes_acked
+
+
 def tcp_counts(fd: int) -> tuple[int, int] | None:
     """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
-    if not _HAVE_TCP_INFO:
-        return None
-    # libc's getsockopt straight on libzmq's descriptor: a socket.socket around it, made and
-    # detached each time, cost more than the system call (the guard asks about every
-    # connection every GUARD_INTERVAL_S). A buffer per call: hosts on several threads.
-    info, size = _TcpInfo(), ctypes.c_uint32(_TCP_INFO_BYTES)
-    if (_getsockopt(fd, socket.IPPROTO_TCP, socket.TCP_INFO, ctypes.byref(info),
-                    ctypes.byref(size)) != 0 or size.value < _TCP_INFO_BYTES):
-        return None
-    return info.bytes_received, info.bytes_acked
+    return TcpCounter()(fd)
 
 
 def peer_address(fd: int) -> str:
@@ -145,6 +160,9 @@ def cut(conn: Connection) -> None:
         os.close(fd)
 
 
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
+
+
 class ConnectionGuard:
     """The connections of one bound socket, and what each may hold; see the module docstring.
 
@@ -175,6 +193,7 @@ class ConnectionGuard:
         self._serials = 0
         self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
         self._sock = sock
+        self._counts = TcpCounter()
 
     def close(self) -> None:
         self._sock.disable_monitor()
@@ -182,7 +201,7 @@ class ConnectionGuard:
 
     def events(self) -> None:
         """Take in the connections accepted and closed since the last look."""
-        while cast(int, self.monitor.get(zmq.EVENTS)) & zmq.POLLIN:  # EVENTS is an int option
+        while cast(int, self.monitor.get(_EVENTS)) & _POLLIN:  # (ints: pyzmq's enums cost)
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
@@ -255,7 +274,7 @@ class ConnectionGuard:
         limit = self.max_unread_reply_bytes
         if conn is None or limit is None or conn.sent - conn.acked <= limit:
             return False  # the usual case, without asking the kernel
-        counts = tcp_counts(fd)
+        counts = self._counts(fd)
         if counts is not None:
             conn.acked = counts[1]
         return conn.sent - conn.acked > limit
@@ -264,7 +283,7 @@ class ConnectionGuard:
         """Cut every connection holding more than it may; called every few milliseconds."""
         self.events()
         for fd, conn in list(self.connections.items()):
-            counts = tcp_counts(fd)
+            counts = self._counts(fd)
             if counts is None:
                 continue
             received, conn.acked = counts
