@@ -10,6 +10,13 @@ run ahead of the whole requests the host has read from it by more than ``max_unr
 holding an endless or huge message: the host shuts it down, and libzmq frees what it held.
 A connection that leaves more than ``max_unread_reply_bytes`` of replies unread gets no more
 replies until it reads.
+
+A look at a connection is a system call (a few microseconds), and a busy host has hundreds:
+each :meth:`ConnectionGuard.check` looks at every connection while there are at most
+``EVERY_LOOK`` of them; beyond that at a share of them in turn (a sweep of ``SWEEP_LOOKS``
+checks looks at every connection there was when it began), and at every check at the ones
+that are suspect: accepted since the last check, or found holding more than
+``SUSPECT_BYTES`` unread at their last look.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import os
 import socket
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -33,6 +41,12 @@ log = logging.getLogger("sagani_net.host")
 _TCP_INFO_BYTES = 136
 _ACKED_AT = 120
 _RECEIVED_AT = 128
+#: Connections a check looks at, all of them, before it looks at them in turn; the most checks
+#: between two looks at one connection then; what a connection may hold unread and still be
+#: looked at only in its turn (an honest peer's requests are read as they come: it holds none).
+EVERY_LOOK = 64
+SWEEP_LOOKS = 5
+SUSPECT_BYTES = 64 * 1024
 #: What CURVE adds to a frame: it travels as a MESSAGE command ("\x07MESSAGE"), with an
 #: 8-byte nonce, a 16-byte MAC and a flags byte.
 CURVE_FRAME_BYTES = 33
@@ -194,6 +208,9 @@ class ConnectionGuard:
         self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
         self._sock = sock
         self._counts = TcpCounter()
+        #: The connections this sweep has still to look at, and those looked at every check.
+        self._turns: list[int] = []
+        self._suspects: set[int] = set()
 
     def close(self) -> None:
         self._sock.disable_monitor()
@@ -215,6 +232,7 @@ class ConnectionGuard:
         # If the descriptor was closed already, a DISCONNECTED for it follows.
         conn = Connection(fd, self._serials, inode(fd) or -1, address=peer_address(fd))
         self.connections[fd] = conn
+        self._suspects.add(fd)  # whatever it sent before it was known counts too
         count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
         # Descriptors are the host's to run out of: one machine may not take them all.
         if self.max_per_address is not None and conn.address and count > self.max_per_address:
@@ -226,6 +244,7 @@ class ConnectionGuard:
 
     def _forget(self, fd: int) -> None:
         conn = self.connections.pop(fd, None)
+        self._suspects.discard(fd)
         if conn is not None:
             left = self._per_address[conn.address] - 1
             if left:
@@ -280,15 +299,28 @@ class ConnectionGuard:
         return conn.sent - conn.acked > limit
 
     def check(self) -> None:
-        """Cut every connection holding more than it may; called every few milliseconds."""
+        """Cut every connection holding more than it may; called every few milliseconds (which
+        connections it looks at: the module docstring)."""
         self.events()
-        for fd, conn in list(self.connections.items()):
-            counts = self._counts(fd)
-            if counts is None:
+        connections = self.connections
+        if len(connections) <= EVERY_LOOK:
+            looks: Iterable[int] = list(connections)
+            self._turns.clear()
+        else:
+            if not self._turns:
+                self._turns = list(connections)
+            share = max(EVERY_LOOK, -(-len(connections) // SWEEP_LOOKS))
+            looks = {*self._turns[-share:], *self._suspects}
+            del self._turns[-share:]
+        for fd in looks:
+            conn = connections.get(fd)
+            counts = self._counts(fd) if conn is not None else None
+            if conn is None or counts is None:
                 continue
             received, conn.acked = counts
+            unread = received - conn.read if self.max_unread_bytes is not None else received
             if self.max_unread_bytes is not None:
-                over = received - conn.read > self.max_unread_bytes
+                over = unread > self.max_unread_bytes
             else:
                 over = self.max_total_bytes is not None and received > self.max_total_bytes
             if over:
@@ -297,3 +329,7 @@ class ConnectionGuard:
                 self.cuts += 1
                 self._forget(fd)
                 cut(conn)
+            elif unread > SUSPECT_BYTES:
+                self._suspects.add(fd)
+            else:
+                self._suspects.discard(fd)

@@ -41,6 +41,12 @@ def router() -> Iterator[zmq.Socket[bytes]]:
     sock.close()
 
 
+def _receive(router: zmq.Socket[bytes]) -> int:
+    """Read one message; the descriptor it came on."""
+    assert router.poll(WAIT_MS), "nothing came"
+    return int(router.recv_multipart(copy=False)[0].get(zmq.SRCFD))
+
+
 def test_the_guard_measures_a_connection_without_a_socket_object_around_it(
     router: zmq.Socket[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,3 +161,64 @@ def test_every_character_a_request_may_not_hold_is_one_isprintable_refuses() -> 
     assert check_request({"v": VERSION, "type": "hello", "id": 1}) is not None
     with pytest.raises(ProtocolError, match="U\\+202E"):
         check_request({"v": VERSION, "type": "tables", "id": 1, "after": "x\u202ey"})
+
+
+def test_past_its_every_look_share_the_guard_looks_in_turn_and_at_suspects_every_time(
+    router: zmq.Socket[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hundreds of connections were each asked about every 20 ms (a tenth of the host's CPU
+    under bench/net.py's load): past EVERY_LOOK, a share in turn, and a connection streaming
+    a message that never ends is still looked at every check until it is cut."""
+    monkeypatch.setattr(peers, "EVERY_LOOK", 4)
+    limit = 256 * 1024
+    guard = ConnectionGuard(router, "requests", max_unread_bytes=limit)
+    asked: list[int] = []
+    real = guard._counts
+
+    def counting(fd: int) -> tuple[int, int] | None:
+        asked.append(fd)
+        return real(fd)
+
+    guard._counts = counting  # type: ignore[method-assign]
+    endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
+    dealers: list[zmq.Socket[Any]] = []
+    sock = None
+    try:
+        fds = set()
+        for _ in range(20):
+            dealer = zmq.Context.instance().socket(zmq.DEALER)
+            dealer.linger = 0
+            dealer.connect(endpoint)
+            dealer.send(b"hi")
+            dealers.append(dealer)
+            fds.add(_receive(router))
+        guard.check()  # all accepted since the last look: suspects, each looked at
+        assert set(asked) == fds
+        seen: set[int] = set()
+        for _ in range(peers.SWEEP_LOOKS):
+            asked.clear()
+            guard.check()
+            assert len(asked) == 4  # max(EVERY_LOOK, 20 // SWEEP_LOOKS)
+            seen.update(asked)
+        assert seen == fds  # a sweep looked at every one
+        port = int(endpoint.rsplit(":", 1)[1])
+        sock = zmtp_dealer(port)
+        frame = bytes(16 * 1024)
+        header = b"\x03" + struct.pack(">Q", len(frame))  # a long frame, more to come
+        sent = 0
+        while guard.cuts == 0 and sent < 64 * limit:
+            try:
+                sock.sendall(header + frame)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(header) + len(frame)
+            asked.clear()
+            guard.check()
+            assert len(asked) <= 5 + 1  # a share of 21 (ceil(21 / SWEEP_LOOKS)), and it
+        assert guard.cuts == 1 and sent < 4 * limit, f"cut after {sent} bytes"
+    finally:
+        if sock is not None:
+            sock.close()
+        for dealer in dealers:
+            dealer.close()
+        guard.close()
