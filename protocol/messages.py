@@ -253,14 +253,18 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
 def _check_text(message: dict[str, Any]) -> None:
     """Refuse a request with an unsafe character (:data:`UNSAFE_TEXT`) in any string of it, a
     key or a value, however deep: what a client names may be shown to everyone."""
-    stack: list[tuple[str, Any]] = [("the request", message)]
+    stack: list[tuple[Any, Any]] = [("the request", message)]
     while stack:
         field, item = stack.pop()
         for key, value in item.items() if type(item) is dict else enumerate(item):
             if item is message:
-                field = printable(str(key))
+                field = key  # made printable only for the refusal
             for text in (key, value):
-                if type(text) is str and (found := UNSAFE_TEXT.search(text)):
+                # isprintable() is False for every character UNSAFE_TEXT matches (and others):
+                # the expression is asked only about a string it may find something in.
+                if (type(text) is str and not text.isprintable()
+                        and (found := UNSAFE_TEXT.search(text))):
+                    field = printable(str(field))
                     raise ProtocolError("bad_field", f"{field} holds the control character "
                                         f"U+{ord(found[0]):04X}; no string of a request may "
                                         "hold control or bidi characters")

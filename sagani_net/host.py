@@ -188,6 +188,9 @@ class Host:
         self.pub.maxmsgsize = SUBSCRIPTION_BYTES
         self.router.router_handover = 1
         self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
+        # One poller for the loop's every wait (Socket.poll makes and fills one each time).
+        self._poller = zmq.Poller()
+        self._poller.register(self.router, zmq.POLLIN)
         # What libzmq would hold for a peer without bound (a message whose last frame never
         # comes, replies nobody reads) is measured per connection (sagani_net.peers).
         self._requests = ConnectionGuard(
@@ -295,7 +298,7 @@ class Host:
         replies: list[tuple[int, list[bytes]]] = []
         if self.link is not None:
             self.link.tick()
-        ready = self.router.poll(int(wait_ms), zmq.POLLIN)  # pyzmq's int() of it, as before
+        ready = bool(self._poller.poll(int(wait_ms)))  # pyzmq's int() of it, as before
         now_s = time.monotonic()
         if self.recovery.broken is None and (ready or due_s is not None
                                              or now_s >= self._next_heartbeat_s):
@@ -323,7 +326,7 @@ class Host:
                 self.link.replicate()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self.room.outbox:
-                self.pub.send_multipart((topic, body))
+                _send(self.pub, (topic, body))
             self.room.outbox.clear()
             for fd, frames in replies:
                 self._send_reply(fd, frames)
@@ -345,7 +348,7 @@ class Host:
                 self._carried = None
             else:
                 # Asking first is cheaper than the exception a receive on an empty queue raises.
-                if not cast(int, router.get(zmq.EVENTS)) & zmq.POLLIN:
+                if not cast(int, router.get(_EVENTS)) & _POLLIN:
                     break
                 if time.monotonic() > end_s:
                     self._behind = True  # the rest waits for the next batch, deadlines too
@@ -363,7 +366,7 @@ class Host:
             if time.monotonic() - started_s > BATCH_BUDGET_S:
                 self._slow_address(self._from_address)
         else:
-            self._behind = bool(cast(int, router.get(zmq.EVENTS)) & zmq.POLLIN)  # a full batch
+            self._behind = bool(cast(int, router.get(_EVENTS)) & _POLLIN)  # a full batch
         return replies
 
     def _slow_address(self, address: str) -> None:
@@ -426,7 +429,7 @@ class Host:
             frames = [*frames[:-1], encode(error(request_id(decode_message(frames[-1])),
                       "internal", "the answer would be too big to send"))]
         self._requests.sent(fd, [len(frame) for frame in frames[1:]])
-        self.router.send_multipart(frames)
+        _send(self.router, frames)
 
     def _handle(self, frames: list[bytes]) -> list[bytes]:
         # REQ peers put an empty delimiter before the body (after the routing ids of any
@@ -530,12 +533,24 @@ class Host:
         standby = self._standby()
         everyone, self._told_standby = standby != self._told_standby, standby
         for topic, body in self.room.beats(standby, everyone):
-            self.pub.send_multipart((topic, body))
+            _send(self.pub, (topic, body))
         self._next_heartbeat_s = now_s + self.heartbeat_s
 
     def _standby(self) -> str | None:
         """Where clients go if this host falls silent: the standby's request endpoint."""
         return self.link.standby if self.link is not None else None
+
+
+#: pyzmq's flags and options as plain ints: its enums make an enum object of every | and &
+#: (send_multipart ORs SNDMORE into each frame's flags), a few microseconds a message.
+_EVENTS, _POLLIN, _SNDMORE = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.SNDMORE)
+
+
+def _send(sock: zmq.Socket[bytes], frames: list[bytes] | tuple[bytes, ...]) -> None:
+    """``sock.send_multipart(frames)``, with int flags (see _SNDMORE)."""
+    last = len(frames) - 1
+    for n, frame in enumerate(frames):
+        sock.send(frame, _SNDMORE if n < last else 0)
 
 
 def _storage_error(body: bytes) -> bytes:

@@ -10,6 +10,13 @@ run ahead of the whole requests the host has read from it by more than ``max_unr
 holding an endless or huge message: the host shuts it down, and libzmq frees what it held.
 A connection that leaves more than ``max_unread_reply_bytes`` of replies unread gets no more
 replies until it reads.
+
+A look at a connection is a system call (a few microseconds), and a busy host has hundreds:
+each :meth:`ConnectionGuard.check` looks at every connection while there are at most
+``EVERY_LOOK`` of them; beyond that at a share of them in turn (a sweep of ``SWEEP_LOOKS``
+checks looks at every connection there was when it began), and at every check at the ones
+that are suspect: accepted since the last check, or found holding more than
+``SUSPECT_BYTES`` unread at their last look.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import os
 import socket
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -32,6 +40,12 @@ log = logging.getLogger("sagani_net.host")
 _TCP_INFO_BYTES = 136
 _ACKED_AT = 120
 _RECEIVED_AT = 128
+#: Connections a check looks at, all of them, before it looks at them in turn; the most checks
+#: between two looks at one connection then; what a connection may hold unread and still be
+#: looked at only in its turn (an honest peer's requests are read as they come: it holds none).
+EVERY_LOOK = 64
+SWEEP_LOOKS = 5
+SUSPECT_BYTES = 64 * 1024
 #: What CURVE adds to a frame: it travels as a MESSAGE command ("\x07MESSAGE"), with an
 #: 8-byte nonce, a 16-byte MAC and a flags byte.
 CURVE_FRAME_BYTES = 33
@@ -71,24 +85,46 @@ class Connection:
 _HAVE_TCP_INFO = sys.platform.startswith("linux") and hasattr(socket, "TCP_INFO")
 
 
+class _TcpInfo(ctypes.Structure):
+    """The start of Linux's struct tcp_info, up to the two counters the guard reads."""
+
+    _fields_ = [("head", ctypes.c_ubyte * _ACKED_AT), ("bytes_acked", ctypes.c_uint64),
+                ("bytes_received", ctypes.c_uint64)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_IPPROTO_TCP, _TCP_INFO = int(socket.IPPROTO_TCP), getattr(socket, "TCP_INFO", 11)
+_getsockopt = _libc.getsockopt
+_getsockopt.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                        ctypes.POINTER(ctypes.c_uint32)]
+
+
+class TcpCounter:
+    """Reads TCP_INFO's two counters of a descriptor with libc's getsockopt, into a buffer of
+    its own made once: the guard asks about every connection every GUARD_INTERVAL_S, and a
+    socket.socket made and detached around each descriptor, a bytes object for each answer,
+    cost more than the system call. One per thread that asks (a host's loop has its own)."""
+
+    def __init__(self) -> None:
+        self._info = _TcpInfo()
+        self._size = ctypes.c_uint32()
+        self._refs = ctypes.byref(self._info), ctypes.byref(self._size)
+
+    def __call__(self, fd: int) -> tuple[int, int] | None:
+        """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
+        if not _HAVE_TCP_INFO:
+            return None
+        self._size.value = _TCP_INFO_BYTES
+        info_ref, size_ref = self._refs
+        if (_getsockopt(fd, _IPPROTO_TCP, _TCP_INFO, info_ref, size_ref) != 0
+                or self._size.value < _TCP_INFO_BYTES):
+            return None
+        return self._info.bytes_received, self._info.bytes_acked
+
+
 def tcp_counts(fd: int) -> tuple[int, int] | None:
     """(bytes received, bytes the peer acknowledged) of the TCP socket ``fd``, or None."""
-    if not _HAVE_TCP_INFO:
-        return None
-    try:
-        sock = socket.socket(fileno=fd)
-    except OSError:
-        return None
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
-    except OSError:
-        return None
-    finally:
-        sock.detach()  # the descriptor is libzmq's
-    if len(info) < _TCP_INFO_BYTES:
-        return None
-    acked, received = struct.unpack_from("=QQ", info, _ACKED_AT)
-    return received, acked
+    return TcpCounter()(fd)
 
 
 def peer_address(fd: int) -> str:
@@ -137,7 +173,7 @@ def cut(conn: Connection) -> None:
         os.close(fd)
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 
 
 def parse_monitor_message(frames: list[bytes]) -> dict[str, int]:
@@ -178,6 +214,10 @@ class ConnectionGuard:
         self._serials = 0
         self.monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
         self._sock = sock
+        self._counts = TcpCounter()
+        #: The connections this sweep has still to look at, and those looked at every check.
+        self._turns: list[int] = []
+        self._suspects: set[int] = set()
 
     def close(self) -> None:
         self._sock.disable_monitor()
@@ -185,7 +225,7 @@ class ConnectionGuard:
 
     def events(self) -> None:
         """Take in the connections accepted and closed since the last look."""
-        while cast(int, self.monitor.get(zmq.EVENTS)) & zmq.POLLIN:  # EVENTS is an int option
+        while cast(int, self.monitor.get(_EVENTS)) & _POLLIN:  # (ints: pyzmq's enums cost)
             event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))
             fd = int(event["value"])
             if event["event"] == zmq.EVENT_ACCEPTED:
@@ -199,6 +239,7 @@ class ConnectionGuard:
         # If the descriptor was closed already, a DISCONNECTED for it follows.
         conn = Connection(fd, self._serials, inode(fd) or -1, address=peer_address(fd))
         self.connections[fd] = conn
+        self._suspects.add(fd)  # whatever it sent before it was known counts too
         count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
         # Descriptors are the host's to run out of: one machine may not take them all.
         if self.max_per_address is not None and conn.address and count > self.max_per_address:
@@ -210,6 +251,7 @@ class ConnectionGuard:
 
     def _forget(self, fd: int) -> None:
         conn = self.connections.pop(fd, None)
+        self._suspects.discard(fd)
         if conn is not None:
             left = self._per_address[conn.address] - 1
             if left:
@@ -258,21 +300,34 @@ class ConnectionGuard:
         limit = self.max_unread_reply_bytes
         if conn is None or limit is None or conn.sent - conn.acked <= limit:
             return False  # the usual case, without asking the kernel
-        counts = tcp_counts(fd)
+        counts = self._counts(fd)
         if counts is not None:
             conn.acked = counts[1]
         return conn.sent - conn.acked > limit
 
     def check(self) -> None:
-        """Cut every connection holding more than it may; called every few milliseconds."""
+        """Cut every connection holding more than it may; called every few milliseconds (which
+        connections it looks at: the module docstring)."""
         self.events()
-        for fd, conn in list(self.connections.items()):
-            counts = tcp_counts(fd)
-            if counts is None:
+        connections = self.connections
+        if len(connections) <= EVERY_LOOK:
+            looks: Iterable[int] = list(connections)
+            self._turns.clear()
+        else:
+            if not self._turns:
+                self._turns = list(connections)
+            share = max(EVERY_LOOK, -(-len(connections) // SWEEP_LOOKS))
+            looks = {*self._turns[-share:], *self._suspects}
+            del self._turns[-share:]
+        for fd in looks:
+            conn = connections.get(fd)
+            counts = self._counts(fd) if conn is not None else None
+            if conn is None or counts is None:
                 continue
             received, conn.acked = counts
+            unread = received - conn.read if self.max_unread_bytes is not None else received
             if self.max_unread_bytes is not None:
-                over = received - conn.read > self.max_unread_bytes
+                over = unread > self.max_unread_bytes
             else:
                 over = self.max_total_bytes is not None and received > self.max_total_bytes
             if over:
@@ -281,3 +336,7 @@ class ConnectionGuard:
                 self.cuts += 1
                 self._forget(fd)
                 cut(conn)
+            elif unread > SUSPECT_BYTES:
+                self._suspects.add(fd)
+            else:
+                self._suspects.discard(fd)

@@ -141,6 +141,7 @@ class Store:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.path = self.data_dir / DB_NAME
+        self._watched = _watched(self.path)
         private(self.data_dir, self.path)
         found = _damage_found(self.path)
         if found is not None:
@@ -203,6 +204,7 @@ class Store:
         store = cls.__new__(cls)
         store.data_dir = Path(data_dir)
         store.path = store.data_dir / DB_NAME
+        store._watched = _watched(store.path)
         found = _damage_found(store.path)
         if found is not None:
             raise StorageDamaged(f"the database {store.path} is damaged ({found}); start the host "
@@ -254,7 +256,7 @@ class Store:
         """Identity, size and time of change of the database and its WAL: they change only
         when this store commits (a checkpoint too happens inside a commit)."""
         marks: list[tuple[int, int, int] | None] = []
-        for path in (self.path, self.path.with_name(DB_NAME + "-wal")):
+        for path in self._watched:
             try:
                 st = os.stat(path)
                 marks.append((st.st_ino, st.st_size, st.st_mtime_ns))
@@ -492,8 +494,15 @@ class Store:
         }
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+#: Compact JSON, as json.dumps(value, separators=(",", ":")) writes it, with one encoder for
+#: every write (json.dumps makes a new one per call when given separators).
+_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _watched(path: Path) -> tuple[str, str]:
+    """The files :meth:`Store.damage` watches, as text: worked out once, for they are looked
+    at before every batch and after every commit."""
+    return str(path), str(path) + "-wal"
 
 
 def _chain(head: str, statement: str, params: str) -> str:

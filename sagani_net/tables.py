@@ -150,6 +150,10 @@ class Table:
     #: few KB a table at most): worked out once per version, however many pages and peers
     #: ask; dropped by the next action.
     legal: tuple[int, list[dict[str, Any]]] | None = None
+    #: Each seat's private data as last announced, encoded: of the seats the game says an
+    #: action may have changed (``private_seats``, a superset), the update names only those
+    #: whose data did change, so that no seat fetches what it has. None: not known yet.
+    privates: list[bytes] | None = None
 
     @property
     def topic(self) -> bytes:
@@ -582,7 +586,7 @@ class Tables:
             table.over_s = self.clock()
             self._release(table)
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
-        self._publish(table, told, persist=False, private=state.private_seats(events))
+        self._publish(table, told, persist=False, private=_changed_privates(table, events))
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
                               table.seq)
         if table.history is not None:
@@ -971,9 +975,11 @@ class Tables:
     def _table_from_row(self, row: TableRow, game: Game) -> Table:
         state = game.new_state(row.config, row.seed)
         seats = game.seats(row.config)
-        return Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
-                     row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s,
-                     turn_timer_s=row.turn_timer_s, active_s=self.clock())
+        table = Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
+                      row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s,
+                      turn_timer_s=row.turn_timer_s, active_s=self.clock())
+        table.privates = _privates(state, seats)
+        return table
 
     def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
         for s in rows:
@@ -991,6 +997,7 @@ class Tables:
             for data in row.actions:
                 assert table.state.current_seat == data["seat"], (row.id, table.state.version)
                 table.state.apply(table.state.parse_action(without_seat(data)))
+            table.privates = _privates(table.state, len(table.holders))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
             # A pending bot decision's clock starts again from the restart: the bot may not
@@ -1018,6 +1025,27 @@ def _accepted(
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
                         private=None if seat is None else state.private(seat)))
+
+
+def _changed_privates(table: Table, events: list[dict[str, Any]]) -> list[int]:
+    """The seats whose private data the action that made ``events`` changed: of those the game
+    names (``private_seats``: may have changed), the ones whose data differs from what they
+    had (:attr:`Table.privates`, kept up here). Until that is known, every seat named."""
+    state = table.state
+    known = table.privates
+    changed = []
+    for seat in state.private_seats(events):
+        now = encode(state.private(seat))
+        if known is None or known[seat] != now:
+            changed.append(seat)
+            if known is not None:
+                known[seat] = now
+    return changed
+
+
+def _privates(state: GameState, seats: int) -> list[bytes]:
+    """Every seat's private data as it stands, encoded (:attr:`Table.privates`)."""
+    return [encode(state.private(seat)) for seat in range(seats)]
 
 
 def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:
