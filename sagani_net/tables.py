@@ -1035,7 +1035,7 @@ def _changed_privates(table: Table, events: list[dict[str, Any]]) -> list[int]:
     known = table.privates
     changed = []
     for seat in state.private_seats(events):
-        now = encode(state.private(seat))
+        now = _private_bytes(state, seat)
         if known is None or known[seat] != now:
             changed.append(seat)
             if known is not None:
@@ -1045,7 +1045,12 @@ def _changed_privates(table: Table, events: list[dict[str, Any]]) -> list[int]:
 
 def _privates(state: GameState, seats: int) -> list[bytes]:
     """Every seat's private data as it stands, encoded (:attr:`Table.privates`)."""
-    return [encode(state.private(seat)) for seat in range(seats)]
+    return [_private_bytes(state, seat) for seat in range(seats)]
+
+
+def _private_bytes(state: GameState, seat: int) -> bytes:
+    """A seat's private data (None for a seat without) as bytes to compare."""
+    return encode({"private": state.private(seat)})
 
 
 def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import zmq
+from fault_kit import zmtp_dealer
 from sagani_net.protocol import (
     VERSION,
     ProtocolError,
@@ -21,7 +22,6 @@ from sagani_net.protocol import (
     encode,
 )
 from sagani_net.protocol.messages import UNSAFE_TEXT
-from test_faults_peers import zmtp_dealer
 
 from sagani_net import peers
 from sagani_net.games import get_game
