@@ -17,6 +17,7 @@ import argparse
 import ipaddress
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -285,6 +286,9 @@ COMMANDS = {
 
 #: How long the command line waits for a host's first answer before it says none answers.
 PROBE_S = 1.5
+#: The environment variable that sets another wait (seconds), for scripts and tests that know
+#: nothing listens and need not wait out the default.
+PROBE_ENV = "SAGANI_PROBE_S"
 #: What to check when no host answers.
 NO_HOST_CAUSES = ("the address or port is wrong; the host is not running; the host runs "
                   "--secure and needs its join code (sagani://...); or a firewall blocks the "
@@ -300,7 +304,7 @@ def reach_host(address: str) -> str:
     from sagani_net.client import Client, HostTimeout
 
     # Two tries: a busy host (a game starting, a loaded laptop) may miss one short wait.
-    client = Client(address, timeout_s=PROBE_S, retries=1)
+    client = Client(address, timeout_s=probe_s(), retries=1)
     asked = client.core.address
     shown = shown_address(address)
     try:
@@ -325,6 +329,20 @@ def reach_host(address: str) -> str:
         return active
     finally:
         client.close()
+
+
+def probe_s() -> float:
+    """The wait for a host's first answer: :data:`PROBE_ENV` if set, else :data:`PROBE_S`."""
+    said = os.environ.get(PROBE_ENV)
+    if said is None:
+        return PROBE_S
+    try:
+        value = float(said)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise UsageError(f"{PROBE_ENV}={said!r}: seconds above 0, such as 0.5")
+    return value
 
 
 def shown_address(address: str) -> str:

@@ -130,15 +130,17 @@ def test_a_decision_that_throws_away_a_lot_is_marked_and_greedy_there_is_not(
     assert greedy.loss < worse.loss, greedy
 
 
-# Sagani's root has some 25 moves (takes times placements): it needs more iterations than the
-# others for values of their own.
+# 60 iterations a decision in every game: on these records the gap is wide at 60 (Sagani seed
+# 3, the first 30 decisions: greedy 0 marked, mean loss 0.009; random 7, 0.042) and no wider at
+# 150 (1 against 6); the budget makes the analysis the same on every run.
 @pytest.mark.parametrize(("game", "seed", "iterations"),
-                         [("sagani", 3, 150), ("sagrada", 2, 60), ("sugi", 2, 60)])
+                         [("sagani", 3, 60), ("sagrada", 2, 60), ("sugi", 2, 60)])
 def test_random_play_is_marked_more_than_greedy_play(game: str, seed: int,
                                                      iterations: int) -> None:
     record = play_local(GameSpec(0, game, get_game(game).parse_config({}), seed,
                                  ("greedy", "random"))).record
-    analysis = analyse(record, Effort(iterations), workers=2, only=lambda d: d.index < 30)
+    # One worker: a pool of two gives the same analysis (the test below), at a pool's start-up.
+    analysis = analyse(record, Effort(iterations), workers=1, only=lambda d: d.index < 30)
     greedy, random_ = analysis.summary
     assert greedy.decisions and random_.decisions
     assert greedy.mistakes + greedy.blunders < random_.mistakes + random_.blunders, (

@@ -14,12 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from console_kit import running_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
+from sagani_net.cli.main import main
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
@@ -137,7 +139,9 @@ def test_the_final_screen_offers_no_analysis_without_a_record() -> None:
 
 
 def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The real command reads the file; its refusals are the same command line in-process
+    (no process start each: ``main`` returns the exit code and writes stderr as the command)."""
     record = finished_record()
     (tmp_path / "game.json").write_text(json.dumps(record))
     analysis = quick(record, lambda done, total: None).to_data()
@@ -153,11 +157,11 @@ def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
                  ["game.json", "--analysis", "none.json"],
                  ["game.json", "--analysis", "game.json"],
                  ["game.json", "--analysis", "analysis.json", "--analyze"]):
-        failed = subprocess.run([*sagani, *[str(tmp_path / a) if a.endswith(".json") else a
-                                            for a in args], "--print"],
-                                capture_output=True, text=True)
-        assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
-        assert failed.stderr.startswith("sagani replay: ")
+        code = main(["replay", *[str(tmp_path / a) if a.endswith(".json") else a
+                                 for a in args], "--print"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1, (args, err)
+        assert err.startswith("sagani replay: ")
 
 
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:

@@ -136,11 +136,25 @@ random_msgpack = st.one_of(values, st.dictionaries(keys, values, max_size=10), d
 )
 
 
+# The strategies a frame draws from, made once: hypothesis works out each strategy's properties
+# the first time it draws from it, so one made inside a draw costs that every frame.
+SOME_ACTION = st.sampled_from([{"type": "take", "index": 0}, {"type": "pass"},
+                               {"type": "place", "cell": [0, 1], "rotation": 90}])
+ONE_TO_THREE = st.integers(1, 3)
+HOW = st.sampled_from(["drop", "replace", "odd", "add", "action"])
+NEW_KEY = st.text(min_size=1, max_size=8)
+ANY_ACTION = st.dictionaries(st.text(max_size=8), values, max_size=4)
+SEQ_ACTION = st.fixed_dictionaries(
+    {"type": st.sampled_from(["take", "pass", "place", "draw", "pick"])},
+    optional={"index": st.integers(0, 5), "rotation": st.sampled_from([0, 90]),
+              "cell": st.lists(st.integers(-3, 3), min_size=2, max_size=2)},
+)
+
+
 @st.composite
 def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
     """A well-formed request (with a made-up token) with fields dropped, added or changed."""
-    action = draw(st.sampled_from([{"type": "take", "index": 0}, {"type": "pass"},
-                                   {"type": "place", "cell": [0, 1], "rotation": 90}]))
+    action = draw(SOME_ACTION)
     templates = [
         {"type": "hello", "client": "fuzz"},
         {"type": "tables"},
@@ -154,9 +168,9 @@ def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
         {"type": "create", "game": "sagani", "config": {"players": 9}, "bots": []},
     ]
     message = {"v": 1, "id": draw(FUZZ_IDS), **draw(st.sampled_from(templates))}
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(ONE_TO_THREE)):
         field = draw(st.sampled_from(sorted(message)))
-        how = draw(st.sampled_from(["drop", "replace", "odd", "add", "action"]))
+        how = draw(HOW)
         if how == "drop":
             message.pop(field)
         elif how == "replace":
@@ -164,9 +178,9 @@ def mutated(draw: st.DrawFn, t: Tables) -> list[bytes]:
         elif how == "odd":
             message[field] = draw(odd_values)
         elif how == "add":
-            message[draw(st.text(min_size=1, max_size=8))] = draw(values)
+            message[draw(NEW_KEY)] = draw(values)
         elif "action" in message:
-            message["action"] = draw(st.dictionaries(st.text(max_size=8), values, max_size=4))
+            message["action"] = draw(ANY_ACTION)
     return [pack(message)]
 
 
@@ -175,11 +189,7 @@ def out_of_sequence(draw: st.DrawFn, t: Tables) -> list[bytes]:
     """A valid request with a real token that the game must refuse, and nothing else."""
     other = 1 - t.turn
     stale = draw(st.integers(0, MAX_ID).filter(lambda v: v != t.version))
-    action = draw(st.fixed_dictionaries(
-        {"type": st.sampled_from(["take", "pass", "place", "draw", "pick"])},
-        optional={"index": st.integers(0, 5), "rotation": st.sampled_from([0, 90]),
-                  "cell": st.lists(st.integers(-3, 3), min_size=2, max_size=2)},
-    ))
+    action = draw(SEQ_ACTION)
     act = {"type": "act", "table": t.running, "action": action}
     cases = [
         {**act, "seat": other, "token": t.tokens[other], "version": t.version},  # not your turn
