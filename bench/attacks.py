@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fault_kit import create_tables, listings_flood  # noqa: E402
-from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from test_net_support import Raw, choose, running_host  # noqa: E402
 
 from sagani_net.bots.runner import BotRunner  # noqa: E402
 from sagani_net.client import Client  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from sagani_net.quotas import Limits  # noqa: E402
 
 OLD_ACTS, RESENDS, MOVES = 20, 20, 60

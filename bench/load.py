@@ -47,11 +47,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
-
 from sagani_net.client import AsyncClient, HostError, HostTimeout  # noqa: E402
 from sagani_net.games import get_game  # noqa: E402
 from sagani_net.games.sagani.rules import State  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
 
 PLAYERS = 4
 #: Refusals that are part of normal play: another seat moved first, or the copy was behind.

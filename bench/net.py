@@ -37,9 +37,8 @@ import zmq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
-
 from sagani_net.games import get_game  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 
 PLAYERS = 4
 WAIT_MS = 10_000

@@ -29,6 +29,7 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from net import Requester, cpu_s, percentiles, start_host  # noqa: E402
+
 from sagani_net.protocol import VERSION, decode_message, encode  # noqa: E402
 
 COSTLY = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],

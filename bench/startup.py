@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import zmq
+
 from sagani_net.protocol import VERSION, decode_message, encode
 
 #: The command of this checkout, as a process.

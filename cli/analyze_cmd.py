@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sagani_net.analysis import DEFAULT_ITERATIONS, Effort, analyse, format_analysis
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError, read_record
-
-from sagani_net.analysis import DEFAULT_ITERATIONS, Effort, analyse, format_analysis
 from sagani_net.game import Data, RuleError
 
 

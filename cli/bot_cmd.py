@@ -12,10 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sagani_net.cli import args as check
-from sagani_net.cli.args import UsageError
-from sagani_net.cli.game_options import add_game_arguments, game_config
-
 from sagani_net.bots import strategy_names
 from sagani_net.bots.tournament import (
     GameResult,
@@ -25,6 +21,9 @@ from sagani_net.bots.tournament import (
     run_games,
     summarize,
 )
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
+from sagani_net.cli.game_options import add_game_arguments, game_config
 from sagani_net.games import game_names, get_game
 
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
-
 from sagani_net.game import Data, Option, RuleError
 from sagani_net.games import DEFAULT_GAME, about, game_names, get_game
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import zmq
-from sagani_net.cli import args as check
-from sagani_net.cli.args import UsageError
-from sagani_net.protocol import DEFAULT_PORT
 
 from sagani_net import security, standby
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
+from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
 
 if TYPE_CHECKING:

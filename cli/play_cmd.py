@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import platformdirs
 import zmq
+
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError, read_record
 from sagani_net.cli.console.app import Console, Replay, replay_frames, run_console
@@ -40,14 +41,13 @@ from sagani_net.cli.game_options import (
     given_options,
 )
 from sagani_net.cli.standby_process import StandbyProcess
-from sagani_net.protocol import DEFAULT_PORT
-from sagani_net.protocol.messages import printable
-
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
 from sagani_net.host import Host
 from sagani_net.private_files import write_private
+from sagani_net.protocol import DEFAULT_PORT
+from sagani_net.protocol.messages import printable
 from sagani_net.store import DB_NAME, Store
 
 if TYPE_CHECKING:

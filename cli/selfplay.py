@@ -12,13 +12,12 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from sagani_net.cli import args as check
-from sagani_net.cli.args import UsageError
-from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
-
 from sagani_net.bots import STRATEGIES, strategy_names
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.tournament import GameResult, GameSpec, play_local
+from sagani_net.cli import args as check
+from sagani_net.cli.args import UsageError
+from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
 from sagani_net.games import get_game
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagani_net.cli.args import UsageError
-
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.private_files import private_dir
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
+
 from sagani_net.protocol.errors import ProtocolError
 
 #: The protocol version this code speaks; every frame carries it as ``v``.

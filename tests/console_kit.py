@@ -13,11 +13,11 @@ from typing import Any
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from test_net_support import WAIT_S, until_async
+
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.play_cmd import bot_loop
-from test_net_support import WAIT_S, until_async
-
 from sagani_net.client import AsyncClient
 from sagani_net.host import Host
 

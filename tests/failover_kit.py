@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sagani_net.cli.standby_process import end_process
 from test_net_support import RUN_SAGANI, until
 
+from sagani_net.cli.standby_process import end_process
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.security import host_keys, join_code

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Accepted, Raw, play_to_end, until
 
 from sagani_net.client import Client
+from sagani_net.protocol import VERSION, decode_message, encode
 
 #: Client options that ride out a host restart: short tries, many of them.
 PATIENT = {"timeout_s": 0.3, "retries": 60}

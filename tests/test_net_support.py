@@ -31,12 +31,11 @@ if str(ROOT) not in sys.path:  # when run as a player process
 #: The ``sagani`` command of this checkout, as a process: ``[*RUN_SAGANI, "host", ...]``.
 RUN_SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
 
-from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
-
 from sagani_net.bots import make_policy  # noqa: E402
 from sagani_net.client import Client, HostError  # noqa: E402
 from sagani_net.games.sagani.rules import Action, State  # noqa: E402
 from sagani_net.host import Host  # noqa: E402
+from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 from sagani_net.store import DB_NAME, Store  # noqa: E402
 
 #: How long a test waits for anything on the wire before it fails: long, because a shared

@@ -33,6 +33,7 @@ from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit,
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import Output
+
 from sagani_net.cli.console import commands, render
 from sagani_net.cli.console.model import (
     CONNECTING,
@@ -45,7 +46,6 @@ from sagani_net.cli.console.model import (
     RECONNECTING,
     ConsoleModel,
 )
-
 from sagani_net.client import AsyncClient, HostError, HostTimeout
 from sagani_net.game import RuleError, without_seat
 from sagani_net.games import get_game

@@ -11,10 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.protocol.messages import printable
-
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import GameUI
+from sagani_net.protocol.messages import printable
 
 Data = dict[str, Any]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import textwrap
 
 from prompt_toolkit.styles import Style
-from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.gameui import Line, box, fit, line_text, merge
 
 BASE_STYLE = {

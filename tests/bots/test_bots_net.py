@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from sagani_net.cli.main import main
 from test_net_support import (
     ROOT,
     RUN_SAGANI,
@@ -24,6 +23,7 @@ from test_net_support import (
 from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, play_network
 from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.cli.main import main
 from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
 

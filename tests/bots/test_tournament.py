@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from sagani_net.cli.main import main
 
 from sagani_net.bots.tournament import (
     TournamentSpec,
@@ -16,6 +15,7 @@ from sagani_net.bots.tournament import (
     summarize,
     wilson,
 )
+from sagani_net.cli.main import main
 
 FAST_MCTS = {"think_s": None, "iterations": 3}
 

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sagani_net.cli.args import PROBE_ENV
 from test_net_support import RUN_SAGANI
 
+from sagani_net.cli.args import PROBE_ENV
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
 

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sagani_net.cli.args import PROBE_ENV
 from test_net_support import ROOT, RUN_SAGANI, until
+
+from sagani_net.cli.args import PROBE_ENV
 
 #: TEST-NET-2 (RFC 5737): never a real LAN.
 HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from sagani_net.cli.main import main
 
+from sagani_net.cli.main import main
 from sagani_net.games.sagani.rules import replay
 
 

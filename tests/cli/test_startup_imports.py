@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import zmq
-from sagani_net.protocol import VERSION, decode_message, encode
 
 from sagani_net.games import about, game_names, get_game
+from sagani_net.protocol import VERSION, decode_message, encode
 
 WAIT_S = 60
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import zmq
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Background, PlayerThread, choose
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.host import Host
+from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.store import Store
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from console_kit import GAME_TIMEOUT_S, running_console, seated, start
 from prompt_toolkit.input import PipeInput
+from test_net_support import WAIT_S, until_async
+
+from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Replay
 from sagani_net.cli.console.model import FINAL, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.cli.play_cmd import replay_frames
-from test_net_support import WAIT_S, until_async
-
-from sagani_net.bots import make_policy
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host

@@ -18,15 +18,15 @@ import pytest
 from console_kit import running_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from sagani_net.cli.console.app import Console, Replay, replay_frames
-from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
-from sagani_net.cli.console.render import help_pages, screen_text
-from sagani_net.cli.main import main
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
 from sagani_net.analysis import Analysis, Effort, analyse
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import Console, Replay, replay_frames
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
+from sagani_net.cli.main import main
 from sagani_net.games.sagani.rules import State
 
 #: Decisions the tests analyse (the first ones): enough for costly ones, quick to search.

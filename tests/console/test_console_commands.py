@@ -6,13 +6,13 @@ import random
 from pathlib import Path
 
 import pytest
+
+from sagani_net import discovery
+from sagani_net.bots import make_policy
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.cli.play_cmd import hold_lock, plan, replay_frames
-
-from sagani_net import discovery
-from sagani_net.bots import make_policy
 from sagani_net.client import host_address
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.ui import CommandError, complete, parse, preview_text

@@ -13,12 +13,12 @@ from cli_kit import Terminal, lan_party
 from console_kit import GAME_TIMEOUT_S, in_console, running_console, seated
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import GAME, HELP, ConsoleModel
-from sagani_net.cli.console.render import help_pages, screen_text
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import GAME, HELP, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games import rules_file
 from sagani_net.games.sugi.rules import State as SugiState

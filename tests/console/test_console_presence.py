@@ -10,10 +10,10 @@ import asyncio
 import random
 
 from console_kit import running_console
-from sagani_net.cli.console.model import ConsoleModel
-from sagani_net.cli.console.render import screen_text
 from test_net_support import choose, sessions_of_moves, until_async
 
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.host import HOST_STAND_IN_SESSION, Host, hash_token
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from console_kit import GOLDEN, check_golden
 from prompt_toolkit.output import DummyOutput
+
+from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import FINAL, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen, screen_text
-
-from sagani_net.bots import make_policy
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows

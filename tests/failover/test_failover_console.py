@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sagani_net.cli.play_cmd as play_cmd
 from failover_kit import (
     ROOT,
     HostProcess,
@@ -34,10 +33,11 @@ from failover_kit import (
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from sagani_net.cli.console.app import Console
-from sagani_net.cli.standby_process import StandbyProcess
 from test_net_support import until, until_async
 
+import sagani_net.cli.play_cmd as play_cmd
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
 from sagani_net.standby import StandbyCode

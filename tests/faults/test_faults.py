@@ -16,7 +16,6 @@ import fault_kit
 import pytest
 import zmq
 from fault_kit import PATIENT, port_number, proxied
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import (
     RACE_CODES,
     WAIT_S,
@@ -31,6 +30,7 @@ from test_net_support import (
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
+from sagani_net.protocol import VERSION, decode_message, encode
 
 
 def public(view: dict[str, Any]) -> dict[str, Any]:

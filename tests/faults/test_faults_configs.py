@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import zmq
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import WAIT_S, Raw, running_host
 
 from sagani_net import host as host_module
@@ -28,6 +27,7 @@ from sagani_net.games.sagrada import patterns, rules
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS
 from sagani_net.host import Limits
 from sagani_net.limits import MAX_REPLY_BYTES, RATE_BURST, REQUEST_COST_S
+from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.store import Store, TableRow
 
 #: The grid of issue 18's attack: a backtracking completion search took about a second on it,

@@ -27,10 +27,10 @@ from fault_kit import (
     stream_until_cut,
     zmtp_dealer,
 )
-from sagani_net.protocol import VERSION, encode
 from test_net_support import WAIT_S, Raw, running_host, until
 
 from sagani_net.host import BindError, Host, Limits
+from sagani_net.protocol import VERSION, encode
 
 
 def test_a_message_that_never_ends_is_cut_and_the_host_stays_small(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import zmq
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import (
     ROOT,
     RUN_SAGANI,
@@ -34,6 +33,7 @@ from test_net_support import (
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
 from sagani_net.host import REPLY_CACHE_SIZE, Host
+from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.store import SessionRow, Store, TableRow
 
 

@@ -20,8 +20,6 @@ import pytest
 import zmq
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sagani_net.protocol import ProtocolError, check_request, decode_message, decode_request, encode
-from sagani_net.protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
 from test_net_support import WAIT_S, Raw, choose
 
 from sagani_net.game import RuleError
@@ -30,6 +28,8 @@ from sagani_net.games.sagrada.patterns import MAX_PATTERNS, RESTRICTIONS
 from sagani_net.games.sagrada.rules import SAGRADA
 from sagani_net.host import Host, Limits
 from sagani_net.limits import MAX_ENVELOPE_FRAME_BYTES, MAX_REQUEST_FRAMES
+from sagani_net.protocol import ProtocolError, check_request, decode_message, decode_request, encode
+from sagani_net.protocol.messages import MAX_ID, UNSAFE_TEXT, request_id
 
 EXAMPLES = 240
 #: Frames hypothesis draws per example; each single-part one also goes out in DERIVED

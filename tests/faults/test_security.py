@@ -17,12 +17,12 @@ import pytest
 import zmq
 from cli_kit import Terminal, lan_party
 from fault_kit import port_number, proxied
-from sagani_net.protocol import VERSION, decode_message, encode
 from test_net_support import ROOT, RUN_SAGANI, PlayerThread, Raw, running_host, start_host_process
 
 from sagani_net import security
 from sagani_net.client import Client, HostTimeout
 from sagani_net.host import Limits
+from sagani_net.protocol import VERSION, decode_message, encode
 
 pytestmark = pytest.mark.skipif(not security.curve_available(), reason="libzmq without CURVE")
 

@@ -52,13 +52,13 @@ import msgpack
 import pytest
 import zmq
 from conftest import TOY
-from sagani_net.protocol import decode_message, encode
 from test_net_support import RACE_CODES, WAIT_S, Background, running_host
 
 import sagani_net.client
 from sagani_net.client import Client, HostError
 from sagani_net.game import Game
 from sagani_net.games import game_names, get_game
+from sagani_net.protocol import decode_message, encode
 
 SEED = 0x5A6A_71C3_9E4D_2B17
 RUN = 5

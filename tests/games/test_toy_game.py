@@ -9,11 +9,11 @@ import asyncio
 import pytest
 from conftest import TOY
 from console_kit import running_console, start
-from sagani_net.cli.console.model import FINAL, ConsoleModel, make_ui
-from sagani_net.cli.console.render import screen_text
 from test_net_support import until_async as until
 from toy_game.ui import HandsUI
 
+from sagani_net.cli.console.model import FINAL, ConsoleModel, make_ui
+from sagani_net.cli.console.render import screen_text
 from sagani_net.game import RuleError
 from sagani_net.games import get_game, rules_file
 from sagani_net.host import Host

@@ -17,21 +17,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sagani_net.cli.play_cmd as play_cmd
 import zmq
 from console_kit import GAME_TIMEOUT_S
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import ConsoleModel
-from sagani_net.protocol import decode_message, topic
 from test_net_support import WAIT_S, Raw, choose, running_host, until_async
 
+import sagani_net.cli.play_cmd as play_cmd
 import sagani_net.tables as tables_module
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.client import AsyncClient, Client
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
+from sagani_net.protocol import decode_message, topic
 from sagani_net.store import Store
 
 NAMES = ["ann", "bo"]

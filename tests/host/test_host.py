@@ -9,11 +9,11 @@ from typing import Any
 import msgpack
 import pytest
 import zmq
-from sagani_net.protocol import ERROR_CODES, VERSION, encode, topic
 from test_net_support import Raw, act, choose, running_host, seated_table, until
 
 from sagani_net.games import get_game
 from sagani_net.host import Host, Limits
+from sagani_net.protocol import ERROR_CODES, VERSION, encode, topic
 
 
 def test_hello_names_the_broadcast_address_and_version(raw: Raw, host: Host) -> None:

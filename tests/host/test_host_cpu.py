@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 import zmq
 from fault_kit import zmtp_dealer
+
+from sagani_net import peers
+from sagani_net.games import get_game
+from sagani_net.peers import ConnectionGuard
 from sagani_net.protocol import (
     VERSION,
     ProtocolError,
@@ -22,10 +26,6 @@ from sagani_net.protocol import (
     encode,
 )
 from sagani_net.protocol.messages import UNSAFE_TEXT
-
-from sagani_net import peers
-from sagani_net.games import get_game
-from sagani_net.peers import ConnectionGuard
 from sagani_net.store import Store
 from sagani_net.tables import Tables
 

@@ -14,13 +14,13 @@ import pytest
 import toy_game.rules
 import toy_game.words
 import zmq
-from sagani_net.protocol import encode, topic
 from test_net_support import WAIT_S, Raw, running_host
 
 import sagani_net.client
 from sagani_net.client import Client, Replica
 from sagani_net.games import get_game
 from sagani_net.host import Host
+from sagani_net.protocol import encode, topic
 
 SEED = 7
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sagani_net.cli.play_cmd import replay_frames
 from test_host_records import ask, play_out
 from test_net_support import TESTS, Raw, running_host
 
+from sagani_net.cli.play_cmd import replay_frames
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import COLOURS
 from sagani_net.games.sagrada.rules import SAGRADA

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sagani_net.protocol import VERSION, ProtocolError, check_request, decode_message
 
 import sagani_net.tables as tables_module
+from sagani_net.protocol import VERSION, ProtocolError, check_request, decode_message
 from sagani_net.quotas import Limits
 from sagani_net.store import Store
 from sagani_net.tables import (

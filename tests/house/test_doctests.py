@@ -3,7 +3,6 @@
 import doctest
 
 import pytest
-import sagani_net.protocol.wire
 
 import sagani_net.bots.house
 import sagani_net.game
@@ -13,6 +12,7 @@ import sagani_net.games.sagani.tiles
 import sagani_net.gameui
 import sagani_net.limits
 import sagani_net.private_files
+import sagani_net.protocol.wire
 import sagani_net.quotas
 
 MODULES = [

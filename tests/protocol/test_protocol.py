@@ -13,6 +13,9 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from sagani_net.game import RuleError
+from sagani_net.games import configs, game_names, game_part, get_game
 from sagani_net.protocol import (
     ERROR_CODES,
     REQUESTS,
@@ -24,9 +27,6 @@ from sagani_net.protocol import (
     topic,
     wire,
 )
-
-from sagani_net.game import RuleError
-from sagani_net.games import configs, game_names, game_part, get_game
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
 SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()

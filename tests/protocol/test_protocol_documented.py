@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import zmq
-from sagani_net.protocol import decode_message, encode
 from test_net_support import WAIT_S, Raw
 
 from sagani_net.games import game_names, get_game
 from sagani_net.host import Host
+from sagani_net.protocol import decode_message, encode
 
 NONCE = "a-nonce-of-20-chars!"
 

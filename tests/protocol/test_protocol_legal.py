@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sagani_net.protocol import ProtocolError, check_request, encode
 from test_net_support import Raw, running_host
 
 from sagani_net.host import LEGAL_PAGE_ACTIONS, Limits
 from sagani_net.limits import REPLY_COST_BYTES
+from sagani_net.protocol import ProtocolError, check_request, encode
 
 #: A game of each kind, with the player count that gives the most actions to list.
 GAMES = [("sagani", {"players": 2}), ("sagrada", {"players": 4}), ("sugi", {"players": 4})]

@@ -72,8 +72,9 @@ def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
 
 def write_vectors() -> None:
     import zmq
-    from sagani_net.protocol import VERSION, topic
     from test_net_support import Raw, choose, running_host, until
+
+    from sagani_net.protocol import VERSION, topic
 
     frames: list[tuple[str, str, dict[str, Any], str]] = []
     with tempfile.TemporaryDirectory() as tmp, running_host(Path(tmp), heartbeat_s=0.3) as host:

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sagani_net.protocol import VERSION, encode
 from test_net_support import ROOT, RUN_SAGANI, Raw, choose, running_host
 
 from sagani_net.games import get_game
 from sagani_net.host import Host
+from sagani_net.protocol import VERSION, encode
 from sagani_net.store import DB_NAME, Store, salvage
 
 

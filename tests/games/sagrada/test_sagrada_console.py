@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from console_kit import check_golden, running_console, start
-from sagani_net.cli.console.model import ConsoleModel
-from sagani_net.cli.console.render import screen_text
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State

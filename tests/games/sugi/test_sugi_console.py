@@ -12,12 +12,12 @@ from cli_kit import Terminal, sagani
 from console_kit import GAME_TIMEOUT_S, check_golden, in_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import FINAL, ConsoleModel
-from sagani_net.cli.console.render import help_pages, screen_text
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import Console
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_fragments, card_text, walk

@@ -7,11 +7,11 @@ import asyncio
 import threading
 
 from console_kit import running_console
-from sagani_net.cli.console.model import FINAL, ConsoleModel
-from sagani_net.cli.console.render import screen_text
 from test_net_support import WAIT_S, until_async
 
 from sagani_net.bots.runner import BotRunner
+from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient, Client, Replica
 from sagani_net.games.sugi.rules import SUGI
 from sagani_net.host import Host
