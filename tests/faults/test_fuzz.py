@@ -404,7 +404,7 @@ def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.linger, sock.rcvtimeo = 0, int(WAIT_S * 1000)
     sock.connect(host.endpoint)
-    sent = [0]
+    sent, sent_ids = [0], [0]
 
     @settings(max_examples=60, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
@@ -413,8 +413,11 @@ def test_fuzzed_pattern_lists_are_checked_in_linear_work_or_refused(
         "players": 1, "pattern_set": "all",
         "patterns": [{"name": "\x1f", "difficulty": 3, "grid": COSTLY}]}}])
     def fuzz(requests: list[dict[str, Any]]) -> None:
-        for n, request in enumerate(requests):
-            sock.send_multipart([b"", encode({"v": 1, "id": n, **request})])
+        # Ids never repeat on the connection: a create with an id already answered on it is a
+        # retry, and gets that answer again (PROTOCOL.md, section 2).
+        for request in requests:
+            sent_ids[0] += 1
+            sock.send_multipart([b"", encode({"v": 1, "id": sent_ids[0], **request})])
         replies = [decode_message(sock.recv_multipart()[-1]) for _ in requests]
         work["counting"] = False  # the host is done with them; the oracle's work is not its
         for request, reply in zip(requests, replies, strict=True):
