@@ -175,10 +175,19 @@ class MctsPolicy:
         limit = cfg.iterations if cfg.iterations is not None else 10**9
         root = Node()
         n = 0
+        known: GameState | None = None  # the first sample, kept whole
         while n < limit:
             if deadline is not None and n and time.perf_counter() >= deadline:
                 break
-            self._iterate(root, self.game.determinize(view, private, seat, rng), rng, hooks)
+            # Each iteration a fresh sample of what the seat does not know. The first comes
+            # from the view; the others are resampled from it, which draws the very state the
+            # view would (Game.resample) without rebuilding one from the wire each time.
+            if known is None:
+                sample = self.game.determinize(view, private, seat, rng)
+                known = sample.clone()
+            else:
+                sample = self.game.resample(known, seat, rng)
+            self._iterate(root, sample, rng, hooks)
             n += 1
             if n == 1 and len(root.children) == 1 and _most_candidates(root) == 1:
                 break  # one candidate: no search needed
