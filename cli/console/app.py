@@ -26,6 +26,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_focus
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -264,10 +265,10 @@ class Console:
 
     # -- drawing ----------------------------------------------------------------------------
 
-    def _screen(self) -> list[tuple[str, str]]:
+    def _screen(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()
         lines = render.screen(self.model, size.columns, max(8, size.rows - 1))
-        out: list[tuple[str, str]] = []
+        out: StyleAndTextTuples = []
         for i, line in enumerate(lines):
             if i:
                 out.append(("", "\n"))
