@@ -92,7 +92,7 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     than a line is broken too); the lines after the first start with ``indent``.
 
     >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
-    ['Glazing Hammer is', '  used on your second', '  turn']
+    ['Glazing Hammer is', '  used on your', '  second turn']
     """
     return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
                          drop_whitespace=True) or [""]

@@ -10,7 +10,7 @@ rebuilt from its view and private data (:func:`sagani_net.bots.base.decide`), wh
 the same; so no strategy can peek at a secret and both paths give the same games.
 
 >>> spec = TournamentSpec(lineup=("greedy", "random"), games=4, seed=1)
->>> spec.game(1).strategies
+>>> spec.game_spec(1).strategies
 ('random', 'greedy')
 """
 
