@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sagani_net.game import Data, Game, GameState, playout, random_action
+from sagani_net.game import Data, Game, GameState, RuleError, playout, random_action
 from sagani_net.games import configs, game_names, get_game
 
 
@@ -51,10 +51,16 @@ SEATS = 4
 
 
 def bench_config(name: str) -> Data:
-    """The first config with :data:`SEATS` seats, or else with the most seats."""
+    """The game's defaults with :data:`SEATS` players (what a table of four plays: Sugi's
+    latest edition, say), or else its config with the most seats."""
     game = get_game(name)
-    found = configs(name)
-    return next((c for c in found if game.seats(c) == SEATS), max(found, key=game.seats))
+    try:
+        config = game.parse_config({"players": SEATS})
+    except RuleError:
+        config = None
+    if config is not None and game.seats(config) == SEATS:
+        return config
+    return max(configs(name), key=game.seats)
 
 
 def games_per_second(game: Game, config: Data, playout: Callable, seconds: float) -> float:
