@@ -20,7 +20,7 @@ from sagani_net.tables import (
     Tables,
 )
 
-ADDRESS = "10.0.0.1"
+ADDRESS = "127.0.0.2"  # the peer's address, as the host would pass it: loopback, like every test
 
 
 class FakeClock:
