@@ -503,7 +503,6 @@ class Host:
         return (self._requests.serial(self._from_fd), request["type"], request.get("table"),
                 request["id"])
 
-
     def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
         return reply(
             "welcome",
@@ -540,11 +539,9 @@ class Host:
         """Where clients go if this host falls silent: the standby's request endpoint."""
         return self.link.standby if self.link is not None else None
 
-
 #: pyzmq's flags and options as plain ints: its enums make an enum object of every | and &
 #: (send_multipart ORs SNDMORE into each frame's flags), a few microseconds a message.
 _EVENTS, _POLLIN, _SNDMORE = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.SNDMORE)
-
 
 def _send(sock: zmq.Socket[bytes], frames: list[bytes] | tuple[bytes, ...]) -> None:
     """``sock.send_multipart(frames)``, with int flags (see _SNDMORE)."""
@@ -552,14 +549,11 @@ def _send(sock: zmq.Socket[bytes], frames: list[bytes] | tuple[bytes, ...]) -> N
     for n, frame in enumerate(frames):
         sock.send(frame, _SNDMORE if n < last else 0)
 
-
 def _storage_error(body: bytes) -> bytes:
     """The error that replaces a reply whose batch could not be committed."""
     msg_id = request_id(decode_message(body))
     return encode(error(msg_id, "storage_failed",
                         "the host cannot write its data dir; nothing was changed"))
-
-
 
 def _game_info(name: str) -> dict[str, Any]:
     """A game as ``welcome`` lists it: its name, title and table options (its ``about``: the
@@ -568,10 +562,8 @@ def _game_info(name: str) -> dict[str, Any]:
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}
 
-
 def _writes(request: dict[str, Any]) -> bool:
     return request["type"] in WRITES and not (request["type"] == "join" and request["token"])
-
 
 def _bind(sock: zmq.Socket[bytes], address: str, port: int) -> str:
     endpoint = f"tcp://{address}:{port or '*'}"

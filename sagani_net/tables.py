@@ -610,8 +610,7 @@ class Tables:
         timer."""
         if seat in table.stand_ins:
             return STAND_IN_PAUSE_S
-        holder = table.holders[seat]
-        session = self.sessions.get(holder) if holder else None
+        session = self._holder(table, seat)
         if seat in table.bots or (session is not None and session.role == "bot"):
             return table.deadline_s if table.deadline_s is not None else self.bot_fallback_s
         return table.turn_timer_s
@@ -833,6 +832,11 @@ class Tables:
         self.tables[table.id] = table
         return table
 
+    def _holder(self, table: Table, seat: int) -> Session | None:
+        """The session holding ``seat``, if anyone holds it."""
+        holder = table.holders[seat]
+        return self.sessions.get(holder) if holder else None
+
     def _session(self, token: str, table: Table) -> Session:
         session = self.sessions.get(hash_token(token))
         if session is None or session.table_id != table.id:
@@ -861,8 +865,8 @@ class Tables:
         for table in self.tables.values():
             if table.status == OVER:
                 continue
-            for holder in table.holders:
-                session = self.sessions.get(holder) if holder else None
+            for seat in range(len(table.holders)):
+                session = self._holder(table, seat)
                 if (session is not None and session.role == "player" and not session.away
                         and now_s - session.seen_s > self.away_s):
                     session.away = True
@@ -871,8 +875,8 @@ class Tables:
     def _away(self, table: Table) -> list[int]:
         """The seats of ``table`` whose players are away."""
         away = []
-        for seat, holder in enumerate(table.holders):
-            session = self.sessions.get(holder) if holder else None
+        for seat in range(len(table.holders)):
+            session = self._holder(table, seat)
             if session is not None and session.away:
                 away.append(seat)
         return away
@@ -897,8 +901,7 @@ class Tables:
                                 "a stand-in plays a running game")
         if seat >= len(table.holders):
             raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
-        holder = table.holders[seat]
-        absent = self.sessions.get(holder) if holder else None
+        absent = self._holder(table, seat)
         if absent is None or absent.role != "player" or not absent.away:
             raise ProtocolError("not_away", f"seat {seat} is not an away player's")
         if seat not in table.stand_ins:
@@ -911,8 +914,8 @@ class Tables:
 
     def seats(self, table: Table) -> list[dict[str, Any]]:
         seats = []
-        for seat, holder in enumerate(table.holders):
-            session = self.sessions.get(holder) if holder else None
+        for seat in range(len(table.holders)):
+            session = self._holder(table, seat)
             seats.append({
                 "seat": seat,
                 "kind": "bot" if seat in table.bots else "player",
@@ -938,8 +941,8 @@ class Tables:
     def _final_record(self, table: Table) -> dict[str, Any]:
         """The record stored when a game ends: the game's own, with the names at its seats."""
         names = []
-        for seat, holder in enumerate(table.holders):
-            session = self.sessions.get(holder) if holder else None
+        for seat in range(len(table.holders)):
+            session = self._holder(table, seat)
             names.append(session.name if session else f"seat {seat + 1}")
         return {**table.state.to_record(), "names": names}
 
