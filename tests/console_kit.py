@@ -85,6 +85,21 @@ def in_console(host: Host, body, game: str = "sagani", seed: int = 5,
     asyncio.run(asyncio.wait_for(main(), timeout_s))
 
 
+async def press_a_sagani_move(model: ConsoleModel, keys: PipeInput) -> None:
+    """One Sagani move with keys, as a person plays it: a held tile rotated once and placed;
+    else the first offer tile (or stored tile) taken and placed one step right of the ghost's
+    cell; else a pass."""
+    kinds = {a.type for a in model.ui.choices()}
+    if model.ui.phase == "place" and model.ui.selection is not None:
+        keys.send_text("r\r")  # a held tile: rotate once, place
+    elif "take" in kinds or "pick" in kinds:
+        keys.send_text("1")
+        await until_async(lambda: model.ui.selection is not None)
+        keys.send_text("\x1b[C\r")  # right arrow: move the ghost; place
+    else:
+        keys.send_text("p")
+
+
 async def seated(host: Host, players: int = 1, seed: int = 6) -> tuple[AsyncClient, str]:
     """A Sagani table of ``players`` with you (ann) in seat 1 (0 on the wire), the other seats
     open: the client and the table."""

@@ -7,7 +7,7 @@ import random
 from collections import deque
 from pathlib import Path
 
-from console_kit import GAME_TIMEOUT_S, running_console, seated, start
+from console_kit import GAME_TIMEOUT_S, press_a_sagani_move, running_console, seated, start
 from prompt_toolkit.input import PipeInput
 from test_net_support import WAIT_S, until_async
 
@@ -56,16 +56,7 @@ def test_console_plays_a_whole_game_with_keys_to_the_final_screen(host: Host) ->
                 if model.status == "over":
                     break
                 version = model.view["version"]
-                kinds = {a.type for a in model.ui.choices()}
-                if model.ui.phase == "place" and model.ui.selection is not None:
-                    keys.send_text("r\r")  # a held tile: rotate once, place
-                elif "take" in kinds or "pick" in kinds:
-                    keys.send_text("1")
-                    await until_async(lambda: model.ui.selection is not None)
-                    keys.send_text("\x1b[C")  # right arrow: move the ghost
-                    keys.send_text("\r")
-                else:
-                    keys.send_text("p")
+                await press_a_sagani_move(model, keys)
                 # The move and the bot's answer: as long as the host takes on a loaded machine.
                 await until_async(
                     lambda v=version: model.view["version"] > v or model.status == "over",

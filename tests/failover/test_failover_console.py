@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from console_kit import press_a_sagani_move
 from failover_kit import (
     ROOT,
     HostProcess,
@@ -33,7 +34,7 @@ from failover_kit import (
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_net_support import until, until_async
+from test_net_support import until
 
 import sagani_net.cli.play_cmd as play_cmd
 from sagani_net.cli.console.app import Console
@@ -155,15 +156,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
         if sent["version"] == version and time.monotonic() - sent["at"] < 2.0:
             return
         sent.update(version=version, at=time.monotonic())
-        kinds = {a.type for a in model.ui.choices()}
-        if model.ui.phase == "place" and model.ui.selection is not None:
-            keys.send_text("r\r")  # a held tile: rotate once, place
-        elif "take" in kinds or "pick" in kinds:
-            keys.send_text("1")
-            await until_async(lambda: model.ui.selection is not None)
-            keys.send_text("\x1b[C\r")  # right arrow: move the ghost; place
-        else:
-            keys.send_text("p")
+        await press_a_sagani_move(model, keys)
 
     async def main() -> int:
         task = asyncio.create_task(play_cmd._join(args, active.address, None))
