@@ -88,6 +88,7 @@ class Link(Protocol):
 
 log = logging.getLogger("sagani_net.host")  # its filters: sagani_net.tables
 
+
 #: Longest wait in one poll, so that stop() is noticed promptly.
 POLL_MS = 100
 #: For this long after one of its requests took more than a batch's budget, an address's
@@ -101,6 +102,7 @@ RECENT_SIZE = 4096
 RECENT_BYTES = 32 * 1024 * 1024
 #: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
 SUBSCRIPTION_BYTES = 1024
+
 
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
 #: known to be damaged (a join with a token only comes back to a seat, and is served).
@@ -207,6 +209,10 @@ class Host:
         except BindError:
             self._close_sockets()
             raise
+        # What welcome lists is loaded now, not on the first hello: that one would pay (in its
+        # peer's rate, which counts the host's CPU) for importing every game's about.py.
+        for name in game_names():
+            about(name)
         self._next_heartbeat_s = time.monotonic() + heartbeat_s
         #: The standby the last heartbeats named.
         self._told_standby: str | None = None
@@ -539,9 +545,11 @@ class Host:
         """Where clients go if this host falls silent: the standby's request endpoint."""
         return self.link.standby if self.link is not None else None
 
+
 #: pyzmq's flags and options as plain ints: its enums make an enum object of every | and &
 #: (send_multipart ORs SNDMORE into each frame's flags), a few microseconds a message.
 _EVENTS, _POLLIN, _SNDMORE = int(zmq.EVENTS), int(zmq.POLLIN), int(zmq.SNDMORE)
+
 
 def _send(sock: zmq.Socket[bytes], frames: list[bytes] | tuple[bytes, ...]) -> None:
     """``sock.send_multipart(frames)``, with int flags (see _SNDMORE)."""
@@ -549,11 +557,13 @@ def _send(sock: zmq.Socket[bytes], frames: list[bytes] | tuple[bytes, ...]) -> N
     for n, frame in enumerate(frames):
         sock.send(frame, _SNDMORE if n < last else 0)
 
+
 def _storage_error(body: bytes) -> bytes:
     """The error that replaces a reply whose batch could not be committed."""
     msg_id = request_id(decode_message(body))
     return encode(error(msg_id, "storage_failed",
                         "the host cannot write its data dir; nothing was changed"))
+
 
 def _game_info(name: str) -> dict[str, Any]:
     """A game as ``welcome`` lists it: its name, title and table options (its ``about``: the
@@ -562,8 +572,10 @@ def _game_info(name: str) -> dict[str, Any]:
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}
 
+
 def _writes(request: dict[str, Any]) -> bool:
     return request["type"] in WRITES and not (request["type"] == "join" and request["token"])
+
 
 def _bind(sock: zmq.Socket[bytes], address: str, port: int) -> str:
     endpoint = f"tcp://{address}:{port or '*'}"

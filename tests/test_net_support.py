@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -258,6 +258,16 @@ class PlayerThread(Background):
             self.join(WAIT_S)
         if not self.is_alive():  # closing it under a thread still on it would crash that
             self.client.close()
+
+
+def play_together(clients: Sequence[Client], timeout_s: float = 60.0, **options: Any) -> None:
+    """Every client plays (seat i from ``random.Random(i)``), each on its own thread, until
+    the game is over; a player's failure is raised here."""
+    threads = [PlayerThread(c, random.Random(i), **options) for i, c in enumerate(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.finish(timeout_s)
 
 
 def start_host_process(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import random
 import re
 import stat
 import subprocess
@@ -17,7 +16,14 @@ import pytest
 import zmq
 from cli_kit import Terminal, lan_party
 from fault_kit import port_number, proxied
-from test_net_support import ROOT, RUN_SAGANI, PlayerThread, Raw, running_host, start_host_process
+from test_net_support import (
+    ROOT,
+    RUN_SAGANI,
+    Raw,
+    play_together,
+    running_host,
+    start_host_process,
+)
 
 from sagani_net import security
 from sagani_net.client import Client, HostTimeout
@@ -96,11 +102,7 @@ def test_client_with_the_join_code_plays_a_whole_secure_game(tmp_path: Path) -> 
             table = a.create({"players": 2}, seed=41)
             a.join(table, name="a")
             b.join(table, name="b")
-            threads = [PlayerThread(c, random.Random(i)) for i, c in enumerate((a, b))]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.finish(60)
+            play_together((a, b))
             assert a.state.status == b.state.status == "over"
             assert a.record(table)["result"] == b.state.view["result"]
         finally:
@@ -292,11 +294,7 @@ def test_stalled_subscriber_and_stalled_requester_do_not_slow_the_host(tmp_path:
             for _ in range(3000):
                 stalled_req.send_multipart([b"", sync])
             started_s = time.monotonic()
-            threads = [PlayerThread(c, random.Random(i)) for i, c in enumerate((a, b))]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.finish(60)
+            play_together((a, b))
             assert a.state.status == b.state.status == "over"
             assert {**a.state.view, "you": 0} == {**b.state.view, "you": 0}
             # Generous: an unstalled game takes well under a second here.
