@@ -21,7 +21,7 @@ every drawing function returns exactly the lines and widths it was asked for (:f
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
@@ -107,7 +107,11 @@ class GameUI(Generic[StateT]):
         self.game = game
         self.model = model
         self._state: StateT | None = None
-        self._state_key: Hashable = None
+        #: What the state was made from, held (not their ids: a freed dict's id is reused by
+        #: the next one, and a stale state then refused a legal key press).
+        self._made_from: tuple[object, ...] = ()
+        #: Counts the states made, so that what a UI works out from one can tell them apart.
+        self.state_made = 0
 
     # -- a local engine ---------------------------------------------------------------------
 
@@ -118,9 +122,11 @@ class GameUI(Generic[StateT]):
         view, private = self.model.view, self.model.private
         if view is None or view.get("game") != self.game.name:
             return None
-        key = (view["version"], id(view), id(private), self.model.you)
-        if key != self._state_key:
-            self._state_key = key
+        made_from = (view, private, view["version"], self.model.you)
+        old = self._made_from
+        if not old or old[0] is not view or old[1] is not private or old[2:] != made_from[2:]:
+            self._made_from = made_from
+            self.state_made += 1
             self._state = self.known_state(view, private, self.model.you)
         return self._state
 

@@ -97,12 +97,14 @@ def until(ready: Callable[[], T], timeout_s: float = WAIT_S,
     return value
 
 
-async def until_async(ready: Callable[[], T], timeout_s: float = WAIT_S) -> T:
+async def until_async(ready: Callable[[], T], timeout_s: float = WAIT_S,
+                      said: Callable[[], str] | None = None) -> T:
     """:func:`until` on an event loop: the loop (a console, its client) runs while it waits."""
     give_up_s = time.monotonic() + timeout_s
     while not (value := ready()):
         if time.monotonic() > give_up_s:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}")
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {ready.__name__}"
+                                 + (f": {said()}" if said else ""))
         await asyncio.sleep(POLL_S)
     return value
 

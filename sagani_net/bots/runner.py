@@ -9,7 +9,7 @@ with it (:meth:`Client.resume`) once the host is up again.
 
 Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
 turn to the moment its action is sent. The policy's thinking time is capped below it with
-:data:`DEADLINE_MARGIN_S` to spare, and an answer that the local rules refuse is replaced by a
+:func:`think_cap_s` to spare, and an answer that the local rules refuse is replaced by a
 legal one, so a bot never sends an illegal action and never runs over. The deadline is the
 command line's (``--deadline``) or, when it gives none, the table's own ``deadline_s`` from the
 snapshot (the host plays a default move for a bot seat past it); with both, the shorter.
@@ -37,8 +37,19 @@ from sagani_net.games import DEFAULT_GAME, get_game
 
 log = logging.getLogger("sagani_net.bots.runner")
 
-#: Time kept back from a move deadline for rebuilding the state and sending the action.
+#: Time kept back from a move deadline for rebuilding the state and sending the action: a
+#: third of the deadline, at least this (on a loaded machine the steps around the search slow
+#: with it, so a fixed spare was too little for a longer deadline).
 DEADLINE_MARGIN_S = 0.25
+
+
+def think_cap_s(move_deadline_s: float) -> float:
+    """The longest a search may think inside ``move_deadline_s``.
+
+    >>> think_cap_s(0.5), think_cap_s(3.0)
+    (0.25, 2.0)
+    """
+    return max(0.05, move_deadline_s - max(DEADLINE_MARGIN_S, move_deadline_s / 3))
 #: How long a bot keeps trying to get back to its seat after the host went away.
 RECONNECT_S = 60.0
 RECONNECT_PAUSE_S = 0.5
@@ -61,7 +72,7 @@ def policy_for(
     if strategy != "mcts":
         return make_policy(strategy, game=game)
     if move_deadline_s is not None:
-        cap_s = max(0.05, move_deadline_s - DEADLINE_MARGIN_S)
+        cap_s = think_cap_s(move_deadline_s)
         think_s = cap_s if think_s is None else min(think_s, cap_s)
     return make_policy("mcts", game=game, think_s=think_s, iterations=iterations)
 
@@ -221,7 +232,7 @@ class BotRunner:
         ):
             self.move_deadline_s = table_deadline_s
             log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
-                     table_deadline_s, max(0.05, table_deadline_s - DEADLINE_MARGIN_S))
+                     table_deadline_s, think_cap_s(table_deadline_s))
         if isinstance(self.strategy, str):
             self.policy = policy_for(self.strategy, self.game, think_s=self.think_s,
                                      iterations=self.iterations,

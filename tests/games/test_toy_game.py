@@ -73,7 +73,9 @@ def test_the_console_plays_hands_with_keys_to_the_final_screen(
                     version = model.view["version"]
                     running.keys.send_text("1")
                     await until(lambda v=version: model.status == "over"
-                                or model.view["version"] > v)
+                                or model.view["version"] > v, said=lambda: (
+                                    f"message {model.message!r}, private {model.private}, "
+                                    f"view {model.view}, log {model.log[-4:]}"))
                 await until(lambda: model.page == FINAL)
                 # The last move's events come in an update after the reply that ended it.
                 await until(lambda: any(line.startswith("game over: ") for line in model.log))
@@ -90,3 +92,18 @@ def test_the_console_plays_hands_with_keys_to_the_final_screen(
     text = asyncio.run(asyncio.wait_for(main(), 60))
     assert "Game over" in text
     assert "ann" in text and "random" in text
+
+
+def test_the_local_state_follows_private_data_however_often_it_is_replaced(
+    toy_registered: str,
+) -> None:
+    """Each new private-data dict can take the freed address of one before it (CPython reuses
+    memory): the UI's state must follow every one, or a legal key press is refused."""
+    truth = get_game(toy_registered).new_state({"players": 2}, seed=SEED)
+    model = ConsoleModel()
+    model.you, model.view = 0, truth.view(0)
+    ui = make_ui(toy_registered, model)
+    for card in range(200):
+        model.private = {"hand": [card % 16 + 1]}
+        state = ui.state()
+        assert state is not None and state.private(0) == model.private, f"replacement {card}"

@@ -246,7 +246,7 @@ class SagradaUI(GameUI[State]):
         host = self.host_state()
         if host is None:
             return None
-        key = (self._state_key, tuple(self.plan))
+        key = (self.state_made, tuple(self.plan))
         if self._planned is None or self._planned[0] != key:
             state = host.clone()
             for action in self.plan:
