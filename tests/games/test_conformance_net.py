@@ -40,6 +40,7 @@ for one seat made to show the next seat's hand, fails it.)
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import threading
 from collections import defaultdict
@@ -158,6 +159,11 @@ class Played:
     frames: dict[str, list[bytes]]
     results: dict[str, Any] = field(default_factory=dict)
 
+    @functools.cached_property
+    def truth(self) -> Truth:
+        """The game replayed (worked out once: the tests of a game share it)."""
+        return Truth(self)
+
 
 def play(name: str, data_dir: Path, captured: dict[str, list[bytes]]) -> Played:
     game = get_game(name)
@@ -221,7 +227,7 @@ class Run:
     items: tuple[int | str, ...]
     raw: bool
 
-    @property
+    @functools.cached_property
     def packed(self) -> bytes:
         return b"".join(msgpack.packb(x) for x in self.items)
 
@@ -257,6 +263,9 @@ class Public:
 
     def __init__(self, views: list[Holdings]) -> None:
         self.views = views
+        #: The runs every view holds as runs: a run searched as a run alone is held exactly
+        #: when it is in here.
+        self.runs = set.intersection(*(view.runs for view in views))
 
     def holds(self, secret: Secret) -> bool:
         return all(view.holds(secret) for view in self.views)
@@ -265,6 +274,16 @@ class Public:
 def first(holdings: list[Holdings] | list[Public], secret: Secret) -> int:
     """The first version whose holdings hold ``secret`` (NEVER: none)."""
     return next((v for v, held in enumerate(holdings) if held.holds(secret)), NEVER)
+
+
+def first_runs(holdings: list[Holdings] | list[Public]) -> dict[tuple[int | str, ...], int]:
+    """The first version whose holdings hold each run as a run: :func:`first` of every Run
+    searched as a run alone (not ``raw``), in one pass."""
+    found: dict[tuple[int | str, ...], int] = {}
+    for version, held in enumerate(holdings):
+        for run in held.runs:
+            found.setdefault(run, version)
+    return found
 
 
 def fragments(private: Any) -> list[bytes]:
@@ -336,12 +355,11 @@ class Truth:
                     self.fragments[seat].setdefault(fragment, version)
         everything: list[Secret] = [*self.seed_encodings, *self.runs]
         everything += [f for by_seat in self.fragments for f in by_seat]
-        self.public_since = {s: first(shown, s) for s in everything}
+        self.public_since = since(shown, everything)
         own = [[Holdings().add(msgpack.packb(p), p) if p is not None else Holdings()
                 for p in (privates[seat] for privates in self.privates)]
                for seat in range(self.seats)]
-        self.own_since = [{s: first(own[seat], s) for s in everything}
-                          for seat in range(self.seats)]
+        self.own_since = [since(own[seat], everything) for seat in range(self.seats)]
 
     def hidden(self, seat: int | None, version: int) -> list[Secret]:
         """What ``seat`` (None: no seat) must not receive at ``version``: the seed, the order
@@ -351,6 +369,13 @@ class Truth:
                        for f, since in by_seat.items() if since <= version]
         return [s for s in candidates if self.public_since[s] > version
                 and (seat is None or self.own_since[seat][s] > version)]
+
+
+def since(holdings: list[Holdings] | list[Public], secrets: list[Secret]) -> dict[Secret, int]:
+    """:func:`first` of each secret; the runs searched as runs alone by :func:`first_runs`."""
+    runs = first_runs(holdings)
+    return {s: runs.get(s.items, NEVER) if isinstance(s, Run) and not s.raw
+            else first(holdings, s) for s in secrets}
 
 
 def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
@@ -377,17 +402,26 @@ def leaks(truth: Truth, who: str, frames: list[bytes]) -> tuple[int, list[Any]]:
     return audited, found
 
 
-@pytest.fixture(params=[*game_names(), TOY])
+#: Each game as played, once per test process: the tests below all read the same game (their
+#: xdist group keeps a game's tests on one worker), which is the costliest part of each.
+PLAYED: dict[str, Played] = {}
+
+
+@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.xdist_group(f"played-{name}"))
+                        for name in [*game_names(), TOY]])
 def played(
-    request: pytest.FixtureRequest, toy_registered: str, tmp_path: Path,
-    captured: dict[str, list[bytes]],
+    request: pytest.FixtureRequest, toy_registered: str,
+    tmp_path_factory: pytest.TempPathFactory, captured: dict[str, list[bytes]],
 ) -> Played:
     """One whole game of each game, played by bots through a real host (module docstring)."""
-    return play(request.param, tmp_path, captured)
+    name = request.param
+    if name not in PLAYED:
+        PLAYED[name] = play(name, tmp_path_factory.mktemp(f"played-{name}"), captured)
+    return PLAYED[name]
 
 
 def test_bots_play_a_whole_game_through_a_real_host(played: Played) -> None:
-    truth = Truth(played)
+    truth = played.truth
     assert truth.final > 0
     assert played.record["game"] == played.game.name
     assert played.game.from_record(played.record).result() == truth.result
@@ -396,7 +430,7 @@ def test_bots_play_a_whole_game_through_a_real_host(played: Played) -> None:
 
 
 def test_nobody_receives_a_secret_before_the_game_is_over(played: Played) -> None:
-    truth = Truth(played)
+    truth = played.truth
     for who, frames in played.frames.items():
         audited, found = leaks(truth, who, frames)
         assert not found, found[:5]
