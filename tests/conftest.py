@@ -3,6 +3,8 @@ the test game with private data (``toy_game``, a whole game package) in the regi
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,14 @@ from test_net_support import Raw, running_host
 
 from sagani_net import games
 from sagani_net.host import Host
+
+# Python compiles each module it has no bytecode for at every start, and writes none where
+# PYTHONDONTWRITEBYTECODE is set (as on the team's machines): every `sagani` a test starts would
+# compile the whole project again (about 0.3 s each). The processes the tests start keep their
+# bytecode in one scratch folder instead, as an installed copy would.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX",
+                      str(Path(tempfile.gettempdir()) / f"sagani-tests-pycache-{os.getuid()}"))
 
 #: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
 #: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.
