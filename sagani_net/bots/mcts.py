@@ -311,7 +311,8 @@ def frozen(data: Any) -> Hashable:
         return tuple(sorted((k, frozen(v)) for k, v in data.items()))
     if isinstance(data, list | tuple):
         return tuple(frozen(v) for v in data)
-    return data
+    plain: Hashable = data  # a str, a number, a bool or None
+    return plain
 
 
 def _logistic(x: float) -> float:

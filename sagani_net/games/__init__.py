@@ -46,7 +46,8 @@ def game_names() -> list[str]:
 
 def get_game(name: str) -> Game:
     """The game called ``name``; raises RuleError("unknown_game", ...)."""
-    return import_module(_package(name)).GAME
+    game: Game = import_module(_package(name)).GAME
+    return game
 
 
 def about(name: str) -> About | Game:
