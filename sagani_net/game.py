@@ -501,6 +501,12 @@ def check_replayed(state: GameState, record: Data, field: str, recorded: int, ma
     if state.is_over() and recorded > made:
         raise RuleError("bad_record", f"the record holds {recorded} {field}, its play made "
                         f"{made}")
+    check_result(record, result)
+
+
+def check_result(record: Data, result: Data | None) -> None:
+    """The record's result, if any, is ``result``, the replay's (None: none yet). Raises
+    RuleError("bad_record", ...)."""
     if "result" in record and result is not None and record["result"] != result:
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
 
