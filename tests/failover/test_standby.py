@@ -9,7 +9,6 @@ import errno
 import random
 import secrets
 import socket
-import sqlite3
 import subprocess
 import threading
 import time
@@ -29,7 +28,15 @@ from fault_kit import (
     stream_until_cut,
     zmtp_dealer,
 )
-from test_net_support import RUN_SAGANI, Raw, act, running_host, seated_table, until
+from test_net_support import (
+    RUN_SAGANI,
+    Raw,
+    act,
+    read_store,
+    running_host,
+    seated_table,
+    until,
+)
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
@@ -49,7 +56,7 @@ from sagani_net.standby import (
     new_key,
     save_key,
 )
-from sagani_net.store import DB_NAME, SNAPSHOT_TABLES, SessionRow, Store
+from sagani_net.store import SNAPSHOT_TABLES, SessionRow, Store
 
 HEARTBEAT_S = 0.1
 #: Bound on every wait for something the pair does by itself.
@@ -59,21 +66,13 @@ WAIT_S = 10.0
 def history(data_dir: Path) -> tuple[tuple[int, str], list[list[tuple]]]:
     """What a store holds, read on a connection of its own (the host keeps its own): its cursor
     and head, and every row of its tables, sessions and actions."""
-    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        head = db.execute("SELECT cursor, head FROM journal_head").fetchone()
-        return head, [db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                      for table in SNAPSHOT_TABLES]
-    finally:
-        db.close()
+    (head,) = read_store(data_dir, "SELECT cursor, head FROM journal_head")
+    return head, [read_store(data_dir, f"SELECT * FROM {table} ORDER BY 1, 2")
+                  for table in SNAPSHOT_TABLES]
 
 
 def journal_length(data_dir: Path) -> int:
-    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        return db.execute("SELECT count(*) FROM journal").fetchone()[0]
-    finally:
-        db.close()
+    return int(read_store(data_dir, "SELECT count(*) FROM journal")[0][0])
 
 
 def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
