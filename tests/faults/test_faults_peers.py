@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -31,6 +32,7 @@ from test_net_support import WAIT_S, Raw, running_host, until
 
 from sagani_net.host import BindError, Host, Limits
 from sagani_net.protocol import VERSION, encode
+from sagani_net.store import Store
 
 
 def test_a_message_that_never_ends_is_cut_and_the_host_stays_small(tmp_path: Path) -> None:
@@ -245,40 +247,36 @@ def test_a_join_with_a_nonce_is_retried_on_a_new_connection_and_only_with_it(hos
 # -- the host's own bounds ------------------------------------------------------------------
 
 
+def refused(tmp_path: Path, error: type[Exception], match: str, **options: Any) -> None:
+    """A host made with ``options`` refuses to start with ``error`` saying ``match``."""
+    store = Store(tmp_path)
+    try:
+        with pytest.raises(error, match=match):
+            Host(store, **{"port": 0, **options})
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("heartbeat_s", [0.0, -1.0, 1e-9, float("nan"), float("inf")])
 def test_a_heartbeat_that_would_spin_or_never_come_is_refused(
     tmp_path: Path, heartbeat_s: float
 ) -> None:
-    from sagani_net.store import Store
-
-    store = Store(tmp_path)
-    with pytest.raises(ValueError, match="heartbeat"):
-        Host(store, port=0, heartbeat_s=heartbeat_s)
-    store.close()
+    refused(tmp_path, ValueError, "heartbeat", heartbeat_s=heartbeat_s)
 
 
 @pytest.mark.parametrize("deadline_s", [0.0, 0.01, -1.0, float("nan")])
 def test_a_bot_deadline_under_the_documented_floor_is_refused(
     tmp_path: Path, deadline_s: float
 ) -> None:
-    from sagani_net.store import Store
-
-    store = Store(tmp_path)
-    with pytest.raises(ValueError, match="deadline"):
-        Host(store, port=0, bot_deadline_s=deadline_s)
-    store.close()
+    refused(tmp_path, ValueError, "deadline", bot_deadline_s=deadline_s)
 
 
 def test_a_port_in_use_is_one_clear_error(host: Host, tmp_path: Path) -> None:
-    from sagani_net.store import Store
-
     port = int(host.endpoint.rsplit(":", 1)[1])
     cases = [(port, None), (0, port), (65535, None), (70000, None), (-1, None)]
     for i, (request_port, pub_port) in enumerate(cases):
-        store = Store(tmp_path / str(i))
-        with pytest.raises(BindError, match="cannot listen on tcp://127.0.0.1:"):
-            Host(store, port=request_port, pub_port=pub_port)
-        store.close()
+        refused(tmp_path / str(i), BindError, "cannot listen on tcp://127.0.0.1:",
+                port=request_port, pub_port=pub_port)
     assert Raw(host.endpoint)("hello")["type"] == "welcome"
 
 
