@@ -23,10 +23,9 @@ from fault_kit import (
     PeakRss,
     closed_by_host,
     create_tables,
+    endless_message,
     listings_flood,
     percentiles,
-    stream_until_cut,
-    zmtp_dealer,
 )
 from test_net_support import WAIT_S, Raw, running_host, until
 
@@ -38,14 +37,11 @@ from sagani_net.store import Store
 def test_a_message_that_never_ends_is_cut_and_the_host_stays_small(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
         port = int(host.endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(64 * 1024), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 64 * 1024)
         print(f"endless message: cut after {sent / MIB:.1f} MiB sent, host grew "
-              f"{rss.growth / MIB:.1f} MiB")
+              f"{growth / MIB:.1f} MiB")
         assert sent < ATTACK_BYTES, "the host never cut the endless message"
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
         assert Raw(host.endpoint)("hello")["type"] == "welcome"
 
 
@@ -53,23 +49,17 @@ def test_a_request_of_many_big_frames_is_cut_before_the_host_holds_it(tmp_path: 
     """4,000 frames of 250 KiB took the host to 2.9 GiB: ZeroMQ buffers a message whole."""
     with running_host(tmp_path) as host:
         port = int(host.endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(250 * 1024), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 250 * 1024)
         assert sent < ATTACK_BYTES
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
 
 
 def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
         port = int(host.pub_endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(512), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 512)
         assert sent < ATTACK_BYTES
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
 
 
 def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
