@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 # The wire's limits (a seed is an id there) are the protocol's: the command line checks the same.
+from sagani_net.limits import MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
 from sagani_net.protocol.messages import (
     MAX_DEADLINE_S,
     MAX_NAME_LEN,
+    MAX_SEATS,
     MAX_TABLE_ID_LEN,
     MIN_DEADLINE_S,
 )
@@ -107,18 +109,21 @@ def seconds_in(
 port = int_in(0, MAX_PORT, "a port")
 seed = int_in(0, MAX_SEED, "a seed")
 #: A seat as people count it, from 1 (the wire counts from 0).
-seat = int_in(1, 16, "a seat (from 1)")
-players = int_in(1, 16, "a player count")
+seat = int_in(1, MAX_SEATS, "a seat (from 1)")
+players = int_in(1, MAX_SEATS, "a player count")
 games = int_in(1, 10**7, "a game count")
 iterations = int_in(1, 10**8, "an iteration count")
 workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
-deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
+#: A bot's own deadline per move: no longer than any table's may be.
+deadline_s = seconds_in(0.0, MAX_DEADLINE_S, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
-#: A table's turn timer for people, in the range a create request may ask for.
+#: A host's turn timer for people and deadline for bots, in the range a create request may
+#: ask for.
 turn_timer = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a turn timer")
-#: Below 10 ms a heartbeat is a busy loop.
-heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
+bot_deadline = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a bot deadline")
+#: The range the host takes (below 10 ms a heartbeat is a busy loop).
+heartbeat_s = seconds_in(MIN_HEARTBEAT_S, MAX_HEARTBEAT_S, "a heartbeat")
 
 
 def bind_address(text: str) -> str:
@@ -283,6 +288,13 @@ COMMANDS = {
     "selfplay": ("sagani_net.cli.selfplay",
                  "play headless games between policies and save records"),
 }
+
+
+def command_parser(sub: Any, name: str, description: str | None = None) -> OneLineParser:
+    """The parser of the subcommand ``name`` in ``sub`` (the ``sagani`` command's
+    subparsers), with its help line from :data:`COMMANDS`."""
+    parser: OneLineParser = sub.add_parser(name, help=COMMANDS[name][1], description=description)
+    return parser
 
 #: How long the command line waits for a host's first answer before it says none answers.
 PROBE_S = 1.5

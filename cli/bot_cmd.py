@@ -51,9 +51,8 @@ def _add_policy_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser(
-        "bot",
-        help=check.COMMANDS["bot"][1],
+    p = check.command_parser(
+        sub, "bot",
         description="Join a table (or create one) at a host and play until the game ends, "
         "coming back with the seat's token if the host restarts.",
     )
@@ -109,9 +108,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser(
-        "tournament",
-        help=check.COMMANDS["tournament"][1],
+    p = check.command_parser(
+        sub, "tournament",
         description="Play many games between strategies, seats rotated so that each deal is "
         "played from every seat, on worker processes; print games, wins, win share with a 95% "
         "confidence interval, mean score and Elo.",

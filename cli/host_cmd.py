@@ -23,9 +23,10 @@ from sagani_net import security, standby
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
-from sagani_net.limits import CONNECTIONS_PER_ADDRESS
+from sagani_net.limits import CONNECTIONS_PER_ADDRESS, MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+from sagani_net.tables import DEADLINE_GRACE_S
 
 if TYPE_CHECKING:
     from sagani_net import discovery
@@ -50,9 +51,8 @@ def add_parsers(sub: Any) -> None:
 
 
 def add_host_parser(sub: Any) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
-        "host",
-        help=check.COMMANDS["host"][1],
+    parser = check.command_parser(
+        sub, "host",
         description="Serve tables on a ROUTER (requests) and a PUB (broadcasts). "
         "Binds 127.0.0.1 only unless --bind says otherwise.",
     )
@@ -67,14 +67,15 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         help=f"where the games are kept (default {default_data_dir()})")
     parser.add_argument("--heartbeat-s", type=check.heartbeat_s, default=HEARTBEAT_S,
                         help="seconds of silence on a table before a heartbeat "
-                        "(0.01..3600)")
-    parser.add_argument("--bot-deadline", type=_deadline, default=None, metavar="S",
+                        f"({MIN_HEARTBEAT_S:g}..{MAX_HEARTBEAT_S:g})")
+    parser.add_argument("--bot-deadline", type=check.bot_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
-                        "names none; past it (+0.25 s) the host plays the first legal move")
+                        f"names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays the first "
+                        "legal move")
     parser.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
                         help="turn timer for the seats people hold, at tables whose create "
-                        "request names none; past it (+0.25 s) the host plays the game's "
-                        "default move (default: none)")
+                        f"request names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays "
+                        "the game's default move (default: none)")
     parser.add_argument("--client-seeds", action="store_true",
                         help="let every create choose its table's seed, also where others play "
                         "(whoever chose a seed knows the deal: for a host whose clients are all "
@@ -118,13 +119,6 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _deadline(text: str) -> float:
-    """A --bot-deadline value, in the range a create request may ask for."""
-    from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
-
-    return check.seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a bot deadline")(text)
-
-
 def check_ports(args: argparse.Namespace) -> None:
     """The clashes a single flag cannot see; raises UsageError."""
     if args.pub_port is None and args.port == check.MAX_PORT:
@@ -142,7 +136,7 @@ def check_ports(args: argparse.Namespace) -> None:
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
-    parser = sub.add_parser("record", help=check.COMMANDS["record"][1])
+    parser = check.command_parser(sub, "record")
     actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a finished game's JSON record")
     export.add_argument("table", type=check.table_id, metavar="TABLE", help="the table id")

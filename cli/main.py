@@ -56,9 +56,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if command in check.COMMANDS:
         importlib.import_module(check.COMMANDS[command][0]).add_parsers(sub)
-    for name, (_, help_line) in check.COMMANDS.items():
+    for name in check.COMMANDS:
         if name not in sub.choices:
-            sub.add_parser(name, help=help_line)
+            check.command_parser(sub, name)
     return parser
 
 

@@ -82,9 +82,8 @@ def user_dir() -> Path:
 
 def add_parsers(sub: Any) -> None:
     """Add ``play``, ``join`` and ``replay`` to the ``sagani`` command."""
-    p = sub.add_parser(
-        "play",
-        help=check.COMMANDS["play"][1],
+    p = check.command_parser(
+        sub, "play",
         description="Start a host on 127.0.0.1, bots in the free seats, and you "
         "in the console. Quitting keeps the game; starting again "
         "offers to resume it.",
@@ -146,9 +145,9 @@ def add_parsers(sub: Any) -> None:
     )
     p.set_defaults(func=run_play)
 
-    j = sub.add_parser("join", help=check.COMMANDS["join"][1],
-                       description="Take a seat (or watch) at a table of a host elsewhere; "
-                       "with no table to join, create one.")
+    j = check.command_parser(sub, "join",
+                             description="Take a seat (or watch) at a table of a host elsewhere; "
+                             "with no table to join, create one.")
     j.add_argument(
         "address",
         nargs="?",
@@ -187,18 +186,18 @@ def add_parsers(sub: Any) -> None:
                    "(it names the host too; - reads it from standard input)")
     j.set_defaults(func=run_join)
 
-    t = sub.add_parser("tables", help=check.COMMANDS["tables"][1],
-                       description="The lobby of a host: every table with its game, status "
-                       "and who sits where (seats from 1), to pick one for sagani join "
-                       "--table.")
+    t = check.command_parser(sub, "tables",
+                             description="The lobby of a host: every table with its game, status "
+                             "and who sits where (seats from 1), to pick one for sagani join "
+                             "--table.")
     t.add_argument("address", nargs="?", type=check.host, default=None,
                    help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
     t.set_defaults(func=run_tables)
 
-    r = sub.add_parser("replay", help=check.COMMANDS["replay"][1],
-                       description="Step through a game record (from `sagani play`, "
-                       "`sagani record export`, selfplay or a tournament) in the console; "
-                       "the record names its game.")
+    r = check.command_parser(sub, "replay",
+                             description="Step through a game record (from `sagani play`, "
+                             "`sagani record export`, selfplay or a tournament) in the console; "
+                             "the record names its game.")
     r.add_argument("record", type=Path, metavar="RECORD", help="a JSON game record")
     r.add_argument("--print", action="store_true",
                    help="print the last position and the ranking at the terminal's width, "
@@ -227,7 +226,7 @@ async def bot_loop(
     The policy thinks in ``pool`` (a worker process: a search holds the GIL for its whole
     thinking time, which the console and the host need) or, without one, in a thread.
     """
-    from sagani_net.bots.runner import play_seat, send_move, think
+    from sagani_net.bots.runner import RECONNECT_PAUSE_S, play_seat, send_move, think
 
     seeds = random.Random(seed)
     loop = asyncio.get_running_loop()
@@ -248,7 +247,7 @@ async def bot_loop(
             await play_seat(client, move)
             return
         except HostTimeout:
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(RECONNECT_PAUSE_S)
 
 
 def thinker(kinds: list[str]) -> ProcessPoolExecutor | None:

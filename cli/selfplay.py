@@ -22,9 +22,8 @@ from sagani_net.games import get_game
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "selfplay",
-        help=check.COMMANDS["selfplay"][1],
+    p = check.command_parser(
+        sub, "selfplay",
         description="Play games between policies in this process, the seats kept as named, "
         "and print each seat's mean score and win share; game i uses seed S+i.",
     )

@@ -15,7 +15,8 @@ The layers, each importing only those below it:
   ``client`` (Lazy Pirate requests and Clone-style sync), ``peers`` and ``limits`` (what one
   peer may cost the host), ``security`` (CURVE keys, join codes), ``private_files``
   (owner-only files), ``discovery`` (zeroconf);
-- policies: ``bots`` (random, greedy, mcts, the network runner, house bots, tournaments); the
+- policies: ``bots`` (random, greedy, mcts, the network runner, house bots, tournaments) and
+  ``analysis`` (after the game: the search's verdict on every decision of a record); the
   one arrow that runs back up: ``tables`` asks ``bots.runner.think`` for an away player's
   stand-in move, imported inside that function;
 - front ends: ``sagani_net.cli``, from the project's ``cli/`` folder (the ``sagani`` command

@@ -26,6 +26,7 @@ sagani_net.game.RuleError: bad_config: players is one of 2, 3, 4, not 5
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -411,6 +412,41 @@ def playout(state: GameState, rng: random.Random) -> None:
         state.apply(random_action(state, rng))
 
 
+# -- a search's rewards: how a rollout's end scores, in [0, 1] for every seat (the generic
+# search's and the games' own search hooks', which may import only the seam) ------------------
+
+
+def logistic(x: float) -> float:
+    """``1 / (1 + e^-x)``, 0 far below (where ``e^-x`` would overflow)."""
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def ranking_rewards(ranking: Sequence[int]) -> list[float]:
+    """A finished game's reward per seat: the share of the other seats it ranks above
+    (``ranking``: every seat, best first).
+
+    >>> ranking_rewards((1, 0, 2))
+    [0.5, 1.0, 0.0]
+    """
+    seats = len(ranking)
+    place = {seat: i for i, seat in enumerate(ranking)}
+    return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
+            for i in range(seats)]
+
+
+def margin_rewards(values: Sequence[float], scale: float) -> list[float]:
+    """A reward per seat from its evaluation: the logistic of its margin over each other seat
+    (a margin of ``scale`` makes a win about 73% likely), averaged.
+
+    >>> [round(reward, 3) for reward in margin_rewards([10.0, 2.0], scale=8.0)]
+    [0.731, 0.269]
+    """
+    return [sum(logistic((vi - vj) / scale) for j, vj in enumerate(values) if j != i)
+            / (len(values) - 1) for i, vi in enumerate(values)]
+
+
 def check_record(record: Any, game: str, lists: Sequence[str] = ("actions",),
                  needs: Sequence[str] = ("seed",)) -> Data:
     """The header of a record of ``game`` checked, and the record returned: a map naming the
@@ -465,6 +501,12 @@ def check_replayed(state: GameState, record: Data, field: str, recorded: int, ma
     if state.is_over() and recorded > made:
         raise RuleError("bad_record", f"the record holds {recorded} {field}, its play made "
                         f"{made}")
+    check_result(record, result)
+
+
+def check_result(record: Data, result: Data | None) -> None:
+    """The record's result, if any, is ``result``, the replay's (None: none yet). Raises
+    RuleError("bad_record", ...)."""
     if "result" in record and result is not None and record["result"] != result:
         raise RuleError("bad_record", "the recorded result differs from the replayed one")
 

@@ -25,9 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from sagani_net.game import Game, GameState, RuleError
-
-Data = dict[str, Any]
+from sagani_net.game import Data, Game, GameState, RuleError
 
 
 class Table(Protocol):
@@ -112,6 +110,12 @@ class GameUI(Generic[StateT]):
         self._made_from: tuple[object, ...] = ()
         #: Counts the states made, so that what a UI works out from one can tell them apart.
         self.state_made = 0
+
+    @property
+    def view(self) -> Data | None:
+        """The view the screen shows: the host's (a game that shows decisions chosen but not
+        yet sent, as Sagrada does, shows the view they would leave)."""
+        return self.model.view
 
     # -- a local engine ---------------------------------------------------------------------
 

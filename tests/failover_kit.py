@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from test_net_support import RUN_SAGANI, until
+from test_net_support import RUN_SAGANI, read_store, until
 
 from sagani_net.cli.standby_process import end_process
 from sagani_net.client import Client
 from sagani_net.games import get_game
 from sagani_net.security import host_keys, join_code
-from sagani_net.store import DB_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Bound on every wait for something the processes do by themselves.
@@ -53,15 +52,9 @@ def free_ports(count: int) -> list[int]:
 def _read(data_dir: Path, sql: str, *params: Any) -> int:
     """One number from a host's store, read beside the host; -1 if there is no store yet."""
     try:
-        db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True, timeout=5)
-    except sqlite3.OperationalError:
+        return int(read_store(data_dir, sql, *params)[0][0])
+    except sqlite3.OperationalError:  # no store, or its tables not made yet
         return -1
-    try:
-        return db.execute(sql, params).fetchone()[0]
-    except sqlite3.OperationalError:  # not made yet
-        return -1
-    finally:
-        db.close()
 
 
 def cursor(data_dir: Path) -> int:

@@ -94,6 +94,17 @@ def zmtp_dealer(port: int) -> socket.socket:
     return sock
 
 
+def endless_message(port: int, frame_bytes: int) -> tuple[int, int]:
+    """A message that never ends, in frames of ``frame_bytes``, from a hand-made peer to
+    ``port`` until the host cuts it (or ATTACK_BYTES went): the bytes sent, and how much the
+    host's memory grew meanwhile (it serves in this process)."""
+    with PeakRss() as rss:
+        sock = zmtp_dealer(port)
+        sent = stream_until_cut(sock, bytes(frame_bytes), ATTACK_BYTES)
+        sock.close()
+    return sent, rss.growth
+
+
 def stream_until_cut(sock: socket.socket, frame: bytes, limit: int) -> int:
     """Send ``frame`` again and again, each with the MORE flag (a message that never ends),
     until the host cuts the connection or ``limit`` bytes went; returns the bytes sent."""

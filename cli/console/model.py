@@ -11,11 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import GameUI
 from sagani_net.protocol.messages import printable
-
-Data = dict[str, Any]
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
 LOG_LIMIT = 500

@@ -88,7 +88,7 @@ def game_bots(game: str) -> ModuleType | None:
 
 def evaluation(game: str) -> Callable[[GameState, int], float]:
     """The game's ``evaluate``; raises ValueError for a game without one."""
-    evaluate = getattr(game_bots(game), "evaluate", None)
+    evaluate: Callable[[GameState, int], float] | None = getattr(game_bots(game), "evaluate", None)
     if evaluate is None:
         raise ValueError(f"{game} has no evaluation in its bots.py: only random plays it")
     return evaluate

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sagani_net.bots.base import evaluation, game_bots
-from sagani_net.game import Data, Game, GameState, random_action
+from sagani_net.game import (
+    Data,
+    Game,
+    GameState,
+    margin_rewards,
+    random_action,
+    ranking_rewards,
+)
 from sagani_net.games import DEFAULT_GAME, get_game
 
 
@@ -286,15 +293,12 @@ class PlainSearch:
         seats = len(state.scores())
         result = state.result()
         if result is not None and seats > 1:
-            place = {seat: i for i, seat in enumerate(result.ranking)}
-            return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
-                    for i in range(seats)]
+            return ranking_rewards(result.ranking)
         values = [self.evaluate(state, seat) for seat in range(seats)]
         if seats == 1:
             # Alone: more is better, without a ceiling that would make every move look alike.
             return [0.5 + 0.5 * values[0] / (abs(values[0]) + self.margin_scale)]
-        return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
-                    if j != i) / (seats - 1) for i, vi in enumerate(values)]
+        return margin_rewards(values, self.margin_scale)
 
 
 @dataclass(frozen=True)
@@ -311,10 +315,6 @@ def frozen(data: Any) -> Hashable:
         return tuple(sorted((k, frozen(v)) for k, v in data.items()))
     if isinstance(data, list | tuple):
         return tuple(frozen(v) for v in data)
-    return data
+    plain: Hashable = data  # a str, a number, a bool or None
+    return plain
 
-
-def _logistic(x: float) -> float:
-    if x < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))

@@ -8,7 +8,8 @@ Each game is a package here with the same parts, found by convention:
 - ``about``: its name, title and table options (:class:`~sagani_net.game.About`), which the
   rules take from there; the registry reads them without the engine (:func:`about`).
 - ``words``: its events in sentences, ``event_text(event, names)`` (the adapter's ``words``).
-- ``bots``: its evaluation and any strategy of its own (imports its rules only).
+- ``bots``: its evaluation and its search hooks (imports its rules and the seam, whose
+  rewards the search scores with).
 - ``ui``: its part of the console, a :class:`sagani_net.gameui.GameUI` (imports its rules and
   :mod:`sagani_net.gameui`, never the network nor the console shell, which finds it here).
 - ``RULES.md``: the rules as we play them.
@@ -46,7 +47,8 @@ def game_names() -> list[str]:
 
 def get_game(name: str) -> Game:
     """The game called ``name``; raises RuleError("unknown_game", ...)."""
-    return import_module(_package(name)).GAME
+    game: Game = import_module(_package(name)).GAME
+    return game
 
 
 def about(name: str) -> About | Game:

@@ -33,6 +33,16 @@ def new_client(clients: list[Client], host: Host, **options: float) -> Client:
     return client
 
 
+def seated_pair(host: Host, clients: list[Client], seed: int,
+                game: str = "sagani") -> tuple[Client, Client]:
+    """A two-seat table of ``game`` made by a third client, a client joined at each seat."""
+    table = new_client(clients, host).create({"players": 2}, game=game, seed=seed)
+    a, b = new_client(clients, host), new_client(clients, host)
+    a.join(table)
+    b.join(table)
+    return a, b
+
+
 def bots_in_threads(
     host: Host, clients: list[Client], table: str, seats: int
 ) -> list[PlayerThread]:
@@ -86,17 +96,14 @@ def test_spectator_sees_every_update_in_order(host: Host, clients: list[Client])
 
 
 def test_late_joiner_syncs_and_follows(host: Host, clients: list[Client]) -> None:
-    table = new_client(clients, host).create({"players": 2}, seed=23)
-    a, b = new_client(clients, host), new_client(clients, host)
-    a.join(table)
-    b.join(table)
+    a, b = seated_pair(host, clients, seed=23)
     rng = random.Random(3)
     for _ in range(10):
         player = mover(a, b)
         player.act(choose(player.state.view, rng))
     player = mover(a, b)
     late = new_client(clients, host)
-    replica = late.join(table, role="spectator")
+    replica = late.join(a.state.table, role="spectator")
     assert replica.version == 10 and replica.seq == a.state.seq
     assert public(replica.view) == public(a.state.view)
     player.act(choose(player.state.view, rng))
@@ -128,10 +135,7 @@ def test_subscriber_that_missed_updates_resyncs_to_the_same_state(
 
 
 def test_refused_action_raises_and_resyncs_the_replica(host: Host, clients: list[Client]) -> None:
-    table = new_client(clients, host).create({"players": 2}, seed=25)
-    a, b = new_client(clients, host), new_client(clients, host)
-    a.join(table)
-    b.join(table)
+    a, b = seated_pair(host, clients, seed=25)
     player = mover(a, b)
     player.state.version = 5  # a copy that drifted
     with pytest.raises(HostError) as refused:
@@ -319,10 +323,7 @@ def test_late_reply_to_an_abandoned_try_is_dropped_and_the_wait_goes_on() -> Non
 def test_a_game_played_from_legal_alone_is_never_refused(
     host: Host, clients: list[Client]
 ) -> None:
-    table = new_client(clients, host).create({"players": 2}, game="sugi", seed=26)
-    players = [new_client(clients, host), new_client(clients, host)]
-    for player in players:
-        player.join(table)
+    players = seated_pair(host, clients, seed=26, game="sugi")
     rng = random.Random(2)
     while True:
         newest = max(player.state.seq for player in players)
@@ -339,10 +340,7 @@ def test_a_game_played_from_legal_alone_is_never_refused(
 
 
 def test_legal_refused_loads_the_snapshot_it_carries(host: Host, clients: list[Client]) -> None:
-    table = new_client(clients, host).create({"players": 2}, seed=27)
-    a, b = new_client(clients, host), new_client(clients, host)
-    a.join(table)
-    b.join(table)
+    a, b = seated_pair(host, clients, seed=27)
     player = mover(a, b)
     other = b if player is a else a
     with pytest.raises(HostError, match="not_your_turn"):

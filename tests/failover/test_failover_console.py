@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import os
 import random
@@ -96,14 +97,21 @@ def active(tmp_path: Path) -> Iterator[HostProcess]:
     process.stop()
 
 
-async def play_until(condition: Any, seen: Seen, play: Any) -> None:
-    """Play the console's moves until ``condition()`` holds."""
+async def play_until(condition: Any, seen: Seen, play: Any, what: str = "") -> None:
+    """Play the console's moves until ``condition()`` (a bool, or a coroutine's) holds; the
+    failure says ``what`` was awaited."""
+
+    async def holds() -> bool:
+        held = condition()
+        return bool(await held) if inspect.isawaitable(held) else bool(held)
+
     give_up_s = time.monotonic() + WAIT_S
-    while not condition():
+    while not await holds():
         model = seen.consoles[0].model if seen.consoles else None
         assert time.monotonic() < give_up_s, (
-            f"timed out waiting: {model and (model.logged_version, model.status)}; the console "
-            f"said {seen.messages[-3:]}")
+            f"timed out waiting{what and ' for ' + what}: "
+            f"{model and (model.logged_version, model.status)}; the console said "
+            f"{seen.messages[-3:]}")
         await play()
         await asyncio.sleep(0.02)  # the poll of this wait, which plays while it waits
 
@@ -123,11 +131,10 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
         finally:
             client.close()
 
-    give_up_s = time.monotonic() + WAIT_S
-    while not (await named() and cursor(follower) == cursor(active) > 0):
-        assert time.monotonic() < give_up_s, "the standby did not catch up"
-        await play()
-        await asyncio.sleep(0.02)  # the poll of this wait, which plays while it waits
+    async def caught_up() -> bool:
+        return await named() and cursor(follower) == cursor(active) > 0
+
+    await play_until(caught_up, seen, play, "the standby to catch up")
 
 
 def test_a_console_with_its_standby_plays_on_through_two_kills(

@@ -9,7 +9,6 @@ import errno
 import random
 import secrets
 import socket
-import sqlite3
 import subprocess
 import threading
 import time
@@ -24,12 +23,18 @@ from failover_kit import free_ports
 from fault_kit import (
     ATTACK_BYTES,
     RSS_SLACK_BYTES,
-    PeakRss,
     closed_by_host,
-    stream_until_cut,
-    zmtp_dealer,
+    endless_message,
 )
-from test_net_support import RUN_SAGANI, Raw, act, running_host, seated_table, until
+from test_net_support import (
+    RUN_SAGANI,
+    Raw,
+    act,
+    read_store,
+    running_host,
+    seated_table,
+    until,
+)
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
@@ -49,7 +54,7 @@ from sagani_net.standby import (
     new_key,
     save_key,
 )
-from sagani_net.store import DB_NAME, SNAPSHOT_TABLES, SessionRow, Store
+from sagani_net.store import SNAPSHOT_TABLES, SessionRow, Store
 
 HEARTBEAT_S = 0.1
 #: Bound on every wait for something the pair does by itself.
@@ -59,21 +64,13 @@ WAIT_S = 10.0
 def history(data_dir: Path) -> tuple[tuple[int, str], list[list[tuple]]]:
     """What a store holds, read on a connection of its own (the host keeps its own): its cursor
     and head, and every row of its tables, sessions and actions."""
-    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        head = db.execute("SELECT cursor, head FROM journal_head").fetchone()
-        return head, [db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                      for table in SNAPSHOT_TABLES]
-    finally:
-        db.close()
+    (head,) = read_store(data_dir, "SELECT cursor, head FROM journal_head")
+    return head, [read_store(data_dir, f"SELECT * FROM {table} ORDER BY 1, 2")
+                  for table in SNAPSHOT_TABLES]
 
 
 def journal_length(data_dir: Path) -> int:
-    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        return db.execute("SELECT count(*) FROM journal").fetchone()[0]
-    finally:
-        db.close()
+    return int(read_store(data_dir, "SELECT count(*) FROM journal")[0][0])
 
 
 def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
@@ -385,12 +382,9 @@ def test_a_standby_guards_its_connections_as_the_active_host_does(tmp_path: Path
         with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint) as pair:
             until(lambda: host.link is not None and host.link.in_sync)
             port = int(pair.host.endpoint.rsplit(":", 1)[1])
-            with PeakRss() as rss:
-                sock = zmtp_dealer(port)
-                sent = stream_until_cut(sock, bytes(64 * 1024), ATTACK_BYTES)
-                sock.close()
+            sent, growth = endless_message(port, 64 * 1024)
             assert sent < ATTACK_BYTES, "the standby never cut the endless message"
-            assert rss.growth < RSS_SLACK_BYTES
+            assert growth < RSS_SLACK_BYTES
             standby_raw = Raw(pair.host.endpoint)
             assert standby_raw("hello")["code"] == "not_active"
             standby_raw.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -22,28 +23,25 @@ from fault_kit import (
     PeakRss,
     closed_by_host,
     create_tables,
+    endless_message,
     listings_flood,
     percentiles,
-    stream_until_cut,
-    zmtp_dealer,
 )
 from test_net_support import WAIT_S, Raw, running_host, until
 
 from sagani_net.host import BindError, Host, Limits
 from sagani_net.protocol import VERSION, encode
+from sagani_net.store import Store
 
 
 def test_a_message_that_never_ends_is_cut_and_the_host_stays_small(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
         port = int(host.endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(64 * 1024), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 64 * 1024)
         print(f"endless message: cut after {sent / MIB:.1f} MiB sent, host grew "
-              f"{rss.growth / MIB:.1f} MiB")
+              f"{growth / MIB:.1f} MiB")
         assert sent < ATTACK_BYTES, "the host never cut the endless message"
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
         assert Raw(host.endpoint)("hello")["type"] == "welcome"
 
 
@@ -51,23 +49,17 @@ def test_a_request_of_many_big_frames_is_cut_before_the_host_holds_it(tmp_path: 
     """4,000 frames of 250 KiB took the host to 2.9 GiB: ZeroMQ buffers a message whole."""
     with running_host(tmp_path) as host:
         port = int(host.endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(250 * 1024), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 250 * 1024)
         assert sent < ATTACK_BYTES
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
 
 
 def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
         port = int(host.pub_endpoint.rsplit(":", 1)[1])
-        with PeakRss() as rss:
-            sock = zmtp_dealer(port)
-            sent = stream_until_cut(sock, bytes(512), ATTACK_BYTES)
-            sock.close()
+        sent, growth = endless_message(port, 512)
         assert sent < ATTACK_BYTES
-        assert rss.growth < RSS_SLACK_BYTES
+        assert growth < RSS_SLACK_BYTES
 
 
 def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
@@ -245,40 +237,36 @@ def test_a_join_with_a_nonce_is_retried_on_a_new_connection_and_only_with_it(hos
 # -- the host's own bounds ------------------------------------------------------------------
 
 
+def refused(tmp_path: Path, error: type[Exception], match: str, **options: Any) -> None:
+    """A host made with ``options`` refuses to start with ``error`` saying ``match``."""
+    store = Store(tmp_path)
+    try:
+        with pytest.raises(error, match=match):
+            Host(store, **{"port": 0, **options})
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("heartbeat_s", [0.0, -1.0, 1e-9, float("nan"), float("inf")])
 def test_a_heartbeat_that_would_spin_or_never_come_is_refused(
     tmp_path: Path, heartbeat_s: float
 ) -> None:
-    from sagani_net.store import Store
-
-    store = Store(tmp_path)
-    with pytest.raises(ValueError, match="heartbeat"):
-        Host(store, port=0, heartbeat_s=heartbeat_s)
-    store.close()
+    refused(tmp_path, ValueError, "heartbeat", heartbeat_s=heartbeat_s)
 
 
 @pytest.mark.parametrize("deadline_s", [0.0, 0.01, -1.0, float("nan")])
 def test_a_bot_deadline_under_the_documented_floor_is_refused(
     tmp_path: Path, deadline_s: float
 ) -> None:
-    from sagani_net.store import Store
-
-    store = Store(tmp_path)
-    with pytest.raises(ValueError, match="deadline"):
-        Host(store, port=0, bot_deadline_s=deadline_s)
-    store.close()
+    refused(tmp_path, ValueError, "deadline", bot_deadline_s=deadline_s)
 
 
 def test_a_port_in_use_is_one_clear_error(host: Host, tmp_path: Path) -> None:
-    from sagani_net.store import Store
-
     port = int(host.endpoint.rsplit(":", 1)[1])
     cases = [(port, None), (0, port), (65535, None), (70000, None), (-1, None)]
     for i, (request_port, pub_port) in enumerate(cases):
-        store = Store(tmp_path / str(i))
-        with pytest.raises(BindError, match="cannot listen on tcp://127.0.0.1:"):
-            Host(store, port=request_port, pub_port=pub_port)
-        store.close()
+        refused(tmp_path / str(i), BindError, "cannot listen on tcp://127.0.0.1:",
+                port=request_port, pub_port=pub_port)
     assert Raw(host.endpoint)("hello")["type"] == "welcome"
 
 

@@ -96,18 +96,22 @@ def games(name: str, config: Data) -> list[Played]:
     return [played(name, frozen(config), seed) for seed in range(1, GAMES_PER_CONFIG + 1)]
 
 
+def replayed(name: str, config: Data, game_played: Played, stop: int | None = None) -> GameState:
+    """``game_played`` freshly replayed: its state after its first ``stop`` actions (None: all
+    of them, to the end)."""
+    state = get_game(name).new_state(config, game_played.seed)
+    for data in game_played.actions[:stop]:
+        state.apply(state.parse_action(data))
+    return state
+
+
 def positions(name: str, config: Data) -> list[GameState]:
     """States part-way through the random games (the start included), each freshly replayed."""
-    game = get_game(name)
     found = []
     for game_played in games(name, config):
         n = len(game_played.actions)
         stops = sorted({0, *(n * k // POSITIONS_PER_GAME for k in range(1, POSITIONS_PER_GAME))})
-        for stop in stops:
-            state = game.new_state(config, game_played.seed)
-            for data in game_played.actions[:stop]:
-                state.apply(state.parse_action(data))
-            found.append(state)
+        found += [replayed(name, config, game_played, stop) for stop in stops]
     return found
 
 
@@ -126,12 +130,9 @@ def snapshot(state: GameState, seats: int) -> tuple:
 
 @cases
 def test_random_playouts_finish_with_a_result(name: str, config: Data) -> None:
-    game = get_game(name)
-    seats = game.seats(config)
+    seats = get_game(name).seats(config)
     for game_played in games(name, config):
-        state = game.new_state(config, game_played.seed)
-        for data in game_played.actions:
-            state.apply(state.parse_action(data))
+        state = replayed(name, config, game_played)
         assert state.is_over() and state.current_seat is None
         assert state.legal_actions() == []
         result = state.result()
@@ -160,18 +161,16 @@ def test_every_change_of_private_data_is_announced(name: str, config: Data) -> N
 def test_a_record_replays_to_the_same_game(name: str, config: Data) -> None:
     game = get_game(name)
     for game_played in games(name, config):
-        state = game.new_state(config, game_played.seed)
-        for data in game_played.actions:
-            state.apply(state.parse_action(data))
+        state = replayed(name, config, game_played)
         record = wire(state.to_record())  # as stored and sent: plain data
         assert record["game"] == name and record["config"] == config
         assert [{k: v for k, v in a.items() if k != "seat"} for a in record["actions"]] == [
             wire(a) for a in game_played.actions
         ]
-        replayed = game.from_record(record)
-        assert replayed.result() == state.result()
-        assert replayed.view(None) == state.view(None)
-        assert replayed.to_record() == state.to_record()
+        again = game.from_record(record)
+        assert again.result() == state.result()
+        assert again.view(None) == state.view(None)
+        assert again.to_record() == state.to_record()
 
 
 @cases
@@ -197,14 +196,12 @@ def test_a_record_replays_from_its_own_outcomes_not_its_seed(name: str, config: 
         return {k: v for k, v in data.items() if k != "seed"}
 
     for game_played in games(name, config):
-        state = game.new_state(config, game_played.seed)
-        for data in game_played.actions:
-            state.apply(state.parse_action(data))
+        state = replayed(name, config, game_played)
         record = wire(state.to_record())
-        replayed = game.from_record({**record, "seed": record["seed"] + 1})
-        assert replayed.result() == state.result()
-        assert seedless(replayed.view(None)) == seedless(state.view(None))
-        assert seedless(replayed.to_record()) == seedless(record)
+        again = game.from_record({**record, "seed": record["seed"] + 1})
+        assert again.result() == state.result()
+        assert seedless(again.view(None)) == seedless(state.view(None))
+        assert seedless(again.to_record()) == seedless(record)
 
 
 # -- positions ----------------------------------------------------------------------------------

@@ -21,13 +21,14 @@ from test_net_support import (
     Updates,
     choose,
     port_of,
+    read_store,
     running_host,
     start_host_process,
     until,
 )
 
 from sagani_net.bots.runner import BotRunner, think_cap_s
-from sagani_net.host import DEADLINE_GRACE_S, HOST_DEFAULT_SESSION, Host
+from sagani_net.host import HOST_DEFAULT_SESSION, Host
 from sagani_net.store import Store
 
 DEADLINE_S = 0.2
@@ -35,13 +36,8 @@ DEADLINE_S = 0.2
 
 def default_moves(data_dir: Path, table: str) -> list[tuple[int, int, int]]:
     """(version, seat, msg_id) of every move the host played for a late bot, read from disk."""
-    db = sqlite3.connect(data_dir / "sagani.sqlite3")
-    try:
-        return list(db.execute(
-            "SELECT version, seat, msg_id FROM actions WHERE table_id = ? AND session = ? "
-            "ORDER BY version", (table, HOST_DEFAULT_SESSION)))
-    finally:
-        db.close()
+    return read_store(data_dir, "SELECT version, seat, msg_id FROM actions WHERE table_id = ? "
+                      "AND session = ? ORDER BY version", table, HOST_DEFAULT_SESSION)
 
 
 def bot_table(raw: Raw, deadline_s: float | None = DEADLINE_S, seed: int = 3) -> dict[str, Any]:
@@ -122,22 +118,6 @@ def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path
             assert [seat for _, seat, _ in default_moves(tmp_path, made["table"])] == [1, 1]
         finally:
             raw.close()
-
-
-def test_a_player_seat_is_never_timed_out(host: Host, raw: Raw) -> None:
-    made = bot_table(raw)
-    snap = raw("sync", table=made["table"])
-    assert snap["turn"] == 0
-    # An absence under test (no time-out comes), on a real host's clock: a span to look over.
-    time.sleep(3 * (DEADLINE_S + DEADLINE_GRACE_S))
-    assert raw("sync", table=made["table"])["version"] == snap["version"]
-    # Nor a table without a deadline, even at a bot's turn.
-    plain = bot_table(raw, deadline_s=None)
-    play_player_turn(raw, plain["table"], plain["player"])
-    waiting = raw("sync", table=plain["table"])
-    assert waiting["turn"] == 1
-    time.sleep(2 * (DEADLINE_S + DEADLINE_GRACE_S))  # the same absence
-    assert raw("sync", table=plain["table"])["version"] == waiting["version"]
 
 
 def test_a_late_act_is_refused_and_never_plays_twice(host: Host, raw: Raw, tmp_path: Path) -> None:

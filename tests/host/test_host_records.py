@@ -21,24 +21,16 @@ from sagani_net.store import Store, TableRow
 OLD_RECORD = TESTS / "records" / "sagani-before-config.json"
 
 
-def ask(raw: Raw, kind: str, **fields: Any) -> dict[str, Any]:
-    """A request, sent again a little later while the host's per-peer rate limit refuses it
-    (the frame was not read: PROTOCOL.md, section 2)."""
-    while (answer := raw(kind, **fields)).get("code") == "rate_limited":
-        time.sleep(0.2)  # the back-off the host asks for (rate_limited), not an ordering
-    return answer
-
-
 def play_out(raw: Raw, table: str, tokens: list[str], rng: random.Random) -> None:
     """Random legal moves, each chosen on a determinized state from what the seat to move
     knows (its snapshot: view and private data), until the game is over."""
-    game = get_game(ask(raw, "sync", table=table)["game"])
-    seat = ask(raw, "sync", table=table)["turn"]
+    game = get_game(raw.patient("sync", table=table)["game"])
+    seat = raw.patient("sync", table=table)["turn"]
     while seat is not None:
-        snap = ask(raw, "sync", table=table, token=tokens[seat])
+        snap = raw.patient("sync", table=table, token=tokens[seat])
         sample = game.determinize(snap["view"], snap["private"], seat, rng)
         action = sample.action_data(rng.choice(sample.legal_actions()))
-        accepted = ask(raw, "act", table=table, seat=seat, token=tokens[seat],
+        accepted = raw.patient("act", table=table, seat=seat, token=tokens[seat],
                        version=snap["version"], action=action)
         assert accepted["type"] == "accepted", accepted
         seat = accepted["turn"]
@@ -57,14 +49,14 @@ def test_every_game_is_recorded_with_its_game_and_names(
         tokens = [raw("join", table=table, name=n)["token"] for n in names]
         assert raw("record", table=table)["code"] == "not_over"
         play_out(raw, table, tokens, random.Random(3))
-        record = ask(raw, "record", table=table)["record"]
+        record = raw.patient("record", table=table)["record"]
         raw.close()
     assert record["game"] == name and record["names"] == names
     assert game.from_record(record).result().to_data() == record["result"]
     # After a restart the finished table comes back from disk, for its record and a snapshot.
     with running_host(tmp_path) as host:
         raw = Raw(host.endpoint)
-        assert ask(raw, "record", table=table)["record"] == record
+        assert raw.patient("record", table=table)["record"] == record
         snap = raw("sync", table=table, token=tokens[0])
         assert (snap["status"], snap["game"], snap["you"]) == ("over", name, 0)
         assert snap["view"]["result"] == record["result"]
@@ -110,7 +102,7 @@ def test_a_seat_nobody_holds_at_the_end_is_named_by_its_number(
                     action={"type": "play", "card": card})
             else:
                 time.sleep(0.05)  # the host's per-peer rate limit: do not ask in a tight loop
-        record = ask(raw, "record", table=table)["record"]
+        record = raw.patient("record", table=table)["record"]
         raw.close()
     assert record["names"] == ["ann", "seat 2"]
     assert get_game(toy_registered).from_record(record).result().to_data() == record["result"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_host_records import ask, play_out
+from test_host_records import play_out
 from test_net_support import TESTS, Raw, running_host
 
 from sagani_net.cli.play_cmd import replay_frames
@@ -347,25 +347,25 @@ def test_no_random_outcome_of_the_record_leaves_the_host_before_the_end(
         tokens = [raw("join", table=table, name=n)["token"] for n in ("ann", "bo")]
         rng = random.Random(2)
         for _ in range(30):  # well into the game, never to its end
-            seat = ask(raw, "sync", table=table)["turn"]
-            snap = ask(raw, "sync", table=table, token=tokens[seat])
+            seat = raw.patient("sync", table=table)["turn"]
+            snap = raw.patient("sync", table=table, token=tokens[seat])
             sample = host.tables[table].state.clone()
             action = sample.action_data(rng.choice(sample.legal_actions()))
-            ask(raw, "act", table=table, seat=seat, token=tokens[seat], version=snap["version"],
+            raw.patient("act", table=table, seat=seat, token=tokens[seat], version=snap["version"],
                 action=action)
         state = host.tables[table].state
         assert not state.is_over()
         record = state.to_record()
-        got = [ask(raw, "sync", table=table, token=tokens[0]), ask(raw, "sync", table=table),
-               ask(raw, "private", table=table, token=tokens[0])]
+        got = [raw.patient("sync", table=table, token=tokens[0]), raw.patient("sync", table=table),
+               raw.patient("private", table=table, token=tokens[0])]
         since = 0
         while True:
-            page = ask(raw, "history", table=table, since=since)
+            page = raw.patient("history", table=table, since=since)
             got.append(page)
             if not page["more"]:
                 break
             since = page["moves"][-1]["version"]
-        refused = ask(raw, "record", table=table)
+        refused = raw.patient("record", table=table)
         assert refused["code"] == "not_over" and "record" not in refused
         got.append(refused)
         if name == "sugi":
@@ -380,7 +380,7 @@ def test_no_random_outcome_of_the_record_leaves_the_host_before_the_end(
             assert not any(found == secret for secret in secrets if len(secret) > 0), found
         # Once over, the whole record is given out, as it was played.
         play_out(raw, table, tokens, rng)
-        served = ask(raw, "record", table=table)["record"]
+        served = raw.patient("record", table=table)["record"]
         raw.close()
     assert served["reshuffles" if name == "sugi" else "rolls"] is not None
     assert (served["deal"] if name == "sugi" else served["setup"]) == (

@@ -138,6 +138,17 @@ def test_player_seats_without_a_timer_never_run_on_a_clock(tmp_path: Path) -> No
     assert not room.tables.expire() and room.state(table).version == 0
 
 
+def test_a_player_seat_at_a_table_with_a_bot_deadline_never_runs_on_it(tmp_path: Path) -> None:
+    """The deadline is the bot seats' alone (it was a real host's test, with sleeps)."""
+    room = Room(tmp_path)
+    table, tokens = room.game(bots=[1], deadline_s=0.5)
+    room.play(table, tokens, until_seat=0)
+    version = room.state(table).version
+    assert room.tables.next_due_s() is None
+    room.clock.advance(3000.0)
+    assert not room.tables.expire() and room.state(table).version == version
+
+
 def test_a_silent_player_is_away_its_stand_in_plays_and_leaves_when_it_is_back(
     tmp_path: Path,
 ) -> None:

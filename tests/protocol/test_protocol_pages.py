@@ -9,7 +9,6 @@ the host accepts shows that the page says enough to play legally.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -121,13 +120,6 @@ def sugi_action(view: Data, private: Data, static: Data, rng: random.Random) -> 
 # -- playing through a host ---------------------------------------------------------------------
 
 
-def ask(raw: Raw, kind: str, **fields: Any) -> Data:
-    """A request, sent again after a pause while the host asks us to slow down."""
-    while (reply := raw(kind, **fields)).get("code") == "rate_limited":
-        time.sleep(0.3)  # the back-off the host asks for (rate_limited), not an ordering
-    return reply
-
-
 @pytest.mark.parametrize(
     ("game", "config", "bot"),
     [("sagrada", {"players": 3}, sagrada_action), ("sagrada", {"players": 1}, sagrada_action),
@@ -140,22 +132,22 @@ def test_a_bot_written_from_the_page_plays_a_whole_game_with_every_action_accept
     with running_host(tmp_path) as host:
         raw = Raw(host.endpoint)
         try:
-            table = ask(raw, "create", game=game, config=config, seed=3)["table"]
-            static = ask(raw, "static", table=table)["static"]
-            tokens = [ask(raw, "join", table=table)["token"] for _ in range(config["players"])]
+            table = raw.patient("create", game=game, config=config, seed=3)["table"]
+            static = raw.patient("static", table=table)["static"]
+            tokens = [raw.patient("join", table=table)["token"] for _ in range(config["players"])]
             rng = random.Random(3)
             kinds = set()
-            turn = ask(raw, "sync", table=table)["turn"]
+            turn = raw.patient("sync", table=table)["turn"]
             while turn is not None:
-                snap = ask(raw, "sync", table=table, token=tokens[turn])
+                snap = raw.patient("sync", table=table, token=tokens[turn])
                 action = bot(snap["view"], snap["private"], static, rng)
-                reply = ask(raw, "act", table=table, seat=turn, token=tokens[turn],
+                reply = raw.patient("act", table=table, seat=turn, token=tokens[turn],
                             version=snap["version"], action=action)
                 assert reply["type"] == "accepted", (action, reply)
                 kinds.add(action["type"])
                 turn = reply["turn"]
-            assert ask(raw, "sync", table=table)["status"] == "over"
-            assert "result" in ask(raw, "record", table=table)["record"]
+            assert raw.patient("sync", table=table)["status"] == "over"
+            assert "result" in raw.patient("record", table=table)["record"]
         finally:
             raw.close()
     # The page's harder parts were really used: placements, and the ghost with its pushes.

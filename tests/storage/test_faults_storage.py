@@ -16,7 +16,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_net_support import ROOT, RUN_SAGANI, Raw, choose, running_host
+from test_net_support import ROOT, RUN_SAGANI, Raw, choose, read_store, running_host
 
 from sagani_net.games import get_game
 from sagani_net.host import Host
-from sagani_net.protocol import VERSION, encode
 from sagani_net.store import DB_NAME, Store, salvage
 
 
@@ -52,11 +50,7 @@ def remount(path: Path, options: str) -> None:
 
 
 def integrity(data_dir: Path) -> str:
-    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        return db.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        db.close()
+    return str(read_store(data_dir, "PRAGMA integrity_check")[0][0])
 
 
 def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -66,53 +60,40 @@ def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-class Patient:
-    """Raw requests that wait out ``rate_limited`` as PROTOCOL.md asks (same bytes again).
-
-    These tests send a few hundred requests as fast as the host answers: on a quiet machine
-    that is more than the per-peer rate, and a refusal for it is no storage fault.
-    """
-
-    def __init__(self, raw: Raw) -> None:
-        self.raw = raw
-
-    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
-        self.raw.next_id += 1
-        body = encode({"v": VERSION, "type": kind, "id": self.raw.next_id, **fields})
-        while (reply := self.raw.send_bytes(body)).get("code") == "rate_limited":
-            time.sleep(0.2)  # the back-off the host asks for (rate_limited)
-        return reply
-
-
 class Game:
-    """A started 2-player table played with random legal actions through raw requests."""
+    """A started 2-player table played with random legal actions through raw requests, each
+    waiting out ``rate_limited`` (:meth:`Raw.patient`): these tests send a few hundred as fast
+    as the host answers, more than the per-peer rate on a quiet machine, and a refusal for it
+    is no storage fault."""
 
     def __init__(self, raw: Raw, seed: int) -> None:
-        self.raw = Patient(raw)
-        raw = self.raw
-        self.table = raw("create", game="sagani", config={"players": 2}, seed=seed)["table"]
-        self.tokens = [raw("join", table=self.table)["token"] for _ in range(2)]
+        self.raw = raw
+        self.table = self.ask("create", game="sagani", config={"players": 2}, seed=seed)["table"]
+        self.tokens = [self.ask("join", table=self.table)["token"] for _ in range(2)]
         self.rng = random.Random(seed)
         self.accepted: list[tuple[int, int, dict[str, Any]]] = []
 
+    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self.raw.patient(kind, **fields)
+
     def act(self) -> dict[str, Any]:
-        snap = self.raw("sync", table=self.table)
+        snap = self.ask("sync", table=self.table)
         seat, version = snap["turn"], snap["version"]
         action = choose(snap["view"], self.rng)
-        reply = self.raw("act", table=self.table, seat=seat, token=self.tokens[seat],
+        reply = self.ask("act", table=self.table, seat=seat, token=self.tokens[seat],
                          version=version, action=action)
         if reply["type"] == "accepted":
             self.accepted.append((version, seat, action))
         return reply
 
     def snapshot(self) -> tuple[int, int, dict[str, Any]]:
-        snap = self.raw("sync", table=self.table)
+        snap = self.ask("sync", table=self.table)
         return snap["version"], snap["seq"], snap["view"]
 
     def finish(self) -> dict[str, Any]:
-        while self.raw("sync", table=self.table)["status"] != "over":
+        while self.ask("sync", table=self.table)["status"] != "over":
             assert self.act()["type"] == "accepted"
-        return self.raw("record", table=self.table)["record"]
+        return self.ask("record", table=self.table)["record"]
 
 
 def fill_until_refused(game: Game) -> dict[str, Any]:
@@ -149,7 +130,7 @@ def play_through_a_full_disk(data_dir: Path, make_room, fill=None) -> None:
         for _ in range(5):
             assert game.act()["code"] == "storage_failed"
         assert game.snapshot() == stuck
-        assert game.raw("hello")["type"] == "welcome"
+        assert game.ask("hello")["type"] == "welcome"
         assert integrity(data_dir) == "ok"
         make_room(host)
         record = game.finish()
@@ -198,7 +179,7 @@ def test_read_only_data_dir_is_a_clear_error_and_the_games_survive(tmp_path: Pat
         with running_host(data_dir) as host:
             raw = Raw(host.endpoint)
             raw.next_id = 1000  # message ids are never reused within a session
-            game.raw = Patient(raw)
+            game.raw = raw
             assert game.snapshot()[0] == 10
             check_record(game.finish(), game.accepted)
             raw.close()
@@ -229,14 +210,14 @@ def damage_while_running(data_dir: Path, damage, caplog: pytest.LogCaptureFixtur
             damage(data_dir)
             for _ in range(3):
                 assert game.act()["code"] == "storage_failed"
-            assert game.raw("create", game="sagani", config={"players": 2})["code"] \
+            assert game.ask("create", game="sagani", config={"players": 2})["code"] \
                 == "storage_failed"
         assert game.snapshot() == before  # reads still served, nothing moved
-        assert game.raw("tables")["type"] == "tables"
+        assert game.ask("tables")["type"] == "tables"
         assert host.storage_broken is not None and why in host.storage_broken
         lines = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
         assert len(lines) == 1 and why in lines[0], lines
-        game.raw.raw.close()
+        game.raw.close()
     return game
 
 
@@ -284,12 +265,12 @@ def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
 ) -> None:
     # A bigger database than one game, so that the damage lands among the actions.
     with running_host(tmp_path) as host:
-        raw = Patient(Raw(host.endpoint))
-        games = [Game(raw.raw, seed=710 + i) for i in range(6)]
+        raw = Raw(host.endpoint)
+        games = [Game(raw, seed=710 + i) for i in range(6)]
         for _ in range(30):
             for game in games:
                 assert game.act()["type"] == "accepted"
-        raw.raw.close()
+        raw.close()
     damage_while_running(tmp_path, lambda d: corrupt(d / DB_NAME), caplog,
                          "database file was written")
     # On start: one line that says what to do, no traceback.
@@ -310,10 +291,10 @@ def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
         salvaged = proc.stderr.readline()
         assert salvaged.startswith("sagani host: salvaged "), salvaged
         print(salvaged.strip())
-        raw = Patient(Raw(endpoint))
-        for table in raw("tables")["tables"]:
-            assert raw("sync", table=table["table"])["version"] == table["version"]
-        raw.raw.close()
+        raw = Raw(endpoint)
+        for table in raw.patient("tables")["tables"]:
+            assert raw.patient("sync", table=table["table"])["version"] == table["version"]
+        raw.close()
     finally:
         proc.terminate()
         proc.wait()
@@ -329,7 +310,7 @@ def test_data_dir_and_database_files_are_the_owners_alone(tmp_path: Path) -> Non
         game = Game(Raw(host.endpoint), seed=705)
         assert game.act()["type"] == "accepted"
         modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data_dir.iterdir()}
-        game.raw.raw.close()
+        game.raw.close()
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     assert {DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"} <= set(modes)
     assert set(modes.values()) == {0o600}, modes
@@ -400,7 +381,7 @@ def test_a_reader_of_a_live_data_dir_writes_nothing(tmp_path: Path) -> None:
         assert [(p.stat().st_ino, p.read_bytes()) for p in files] == before
         assert host.store.damage() is None
         assert game.act()["type"] == "accepted"  # and the host goes on writing
-        game.raw.raw.close()
+        game.raw.close()
 
 
 def test_record_export_of_a_damaged_data_dir_is_one_line(tmp_path: Path) -> None:
@@ -429,4 +410,4 @@ def test_another_program_reading_the_live_database_leaves_the_host_whole(tmp_pat
         assert (tmp_path / (DB_NAME + "-wal")).exists()
         assert host.store.damage() is None
         assert game.act()["type"] == "accepted"
-        game.raw.raw.close()
+        game.raw.close()

@@ -18,9 +18,9 @@ This module imports Sagani's rules only.
 
 from __future__ import annotations
 
-import math
 import random
 
+from sagani_net.game import logistic
 from sagani_net.games.sagani.rules import (
     CHOOSE,
     OVER,
@@ -165,12 +165,6 @@ def evaluate(state: State, seat: int) -> float:
         return _advanced_final(p)
     late = state.end_triggered or state.last_round
     return _equity(p, 0.3 if late else 1.0)
-
-
-def _logistic(x: float) -> float:
-    if x < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 # -- the search's moves -----------------------------------------------------------------------
@@ -339,7 +333,7 @@ class Search:
             for j, vj in enumerate(values):
                 if i == j:
                     continue
-                shaped = _logistic((vi - vj) / scale)
+                shaped = logistic((vi - vj) / scale)
                 # A finished game: winning is what counts, the margin only breaks ties in value.
                 total += (0.8 * (place[i] < place[j]) + 0.2 * shaped) if over else shaped
             rewards.append(total / (len(values) - 1))

@@ -28,6 +28,7 @@ from sagani_net.game import (
     Rules,
     check_options,
     check_record,
+    check_result,
     is_int,
     replay_actions,
 )
@@ -1082,12 +1083,7 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         raise RuleError("bad_record", f"the record's config: {e.message}") from None
     state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
     events = replay_actions(state, record["actions"])
-    if (
-        "result" in record
-        and state.outcome is not None
-        and record["result"] != state.outcome.to_data()
-    ):
-        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    check_result(record, None if state.outcome is None else state.outcome.to_data())
     return state, events
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, NamedTuple
 
+from sagani_net.game import Data
 from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
@@ -39,7 +40,6 @@ from sagani_net.games.sagani.words import plural
 from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 
 Cell = tuple[int, int]
-Data = dict[str, Any]
 Fragment = tuple[str, str]
 
 TILE_W, TILE_H = 8, 3
@@ -806,10 +806,6 @@ class SaganiUI(GameUI[State]):
         self._mark: dict[int, dict[Cell, tuple[Any, ...]]] = {}
 
     # -- questions --------------------------------------------------------------------------
-
-    @property
-    def view(self) -> Data | None:
-        return self.model.view
 
     @property
     def phase(self) -> str:

@@ -22,10 +22,10 @@ True
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Hashable
 
+from sagani_net.game import logistic, margin_rewards
 from sagani_net.games.sagrada.components import (
     CELLS,
     CLASH,
@@ -325,12 +325,6 @@ class Search:
             # The evaluation is the margin over the target. Centred on the root's, rewards
             # tell moves apart however far from winning the game is: scored from 0, a game
             # 20 points behind gives every move nearly the same reward.
-            return [_logistic((values[0] - (self.baseline or 0.0)) / self.margin_scale)]
-        return [sum(_logistic((vi - vj) / self.margin_scale) for j, vj in enumerate(values)
-                    if j != i) / (len(values) - 1) for i, vi in enumerate(values)]
+            return [logistic((values[0] - (self.baseline or 0.0)) / self.margin_scale)]
+        return margin_rewards(values, self.margin_scale)
 
-
-def _logistic(x: float) -> float:
-    if x < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))

@@ -29,7 +29,7 @@ import textwrap
 from functools import partial
 from typing import Any
 
-from sagani_net.game import RuleError
+from sagani_net.game import Data, RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -55,19 +55,7 @@ from sagani_net.games.sagrada.rules import (
     State,
     pattern_set,
 )
-from sagani_net.gameui import (
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
-
-Data = dict[str, Any]
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
 
 STYLES = {
     "die.r": "bg:#af0000 fg:#ffffff bold",

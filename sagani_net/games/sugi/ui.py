@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from sagani_net.game import RuleError
+from sagani_net.game import Data, RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, LANES, TURNS, space_name
 from sagani_net.games.sugi.rules import (
@@ -48,19 +48,8 @@ from sagani_net.games.sugi.rules import (
     State,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
-from sagani_net.gameui import (
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
 
-Data = dict[str, Any]
 Fragment = tuple[str, str]
 
 LETTER = {"yellow": "Y", "red": "R", "purple": "P", "black": "K", "blue": "B"}
@@ -260,10 +249,6 @@ class SugiUI(GameUI[State]):
         self.resolving = 0
 
     # -- questions --------------------------------------------------------------------------
-
-    @property
-    def view(self) -> Data | None:
-        return self.model.view
 
     @property
     def phase(self) -> str:

@@ -355,7 +355,10 @@ def test_grozing_pliers_steps_are_taken_back_with_u_and_sent_whole(host: Host) -
         await until_async(lambda: model.ui.step() == "place" and model.ui.cursor is not None)
         cell = model.ui.cursor
         await keys.send(ENTER)
-        await until_async(lambda: any(line.startswith("ann places") for line in model.log))
+        # It timed out once in a full run under load: the wait says what the console showed.
+        await until_async(lambda: any(line.startswith("ann places") for line in model.log),
+                          said=lambda: f"message {model.message!r}, connection "
+                          f"{model.connection}, host at {state().version}, log {model.log[-3:]}")
         sent = [str(a) for seat, a in state().history[version:] if seat == 0]
         assert sent == ["draft 1", "tool 1", f"value {value}", f"place {cell_text(cell)}"]
 
