@@ -4,6 +4,8 @@ The layers, each importing only those below it:
 
 - the seam: ``game`` (the small interface the host, the bots and the console see a game
   through) and ``gameui`` (a game's part of the console: ``GameUI`` and its drawing helpers);
+  beside them ``caches`` (``BoundedCache``: every cache keyed by what a client sends, a
+  game's or the host's);
 - the games: ``games`` (the registry: ``get_game``, ``game_part``) and one package per game,
   ``games.sagani``, ``games.sagrada``, ``games.sugi``, each with its ``rules``, ``bots``,
   ``ui`` and ``words``;

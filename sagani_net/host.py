@@ -24,8 +24,9 @@ from typing import Any, Protocol, cast
 import zmq
 
 from sagani_net import limits as caps
+from sagani_net.caches import BoundedCache
 from sagani_net.games import about, game_names
-from sagani_net.limits import BoundedCache, RateLimiter
+from sagani_net.limits import RateLimiter
 from sagani_net.peers import ConnectionGuard
 from sagani_net.protocol import (
     ProtocolError,

@@ -35,6 +35,7 @@ from functools import reduce
 from operator import or_
 from typing import Any, NamedTuple
 
+from sagani_net.caches import BoundedCache
 from sagani_net.game import (
     Data,
     Engine,
@@ -77,7 +78,6 @@ from sagani_net.games.sagrada.components import (
     private_points,
 )
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS, PUBLISHED, Pattern, parse_patterns
-from sagani_net.limits import BoundedCache
 
 ROUNDS = 10
 PATTERNS_DEALT = 4
