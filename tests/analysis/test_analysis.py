@@ -20,7 +20,7 @@ from test_net_support import RUN_SAGANI
 from sagani_net.analysis import Effort, Verdict, analyse, decisions
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.game import Data, GameState
+from sagani_net.game import Data, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagrada import bots as sagrada_bots
@@ -171,19 +171,36 @@ def test_the_analysis_is_the_same_on_every_run_with_an_iteration_budget(game: st
 def test_a_later_draw_changed_in_a_sagani_record_changes_no_earlier_verdict() -> None:
     record = play_local(GameSpec(0, "sagani", {"players": 2, "mode": "multi"}, 6,
                                  ("greedy", "greedy"))).record
-    k = 12
-    prefix = {**{k_: v for k_, v in record.items() if k_ != "result"},
-              "actions": record["actions"][:k]}
-    state = get_game("sagani").from_record(prefix)
+    rules = get_game("sagani")
+    # The decisions before the offer's last tile is taken: their searches (4 turns deep) reach
+    # the refill, so a search that peeked at the record's pile would see the tiles changed.
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    state = rules.from_record({**start, "actions": []})
+    k = 0
+    while not (state.phase == "choose" and len(state.offer) == 1):
+        state.apply(state.parse_action(without_seat(record["actions"][k])))
+        k += 1
+    prefix = {**start, "actions": record["actions"][:k]}
+    # The refill's hidden tiles (after the top, whose back is public) swapped for the pile's
+    # last four: another refill, the same views.
     drawn = 72 - len(state.pile)
-    # The second and third tiles to come: hidden (only the top tile's back is public).
     tiles = list(prefix["tiles"])
-    tiles[drawn + 1], tiles[drawn + 2] = tiles[drawn + 2], tiles[drawn + 1]
+    tiles[drawn + 1:drawn + 5], tiles[-4:] = tiles[-4:], tiles[drawn + 1:drawn + 5]
     changed = {**prefix, "tiles": tiles}
-    assert get_game("sagani").from_record(changed).pile != state.pile
+    refills = []
+    for one in (prefix, changed):
+        after = rules.from_record(one)
+        for data in record["actions"][k:]:
+            after.apply(after.parse_action(without_seat(data)))
+            if after.offer:
+                break
+        refills.append(sorted(after.offer))
+    assert refills[0] != refills[1]
     assert [d.view for d in decisions(changed)] == [d.view for d in decisions(prefix)]
-    same = analyse(prefix, Effort(40), workers=1).to_data()
-    other = analyse(changed, Effort(40), workers=1).to_data()
+    late = 6  # the last decisions before the refill; the earlier ones add nothing to the test
+    same = analyse(prefix, Effort(40), workers=1, only=lambda d: d.index >= k - late).to_data()
+    other = analyse(changed, Effort(40), workers=1, only=lambda d: d.index >= k - late).to_data()
+    assert len(same["decisions"]) == late
     assert _without_time(same) == _without_time(other)
 
 
