@@ -337,9 +337,10 @@ def analyse(
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
     ``workers`` processes (default: every core), with a progress bar on ``progress`` and
-    ``on_verdict(done, total)`` after each verdict; ``context``: the workers' multiprocessing
-    context (spawn in a process with threads of its own). Raises RuleError for a damaged
-    record."""
+    ``on_verdict(done, total)`` after each verdict (an exception it raises ends the analysis
+    there: no other decision is searched, the workers are stopped); ``context``: the
+    workers' multiprocessing context (spawn in a process with threads of its own). Raises
+    RuleError for a damaged record."""
     effort = effort or Effort()
     started = time.perf_counter()
     points = [d for d in decisions(record) if only is None or only(d)]
@@ -362,8 +363,21 @@ def analyse(
             done(judge(point, effort))
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in as_completed([pool.submit(judge, p, effort) for p in points]):
-                done(future.result())
+            futures = [pool.submit(judge, p, effort) for p in points]
+            try:
+                for future in as_completed(futures):
+                    done(future.result())
+            except BaseException:
+                # Ctrl-C, a worker's error or on_verdict's own (a console closing): the
+                # decisions not started are dropped (the pool would search them all first),
+                # and those being searched are stopped, not waited for (ProcessPoolExecutor
+                # has no public way to stop its workers before Python 3.14).
+                searching = list(pool._processes.values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in searching:
+                    process.terminate()
+                    process.join()
+                raise
     verdicts = [found[p.index] for p in points]
     return Analysis(name, measure(name, seats), effort, verdicts,
                     time.perf_counter() - started, workers, summarize(verdicts, seats))

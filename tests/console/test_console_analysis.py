@@ -124,6 +124,41 @@ def test_a_on_the_final_screen_analyses_in_the_background_then_opens_the_replay(
     asyncio.run(asyncio.wait_for(main(), 40))
 
 
+def test_quitting_while_the_game_is_analysed_ends_the_analysis() -> None:
+    """q during the analysis: the console closes and its analysis stops at the next verdict,
+    rather than keep the process alive until every decision is searched."""
+    record = finished_record()
+    model = ConsoleModel(connection="local", seats=names(), status="over", page=FINAL)
+    model.view = State.from_record(record).view(None)
+    started = threading.Event()
+    verdicts: list[int] = []
+    stopped: list[BaseException] = []
+
+    def whole(record_: dict[str, Any], on_verdict: Callable[[int, int], None]) -> Analysis:
+        def tick(done: int, total: int) -> None:
+            verdicts.append(done)
+            started.set()
+            on_verdict(done, total)
+        try:
+            return analyse(record_, Effort(30), workers=1, on_verdict=tick)
+        except BaseException as exc:
+            stopped.append(exc)
+            raise
+
+    async def get_record() -> dict[str, Any]:
+        return record
+
+    async def main() -> None:
+        async with running_console(model, record=get_record, analyser=whole) as running:
+            running.keys.send_text("a")
+            await until(started.is_set, 10)
+        # running_console pressed q on its way out
+
+    asyncio.run(asyncio.wait_for(main(), 30))  # returns once the analysis's thread has ended
+    assert len(stopped) == 1, "the analysis ran to its end"
+    assert len(verdicts) < len(record["actions"]) // 2, verdicts
+
+
 def test_the_final_screen_offers_no_analysis_without_a_record() -> None:
     model = ConsoleModel(connection="local", seats=names(), status="over", page=FINAL)
     model.view = State.from_record(finished_record()).view(None)
