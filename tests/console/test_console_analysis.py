@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import Terminal
 from console_kit import running_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -27,7 +28,10 @@ from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.cli.main import main
+from sagani_net.cli.play_cmd import bot_loop
+from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
+from sagani_net.host import Host
 
 #: Decisions the tests analyse (the first ones): enough for costly ones, quick to search.
 ANALYSED = 14
@@ -157,6 +161,39 @@ def test_quitting_while_the_game_is_analysed_ends_the_analysis() -> None:
     asyncio.run(asyncio.wait_for(main(), 30))  # returns once the analysis's thread has ended
     assert len(stopped) == 1, "the analysis ran to its end"
     assert len(verdicts) < len(record["actions"]) // 2, verdicts
+
+
+def test_sagani_join_offers_a_on_the_final_screen_and_q_stops_its_analysis(
+        host: Host, tmp_path: Path) -> None:
+    """The real ``sagani join`` at 80x24 on a finished table: the final screen offers ``a``,
+    which gets the record from the host and analyses it (the real analyser, on every core)
+    with a progress bar; q then quits at once, its analysis stopped."""
+
+    async def finished_table() -> str:
+        kinds = ("greedy", "random")
+        clients = [AsyncClient(host.endpoint) for _ in kinds]
+        await clients[0].connect()
+        table = await clients[0].create({"players": 2}, game="sugi", seed=3, bots=[0, 1])
+        for seat, client in enumerate(clients):
+            await client.join(table, role="bot", seat=seat, name=kinds[seat])
+        await asyncio.gather(*(bot_loop(c, kinds[n], n) for n, c in enumerate(clients)))
+        for client in clients:
+            client.close()
+        return table
+
+    table = asyncio.run(asyncio.wait_for(finished_table(), 60))
+    address = host.endpoint.removeprefix("tcp://")
+    watcher = Terminal("join", address, "--table", table, "--spectate",
+                       env={"HOME": str(tmp_path)})
+    try:
+        watcher.wait_for("a analyse this game")
+        watcher.send("a")
+        watcher.wait_for("analysing the game: [", 60)
+        watcher.send("q")
+        assert watcher.close() == 0
+    finally:
+        if watcher.proc.poll() is None:
+            watcher.proc.kill()
 
 
 def test_the_final_screen_offers_no_analysis_without_a_record() -> None:
