@@ -19,7 +19,16 @@ import pytest
 from test_net_support import RUN_SAGANI
 
 from sagani_net import analysis as analysis_module
-from sagani_net.analysis import Effort, Verdict, analyse, decisions, judge
+from sagani_net.analysis import (
+    Analysis,
+    Effort,
+    Verdict,
+    analyse,
+    decisions,
+    format_analysis,
+    judge,
+    summarize,
+)
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.game import Data, GameState, without_seat
@@ -347,3 +356,26 @@ def test_an_exception_from_on_verdict_ends_the_analysis_without_searching_the_re
     assert total > 20 and len(searched) <= 1 + 2 * workers + 1, searched
     # The searches under way are stopped, not waited for.
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("game", "played", "best", "rows"), [
+    ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
+    ("sugi", "action 14 free 20 t1 rot 180", "action 14 free 20 t3 rot 180", 2),
+])
+def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
+        game: str, played: str, best: str, rows: int) -> None:
+    """Two moves that differ only at their ends read apart: written whole, side by side when
+    they fit, else the best under the one played (Sugi's long actions)."""
+    verdicts = [Verdict(i, i % 2, i + 1, played, best, 0.2, 0.5, 0.3, "blunder")
+                for i in range(3)]
+    seats = [f"a player with a long name {n}" for n in (1, 2)]
+    text = format_analysis(Analysis(game, "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), seats)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), text
+    marked = [n for n, line in enumerate(lines) if line.rstrip().endswith("blunder")]
+    assert len(marked) == 3
+    for n in marked:
+        shown = " ".join(lines[n:n + rows])
+        assert played in shown and best in shown, text
+    assert "seat 1 (a player with costliest: turn 1 -30.0, turn 3 -30.0" in " ".join(text.split())
