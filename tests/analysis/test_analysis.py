@@ -273,8 +273,12 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
     assert "mean loss" in table and "decisions searched" in table
     (tmp_path / "bad.json").write_text('{"game": "sugi", "actions": 3, "seed": 1}')
     for args in ([str(tmp_path / "bad.json")], [str(tmp_path / "none.json")], [],
-                 [str(path), "--iterations", "0"], [str(path), "--table", "t1"]):
-        failed = subprocess.run([*sagani, *args], capture_output=True, text=True)
+                 [str(path), "--iterations", "0"], [str(path), "--table", "t1"],
+                 # said at once, not after an analysis that would take hours
+                 [str(path), "--iterations", "100000000", "--json",
+                  str(tmp_path / "no" / "such.json")],
+                 [str(path), "--iterations", "100000000", "--json", str(tmp_path)]):
+        failed = subprocess.run([*sagani, *args], capture_output=True, text=True, timeout=60)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
 
