@@ -30,6 +30,8 @@ from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.cli.main import main
 from sagani_net.cli.play_cmd import bot_loop
 from sagani_net.client import AsyncClient
+from sagani_net.game import without_seat
+from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
 
@@ -163,13 +165,10 @@ def test_quitting_while_the_game_is_analysed_ends_the_analysis() -> None:
     assert len(verdicts) < len(record["actions"]) // 2, verdicts
 
 
-def test_sagani_join_offers_a_on_the_final_screen_and_q_stops_its_analysis(
-        host: Host, tmp_path: Path) -> None:
-    """The real ``sagani join`` at 80x24 on a finished table: the final screen offers ``a``,
-    which gets the record from the host and analyses it (the real analyser, on every core)
-    with a progress bar; q then quits at once, its analysis stopped."""
+def finished_table(host: Host) -> str:
+    """A game of Sugi played to its end at ``host`` by two bots (greedy, random): its table."""
 
-    async def finished_table() -> str:
+    async def play() -> str:
         kinds = ("greedy", "random")
         clients = [AsyncClient(host.endpoint) for _ in kinds]
         await clients[0].connect()
@@ -181,7 +180,33 @@ def test_sagani_join_offers_a_on_the_final_screen_and_q_stops_its_analysis(
             client.close()
         return table
 
-    table = asyncio.run(asyncio.wait_for(finished_table(), 60))
+    return asyncio.run(asyncio.wait_for(play(), 60))
+
+
+def test_sagani_analyze_reads_a_finished_table_from_a_host(host: Host) -> None:
+    table = finished_table(host)
+    address = host.endpoint.removeprefix("tcp://")
+    done = subprocess.run([*RUN_SAGANI, "analyze", "--table", table, "--host", address,
+                           "--iterations", "5", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    client = AsyncClient(host.endpoint)
+    try:
+        record = asyncio.run(client.record(table))
+    finally:
+        client.close()
+    assert data["game"] == "sugi" and len(data["decisions"]) == len(record["actions"])
+    assert data["decisions"][-1]["played"] == get_game("sugi").action_text(
+        without_seat(record["actions"][-1]))
+
+
+def test_sagani_join_offers_a_on_the_final_screen_and_q_stops_its_analysis(
+        host: Host, tmp_path: Path) -> None:
+    """The real ``sagani join`` at 80x24 on a finished table: the final screen offers ``a``,
+    which gets the record from the host and analyses it (the real analyser, on every core)
+    with a progress bar; q then quits at once, its analysis stopped."""
+
+    table = finished_table(host)
     address = host.endpoint.removeprefix("tcp://")
     watcher = Terminal("join", address, "--table", table, "--spectate",
                        env={"HOME": str(tmp_path)})
