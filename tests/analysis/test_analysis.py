@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import random
 import re
 import subprocess
@@ -383,3 +384,23 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
         shown = " ".join(lines[n:n + rows])
         assert played in shown and best in shown, text
     assert "seat 1 (a player with costliest: turn 1 -30.0, turn 3 -30.0" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+def test_sagani_analyze_with_iterations_writes_the_same_analysis_on_every_run(
+        game: str, tmp_path: Any) -> None:
+    """Runs of the command are separate processes, each with its own string hashing: the
+    analysis must not depend on it (a set's order, say), only on the record and the effort."""
+    record = play_local(GameSpec(0, game, get_game(game).parse_config({}), 7,
+                                 ("greedy", "random"))).record
+    record["actions"] = record["actions"][:8]
+    record.pop("result")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    runs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run([*RUN_SAGANI, "analyze", str(path), "--iterations", "30",
+                               "--json"], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        runs.append(_without_time(json.loads(done.stdout)))
+    assert runs[0]["decisions"] and runs[0] == runs[1]
