@@ -670,7 +670,9 @@ async def _join(
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
                       "away, the game goes on here")
-        status = await run_console(Console(model, client, rejoin=rejoin))
+        # The record, once the game is over: the final screen's a (analyse this game).
+        status = await run_console(Console(model, client, rejoin=rejoin,
+                                           record=lambda: client.record(table)))
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
         address = check.address_now(client)
         shown = address.removeprefix("tcp://")

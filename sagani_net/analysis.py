@@ -337,9 +337,10 @@ def analyse(
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
     ``workers`` processes (default: every core), with a progress bar on ``progress`` and
-    ``on_verdict(done, total)`` after each verdict; ``context``: the workers' multiprocessing
-    context (spawn in a process with threads of its own). Raises RuleError for a damaged
-    record."""
+    ``on_verdict(done, total)`` after each verdict (an exception it raises ends the analysis
+    there: no other decision is searched, the workers are stopped); ``context``: the
+    workers' multiprocessing context (spawn in a process with threads of its own). Raises
+    RuleError for a damaged record."""
     effort = effort or Effort()
     started = time.perf_counter()
     points = [d for d in decisions(record) if only is None or only(d)]
@@ -362,44 +363,76 @@ def analyse(
             done(judge(point, effort))
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in as_completed([pool.submit(judge, p, effort) for p in points]):
-                done(future.result())
+            futures = [pool.submit(judge, p, effort) for p in points]
+            try:
+                for future in as_completed(futures):
+                    done(future.result())
+            except BaseException:
+                # Ctrl-C, a worker's error or on_verdict's own (a console closing): the
+                # decisions not started are dropped (the pool would search them all first),
+                # and those being searched are stopped, not waited for (ProcessPoolExecutor
+                # has no public way to stop its workers before Python 3.14).
+                searching = list(pool._processes.values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in searching:
+                    process.terminate()
+                    process.join()
+                raise
     verdicts = [found[p.index] for p in points]
     return Analysis(name, measure(name, seats), effort, verdicts,
                     time.perf_counter() - started, workers, summarize(verdicts, seats))
 
 
+#: The width the text of an analysis keeps to (a terminal's 80 columns).
+TEXT_WIDTH = 80
+
+
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
                     every: bool = False) -> str:
-    """The analysis as text: the marked decisions (``every``: all), the summary per seat and
-    the time it took."""
+    """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
+    (``every``: all), the summary per seat and the time it took. Moves are written whole: a
+    game whose moves are too long for two columns side by side (Sugi's) gets the best move
+    under the one played."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
-        return f"seat {seat + 1}" + (f" ({name})" if name else "")
+        return (f"seat {seat + 1}" + (f" ({name})" if name else ""))[:22]
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     lines = [f"{get_game(analysis.game).title}: {len(analysis.verdicts)} decisions; values are "
              f"the {unit} of the seat that moved, in %"]
     shown = [v for v in analysis.verdicts if every or v.mark]
+    move = max([len("played"), *(len(t) for v in shown for t in (v.played, v.best))])
+    # '#', turn, seat, the moves, value, best, loss and mark: 44 columns besides the moves.
+    side_by_side = 44 + 2 * move <= TEXT_WIDTH
     if shown:
-        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {'played':<18} {'best':<18} "
+        moves = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
+                 else f"{'played, then best':<{move}}")
+        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {moves} "
                      f"{'value':>5} {'best':>5} {'loss':>5}  mark")
     for v in shown:
-        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {v.played:<18.18} "
-                     f"{v.best:<18.18} {_pct(v.value_played):>5} {_pct(v.value_best):>5} "
+        moves = (f"{v.played:<{move}} {v.best:<{move}}" if side_by_side
+                 else f"{v.played:<{move}}")
+        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {moves} "
+                     f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
                      f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
+        if not side_by_side:
+            lines.append(f"{'':>16}best {v.best}")
     lines.append("")
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
-                 f"{'blunders':>8}  costliest (turn: loss)")
+                 f"{'blunders':>8}")
     for s in analysis.summary:
-        costly = ", ".join(f"{v.turn}: {v.loss * 100:.1f}" for v in s.costliest) or "-"
-        lines.append(f"{who(s.seat):<22.22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
-                     f"{s.mistakes:>8} {s.blunders:>8}  {costly}")
+        lines.append(f"{who(s.seat):<22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
+                     f"{s.mistakes:>8} {s.blunders:>8}")
+    for s in analysis.summary:
+        costly = ", ".join(f"turn {v.turn} -{v.loss * 100:.1f}" for v in s.costliest) or "none"
+        lines.append(f"{who(s.seat)} costliest: {costly}")
     judged = sum(not v.forced for v in analysis.verdicts)
+    wall = analysis.seconds / judged if judged else 0.0
     lines.append("")
     lines.append(f"{analysis.seconds:.1f} s for the game on {analysis.workers} "
-                 f"worker{'s' * (analysis.workers != 1)}; {judged} decisions searched, "
-                 f"{analysis.seconds_per_decision:.2f} s each ({_effort_text(analysis.effort)})")
+                 f"worker{'s' * (analysis.workers != 1)}, {wall:.2f} s a decision")
+    lines.append(f"({judged} decisions searched, {analysis.seconds_per_decision:.2f} s of one "
+                 f"core each; {_effort_text(analysis.effort)})")
     return "\n".join(lines)
 
 

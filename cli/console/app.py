@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -178,6 +179,10 @@ def analyse_in_background(record: dict[str, Any],
     return analyse(record, on_verdict=on_verdict, context=multiprocessing.get_context("spawn"))
 
 
+class _Closed(Exception):
+    """The console closed while it analysed the game: the analysis ends."""
+
+
 class _CommandCompleter(Completer):
     def __init__(self, model: ConsoleModel) -> None:
         self.model = model
@@ -218,6 +223,9 @@ class Console:
         self.record = record
         self.analyser = analyser
         self._analysing = False
+        #: Set once the console has closed: a background analysis stops at its next verdict
+        #: (its thread would otherwise keep the process alive, every decision searched).
+        self._closed = threading.Event()
         model.analysable = record is not None
         self._sending = False
         #: Game keys pressed while a move was on its way, played once it has arrived.
@@ -284,7 +292,10 @@ class Console:
         """Run until quit; returns an exit status."""
         if self.client is not None:
             self.app.pre_run_callables.append(self._start_tasks)
-        result = await self.app.run_async()
+        try:
+            result = await self.app.run_async()
+        finally:
+            self._closed.set()
         return result or 0
 
     def _start_tasks(self) -> None:
@@ -629,6 +640,8 @@ class Console:
                 record = await self.record()
 
             def on_verdict(done: int, total: int) -> None:  # on the analysis's thread
+                if self._closed.is_set():
+                    raise _Closed  # ends the analysis (sagani_net.analysis.analyse)
                 model.analysis_note = progress_text(done, total)
                 self.app.invalidate()
 

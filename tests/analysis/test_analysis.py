@@ -7,6 +7,8 @@ on records of a few dozen decisions."""
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import random
 import re
 import subprocess
@@ -17,10 +19,20 @@ from typing import Any
 import pytest
 from test_net_support import RUN_SAGANI
 
-from sagani_net.analysis import Effort, Verdict, analyse, decisions
+from sagani_net import analysis as analysis_module
+from sagani_net.analysis import (
+    Analysis,
+    Effort,
+    Verdict,
+    analyse,
+    decisions,
+    format_analysis,
+    judge,
+    summarize,
+)
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.game import Data, GameState
+from sagani_net.game import Data, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagrada import bots as sagrada_bots
@@ -45,6 +57,21 @@ def sagani_pass_in_intermezzo(state: Any) -> tuple[float, Any] | None:
         return None
     worth = max(sagani_bots.best_placement(state, tile)[0] for tile in state.storage)
     return worth, next(a for a in state.legal_actions() if a.type == "pass")
+
+
+def sagani_take_worthless_tile(state: Any) -> tuple[float, Any] | None:
+    """Taking the offer's tile whose best placement is worth least to the seat, when another
+    is worth more: a turn thrown away.
+
+    One ply is a poor judge of a take later on (a tile that scores now can cost the flips to
+    come), so the test takes it early: at seed 1's decision 10 (2.0 points of placement
+    worth between the takes), greedy's own play to the end from there wins 80% of 40 sampled
+    deals with a mean margin of +13.3 after greedy's take, 42.5% and -3.8 after this one."""
+    if state.phase != "choose" or state.intermezzo is not None or len(state.offer) < 2:
+        return None
+    takes = sorted(((sagani_bots.best_placement(state, state.offer[a.index])[0], a)
+                    for a in state.legal_actions() if a.type == "take"), key=lambda va: va[0])
+    return takes[-1][0] - takes[0][0], takes[0][1]
 
 
 def sagani_worst_placement(state: Any) -> tuple[float, Any] | None:
@@ -115,6 +142,7 @@ def verdict_at(record: Data, index: int, iterations: int) -> Verdict:
 
 
 @pytest.mark.parametrize(("game", "seed", "bad", "look", "iterations"), [
+    ("sagani", 1, sagani_take_worthless_tile, 11, 150),
     ("sagani", 1, sagani_pass_in_intermezzo, 100, 200),
     ("sagani", 1, sagani_worst_placement, 60, 150),
     ("sagrada", 1, sagrada_pass_with_a_good_die, 40, 100),
@@ -171,19 +199,36 @@ def test_the_analysis_is_the_same_on_every_run_with_an_iteration_budget(game: st
 def test_a_later_draw_changed_in_a_sagani_record_changes_no_earlier_verdict() -> None:
     record = play_local(GameSpec(0, "sagani", {"players": 2, "mode": "multi"}, 6,
                                  ("greedy", "greedy"))).record
-    k = 12
-    prefix = {**{k_: v for k_, v in record.items() if k_ != "result"},
-              "actions": record["actions"][:k]}
-    state = get_game("sagani").from_record(prefix)
+    rules = get_game("sagani")
+    # The decisions before the offer's last tile is taken: their searches (4 turns deep) reach
+    # the refill, so a search that peeked at the record's pile would see the tiles changed.
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    state = rules.from_record({**start, "actions": []})
+    k = 0
+    while not (state.phase == "choose" and len(state.offer) == 1):
+        state.apply(state.parse_action(without_seat(record["actions"][k])))
+        k += 1
+    prefix = {**start, "actions": record["actions"][:k]}
+    # The refill's hidden tiles (after the top, whose back is public) swapped for the pile's
+    # last four: another refill, the same views.
     drawn = 72 - len(state.pile)
-    # The second and third tiles to come: hidden (only the top tile's back is public).
     tiles = list(prefix["tiles"])
-    tiles[drawn + 1], tiles[drawn + 2] = tiles[drawn + 2], tiles[drawn + 1]
+    tiles[drawn + 1:drawn + 5], tiles[-4:] = tiles[-4:], tiles[drawn + 1:drawn + 5]
     changed = {**prefix, "tiles": tiles}
-    assert get_game("sagani").from_record(changed).pile != state.pile
+    refills = []
+    for one in (prefix, changed):
+        after = rules.from_record(one)
+        for data in record["actions"][k:]:
+            after.apply(after.parse_action(without_seat(data)))
+            if after.offer:
+                break
+        refills.append(sorted(after.offer))
+    assert refills[0] != refills[1]
     assert [d.view for d in decisions(changed)] == [d.view for d in decisions(prefix)]
-    same = analyse(prefix, Effort(40), workers=1).to_data()
-    other = analyse(changed, Effort(40), workers=1).to_data()
+    late = 6  # the last decisions before the refill; the earlier ones add nothing to the test
+    same = analyse(prefix, Effort(40), workers=1, only=lambda d: d.index >= k - late).to_data()
+    other = analyse(changed, Effort(40), workers=1, only=lambda d: d.index >= k - late).to_data()
+    assert len(same["decisions"]) == late
     assert _without_time(same) == _without_time(other)
 
 
@@ -229,8 +274,12 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
     assert "mean loss" in table and "decisions searched" in table
     (tmp_path / "bad.json").write_text('{"game": "sugi", "actions": 3, "seed": 1}')
     for args in ([str(tmp_path / "bad.json")], [str(tmp_path / "none.json")], [],
-                 [str(path), "--iterations", "0"], [str(path), "--table", "t1"]):
-        failed = subprocess.run([*sagani, *args], capture_output=True, text=True)
+                 [str(path), "--iterations", "0"], [str(path), "--table", "t1"],
+                 # said at once, not after an analysis that would take hours
+                 [str(path), "--iterations", "100000000", "--json",
+                  str(tmp_path / "no" / "such.json")],
+                 [str(path), "--iterations", "100000000", "--json", str(tmp_path)]):
+        failed = subprocess.run([*sagani, *args], capture_output=True, text=True, timeout=60)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
 
@@ -271,3 +320,87 @@ def test_sagani_analyze_reads_a_finished_table_from_a_data_dir(tmp_path: Any) ->
                               str(tmp_path)], capture_output=True, text=True)
     assert missing.returncode == 2 and missing.stderr.startswith("sagani analyze: cannot "
                                                                  "analyze nope: ")
+
+
+class _Enough(Exception):
+    """What the test's on_verdict raises to end an analysis early."""
+
+
+_SEARCHED: list[Any] = []  # where judge_noted writes (a path), set by the test
+
+
+def judge_noted(decision: Any, effort: Effort) -> Verdict:
+    """``judge`` that notes each decision it searches in a file (the workers are forked)."""
+    with open(_SEARCHED[0], "a") as noted:
+        noted.write(f"{decision.index}\n")
+    return judge(decision, effort)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_exception_from_on_verdict_ends_the_analysis_without_searching_the_rest(
+        workers: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C or a console that closes stops an analysis at its next verdict: the decisions
+    not yet started are not searched (a pool would otherwise search them all first), and the
+    workers are stopped."""
+    record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 3,
+                                 ("greedy", "random"))).record
+    total = len(record["actions"])
+    _SEARCHED[:] = [tmp_path / "searched"]
+    monkeypatch.setattr(analysis_module, "judge", judge_noted)
+
+    def enough(done: int, total_: int) -> None:
+        raise _Enough
+
+    with pytest.raises(_Enough):
+        # Long enough searches that the workers are still at theirs when the first ends.
+        analyse(record, Effort(2000), workers=workers, on_verdict=enough,
+                context=multiprocessing.get_context("fork"))
+    searched = (tmp_path / "searched").read_text().split()
+    # The one judged, those the workers were searching, and those queued for them (one more
+    # than the workers: ProcessPoolExecutor's call queue); none of the rest.
+    assert total > 20 and len(searched) <= 1 + 2 * workers + 1, searched
+    # The searches under way are stopped, not waited for.
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("game", "played", "best", "rows"), [
+    ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
+    ("sugi", "action 14 free 20 t1 rot 180", "action 14 free 20 t3 rot 180", 2),
+])
+def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
+        game: str, played: str, best: str, rows: int) -> None:
+    """Two moves that differ only at their ends read apart: written whole, side by side when
+    they fit, else the best under the one played (Sugi's long actions)."""
+    verdicts = [Verdict(i, i % 2, i + 1, played, best, 0.2, 0.5, 0.3, "blunder")
+                for i in range(3)]
+    seats = [f"a player with a long name {n}" for n in (1, 2)]
+    text = format_analysis(Analysis(game, "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), seats)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), text
+    marked = [n for n, line in enumerate(lines) if line.rstrip().endswith("blunder")]
+    assert len(marked) == 3
+    for n in marked:
+        shown = " ".join(lines[n:n + rows])
+        assert played in shown and best in shown, text
+    assert "seat 1 (a player with costliest: turn 1 -30.0, turn 3 -30.0" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+def test_sagani_analyze_with_iterations_writes_the_same_analysis_on_every_run(
+        game: str, tmp_path: Any) -> None:
+    """Runs of the command are separate processes, each with its own string hashing: the
+    analysis must not depend on it (a set's order, say), only on the record and the effort."""
+    record = play_local(GameSpec(0, game, get_game(game).parse_config({}), 7,
+                                 ("greedy", "random"))).record
+    record["actions"] = record["actions"][:8]
+    record.pop("result")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    runs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run([*RUN_SAGANI, "analyze", str(path), "--iterations", "30",
+                               "--json"], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        runs.append(_without_time(json.loads(done.stdout)))
+    assert runs[0]["decisions"] and runs[0] == runs[1]

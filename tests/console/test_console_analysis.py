@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import Terminal
 from console_kit import running_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -27,7 +28,12 @@ from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.cli.main import main
+from sagani_net.cli.play_cmd import bot_loop
+from sagani_net.client import AsyncClient
+from sagani_net.game import without_seat
+from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
+from sagani_net.host import Host
 
 #: Decisions the tests analyse (the first ones): enough for costly ones, quick to search.
 ANALYSED = 14
@@ -122,6 +128,97 @@ def test_a_on_the_final_screen_analyses_in_the_background_then_opens_the_replay(
             assert console.replay.index == worst.index + 1  # type: ignore[union-attr]
 
     asyncio.run(asyncio.wait_for(main(), 40))
+
+
+def test_quitting_while_the_game_is_analysed_ends_the_analysis() -> None:
+    """q during the analysis: the console closes and its analysis stops at the next verdict,
+    rather than keep the process alive until every decision is searched."""
+    record = finished_record()
+    model = ConsoleModel(connection="local", seats=names(), status="over", page=FINAL)
+    model.view = State.from_record(record).view(None)
+    started = threading.Event()
+    verdicts: list[int] = []
+    stopped: list[BaseException] = []
+
+    def whole(record_: dict[str, Any], on_verdict: Callable[[int, int], None]) -> Analysis:
+        def tick(done: int, total: int) -> None:
+            verdicts.append(done)
+            started.set()
+            on_verdict(done, total)
+        try:
+            return analyse(record_, Effort(30), workers=1, on_verdict=tick)
+        except BaseException as exc:
+            stopped.append(exc)
+            raise
+
+    async def get_record() -> dict[str, Any]:
+        return record
+
+    async def main() -> None:
+        async with running_console(model, record=get_record, analyser=whole) as running:
+            running.keys.send_text("a")
+            await until(started.is_set, 10)
+        # running_console pressed q on its way out
+
+    asyncio.run(asyncio.wait_for(main(), 30))  # returns once the analysis's thread has ended
+    assert len(stopped) == 1, "the analysis ran to its end"
+    assert len(verdicts) < len(record["actions"]) // 2, verdicts
+
+
+def finished_table(host: Host) -> str:
+    """A game of Sugi played to its end at ``host`` by two bots (greedy, random): its table."""
+
+    async def play() -> str:
+        kinds = ("greedy", "random")
+        clients = [AsyncClient(host.endpoint) for _ in kinds]
+        await clients[0].connect()
+        table = await clients[0].create({"players": 2}, game="sugi", seed=3, bots=[0, 1])
+        for seat, client in enumerate(clients):
+            await client.join(table, role="bot", seat=seat, name=kinds[seat])
+        await asyncio.gather(*(bot_loop(c, kinds[n], n) for n, c in enumerate(clients)))
+        for client in clients:
+            client.close()
+        return table
+
+    return asyncio.run(asyncio.wait_for(play(), 60))
+
+
+def test_sagani_analyze_reads_a_finished_table_from_a_host(host: Host) -> None:
+    table = finished_table(host)
+    address = host.endpoint.removeprefix("tcp://")
+    done = subprocess.run([*RUN_SAGANI, "analyze", "--table", table, "--host", address,
+                           "--iterations", "5", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    client = AsyncClient(host.endpoint)
+    try:
+        record = asyncio.run(client.record(table))
+    finally:
+        client.close()
+    assert data["game"] == "sugi" and len(data["decisions"]) == len(record["actions"])
+    assert data["decisions"][-1]["played"] == get_game("sugi").action_text(
+        without_seat(record["actions"][-1]))
+
+
+def test_sagani_join_offers_a_on_the_final_screen_and_q_stops_its_analysis(
+        host: Host, tmp_path: Path) -> None:
+    """The real ``sagani join`` at 80x24 on a finished table: the final screen offers ``a``,
+    which gets the record from the host and analyses it (the real analyser, on every core)
+    with a progress bar; q then quits at once, its analysis stopped."""
+
+    table = finished_table(host)
+    address = host.endpoint.removeprefix("tcp://")
+    watcher = Terminal("join", address, "--table", table, "--spectate",
+                       env={"HOME": str(tmp_path)})
+    try:
+        watcher.wait_for("a analyse this game")
+        watcher.send("a")
+        watcher.wait_for("analysing the game: [", 60)
+        watcher.send("q")
+        assert watcher.close() == 0
+    finally:
+        if watcher.proc.poll() is None:
+            watcher.proc.kill()
 
 
 def test_the_final_screen_offers_no_analysis_without_a_record() -> None:
