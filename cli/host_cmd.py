@@ -130,6 +130,9 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
+    if args.link_port is None and args.port and args.pub_port == args.port + 2:
+        raise UsageError(f"--pub-port {args.pub_port} is the link port's default (--port + 2); "
+                         "give --link-port too")
     if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
                          "--link-port too")

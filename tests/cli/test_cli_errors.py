@@ -65,6 +65,7 @@ BAD = {
     "host --port -1": ["host", "--port", "-1"],
     "host --port 65535 (no pub port)": ["host", "--port", "65535", "--data-dir", "{tmp}/h"],
     "host --pub-port = --port": ["host", "--port", "47999", "--pub-port", "47999"],
+    "host --pub-port = link port": ["host", "--port", "47999", "--pub-port", "48001"],
     "host --bind 999.1.1.1": ["host", "--bind", "999.1.1.1"],
     "host --bind ''": ["host", "--bind", ""],
     "host --bind not this machine": ["host", "--bind", NOT_HERE, "--port", "0",

@@ -58,8 +58,10 @@ class HostProcess:
         self.data_dir = data_dir
         self.proc, self.endpoint, pub = start_host_process(data_dir, "--port", "0",
                                                            "--heartbeat-s", "0.2")
+        # The standby link's port is whatever is free: by default it is --port + 2, which the
+        # first start's free broadcast port may be.
         self.ports = ("--port", str(port_number(self.endpoint)), "--pub-port",
-                      str(port_number(pub)), "--heartbeat-s", "0.2")
+                      str(port_number(pub)), "--link-port", "0", "--heartbeat-s", "0.2")
 
     def kill(self) -> None:
         self.proc.kill()
