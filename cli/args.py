@@ -14,26 +14,18 @@ argparse.ArgumentTypeError: a seed is 0..9223372036854775807, not -1
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import json
 import math
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-# The wire's limits (a seed is an id there) are the protocol's: the command line checks the same.
-from sagani_net.protocol.messages import (
-    MAX_DEADLINE_S,
-    MAX_NAME_LEN,
-    MAX_TABLE_ID_LEN,
-    MIN_DEADLINE_S,
-)
-from sagani_net.protocol.messages import MAX_ID as MAX_SEED
-from sagani_net.protocol.wire import MAX_PORT
-
+# Imported where they are used: a command such as `sagani selfplay` starts with none of them
+# (pathlib, json and ipaddress, and the protocol's codec for its limits, cost it more than its
+# games; tests/cli/test_startup_imports.py).
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
@@ -104,7 +96,22 @@ def seconds_in(
     return read
 
 
-port = int_in(0, MAX_PORT, "a port")
+def wire_limit(name: str) -> Any:
+    """One of the wire's limits (``MAX_PORT``, ``MAX_NAME_LEN``...): the command line checks
+    the same as the protocol. Looked up when a flag it bounds is read."""
+    from sagani_net.protocol import messages, wire
+
+    return getattr(messages, name) if hasattr(messages, name) else getattr(wire, name)
+
+
+def port(text: str) -> int:
+    return int_in(0, wire_limit("MAX_PORT"), "a port")(text)
+
+
+#: A seed is an id on the wire, whose ids are signed 64-bit (the protocol's ``MAX_ID``;
+#: tests/cli/test_startup_imports.py holds the two equal): written here so that reading a seed
+#: needs no codec.
+MAX_SEED = 2**63 - 1
 seed = int_in(0, MAX_SEED, "a seed")
 #: A seat as people count it, from 1 (the wire counts from 0).
 seat = int_in(1, 16, "a seat (from 1)")
@@ -115,14 +122,20 @@ workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
 deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
-#: A table's turn timer for people, in the range a create request may ask for.
-turn_timer = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a turn timer")
+def turn_timer(text: str) -> float:
+    """A table's turn timer for people, in the range a create request may ask for."""
+    low, high = wire_limit("MIN_DEADLINE_S"), wire_limit("MAX_DEADLINE_S")
+    return seconds_in(low, high, "a turn timer")(text)
+
+
 #: Below 10 ms a heartbeat is a busy loop.
 heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
 
 
 def bind_address(text: str) -> str:
     """An IP address to bind (``0.0.0.0``, ``127.0.0.1``, ``::1``...) or ``*``."""
+    import ipaddress
+
     if text == "*":
         return text
     try:
@@ -188,19 +201,23 @@ def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
 
 def name(text: str) -> str:
     """A name at the table: 1 to 64 characters."""
-    if not text.strip() or len(text) > MAX_NAME_LEN:
-        _bad(f"a name is 1..{MAX_NAME_LEN} characters")
+    longest = wire_limit("MAX_NAME_LEN")
+    if not text.strip() or len(text) > longest:
+        _bad(f"a name is 1..{longest} characters")
     return text
 
 
 def table_id(text: str) -> str:
-    if not text.strip() or len(text) > MAX_TABLE_ID_LEN or not text.isprintable():
-        _bad(f"a table id is 1..{MAX_TABLE_ID_LEN} printable characters, not {text!r}")
+    longest = wire_limit("MAX_TABLE_ID_LEN")
+    if not text.strip() or len(text) > longest or not text.isprintable():
+        _bad(f"a table id is 1..{longest} printable characters, not {text!r}")
     return text
 
 
 def directory(text: str) -> Path:
     """A data directory: may not exist yet, but may not be a file."""
+    from pathlib import Path
+
     if not text.strip():
         _bad("the directory is empty; give a path")
     path = Path(text).expanduser()
@@ -236,6 +253,8 @@ def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[
 def read_json(path: Path, what: str = "a game record") -> Any:
     """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
     a file that cannot be read)."""
+    import json
+
     with open(path, "rb") as f:
         data = f.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
@@ -258,6 +277,8 @@ def read_record(path: Path) -> dict[str, Any]:
 
 def json_file(text: str) -> Any:
     """The contents of a JSON file: a game option given as a file (``--patterns FILE``)."""
+    from pathlib import Path
+
     try:
         return read_json(Path(text).expanduser(), "a file of game data")
     except OSError as exc:

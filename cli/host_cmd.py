@@ -25,6 +25,7 @@ from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS
 from sagani_net.protocol import DEFAULT_PORT
+from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def _deadline(text: str) -> float:
 
 def check_ports(args: argparse.Namespace) -> None:
     """The clashes a single flag cannot see; raises UsageError."""
-    if args.pub_port is None and args.port == check.MAX_PORT:
+    if args.pub_port is None and args.port == MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no port for broadcasts (--port + 1); "
                          "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
@@ -136,7 +137,7 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
-    if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
+    if args.link_port is None and args.port and args.port + 2 > MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
                          "--link-port too")
 

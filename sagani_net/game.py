@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, ClassVar, Protocol, TypeGuard
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeGuard
 
 Data = dict[str, Any]
 #: The phase of every engine once its game is over.
@@ -70,8 +69,10 @@ class RuleError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
-class Option:
+# Option, About and Result are named tuples, not dataclasses: immutable values all the same,
+# and importing dataclasses (which imports inspect) would cost a short command such as
+# ``sagani selfplay`` more than its games.
+class Option(NamedTuple):
     """One table option a game offers (player count, mode, variant, difficulty...).
 
     ``choices`` lists every allowed value; an empty tuple allows any value of the default's
@@ -88,8 +89,7 @@ class Option:
                 "help": self.help}
 
 
-@dataclass(frozen=True)
-class About:
+class About(NamedTuple):
     """What is said of a game before it is played: its registry name, the title people read
     ("Sagani") and its table options. A game's package keeps it in ``about.py``, apart from
     its rules (which take it from there), so that menus, the command line and the host's
@@ -122,14 +122,14 @@ def check_options(options: Sequence[Option], data: Any) -> Data:
     return config
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """The end of a game: final scores, seats best first, and the game's own figures
-    (for example ``tiles_used`` and ``won`` in a solo game)."""
+    (for example ``tiles_used`` and ``won`` in a solo game). The figures are read, never
+    changed: without them a result shares one empty map."""
 
     scores: tuple[int, ...]
     ranking: tuple[int, ...]
-    figures: Data = field(default_factory=dict)
+    figures: Data = {}
 
     def to_data(self) -> Data:
         return {"scores": list(self.scores), "ranking": list(self.ranking), **self.figures}

@@ -13,9 +13,8 @@ rotation is 0, 90, 180 or 270 degrees clockwise.
 from __future__ import annotations
 
 import csv
-import io
-from dataclasses import dataclass
-from importlib import resources
+import os
+from typing import NamedTuple
 
 ELEMENTS = ("fire", "water", "earth", "air")
 DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
@@ -29,8 +28,7 @@ ELEMENT_INDEX = {name: i for i, name in enumerate(ELEMENTS)}
 DIRECTION_INDEX = {name: i for i, name in enumerate(DIRECTIONS)}
 
 
-@dataclass(frozen=True, slots=True)
-class Tile:
+class Tile(NamedTuple):
     """A tile as printed upright: element, value and arrows as ``(direction, element)``."""
 
     id: int
@@ -44,9 +42,13 @@ class Tile:
 
 
 def _load() -> dict[int, Tile]:
-    text = resources.files(__package__).joinpath("data/sagani_tiles.csv").read_text("utf-8")
+    # A plain file beside this module (the package ships it): importlib.resources, which
+    # would also read it from a zip, costs a short command more than its games.
+    path = os.path.join(os.path.dirname(__file__), "data", "sagani_tiles.csv")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
     tiles = {}
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in rows:
         arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))
         tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)
         if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
