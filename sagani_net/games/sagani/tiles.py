@@ -46,11 +46,15 @@ def _load() -> dict[int, Tile]:
     # would also read it from a zip, costs a short command more than its games.
     path = os.path.join(os.path.dirname(__file__), "data", "sagani_tiles.csv")
     with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = csv.reader(f)
+        column = {name: i for i, name in enumerate(next(rows))}
+        number, element, value, arrows_at = (
+            column[name] for name in ("id", "element", "value", "arrows"))
+        table = list(rows)
     tiles = {}
-    for row in rows:
-        arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))
-        tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)
+    for row in table:
+        arrows = tuple([tuple(part.split(":")) for part in row[arrows_at].split(";")])
+        tile = Tile(int(row[number]), row[element], int(row[value]), arrows)
         if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
             raise ValueError(f"tile list is damaged at {tile}")
         tiles[tile.id] = tile
@@ -66,11 +70,11 @@ TILE_IDS: tuple[int, ...] = tuple(sorted(TILES))
 ELEMENT_OF: dict[int, int] = {t.id: ELEMENT_INDEX[t.element] for t in TILES.values()}
 VALUE_OF: dict[int, int] = {t.id: t.value for t in TILES.values()}
 #: (tile id, rotation index) -> tuple of (direction index, element index), rotated clockwise.
-ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
-    (t.id, r): tuple(((DIRECTION_INDEX[d] + 2 * r) % 8, ELEMENT_INDEX[e]) for d, e in t.arrows)
-    for t in TILES.values()
-    for r in range(4)
-}
+ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+for _tile in TILES.values():
+    _upright = [(DIRECTION_INDEX[d], ELEMENT_INDEX[e]) for d, e in _tile.arrows]
+    for _r in range(4):
+        ARROWS[_tile.id, _r] = tuple([((d + 2 * _r) % 8, e) for d, e in _upright])
 
 
 def rotated_arrows(tile_id: int, rotation: int) -> tuple[tuple[str, str], ...]:
