@@ -16,9 +16,10 @@ same seats, as people run it: the ``sagani`` command of a throw-away virtual env
 this checkout's wheel installed (``python -m venv``, then ``pip install`` of the wheel, which
 compiles the bytecode at install), not this environment, whose editable install puts an
 import finder (pathlib, urllib, re...) into every start. Timed as a whole process, start-up
-included, by the child's CPU time (the median of :data:`SELFPLAY_RUNS` runs after one to warm
-the file cache), in games/s against the engine's random games/s measured just before, as a
-ratio (target >= 0.70): a gap between the engine and what people run shows at once. Beside it,
+included, by the child's CPU time, in games/s against the engine's random games/s in this
+process, as a ratio (target >= 0.70): a gap between the engine and what people run shows at
+once. Both are medians of :data:`SELFPLAY_RUNS` measures taken in turns (half a second of the
+engine, one process), after one process to warm the file cache. Beside it,
 the floor no command can go under: ``python -c pass`` in that environment, and its share of
 the process. Making the environment takes a few seconds (``pip`` fetches the dependencies);
 ``--venv DIR`` keeps it in DIR and reuses it (the wheel is reinstalled every run).
@@ -148,6 +149,8 @@ def bench(name: str, seconds: float) -> list[tuple[str, float, float | None]]:
 SELFPLAY_TARGET = 0.70
 SELFPLAY_GAMES = 100
 SELFPLAY_RUNS = 5
+#: The engine's turn beside each self-play process, in seconds of CPU.
+ENGINE_TURN_S = 0.5
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -198,12 +201,19 @@ def child_cpu_s(command: list[str]) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def selfplay_cpu_s(sagani: Path, name: str, seats: int) -> float:
-    """The median CPU seconds of one whole ``sagani selfplay`` process of
-    :data:`SELFPLAY_GAMES` random games, start-up included."""
+def selfplay_rates(sagani: Path, name: str, seats: int) -> tuple[float, float]:
+    """(games/s of whole ``sagani selfplay`` processes of :data:`SELFPLAY_GAMES` random games,
+    start-up included, by their CPU time; the engine's random games/s in this process), each
+    the median of :data:`SELFPLAY_RUNS` measures taken in turns, so that a shared machine's
+    load, which comes and goes, weighs on both alike."""
     command = selfplay_command(sagani, name, seats)
     child_cpu_s(command)  # the files in the cache, as for a command run twice
-    return statistics.median(child_cpu_s(command) for _ in range(SELFPLAY_RUNS))
+    game, config = get_game(name), bench_config(name)
+    engine, process = [], []
+    for _ in range(SELFPLAY_RUNS):
+        engine.append(games_per_second(game, config, playout, ENGINE_TURN_S))
+        process.append(SELFPLAY_GAMES / child_cpu_s(command))
+    return statistics.median(process), statistics.median(engine)
 
 
 def floor_cpu_s(sagani: Path) -> float:
@@ -227,18 +237,19 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores: above 1, other work shares them)")
     with tempfile.TemporaryDirectory(prefix="sagani-bench-") as scratch:
-        sagani = None
+        sagani, floor_s = None, 0.0
         if not args.no_selfplay:
             sagani = installed(args.venv or Path(scratch, "venv"))
-            floor = floor_cpu_s(sagani)
+            floor_s = floor_cpu_s(sagani)
             print(f"self-play runs {sagani} (this checkout's wheel); python -c pass there: "
-                  f"{floor * 1000:.1f} ms CPU")
+                  f"{floor_s * 1000:.1f} ms CPU")
         for name in args.game or game_names():
-            report(name, args.seconds, sagani)
+            report(name, args.seconds, sagani, floor_s)
 
 
-def report(name: str, seconds: float, sagani: Path | None) -> None:
-    """Print one game's figures; its self-play line too unless ``sagani`` is None."""
+def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0) -> None:
+    """Print one game's figures; its self-play line too unless ``sagani`` is None (``floor_s``:
+    the interpreter's own start there)."""
     print(f"{get_game(name).title} ({bench_config(name)})")
     rows = bench(name, seconds)
     for figure, value, target in rows:
@@ -250,15 +261,13 @@ def report(name: str, seconds: float, sagani: Path | None) -> None:
                   f"x{better:.2f} of target")
     if sagani is not None:
         seats = get_game(name).seats(bench_config(name))
-        engine = rows[0][1]
-        cpu_s = selfplay_cpu_s(sagani, name, seats)
-        rate = SELFPLAY_GAMES / cpu_s
+        rate, engine = selfplay_rates(sagani, name, seats)
         print(f"  {f'self-play process games/s ({SELFPLAY_GAMES} games, CPU)':52s} "
-              f"{rate:10.1f}   x{rate / engine:.2f} of the engine's {engine:.0f}  "
-              f"(target x{SELFPLAY_TARGET:.2f}; {cpu_s * 1000:.0f} ms, the engine's "
+              f"{rate:10.1f}   x{rate / engine:.2f} of the engine's {engine:.0f} in turn  "
+              f"(target x{SELFPLAY_TARGET:.2f}; {SELFPLAY_GAMES / rate * 1000:.0f} ms a "
+              f"process, {floor_s * 1000:.0f} of them python's own start; the engine's "
               f"{SELFPLAY_GAMES / engine * 1000:.0f} ms)")
         print(f"    ({' '.join(['sagani', *selfplay_command(sagani, name, seats)[1:]])})")
-
 
 if __name__ == "__main__":
     main()

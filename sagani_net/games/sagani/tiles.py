@@ -53,8 +53,11 @@ def _load() -> dict[int, Tile]:
         table = list(rows)
     tiles = {}
     for row in table:
-        arrows = tuple([tuple(part.split(":")) for part in row[arrows_at].split(";")])
-        tile = Tile(int(row[number]), row[element], int(row[value]), arrows)
+        arrows = []
+        for part in row[arrows_at].split(";"):
+            direction, wanted = part.split(":")
+            arrows.append((direction, wanted))
+        tile = Tile(int(row[number]), row[element], int(row[value]), tuple(arrows))
         if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
             raise ValueError(f"tile list is damaged at {tile}")
         tiles[tile.id] = tile
