@@ -108,6 +108,12 @@ def port(text: str) -> int:
     return int_in(0, wire_limit("MAX_PORT"), "a port")(text)
 
 
+def turn_timer(text: str) -> float:
+    """A table's turn timer for people, in the range a create request may ask for."""
+    low, high = wire_limit("MIN_DEADLINE_S"), wire_limit("MAX_DEADLINE_S")
+    return seconds_in(low, high, "a turn timer")(text)
+
+
 #: A seed is an id on the wire, whose ids are signed 64-bit (the protocol's ``MAX_ID``;
 #: tests/cli/test_startup_imports.py holds the two equal): written here so that reading a seed
 #: needs no codec.
@@ -122,12 +128,6 @@ workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
 deadline_s = seconds_in(0.0, 3600.0, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
-def turn_timer(text: str) -> float:
-    """A table's turn timer for people, in the range a create request may ask for."""
-    low, high = wire_limit("MIN_DEADLINE_S"), wire_limit("MAX_DEADLINE_S")
-    return seconds_in(low, high, "a turn timer")(text)
-
-
 #: Below 10 ms a heartbeat is a busy loop.
 heartbeat_s = seconds_in(0.01, 3600.0, "a heartbeat")
 

@@ -37,9 +37,9 @@ UNIFORM = "uniform"
 class Policy(Protocol):
     """A strategy. It may say what it needs to see in ``sees``: ``"state"`` (the default: a
     whole state to search, its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
-    a uniformly random legal one drawn from its ``rng``, as :func:`sagani_net.game.random_action`
-    draws it; in-process the seat draws it so with the engine's own draw, without a state for
-    ``choose``, and it costs no sampling at all)."""
+    a uniformly random legal one, :func:`sagani_net.game.random_action` with its ``rng``; so
+    in-process the seat makes that draw itself on the true state, whose legal moves the seat
+    knows anyway, and ``choose`` is not asked: no state is sampled for it)."""
 
     name: str
 
@@ -136,8 +136,8 @@ class LocalSeat:
                  seed: int | str) -> None:
         self.policy, self.game, self.state, self.seat = policy, game, state, seat
         self.rng = policy_rng(seed)
-        # No view randomness for a uniform policy: seeding a generator costs a tenth of a
-        # random Sagani game.
+        # No view randomness for a uniform policy: seeding a generator takes about 10 us, a
+        # percent or two of a random Sagani game.
         self.view_rng: random.Random | None = None
         #: Decide and play the seat's move; it must be the seat's turn.
         self.play: Callable[[], None]

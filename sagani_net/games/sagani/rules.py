@@ -16,7 +16,6 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
-from itertools import islice
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
@@ -570,7 +569,7 @@ class State(Engine):
         if self.phase == PLACE:
             frontier = self.seats[self.seat].frontier
             i = int(rng.random() * 4 * (len(frontier) or 1))  # one draw picks cell and rotation
-            cell = next(islice(frontier, i >> 2, None)) if frontier else (0, 0)
+            cell = [*frontier][i >> 2] if frontier else (0, 0)
             return _new_tuple(Action, ("place", None, cell, ROTATIONS[i & 3]))
         if self.mode != "multi":
             return REVEAL
