@@ -19,10 +19,12 @@ import finder (pathlib, urllib, re...) into every start. Timed as a whole proces
 included, by the child's CPU time, in games/s against the engine's random games/s in this
 process, as a ratio (target >= 0.70): a gap between the engine and what people run shows at
 once. Both are medians of :data:`SELFPLAY_RUNS` measures taken in turns (half a second of the
-engine, one process), after one process to warm the file cache. Beside it,
-the floor no command can go under: ``python -c pass`` in that environment, and its share of
-the process. Making the environment takes a few seconds (``pip`` fetches the dependencies);
-``--venv DIR`` keeps it in DIR and reuses it (the wheel is reinstalled every run).
+engine, one process), after one process to warm the file cache. Printed beside them, the floors
+no project code can go under in that environment: ``python -c pass``, and ``python -c "import
+argparse"``, what every ``sagani`` command costs before any of ours (pip's ``sagani`` script
+imports ``re`` too, as argparse does). Making the environment takes a few seconds (``pip``
+fetches the dependencies); ``--venv DIR`` keeps it in DIR and reuses it (the wheel is
+reinstalled every run).
 """
 
 from __future__ import annotations
@@ -154,11 +156,10 @@ ENGINE_TURN_S = 0.5
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def selfplay_command(sagani: Path, name: str, seats: int, games: int = SELFPLAY_GAMES
-                     ) -> list[str]:
+def selfplay_command(sagani: Path, name: str, seats: int) -> list[str]:
     """The ``sagani selfplay`` command people run, for random games of ``name``."""
     return [str(sagani), "selfplay", "--game", name, "--policy", "random",
-            "--games", str(games), "--players", str(seats)]
+            "--games", str(SELFPLAY_GAMES), "--players", str(seats)]
 
 
 def installed(venv: Path) -> Path:
@@ -216,10 +217,10 @@ def selfplay_rates(sagani: Path, name: str, seats: int) -> tuple[float, float]:
     return statistics.median(process), statistics.median(engine)
 
 
-def floor_cpu_s(sagani: Path) -> float:
-    """The median CPU seconds of ``python -c pass`` beside ``sagani``: the interpreter's own
-    start, which no command can go under."""
-    command = [str(sagani.with_name("python")), "-c", "pass"]
+def floor_cpu_s(sagani: Path, code: str = "pass") -> float:
+    """The median CPU seconds of ``python -c CODE`` beside ``sagani``: ``pass`` is the
+    interpreter's own start, which no command can go under."""
+    command = [str(sagani.with_name("python")), "-c", code]
     child_cpu_s(command)
     return statistics.median(child_cpu_s(command) for _ in range(SELFPLAY_RUNS))
 
@@ -241,8 +242,10 @@ def main() -> None:
         if not args.no_selfplay:
             sagani = installed(args.venv or Path(scratch, "venv"))
             floor_s = floor_cpu_s(sagani)
-            print(f"self-play runs {sagani} (this checkout's wheel); python -c pass there: "
-                  f"{floor_s * 1000:.1f} ms CPU")
+            argparse_s = floor_cpu_s(sagani, "import argparse")
+            print(f"self-play runs {sagani} (this checkout's wheel); there python -c pass "
+                  f"takes {floor_s * 1000:.1f} ms CPU, python -c 'import argparse' "
+                  f"{argparse_s * 1000:.1f} ms")
         for name in args.game or game_names():
             report(name, args.seconds, sagani, floor_s)
 
