@@ -18,8 +18,11 @@ compiles the bytecode at install), not this environment, whose editable install 
 import finder (pathlib, urllib, re...) into every start. Timed as a whole process, start-up
 included, by the child's CPU time, in games/s against the engine's random games/s in this
 process, as a ratio (target >= 0.70): a gap between the engine and what people run shows at
-once. Both are medians of :data:`SELFPLAY_RUNS` measures taken in turns (half a second of the
-engine, one process), after one process to warm the file cache. Printed beside them, the floors
+once. The same in actions/s beside it, for information: the process plays seeds 0-99, the
+engine its own, and a game's length varies (Sugi's by a factor of three), so a hundred games
+can be a few per cent longer or shorter than the engine's. All are medians of
+:data:`SELFPLAY_RUNS` measures taken in turns (half a second of the engine, one process), after
+one process to warm the file cache. Printed beside them, the floors
 no project code can go under in that environment: ``python -c pass``, and ``python -c "import
 argparse"``, what every ``sagani`` command costs before any of ours (pip's ``sagani`` script
 imports ``re`` too, as argparse does). Making the environment takes a few seconds (``pip``
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -79,13 +83,22 @@ def bench_config(name: str) -> Data:
 
 def games_per_second(game: Game, config: Data, playout: Callable, seconds: float) -> float:
     """Whole games from fresh seeds, a uniformly random legal action at each decision."""
+    return engine_rates(game, config, playout, seconds)[0]
+
+
+def engine_rates(game: Game, config: Data, playout: Callable, seconds: float
+                 ) -> tuple[float, float]:
+    """(games/s, actions/s) of :func:`games_per_second`'s games."""
     rng = random.Random(1)
-    games = 0
+    games = actions = 0
     started = time.process_time()
     while time.process_time() - started < seconds:
-        playout(game.new_state(config, games), rng)
+        state = game.new_state(config, games)
+        playout(state, rng)
         games += 1
-    return games / (time.process_time() - started)
+        actions += state.version
+    elapsed = time.process_time() - started
+    return games / elapsed, actions / elapsed
 
 
 def midgame_states(game: Game, config: Data, move: Callable, count: int) -> list[GameState]:
@@ -196,25 +209,39 @@ def pip(python: str | Path, *words: str) -> None:
 
 def child_cpu_s(command: list[str]) -> float:
     """The CPU time (user and system) of one run of ``command`` as a process."""
+    return child_run(command)[0]
+
+
+def child_run(command: list[str]) -> tuple[float, str]:
+    """The CPU time (user and system) of one run of ``command`` as a process, and what it
+    printed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
 
-def selfplay_rates(sagani: Path, name: str, seats: int) -> tuple[float, float]:
+def selfplay_rates(sagani: Path, name: str, seats: int) -> tuple[float, float, float, float]:
     """(games/s of whole ``sagani selfplay`` processes of :data:`SELFPLAY_GAMES` random games,
-    start-up included, by their CPU time; the engine's random games/s in this process), each
-    the median of :data:`SELFPLAY_RUNS` measures taken in turns, so that a shared machine's
-    load, which comes and goes, weighs on both alike."""
+    start-up included, by their CPU time; the engine's random games/s in this process; the same
+    two in actions/s), each the median of :data:`SELFPLAY_RUNS` measures taken in turns, so that
+    a shared machine's load, which comes and goes, weighs on both alike. Actions/s leave out how
+    long the games happened to be: self-play's 100 seeds are not the engine's."""
     command = selfplay_command(sagani, name, seats)
-    child_cpu_s(command)  # the files in the cache, as for a command run twice
+    _, said = child_run(command)  # the files in the cache, as for a command run twice
+    per_seat = re.search(r"mean actions per seat ([0-9.]+)", said)
+    assert per_seat, said
+    actions = float(per_seat[1]) * seats * SELFPLAY_GAMES
     game, config = get_game(name), bench_config(name)
-    engine, process = [], []
+    engine, engine_actions, process = [], [], []
     for _ in range(SELFPLAY_RUNS):
-        engine.append(games_per_second(game, config, playout, ENGINE_TURN_S))
-        process.append(SELFPLAY_GAMES / child_cpu_s(command))
-    return statistics.median(process), statistics.median(engine)
+        games_s, actions_s = engine_rates(game, config, playout, ENGINE_TURN_S)
+        engine.append(games_s)
+        engine_actions.append(actions_s)
+        process.append(1 / child_cpu_s(command))
+    median = statistics.median
+    return (SELFPLAY_GAMES * median(process), median(engine), actions * median(process),
+            median(engine_actions))
 
 
 def floor_cpu_s(sagani: Path, code: str = "pass") -> float:
@@ -264,12 +291,14 @@ def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0)
                   f"x{better:.2f} of target")
     if sagani is not None:
         seats = get_game(name).seats(bench_config(name))
-        rate, engine = selfplay_rates(sagani, name, seats)
+        rate, engine, actions_s, engine_actions_s = selfplay_rates(sagani, name, seats)
         print(f"  {f'self-play process games/s ({SELFPLAY_GAMES} games, CPU)':52s} "
               f"{rate:10.1f}   x{rate / engine:.2f} of the engine's {engine:.0f} in turn  "
               f"(target x{SELFPLAY_TARGET:.2f}; {SELFPLAY_GAMES / rate * 1000:.0f} ms a "
               f"process, {floor_s * 1000:.0f} of them python's own start; the engine's "
               f"{SELFPLAY_GAMES / engine * 1000:.0f} ms)")
+        print(f"  {'  the same in actions/s (games of other lengths)':52s} {actions_s:10.0f}   "
+              f"x{actions_s / engine_actions_s:.2f} of the engine's {engine_actions_s:.0f}")
         print(f"    ({' '.join(['sagani', *selfplay_command(sagani, name, seats)[1:]])})")
 
 if __name__ == "__main__":
