@@ -14,28 +14,18 @@ argparse.ArgumentTypeError: a seed is 0..9223372036854775807, not -1
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import json
 import math
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-# The wire's limits (a seed is an id there) are the protocol's: the command line checks the same.
-from sagani_net.limits import MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
-from sagani_net.protocol.messages import (
-    MAX_DEADLINE_S,
-    MAX_NAME_LEN,
-    MAX_SEATS,
-    MAX_TABLE_ID_LEN,
-    MIN_DEADLINE_S,
-)
-from sagani_net.protocol.messages import MAX_ID as MAX_SEED
-from sagani_net.protocol.wire import MAX_PORT
-
+# Imported where they are used: a command such as `sagani selfplay` starts with none of them
+# (pathlib, json and ipaddress, and the protocol's codec for its limits, cost it more than its
+# games; tests/cli/test_startup_imports.py).
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
@@ -106,8 +96,31 @@ def seconds_in(
     return read
 
 
-port = int_in(0, MAX_PORT, "a port")
+def wire_limit(name: str) -> Any:
+    """One of the wire's limits (``MAX_PORT``, ``MAX_NAME_LEN``...): the command line checks
+    the same as the protocol. Looked up when a flag it bounds is read."""
+    from sagani_net.protocol import messages, wire
+
+    return getattr(messages, name) if hasattr(messages, name) else getattr(wire, name)
+
+
+def port(text: str) -> int:
+    return int_in(0, wire_limit("MAX_PORT"), "a port")(text)
+
+
+def turn_timer(text: str) -> float:
+    """A host's turn timer for people, in the range a create request may ask for."""
+    low, high = wire_limit("MIN_DEADLINE_S"), wire_limit("MAX_DEADLINE_S")
+    return seconds_in(low, high, "a turn timer")(text)
+
+
+#: A seed is an id on the wire, whose ids are signed 64-bit (the protocol's ``MAX_ID``;
+#: tests/cli/test_startup_imports.py holds the two equal): written here so that reading a seed
+#: needs no codec.
+MAX_SEED = 2**63 - 1
 seed = int_in(0, MAX_SEED, "a seed")
+#: A table's most seats (the protocol's ``MAX_SEATS``, held equal by the same test).
+MAX_SEATS = 16
 #: A seat as people count it, from 1 (the wire counts from 0).
 seat = int_in(1, MAX_SEATS, "a seat (from 1)")
 players = int_in(1, MAX_SEATS, "a player count")
@@ -115,19 +128,31 @@ games = int_in(1, 10**7, "a game count")
 iterations = int_in(1, 10**8, "an iteration count")
 workers = int_in(1, 1024, "a worker count")
 think_s = seconds_in(0.0, 3600.0, "thinking time", low_open=True)
-#: A bot's own deadline per move: no longer than any table's may be.
-deadline_s = seconds_in(0.0, MAX_DEADLINE_S, "a deadline", low_open=True)
 reconnect_s = seconds_in(0.0, 86400.0, "a reconnect time")
-#: A host's turn timer for people and deadline for bots, in the range a create request may
-#: ask for.
-turn_timer = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a turn timer")
-bot_deadline = seconds_in(MIN_DEADLINE_S, MAX_DEADLINE_S, "a bot deadline")
-#: The range the host takes (below 10 ms a heartbeat is a busy loop).
-heartbeat_s = seconds_in(MIN_HEARTBEAT_S, MAX_HEARTBEAT_S, "a heartbeat")
+
+
+def deadline_s(text: str) -> float:
+    """A bot's own deadline per move: no longer than any table's may be."""
+    return seconds_in(0.0, wire_limit("MAX_DEADLINE_S"), "a deadline", low_open=True)(text)
+
+
+def bot_deadline(text: str) -> float:
+    """A host's deadline for bots, in the range a create request may ask for."""
+    low, high = wire_limit("MIN_DEADLINE_S"), wire_limit("MAX_DEADLINE_S")
+    return seconds_in(low, high, "a bot deadline")(text)
+
+
+def heartbeat_s(text: str) -> float:
+    """The range the host takes (below 10 ms a heartbeat is a busy loop)."""
+    from sagani_net.limits import MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
+
+    return seconds_in(MIN_HEARTBEAT_S, MAX_HEARTBEAT_S, "a heartbeat")(text)
 
 
 def bind_address(text: str) -> str:
     """An IP address to bind (``0.0.0.0``, ``127.0.0.1``, ``::1``...) or ``*``."""
+    import ipaddress
+
     if text == "*":
         return text
     try:
@@ -193,19 +218,23 @@ def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
 
 def name(text: str) -> str:
     """A name at the table: 1 to 64 characters."""
-    if not text.strip() or len(text) > MAX_NAME_LEN:
-        _bad(f"a name is 1..{MAX_NAME_LEN} characters")
+    longest = wire_limit("MAX_NAME_LEN")
+    if not text.strip() or len(text) > longest:
+        _bad(f"a name is 1..{longest} characters")
     return text
 
 
 def table_id(text: str) -> str:
-    if not text.strip() or len(text) > MAX_TABLE_ID_LEN or not text.isprintable():
-        _bad(f"a table id is 1..{MAX_TABLE_ID_LEN} printable characters, not {text!r}")
+    longest = wire_limit("MAX_TABLE_ID_LEN")
+    if not text.strip() or len(text) > longest or not text.isprintable():
+        _bad(f"a table id is 1..{longest} printable characters, not {text!r}")
     return text
 
 
 def directory(text: str) -> Path:
     """A data directory: may not exist yet, but may not be a file."""
+    from pathlib import Path
+
     if not text.strip():
         _bad("the directory is empty; give a path")
     path = Path(text).expanduser()
@@ -241,6 +270,8 @@ def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[
 def read_json(path: Path, what: str = "a game record") -> Any:
     """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
     a file that cannot be read)."""
+    import json
+
     with open(path, "rb") as f:
         data = f.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
@@ -263,6 +294,8 @@ def read_record(path: Path) -> dict[str, Any]:
 
 def json_file(text: str) -> Any:
     """The contents of a JSON file: a game option given as a file (``--patterns FILE``)."""
+    from pathlib import Path
+
     try:
         return read_json(Path(text).expanduser(), "a file of game data")
     except OSError as exc:
@@ -289,12 +322,12 @@ COMMANDS = {
                  "play headless games between policies and save records"),
 }
 
-
 def command_parser(sub: Any, name: str, description: str | None = None) -> OneLineParser:
     """The parser of the subcommand ``name`` in ``sub`` (the ``sagani`` command's
     subparsers), with its help line from :data:`COMMANDS`."""
     parser: OneLineParser = sub.add_parser(name, help=COMMANDS[name][1], description=description)
     return parser
+
 
 #: How long the command line waits for a host's first answer before it says none answers.
 PROBE_S = 1.5

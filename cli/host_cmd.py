@@ -25,6 +25,7 @@ from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS, MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
 from sagani_net.protocol import DEFAULT_PORT
+from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
 from sagani_net.tables import DEADLINE_GRACE_S
 
@@ -121,7 +122,7 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
 
 def check_ports(args: argparse.Namespace) -> None:
     """The clashes a single flag cannot see; raises UsageError."""
-    if args.pub_port is None and args.port == check.MAX_PORT:
+    if args.pub_port is None and args.port == MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no port for broadcasts (--port + 1); "
                          "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
@@ -133,7 +134,7 @@ def check_ports(args: argparse.Namespace) -> None:
     if args.link_port is None and args.port and args.pub_port == args.port + 2:
         raise UsageError(f"--pub-port {args.pub_port} is the link port's default (--port + 2); "
                          "give --link-port too")
-    if args.link_port is None and args.port and args.port + 2 > check.MAX_PORT:
+    if args.link_port is None and args.port and args.port + 2 > MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
                          "--link-port too")
 

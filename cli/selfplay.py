@@ -8,17 +8,19 @@ whose hidden parts are resampled: :class:`sagani_net.bots.base.LocalSeat`).
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from dataclasses import dataclass, field
 
-from sagani_net.bots import STRATEGIES, strategy_names
+from sagani_net.bots import STRATEGIES, strategy_names, unknown_strategies
 from sagani_net.bots.base import game_bots
-from sagani_net.bots.tournament import GameResult, GameSpec, play_local
+from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
 from sagani_net.games import get_game
+
+# What this command imports is counted in its games per second (100 random games of Sagani
+# take less than a tenth of a second): json is imported only to write records, and no
+# dataclass is made here (tests/cli/test_startup_imports.py).
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -40,24 +42,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass
 class Summary:
     """Totals over a run of games."""
 
-    seats: int
-    games: int = 0
-    actions: int = 0
-    scores: list[int] = field(default_factory=list)
-    wins: list[int] = field(default_factory=list)
-    #: One seat: whether the game has a goal (its result says ``won``), the games that
-    #: reached it, and their figures.
-    goal: bool = False
-    won: int = 0
-    figures: dict[str, list[int]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.scores = [0] * self.seats
-        self.wins = [0] * self.seats
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+        self.games = 0
+        self.actions = 0
+        self.scores = [0] * seats
+        self.wins = [0] * seats
+        #: One seat: whether the game has a goal (its result says ``won``), the games that
+        #: reached it, and their figures.
+        self.goal = False
+        self.won = 0
+        self.figures: dict[str, list[int]] = {}
 
     def add(self, result: GameResult, solo_figures: dict[str, str]) -> None:
         self.games += 1
@@ -77,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
     game, config = game_config(args)
     seats = get_game(game).seats(config)
     names = [name.strip() for name in args.policy.split(",")]
-    known = strategy_names(game)
-    unknown = sorted(set(names) - set(known))
+    unknown = unknown_strategies(names, game)
     if unknown:
+        known = strategy_names(game)
         raise UsageError(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
     if len(names) == 1:
         names *= seats
@@ -96,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         result = play_local(GameSpec(i, game, config, seed, tuple(names)))
         summary.add(result, solo_figures)
         if args.records:
+            import json
+
             label = "-".join(w.split()[-1] for w in config_words(config))
             path = args.records / f"{game}-{label}-{seed}.json"
             path.write_text(json.dumps(result.record, indent=1) + "\n")

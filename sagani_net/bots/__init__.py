@@ -15,18 +15,27 @@ afresh), or on the legal moves alone if that is all it looks at (``random``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from sagani_net.bots.base import Policy, game_bots
-from sagani_net.bots.mcts import MctsPolicy
 from sagani_net.bots.simple import GreedyPolicy, RandomPolicy
 from sagani_net.games import DEFAULT_GAME, game_names
+
+
+def mcts_policy(**options: Any) -> Policy:
+    """:class:`sagani_net.bots.mcts.MctsPolicy`, its module imported when first made: random
+    and greedy self-play starts without the search (and its dataclasses)."""
+    from sagani_net.bots.mcts import MctsPolicy
+
+    return MctsPolicy(**options)
+
 
 #: The policies every game has, by name.
 POLICIES: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
     "greedy": GreedyPolicy,
-    "mcts": MctsPolicy,
+    "mcts": mcts_policy,
 }
 STRATEGIES = tuple(POLICIES)
 
@@ -42,6 +51,13 @@ def strategy_names(game: str | None = None) -> tuple[str, ...]:
     return STRATEGIES + tuple(dict.fromkeys(own))
 
 
+def unknown_strategies(names: Iterable[str], game: str) -> list[str]:
+    """Those of ``names`` that ``game`` has no strategy of, sorted. The game's own strategies
+    (its ``bots.py``) are looked at only for a name that is not every game's."""
+    rest = set(names) - set(POLICIES)
+    return sorted(rest - set(_own_strategies(game))) if rest else []
+
+
 def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Policy:
     """A policy by name (``random``, ``greedy``, ``mcts``, or one of the game's own: these
     three names always mean the policies every game has) for the game called ``game``; raises
@@ -54,4 +70,5 @@ def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Polic
     raise ValueError(f"unknown strategy {name!r}; known: {', '.join(strategy_names(game))}")
 
 
-__all__ = ["POLICIES", "STRATEGIES", "Policy", "make_policy", "strategy_names"]
+__all__ = ["POLICIES", "STRATEGIES", "Policy", "make_policy", "strategy_names",
+           "unknown_strategies"]

@@ -21,7 +21,6 @@ A game's bots import its rules only, never this package.
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Callable
 from functools import partial
@@ -31,13 +30,16 @@ from typing import Any, Protocol
 from sagani_net.game import Data, Game, GameState, RuleError, random_action
 from sagani_net.games import game_part
 
-log = logging.getLogger("sagani_net.bots")
+#: What :attr:`Policy.sees` says of a policy whose move is a uniformly random legal one.
+UNIFORM = "uniform"
 
 
 class Policy(Protocol):
     """A strategy. It may say what it needs to see in ``sees``: ``"state"`` (the default: a
-    whole state to search, its hidden parts sampled) or ``"moves"`` (the legal moves alone,
-    as :class:`Moves`: in-process that costs no sampling at all)."""
+    whole state to search, its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
+    a uniformly random legal one, :func:`sagani_net.game.random_action` with its ``rng``; so
+    in-process the seat makes that draw itself on the true state, whose legal moves the seat
+    knows anyway, and ``choose`` is not asked: no state is sampled for it)."""
 
     name: str
 
@@ -46,33 +48,19 @@ class Policy(Protocol):
         (a determinized or resampled one: it holds nothing the seat may not know)."""
 
 
-class Moves:
-    """What a policy that ``sees`` only ``"moves"`` gets of the true state in-process: the
-    seat to move and its legal moves, which the seat knows anyway, and nothing else.
+def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
+    """A seat's policy randomness and its determinization randomness, both from one seed."""
+    return policy_rng(seed), view_rng(seed)
 
-    ``drawn`` is the move :meth:`random_action` drew last: the engine's own, legal by
-    construction, so :class:`LocalSeat` plays it without checking it again."""
 
-    __slots__ = ("_state", "_draw", "drawn")
+def policy_rng(seed: int | str) -> random.Random:
+    """A seat's policy randomness (see :func:`seat_rngs`)."""
+    return random.Random(f"{seed}:policy")
 
-    def __init__(self, state: GameState) -> None:
-        self._state = state
-        own = getattr(state, "random_action", None)
-        self._draw: Callable[[random.Random], Any] = own or partial(random_action, state)
-        self.drawn: Any = None
 
-    @property
-    def current_seat(self) -> int | None:
-        return self._state.current_seat
-
-    def legal_actions(self) -> list[Any]:
-        return self._state.legal_actions()
-
-    def random_action(self, rng: random.Random) -> Any:
-        """A uniformly random legal move, as the game's :func:`sagani_net.game.random_action`
-        draws it: the same as on a determinized state for the same ``rng``."""
-        self.drawn = self._draw(rng)
-        return self.drawn
+def view_rng(seed: int | str) -> random.Random:
+    """A seat's determinization randomness (see :func:`seat_rngs`)."""
+    return random.Random(f"{seed}:view")
 
 
 def game_bots(game: str) -> ModuleType | None:
@@ -115,52 +103,72 @@ def decide(
         action = policy.choose(state.clone(), rng)
         state.clone().apply(action)
     except RuleError as exc:
-        log.warning("policy %s answered an illegal move (%s); playing the default move",
-                    policy.name, exc)
+        refused(policy, exc)
         action = state.default_action()
     return state.action_data(action)
 
 
+def refused(policy: Policy, exc: RuleError) -> None:
+    """Log that the rules refused ``policy``'s answer (the default move is played instead)."""
+    import logging  # only when it happens: self-play starts without logging
+
+    logging.getLogger("sagani_net.bots").warning(
+        "policy %s answered an illegal move (%s); playing the default move", policy.name, exc)
+
+
 class LocalSeat:
-    """One seat of an in-process game (tournaments, self-play): :meth:`play` plays on the true
+    """One seat of an in-process game (tournaments, self-play): :attr:`play` plays on the true
     ``state`` what ``policy`` decides for the seat, from what the seat knows.
 
-    The policy gets the legal moves alone (:class:`Moves`) if that is all it ``sees``, else a
-    state resampled from the truth (:meth:`sagani_net.game.Game.resample`: hidden parts drawn
-    from ``view_rng``), never the truth itself. For the same generators that is what
-    :func:`decide` gives it over the network, so both paths play the same game. An answer that
-    the rules refuse is replaced by the game's default move. Built once per seat and game, so
-    that a decision costs the policy and the rules, and next to nothing besides.
+    A :data:`UNIFORM` policy's move is the engine's own uniform draw from the seat's policy
+    randomness (legal by construction, so played unchecked): it sees nothing. Any other
+    policy gets a state resampled from the truth (:meth:`sagani_net.game.Game.resample`:
+    hidden parts drawn from the seat's view randomness), never the truth itself. For the same
+    ``seed`` (:func:`seat_rngs`: the network bot's generators) that is what :func:`decide` gives it
+    over the network, so both paths play the same game. An answer that the rules refuse is
+    replaced by the game's default move. Built once per seat and game, so that a decision
+    costs the policy and the rules, and next to nothing besides.
     """
 
-    __slots__ = ("policy", "game", "state", "seat", "rng", "view_rng", "moves", "_push",
-                 "_play")
+    __slots__ = ("policy", "game", "state", "seat", "rng", "view_rng", "play")
 
     def __init__(self, policy: Policy, game: Game, state: GameState, seat: int,
-                 rng: random.Random, view_rng: random.Random) -> None:
+                 seed: int | str) -> None:
         self.policy, self.game, self.state, self.seat = policy, game, state, seat
-        self.rng, self.view_rng = rng, view_rng
-        self.moves = Moves(state) if getattr(policy, "sees", "state") == "moves" else None
-        # Without events where the engine can (:meth:`sagani_net.game.Engine.push`, ``play``):
-        # nobody reads them here.
-        self._push: Callable[[Any], Any] = getattr(state, "push", state.apply)
-        self._play: Callable[[Any], Any] = getattr(state, "play", state.apply)
-
-    def play(self) -> None:
-        """Decide and play the seat's move; it must be the seat's turn."""
-        moves = self.moves
-        if moves is not None:
-            moves.drawn = None
-            action = self.policy.choose(moves, self.rng)  # type: ignore[arg-type]
-            if action is moves.drawn and action is not None:
-                self._push(action)  # the engine's own draw: legal by construction
-                return
+        self.rng = policy_rng(seed)
+        # No view randomness for a uniform policy: seeding a generator takes about 10 us, a
+        # percent or two of a random Sagani game.
+        self.view_rng: random.Random | None = None
+        #: Decide and play the seat's move; it must be the seat's turn.
+        self.play: Callable[[], None]
+        if getattr(policy, "sees", "state") == UNIFORM:
+            self.play = self._uniform()
         else:
-            action = self.policy.choose(
-                self.game.resample(self.state, self.seat, self.view_rng), self.rng)
+            self.view_rng = view_rng(seed)
+            self.play = self._resampled
+
+    def _uniform(self) -> Callable[[], None]:
+        state, rng = self.state, self.rng
+        own = getattr(state, "random_action", None)
+        draw: Callable[[random.Random], Any] = own or partial(random_action, state)
+        # Without checks or events where the engine can (:meth:`sagani_net.game.Engine.push`):
+        # the draw is legal, and nobody reads the events here.
+        push: Callable[[Any], Any] = getattr(state, "push", state.apply)
+
+        def play() -> None:
+            push(draw(rng))
+
+        return play
+
+    def _resampled(self) -> None:
+        state = self.state
+        assert self.view_rng is not None
+        action = self.policy.choose(self.game.resample(state, self.seat, self.view_rng),
+                                    self.rng)
+        # Without events where the engine can (``play``): nobody reads them here.
+        checked: Callable[[Any], Any] = getattr(state, "play", state.apply)
         try:
-            self._play(action)
+            checked(action)
         except RuleError as exc:
-            log.warning("policy %s answered an illegal move (%s); playing the default move",
-                        self.policy.name, exc)
-            self._play(self.state.default_action())
+            refused(self.policy, exc)
+            checked(state.default_action())

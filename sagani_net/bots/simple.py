@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sagani_net.bots.base import evaluation, game_bots
+from sagani_net.bots.base import UNIFORM, evaluation, game_bots
 from sagani_net.game import GameState, random_action
 from sagani_net.games import DEFAULT_GAME
 
@@ -14,8 +14,8 @@ class RandomPolicy:
     """A uniformly random legal action."""
 
     name = "random"
-    #: The legal moves are all it looks at (see :class:`sagani_net.bots.base.Policy`).
-    sees = "moves"
+    #: It looks at nothing but the legal moves (see :class:`sagani_net.bots.base.Policy`).
+    sees = UNIFORM
 
     def __init__(self, game: str = DEFAULT_GAME) -> None:
         self.game = game

@@ -4,8 +4,9 @@ with a result table.
 Game ``i`` deals from ``deal_seed(seed, i // L)`` and seats the lineup rotated by ``i % L``
 (``L`` is the lineup's length), so each deal is played once from every seat and no strategy
 always starts. In a one-seat game the lineup's strategies take turns on the same deals. Every
-seat decides from what it knows alone: in-process from the legal moves or a state resampled
-from the truth (:class:`sagani_net.bots.base.LocalSeat`), over the network from a state
+seat decides from what it knows alone: in-process from the engine's uniform draw (a random
+seat) or a state resampled from the truth (:class:`sagani_net.bots.base.LocalSeat`, through
+:func:`sagani_net.bots.local.play_local`), over the network from a state
 rebuilt from its view and private data (:func:`sagani_net.bots.base.decide`), which samples
 the same; so no strategy can peek at a secret and both paths give the same games.
 
@@ -24,14 +25,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sagani_net.bots import Policy, make_policy
-from sagani_net.bots.base import LocalSeat, game_bots
-from sagani_net.game import Data, GameState
+from sagani_net.bots.base import game_bots, seat_rngs
+from sagani_net.bots.local import GameResult, GameSpec, play_local, result_of
+from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, get_game
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
     from multiprocessing.context import BaseContext
+
+# A tournament's single games are played by sagani_net.bots.local (self-play's too); their
+# names stay importable from here.
+__all__ = ["GameResult", "GameSpec", "TournamentSpec", "play_local", "result_of", "run_games",
+           "seat_rngs"]
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959964
@@ -73,90 +79,9 @@ class TournamentSpec:
                         strategies, self.options)
 
 
-@dataclass(frozen=True)
-class GameSpec:
-    """One game of a tournament: the game and its config, the deal's seed and the strategy of
-    every seat."""
-
-    index: int
-    game: str
-    config: Data
-    seed: int
-    strategies: tuple[str, ...]
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def policies(self) -> list[Policy]:
-        return [make_policy(name, game=self.game, **self.options.get(name, {}))
-                for name in self.strategies]
-
-    def seat_seed(self, seat: int) -> str:
-        """The seed of a seat's randomness (see :func:`seat_rngs`)."""
-        return f"{self.seed}:{self.index}:{seat}"
-
-
-def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
-    """A seat's policy randomness and its determinization randomness, both from one seed."""
-    return random.Random(f"{seed}:policy"), random.Random(f"{seed}:view")
-
-
-@dataclass
-class GameResult:
-    """How one game ended, with its record; ``figures`` are the game's own (``won``...),
-    ``actions`` how many were played.
-
-    The record of a game played in-process is made when first asked for (or when the result
-    is pickled, to come back from a worker): self-play that writes no records never pays
-    for one."""
-
-    index: int
-    strategies: tuple[str, ...]
-    scores: tuple[int, ...]
-    ranking: tuple[int, ...]
-    seconds: float
-    actions: int
-    figures: Data = field(default_factory=dict)
-    made: Data | None = field(default=None, repr=False)
-    state: GameState | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def record(self) -> Data:
-        if self.made is None:
-            assert self.state is not None, "a result holds its record or its final state"
-            self.made, self.state = self.state.to_record(), None
-        return self.made
-
-    def __getstate__(self) -> dict[str, Any]:
-        self.record  # noqa: B018 (made now: the state stays in this process)
-        return dict(self.__dict__)
-
-
 def deal_seed(seed: int, deal: int) -> int:
     """The table's seed for deal number ``deal`` of a tournament seeded with ``seed``."""
     return random.Random(f"sagani-tournament:{seed}:{deal}").getrandbits(63)
-
-
-def play_local(game: GameSpec) -> GameResult:
-    """One game in this process."""
-    started = time.perf_counter()
-    rules = get_game(game.game)
-    state = rules.new_state(game.config, game.seed)
-    seats = [LocalSeat(policy, rules, state, seat, *seat_rngs(game.seat_seed(seat)))
-             for seat, policy in enumerate(game.policies())]
-    while (seat := state.current_seat) is not None:  # None: the game is over
-        seats[seat].play()
-    outcome = state.result()
-    assert outcome is not None
-    return GameResult(game.index, game.strategies, outcome.scores, outcome.ranking,
-                      time.perf_counter() - started, state.version, dict(outcome.figures),
-                      state=state)
-
-
-def result_of(game: GameSpec, record: Data, seconds: float) -> GameResult:
-    """The result of a game from its record (a game played over the network)."""
-    result = dict(record["result"])
-    scores, ranking = tuple(result.pop("scores")), tuple(result.pop("ranking"))
-    return GameResult(game.index, game.strategies, scores, ranking, seconds,
-                      len(record["actions"]), result, made=record)
 
 
 def run_games(

@@ -26,11 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 from itertools import product
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagani_net.game import About, Data, Game, RuleError
+
+if TYPE_CHECKING:  # pathlib is more than a command that plays games needs at start
+    from pathlib import Path
 
 #: Name -> package, in the order menus list them. The first is the default.
 PACKAGES: dict[str, str] = {
@@ -93,6 +95,8 @@ def rules_file(name: str) -> Path:
     >>> rules_file("sugi").name
     'RULES.md'
     """
+    from pathlib import Path
+
     return Path(import_module(_package(name)).__file__ or "").with_name("RULES.md")
 
 

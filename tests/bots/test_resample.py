@@ -1,10 +1,11 @@
 """In-process seats see no more than over the network: ``Game.resample`` and the legal moves.
 
-Self-play and tournaments give a policy either the legal moves alone (:class:`Moves`) or a
-state resampled from the truth (:meth:`sagani_net.game.Game.resample`). For every game (and the
-test game with private data, which keeps the seam's default), the resampled state shows the
-seat what the truth shows, keeps nothing hidden of the truth, and is the very state the wire
-path (``determinize`` from the seat's view and private data) would give for the same generator.
+Self-play and tournaments play a uniform policy (``random``) as the engine's own draw, which
+looks at the legal moves alone, and give any other policy a state resampled from the truth
+(:meth:`sagani_net.game.Game.resample`). For every game (and the test game with private data,
+which keeps the seam's default), the resampled state shows the seat what the truth shows, keeps
+nothing hidden of the truth, and is the very state the wire path (``determinize`` from the
+seat's view and private data) would give for the same generator.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import msgpack
 import pytest
 from conftest import TOY
 
-from sagani_net.bots.base import LocalSeat, Moves
+from sagani_net.bots.base import UNIFORM, LocalSeat
+from sagani_net.bots.simple import RandomPolicy
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.game import Data, GameState, RuleError, random_action
 from sagani_net.games import game_names, get_game
@@ -145,22 +147,23 @@ def test_a_resampled_state_depends_on_what_the_seat_knows_only(name: str) -> Non
     assert resampled_differ >= 3 * positions_count // 2
 
 
-def test_the_legal_moves_alone_draw_what_a_sampled_state_draws(name: str) -> None:
-    """A policy that sees only the moves gets nothing but the seat to move and its legal
-    moves, and a random draw from them is the one it would make on the wire path's state."""
+def test_a_uniform_seat_draws_what_a_random_bot_draws_on_the_wire_paths_state(name: str) -> None:
+    """A random seat in-process plays the engine's draw on the truth, which depends on the
+    legal moves alone: the very move the random policy chooses on the state the wire path
+    samples from the seat's view."""
     game = get_game(name)
+    assert RandomPolicy.sees == UNIFORM
     for n, state in enumerate(positions(name)):
         seat = state.current_seat
         assert seat is not None
-        moves = Moves(state)
-        assert moves.current_seat == seat and moves.legal_actions() == state.legal_actions()
-        for missing in ("view", "private", "clone", "apply", "to_record"):
-            assert not hasattr(moves, missing)
         sample = game.determinize(state.view(seat), state.private(seat), seat, random.Random(n))
         for k in range(5):
-            drawn = random_action(moves, random.Random(k))
-            assert drawn is moves.drawn
-            assert drawn == random_action(sample, random.Random(k))
+            truth = state.clone()
+            LocalSeat(RandomPolicy(name), game, truth, seat, f"{n}:{k}").play()
+            chosen = RandomPolicy(name).choose(sample.clone(), random.Random(f"{n}:{k}:policy"))
+            expected = state.clone()
+            expected.apply(chosen)
+            assert truth.view(None) == expected.view(None)
 
 
 class Spy:
@@ -188,8 +191,7 @@ def test_an_in_process_seat_gives_its_policy_a_resampled_state_never_the_truth(
     truth = game.new_state(config_of(name), 4)
     seats = len(truth.scores())
     spies = [Spy(truth, seat) for seat in range(seats)]
-    local = [LocalSeat(spies[seat], game, truth, seat, random.Random(seat),
-                       random.Random(-seat)) for seat in range(seats)]
+    local = [LocalSeat(spies[seat], game, truth, seat, seat) for seat in range(seats)]
     decisions = 0
     while not truth.is_over():
         local[truth.current_seat].play()  # type: ignore[index]
@@ -212,9 +214,8 @@ def test_greedy_seats_play_the_same_game_twice_in_process(game: str) -> None:
     assert play_local(spec).record == play_local(spec).record
 
 
-@pytest.mark.parametrize("sees", ["moves", "state"])
 def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
-    sees: str, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     class Broken:
         name = "broken"
@@ -222,13 +223,12 @@ def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
         def choose(self, state: GameState, rng: random.Random) -> Any:
             return "no move of any game"
 
-    Broken.sees = sees  # type: ignore[attr-defined]
     game = get_game("sugi")
     truth = game.new_state(config_of("sugi"), 2)
     expected = truth.clone()
     expected.apply(expected.default_action())
     seat = truth.current_seat
     assert seat is not None
-    LocalSeat(Broken(), game, truth, seat, random.Random(0), random.Random(1)).play()
+    LocalSeat(Broken(), game, truth, seat, 0).play()
     assert truth.view(None) == expected.view(None)
     assert "policy broken answered an illegal move" in caplog.text

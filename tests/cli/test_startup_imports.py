@@ -1,7 +1,8 @@
-"""Issue 21 point 1, start at once: what `sagani play` imports before its first screen and what
-`sagani host` imports before it answers a ``hello`` (which modules, not how long: the figures
-come from bench/startup.py). Each command runs whole, in a process of its own, from a probe
-that writes ``sys.modules`` down at that moment."""
+"""Issue 21 points 1 and 2, start at once: what `sagani play` imports before its first screen,
+what `sagani host` imports before it answers a ``hello``, and what `sagani selfplay` imports
+to play random games (which modules, not how long: the figures come from bench/startup.py and
+bench/engine.py). Each command runs whole, in a process of its own, from a probe that writes
+``sys.modules`` down at that moment."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import zmq
 
 from sagani_net.games import about, game_names, get_game
@@ -32,6 +34,33 @@ NOT_BEFORE_THE_WELCOME = (
     "sagani_net.games.sugi.rules", "sagani_net.client", "asyncio", "sagani_net.bots",
     "sagani_net.discovery", "zeroconf", "nacl", "prompt_toolkit", "multiprocessing",
 )
+
+#: Not needed by ``sagani selfplay --policy random`` of any game: the other games' engines,
+#: the game's own bots (random needs none), the search, the tournament's tables, worker
+#: processes, the network (the protocol's codec too) and the console.
+NOT_IN_RANDOM_SELFPLAY = (
+    "sagani_net.bots.mcts", "sagani_net.bots.tournament", "sagani_net.bots.runner",
+    "multiprocessing", "concurrent.futures", "zmq", "prompt_toolkit", "nacl", "sqlite3",
+    "sagani_net.client", "sagani_net.host", "asyncio", "sagani_net.protocol", "msgpack",
+)
+#: Nor, for a game whose engine needs none of them (Sagrada's state is made of dataclasses),
+#: what costs a 100-game run a share of its games: dataclasses (it imports inspect), logging,
+#: pathlib, importlib.resources (zipfile, tempfile).
+NOT_IN_A_LEAN_SELFPLAY = (
+    "dataclasses", "inspect", "logging", "pathlib", "importlib.resources", "zipfile",
+    "tempfile", "ipaddress", "urllib",
+)
+LEAN_GAMES = ("sagani", "sugi")
+
+SELFPLAY_PROBE = """
+import sys
+before = set(sys.modules)
+from sagani_net.cli.main import main
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write("\\n".join(sorted(set(sys.modules) - before)))
+sys.exit(code)
+"""
 
 PLAY_PROBE = """
 import json, os, sys
@@ -139,3 +168,32 @@ def test_each_game_says_of_itself_what_its_rules_play() -> None:
     for name in game_names():
         game, said = get_game(name), about(name)
         assert (said.name, said.title, said.options) == (game.name, game.title, game.options)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_random_selfplay_imports_its_game_and_little_else(tmp_path: Path, game: str) -> None:
+    """What the process loads beyond the interpreter's start (the probe's baseline)."""
+    seen = tmp_path / "modules.txt"
+    done = subprocess.run([sys.executable, "-c", SELFPLAY_PROBE, str(seen), "selfplay", "--game",
+                           game, "--policy", "random", "--games", "2"],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert "2 games of" in done.stdout
+    modules = seen.read_text().split()
+    assert f"sagani_net.games.{game}.rules" in modules  # it did play
+    others = tuple(f"sagani_net.games.{g}.rules" for g in game_names() if g != game)
+    assert loaded(modules, (*NOT_IN_RANDOM_SELFPLAY, *others, f"sagani_net.games.{game}.bots")
+                  ) == []
+    if game in LEAN_GAMES:
+        assert loaded(modules, NOT_IN_A_LEAN_SELFPLAY) == []
+    if game == "sagani":  # its data is a CSV file: json is imported to write records alone
+        assert "json" not in modules
+
+
+def test_a_seed_and_a_seat_on_the_command_line_have_the_bounds_of_the_wire() -> None:
+    """``sagani_net.cli.args`` keeps the bounds itself, so that reading a seed or a player count
+    needs no codec."""
+    from sagani_net.cli.args import MAX_SEATS, MAX_SEED
+    from sagani_net.protocol import messages
+
+    assert (MAX_SEED, MAX_SEATS) == (messages.MAX_ID, messages.MAX_SEATS)

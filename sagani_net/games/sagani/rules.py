@@ -16,7 +16,6 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
-from itertools import islice
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
@@ -31,6 +30,7 @@ from sagani_net.game import (
     check_result,
     is_int,
     replay_actions,
+    shuffle,
 )
 from sagani_net.games.sagani import words
 from sagani_net.games.sagani.about import ABOUT, MODES
@@ -205,12 +205,13 @@ class Placement(NamedTuple):
 # along line kind d & 3 (0: column, 1: NE-SW diagonal, 2: row, 3: SE-NW diagonal), towards a
 # larger position along that line when d < 4. A line key packs (line, element, kind) in one int.
 Lines = tuple[tuple[int, int], ...]
+CellInfo = tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]
 #: Cell -> (its four orthogonal neighbours, per element the (line key, position) of the four
 #: lines through it), made once per cell: placing a tile is the hot path.
-CELLS: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]] = {}
+CELLS: dict[tuple[int, int], CellInfo] = {}
 
 
-def _cell(cell: tuple[int, int]) -> tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]:
+def _cell(cell: tuple[int, int]) -> CellInfo:
     x, y = cell
     neighbours = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
     lines = tuple(
@@ -230,6 +231,9 @@ for (_tile, _rot), _arrows in ARROWS.items():
 ELEMENT: list[int] = [ELEMENT_OF.get(t, 0) for t in range(max(TILES) + 1)]
 VALUE: list[int] = [VALUE_OF.get(t, 0) for t in range(max(TILES) + 1)]
 ARROW_COUNT: list[int] = [len(ARROWS[t, 0]) if t in TILES else 0 for t in range(max(TILES) + 1)]
+#: A display's entry ``(tile id, rotation index)``, indexed by tile * 4 + rotation index: made
+#: once, not at every placement.
+LAID: list[tuple[int, int]] = [(t, r) for t in range(max(TILES) + 1) for r in range(4)]
 
 
 class Player:
@@ -272,15 +276,17 @@ class Player:
         p.shown = self.shown
         return p
 
-    def lay(self, cell: tuple[int, int], tile: int, rot: int) -> None:
-        """Put a tile in the display: it fills a frontier cell and becomes a target on its lines."""
+    def lay(self, cell: tuple[int, int], tile: int, rot: int, info: CellInfo | None = None
+            ) -> None:
+        """Put a tile in the display: it fills a frontier cell and becomes a target on its lines.
+        ``info``: the cell's entry of :data:`CELLS`, if the caller has it already."""
         self.shown = None
         tiles = self.tiles
-        tiles[cell] = (tile, rot)
+        tiles[cell] = LAID[tile * 4 + rot]
         self.placed += 1
         frontier = self.frontier
         frontier.pop(cell, None)
-        neighbours, lines = CELLS.get(cell) or _cell(cell)
+        neighbours, lines = info or CELLS.get(cell) or _cell(cell)
         for n in neighbours:
             if n not in tiles:
                 frontier[n] = None
@@ -332,15 +338,17 @@ class Player:
             ),
         )
 
-    def assess(self, tile: int, cell: tuple[int, int], rot: int) -> tuple[
+    def assess(self, tile: int, cell: tuple[int, int], rot: int, info: CellInfo | None = None
+               ) -> tuple[
         list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int, list[int],
         list[tuple[int, int, int]],
     ]:
         """What :meth:`evaluate` finds, as the turn itself uses it: the arrows in the display
         the tile covers ``(cell, direction)``, the cells of the tiles that then complete, the
         discs they free, the tile's own arrows covered at once (directions) and those left open
-        (line key, position, direction: what :meth:`watch_open` takes)."""
-        lines = (CELLS.get(cell) or _cell(cell))[1]
+        (line key, position, direction: what :meth:`watch_open` takes). ``info``: as
+        :meth:`lay` takes it."""
+        lines = (info or CELLS.get(cell) or _cell(cell))[1]
         covers = []
         flips: tuple[tuple[int, int], ...] = ()
         freed = 0
@@ -377,7 +385,7 @@ class Player:
 def shuffled_tiles(seed: int) -> list[int]:
     """The draw pile for ``seed``, top first."""
     tiles = list(TILE_IDS)
-    random.Random(seed).shuffle(tiles)
+    shuffle(tiles, random.Random(seed))
     return tiles
 
 
@@ -562,7 +570,7 @@ class State(Engine):
         if self.phase == PLACE:
             frontier = self.seats[self.seat].frontier
             i = int(rng.random() * 4 * (len(frontier) or 1))  # one draw picks cell and rotation
-            cell = next(islice(frontier, i >> 2, None)) if frontier else (0, 0)
+            cell = [*frontier][i >> 2] if frontier else (0, 0)
             return _new_tuple(Action, ("place", None, cell, ROTATIONS[i & 3]))
         if self.mode != "multi":
             return REVEAL
@@ -684,11 +692,11 @@ class State(Engine):
             p = self._own(seat)
         tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
         assert tile is not None and cell is not None
-        covers, flips, _, covered, still_open = p.assess(tile, cell, rot)
+        info = CELLS.get(cell) or _cell(cell)
+        covers, flips, _, covered, still_open = p.assess(tile, cell, rot, info)
         x, y = cell
-        element = ELEMENT[tile]
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
-        p.lay(cell, tile, rot)
+        p.lay(cell, tile, rot, info)
         if ev is not None:
             ev.append({
                 "type": "tile_placed", "seat": seat, "tile": tile, "cell": [x, y],
@@ -697,6 +705,7 @@ class State(Engine):
         # R2 step 3: arrows already in the display that now see it; completed tiles flip.
         watch = p.watch
         open_ = p.open
+        element = ELEMENT[tile]
         for source, d in covers:
             sx, sy = source
             key, pos = CELLS[source][1][element][d & 3]  # the line the arrow waits on
@@ -1025,7 +1034,7 @@ def _sampled_pile(unseen: list[int], set_aside: list[list[Any]], pile: int, top:
     tile is equally likely anywhere, except that the top tile and the set-aside ones match
     their backs. ``State.from_view`` and ``Sagani.resample`` both sample through here."""
     left = list(unseen)
-    rng.shuffle(left)
+    shuffle(left, rng)
 
     def take_back(back: list[Any]) -> int:
         for i, t in enumerate(left):

@@ -13,9 +13,8 @@ rotation is 0, 90, 180 or 270 degrees clockwise.
 from __future__ import annotations
 
 import csv
-import io
-from dataclasses import dataclass
-from importlib import resources
+import os
+from typing import NamedTuple
 
 ELEMENTS = ("fire", "water", "earth", "air")
 DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
@@ -29,8 +28,7 @@ ELEMENT_INDEX = {name: i for i, name in enumerate(ELEMENTS)}
 DIRECTION_INDEX = {name: i for i, name in enumerate(DIRECTIONS)}
 
 
-@dataclass(frozen=True, slots=True)
-class Tile:
+class Tile(NamedTuple):
     """A tile as printed upright: element, value and arrows as ``(direction, element)``."""
 
     id: int
@@ -44,11 +42,22 @@ class Tile:
 
 
 def _load() -> dict[int, Tile]:
-    text = resources.files(__package__).joinpath("data/sagani_tiles.csv").read_text("utf-8")
+    # A plain file beside this module (the package ships it): importlib.resources, which
+    # would also read it from a zip, costs a short command more than its games.
+    path = os.path.join(os.path.dirname(__file__), "data", "sagani_tiles.csv")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = csv.reader(f)
+        column = {name: i for i, name in enumerate(next(rows))}
+        number, element, value, arrows_at = (
+            column[name] for name in ("id", "element", "value", "arrows"))
+        table = list(rows)
     tiles = {}
-    for row in csv.DictReader(io.StringIO(text)):
-        arrows = tuple(tuple(part.split(":")) for part in row["arrows"].split(";"))
-        tile = Tile(int(row["id"]), row["element"], int(row["value"]), arrows)
+    for row in table:
+        arrows = []
+        for part in row[arrows_at].split(";"):
+            direction, wanted = part.split(":")
+            arrows.append((direction, wanted))
+        tile = Tile(int(row[number]), row[element], int(row[value]), tuple(arrows))
         if tile.element not in ELEMENTS or VALUE_BY_ARROWS[len(arrows)] != tile.value:
             raise ValueError(f"tile list is damaged at {tile}")
         tiles[tile.id] = tile
@@ -64,11 +73,11 @@ TILE_IDS: tuple[int, ...] = tuple(sorted(TILES))
 ELEMENT_OF: dict[int, int] = {t.id: ELEMENT_INDEX[t.element] for t in TILES.values()}
 VALUE_OF: dict[int, int] = {t.id: t.value for t in TILES.values()}
 #: (tile id, rotation index) -> tuple of (direction index, element index), rotated clockwise.
-ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
-    (t.id, r): tuple(((DIRECTION_INDEX[d] + 2 * r) % 8, ELEMENT_INDEX[e]) for d, e in t.arrows)
-    for t in TILES.values()
-    for r in range(4)
-}
+ARROWS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+for _tile in TILES.values():
+    _upright = [(DIRECTION_INDEX[d], ELEMENT_INDEX[e]) for d, e in _tile.arrows]
+    for _r in range(4):
+        ARROWS[_tile.id, _r] = tuple([((d + 2 * _r) % 8, e) for d, e in _upright])
 
 
 def rotated_arrows(tile_id: int, rotation: int) -> tuple[tuple[str, str], ...]:

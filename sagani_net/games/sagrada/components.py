@@ -89,6 +89,14 @@ ROW_CELLS = tuple(tuple(range(r * COLUMNS, (r + 1) * COLUMNS)) for r in range(RO
 COLUMN_CELLS = tuple(tuple(range(c, CELLS, COLUMNS)) for c in range(COLUMNS))
 
 
+#: Every cell of a window, as a set of bits; the edge cells (:data:`EDGE`); the cells with a
+#: neighbour to their west, and to their east (a set shifted by one column keeps only these).
+ALL_CELLS = (1 << CELLS) - 1
+EDGE_CELLS = sum(1 << i for i in range(CELLS) if EDGE[i])
+_HAS_WEST = sum(1 << i for i in range(CELLS) if i % COLUMNS)
+_HAS_EAST = sum(1 << i for i in range(CELLS) if i % COLUMNS < COLUMNS - 1)
+
+
 def open_cells(window: list[int], filled: int, allow: tuple[int, ...], loose: bool = False
                ) -> list[int]:
     """Per cell, the dice that may be placed there now (a bitmask; 0 for none).
@@ -97,27 +105,26 @@ def open_cells(window: list[int], filled: int, allow: tuple[int, ...], loose: bo
     (restrictions, possibly lifted by a tool). ``loose``: Cork-backed Straightedge, only cells
     with no die next to them (and any cell for a window's first die).
     """
+    if filled:
+        # The filled cells and every cell next to one (NEAR_CELLS), spread by shifts of the
+        # whole set: this runs after every change of a window, and most cells are out at once.
+        row = filled | (filled << 1) & _HAS_WEST | (filled >> 1) & _HAS_EAST
+        near = (row | row << COLUMNS | row >> COLUMNS) & ALL_CELLS
+        todo = ALL_CELLS & ~near if loose else near & ~filled
+    else:
+        todo = ALL_CELLS if loose else EDGE_CELLS
     masks = [0] * CELLS
-    for i, bit, near, orth, edge in CELL_TESTS:
-        if filled & bit:
-            continue
-        if not filled:
-            if not (loose or edge):
-                continue
-        elif bool(filled & near) == loose:
-            continue
+    while todo:
+        bit = todo & -todo
+        todo ^= bit
+        i = bit.bit_length() - 1
         m = allow[i]
-        for j in orth:
+        for j in ORTH[i]:
             d = window[j]
             if d:
                 m &= ~CLASH[d]
         masks[i] = m
     return masks
-
-
-#: Per cell what :func:`open_cells` tests (it runs after every change of a window): the cell,
-#: its bit, the cells near it, those next to it orthogonally, whether it is on the edge.
-CELL_TESTS = tuple((i, 1 << i, NEAR_CELLS[i], ORTH[i], EDGE[i]) for i in range(CELLS))
 
 
 class Tool(NamedTuple):

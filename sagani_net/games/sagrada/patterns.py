@@ -18,10 +18,10 @@ sagani_net.game.RuleError: bad_patterns: pattern 1 (Twins): no dice can complete
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -195,8 +195,11 @@ def read_patterns(path: str | Path) -> list[Data]:
 def published_data() -> list[Data]:
     """The published patterns as the game ships them, in the file form (unchecked: a test
     checks them, so that starting a program does not)."""
-    text = resources.files("sagani_net.games.sagrada").joinpath("data/patterns.json")
-    return list(json.loads(text.read_text(encoding="utf-8")))
+    # A plain file beside this module (the package ships it), without importlib.resources
+    # (zipfile, tempfile...), which self-play would pay for at every start.
+    with open(os.path.join(os.path.dirname(__file__), "data", "patterns.json"),
+              encoding="utf-8") as f:
+        return list(json.load(f))
 
 
 #: The 24 published patterns, two per card.

@@ -51,6 +51,7 @@ from sagani_net.game import (
     is_int,
     recorded_outcomes,
     replay_actions,
+    shuffle,
 )
 from sagani_net.games.sagrada import words
 from sagani_net.games.sagrada.about import ABOUT, DEFAULT_DIFFICULTY
@@ -455,7 +456,7 @@ class State(Engine):
         colours = rng.sample(range(len(COLOURS)), 2 if s.solo else s.players)
         s.privates = tuple((c,) for c in colours) if not s.solo else (tuple(sorted(colours)),)
         order = list(cards)
-        rng.shuffle(order)
+        shuffle(order, rng)
         flat = [i for card in order for i in card]
         s.dealt = tuple(tuple(flat[i * PATTERNS_DEALT:(i + 1) * PATTERNS_DEALT])
                         for i in range(s.players))
@@ -1523,7 +1524,7 @@ def _sample_secrets(
     s.seed, s.draws = rng.getrandbits(62), 0
     if privates is None:
         left = [c for c in range(len(COLOURS)) if c not in known]
-        rng.shuffle(left)
+        shuffle(left, rng)
         per_seat = 2 if s.solo else 1
         privates = [known if i == mine else tuple(left.pop() for _ in range(per_seat))
                     for i in range(s.players)]
@@ -1532,7 +1533,7 @@ def _sample_secrets(
     # every revealed choice.
     shown = {pattern for pattern, _ in seats if pattern is not None}
     free = [i for i in range(len(s.patterns)) if i not in shown and i not in own_dealt]
-    rng.shuffle(free)
+    shuffle(free, rng)
     dealt, chosen = [], []
     for i, (pattern, has_chosen) in enumerate(seats):
         if i == mine:

@@ -20,12 +20,13 @@ degrees clockwise. Tiles and cards are drawn upright.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from dataclasses import dataclass
-from importlib import resources
 from itertools import combinations
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 COLOURS = ("yellow", "red", "purple", "black", "blue")
 DIRECTIONS = ("N", "E", "S", "W")
@@ -48,16 +49,14 @@ class EditionError(ValueError):
     """A data file that does not describe a Sugi edition; the message names file and entry."""
 
 
-@dataclass(frozen=True, slots=True)
-class ForestTile:
+class ForestTile(NamedTuple):
     """A forest tile upright: the sides a samurai may cross (the others show an obstacle)."""
 
     id: int
     open: str  # a subset of "NESW", in that order
 
 
-@dataclass(frozen=True, slots=True)
-class MovementCard:
+class MovementCard(NamedTuple):
     """A movement card upright: its arrows in reading order, and its action icon."""
 
     id: int
@@ -65,8 +64,7 @@ class MovementCard:
     action: str
 
 
-@dataclass(frozen=True, slots=True)
-class FamilyTree:
+class FamilyTree(NamedTuple):
     """A family tree card: three samurai and their points, highest first."""
 
     id: int
@@ -76,8 +74,7 @@ class FamilyTree:
         return dict(self.points).get(colour, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Edition:
+class Edition(NamedTuple):
     """One complete set of components."""
 
     tiles: tuple[ForestTile, ...]
@@ -94,19 +91,20 @@ class Edition:
         }
 
 
-def load_edition(directory: Path | None = None) -> Edition:
+def load_edition(directory: Path | str | None = None) -> Edition:
     """Read and check the three files in ``directory`` (default: the package's ``data/``).
 
     :raises EditionError: the first thing wrong, naming the file and the entry.
     """
-    if directory is None:
-        root: Any = resources.files(__package__).joinpath("data")
-    else:
-        root = Path(directory)
+    # Plain files beside this module (the package ships them): importlib.resources and
+    # pathlib, which would also read them from a zip, cost a short command more than its
+    # games (sagani selfplay).
+    root = os.path.join(os.path.dirname(__file__), "data") if directory is None else directory
     texts = {}
     for name in FILES:
         try:
-            texts[name] = root.joinpath(name).read_text("utf-8")
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                texts[name] = f.read()
         except OSError as e:
             raise EditionError(f"{name}: cannot read it ({e.strerror or e})") from None
     return Edition(
@@ -189,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m sagani_net.games.sugi.edition DIR", file=sys.stderr)
         return 2
     try:
-        edition = load_edition(Path(args[0]))
+        edition = load_edition(args[0])
     except EditionError as e:
         print(e, file=sys.stderr)
         return 1

@@ -39,6 +39,7 @@ from sagani_net.game import (
     is_int,
     recorded_outcomes,
     replay_actions,
+    shuffle,
 )
 from sagani_net.games.sugi import words
 from sagani_net.games.sugi.about import ABOUT, EDITIONS, LATEST_EDITION
@@ -422,7 +423,7 @@ class State(Engine):
         s = cls._blank(players, parts, rng)
         s.seed, s.edition = seed, edition
         tiles = list(parts.tile_ids)
-        rng.shuffle(tiles)
+        shuffle(tiles, rng)
         tile_at = [-1] * SPACES
         for space, tile in zip(FOREST, tiles, strict=True):
             tile_at[space] = tile
@@ -431,10 +432,10 @@ class State(Engine):
             s.revealed[space] = False
         s.tile_at = tuple(tile_at)
         families = list(parts.family_ids)
-        rng.shuffle(families)
+        shuffle(families, rng)
         s.families = families[:players]
         deck = list(parts.card_ids)
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         s.deck = deck
         for seat in range(players):
             s.hands[seat] = sorted(deck.pop() for _ in range(HAND_SIZE))
@@ -1035,7 +1036,7 @@ class State(Engine):
             rng.setstate(self.rng.getstate())
             self.rng, self.rng_owned = rng, True
         deck, self.discard = self.discard, []
-        self.rng.shuffle(deck)  # also when a record says otherwise: the generator moves on
+        shuffle(deck, self.rng)  # also when a record says otherwise: the generator moves on
         done = len(self.reshuffles)
         if done < len(self.script):
             recorded = self.script[done]
@@ -1224,7 +1225,7 @@ def _sample_secrets(s: State, seen: Data, mine: Data, seat: int | None,
         else:
             tiles.remove(tile)
             tile_at[space], s.turn[space] = tile, rotation // 90
-    rng.shuffle(tiles)
+    shuffle(tiles, rng)
     for space, tile in zip(hidden, tiles, strict=True):
         tile_at[space] = tile
     s.tile_at = tuple(tile_at)
@@ -1243,7 +1244,7 @@ def _sample_secrets(s: State, seen: Data, mine: Data, seat: int | None,
         raise RuleError("bad_view", "the private data is not the view's seat's")
     known_cards = set(known)
     unseen = [c for c in parts.card_ids if c not in known_cards]
-    rng.shuffle(unseen)
+    shuffle(unseen, rng)
     s.hands = [sorted(mine["hand"] if other == seat else [unseen.pop() for _ in range(count)])
                for other, count in enumerate(seen["hands"])]
     own_slots = {slot: (card, rotation // 90) for slot, card, rotation in mine["timeline"]}
@@ -1262,7 +1263,7 @@ def _sample_secrets(s: State, seen: Data, mine: Data, seat: int | None,
     if seat is not None:
         s.known_bottom[seat] = tuple(c for _, c in mine["deck_bottom"])
     families = [f for f in parts.family_ids if f != mine["family"]]
-    rng.shuffle(families)
+    shuffle(families, rng)
     s.families = [mine["family"] if other == seat else families.pop()
                   for other in range(s.players)]
 
