@@ -3,9 +3,8 @@
 - :func:`evaluate` scores a state for one seat, for the generic one-ply greedy: the timeline as
   it stands is resolved first (on a copy), then each samurai's progress towards the Temple (the
   steps its way there still takes, round obstacles and the ghost, or through them at the cost
-  of a turn or a ghost move: :func:`steps_left`) counts
-  by its worth on the seat's family tree card (a samurai the card does not name counts against:
-  it would take a pedestal).
+  of a turn or a ghost move: :func:`steps_left`) counts by its worth on the seat's family tree
+  card (a samurai the card does not name counts against: it would take a pedestal).
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
 - :class:`Search`: Sugi's hooks of the generic ISMCTS: what the seat may believe of the hidden
   parts, the few moves worth searching (:func:`best_actions`), rollouts of best placements
