@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--nets", action="store_true", help="print the seed of every netted game")
     parser.add_argument("--log", default=None,
                         help="append a line per game to this file as it ends (seed, rounds, "
-                             "pedestals), so that a long run can be watched")
+                             "pedestals, winners, families), so that a long run can be watched")
     args = parser.parse_args()
     mcts = {"think_s": None, "iterations": args.iterations} if args.iterations else {}
     effort = (f"mcts {args.iterations} iterations a move" if args.iterations
@@ -71,7 +71,9 @@ def main() -> None:
         rounds.append(figures["rounds"])
         if log is not None:
             log.write(f"game {g} seed {seed} rounds {figures['rounds']} "
-                      f"pedestals {','.join(figures['pedestals'])} "
+                      f"pedestals {','.join(figures['pedestals']) or '-'} "
+                      f"winners {','.join(map(str, figures['winners']))} "
+                      f"families {','.join(map(str, figures['families']))} "
                       f"cpu {time.process_time() - started:.0f} s\n")
         if len(figures["pedestals"]) < 3:
             nets += 1
