@@ -29,6 +29,8 @@ from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.games.sugi.rules import EDITIONS, LATEST_EDITION, ROUND_CAP, SUGI
 
 BOTS = ("greedy", "mcts", "random")
+#: Games longer than this are counted apart: how thin the tail towards the net is.
+LONG = 30
 
 
 def main() -> None:
@@ -43,7 +45,12 @@ def main() -> None:
     parser.add_argument("--edition", type=int, default=LATEST_EDITION, choices=EDITIONS,
                         help="our edition's rule set (RULES.md S17)")
     parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S*1000003+i")
+    parser.add_argument("--start", type=int, default=0,
+                        help="play games START to START+GAMES-1 of the seed (a long run in parts)")
     parser.add_argument("--nets", action="store_true", help="print the seed of every netted game")
+    parser.add_argument("--log", default=None,
+                        help="append a line per game to this file as it ends (seed, rounds, "
+                             "pedestals, winners, families), so that a long run can be watched")
     args = parser.parse_args()
     mcts = {"think_s": None, "iterations": args.iterations} if args.iterations else {}
     effort = (f"mcts {args.iterations} iterations a move" if args.iterations
@@ -53,7 +60,8 @@ def main() -> None:
     rounds, seat_wins, family_wins, family_games = [], Counter(), Counter(), Counter()
     hero_wins = nets = 0
     started = time.process_time()
-    for g in range(args.games):
+    log = open(args.log, "a", buffering=1) if args.log else None  # noqa: SIM115 (line by line)
+    for g in range(args.start, args.start + args.games):
         hero = g % 2
         lineup = [args.versus or args.bot] * args.players
         lineup[hero] = args.bot
@@ -61,6 +69,12 @@ def main() -> None:
         result = play_local(GameSpec(g, "sugi", config, seed, tuple(lineup), {"mcts": mcts}))
         figures = result.figures
         rounds.append(figures["rounds"])
+        if log is not None:
+            log.write(f"game {g} seed {seed} rounds {figures['rounds']} "
+                      f"pedestals {','.join(figures['pedestals']) or '-'} "
+                      f"winners {','.join(map(str, figures['winners']))} "
+                      f"families {','.join(map(str, figures['families']))} "
+                      f"cpu {time.process_time() - started:.0f} s\n")
         if len(figures["pedestals"]) < 3:
             nets += 1
             if args.nets:
@@ -73,6 +87,8 @@ def main() -> None:
         for f in figures["families"]:
             family_games[f] += 1
         hero_wins += share if hero in winners else 0
+    if log is not None:
+        log.close()
     n = args.games
     used = sorted({args.bot, args.versus or args.bot})
     print(f"{n} games, {args.players} players, edition {args.edition}, {args.bot}"
@@ -80,7 +96,8 @@ def main() -> None:
           + (f" ({effort})" if "mcts" in used else "")
           + f", {time.process_time() - started:.0f} s CPU")
     print(f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
-          f"ended by the round-{ROUND_CAP} net: {nets}")
+          f"ended by the round-{ROUND_CAP} net: {nets}; over {LONG} rounds: "
+          f"{sum(r > LONG for r in rounds)}")
     if args.versus:
         print(f"{args.bot} wins {hero_wins / n:.1%} against {args.versus}")
         return

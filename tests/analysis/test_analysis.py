@@ -95,15 +95,17 @@ def sagrada_pass_with_a_good_die(state: Any) -> tuple[float, Any] | None:
 
 
 def sugi_samurai_back(state: Any) -> tuple[float, Any] | None:
-    """The card of the hand turned so that it sends the seat's own samurai back the most."""
+    """The card of the hand turned the way the seat's own one-ply evaluation likes least: its
+    samurai sent back (by the evaluation, not the card's arrows alone, which would count a
+    step off the board's edge, a step that never happens)."""
     if state.phase != "plan":
         return None
     moves = [a for a in state.legal_actions() if a.type == "timeline"]
     if not moves:
         return None
-    gains = sorted(((sugi_bots.gain(state, state.seat, a.card, a.turn), a) for a in moves),
-                   key=lambda ga: ga[0])
-    return gains[-1][0] - gains[0][0], gains[0][1]
+    values = sorted(((_after(state, a, state.seat, sugi_bots.evaluate), a) for a in moves),
+                    key=lambda va: va[0])
+    return values[-1][0] - values[0][0], values[0][1]
 
 
 def greedy_game(game: str, seed: int, decisions_: int) -> list[GameState]:

@@ -2,9 +2,9 @@
 
 - :func:`evaluate` scores a state for one seat, for the generic one-ply greedy: the timeline as
   it stands is resolved first (on a copy), then each samurai's progress towards the Temple (the
-  steps its way there still takes, round obstacles and the ghost: :func:`steps_left`) counts
-  by its worth on the seat's family tree card (a samurai the card does not name counts against:
-  it would take a pedestal).
+  steps its way there still takes, round obstacles and the ghost, or through them at the cost
+  of a turn or a ghost move: :func:`steps_left`) counts by its worth on the seat's family tree
+  card (a samurai the card does not name counts against: it would take a pedestal).
 - :func:`random_action` and :func:`playout`: uniformly random play, as fast as the engine goes.
 - :class:`Search`: Sugi's hooks of the generic ISMCTS: what the seat may believe of the hidden
   parts, the few moves worth searching (:func:`best_actions`), rollouts of best placements
@@ -68,38 +68,56 @@ def evaluate(state: State, seat: int) -> float:
     return value
 
 
-#: Steps counted for a samurai with no way to the Temple at all (walled in, for now).
-NO_WAY = 9
-#: Per space, the (space, direction) steps into it from a space off the Temple: what
-#: steps_left walks back along, worked out once rather than at every evaluation.
+#: What a side known to be blocked adds to a step through it: the way is still there, a rotate
+#: card away, but a detour of one step is cheaper (so where the forest has an open way of
+#: about the same length, the count is the one round the obstacles).
+TURN_STEPS = 2
+#: What the ghost's space adds to a step into it: a ghost card sends it away.
+GHOST_STEPS = 2
+#: More than any count steps_left can reach (every space has a way, at worst through a turned
+#: tile on each of its steps).
+_FAR = SPACES * (1 + 2 * TURN_STEPS + GHOST_STEPS)
+#: Per space, the steps into it from a space off the Temple, as (space, bit of the side it
+#: leaves by, bit of the side it enters by): what steps_left walks back along, worked out
+#: once rather than at every evaluation.
 _STEPS_IN = tuple(
-    tuple((at, OPPOSITE[d]) for d in range(4)
-          if 0 <= (at := NEIGHBOUR[to][d]) < TEMPLE_SPACES[0])
+    tuple((at, 1 << d, 1 << OPPOSITE[d]) for d in range(4)
+          if 0 <= (at := NEIGHBOUR[to][OPPOSITE[d]]) < TEMPLE_SPACES[0])
     for to in range(SPACES)
 )
 
 
 def steps_left(state: State) -> list[int]:
-    """Per space, the fewest steps from it to the Temple through sides known to be open (a
-    face-down tile counts as open) and around the ghost; NO_WAY where there is none. A
-    samurai's progress is the Temple's column less this: on an open board, its column, but a
+    """Per space, the fewest steps from it to the Temple, a side known to be blocked costing
+    TURN_STEPS more and the ghost's space GHOST_STEPS more (a face-down tile counts as open).
+    A samurai's progress is the Temple's column less this: on an open board, its column; a
     samurai behind an obstacle or the ghost is worth less, so the one-ply look-ahead turns a
-    tile open, sends the ghost away or steps round, where counting columns saw no gain."""
-    left = [NO_WAY] * SPACES
-    frontier = list(TEMPLE_SPACES)
-    for t in frontier:
+    tile open, sends the ghost away or steps round, where counting columns saw no gain.
+
+    No space is ever out of reach: a forest walled in, or shut by the ghost, still counts the
+    turns and the ghost's move that would open it, so opening it shows a gain one move ahead.
+    (Counted as no way at all, a wall made every move look alike to the bots, who then played
+    blind arrows until the round-60 net: issue 19.)"""
+    left = [_FAR] * SPACES
+    for t in TEMPLE_SPACES:
         left[t] = 0
     ghost = state.ghost
-    passable = state.passable
-    while frontier:
-        nxt = []
-        for to in frontier:
-            far = left[to] + 1
-            for at, d in _STEPS_IN[to]:  # one step in d from at reaches to
-                if left[at] > far and at != ghost and passable(at, d, to, True):
-                    left[at] = far
-                    nxt.append(at)
-        frontier = nxt
+    shut = [~sides if up else 0 for sides, up in zip(state.sides, state.revealed, strict=True)]
+    # Shortest ways back from the Temple, a space looked at again whenever it is reached more
+    # cheaply (few are: the costs are small and most ways run straight north).
+    queue = list(TEMPLE_SPACES)
+    for to in queue:
+        base = left[to] + (1 + GHOST_STEPS if to == ghost else 1)
+        shut_to = shut[to]
+        for at, leave, enter in _STEPS_IN[to]:  # one step from at, by its side leave, reaches to
+            cost = base
+            if shut_to & enter:
+                cost += TURN_STEPS
+            if shut[at] & leave:
+                cost += TURN_STEPS
+            if cost < left[at]:
+                left[at] = cost
+                queue.append(at)
     return left
 
 
@@ -276,13 +294,19 @@ def placement(state: State, rng: random.Random) -> Action:
 
 
 def rewards(state: State, margin_scale: float) -> list[float]:
-    """A reward in [0, 1] per seat: a finished game by its ranking, else the logistic of the
-    evaluation's margin over each other seat, averaged."""
+    """A reward in [0, 1] per seat: a finished game by its ranking (winners who share the win
+    tie: half a point against each other), else the logistic of the evaluation's margin over
+    each other seat, averaged."""
     seats = state.players
-    if state.outcome is not None:
-        place = {seat: i for i, seat in enumerate(state.outcome.ranking)}
-        return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
-                for i in range(seats)]
+    outcome = state.outcome
+    if outcome is not None:
+        place = {seat: i for i, seat in enumerate(outcome.ranking)}
+        # The ranking lists shared winners in seat order; counted as it stands, a shared win
+        # (a shared nothing at the round-60 net, say) was a win to the first and a loss to
+        # the others.
+        shared = set(outcome.winners)
+        return [sum(0.5 if i in shared and j in shared else float(place[i] < place[j])
+                    for j in range(seats) if j != i) / (seats - 1) for i in range(seats)]
     values = [evaluate(state, seat) for seat in range(seats)]
     return [sum(_logistic((vi - vj) / margin_scale) for j, vj in enumerate(values) if j != i)
             / (seats - 1) for i, vi in enumerate(values)]

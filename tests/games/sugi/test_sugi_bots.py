@@ -6,12 +6,13 @@ import random
 
 from test_sugi_support import card, position
 
+from sagani_net.bots import make_policy
 from sagani_net.games.sugi import bots
 from sagani_net.games.sugi.rules import Action, State, parse_space
 
 # Family 0: yellow 7, red 5, purple 3 (black and blue are rivals).
 MINE, RIVAL = 0, 1
-A2 = parse_space("a2")
+A2, B2 = parse_space("a2"), parse_space("b2")
 
 
 def test_a_samurai_of_ones_family_further_on_is_worth_more_and_a_rivals_less():
@@ -35,6 +36,38 @@ def test_a_samurai_behind_an_obstacle_or_the_ghost_counts_the_way_round():
     assert worth(ghost="a3") == worth(ghost="c4") - 7  # (the ghost off the Temple both times)
     # a2 open N and S only, a3 closed to the south: back down and round by lane b.
     assert bots.steps_left(position(tiles={"a2": "NS", "a3": "EW"}))[A2] == 6
+
+
+def test_a_forest_walled_in_counts_the_turn_that_would_open_it():
+    # Row 3 shut to the north: no way to the Temple through open sides, yet b2 is not out of
+    # reach: up to b3, a turn of b3, then b4 and the Temple.
+    walled = position(tiles={"a3": "ESW", "b3": "ESW", "c3": "ESW"})
+    assert bots.steps_left(walled)[B2] == 3 + bots.TURN_STEPS
+    # A turn is dearer than a step round: with a3 open, b2 goes round by lane a.
+    assert bots.steps_left(position(tiles={"b3": "ESW", "c3": "ESW"}))[B2] == 4
+
+
+def test_the_ghost_on_the_only_way_counts_the_move_that_would_send_it_away():
+    # a4 and c4 shut to the north; the ghost on b4: b3 -> b4 -> Temple, the ghost sent away.
+    shut = position(tiles={"a4": "ESW", "c4": "ESW"}, ghost="b4")
+    assert bots.steps_left(shut)[parse_space("b3")] == 2 + bots.GHOST_STEPS
+
+
+def test_in_a_forest_walled_in_greedy_opens_a_way_rather_than_play_a_blind_arrow():
+    # Issue 19's three-player net (deal 10000107), as it stood from round 12 to round 60:
+    # every samurai on c2, no way north through open sides and the ghost on c4. Every arrow
+    # is blocked; only a turned tile or the ghost sent away brings anyone nearer.
+    forest = {"a3": "ESW", "b3": "EW", "c3": "NEW", "a2": "NEW", "b2": "NEW", "c2": "NS",
+              "a1": "ESW"}
+    on_c2 = dict.fromkeys(("yellow", "red", "purple", "black", "blue"), "c2")
+    hand = [card("red N"), card("purple N", action="rotate"), card("black N"),
+            card("yellow N", "yellow N")]
+    state = position(3, tiles=forest, samurai=on_c2, ghost="c4", families=[6, 9, 4],
+                     hands=[hand, [], []])
+    before = bots.steps_left(state)[parse_space("c2")]
+    action = make_policy("greedy", game="sugi").choose(state.clone(), random.Random(1))
+    assert action.type == "rotate"
+    assert bots.steps_left(_after(state, action))[parse_space("c2")] < before
 
 
 def test_greedy_turns_open_the_tile_that_blocks_its_samurai():
@@ -140,6 +173,19 @@ def test_the_search_hooks_offer_legal_moves_and_rollouts_stop_after_a_resolution
                 and not rolled.timeline
                 and rounds < rolled.round <= rounds + 2
             )
+
+
+def test_the_searchs_reward_for_a_shared_win_is_a_tie_whatever_the_seats_order():
+    # The round-60 net with nobody home: every seat shares the win (S15).
+    state = position(3, families=[0, 9, 4])
+    state._finish(None)
+    assert state.outcome is not None and state.outcome.winners == (0, 1, 2)
+    assert bots.rewards(state, 6.0) == [0.5, 0.5, 0.5]
+    # A win alone is a win: yellow, red and purple home are family 0's 7, 5 and 3.
+    state = position(3, families=[0, 9, 4], samurai=dict.fromkeys(("yellow", "red", "purple")))
+    state._finish(None)
+    assert state.outcome is not None and state.outcome.winners == (0,)
+    assert bots.rewards(state, 6.0)[0] == 1.0
 
 
 def test_the_belief_turns_only_other_seats_timeline_cards_their_owners_best_way():
