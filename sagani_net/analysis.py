@@ -373,9 +373,15 @@ def analyse(
                 # and those being searched are stopped, not waited for (ProcessPoolExecutor
                 # has no public way to stop its workers before Python 3.14).
                 searching = list(pool._processes.values())
+                manager = pool._executor_manager_thread
                 pool.shutdown(wait=False, cancel_futures=True)
                 for process in searching:
                     process.terminate()
+                # The pool's own thread reaps the workers it sees die; joining them here at
+                # the same time could lose the exit status to it (a child then looks alive).
+                if manager is not None:
+                    manager.join()
+                for process in searching:
                     process.join()
                 raise
     verdicts = [found[p.index] for p in points]

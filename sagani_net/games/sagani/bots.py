@@ -22,12 +22,13 @@ import random
 
 from sagani_net.game import logistic
 from sagani_net.games.sagani.rules import (
+    ARROW_COUNT,
     CHOOSE,
     OVER,
     PLACE,
     SOLO_GOAL,
+    VALUE,
     Action,
-    Placement,
     Player,
     State,
 )
@@ -54,15 +55,24 @@ Macro = tuple[Action | None, Action | None]
 # -- placements -------------------------------------------------------------------------------
 
 
-def placement_value(pl: Placement, costs: bool = True) -> float:
-    """The immediate worth of a placement: points and cacophony first, then what it sets up.
+def placement_value(player: Player, tile: int, cell: tuple[int, int], rot: int,
+                    costs: bool = True) -> float:
+    """The immediate worth of ``tile`` placed at ``cell`` turned ``rot``: points and cacophony
+    first, then what it sets up. Freed discs avoid cacophony later; covered arrows are
+    progress; open arrows are debts.
 
-    Freed discs avoid cacophony later; covered arrows are progress; open arrows are debts.
-    """
-    value = pl.points - (2 * pl.cacophony if costs else 0)
+    What :meth:`Player.evaluate` would find, from :meth:`Player.assess` without building the
+    :class:`Placement` (the search's rollouts weigh every placement of every turn: this is most
+    of an analysis's time)."""
+    covers, flips, freed, covered, still_open = player.assess(tile, cell, rot)
+    tiles = player.tiles
+    points = sum([VALUE[tiles[c][0]] for c in flips])
+    if not still_open:
+        points += VALUE[tile]
+    value = points - (2 * max(ARROW_COUNT[tile] - player.supply - freed, 0) if costs else 0)
     return (
-        value + 0.15 * pl.discs_freed + 0.6 * len(pl.covers) + 0.5 * len(pl.covered)
-        - 0.45 * len(pl.open)
+        value + 0.15 * freed + 0.6 * len(covers) + 0.5 * len(covered)
+        - 0.45 * len(still_open)
     )
 
 
@@ -80,9 +90,7 @@ def ranked_placements(
             (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
         )
         for rot in range(4):
-            scored.append(
-                (placement_value(player.evaluate(tile, cell, rot), costs) + snug, cell, rot)
-            )
+            scored.append((placement_value(player, tile, cell, rot, costs) + snug, cell, rot))
     scored.sort(key=lambda v: -v[0])
     return [(value, Action.place(cell, ROTATIONS[rot])) for value, cell, rot in scored[:keep]]
 
