@@ -43,6 +43,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
+from threading import Thread
 from typing import Any, TextIO
 
 from sagani_net.bots.base import game_bots
@@ -373,7 +374,8 @@ def analyse(
                 # and those being searched are stopped, not waited for (ProcessPoolExecutor
                 # has no public way to stop its workers before Python 3.14).
                 searching = list(pool._processes.values())
-                manager = pool._executor_manager_thread
+                # (typeshed types this attribute as the thread's wakeup pipe; it is the thread)
+                manager: Thread | None = pool._executor_manager_thread  # type: ignore[assignment]
                 pool.shutdown(wait=False, cancel_futures=True)
                 for process in searching:
                     process.terminate()
