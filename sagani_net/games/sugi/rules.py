@@ -5,7 +5,8 @@ its action), then resolution (automatic: the cards are turned left to right and 
 moves its samurai one space), then maintenance (each seat discards what it likes and draws up to
 4). The game ends the instant the third samurai reaches the Temple. In our edition 2 (the
 table's ``edition`` option), while two samurai are home, every planning ends with the Temple's
-call: the samurai in columns 0-3 step north (S17).
+call: the samurai in columns 0-3 step north (S17); edition 3 calls from round 20 on as well,
+whoever is home.
 
 The board is 3 lanes (a, b, c) x 6 columns: column 0 is the Start tile, 1-4 the forest, 5 the
 Temple. A space is written ``b3`` (lane b, column 3) and is ``[column, lane]`` on the wire.
@@ -65,6 +66,7 @@ TEMPLE_SPACES = tuple(range(LANES * TEMPLE_COLUMN, SPACES))
 ARRIVAL_END = 3  # the third samurai in the Temple ends the game (S13)
 ROUND_CAP = 60  # S14: a safety stop against stand-offs and aimless play
 CALL_PEDESTALS = 2  # S17: the Temple calls once this many samurai stand on its pedestals
+CALL_ROUND = 20  # S17 (edition 3): and in every round from this one on, however many are home
 CALL_BELOW = 4  # S17: it calls the samurai in columns 0-3 (the last step is the players')
 N, E, S, W = range(4)
 OPPOSITE = (S, W, N, E)
@@ -814,14 +816,16 @@ class State(Engine):
             self._resolve(ev)
             if self.phase == OVER:
                 return
-        if self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS:
+        if self.edition >= 2 and (len(self.pedestals) == CALL_PEDESTALS
+                                  or self.edition >= 3 and self.round >= CALL_ROUND):
             self._call(ev)
         self._start_maintenance(ev)
 
     def _call(self, ev: list[Data] | None) -> None:
-        """S17 (edition 2): with two samurai home, the Temple calls the others at the end of
-        every planning: each one in columns 0-3 steps north, as by an arrow (S7: obstacles and
-        the ghost stop it). None can arrive, so the order is only that of the events."""
+        """S17: with two samurai home (edition 2), or from round 20 on (edition 3), the Temple
+        calls the others at the end of every planning: each one in columns 0-3 steps north,
+        as by an arrow (S7: obstacles and the ghost stop it). None can arrive, so the order is
+        only that of the events."""
         if ev is not None:
             ev.append({"type": "temple_call"})
         for colour, at in enumerate(self.samurai):

@@ -16,6 +16,7 @@ from sagani_net.bots import make_policy
 from sagani_net.game import RuleError
 from sagani_net.games import get_game
 from sagani_net.games.sugi.rules import (
+    CALL_ROUND,
     MAINTENANCE,
     PUSH,
     SUGI,
@@ -40,14 +41,15 @@ def random_game(players: int, seed: int, rng: random.Random, stop: int | None = 
 def test_the_registry_serves_sugi_with_its_options():
     game = get_game("sugi")
     assert game.title == "Sugi"
-    assert game.parse_config({}) == {"players": 2, "edition": 2}
+    assert game.parse_config({}) == {"players": 2, "edition": 3}
     assert game.parse_config({"edition": 1})["edition"] == 1
+    assert game.parse_config({"edition": 2})["edition"] == 2
     assert game.seats({"players": 5}) == 5
     with pytest.raises(RuleError) as e:
         game.parse_config({"players": 6})
     assert e.value.code == "bad_config"
     with pytest.raises(RuleError) as e:
-        game.parse_config({"edition": 3})
+        game.parse_config({"edition": 4})
     assert e.value.code == "bad_config"
 
 
@@ -179,7 +181,7 @@ def test_a_record_replays_to_the_same_result_and_events(players):
     while not state.is_over():
         events += state.apply(state.random_action(rng))
     record = json.loads(json.dumps(state.to_record()))
-    assert record["config"] == {"players": players, "edition": 2} and record["seed"] == 99
+    assert record["config"] == {"players": players, "edition": 3} and record["seed"] == 99
     again, replayed = replay(record)
     assert replayed == events and again.result() == state.result()
     assert SUGI.from_record(record).view() == state.view()
@@ -209,7 +211,7 @@ def test_a_record_from_before_editions_replays_by_edition_1():
     again = SUGI.from_record(old)
     assert again.edition == 1 and again.view() == state.view()
     assert SUGI.new_state({"players": 2}, 3).edition == 1  # a table stored before editions
-    assert SUGI.new_state(SUGI.parse_config({}), 3).edition == 2  # a new table
+    assert SUGI.new_state(SUGI.parse_config({}), 3).edition == 3  # a new table
     # Read by edition 2, the same actions do not make the same game: the edition matters.
     try:
         changed = SUGI.from_record({**old, "config": {"players": 2, "edition": 2}}).view()
@@ -218,8 +220,25 @@ def test_a_record_from_before_editions_replays_by_edition_1():
     assert changed != state.view()
 
 
+def test_an_edition_2_record_replays_by_edition_2_and_edition_3_would_have_called():
+    """Random play wanders past round 20 with fewer than two samurai home: edition 3's Temple
+    calls there, edition 2's does not, and a record says which it was played by."""
+    rng, state = random.Random(3), State.new(2, 7, edition=2)
+    while not state.is_over():
+        state.apply(state.random_action(rng))
+    assert state.round > CALL_ROUND
+    record = json.loads(json.dumps(state.to_record()))
+    assert record["config"]["edition"] == 2
+    assert SUGI.from_record(record).view() == state.view()
+    try:
+        called = SUGI.from_record({**record, "config": {"players": 2, "edition": 3}}).view()
+    except RuleError:
+        called = None
+    assert called != state.view()
+
+
 def test_the_view_says_the_edition_and_the_determinizer_keeps_it():
-    for edition in (1, 2):
+    for edition in (1, 2, 3):
         state = State.new(3, 5, edition=edition)
         view = state.view(0)
         assert view["edition"] == edition

@@ -8,6 +8,7 @@ from test_sugi_support import card, position, types, where
 from sagani_net.game import RuleError
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import (
+    CALL_ROUND,
     MAINTENANCE,
     OVER,
     PLAN,
@@ -482,6 +483,20 @@ def test_the_temple_does_not_call_a_samurai_on_column_4_nor_before_two_are_home(
     one.apply(Action.timeline(RED, 90))
     events = one.apply(Action.timeline(BLUE, 0))
     assert "temple_call" not in types(events) and where(one, "red") == "c1"
+
+
+def test_from_round_20_edition_3_calls_whoever_is_home_and_edition_2_does_not():
+    for home, edition, called in [((), 3, True), (("yellow",), 3, True), (("yellow",), 2, False)]:
+        s = _two_home(edition=edition, home=home)
+        s.round = CALL_ROUND
+        s.apply(Action.timeline(RED, 90))  # red: b1 -> c1
+        events = s.apply(Action.timeline(BLUE, 0))
+        assert ("temple_call" in types(events)) == called, (home, edition)
+        assert where(s, "red") == ("c2" if called else "c1")
+    early = _two_home(edition=3, home=("yellow",))
+    early.round = CALL_ROUND - 1
+    early.apply(Action.timeline(RED, 90))
+    assert "temple_call" not in types(early.apply(Action.timeline(BLUE, 0)))
 
 
 def test_edition_1_has_no_temple_call():
