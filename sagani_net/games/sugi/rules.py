@@ -816,10 +816,15 @@ class State(Engine):
             self._resolve(ev)
             if self.phase == OVER:
                 return
-        if self.edition >= 2 and (len(self.pedestals) == CALL_PEDESTALS
-                                  or self.edition >= 3 and self.round >= CALL_ROUND):
+        if self._temple_calls():
             self._call(ev)
         self._start_maintenance(ev)
+
+    def _temple_calls(self) -> bool:
+        """S17: edition 2 calls while two samurai are home; edition 3 also from round 20."""
+        if self.edition >= 3 and self.round >= CALL_ROUND:
+            return True
+        return self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS
 
     def _call(self, ev: list[Data] | None) -> None:
         """S17: with two samurai home (edition 2), or from round 20 on (edition 3), the Temple
