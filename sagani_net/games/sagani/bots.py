@@ -22,10 +22,12 @@ import random
 
 from sagani_net.game import logistic
 from sagani_net.games.sagani.rules import (
+    ARROW_COUNT,
     CHOOSE,
     OVER,
     PLACE,
     SOLO_GOAL,
+    VALUE,
     Action,
     Player,
     State,
@@ -63,8 +65,13 @@ def placement_value(player: Player, tile: int, cell: tuple[int, int], rot: int,
     :class:`Placement` (the search's rollouts weigh every placement of every turn: this is most
     of an analysis's time)."""
     covers, flips, freed, covered, still_open = player.assess(tile, cell, rot)
-    points, cacophony = player.gains(tile, flips, freed, still_open)
-    value = points - (2 * cacophony if costs else 0)
+    # Points and cacophony as Player.evaluate counts them, written out here: a shared helper
+    # made every call 10-20% slower (measured), and this is the rollouts' innermost call.
+    tiles = player.tiles
+    points = sum([VALUE[tiles[c][0]] for c in flips])
+    if not still_open:
+        points += VALUE[tile]
+    value = points - (2 * max(ARROW_COUNT[tile] - player.supply - freed, 0) if costs else 0)
     return (
         value + 0.15 * freed + 0.6 * len(covers) + 0.5 * len(covered)
         - 0.45 * len(still_open)

@@ -324,25 +324,19 @@ class Player:
     def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
         covers, flips, freed, covered, still_open = self.assess(tile, cell, rot)
-        points, cacophony = self.gains(tile, flips, freed, still_open)
+        tiles = self.tiles
+        points = sum([VALUE[tiles[c][0]] for c in flips])
+        if not still_open:
+            points += VALUE[tile]
+        missing = ARROW_COUNT[tile] - self.supply - freed
         # tuple.__new__ skips the named tuple's Python-level __new__: this is the hot path.
         return _new_tuple(
             Placement,
             (
                 tile, cell, ROTATIONS[rot], tuple(covers), flips, tuple(covered),
-                tuple([d for _, _, d in still_open]), points, freed, cacophony,
+                tuple([d for _, _, d in still_open]), points, freed, max(missing, 0),
             ),
         )
-
-    def gains(self, tile: int, flips: tuple[tuple[int, int], ...], freed: int,
-              still_open: list[tuple[int, int, int]]) -> tuple[int, int]:
-        """The points and the cacophony discs of a placement :meth:`assess` found: the tiles
-        it completes, itself if no arrow of it is left open, and the discs it lacks."""
-        tiles = self.tiles
-        points = sum([VALUE[tiles[c][0]] for c in flips])
-        if not still_open:
-            points += VALUE[tile]
-        return points, max(ARROW_COUNT[tile] - self.supply - freed, 0)
 
     def assess(self, tile: int, cell: tuple[int, int], rot: int, info: CellInfo | None = None
                ) -> tuple[
