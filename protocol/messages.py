@@ -229,14 +229,15 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
     if "type" not in message:
         raise ProtocolError("missing_field", "type is required")
     kind = message.get("type")
-    fields = REQUESTS.get(kind) if isinstance(kind, str) else None
-    if fields is None:
+    if not isinstance(kind, str) or kind not in REQUESTS:
         raise ProtocolError("unknown_type", f"no request of type {kind!r}")
+    fields = REQUESTS[kind]
     if "id" not in message:
         raise ProtocolError("missing_field", "id is required")
     _check_id("id", message["id"])
-    extra = sorted(set(message) - set(fields) - set(ENVELOPE))
-    if extra:
+    if not message.keys() <= _ALLOWED[kind]:
+        # A key may be bytes (msgpack's bin): sorted as text, so that str and bytes compare.
+        extra = sorted(message.keys() - _ALLOWED[kind], key=repr)
         raise ProtocolError("extra_field", f"{kind} has no field {extra[0]!r}")
     checked = {"v": version, "type": kind, "id": message["id"]}
     for name, field in fields.items():
@@ -253,6 +254,31 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
 def _check_text(message: dict[str, Any]) -> None:
     """Refuse a request with an unsafe character (:data:`UNSAFE_TEXT`) in any string of it, a
     key or a value, however deep: what a client names may be shown to everyone."""
+    # Every string at once first: isprintable() is False for every character UNSAFE_TEXT
+    # matches, and a request is mostly short strings, so one call clears nearly all of them.
+    texts: list[Any] = []
+    items: list[Any] = [message]
+    while items:
+        item = items.pop()
+        if type(item) is dict:
+            texts.extend(item)
+            item = item.values()
+        for value in item:
+            kind = type(value)
+            if kind is str:
+                texts.append(value)
+            elif kind is dict or kind is list:
+                items.append(value)
+    try:
+        if "".join(texts).isprintable():
+            return
+    except TypeError:  # a bytes key: the walk below looks at each string alone
+        pass
+    _find_unsafe_text(message)
+
+
+def _find_unsafe_text(message: dict[str, Any]) -> None:
+    """Raise ``bad_field`` naming the field of the first unsafe character, if any."""
     stack: list[tuple[Any, Any]] = [("the request", message)]
     while stack:
         field, item = stack.pop()
@@ -283,3 +309,5 @@ def error(msg_id: int | None, code: str, message: str, **fields: Any) -> dict[st
 
 
 assert all(len(fields) + len(ENVELOPE) <= MAX_MAP_LEN for fields in REQUESTS.values())
+#: The keys each request type may hold.
+_ALLOWED = {kind: frozenset(fields).union(ENVELOPE) for kind, fields in REQUESTS.items()}

@@ -15,6 +15,7 @@ format is :mod:`sagani_net.protocol`.
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -299,13 +300,15 @@ class Host:
         due_s = self.room.next_due_s()
         wake_s = min(self._next_heartbeat_s, self._next_guard_s,
                      self._next_heartbeat_s if due_s is None else due_s)
-        wait_ms = max(0, min(timeout_ms, (wake_s - time.monotonic()) * 1000))
+        # Rounded up: a wait under a millisecond rounded down to 0 would spin the loop until
+        # the moment came, a whole core's worth of empty polls.
+        wait_ms = max(0, min(timeout_ms, math.ceil((wake_s - time.monotonic()) * 1000)))
         if self._carried is not None:
             wait_ms = 0  # a request is waiting already
         replies: list[tuple[int, list[bytes]]] = []
         if self.link is not None:
             self.link.tick()
-        ready = bool(self._poller.poll(int(wait_ms)))  # pyzmq's int() of it, as before
+        ready = bool(self._poller.poll(wait_ms))
         now_s = time.monotonic()
         if self.recovery.broken is None and (ready or due_s is not None
                                              or now_s >= self._next_heartbeat_s):

@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -494,9 +495,20 @@ class Store:
         }
 
 
-#: Compact JSON, as json.dumps(value, separators=(",", ":")) writes it, with one encoder for
-#: every write (json.dumps makes a new one per call when given separators).
-_json = json.JSONEncoder(separators=(",", ":")).encode
+def _json_encoder() -> Callable[[Any], str]:
+    """Compact JSON, as ``json.dumps(value, separators=(",", ":"))`` writes it, the same text,
+    from one C encoder made here (``JSONEncoder.encode`` makes a new one at every call): a
+    host writes two of these for every action."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without json's C part
+        return json.JSONEncoder(separators=(",", ":")).encode
+    # No circular check (markers None): what is stored is plain data the host made.
+    chunks = make(None, None, json.encoder.encode_basestring_ascii, None, ":", ",", False,
+                  False, True)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_json = _json_encoder()
 
 
 def _watched(path: Path) -> tuple[str, str]:

@@ -66,6 +66,29 @@ def test_a_request_without_type_is_missing_a_field() -> None:
         check_request({"v": 1, "id": 1})
 
 
+def test_an_unknown_field_beside_a_bytes_key_is_an_extra_field() -> None:
+    """msgpack map keys may be bin (bytes): the refusal names a field, it does not fail."""
+    message = decode_request(encode({b"": 1, "zz": 2, "v": 1, "type": "hello", "id": 1}))
+    with pytest.raises(ProtocolError, match="extra_field"):
+        check_request(message)
+
+
+@pytest.mark.parametrize("where", ["value", "key", "deep", "beside_bytes"])
+def test_an_unsafe_character_is_found_wherever_it_is(where: str) -> None:
+    bad = "x\u202ey"
+    action = {
+        "value": {"type": "place", "cell": [0, 1], "note": bad},
+        "key": {"type": "place", bad: 1},
+        "deep": {"type": "place", "cell": [[0, {"a": ["ok", bad]}]]},
+        "beside_bytes": {b"": 1, "type": bad},
+    }[where]
+    message = decode_request(encode({"v": 1, "type": "act", "id": 4, "table": "t", "seat": 1,
+                                     "token": "k", "version": 3, "action": action}))
+    with pytest.raises(ProtocolError, match="bad_field: action holds the control character "
+                                           "U\\+202E"):
+        check_request(message)
+
+
 @pytest.mark.parametrize("value", [True, 1.0, "1", None, -1, 2**63])
 def test_ids_are_plain_non_negative_integers(value: object) -> None:
     with pytest.raises(ProtocolError):
