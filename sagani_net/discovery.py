@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,11 @@ from typing import Any
 SERVICE_TYPE = "_sagani._tcp.local."
 #: How long ``browse`` listens for answers by default.
 BROWSE_S = 2.0
+#: How long it keeps listening while no host has answered yet: on a busy LAN or machine the
+#: first answer can come after the window, and a join that gives up then finds nothing.
+BROWSE_MAX_S = 8.0
+#: How long it waits for a host's address once it has heard its name (ms).
+RESOLVE_MS = 3000
 
 
 @dataclass(frozen=True)
@@ -122,8 +128,9 @@ def advertise(
     return Advert(zc, info)
 
 
-def browse(timeout_s: float = BROWSE_S) -> list[Found]:
-    """Listen for hosts on the LAN for ``timeout_s`` (sends multicast queries).
+def browse(timeout_s: float = BROWSE_S, max_s: float = BROWSE_MAX_S) -> list[Found]:
+    """Listen for hosts on the LAN for ``timeout_s`` (sends multicast queries), and on until
+    the first one answers if none has by then, ``max_s`` in all at most.
 
     :raises RuntimeError: when zeroconf is not installed.
     """
@@ -132,10 +139,12 @@ def browse(timeout_s: float = BROWSE_S) -> list[Found]:
     except ImportError:
         raise RuntimeError("--lan needs zeroconf: pip install 'sagani-net[lan]'") from None
     names: list[str] = []
+    heard = threading.Event()
 
     class Listener(ServiceListener):
         def add_service(self, zc: Any, type_: str, name: str) -> None:
             names.append(name)
+            heard.set()
 
         def update_service(self, zc: Any, type_: str, name: str) -> None:
             pass
@@ -146,10 +155,11 @@ def browse(timeout_s: float = BROWSE_S) -> list[Found]:
     zc = Zeroconf()
     try:
         ServiceBrowser(zc, SERVICE_TYPE, Listener())
-        time.sleep(timeout_s)
+        time.sleep(timeout_s)  # every host that answers in the window, not just the first
+        heard.wait(max(0.0, max_s - timeout_s))
         found = []
-        for full in dict.fromkeys(names):
-            info = zc.get_service_info(SERVICE_TYPE, full, timeout=1000)
+        for full in list(dict.fromkeys(names)):
+            info = zc.get_service_info(SERVICE_TYPE, full, timeout=RESOLVE_MS)
             if info is None or info.port is None or not info.parsed_addresses():
                 continue
             short = full.removesuffix("." + SERVICE_TYPE)

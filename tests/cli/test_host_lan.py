@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +89,42 @@ def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
     assert re.search(rf"1\. .* at {re.escape(found[1])}$", done.stdout, re.MULTILINE), done.stdout
     # It reached the host it found: there is just no game to watch there yet.
     assert "no game to watch at this host" in done.stderr, log.read_text()
+
+
+#: Browses with no window of its own: it finds a host only by listening on until one answers.
+BROWSE_UNTIL_HEARD = """
+import sys
+from sagani_net.discovery import browse
+print("browsing", flush=True)
+print(*(f.endpoint for f in browse(timeout_s=0.0, max_s=60.0)))
+"""
+
+
+def test_browsing_listens_on_until_a_host_answers_after_its_window(tmp_path):
+    """A host that answers only after the browse window (it starts later, here; on a busy LAN
+    it answers late) is still found: browsing waits for a first answer."""
+    with private_lan() as inside, (tmp_path / "host.log").open("w") as log_file:
+        browser = subprocess.Popen([*inside, sys.executable, "-c", BROWSE_UNTIL_HEARD],
+                                   stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        host = None
+        try:
+            assert browser.stdout is not None
+            assert browser.stdout.readline() == "browsing\n"
+            host = subprocess.Popen(
+                [*inside, *RUN_SAGANI, "host", "--lan", "--bind", HOST_IP,
+                 "--port", "0", "--data-dir", str(tmp_path / "host")],
+                stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=ROOT,
+            )
+            assert host.stdout is not None
+            found = re.search(r"requests (\S+)", host.stdout.readline())
+            assert found
+            heard, _ = browser.communicate(timeout=90)
+        finally:
+            browser.kill()
+            if host is not None:
+                host.terminate()
+                host.wait()
+    assert heard.split() == [found[1]]
 
 
 def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
