@@ -269,6 +269,14 @@ class Engine:
         while self.phase != OVER:
             do(draw(rng), None)
 
+    def playout_seats(self, rngs: Sequence[random.Random]) -> None:
+        """:meth:`playout` where each seat draws from its own generator, ``rngs[seat]``: the
+        game that uniform seats deciding in turn play (self-play), without a call per seat
+        per move."""
+        do, draw = self._do, self.random_action
+        while self.phase != OVER:
+            do(draw(rngs[self.seat]), None)
+
     def _check(self, action: Any) -> None:
         raise NotImplementedError
 

@@ -147,6 +147,11 @@ class LocalSeat:
             self.view_rng = view_rng(seed)
             self.play = self._resampled
 
+    @property
+    def uniform(self) -> bool:
+        """Whether it plays the engine's uniform draw from :attr:`rng` (it sees nothing)."""
+        return self.view_rng is None
+
     def _uniform(self) -> Callable[[], None]:
         state, rng = self.state, self.rng
         own = getattr(state, "random_action", None)

@@ -85,10 +85,14 @@ def play_local(game: GameSpec) -> GameResult:
     started = time.perf_counter()
     rules = get_game(game.game)
     state = rules.new_state(game.config, game.seed)
-    plays = [LocalSeat(policy, rules, state, seat, game.seat_seed(seat)).play
+    seats = [LocalSeat(policy, rules, state, seat, game.seat_seed(seat))
              for seat, policy in enumerate(game.policies())]
-    while (seat := state.current_seat) is not None:  # None: the game is over
-        plays[seat]()
+    if all(seat.uniform for seat in seats) and hasattr(state, "playout_seats"):
+        state.playout_seats([seat.rng for seat in seats])  # uniform seats: the same draws
+    else:
+        plays = [seat.play for seat in seats]
+        while (turn := state.current_seat) is not None:  # None: the game is over
+            plays[turn]()
     outcome = state.result()
     assert outcome is not None
     return GameResult(game.index, game.strategies, outcome.scores, outcome.ranking,

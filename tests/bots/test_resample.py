@@ -207,6 +207,22 @@ def test_the_same_spec_gives_the_same_game_in_process(name: str) -> None:
     assert get_game(name).from_record(first.record).result() is not None
 
 
+def test_uniform_seats_play_the_game_of_seats_deciding_one_after_another(name: str) -> None:
+    """Self-play of random seats draws for every seat at once (Engine.playout_seats): the
+    same game as each seat playing its own move in turn, as a seat over the network does."""
+    game = get_game(name)
+    lineup = ("random",) * len(game.new_state(config_of(name), 0).scores())
+    for seed in SEEDS:
+        spec = GameSpec(3, name, config_of(name), seed, lineup)
+        state = game.new_state(spec.config, seed)
+        seats = [LocalSeat(policy, game, state, seat, spec.seat_seed(seat))
+                 for seat, policy in enumerate(spec.policies())]
+        assert all(seat.uniform for seat in seats)
+        while (turn := state.current_seat) is not None:
+            seats[turn].play()
+        assert play_local(spec).record == state.to_record()
+
+
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "sagani"])
 def test_greedy_seats_play_the_same_game_twice_in_process(game: str) -> None:
     config = config_of(game)
