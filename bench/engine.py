@@ -37,16 +37,16 @@ import os
 import random
 import re
 import resource
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from wheel_env import installed
 
 from sagani_net.game import Data, Game, GameState, RuleError, playout, random_action
 from sagani_net.games import configs, game_names, get_game
@@ -166,45 +166,12 @@ SELFPLAY_GAMES = 100
 SELFPLAY_RUNS = 5
 #: The engine's turn beside each self-play process, in seconds of CPU.
 ENGINE_TURN_S = 0.5
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def selfplay_command(sagani: Path, name: str, seats: int) -> list[str]:
     """The ``sagani selfplay`` command people run, for random games of ``name``."""
     return [str(sagani), "selfplay", "--game", name, "--policy", "random",
             "--games", str(SELFPLAY_GAMES), "--players", str(seats)]
-
-
-def installed(venv: Path) -> Path:
-    """The ``sagani`` command of ``venv``, with this checkout's wheel installed there (made
-    first if ``venv`` holds no environment): as ``pip install .`` in a fresh environment gives
-    it to people."""
-    with tempfile.TemporaryDirectory(prefix="sagani-wheel-") as scratch:
-        # Built from a copy: pip builds in the source tree (its build/ folder).
-        source, out = Path(scratch, "source"), Path(scratch, "wheel")
-        source.mkdir()
-        for name in ("pyproject.toml", "README.md"):
-            shutil.copy(ROOT / name, source / name)
-        for folder in ("sagani_net", "protocol", "cli"):
-            shutil.copytree(ROOT / folder, source / folder,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        pip(sys.executable, "wheel", "--no-deps", "-w", str(out), str(source))
-        (wheel,) = out.glob("sagani_net-*.whl")
-        python = venv / "bin" / "python"
-        if python.exists():  # kept from an earlier run: its dependencies are there
-            pip(python, "install", "--no-deps", "--force-reinstall", str(wheel))
-        else:
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            pip(python, "install", str(wheel))
-    return venv / "bin" / "sagani"
-
-
-def pip(python: str | Path, *words: str) -> None:
-    """``python -m pip WORDS``, quiet unless it fails."""
-    done = subprocess.run([str(python), "-m", "pip", *words, "-q"], capture_output=True,
-                          text=True)
-    if done.returncode:
-        raise SystemExit(f"pip {' '.join(words)} failed:\n{done.stdout}{done.stderr}")
 
 
 def child_cpu_s(command: list[str]) -> float:

@@ -1,19 +1,17 @@
 """Start-up of the ``sagani`` command as whole processes, side by side in one run.
 
-Run: ``python bench/startup.py [--runs N]``. Each round starts, in turn: ``python -c pass``
-(the floor), ``sagani --version``, ``sagani --help``, ``sagani play`` in a pseudo-terminal of
-80x24 until its first screen is drawn (the key help line), and ``sagani host`` on 127.0.0.1
-until it answers a ``hello``. Prints medians over the rounds and each against its target
-(issue 21 point 1): ``--version`` and ``--help`` within 3x the floor, the first screen within
-0.4 s, ``hello`` answered within 0.5 s. Rounds interleave the commands, so that a shared
-machine's load falls on all of them alike. Asserts nothing.
+Run: ``python bench/startup.py [--runs N] [--venv DIR]``. Each round starts, in turn: ``python
+-c pass`` (the floor), ``sagani --version``, ``sagani --help``, ``sagani play`` in a
+pseudo-terminal of 80x24 until its first screen is drawn (the key help line), and ``sagani
+host`` on 127.0.0.1 until it answers a ``hello``. Prints medians over the rounds and each
+against its target (issue 21 point 1): ``--version`` and ``--help`` within 3x the floor, the
+first screen within 0.4 s, ``hello`` answered within 0.5 s. Rounds interleave the commands, so
+that a shared machine's load falls on all of them alike. Asserts nothing.
 
-Python compiles every module it has no bytecode for at each start, and writes none where
-``PYTHONDONTWRITEBYTECODE`` is set (as on the team's machines) or it may not write: an editable
-install then compiles the project's own modules every time, which an installed wheel (compiled
-at install) never does. ``--cached-bytecode`` runs every command, the floor too, with bytecode
-kept in a scratch folder (``PYTHONPYCACHEPREFIX``), after one round to fill it, as a user's
-install runs; the header says which.
+Everything runs as people get it: the ``sagani`` command and the ``python`` of a virtual
+environment with this checkout's wheel installed (:mod:`wheel_env`), not this environment,
+whose editable install slows ``python -c pass`` as much as the rest and so flatters every
+ratio. ``--venv DIR`` keeps that environment in DIR and reuses it.
 """
 
 from __future__ import annotations
@@ -33,11 +31,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import zmq
+from wheel_env import installed
 
 from sagani_net.protocol import VERSION, decode_message, encode
 
-#: The command of this checkout, as a process.
-SAGANI = [sys.executable, "-m", "sagani_net.cli.main"]
+#: The ``sagani`` command measured (main sets it: the wheel's, in its environment).
+SAGANI: list[str] = []
 #: Drawn on the last line of every first screen of ``sagani play``.
 FIRST_SCREEN = b"? help"
 WAIT_S = 30.0
@@ -104,20 +103,16 @@ def host_to_hello(data_dir: Path) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10, help="rounds (default 10)")
-    parser.add_argument("--cached-bytecode", action="store_true",
-                        help="keep every module's bytecode between runs, as an installed "
-                        "package has it (see above)")
+    parser.add_argument("--venv", type=Path, default=None,
+                        help="make (or reuse) the wheel's environment here (default: a "
+                        "scratch folder)")
     args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="sagani-startup-"))
-    bytecode = "compiled as the environment allows"
-    if args.cached_bytecode:
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the children inherit both
-        os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
-        bytecode = "bytecode cached"
-    elif os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        bytecode = "PYTHONDONTWRITEBYTECODE set: modules without bytecode compiled each run"
+    sagani = installed(args.venv or scratch / "venv")
+    SAGANI[:] = [str(sagani)]
+    python = str(sagani.with_name("python"))
     steps: dict[str, Callable[[int], float]] = {
-        "python -c pass": lambda i: run_to_exit([sys.executable, "-c", "pass"]),
+        "python -c pass": lambda i: run_to_exit([python, "-c", "pass"]),
         "sagani --version": lambda i: run_to_exit([*SAGANI, "--version"]),
         "sagani --help": lambda i: run_to_exit([*SAGANI, "--help"]),
         "sagani play, first screen": lambda i: play_to_first_screen(scratch / f"home{i}"),
@@ -125,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     times: dict[str, list[float]] = {name: [] for name in steps}
     try:
-        if args.cached_bytecode:  # one round, untimed, writes the bytecode
-            for step in steps.values():
-                step(-1)
+        for step in steps.values():  # one round, untimed: the files in the cache
+            step(-1)
         for i in range(args.runs):
             for name, step in steps.items():
                 times[name].append(step(i))
@@ -136,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     median = {name: statistics.median(values) for name, values in times.items()}
     floor = median["python -c pass"]
     print(f"sagani start-up, {args.runs} rounds, medians (load average "
-          f"{os.getloadavg()[0]:.2f}; {bytecode}):")
+          f"{os.getloadavg()[0]:.2f}; {sagani}, this checkout's wheel):")
     targets = {"sagani --version": 3 * floor, "sagani --help": 3 * floor,
                "sagani play, first screen": 0.4, "sagani host, hello answered": 0.5}
     print(f"  {'python -c pass':30} {floor * 1000:7.0f} ms  (the floor)")

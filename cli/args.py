@@ -18,13 +18,15 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
 
 # Imported where they are used: a command such as `sagani selfplay` starts with none of them
 # (pathlib, json and ipaddress, and the protocol's codec for its limits, cost it more than its
-# games; tests/cli/test_startup_imports.py).
+# games; tests/cli/test_startup_imports.py). typing too: `sagani --help` would spend a tenth
+# of its time importing it. Type checkers read this name as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, NoReturn
 
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
@@ -38,8 +40,37 @@ class UsageError(Exception):
     there): ``sagani`` prints it in one line and exits with 2."""
 
 
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size()`` gives it (``COLUMNS``, else the
+    terminal of stdout, else 80), without importing shutil (and, through it, bz2 and lzma),
+    which argparse's own formatter does at every argument a parser adds."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, measuring the terminal with :func:`terminal_columns`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         terminal_columns() - 2 if width is None else width)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``sagani play: --seed: ...``), exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message.splitlines()[0] if message else 'bad arguments'}"

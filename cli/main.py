@@ -12,20 +12,21 @@ import gc
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from sagani_net.cli import args as check
 from sagani_net.cli.args import OneLineParser
 
+TYPE_CHECKING = False  # typing is not imported to run (sagani_net.cli.args says why)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def version() -> str:
-    # Imported here: importlib.metadata costs more than all the rest of `sagani --help`.
-    from importlib import metadata
+    # The package's own (pyproject.toml reads it there): importlib.metadata would cost more
+    # than all the rest of `sagani --version`.
+    from sagani_net import __version__
 
-    try:
-        return metadata.version("sagani-net")
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
+    return __version__
 
 
 class VersionAction(argparse.Action):

@@ -24,3 +24,5 @@ The layers, each importing only those below it:
 - front ends: ``sagani_net.cli``, from the project's ``cli/`` folder (the ``sagani`` command
   and the console shell), which nothing else here imports.
 """
+
+__version__ = "0.1.0"

@@ -27,12 +27,15 @@ from collections.abc import Callable
 from importlib import import_module
 from itertools import product
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
-from sagani_net.game import About, Data, Game, RuleError
-
-if TYPE_CHECKING:  # pathlib is more than a command that plays games needs at start
+# typing, pathlib and the seam are not imported to run: `sagani --help` reads the names alone
+# (type checkers read this name as True).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
+
+    from sagani_net.game import About, Data, Game
 
 #: Name -> package, in the order menus list them. The first is the default.
 PACKAGES: dict[str, str] = {
@@ -107,6 +110,8 @@ def configs(name: str) -> list[Data]:
     >>> [(c["players"], c["mode"]) for c in configs("sagani")]
     [(1, 'solo'), (1, 'solo-advanced'), (2, 'multi'), (3, 'multi'), (4, 'multi')]
     """
+    from sagani_net.game import RuleError
+
     game = get_game(name)
     names = [o.name for o in game.options]
     found: list[Data] = []
@@ -124,5 +129,7 @@ def _package(name: str) -> str:
     try:
         return PACKAGES[name]
     except (KeyError, TypeError):
+        from sagani_net.game import RuleError
+
         known = ", ".join(PACKAGES)
         raise RuleError("unknown_game", f"no game called {name!r}; known: {known}") from None

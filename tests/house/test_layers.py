@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+import sagani_net
+
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "sagani_net"
 
@@ -88,6 +90,9 @@ def test_the_wheel_installs_one_top_level_name(wheel: zipfile.ZipFile) -> None:
     assert top == {"sagani_net"}
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "sagani = sagani_net.cli.main:main" in wheel.read(entry_points).decode()
+    # The version is written once, in the package (`sagani --version` reads it there).
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    assert f"\nVersion: {sagani_net.__version__}\n" in wheel.read(metadata).decode()
 
 
 def test_the_wheel_holds_every_package_and_the_protocol_documents(wheel: zipfile.ZipFile) -> None:
