@@ -503,8 +503,8 @@ def _json_encoder() -> Callable[[Any], str]:
     if make is None:  # a Python without json's C part
         return json.JSONEncoder(separators=(",", ":")).encode
     # No circular check (markers None): what is stored is plain data the host made.
-    chunks = make(None, None, json.encoder.encode_basestring_ascii, None, ":", ",", False,
-                  False, True)
+    chunks = make(None, json.JSONEncoder().default, json.encoder.encode_basestring_ascii, None,
+                  ":", ",", False, False, True)
     return lambda value: "".join(chunks(value, 0))
 
 

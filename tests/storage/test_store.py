@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sagani_net.store import SessionRow, Store, TableRow
+from sagani_net.store import SessionRow, Store, TableRow, _json
 
 
 def table_row(table_id: str = "t1") -> TableRow:
@@ -169,3 +172,24 @@ def test_a_data_dir_with_the_old_endless_journal_keeps_its_cursor_not_the_journa
     assert [row.id for row in old.unfinished()] == ["t1"]
     columns = [row[1] for row in old.db.execute("PRAGMA table_info(journal)")]
     assert columns == ["id", "statement", "params", "head"]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON_VALUES)
+@settings(max_examples=300, deadline=None)
+def test_the_store_writes_the_text_json_dumps_writes(value: object) -> None:
+    """The journal's text and its chained head are made from the store's JSON: the very text
+    of json.dumps with compact separators (one encoder made once stands in for it)."""
+    assert _json(value) == json.dumps(value, separators=(",", ":"))
+
+
+def test_the_store_refuses_to_write_what_json_cannot_hold() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _json({"action": object()})
