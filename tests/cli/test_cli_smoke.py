@@ -85,6 +85,18 @@ def test_help_lists_the_console_commands() -> None:
         assert command in done.stdout
 
 
+@pytest.mark.parametrize("columns", [50, 120])
+def test_help_fills_the_terminal_width_it_is_given(columns: int) -> None:
+    """The command measures the terminal itself (argparse's way, without shutil): COLUMNS."""
+    done = subprocess.run([*RUN_SAGANI, "play", "--help"], capture_output=True, text=True,
+                          check=True, env={**os.environ, "COLUMNS": str(columns)})
+    # The options' help is wrapped to the width (a usage line may run over: argparse keeps an
+    # option with its value).
+    options = done.stdout.split("\noptions:\n")[1].splitlines()
+    widest = max(len(line) for line in options)
+    assert columns - 12 <= widest <= columns - 2, (widest, done.stdout)
+
+
 def test_sagani_alone_prints_the_help_and_there_is_a_version() -> None:
     alone = sagani()
     assert alone.returncode == 0 and "play" in alone.stdout and not alone.stderr
