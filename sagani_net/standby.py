@@ -51,6 +51,7 @@ import contextlib
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import socket
 import sqlite3
@@ -375,7 +376,7 @@ def elect(link: ActiveLink, peer: str | None, *, follow_silent: bool = False) ->
         poller.register(link.sock, zmq.POLLIN)
         give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
-            ready = dict(poller.poll(int(left_s * 1000)))  # pyzmq's int() of it, as before
+            ready = dict(poller.poll(math.ceil(left_s * 1000)))  # not 0 for the last ms
             if link.sock in ready:
                 link.tick()
                 if link.standby is not None:  # the peer follows this host
@@ -543,7 +544,7 @@ class ActiveLink:
                             "waiting until it catches up", self.standby, self._sent,
                             self._ack_wait_s)
                 return
-            if self.sock.poll(int(left_s * 1000), zmq.POLLIN):
+            if self.sock.poll(math.ceil(left_s * 1000), zmq.POLLIN):  # not 0: no spin
                 self._receive()
 
     def close(self) -> None:
