@@ -148,7 +148,9 @@ def verdict_at(record: Data, index: int, iterations: int) -> Verdict:
     ("sagani", 1, sagani_pass_in_intermezzo, 100, 200),
     ("sagani", 1, sagani_worst_placement, 60, 150),
     ("sagrada", 1, sagrada_pass_with_a_good_die, 40, 100),
-    ("sugi", 1, sugi_samurai_back, 20, 100),
+    # Sugi's moves are many and close in value: at 100 iterations this verdict's loss was 0.01
+    # on one sample and 0.07 on another (the record's config is the search's seed).
+    ("sugi", 1, sugi_samurai_back, 20, 200),
 ])
 def test_a_decision_that_throws_away_a_lot_is_marked_and_greedy_there_is_not(
         game: str, seed: int, bad: Bad, look: int, iterations: int) -> None:
@@ -160,11 +162,13 @@ def test_a_decision_that_throws_away_a_lot_is_marked_and_greedy_there_is_not(
     assert greedy.loss < worse.loss, greedy
 
 
-# 60 iterations a decision in every game: on these records the gap is wide at 60 (Sagani seed
-# 3, the first 30 decisions: greedy 0 marked, mean loss 0.009; random 7, 0.042) and no wider at
-# 150 (1 against 6); the budget makes the analysis the same on every run.
+# 60 iterations a decision for Sagani and Sagrada: on these records the gap is wide at 60
+# (Sagani seed 3, the first 30 decisions: greedy 0 marked, mean loss 0.009; random 7, 0.042) and
+# no wider at 150 (1 against 6); the budget makes the analysis the same on every run. Sugi's
+# many close moves need 120: at 60, greedy was marked as often as random on 3 of seeds 1-4
+# (12 against 12 on seed 2), at 120 less often on all four (9 against 12 on seed 2).
 @pytest.mark.parametrize(("game", "seed", "iterations"),
-                         [("sagani", 3, 60), ("sagrada", 2, 60), ("sugi", 2, 60)])
+                         [("sagani", 3, 60), ("sagrada", 2, 60), ("sugi", 2, 120)])
 def test_random_play_is_marked_more_than_greedy_play(game: str, seed: int,
                                                      iterations: int) -> None:
     record = play_local(GameSpec(0, game, get_game(game).parse_config({}), seed,

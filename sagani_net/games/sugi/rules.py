@@ -68,6 +68,9 @@ ROUND_CAP = 60  # S14: a safety stop against stand-offs and aimless play
 CALL_PEDESTALS = 2  # S17: the Temple calls once this many samurai stand on its pedestals
 CALL_ROUND = 20  # S17 (edition 3): and in every round from this one on, however many are home
 CALL_BELOW = 4  # S17: it calls the samurai in columns 0-3 (the last step is the players')
+#: S17 (edition 4): from this round on the call is the summons, which nothing stops, so that a
+#: game ends by round SUMMONS_ROUND + 4 at the latest and the round cap is never reached.
+SUMMONS_ROUND = 30
 N, E, S, W = range(4)
 OPPOSITE = (S, W, N, E)
 ALL_OPEN = 0b1111
@@ -818,6 +821,8 @@ class State(Engine):
                 return
         if self._temple_calls():
             self._call(ev)
+            if self.phase == OVER:  # the summons brought the third one home
+                return
         self._start_maintenance(ev)
 
     def _temple_calls(self) -> bool:
@@ -830,12 +835,35 @@ class State(Engine):
         """S17: with two samurai home (edition 2), or from round 20 on (edition 3), the Temple
         calls the others at the end of every planning: each one in columns 0-3 steps north,
         as by an arrow (S7: obstacles and the ghost stop it). None can arrive, so the order is
-        only that of the events."""
+        only that of the events. From round 30 on, edition 4 summons them instead
+        (:meth:`_summon`)."""
+        if self.edition >= 4 and self.round >= SUMMONS_ROUND:
+            if ev is not None:
+                ev.append({"type": "temple_summons"})
+            for colour, at in enumerate(self.samurai):
+                if at != ARRIVED:
+                    self._summon(colour, ev)
+                    if self.phase == OVER:  # the third one home ends the game at once
+                        return
+            return
         if ev is not None:
             ev.append({"type": "temple_call"})
         for colour, at in enumerate(self.samurai):
             if at != ARRIVED and at // LANES < CALL_BELOW:
                 self._step(colour, N, ev)
+
+    def _summon(self, colour: int, ev: list[Data] | None) -> None:
+        """S17 (edition 4): one step north that nothing stops. A closed side is passed (a
+        face-down tile entered turns face up), the ghost is leapt (the samurai lands on the
+        space beyond it), and from column 4 the samurai enters the Temple, the ghost on it or
+        not. Every summons brings every samurai a column nearer, in colour order."""
+        at = self.samurai[colour]
+        to = NEIGHBOUR[at][N]
+        if to == self.ghost:
+            to = NEIGHBOUR[to][N]
+        if not self.revealed[to]:
+            self._reveal(to, ev)
+        self._move(colour, at, to, ev)
 
     # -- the ghost --------------------------------------------------------------------------
 
@@ -940,10 +968,16 @@ class State(Engine):
                     event["seat"] = pushed_by
                 ev.append(event)
             return False
+        self._move(colour, at, to, ev, pushed_by)
+        return True
+
+    def _move(self, colour: int, at: int, to: int, ev: list[Data] | None,
+              pushed_by: int | None = None) -> None:
+        """The samurai goes from ``at`` to ``to``; a Temple space is a pedestal (S13)."""
         if ev is not None:
-            event = {"type": "samurai_pushed" if pushed_by is not None else "samurai_moved",
-                     "samurai": COLOURS[colour], "from": _space_data(at),
-                     "to": _space_data(to)}
+            event: Data = {"type": "samurai_pushed" if pushed_by is not None else "samurai_moved",
+                           "samurai": COLOURS[colour], "from": _space_data(at),
+                           "to": _space_data(to)}
             if pushed_by is not None:
                 event["seat"] = pushed_by
             ev.append(event)
@@ -957,7 +991,6 @@ class State(Engine):
                 self._finish(ev)
         else:
             self.samurai[colour] = to
-        return True
 
     def _reveal(self, space: int, ev: list[Data] | None) -> None:
         self.revealed[space] = True

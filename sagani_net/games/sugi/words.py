@@ -36,6 +36,7 @@ EVENT_TEXT = {
     "deck_reshuffled": "the discards are shuffled into a new deck of {cards}",
     "round_started": "round {round} begins with {who}",
     "temple_call": "the Temple calls: every samurai in columns 0-3 steps north",
+    "temple_summons": "the Temple summons: every samurai steps north, past walls and the ghost",
     "game_over": "game over: {scores_text}",
 }
 

@@ -329,7 +329,7 @@ def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
     exported = sagani("record", "export", "--data-dir", str(tmp_path), table)
     assert exported.returncode == 0, exported.stderr
     record = json.loads(exported.stdout)
-    assert record["game"] == "sugi" and record["config"] == {"players": 5, "edition": 3}
+    assert record["game"] == "sugi" and record["config"] == {"players": 5, "edition": 4}
     path = tmp_path / "exported.json"
     path.write_text(exported.stdout)
     shown = sagani("replay", str(path), "--print")

@@ -20,6 +20,7 @@ from sagani_net.games.sugi.rules import (
     MAINTENANCE,
     PUSH,
     SUGI,
+    SUMMONS_ROUND,
     Action,
     State,
     replay,
@@ -41,15 +42,15 @@ def random_game(players: int, seed: int, rng: random.Random, stop: int | None = 
 def test_the_registry_serves_sugi_with_its_options():
     game = get_game("sugi")
     assert game.title == "Sugi"
-    assert game.parse_config({}) == {"players": 2, "edition": 3}
-    assert game.parse_config({"edition": 1})["edition"] == 1
-    assert game.parse_config({"edition": 2})["edition"] == 2
+    assert game.parse_config({}) == {"players": 2, "edition": 4}
+    for edition in (1, 2, 3):
+        assert game.parse_config({"edition": edition})["edition"] == edition
     assert game.seats({"players": 5}) == 5
     with pytest.raises(RuleError) as e:
         game.parse_config({"players": 6})
     assert e.value.code == "bad_config"
     with pytest.raises(RuleError) as e:
-        game.parse_config({"edition": 4})
+        game.parse_config({"edition": 5})
     assert e.value.code == "bad_config"
 
 
@@ -181,7 +182,7 @@ def test_a_record_replays_to_the_same_result_and_events(players):
     while not state.is_over():
         events += state.apply(state.random_action(rng))
     record = json.loads(json.dumps(state.to_record()))
-    assert record["config"] == {"players": players, "edition": 3} and record["seed"] == 99
+    assert record["config"] == {"players": players, "edition": 4} and record["seed"] == 99
     again, replayed = replay(record)
     assert replayed == events and again.result() == state.result()
     assert SUGI.from_record(record).view() == state.view()
@@ -211,7 +212,7 @@ def test_a_record_from_before_editions_replays_by_edition_1():
     again = SUGI.from_record(old)
     assert again.edition == 1 and again.view() == state.view()
     assert SUGI.new_state({"players": 2}, 3).edition == 1  # a table stored before editions
-    assert SUGI.new_state(SUGI.parse_config({}), 3).edition == 3  # a new table
+    assert SUGI.new_state(SUGI.parse_config({}), 3).edition == 4  # a new table
     # Read by edition 2, the same actions do not make the same game: the edition matters.
     try:
         changed = SUGI.from_record({**old, "config": {"players": 2, "edition": 2}}).view()
@@ -237,8 +238,24 @@ def test_an_edition_2_record_replays_by_edition_2_and_edition_3_would_have_calle
     assert called != state.view()
 
 
+def test_an_edition_3_record_replays_by_edition_3_and_edition_4_would_have_summoned():
+    """Random play wanders past round 30 in edition 3: edition 4's Temple summons there."""
+    rng, state = random.Random(3), State.new(2, 7, edition=3)
+    while not state.is_over():
+        state.apply(state.random_action(rng))
+    assert state.round > SUMMONS_ROUND
+    record = json.loads(json.dumps(state.to_record()))
+    assert record["config"]["edition"] == 3
+    assert SUGI.from_record(record).view() == state.view()
+    try:
+        summoned = SUGI.from_record({**record, "config": {"players": 2, "edition": 4}}).view()
+    except RuleError:
+        summoned = None
+    assert summoned != state.view()
+
+
 def test_the_view_says_the_edition_and_the_determinizer_keeps_it():
-    for edition in (1, 2, 3):
+    for edition in (1, 2, 3, 4):
         state = State.new(3, 5, edition=edition)
         view = state.view(0)
         assert view["edition"] == edition

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from test_sugi_support import card, position, types, where
 
@@ -14,6 +16,7 @@ from sagani_net.games.sugi.rules import (
     PLAN,
     PUSH,
     ROUND_CAP,
+    SUMMONS_ROUND,
     Action,
     State,
     parse_space,
@@ -497,6 +500,66 @@ def test_from_round_20_edition_3_calls_whoever_is_home_and_edition_2_does_not():
     early.round = CALL_ROUND - 1
     early.apply(Action.timeline(RED, 90))
     assert "temple_call" not in types(early.apply(Action.timeline(BLUE, 0)))
+
+
+def test_from_round_30_edition_4_summons_every_samurai_past_walls_and_the_ghost():
+    s = _two_home(edition=4, home=("yellow",))
+    s.round = SUMMONS_ROUND
+    s.apply(Action.timeline(RED, 90))  # red: b1 -> c1
+    events = s.apply(Action.timeline(BLUE, 0))  # blue: c3 north, blocked by its closed side
+    kinds = types(events)
+    summons = kinds.index("temple_summons")
+    assert "temple_call" not in kinds and summons < kinds.index("maintenance")
+    moved = {e["samurai"]: (e["from"], e["to"])
+             for e in events[summons:] if e["type"] == "samurai_moved"}
+    assert moved == {
+        "red": ([1, 2], [2, 2]),
+        "purple": ([3, 0], [5, 0]),  # leaps the ghost on a4 into the Temple
+        "black": ([0, 1], [1, 1]),  # from the Start tile
+        "blue": ([3, 2], [4, 2]),  # through the closed side that stopped its arrow
+    }
+    assert [COLOURS[c] for c in s.pedestals] == ["yellow", "purple"] and not s.is_over()
+    assert "samurai_blocked" not in kinds[summons:]
+
+
+def test_the_summons_ends_the_game_with_the_third_samurai_home():
+    s = _two_home(edition=4)
+    s.round = SUMMONS_ROUND
+    s.apply(Action.timeline(RED, 90))
+    events = s.apply(Action.timeline(BLUE, 0))
+    kinds = types(events)
+    assert kinds[kinds.index("temple_summons"):] == [
+        "temple_summons", "samurai_moved", "samurai_moved", "samurai_arrived", "game_over"]
+    assert s.is_over() and s.outcome.rounds == SUMMONS_ROUND
+    assert where(s, "blue") == "c3"  # after purple, in colour order: the game was over
+
+
+def test_before_round_30_and_in_edition_3_the_call_is_still_a_call():
+    for edition, round_ in ((4, SUMMONS_ROUND - 1), (3, SUMMONS_ROUND)):
+        s = _two_home(edition=edition)
+        s.round = round_
+        s.apply(Action.timeline(RED, 90))
+        kinds = types(s.apply(Action.timeline(BLUE, 0)))
+        assert "temple_call" in kinds and "temple_summons" not in kinds, edition
+        assert where(s, "purple") == "a3" and where(s, "blue") == "c3"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_an_edition_4_game_ends_by_round_34_whatever_is_played(players):
+    """Each summons brings every samurai a column nearer, and five take anyone home: random
+    play, whose arrows wander for tens of rounds in edition 3, ends by round 34, never at the
+    round cap."""
+    longest = {}
+    for edition in (3, 4):
+        rng = random.Random(players)
+        lengths = []
+        for seed in range(120):
+            s = State.new(players, seed=seed, edition=edition)
+            s.playout(rng)
+            assert len(s.outcome.pedestals) <= 3
+            lengths.append(s.outcome.rounds)
+        longest[edition] = max(lengths)
+    assert longest[4] <= SUMMONS_ROUND + 4 < longest[3]
 
 
 def test_edition_1_has_no_temple_call():
