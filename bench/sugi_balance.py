@@ -30,7 +30,13 @@ from collections import Counter
 from typing import NamedTuple
 
 from sagani_net.bots.tournament import GameSpec, play_local
-from sagani_net.games.sugi.rules import EDITIONS, LATEST_EDITION, ROUND_CAP, SUGI
+from sagani_net.games.sugi.rules import (
+    EDITIONS,
+    LATEST_EDITION,
+    ROUND_CAP,
+    SUGI,
+    SUMMONS_ROUND,
+)
 
 BOTS = ("greedy", "mcts", "random")
 #: Games longer than this are counted apart: how thin the tail towards the net is.
@@ -87,15 +93,18 @@ def upper_bound(events: int, trials: int, confidence: float = 0.95) -> float:
     return high
 
 
-def report(games: list[Game], players: int, versus: bool) -> None:
-    """Game length, the net's rate and its upper bound, then win shares by seat and by family
-    tree card (or the tested bot's wins, ``versus``)."""
+def report(games: list[Game], players: int, versus: bool, edition: int | None = None) -> None:
+    """Game length, the net's rate and its upper bound (``edition`` 4 and later cannot reach
+    it at all), then win shares by seat and by family tree card (or the tested bot's wins,
+    ``versus``)."""
     n = len(games)
     rounds = [g.rounds for g in games]
     nets = sum(g.netted for g in games)
+    bound = (f"which edition {edition} cannot reach: its games end by round {SUMMONS_ROUND + 4}"
+             if edition is not None and edition >= 4
+             else f"at most 1 in {1 / upper_bound(nets, n):,.0f} games at 95%")
     print(f"rounds: mean {statistics.mean(rounds):.2f}, min {min(rounds)}, max {max(rounds)}; "
-          f"ended by the round-{ROUND_CAP} net: {nets} (at most 1 in "
-          f"{1 / upper_bound(nets, n):,.0f} games at 95%); over {LONG} rounds: "
+          f"ended by the round-{ROUND_CAP} net: {nets} ({bound}); over {LONG} rounds: "
           f"{sum(r > LONG for r in rounds)}")
     seat_wins: Counter[int] = Counter()
     family_wins: Counter[int] = Counter()
@@ -193,7 +202,7 @@ def main() -> None:
           + (f" vs {args.versus}" if args.versus else "")
           + (f" ({effort})" if "mcts" in used else "")
           + f", {time.process_time() - started:.0f} s CPU")
-    report(games, args.players, versus=args.versus is not None)
+    report(games, args.players, versus=args.versus is not None, edition=args.edition)
 
 
 if __name__ == "__main__":
