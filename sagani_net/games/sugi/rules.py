@@ -826,7 +826,8 @@ class State(Engine):
         self._start_maintenance(ev)
 
     def _temple_calls(self) -> bool:
-        """S17: edition 2 calls while two samurai are home; edition 3 also from round 20."""
+        """S17: edition 2 calls while two samurai are home; editions 3 and 4 also from round 20
+        (edition 4's call is the summons from round 30)."""
         if self.edition >= 3 and self.round >= CALL_ROUND:
             return True
         return self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS
