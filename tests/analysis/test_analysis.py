@@ -149,7 +149,7 @@ def verdict_at(record: Data, index: int, iterations: int) -> Verdict:
     ("sagani", 1, sagani_worst_placement, 60, 150),
     ("sagrada", 1, sagrada_pass_with_a_good_die, 40, 100),
     # Sugi's moves are many and close in value: at 100 iterations this verdict's loss was 0.01
-    # on one sample and 0.07 on another (the record's config is the search's seed).
+    # on one sample and 0.07 on another (the seat's view, edition and all, seeds the search).
     ("sugi", 1, sugi_samurai_back, 20, 200),
 ])
 def test_a_decision_that_throws_away_a_lot_is_marked_and_greedy_there_is_not(
