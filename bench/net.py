@@ -38,6 +38,9 @@ import zmq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine import bench_config, engine_rates  # noqa: E402
+
+from sagani_net.game import playout  # noqa: E402
 from sagani_net.games import get_game  # noqa: E402
 from sagani_net.protocol import VERSION, decode_message, encode, topic  # noqa: E402
 
@@ -306,17 +309,10 @@ TARGET_GAME_US = round(1e6 / 2_100)
 
 
 def engine_game_s(seconds: float = 0.3) -> float:
-    """CPU seconds a random 4-player Sagani game takes in this process now."""
-    game = get_game("sagani")
-    config = game.parse_config({"players": PLAYERS})
-    rng = random.Random(1)
-    games = 0
-    started = time.process_time()
-    while time.process_time() - started < seconds:
-        state = game.new_state(config, games)
-        state.playout(rng)
-        games += 1
-    return (time.process_time() - started) / games
+    """CPU seconds a random 4-player Sagani game takes in this process now (bench/engine.py's
+    games)."""
+    games_per_s, _ = engine_rates(get_game("sagani"), bench_config("sagani"), playout, seconds)
+    return 1 / games_per_s
 
 
 def measure_throughput(

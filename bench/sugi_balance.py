@@ -43,7 +43,7 @@ BOTS = ("greedy", "mcts", "random")
 LONG = 30
 
 
-class Game(NamedTuple):
+class Played(NamedTuple):
     """What the report needs of one game: its length, the pedestals filled, the winning seats,
     every seat's family tree card and the seat the tested bot sat in."""
 
@@ -64,7 +64,7 @@ class Game(NamedTuple):
                 f"families {','.join(map(str, self.families))} cpu {cpu_s:.0f} s\n")
 
     @classmethod
-    def from_log_line(cls, line: str) -> tuple[int, Game]:
+    def from_log_line(cls, line: str) -> tuple[int, Played]:
         """(the game's seed, the game) of a line :meth:`log_line` wrote."""
         words = line.split()
         field = dict(zip(words[0::2], words[1::2], strict=False))
@@ -93,7 +93,7 @@ def upper_bound(events: int, trials: int, confidence: float = 0.95) -> float:
     return high
 
 
-def report(games: list[Game], players: int, versus: bool, edition: int | None = None) -> None:
+def report(games: list[Played], players: int, versus: bool, edition: int | None = None) -> None:
     """Game length, the net's rate and its upper bound (``edition`` 4 and later cannot reach
     it at all), then win shares by seat and by family tree card (or the tested bot's wins,
     ``versus``)."""
@@ -133,12 +133,12 @@ def report(games: list[Game], players: int, versus: bool, edition: int | None = 
 def summary(paths: list[str]) -> None:
     """The report over the games of ``--log`` files (a long run in parts): each deal counted
     once, the player count read from the games."""
-    games: dict[int, Game] = {}
+    games: dict[int, Played] = {}
     for path in paths:
         with open(path) as lines:
             for line in lines:
                 if line.startswith("game "):
-                    seed, game = Game.from_log_line(line)
+                    seed, game = Played.from_log_line(line)
                     games[seed] = game
     counts = {len(g.families) for g in games.values()}
     if len(counts) != 1:
@@ -188,7 +188,7 @@ def main() -> None:
         seed = args.seed * 1_000_003 + g
         result = play_local(GameSpec(g, "sugi", config, seed, tuple(lineup), {"mcts": mcts}))
         figures = result.figures
-        game = Game(figures["rounds"], list(figures["pedestals"]), list(figures["winners"]),
+        game = Played(figures["rounds"], list(figures["pedestals"]), list(figures["winners"]),
                     list(figures["families"]), hero)
         games.append(game)
         if log is not None:

@@ -833,24 +833,22 @@ class State(Engine):
         return self.edition >= 2 and len(self.pedestals) == CALL_PEDESTALS
 
     def _call(self, ev: list[Data] | None) -> None:
-        """S17: with two samurai home (edition 2), or from round 20 on (edition 3), the Temple
-        calls the others at the end of every planning: each one in columns 0-3 steps north,
-        as by an arrow (S7: obstacles and the ghost stop it). None can arrive, so the order is
-        only that of the events. From round 30 on, edition 4 summons them instead
-        (:meth:`_summon`)."""
-        if self.edition >= 4 and self.round >= SUMMONS_ROUND:
-            if ev is not None:
-                ev.append({"type": "temple_summons"})
-            for colour, at in enumerate(self.samurai):
-                if at != ARRIVED:
-                    self._summon(colour, ev)
-                    if self.phase == OVER:  # the third one home ends the game at once
-                        return
-            return
+        """S17: with two samurai home (edition 2), or from round 20 on (editions 3 and 4), the
+        Temple calls the others at the end of every planning: each one in columns 0-3 steps
+        north, as by an arrow (S7: obstacles and the ghost stop it), so none can arrive. From
+        round 30 on, edition 4 summons every one instead (:meth:`_summon`), in colour order,
+        until the third is home."""
+        summons = self.edition >= 4 and self.round >= SUMMONS_ROUND
         if ev is not None:
-            ev.append({"type": "temple_call"})
+            ev.append({"type": "temple_summons" if summons else "temple_call"})
         for colour, at in enumerate(self.samurai):
-            if at != ARRIVED and at // LANES < CALL_BELOW:
+            if at == ARRIVED:
+                continue
+            if summons:
+                self._summon(colour, ev)
+                if self.phase == OVER:  # the third one home ends the game at once
+                    return
+            elif at // LANES < CALL_BELOW:
                 self._step(colour, N, ev)
 
     def _summon(self, colour: int, ev: list[Data] | None) -> None:

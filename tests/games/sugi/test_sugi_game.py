@@ -221,37 +221,26 @@ def test_a_record_from_before_editions_replays_by_edition_1():
     assert changed != state.view()
 
 
-def test_an_edition_2_record_replays_by_edition_2_and_edition_3_would_have_called():
-    """Random play wanders past round 20 with fewer than two samurai home: edition 3's Temple
-    calls there, edition 2's does not, and a record says which it was played by."""
-    rng, state = random.Random(3), State.new(2, 7, edition=2)
+@pytest.mark.parametrize(("edition", "changed_from"), [(2, CALL_ROUND), (3, SUMMONS_ROUND)])
+def test_a_record_replays_by_its_edition_and_the_next_would_have_played_otherwise(
+    edition: int, changed_from: int
+) -> None:
+    """Random play wanders past round 20 with fewer than two samurai home, and past round 30:
+    edition 3's Temple calls there where edition 2's does not, edition 4's summons where
+    edition 3's calls; a record says which edition it was played by."""
+    rng, state = random.Random(3), State.new(2, 7, edition=edition)
     while not state.is_over():
         state.apply(state.random_action(rng))
-    assert state.round > CALL_ROUND
+    assert state.round > changed_from
     record = json.loads(json.dumps(state.to_record()))
-    assert record["config"]["edition"] == 2
+    assert record["config"]["edition"] == edition
     assert SUGI.from_record(record).view() == state.view()
     try:
-        called = SUGI.from_record({**record, "config": {"players": 2, "edition": 3}}).view()
+        next_edition = {**record, "config": {"players": 2, "edition": edition + 1}}
+        otherwise = SUGI.from_record(next_edition).view()
     except RuleError:
-        called = None
-    assert called != state.view()
-
-
-def test_an_edition_3_record_replays_by_edition_3_and_edition_4_would_have_summoned():
-    """Random play wanders past round 30 in edition 3: edition 4's Temple summons there."""
-    rng, state = random.Random(3), State.new(2, 7, edition=3)
-    while not state.is_over():
-        state.apply(state.random_action(rng))
-    assert state.round > SUMMONS_ROUND
-    record = json.loads(json.dumps(state.to_record()))
-    assert record["config"]["edition"] == 3
-    assert SUGI.from_record(record).view() == state.view()
-    try:
-        summoned = SUGI.from_record({**record, "config": {"players": 2, "edition": 4}}).view()
-    except RuleError:
-        summoned = None
-    assert summoned != state.view()
+        otherwise = None
+    assert otherwise != state.view()
 
 
 def test_the_view_says_the_edition_and_the_determinizer_keeps_it():
