@@ -5,7 +5,9 @@
 
 (a) the floor: a bare pyzmq REQ -> ROUTER round trip (an echo process, no decoding) with msgpack
     payloads the size of an act and of its reply, one before each timed act so that both see
-    the same machine; (b) act -> reply and act -> the update has
+    the same machine; (a') the floor with a broadcast: the echo also publishes an update's
+    size to 4 subscribers, which is all (b) would cost if the host's own work took no time;
+    (b) act -> reply and act -> the update has
     reached all 4 subscribers of a 4-player table, each as a ratio to the floor; (c) accepted
     actions per second of one host process serving many tables of fast bots, and its CPU per
     action, also as a share of a random Sagani game played in this process beside it; (d) bytes per
@@ -147,7 +149,7 @@ UPDATE_MARK = msgpack.packb("type") + msgpack.packb("update")
 
 
 def measure_latency(
-    ctx: zmq.Context, endpoint: str, samples: int, echo: zmq.Socket
+    ctx: zmq.Context, endpoint: str, samples: int, echo: Echo
 ) -> dict[str, Any]:
     """(b) and (d); each timed act follows one timed round trip to the ``echo`` server (the
     floor), so that both are taken under the same load of this shared machine."""
@@ -174,6 +176,7 @@ def measure_latency(
     # snapshot taken every SNAPSHOT_EVERY actions.
     update_sizes: list[tuple[float, int]] = []
     snapshot_sizes: list[tuple[float, int]] = []
+    every_update: list[int] = []  # of unfinished games too
     act_bytes = reply_bytes = 0
     seed = 100
     while len(to_reply_s) < samples:
@@ -186,28 +189,12 @@ def measure_latency(
             actor = seat_reqs[table.state.current_seat or 0]
             frame = actor.frame("act", **table.act_fields())
             time.sleep(PACE_S)
-            floor_s.append(_echo_round_trip(echo, len(frame)))
+            floor_s.append(_echo_round_trip(echo.req, len(frame)))
             time.sleep(PACE_S)
             started = time.perf_counter()
             actor.sock.send(frame)
-            reply_at = None
-            heard: list[bytes] = []
-            arrived = 0.0
-            while reply_at is None or len(heard) < PLAYERS:
-                events = dict(poller.poll(WAIT_MS))
-                now = time.perf_counter()
-                assert events, "no reply or update within the wait"
-                if actor.sock in events:
-                    reply = actor.sock.recv()
-                    reply_at = now
-                for sub in subs:
-                    if sub in events:
-                        body = sub.recv_multipart()[1]
-                        # Sorted by a glance at its first bytes, so that decoding one update
-                        # does not delay the clock of the next; checked in full below.
-                        if UPDATE_MARK in body[:16]:
-                            heard.append(body)
-                            arrived = now
+            reply, reply_at, heard, arrived = _reply_and_updates(poller, actor.sock, subs,
+                                                                  UPDATE_MARK)
             assert all(msgpack.unpackb(body)["type"] == "update" for body in heard)
             message = decode_message(reply)
             assert message["type"] == "accepted", message
@@ -216,6 +203,7 @@ def measure_latency(
             to_all_s.append(arrived - started)
             act_bytes, reply_bytes = len(frame), len(reply)
             game_updates.append((table.state.version, len(heard[0])))
+            every_update.append(len(heard[0]))
             if table.state.version % SNAPSHOT_EVERY == 0:
                 req.sock.send(req.frame("sync", table=table.id, token=table.tokens[0]))
                 game_snapshots.append((table.state.version, len(req.sock.recv())))
@@ -228,15 +216,44 @@ def measure_latency(
     late = [size for progress, size in update_sizes if progress >= LATE]
     late_snapshots = [size for progress, size in snapshot_sizes if progress >= LATE]
     return {
+        # None: no game ended within the samples (the late game's sizes need a whole game).
+        "update_late_mean": statistics.mean(late) if late else None,
+        "update_max": max((size for _, size in update_sizes), default=None),
+        "snapshot_late_mean": statistics.mean(late_snapshots) if late_snapshots else None,
+        "update_mean": statistics.mean(every_update),
         "floor": percentiles(floor_s),
         "to_reply": percentiles(to_reply_s),
         "to_all": percentiles(to_all_s),
         "act_bytes": act_bytes,
         "reply_bytes": reply_bytes,
-        "update_late_mean": statistics.mean(late),
-        "update_max": max(size for _, size in update_sizes),
-        "snapshot_late_mean": statistics.mean(late_snapshots),
     }
+
+
+def _reply_and_updates(
+    poller: zmq.Poller, sock: zmq.Socket, subs: list[zmq.Socket], mark: bytes
+) -> tuple[bytes, float, list[bytes], float]:
+    """Wait for the reply on ``sock`` and an update (a message with ``mark`` in its first
+    bytes; a heartbeat has not) on each of ``subs``: (the reply, when it came, the updates,
+    when the last came)."""
+    reply_at = None
+    heard: list[bytes] = []
+    arrived = 0.0
+    while reply_at is None or len(heard) < len(subs):
+        events = dict(poller.poll(WAIT_MS))
+        now = time.perf_counter()
+        assert events, "no reply or update within the wait"
+        if sock in events:
+            reply = sock.recv()
+            reply_at = now
+        for sub in subs:
+            if sub in events:
+                body = sub.recv_multipart()[1]
+                # Sorted by a glance at its first bytes, so that decoding one update does not
+                # delay the clock of the next; (b) checks them in full after.
+                if mark in body[:16]:
+                    heard.append(body)
+                    arrived = now
+    return reply, reply_at, heard, arrived
 
 
 def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller) -> None:
@@ -255,38 +272,97 @@ def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller) -> None:
 # -- (a): the floor ------------------------------------------------------------------------
 
 
+#: A floor request that asks the echo to publish first starts with this byte (a msgpack map
+#: never does): the rest is the size of what to publish, as decimal text.
+PUBLISH_MARK = b"P"
+#: The topic the echo publishes on: one the subscribers of (a') subscribe to.
+ECHO_TOPIC = b"table.echo"
+
+
 def _echo(port_out: Any, reply_size: int) -> None:
     ctx = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
-    router.linger = 0
-    router.bind("tcp://127.0.0.1:*")
-    port_out.put(router.getsockopt_string(zmq.LAST_ENDPOINT))
+    pub = ctx.socket(zmq.PUB)
+    for sock in (router, pub):
+        sock.linger = 0
+        sock.bind("tcp://127.0.0.1:*")
+    port_out.put((router.getsockopt_string(zmq.LAST_ENDPOINT),
+                  pub.getsockopt_string(zmq.LAST_ENDPOINT)))
     reply = msgpack.packb({"pad": "x" * max(0, reply_size - 10)})
+    published: dict[bytes, bytes] = {}
     while True:
         identity, empty, body = router.recv_multipart()
         if body == b"stop":
             router.send_multipart((identity, empty, b"ok"))
             return
+        if body[:1] == PUBLISH_MARK:  # (a'): an update's broadcast first, as the host sends it
+            update = published.get(body)
+            if update is None:
+                update = published[body] = msgpack.packb({"pad": "u" * int(body[1:])})
+            pub.send_multipart((ECHO_TOPIC, update))
         router.send_multipart((identity, empty, reply))
 
 
-def start_echo(ctx: zmq.Context) -> tuple[Any, zmq.Socket]:
-    """The floor's server: a bare ROUTER echo in its own process (no decoding)."""
-    mp = multiprocessing.get_context("spawn")
-    port_out = mp.Queue()
-    server = mp.Process(target=_echo, args=(port_out, REPLY_BYTES), daemon=True)
-    server.start()
-    req = ctx.socket(zmq.REQ)
-    req.linger = 0
-    req.connect(port_out.get(timeout=30))
-    return server, req
+class Echo:
+    """The floor's server: a bare ROUTER echo in its own process (no decoding), which also
+    publishes when asked (a')."""
+
+    def __init__(self, ctx: zmq.Context) -> None:
+        mp = multiprocessing.get_context("spawn")
+        port_out = mp.Queue()
+        self.server = mp.Process(target=_echo, args=(port_out, REPLY_BYTES), daemon=True)
+        self.server.start()
+        self.endpoint, self.pub_endpoint = port_out.get(timeout=30)
+        self.req = ctx.socket(zmq.REQ)
+        self.req.linger = 0
+        self.req.connect(self.endpoint)
+
+    def stop(self) -> None:
+        self.req.send(b"stop")
+        self.req.recv()
+        self.req.close()
+        self.server.join(5)
 
 
-def stop_echo(server: Any, req: zmq.Socket) -> None:
-    req.send(b"stop")
-    req.recv()
-    req.close()
-    server.join(5)
+def measure_fanout(ctx: zmq.Context, echo: Echo, samples: int, size: int, act_bytes: int
+                   ) -> tuple[float, float]:
+    """(a'): p50 of the floor and of the floor with a broadcast, in turns: the echo publishes
+    ``size`` bytes to 4 subscribers before it replies, and the clock stops when the reply and
+    all 4 have come, as (b)'s does. What (b) costs beyond it is the host's own work."""
+    subs = []
+    poller = zmq.Poller()
+    poller.register(echo.req, zmq.POLLIN)
+    for _ in range(PLAYERS):
+        sub = ctx.socket(zmq.SUB)
+        sub.linger = 0
+        sub.connect(echo.pub_endpoint)
+        sub.subscribe(ECHO_TOPIC)
+        poller.register(sub, zmq.POLLIN)
+        subs.append(sub)
+    publish = PUBLISH_MARK + str(size).encode()
+    heard: set[zmq.Socket] = set()
+    give_up_s = time.monotonic() + WAIT_MS / 1000
+    while len(heard) < len(subs):  # subscriptions take a moment to reach the echo
+        assert time.monotonic() < give_up_s, "the subscribers heard nothing"
+        echo.req.send(publish)
+        echo.req.recv()
+        for sub in subs:
+            while sub.poll(1):
+                sub.recv_multipart()
+                heard.add(sub)
+    mark = msgpack.packb("pad")
+    floor_s, fanout_s = [], []
+    for _ in range(samples):
+        time.sleep(PACE_S)
+        floor_s.append(_echo_round_trip(echo.req, act_bytes))
+        time.sleep(PACE_S)
+        started = time.perf_counter()
+        echo.req.send(publish)
+        _, _, _, arrived = _reply_and_updates(poller, echo.req, subs, mark)
+        fanout_s.append(arrived - started)
+    for sub in subs:
+        sub.close()
+    return percentiles(floor_s)[0], percentiles(fanout_s)[0]
 
 
 def _echo_round_trip(req: zmq.Socket, size: int) -> float:
@@ -390,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="SUB sockets per table in the throughput run")
     args = parser.parse_args(argv)
     ctx = zmq.Context()
-    echo_server, echo = start_echo(ctx)
+    echo = Echo(ctx)
     with tempfile.TemporaryDirectory() as data_dir:
         host, endpoint, _ = start_host(data_dir)
         try:
@@ -407,8 +483,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             host.terminate()
             host.wait()
+    fanout = measure_fanout(ctx, echo, args.samples, round(lat["update_mean"]),
+                            lat["act_bytes"])
     paired = measure_with_standby(ctx, args.samples, echo)
-    stop_echo(echo_server, echo)
+    echo.stop()
     floor = lat["floor"]
     ctx.term()
 
@@ -431,9 +509,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{per_action_s / game_s:.3f} of a random Sagani game played here beside it "
               f"({game_s * 1e6:.0f} us; the target, {TARGET_US} us when a game took "
               f"{TARGET_GAME_US} us, is {TARGET_US / TARGET_GAME_US:.3f})")
-    print(f"(d) late-game (last fifth) 4-player update: mean {lat['update_late_mean']:.0f} B; "
-          f"largest update of all {lat['update_max']} B (limit 4096); late-game snapshot: mean "
-          f"{lat['snapshot_late_mean']:.0f} B")
+    floor50, fanout50 = fanout
+    print(f"(a') the floor with a broadcast: the echo also publishes {lat['update_mean']:.0f} B "
+          f"(an update's mean) to 4 subscribers before it replies: echo -> all 4 heard p50 "
+          f"{fanout50:.0f} us, {fanout50 / floor50:.2f}x the floor beside it ({floor50:.0f} us); "
+          f"of (b)'s 2.0x target, {2 - fanout50 / floor50:.2f}x the floor is left for the "
+          f"host's own work")
+    if lat["update_late_mean"] is None:
+        print("(d) no game ended within the samples: the late game's sizes need more")
+    else:
+        print(f"(d) late-game (last fifth) 4-player update: mean {lat['update_late_mean']:.0f} "
+              f"B; largest update of all {lat['update_max']} B (limit 4096); late-game "
+              f"snapshot: mean {lat['snapshot_late_mean']:.0f} B")
     (p50, p99), (floor50, floor99) = paired["to_reply"], paired["floor"]
     print(f"(e) act -> reply with a standby following: p50 {p50:.0f} us ({p50 / floor50:.2f}x "
           f"floor), p99 {p99:.0f} us ({p99 / floor99:.2f}x floor p99); (b) in the same run was "
@@ -441,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure_with_standby(ctx: zmq.Context, samples: int, echo: zmq.Socket) -> dict[str, Any]:
+def measure_with_standby(ctx: zmq.Context, samples: int, echo: Echo) -> dict[str, Any]:
     """(e): the latency run against an active host with a standby host following it."""
     with tempfile.TemporaryDirectory() as active_dir, tempfile.TemporaryDirectory() as other:
         active, endpoint, code = start_host(active_dir)
