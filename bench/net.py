@@ -60,13 +60,15 @@ LATE = 0.8
 
 
 def start_host(
-    data_dir: str, standby_of: str | None = None
+    data_dir: str, standby_of: str | None = None, launcher: list[str] | None = None
 ) -> tuple[subprocess.Popen[str], str, str]:
     """A host process; returns it, its request endpoint and, of an active host, its standby
-    code. ``standby_of``: the standby code of the active host it follows as the standby."""
+    code. ``standby_of``: the standby code of the active host it follows as the standby.
+    ``launcher``: what runs the host's ``main`` (bench/host_path.py's timers), given the
+    arguments after ``host``."""
     # --client-seeds: the bots mirror each table from the seed they chose.
-    argv = [sys.executable, "-m", "sagani_net.cli.host_cmd", "host", "--quiet", "--port", "0",
-            "--client-seeds", "--data-dir", data_dir, "--heartbeat-s", "0.2"]
+    argv = [*(launcher or [sys.executable, "-m", "sagani_net.cli.host_cmd", "host"]), "--quiet",
+            "--port", "0", "--client-seeds", "--data-dir", data_dir, "--heartbeat-s", "0.2"]
     if standby_of is not None:
         argv += ["--standby", "-"]  # the code on stdin, out of the process list
     proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -534,17 +536,22 @@ def measure_with_standby(ctx: zmq.Context, samples: int, echo: Echo) -> dict[str
         active, endpoint, code = start_host(active_dir)
         standby, _, _ = start_host(other, standby_of=code)
         try:
-            req = Requester(ctx, endpoint)
-            give_up_s = time.monotonic() + WAIT_MS / 1000
-            while req("hello")["standby"] is None:  # until it follows
-                assert time.monotonic() < give_up_s, "the standby did not follow"
-                time.sleep(0.05)
-            req.sock.close()
+            wait_for_standby(ctx, endpoint)
             return measure_latency(ctx, endpoint, samples, echo)
         finally:
             for proc in (standby, active):
                 proc.terminate()
                 proc.wait()
+
+
+def wait_for_standby(ctx: zmq.Context, endpoint: str) -> None:
+    """Until the host at ``endpoint`` names a standby that follows it."""
+    req = Requester(ctx, endpoint)
+    give_up_s = time.monotonic() + WAIT_MS / 1000
+    while req("hello")["standby"] is None:
+        assert time.monotonic() < give_up_s, "the standby did not follow"
+        time.sleep(0.05)  # polling a host we started, not ordering a test's events
+    req.sock.close()
 
 
 if __name__ == "__main__":
