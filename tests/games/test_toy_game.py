@@ -75,7 +75,10 @@ def test_the_console_plays_hands_with_keys_to_the_final_screen(
                     await until(lambda v=version: model.status == "over"
                                 or model.view["version"] > v, said=lambda: (
                                     f"message {model.message!r}, private {model.private}, "
-                                    f"view {model.view}, log {model.log[-4:]}"))
+                                    f"view {model.view}, log {model.log[-4:]}, page "
+                                    f"{model.page}, sending {running.console._sending}, held "
+                                    f"{list(running.console._keys)}, a local state "
+                                    f"{model.ui.state() is not None}"))
                 await until(lambda: model.page == FINAL)
                 # The last move's events come in an update after the reply that ended it.
                 await until(lambda: any(line.startswith("game over: ") for line in model.log))
