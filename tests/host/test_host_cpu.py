@@ -198,12 +198,12 @@ def test_past_its_every_look_share_the_guard_looks_in_turn_and_at_suspects_every
             dealers.append(dealer)
             fds.add(_receive(router))
         guard.check()  # all accepted since the last look: suspects, each looked at
-        assert set(asked) == fds
+        assert set(asked) == fds, (sorted(asked), sorted(fds))
         seen: set[int] = set()
         for _ in range(peers.SWEEP_LOOKS):
             asked.clear()
             guard.check()
-            assert len(asked) == 4  # max(EVERY_LOOK, 20 // SWEEP_LOOKS)
+            assert len(asked) == 4, asked  # max(EVERY_LOOK, 20 // SWEEP_LOOKS)
             seen.update(asked)
         assert seen == fds  # a sweep looked at every one
         port = int(endpoint.rsplit(":", 1)[1])
@@ -219,7 +219,8 @@ def test_past_its_every_look_share_the_guard_looks_in_turn_and_at_suspects_every
             sent += len(header) + len(frame)
             asked.clear()
             guard.check()
-            assert len(asked) <= 5 + 1  # a share of 21 (ceil(21 / SWEEP_LOOKS)), and it
+            # A share of 21 (ceil(21 / SWEEP_LOOKS)), and the streaming connection:
+            assert len(asked) <= 5 + 1, (asked, sorted(fds), guard._suspects)
             if streaming is None:  # (known to the guard once libzmq has told of it)
                 streaming = next(iter(set(asked) - fds), None)
             elif guard.cuts == 0 and max(received[streaming]) > peers.SUSPECT_BYTES:
