@@ -231,6 +231,8 @@ class Console:
         #: Game keys pressed while a move was on its way, played once it has arrived.
         self._keys: deque[tuple[str, ...]] = deque()
         self._down = False  # the last request to the host failed
+        #: A move was refused while the host was away: said again once it is back.
+        self._unsent = False
         self._told_move: str | None = None  # where the host moved when the console last said
         #: The seats whose players were away when the console last looked (for the log).
         self._away: set[int] = set()
@@ -334,6 +336,7 @@ class Console:
                 self.redraw()
             elif not silent and self.model.connection == RECONNECTING and not self._down:
                 self.model.connection = ONLINE
+                self._tell_unsent()
                 self.redraw()
 
     def _tell_presence(self) -> None:
@@ -432,10 +435,23 @@ class Console:
             pass
 
     def _online(self) -> None:
-        """The host answers again: say where, if it moved (its standby took over)."""
+        """The host answers again: say where, if it moved (its standby took over), or that a
+        move made while it was away was not sent."""
         self.model.connection = ONLINE
-        if not self._tell_move():
+        if self._tell_move():
+            self._unsent = False  # the line has news enough; the turn shows on the screen
+        elif not self._tell_unsent():
             self.model.say("")
+
+    def _tell_unsent(self) -> bool:
+        """Say that the move made while the host was away was not sent, once the host is back
+        (the line had said "play again once it is back"); True if said now."""
+        if not self._unsent:
+            return False
+        self._unsent = False
+        # Not lasting: it speaks of this position, and goes when the position moves on.
+        self.model.say("the host is back; your move was not sent: play it again")
+        return True
 
     def _tell_move(self) -> bool:
         """Say "host moved to ..." once for each move of the host; True if said now."""
@@ -508,7 +524,9 @@ class Console:
         if not self.online:
             self.model.say("the host is away: nothing sent; play again once it is back",
                            lasting=True)
+            self._unsent = True
             return
+        self._unsent = False
         self._sending = True
         self.app.create_background_task(self._send(actions))
 

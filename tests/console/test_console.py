@@ -127,6 +127,8 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
                               client_seeds=True)
                 second.serve_in_thread()
                 await until_async(lambda: model.connection == "online")
+                # Back, the line says that the move was not sent (it said to play it again).
+                assert "your move was not sent: play it again" in model.message
                 assert second.tables[table].state.version == 0
                 running.keys.send_text("1\r")
                 await until_async(lambda: len(model.view["seats"][0]["display"]) == 1)
