@@ -5,10 +5,12 @@ pipe input, against a bot over a real host on 127.0.0.1, to its final screen."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from conftest import TOY
 from console_kit import running_console, start
+from test_net_support import WAIT_S
 from test_net_support import until_async as until
 from toy_game.ui import HandsUI
 
@@ -101,6 +103,46 @@ def test_the_console_plays_hands_with_keys_to_the_final_screen(
     text = asyncio.run(asyncio.wait_for(main(), 60))
     assert "Game over" in text
     assert "ann" in text and "random" in text
+
+
+def test_a_key_pressed_while_the_host_is_silent_is_refused_and_asked_again_once_it_is_back(
+    toy_registered: str, host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's loop held (a machine too loaded to run it) past three heartbeats: the
+    console reads it as away, refuses a move in words and sends nothing; heard again, it says
+    the move was not sent, and the same key then plays it."""
+
+    async def main() -> None:
+        me, bot, bot_task = await start(host, SEED, toy_registered, "random")
+        model = ConsoleModel()
+        release = threading.Event()
+        real_step = host.step
+
+        def held_step(timeout_ms: int) -> int:
+            release.wait(WAIT_S)
+            return real_step(timeout_ms)
+
+        try:
+            async with running_console(model, me) as running:
+                await until(lambda: model.my_turn and fresh(model))
+                version = model.view["version"]
+                monkeypatch.setattr(host, "step", held_step)
+                await until(lambda: model.connection != "online")
+                running.keys.send_text("1")
+                await until(lambda: "the host is away: nothing sent" in model.message)
+                release.set()
+                await until(lambda: model.connection == "online"
+                            and "your move was not sent: play it again" in model.message)
+                assert model.view["version"] == version  # nothing was sent meanwhile
+                running.keys.send_text("1")
+                await until(lambda: any(line.startswith("ann played") for line in model.log))
+        finally:
+            release.set()
+            bot_task.cancel()
+            me.close()
+            bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
 
 
 def test_the_local_state_follows_private_data_however_often_it_is_replaced(
