@@ -195,8 +195,11 @@ def test_a_peer_over_its_rate_gets_rate_limited_and_others_are_served(tmp_path: 
     with running_host(tmp_path, limits=Limits(rate_per_s=5, rate_burst=10)) as host:
         flooder, other = Raw(host.endpoint), Raw(host.endpoint)
         replies = [flooder("hello")["type"] for _ in range(12)]
-        assert replies[:10] == ["welcome"] * 10
-        assert replies[10:] == ["error", "error"]
+        # Each hello takes a token of the burst of 10, or two if the host spent over
+        # limits.REQUEST_COST_S on it (a loaded machine's cold caches can, on the first ones):
+        # the burst serves 8 to 10, and every request after the first refusal is refused.
+        served = replies.index("error") if "error" in replies else len(replies)
+        assert 8 <= served <= 10 and replies[served:] == ["error"] * (12 - served), replies
         assert flooder("hello")["code"] == "rate_limited"
         assert other("hello")["type"] == "welcome"
         time.sleep(0.5)  # the refill under test: the bucket refills at 5 a second
