@@ -232,21 +232,24 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores: above 1, other work shares them)")
     with tempfile.TemporaryDirectory(prefix="sagani-bench-") as scratch:
-        sagani, floor_s = None, 0.0
+        sagani, floor_s, start_s = None, 0.0, 0.0
         if not args.no_selfplay:
             sagani = installed(args.venv or Path(scratch, "venv"))
             floor_s = floor_cpu_s(sagani)
-            argparse_s = floor_cpu_s(sagani, "import argparse")
+            # What any command line of ours starts with: the entry script imports re, the
+            # command line is argparse.
+            start_s = floor_cpu_s(sagani, "import re, argparse")
             print(f"self-play runs {sagani} (this checkout's wheel); there python -c pass "
-                  f"takes {floor_s * 1000:.1f} ms CPU, python -c 'import argparse' "
-                  f"{argparse_s * 1000:.1f} ms")
+                  f"takes {floor_s * 1000:.1f} ms CPU, python -c 'import re, argparse' "
+                  f"{start_s * 1000:.1f} ms")
         for name in args.game or game_names():
-            report(name, args.seconds, sagani, floor_s)
+            report(name, args.seconds, sagani, floor_s, start_s)
 
 
-def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0) -> None:
+def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0,
+           start_s: float = 0.0) -> None:
     """Print one game's figures; its self-play line too unless ``sagani`` is None (``floor_s``:
-    the interpreter's own start there)."""
+    the interpreter's own start there; ``start_s``: with re and argparse imported)."""
     print(f"{get_game(name).title} ({bench_config(name)})")
     rows = bench(name, seconds)
     for figure, value, target in rows:
@@ -264,6 +267,10 @@ def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0)
               f"(target x{SELFPLAY_TARGET:.2f}; {SELFPLAY_GAMES / rate * 1000:.0f} ms a "
               f"process, {floor_s * 1000:.0f} of them python's own start; the engine's "
               f"{SELFPLAY_GAMES / engine * 1000:.0f} ms)")
+        games_s = SELFPLAY_GAMES / engine
+        print(f"  {'  at best, with nothing of ours but the games':52s} "
+              f"{SELFPLAY_GAMES / (games_s + start_s):10.1f}   x{games_s / (games_s + start_s):.2f}"
+              f" of the engine's  (python, re and argparse: {start_s * 1000:.0f} ms)")
         print(f"  {'  the same in actions/s (games of other lengths)':52s} {actions_s:10.0f}   "
               f"x{actions_s / engine_actions_s:.2f} of the engine's {engine_actions_s:.0f}")
         print(f"    ({' '.join(['sagani', *selfplay_command(sagani, name, seats)[1:]])})")
