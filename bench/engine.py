@@ -267,10 +267,11 @@ def report(name: str, seconds: float, sagani: Path | None, floor_s: float = 0.0,
               f"(target x{SELFPLAY_TARGET:.2f}; {SELFPLAY_GAMES / rate * 1000:.0f} ms a "
               f"process, {floor_s * 1000:.0f} of them python's own start; the engine's "
               f"{SELFPLAY_GAMES / engine * 1000:.0f} ms)")
-        games_s = SELFPLAY_GAMES / engine
-        print(f"  {'  at best, with nothing of ours but the games':52s} "
-              f"{SELFPLAY_GAMES / (games_s + start_s):10.1f}   x{games_s / (games_s + start_s):.2f}"
-              f" of the engine's  (python, re and argparse: {start_s * 1000:.0f} ms)")
+        engine_s = SELFPLAY_GAMES / engine  # the engine's time for the process's games
+        best = SELFPLAY_GAMES / (engine_s + start_s)
+        print(f"  {'  at best, with nothing of ours but the games':52s} {best:10.1f}   "
+              f"x{best / engine:.2f} of the engine's  (python, re and argparse: "
+              f"{start_s * 1000:.0f} ms)")
         print(f"  {'  the same in actions/s (games of other lengths)':52s} {actions_s:10.0f}   "
               f"x{actions_s / engine_actions_s:.2f} of the engine's {engine_actions_s:.0f}")
         print(f"    ({' '.join(['sagani', *selfplay_command(sagani, name, seats)[1:]])})")

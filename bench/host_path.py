@@ -162,16 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     here = str(Path(__file__).resolve())
     with tempfile.TemporaryDirectory() as scratch:
         out = {role: Path(scratch, f"{role}.json") for role in TOP}
-        dirs = [Path(scratch, role) for role in TOP]
-        for path in dirs:
-            path.mkdir()
-        host, endpoint, code = net.start_host(
-            str(dirs[0]), launcher=[sys.executable, here, "--child", "host", str(out["host"])])
+
+        def launcher(role: str) -> list[str]:
+            Path(scratch, role).mkdir()  # its data dir
+            return [sys.executable, here, "--child", role, str(out[role])]
+
+        host, endpoint, code = net.start_host(str(Path(scratch, "host")), launcher=launcher("host"))
         procs = [host]
         try:
             if options.standby:
-                procs.insert(0, net.start_host(str(dirs[1]), standby_of=code, launcher=[
-                    sys.executable, here, "--child", "standby", str(out["standby"])])[0])
+                procs.insert(0, net.start_host(str(Path(scratch, "standby")), standby_of=code,
+                                               launcher=launcher("standby"))[0])
                 net.wait_for_standby(ctx, endpoint)
             lat = net.measure_latency(ctx, endpoint, options.samples, echo)
         finally:

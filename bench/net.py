@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +221,7 @@ def measure_latency(
     return {
         # None: no game ended within the samples (the late game's sizes need a whole game).
         "update_late_mean": statistics.mean(late) if late else None,
-        "update_max": max((size for _, size in update_sizes), default=None),
+        "update_max": max(every_update),
         "snapshot_late_mean": statistics.mean(late_snapshots) if late_snapshots else None,
         "update_mean": statistics.mean(every_update),
         "floor": percentiles(floor_s),
@@ -258,11 +259,18 @@ def _reply_and_updates(
     return reply, reply_at, heard, arrived
 
 
-def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller) -> None:
-    """Subscriptions take a moment to reach the host: wait until each sub hears something."""
+def _wait_for_subscribers(subs: list[zmq.Socket], poller: zmq.Poller,
+                          ask: Callable[[], None] | None = None) -> None:
+    """Subscriptions take a moment to reach the host: wait until each sub hears something.
+    ``ask``: makes a server that publishes nothing unasked (the echo) publish, before each
+    look (``poller`` then holds the subs alone)."""
     heard: set[zmq.Socket] = set()
+    give_up_s = time.monotonic() + WAIT_MS / 1000
     while len(heard) < len(subs):
-        for sock in dict(poller.poll(WAIT_MS)):
+        assert time.monotonic() < give_up_s, "the subscribers heard nothing"
+        if ask is not None:
+            ask()
+        for sock in dict(poller.poll(WAIT_MS if ask is None else 10)):
             assert sock in subs, "an unexpected reply"
             sock.recv_multipart()
             heard.add(sock)
@@ -333,7 +341,6 @@ def measure_fanout(ctx: zmq.Context, echo: Echo, samples: int, size: int, act_by
     all 4 have come, as (b)'s does. What (b) costs beyond it is the host's own work."""
     subs = []
     poller = zmq.Poller()
-    poller.register(echo.req, zmq.POLLIN)
     for _ in range(PLAYERS):
         sub = ctx.socket(zmq.SUB)
         sub.linger = 0
@@ -342,16 +349,13 @@ def measure_fanout(ctx: zmq.Context, echo: Echo, samples: int, size: int, act_by
         poller.register(sub, zmq.POLLIN)
         subs.append(sub)
     publish = PUBLISH_MARK + str(size).encode()
-    heard: set[zmq.Socket] = set()
-    give_up_s = time.monotonic() + WAIT_MS / 1000
-    while len(heard) < len(subs):  # subscriptions take a moment to reach the echo
-        assert time.monotonic() < give_up_s, "the subscribers heard nothing"
+
+    def ask() -> None:
         echo.req.send(publish)
         echo.req.recv()
-        for sub in subs:
-            while sub.poll(1):
-                sub.recv_multipart()
-                heard.add(sub)
+
+    _wait_for_subscribers(subs, poller, ask)
+    poller.register(echo.req, zmq.POLLIN)
     mark = msgpack.packb("pad")
     floor_s, fanout_s = [], []
     for _ in range(samples):
