@@ -1,7 +1,8 @@
 """The headless host: authoritative games behind a ZeroMQ ROUTER, broadcast on a PUB.
 
-One socket loop (:meth:`Host.step`) reads a batch of requests, handles each, commits the store,
-then publishes the batch's updates and sends its replies; nothing is heard before it is on disk.
+One socket loop (:meth:`Host.step`) reads a batch of requests, handles each, commits the store
+(and waits for a following standby to have written it too), then publishes the batch's updates
+and sends its replies; nothing is heard before it is on disk.
 This module is the transport: the sockets, the wire (frames, envelopes, rates, retries) and
 the loop. What the requests do is :mod:`sagani_net.tables` (which never touches a socket),
 the per-address quotas :mod:`sagani_net.quotas`, what a failing data dir makes the host do
@@ -83,7 +84,11 @@ class Link(Protocol):
 
     def tick(self) -> None: ...
 
-    def replicate(self) -> None: ...
+    def send(self) -> None: ...
+
+    def wait(self) -> None: ...
+
+    def rolled_back(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -328,12 +333,14 @@ class Host:
             if now_s >= self._next_heartbeat_s:
                 changed = self.room.close_idle(now_s) or changed
         if replies or changed:
+            if self.link is not None and self.room.storage_failure is None:
+                self.link.send()  # the standby writes the batch while this host commits it
             # The rule: committed before anyone hears of it.
             if not self._commit():
                 replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
                            for fd, frames in replies]
             elif self.link is not None:
-                self.link.replicate()  # on the standby's disk too before anyone hears of it
+                self.link.wait()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
             for topic, body in self.room.outbox:
                 _send(self.pub, (topic, body))
@@ -534,6 +541,8 @@ class Host:
         if self.recovery.commit():
             return True
         self._recent.clear()
+        if self.link is not None:
+            self.link.rolled_back()
         return False
 
     def _heartbeats(self) -> None:

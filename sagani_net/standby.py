@@ -14,11 +14,13 @@ was away, or a host that was active and accepted something the other never got) 
 and drops what the standby has confirmed (all but the last entry, by which the standby is
 known when it follows again): a host with no standby writes each action once.
 
-**Nothing accepted is lost.** After each committed batch the active host sends the new entries
-and waits for the standby's acknowledgement before it broadcasts or replies
-(:meth:`ActiveLink.replicate`): what anyone has heard of is on both disks. A standby that does not
-acknowledge within :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and
-says so) until the standby has caught up again.
+**Nothing accepted is lost.** The active host sends a batch's entries as it commits them
+(the standby writes them meanwhile), and once committed waits for the standby's
+acknowledgement before it broadcasts or replies (:meth:`ActiveLink.wait`): what anyone has
+heard of is on both disks. A batch the active host then fails to commit is undone on the
+standby by a snapshot. A standby that does not acknowledge within
+:data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and says so) until the
+standby has caught up again.
 
 **Roles.** Where each host stands is one :class:`Role` of a :class:`Machine`, moved only by
 the :data:`TRANSITIONS` table (the Guide's Binary Star keeps its states so): a starting host
@@ -483,6 +485,11 @@ class ActiveLink:
         self.standby: str | None = None
         self._sent = 0
         self._acked = 0
+        #: Whether this batch's wait() waits (the standby was in sync when it began); the
+        #: cursor at a failed commit, after which entries go only once committed (None: they
+        #: go before the commit).
+        self._waiting = False
+        self._held_since: int | None = None
         self._heard_s = 0.0
         self._next_beat_s = 0.0
         #: Starting (:func:`elect`) or active: what a probe is answered; while starting, its
@@ -530,14 +537,21 @@ class ActiveLink:
     def _beat(self) -> None:
         self._send({"type": "beat", "cursor": self._sent, **self._about()})
 
-    def replicate(self) -> None:
-        """Send the entries just committed; wait until the standby has them (if it keeps up)."""
-        if self._follower is None:
-            return
-        waiting = self.in_sync  # a standby still catching up is not waited for
-        self._send_entries()
+    def send(self) -> None:
+        """Send the batch's entries, written and not yet committed: the standby writes them
+        while this host commits them. :meth:`wait` then waits for its word; a batch this host
+        fails to commit is undone on the standby too (:meth:`rolled_back`)."""
+        self._waiting = self.in_sync  # a standby still catching up is not waited for
+        if self._held_since is None:
+            self._send_new()
+
+    def wait(self) -> None:
+        """After a commit: wait until the standby has every entry sent (if it keeps up)."""
+        self._send_new()  # what send() held back, if it did
+        if self._held_since is not None and self.store.cursor() > self._held_since:
+            self._held_since = None  # a batch with writes went in: the disk takes them again
         give_up_s = time.monotonic() + self._ack_wait_s
-        while waiting and self._acked < self._sent:
+        while self._waiting and self._follower is not None and self._acked < self._sent:
             left_s = give_up_s - time.monotonic()
             if left_s <= 0:
                 log.warning("the standby %s did not confirm entry %d in %.2f s; going on without "
@@ -546,6 +560,21 @@ class ActiveLink:
                 return
             if self.sock.poll(math.ceil(left_s * 1000), zmq.POLLIN):  # not 0: no spin
                 self._receive()
+
+    def rolled_back(self) -> None:
+        """The batch was not committed here: a standby that may have written it gets this
+        host's store whole (its acks of the undone entries name a head this host never had,
+        and count for nothing). Until a commit succeeds, entries go only once committed: a
+        failing disk would otherwise cost a snapshot a batch."""
+        self._held_since = self.store.cursor()
+        if self._follower is not None and self._sent > self.store.cursor():
+            log.warning("the standby %s was sent a batch this host could not commit: it gets "
+                        "this host's store again", self.standby)
+            self._send_snapshot()
+
+    def _send_new(self) -> None:
+        if self._follower is not None and self._sent < self.store.cursor():
+            self._send_entries()
 
     def close(self) -> None:
         self._connections.close()
@@ -571,8 +600,11 @@ class ActiveLink:
                 self.sock.send_multipart((sender, _pack(answer)), zmq.NOBLOCK)
         elif sender == self._follower:
             self._heard_s = time.monotonic()
-            if kind == "ack" and isinstance(message.get("cursor"), int):
-                self._acked = max(self._acked, min(message["cursor"], self._sent))
+            cursor = message.get("cursor")
+            if (kind == "ack" and isinstance(cursor, int) and self._acked < cursor <= self._sent
+                    and isinstance(message.get("head"), str)
+                    and self.store.follows_from(cursor, message["head"])):
+                self._acked = cursor
                 self.store.confirm(self._acked)  # pruned at the next commit
 
     def _follow(self, sender: bytes, message: dict[str, Any], frame: zmq.Frame) -> None:
@@ -779,8 +811,7 @@ class Standby:
                 store.rollback()
                 self._follow()
                 return
-            store.commit()
-            self._send({"type": "ack", "cursor": store.cursor()})
+            store.commit(then=self._ack)
         elif kind == "snapshot":
             part = message.get("part")
             if part == 0:
@@ -801,8 +832,13 @@ class Standby:
             if message.get("done"):
                 self._next_part = None
                 store.set_head(message["cursor"], message["head"])
-                store.commit()
-                self._send({"type": "ack", "cursor": store.cursor()})
+                store.commit(then=self._ack)
+
+    def _ack(self) -> None:
+        """Tell the active host what this store now holds, by its cursor and head (an ack of
+        entries the active host has since undone names a head it never had)."""
+        store = self.host.store
+        self._send({"type": "ack", "cursor": store.cursor(), "head": store.head()})
 
     def _pace(self, heartbeat_s: float) -> None:
         """Beat, and count the active host lost, at the pace of ``heartbeat_s``; serve with it

@@ -192,6 +192,9 @@ class Store:
         self._confirmed = 0  # the last entry a standby has confirmed
         self._pruned = 0
         self._journalled = True  # the journal may hold entries (a standby's of the last run)
+        #: The journal entries of the open transaction, as :meth:`entries` gives them: the
+        #: link sends a batch's entries as it commits them, without reading them back.
+        self._uncommitted: list[tuple[int, str, str, str]] = []
         #: The cursor and head as committed (journal_head's row), kept here: a commit writes
         #: them only when they moved, and a rollback goes back to them, without reading it.
         self._committed: tuple[int, str] = self._stored_head()
@@ -223,14 +226,16 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def commit(self) -> None:
+    def commit(self, then: Callable[[], None] | None = None) -> None:
         """Make everything written since the last commit durable (and the journal no longer
         than the standby needs: nothing it has confirmed but its last entry, nothing at all
-        while none follows)."""
+        while none follows). ``then`` is called once it is durable, before the store looks at
+        its files again (a standby's ack does not wait for that look)."""
         if (self._cursor, self._head) != self._committed:
             self.db.execute("UPDATE journal_head SET cursor = ?, head = ?",
                             (self._cursor, self._head))
-        if self.db.in_transaction:
+        written = self.db.in_transaction
+        if written:
             if not self.journalling and self._journalled:
                 self.db.execute("DELETE FROM journal")  # no standby would follow it
                 self._journalled = False
@@ -238,12 +243,17 @@ class Store:
                 self.db.execute("DELETE FROM journal WHERE id < ?", (self._confirmed,))
                 self._pruned = self._confirmed
             self.db.commit()
+            self._uncommitted.clear()
             self._committed = (self._cursor, self._head)
+        if then is not None:
+            then()
+        if written:
             self._seen = self._fingerprint()
 
     def rollback(self) -> None:
         """Forget everything written since the last commit (a refused batch)."""
         self.db.rollback()
+        self._uncommitted.clear()
         self._cursor, self._head = self._committed
         self._seen = self._fingerprint()  # what the refused writes changed was this store's
 
@@ -334,8 +344,9 @@ class Store:
         self._head = _chain(self._head, statement, text)
         if self.journalling:
             self._journalled = True
-            self.db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)",
-                            (self._cursor, statement, text, self._head))
+            entry = (self._cursor, statement, text, self._head)
+            self.db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)", entry)
+            self._uncommitted.append(entry)
 
     # -- the journal (standby.py replicates it) ---------------------------------------------
 
@@ -366,6 +377,10 @@ class Store:
     def entries(self, after: int, limit: int) -> list[tuple[int, str, str, str]]:
         """Up to ``limit`` journal entries after id ``after``, in order, each with the head
         after it."""
+        uncommitted = self._uncommitted  # the open transaction's, kept as they were written
+        if uncommitted and uncommitted[0][0] <= after + 1:
+            start = after + 1 - uncommitted[0][0]
+            return uncommitted[start:start + limit]
         return self.db.execute("SELECT id, statement, params, head FROM journal WHERE id > ? "
                                "ORDER BY id LIMIT ?", (after, limit)).fetchall()
 
@@ -402,6 +417,7 @@ class Store:
         its own way starts again from the active host's)."""
         for table in ("tables", "sessions", "actions", "journal"):
             self.db.execute(f"DELETE FROM {table}")
+        self._uncommitted.clear()
         self._cursor, self._head = 0, ""
 
     # -- reads ------------------------------------------------------------------------------

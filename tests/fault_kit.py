@@ -1,5 +1,5 @@
 """Tools for the fault, fuzz and security tests: a TCP proxy that can cut a link or listen in,
-and a player process that logs what the host accepted from it.
+a player process that logs what the host accepted from it, and a data dir that fills up.
 
 Everything listens and connects on 127.0.0.1 only. Run as a script it is one player process:
 ``python fault_kit.py ADDRESS TABLE SEED [TOKEN]`` joins TABLE (or comes back to its seat with
@@ -15,16 +15,19 @@ import random
 import select
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import zmq
-from test_net_support import WAIT_S, Accepted, Raw, play_to_end, until
+from test_net_support import WAIT_S, Accepted, Raw, choose, play_to_end, until
 
 from sagani_net.client import Client
 from sagani_net.protocol import VERSION, decode_message, encode
@@ -347,3 +350,74 @@ def percentiles(samples: list[float]) -> str:
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     return (f"p50 {ms[len(ms) // 2]:.2f} ms, p99 {p99:.2f} ms, slowest {ms[-1]:.2f} ms "
             f"(n={len(ms)})")
+
+
+# -- a data dir that fills up -------------------------------------------------------------------
+
+
+@contextmanager
+def tmpfs(path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` at ``path``, or a skip where mounting is not allowed."""
+    path.mkdir()
+    name = f"sagani{uuid.uuid4().hex[:6]}"
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", name, str(path)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+def remount(path: Path, options: str) -> None:
+    subprocess.run(["mount", "-o", f"remount,{options}", str(path)], check=True)
+
+
+class Game:
+    """A started 2-player table played with random legal actions through raw requests, each
+    waiting out ``rate_limited`` (:meth:`Raw.patient`): these tests send a few hundred as fast
+    as the host answers, more than the per-peer rate on a quiet machine, and a refusal for it
+    is no storage fault."""
+
+    def __init__(self, raw: Raw, seed: int) -> None:
+        self.raw = raw
+        self.table = self.ask("create", game="sagani", config={"players": 2}, seed=seed)["table"]
+        self.tokens = [self.ask("join", table=self.table)["token"] for _ in range(2)]
+        self.rng = random.Random(seed)
+        self.accepted: list[tuple[int, int, dict[str, Any]]] = []
+
+    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self.raw.patient(kind, **fields)
+
+    def act(self) -> dict[str, Any]:
+        snap = self.ask("sync", table=self.table)
+        seat, version = snap["turn"], snap["version"]
+        action = choose(snap["view"], self.rng)
+        reply = self.ask("act", table=self.table, seat=seat, token=self.tokens[seat],
+                         version=version, action=action)
+        if reply["type"] == "accepted":
+            self.accepted.append((version, seat, action))
+        return reply
+
+    def snapshot(self) -> tuple[int, int, dict[str, Any]]:
+        snap = self.ask("sync", table=self.table)
+        return snap["version"], snap["seq"], snap["view"]
+
+    def finish(self) -> dict[str, Any]:
+        while self.ask("sync", table=self.table)["status"] != "over":
+            assert self.act()["type"] == "accepted"
+        return self.ask("record", table=self.table)["record"]
+
+
+def fill_until_refused(game: Game) -> dict[str, Any]:
+    """Play until the host refuses for lack of room; check that nothing moved."""
+    for _ in range(200):
+        before = game.snapshot()
+        reply = game.act()
+        if reply["type"] == "error":
+            assert reply["code"] == "storage_failed", reply
+            assert "cannot write" in reply["message"]
+            assert game.snapshot() == before  # memory went back to what is on disk
+            return reply
+    raise AssertionError("the data dir never filled up")

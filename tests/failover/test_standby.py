@@ -23,8 +23,12 @@ from failover_kit import free_ports
 from fault_kit import (
     ATTACK_BYTES,
     RSS_SLACK_BYTES,
+    Game,
     closed_by_host,
     endless_message,
+    fill_until_refused,
+    remount,
+    tmpfs,
 )
 from test_net_support import (
     RUN_SAGANI,
@@ -47,6 +51,7 @@ from sagani_net.standby import (
     CodeError,
     Standby,
     StandbyCode,
+    _proof,
     _server_secret,
     elect,
     former_standby,
@@ -442,6 +447,86 @@ def test_the_active_journal_holds_only_what_the_standby_has_not_confirmed(
         assert journal_length(tmp_path / "a") == 0
         with standby_host(tmp_path / "b", key, link):
             until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+        raw.close()
+
+
+def test_a_batch_the_active_host_cannot_commit_is_undone_on_its_standby(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The active host sends a batch's entries as it commits them, so that the standby writes
+    them meanwhile. When its own disk then refuses the batch (a real full tmpfs), the standby
+    gets the active host's store again; refused batches after it cost no snapshot each; with
+    room again the two go on alike."""
+    with tmpfs(tmp_path / "small", "200k") as small, active_host(small) as host:
+        assert host.link is not None
+        raw = Raw(host.endpoint)
+        with standby_host(tmp_path / "b", new_key(small), host.link.endpoint):
+            until(lambda: host.link is not None and host.link.in_sync)
+            game = Game(raw, seed=703)
+            fill_until_refused(game)
+            assert caplog.text.count("could not commit: it gets this host's store again") == 1
+            until(lambda: history(tmp_path / "b") == history(small))
+            for _ in range(3):
+                assert game.act()["code"] == "storage_failed"
+            assert caplog.text.count("it gets this host's store again") == 1
+            remount(small, "size=16m")
+            for _ in range(3):
+                assert game.act()["type"] == "accepted"
+                # Replied to only once the standby had it: the two stores alike at once.
+                assert history(tmp_path / "b") == history(small)
+        raw.close()
+
+
+def test_an_ack_naming_a_head_the_active_host_never_had_counts_for_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A standby's ack names its cursor and head: an ack of entries the active host has since
+    undone (a failed commit after they were sent) must not pass for one of the entries sent
+    since, under the same numbers. A standby with the key that acks the right cursor with
+    another head is not taken at its word: the act waits out the ack, as for a silent one."""
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        key = new_key(tmp_path / "a")
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, players=2)
+        peer = zmq.Context.instance().socket(zmq.DEALER)
+        peer.linger = 0
+        peer.curve_publickey, peer.curve_secretkey = zmq.curve_keypair()
+        peer.curve_serverkey = zmq.curve_public(_server_secret(key))
+        peer.connect(host.link.endpoint)
+        peer.send(msgpack.packb({"type": "follow", "proof": _proof(key), "cursor": 0,
+                                 "head": "", "port": 1, "link_port": 2}))
+
+        def next_of(kind: str) -> dict:
+            while True:
+                assert peer.poll(WAIT_S * 1000, zmq.POLLIN), f"no {kind} from the active host"
+                message = msgpack.unpackb(peer.recv())
+                if message["type"] == kind:
+                    return message
+
+        snapshot = next_of("snapshot")  # a store that is not this one's: all of it
+        peer.send(msgpack.packb({"type": "ack", "cursor": snapshot["cursor"],
+                                 "head": snapshot["head"]}))
+        until(lambda: host.link is not None and host.link.in_sync)
+        rng = random.Random(4)
+
+        def ack_with(head: str) -> None:
+            entries = next_of("entries")
+            peer.send(msgpack.packb({"type": "ack", "cursor": entries["entries"][-1][0],
+                                     "head": head(entries)}))
+
+        acker = threading.Thread(target=ack_with, args=(lambda entries: entries["head"],))
+        acker.start()
+        assert act(raw, table, tokens, rng)["type"] == "accepted"
+        acker.join()
+        assert "did not confirm" not in caplog.text
+        acker = threading.Thread(target=ack_with, args=(lambda entries: "0" * 64,))
+        acker.start()
+        assert act(raw, table, tokens, rng)["type"] == "accepted"
+        acker.join()
+        assert "did not confirm entry" in caplog.text
+        assert not host.link.in_sync
+        peer.close()
         raw.close()
 
 

@@ -16,37 +16,16 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_net_support import ROOT, RUN_SAGANI, Raw, choose, read_store, running_host
+from fault_kit import Game, fill_until_refused, remount, tmpfs
+from test_net_support import ROOT, RUN_SAGANI, Raw, read_store, running_host
 
 from sagani_net.games import get_game
 from sagani_net.host import Host
 from sagani_net.store import DB_NAME, Store, salvage
-
-
-@contextmanager
-def tmpfs(path: Path, size: str) -> Iterator[Path]:
-    """A tmpfs of ``size`` at ``path``, or a skip where mounting is not allowed."""
-    path.mkdir()
-    name = f"sagani{uuid.uuid4().hex[:6]}"
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", name, str(path)],
-                          capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=True)
-
-
-def remount(path: Path, options: str) -> None:
-    subprocess.run(["mount", "-o", f"remount,{options}", str(path)], check=True)
 
 
 def integrity(data_dir: Path) -> str:
@@ -58,55 +37,6 @@ def run_host_cli(data_dir: Path) -> subprocess.CompletedProcess[str]:
         [*RUN_SAGANI, "host", "--quiet", "--port", "0", "--data-dir",
          str(data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=30,
     )
-
-
-class Game:
-    """A started 2-player table played with random legal actions through raw requests, each
-    waiting out ``rate_limited`` (:meth:`Raw.patient`): these tests send a few hundred as fast
-    as the host answers, more than the per-peer rate on a quiet machine, and a refusal for it
-    is no storage fault."""
-
-    def __init__(self, raw: Raw, seed: int) -> None:
-        self.raw = raw
-        self.table = self.ask("create", game="sagani", config={"players": 2}, seed=seed)["table"]
-        self.tokens = [self.ask("join", table=self.table)["token"] for _ in range(2)]
-        self.rng = random.Random(seed)
-        self.accepted: list[tuple[int, int, dict[str, Any]]] = []
-
-    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
-        return self.raw.patient(kind, **fields)
-
-    def act(self) -> dict[str, Any]:
-        snap = self.ask("sync", table=self.table)
-        seat, version = snap["turn"], snap["version"]
-        action = choose(snap["view"], self.rng)
-        reply = self.ask("act", table=self.table, seat=seat, token=self.tokens[seat],
-                         version=version, action=action)
-        if reply["type"] == "accepted":
-            self.accepted.append((version, seat, action))
-        return reply
-
-    def snapshot(self) -> tuple[int, int, dict[str, Any]]:
-        snap = self.ask("sync", table=self.table)
-        return snap["version"], snap["seq"], snap["view"]
-
-    def finish(self) -> dict[str, Any]:
-        while self.ask("sync", table=self.table)["status"] != "over":
-            assert self.act()["type"] == "accepted"
-        return self.ask("record", table=self.table)["record"]
-
-
-def fill_until_refused(game: Game) -> dict[str, Any]:
-    """Play until the host refuses for lack of room; check that nothing moved."""
-    for _ in range(200):
-        before = game.snapshot()
-        reply = game.act()
-        if reply["type"] == "error":
-            assert reply["code"] == "storage_failed", reply
-            assert "cannot write" in reply["message"]
-            assert game.snapshot() == before  # memory went back to what is on disk
-            return reply
-    raise AssertionError("the data dir never filled up")
 
 
 def check_record(record: dict[str, Any], accepted: list) -> None:

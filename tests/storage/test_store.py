@@ -132,6 +132,29 @@ def test_the_journal_keeps_only_what_a_standby_has_not_confirmed(tmp_path: Path)
     assert journal_rows(store) == 0 and store.cursor() == 23
 
 
+def test_the_entries_of_an_open_transaction_are_the_ones_the_journal_then_holds(
+    tmp_path: Path,
+) -> None:
+    """The link sends a batch's entries before the commit, from what the store kept as it
+    wrote them: the same entries, by any cursor and limit, as the journal gives once they are
+    committed; none of a rolled-back batch."""
+    store = Store(tmp_path)
+    store.journalling = True
+    store.add_table(table_row())
+    store.commit()
+    for version in range(6):
+        store.add_action("t1", version, 0, {"type": "draw"}, "hash-a", version, version)
+    ranges = [(after, limit) for after in range(9) for limit in (1, 3, 100)]
+    before = {key: store.entries(*key) for key in ranges}
+    assert [e[0] for e in before[1, 100]] == list(range(2, 8))
+    store.commit()
+    assert {key: store.entries(*key) for key in ranges} == before
+    store.add_action("t1", 6, 0, {"type": "draw"}, "hash-a", 6, 6)
+    assert [e[0] for e in store.entries(6, 100)] == [7, 8]
+    store.rollback()
+    assert [e[0] for e in store.entries(6, 100)] == [7]
+
+
 def test_a_snapshot_makes_the_same_store(tmp_path: Path) -> None:
     source = Store(tmp_path / "a")
     source.add_table(table_row())
