@@ -335,16 +335,17 @@ class Host:
         if replies or changed:
             if self.link is not None and self.room.storage_failure is None:
                 self.link.send()  # the standby writes the batch while this host commits it
+            updates = self.room.updates()  # encoded while the standby writes, too
             # The rule: committed before anyone hears of it.
             if not self._commit():
+                updates = []  # of a batch that never happened
                 replies = [(fd, [*frames[:-1], _storage_error(frames[-1])])
                            for fd, frames in replies]
             elif self.link is not None:
                 self.link.wait()  # on the standby's disk too before anyone hears of it
             # Broadcasts first: the act-to-everyone-updated latency is what players feel.
-            for topic, body in self.room.outbox:
+            for topic, body in updates:
                 _send(self.pub, (topic, body))
-            self.room.outbox.clear()
             for fd, frames in replies:
                 self._send_reply(fd, frames)
         self.room.start_clocks()

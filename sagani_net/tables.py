@@ -2,11 +2,11 @@
 
 :class:`Tables` answers every request but ``hello`` (the host's own: where it broadcasts, how
 big a request may be): a decoded, checked request in, a reply out. It never touches a socket:
-it queues the updates to broadcast in :attr:`Tables.outbox` and says which heartbeats to send
-(:meth:`Tables.beats`), and the host (:mod:`sagani_net.host`) sends them once the batch is
-committed. Time comes from an injected clock (a callable returning seconds; the host's is
-:func:`time.monotonic`), so that deadlines, away seats, idle tables and history are tested
-without sockets or sleeps (tests/host/test_tables.py).
+it queues the updates to broadcast in :attr:`Tables.outbox` (encoded by :meth:`Tables.updates`)
+and says which heartbeats to send (:meth:`Tables.beats`), and the host (:mod:`sagani_net.host`)
+sends them once the batch is committed. Time comes from an injected clock (a callable
+returning seconds; the host's is :func:`time.monotonic`), so that deadlines, away seats, idle
+tables and history are tested without sockets or sleeps (tests/host/test_tables.py).
 
 >>> clock = FakeClock()                                # doctest: +SKIP
 >>> tables = Tables(Store(tmp), clock=clock)           # doctest: +SKIP
@@ -220,8 +220,10 @@ class Tables:
         self.away_s = AWAY_PERIODS * self.presence_s
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}
-        #: Updates to broadcast once the batch is committed: (topic, encoded update).
-        self.outbox: list[tuple[bytes, bytes]] = []
+        #: Updates to broadcast once the batch is committed: (topic, update). Queued as made
+        #: and encoded by :meth:`updates`, which the host calls while its standby writes the
+        #: batch; an update never changes once queued (its parts are fresh or immutable).
+        self.outbox: list[tuple[bytes, dict[str, Any]]] = []
         #: A write that failed in this batch: the host rolls the batch back (sagani_net.recovery).
         self.storage_failure: sqlite3.Error | None = None
         #: The address (IP) of the request being handled, whose quotas it counts against.
@@ -324,6 +326,19 @@ class Tables:
             self._forget(table)
             log.info("table %s: nobody joined or played for a while; it is closed", table.id)
         return bool(idle)
+
+    def updates(self) -> list[tuple[bytes, bytes]]:
+        """The batch's updates encoded, (topic, body) each, and the outbox emptied. One that
+        cannot be encoded (a game's bug) is logged and left out: its table's next update has
+        a later seq, which tells its clients to fetch a snapshot."""
+        out = []
+        for table_topic, update in self.outbox:
+            try:
+                out.append((table_topic, encode(update)))
+            except Exception:
+                log.exception("an update of table %s could not be encoded", update["table"])
+        self.outbox.clear()
+        return out
 
     def beats(self, standby: str | None, everyone: bool) -> list[tuple[bytes, bytes]]:
         """The heartbeats to send (topic, encoded): one on every quiet table, or on a table
@@ -962,7 +977,7 @@ class Tables:
                   "version": table.state.version, "status": table.status, "turn": table.turn,
                   "events": events, "seats": self.seats(table), "private": list(private),
                   "view": table.state.view(None, shared=True)}
-        self.outbox.append((table.topic, encode(update)))
+        self.outbox.append((table.topic, update))
         if persist:
             self.store.set_table(table.id, table.status, table.seq)
         if log.isEnabledFor(logging.INFO):

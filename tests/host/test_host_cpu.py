@@ -143,8 +143,7 @@ def test_an_update_names_exactly_the_seats_whose_private_data_changed(
                    action=mirror.action_data(action))
             events = mirror.apply(action)
             changed = {s for s in range(4) if encode(mirror.private(s)) != before[s]}
-            ((_, body),) = tables.outbox
-            tables.outbox.clear()
+            ((_, body),) = tables.updates()
             told = decode_message(body)["private"]
             assert len(told) == len(set(told)) and set(told) == changed, (mirror.version, told)
             named += len(told)
@@ -238,3 +237,35 @@ def test_past_its_every_look_share_the_guard_looks_in_turn_and_at_suspects_every
         for dealer in dealers:
             dealer.close()
         guard.close()
+
+
+@pytest.mark.parametrize("name", ["sagani", "sagrada", "sugi"])
+def test_an_update_is_the_same_encoded_at_the_end_of_its_game_as_when_it_was_queued(
+    name: str, tmp_path: Path
+) -> None:
+    """The host encodes a batch's updates while its standby writes the batch, after the whole
+    batch is handled: no later action of the same table may change an update once queued (a
+    view's shared parts are the engine's immutable data, the rest is fresh)."""
+    tables = Tables(Store(tmp_path), client_seeds=True)
+    ids = itertools.count(1)
+
+    def handle(kind: str, **fields: Any) -> Any:
+        body = encode({"v": VERSION, "type": kind, "id": next(ids), **fields})
+        return tables.handle(check_request(decode_request(body)))
+
+    game = get_game(name)
+    config = game.parse_config({"players": 4})
+    table = handle("create", game=name, config=config, seed=3)["table"]
+    tokens = [handle("join", table=table, role="bot")["token"] for _ in range(4)]
+    mirror, rng = game.new_state(config, 3), random.Random(3)
+    at_once = [encode(update) for _, update in tables.outbox]
+    while not mirror.is_over():
+        seat = mirror.current_seat
+        action = mirror.random_action(rng)
+        handle("act", table=table, seat=seat, token=tokens[seat], version=mirror.version,
+               action=mirror.action_data(action))
+        mirror.apply(action)
+        at_once.append(encode(tables.outbox[-1][1]))
+    assert len(at_once) > 50
+    assert [body for _, body in tables.updates()] == at_once
+    assert tables.outbox == []

@@ -52,8 +52,7 @@ class Room:
 
     def updates(self) -> list[dict[str, Any]]:
         """The updates the batch queued (what the host would broadcast), and the batch ends."""
-        sent = [decode_message(body) for _, body in self.tables.outbox]
-        self.tables.outbox.clear()
+        sent = [decode_message(body) for _, body in self.tables.updates()]
         self.store.commit()
         self.tables.start_clocks()  # the host starts the clocks once the updates are out
         return sent
