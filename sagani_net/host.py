@@ -168,6 +168,8 @@ class Host:
         #: The connection (file descriptor) and address of the request being handled.
         self._from_fd = -1
         self._from_address = ""
+        #: Whether this batch's first stored action went to the standby already (_stored).
+        self._sent_early = False
         #: The replication link to a standby host (sagani_net.standby), if this host has one.
         self.link: Link | None = None
         try:
@@ -175,7 +177,8 @@ class Host:
             self.room = Tables(
                 store, clock=time.monotonic, limits=self.limits, heartbeat_s=heartbeat_s,
                 bot_deadline_s=bot_deadline_s, bot_fallback_s=bot_fallback_s,
-                turn_timer_s=turn_timer_s, client_seeds=client_seeds, standby=self._standby)
+                turn_timer_s=turn_timer_s, client_seeds=client_seeds, standby=self._standby,
+                stored=self._stored)
         except Exception as exc:  # what is on disk does not make a game
             raise StorageDamaged(f"the games in {store.path} cannot be read back ({exc!r}); start "
                                  "the host with --salvage to keep what is readable") from exc
@@ -319,6 +322,7 @@ class Host:
                                              or now_s >= self._next_heartbeat_s):
             self.recovery.check()  # before anything is written in this step
         self._behind = False
+        self._sent_early = False
         if ready or self._carried is not None:
             started_s = time.monotonic()
             replies = self._intake()
@@ -334,7 +338,7 @@ class Host:
                 changed = self.room.close_idle(now_s) or changed
         if replies or changed:
             if self.link is not None and self.room.storage_failure is None:
-                self.link.send()  # the standby writes the batch while this host commits it
+                self.link.send()  # the rest of the batch, written there while this host commits
             updates = self.room.updates()  # encoded while the standby writes, too
             # The rule: committed before anyone hears of it.
             if not self._commit():
@@ -535,6 +539,14 @@ class Host:
             max_request_bytes=MAX_REQUEST_BYTES,
             standby=self._standby(),
         )
+
+    def _stored(self) -> None:
+        """An action is stored (:attr:`Tables.stored`): the batch's first goes to the standby
+        at once, which writes it while this host makes its update and handles the rest of the
+        batch (sent at the batch's end: one more message a batch, at most)."""
+        if self.link is not None and not self._sent_early and self.room.storage_failure is None:
+            self._sent_early = True
+            self.link.send()
 
     def _commit(self) -> bool:
         """Commit the batch (:meth:`sagani_net.recovery.Recovery.commit`); a refused one takes

@@ -490,6 +490,9 @@ class ActiveLink:
         #: go before the commit).
         self._waiting = False
         self._held_since: int | None = None
+        #: Whether a batch was sent and is not yet committed or rolled back (its first send
+        #: decides whether it is waited for).
+        self._batch = False
         self._heard_s = 0.0
         self._next_beat_s = 0.0
         #: Starting (:func:`elect`) or active: what a probe is answered; while starting, its
@@ -538,15 +541,17 @@ class ActiveLink:
         self._send({"type": "beat", "cursor": self._sent, **self._about()})
 
     def send(self) -> None:
-        """Send the batch's entries, written and not yet committed: the standby writes them
-        while this host commits them. :meth:`wait` then waits for its word; a batch this host
-        fails to commit is undone on the standby too (:meth:`rolled_back`)."""
-        self._waiting = self.in_sync  # a standby still catching up is not waited for
+        """Send the batch's entries written since the last send, not yet committed: the
+        standby writes them while this host goes on. :meth:`wait` then waits for its word; a
+        batch this host fails to commit is undone on the standby too (:meth:`rolled_back`)."""
+        if not self._batch:  # the batch's first send: a standby catching up is not waited for
+            self._waiting, self._batch = self.in_sync, True
         if self._held_since is None:
             self._send_new()
 
     def wait(self) -> None:
         """After a commit: wait until the standby has every entry sent (if it keeps up)."""
+        self._batch = False
         self._send_new()  # what send() held back, if it did
         if self._held_since is not None and self.store.cursor() > self._held_since:
             self._held_since = None  # a batch with writes went in: the disk takes them again
@@ -566,6 +571,7 @@ class ActiveLink:
         host's store whole (its acks of the undone entries name a head this host never had,
         and count for nothing). Until a commit succeeds, entries go only once committed: a
         failing disk would otherwise cost a snapshot a batch."""
+        self._batch = False
         self._held_since = self.store.cursor()
         if self._follower is not None and self._sent > self.store.cursor():
             log.warning("the standby %s was sent a batch this host could not commit: it gets "

@@ -198,8 +198,12 @@ class Tables:
         turn_timer_s: float | None = None,
         client_seeds: bool = False,
         standby: Callable[[], str | None] = lambda: None,
+        stored: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
+        #: Called once an action is stored, before its update is made: the host's standby
+        #: may start writing it then (sagani_net.host).
+        self.stored = stored
         self.clock = clock
         self.limits = limits or Limits()
         self.quotas = Quotas(self.limits)
@@ -600,15 +604,16 @@ class Tables:
             table.status = OVER
             table.over_s = self.clock()
             self._release(table)
+        seq = table.seq + 1  # the update's, made below
+        self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id, seq)
+        if table.status == OVER:
+            self.store.finish_table(table.id, seq, self._final_record(table))
+            log.info("table %s: over, %s", table.id, state.result())
+        self.stored()
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
         self._publish(table, told, persist=False, private=_changed_privates(table, events))
-        self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id,
-                              table.seq)
         if table.history is not None:
             table.history.append(_move(state.version, seat, events))
-        if table.status == OVER:
-            self.store.finish_table(table.id, table.seq, self._final_record(table))
-            log.info("table %s: over, %s", table.id, state.result())
         self._arm(table)
 
     # -- deadlines for bot seats ------------------------------------------------------------

@@ -34,6 +34,7 @@ from test_net_support import (
     RUN_SAGANI,
     Raw,
     act,
+    choose,
     read_store,
     running_host,
     seated_table,
@@ -44,6 +45,7 @@ from zmq.utils import z85
 from sagani_net import standby as standby_module
 from sagani_net.client import Client
 from sagani_net.host import Host
+from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
     LINK_CONNECTIONS_PER_ADDRESS,
@@ -489,31 +491,12 @@ def test_an_ack_naming_a_head_the_active_host_never_had_counts_for_nothing(
         key = new_key(tmp_path / "a")
         raw = Raw(host.endpoint)
         table, tokens = seated_table(raw, players=2)
-        peer = zmq.Context.instance().socket(zmq.DEALER)
-        peer.linger = 0
-        peer.curve_publickey, peer.curve_secretkey = zmq.curve_keypair()
-        peer.curve_serverkey = zmq.curve_public(_server_secret(key))
-        peer.connect(host.link.endpoint)
-        peer.send(msgpack.packb({"type": "follow", "proof": _proof(key), "cursor": 0,
-                                 "head": "", "port": 1, "link_port": 2}))
-
-        def next_of(kind: str) -> dict:
-            while True:
-                assert peer.poll(WAIT_S * 1000, zmq.POLLIN), f"no {kind} from the active host"
-                message = msgpack.unpackb(peer.recv())
-                if message["type"] == kind:
-                    return message
-
-        snapshot = next_of("snapshot")  # a store that is not this one's: all of it
-        peer.send(msgpack.packb({"type": "ack", "cursor": snapshot["cursor"],
-                                 "head": snapshot["head"]}))
-        until(lambda: host.link is not None and host.link.in_sync)
+        peer = HandStandby(host, key)
         rng = random.Random(4)
 
-        def ack_with(head: str) -> None:
-            entries = next_of("entries")
-            peer.send(msgpack.packb({"type": "ack", "cursor": entries["entries"][-1][0],
-                                     "head": head(entries)}))
+        def ack_with(head: Callable[[dict], str]) -> None:
+            entries = peer.next_of("entries")
+            peer.ack(entries["entries"][-1][0], head(entries))
 
         acker = threading.Thread(target=ack_with, args=(lambda entries: entries["head"],))
         acker.start()
@@ -528,6 +511,78 @@ def test_an_ack_naming_a_head_the_active_host_never_had_counts_for_nothing(
         assert not host.link.in_sync
         peer.close()
         raw.close()
+
+
+def test_a_batch_sent_in_two_parts_is_waited_for_whole(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The active host sends a batch's first action to its standby at once (written there
+    while this host goes on) and the rest at the batch's end. Its replies wait for the
+    standby's word on every part: an ack of the first alone does not do."""
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        raws = [Raw(host.endpoint) for _ in range(3)]
+        tables = [seated_table(raw, players=2) for raw in raws]
+        rng = random.Random(6)
+        bodies = []
+        for raw, (table, tokens) in zip(raws[1:], tables[1:], strict=True):
+            snap = raw("sync", table=table)
+            raw.next_id += 1
+            bodies.append(encode({"v": VERSION, "type": "act", "id": raw.next_id,
+                                  "table": table, "seat": snap["turn"],
+                                  "token": tokens[snap["turn"]], "version": snap["version"],
+                                  "action": choose(snap["view"], rng)}))
+        peer = HandStandby(host, new_key(tmp_path / "a"))
+        first: list[dict] = []
+        acting = threading.Thread(target=lambda: first.append(act(raws[0], *tables[0], rng)))
+        acting.start()
+        held = peer.next_of("entries")  # the host waits for this one's ack...
+        for raw, body in zip(raws[1:], bodies, strict=True):
+            raw.sock.send(body)  # ...while these two come in: the next batch has both
+        peer.ack(held["entries"][-1][0], held["head"])
+        acting.join()
+        assert first[0]["type"] == "accepted"
+        part = peer.next_of("entries")  # the batch's first action
+        peer.ack(part["entries"][-1][0], part["head"])  # and never the rest
+        replies = [decode_message(raw.sock.recv()) for raw in raws[1:]]
+        assert [reply["type"] for reply in replies] == ["accepted", "accepted"]
+        # Replied to only once the host gave up on the standby's word on the second part.
+        assert "did not confirm entry" in caplog.text
+        assert not host.link.in_sync
+        peer.close()
+        for raw in raws:
+            raw.close()
+
+
+class HandStandby:
+    """A standby by hand: a DEALER with the key that follows from nothing, acks the snapshot
+    it gets, and acks entries only as a test says."""
+
+    def __init__(self, host: Host, key: bytes) -> None:
+        assert host.link is not None
+        self.sock = zmq.Context.instance().socket(zmq.DEALER)
+        self.sock.linger = 0
+        self.sock.curve_publickey, self.sock.curve_secretkey = zmq.curve_keypair()
+        self.sock.curve_serverkey = zmq.curve_public(_server_secret(key))
+        self.sock.connect(host.link.endpoint)
+        self.sock.send(msgpack.packb({"type": "follow", "proof": _proof(key), "cursor": 0,
+                                      "head": "", "port": 1, "link_port": 2}))
+        snapshot = self.next_of("snapshot")  # a store that is not this one's: all of it
+        self.ack(snapshot["cursor"], snapshot["head"])
+        until(lambda: host.link is not None and host.link.in_sync)
+
+    def next_of(self, kind: str) -> dict:
+        while True:
+            assert self.sock.poll(WAIT_S * 1000, zmq.POLLIN), f"no {kind} from the active host"
+            message = msgpack.unpackb(self.sock.recv())
+            if message["type"] == kind:
+                return message
+
+    def ack(self, cursor: int, head: str) -> None:
+        self.sock.send(msgpack.packb({"type": "ack", "cursor": cursor, "head": head}))
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 def test_a_snapshot_in_many_pieces_makes_the_same_store(
