@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +114,8 @@ def test_a_sagrada_view_scores_only_the_windows_that_changed(
     assert scored == []
 
 
-@pytest.mark.parametrize("name", ["sugi", "sagrada"])
-def test_an_update_names_exactly_the_seats_whose_private_data_changed(
-    name: str, tmp_path: Path
-) -> None:
-    """A seat named fetches its private data (a round trip each): an unchanged seat is not
-    named (Sugi named about 3 seats a move where 1.4 changed), and every changed one is."""
+def tables_by_hand(tmp_path: Path) -> tuple[Tables, Callable[..., Any]]:
+    """Tables on a real store, and a function that hands them a request as the wire has it."""
     tables = Tables(Store(tmp_path), client_seeds=True)
     ids = itertools.count(1)
 
@@ -127,6 +123,16 @@ def test_an_update_names_exactly_the_seats_whose_private_data_changed(
         body = encode({"v": VERSION, "type": kind, "id": next(ids), **fields})
         return tables.handle(check_request(decode_request(body)))
 
+    return tables, handle
+
+
+@pytest.mark.parametrize("name", ["sugi", "sagrada"])
+def test_an_update_names_exactly_the_seats_whose_private_data_changed(
+    name: str, tmp_path: Path
+) -> None:
+    """A seat named fetches its private data (a round trip each): an unchanged seat is not
+    named (Sugi named about 3 seats a move where 1.4 changed), and every changed one is."""
+    tables, handle = tables_by_hand(tmp_path)
     game = get_game(name)
     config = game.parse_config({"players": 4})
     named = needless = 0
@@ -246,13 +252,7 @@ def test_an_update_is_the_same_encoded_at_the_end_of_its_game_as_when_it_was_que
     """The host encodes a batch's updates while its standby writes the batch, after the whole
     batch is handled: no later action of the same table may change an update once queued (a
     view's shared parts are the engine's immutable data, the rest is fresh)."""
-    tables = Tables(Store(tmp_path), client_seeds=True)
-    ids = itertools.count(1)
-
-    def handle(kind: str, **fields: Any) -> Any:
-        body = encode({"v": VERSION, "type": kind, "id": next(ids), **fields})
-        return tables.handle(check_request(decode_request(body)))
-
+    tables, handle = tables_by_hand(tmp_path)
     game = get_game(name)
     config = game.parse_config({"players": 4})
     table = handle("create", game=name, config=config, seed=3)["table"]
