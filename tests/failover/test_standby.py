@@ -64,10 +64,10 @@ from sagani_net.standby import (
 from sagani_net.store import SNAPSHOT_TABLES, SessionRow, Store
 
 HEARTBEAT_S = 0.1
-#: A host facing a standby by hand (HandStandby), which never beats and acks when its test
-#: says: long enough that a loaded machine's pause between two steps of the test neither loses
-#: the standby (two heartbeats of silence) nor outlasts the wait for an ack the test does send.
-HAND_HEARTBEAT_S = 1.0
+#: For a test that checks a reply came only once the standby confirmed (a standby slower than
+#: a heartbeat is not waited for), or whose standby by hand never beats: long enough that a
+#: loaded machine's pause outlasts neither the wait for an ack nor two heartbeats of silence.
+PATIENT_HEARTBEAT_S = 1.0
 #: Bound on every wait for something the pair does by itself.
 WAIT_S = 10.0
 
@@ -128,7 +128,7 @@ def standby_host(data_dir: Path, key: bytes, link: str, link_port: int = 0) -> I
 def test_standby_has_each_action_before_its_reply_and_catches_up_after_a_break(
     tmp_path: Path,
 ) -> None:
-    with active_host(tmp_path / "a") as host:
+    with active_host(tmp_path / "a", heartbeat_s=PATIENT_HEARTBEAT_S) as host:
         assert host.link is not None
         key, link = new_key(tmp_path / "a"), host.link.endpoint
         raw = Raw(host.endpoint)
@@ -465,7 +465,8 @@ def test_a_batch_the_active_host_cannot_commit_is_undone_on_its_standby(
     them meanwhile. When its own disk then refuses the batch (a real full tmpfs), the standby
     gets the active host's store again; refused batches after it cost no snapshot each; with
     room again the two go on alike."""
-    with tmpfs(tmp_path / "small", "200k") as small, active_host(small) as host:
+    with (tmpfs(tmp_path / "small", "200k") as small,
+          active_host(small, heartbeat_s=PATIENT_HEARTBEAT_S) as host):
         assert host.link is not None
         raw = Raw(host.endpoint)
         with standby_host(tmp_path / "b", new_key(small), host.link.endpoint):
@@ -492,7 +493,7 @@ def test_an_ack_naming_a_head_the_active_host_never_had_counts_for_nothing(
     undone (a failed commit after they were sent) must not pass for one of the entries sent
     since, under the same numbers. A standby with the key that acks the right cursor with
     another head is not taken at its word: the act waits out the ack, as for a silent one."""
-    with active_host(tmp_path / "a", heartbeat_s=HAND_HEARTBEAT_S) as host:
+    with active_host(tmp_path / "a", heartbeat_s=PATIENT_HEARTBEAT_S) as host:
         assert host.link is not None
         key = new_key(tmp_path / "a")
         raw = Raw(host.endpoint)
@@ -525,7 +526,7 @@ def test_a_batch_sent_in_two_parts_is_waited_for_whole(
     """The active host sends a batch's first action to its standby at once (written there
     while this host goes on) and the rest at the batch's end. Its replies wait for the
     standby's word on every part: an ack of the first alone does not do."""
-    with active_host(tmp_path / "a", heartbeat_s=HAND_HEARTBEAT_S) as host:
+    with active_host(tmp_path / "a", heartbeat_s=PATIENT_HEARTBEAT_S) as host:
         assert host.link is not None
         raws = [Raw(host.endpoint) for _ in range(3)]
         rng = random.Random(6)
