@@ -76,16 +76,19 @@ class Raw:
         self.sock.send(body)
         return decode_message(self.sock.recv())
 
-    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+    def frame(self, kind: str, **fields: Any) -> bytes:
+        """A request's bytes, under this socket's next message id (sent as the test says)."""
         self.next_id += 1
-        return self.send_bytes(encode({"v": VERSION, "type": kind, "id": self.next_id, **fields}))
+        return encode({"v": VERSION, "type": kind, "id": self.next_id, **fields})
+
+    def __call__(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self.send_bytes(self.frame(kind, **fields))
 
     def patient(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A request that waits out ``rate_limited`` as PROTOCOL.md asks: the same bytes again
         after a back-off (the refused frame was not read). For tests that send requests as
         fast as the host answers, where a refusal for the rate is not what they test."""
-        self.next_id += 1
-        body = encode({"v": VERSION, "type": kind, "id": self.next_id, **fields})
+        body = self.frame(kind, **fields)
         while (reply := self.send_bytes(body)).get("code") == "rate_limited":
             time.sleep(BACK_OFF_S)  # the back-off the host asks for, not an ordering
         return reply
@@ -181,11 +184,15 @@ def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[
 
 def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any) -> dict:
     """One random legal action by the seat to move (fields in ``over`` replace the real ones)."""
+    return raw("act", **{**act_fields(raw, table, tokens, rng), **over})
+
+
+def act_fields(raw: Raw, table: str, tokens: list[str], rng: random.Random) -> dict[str, Any]:
+    """An ``act``'s fields for one random legal action by the seat to move, read by a sync."""
     snap = raw("sync", table=table)
     seat = snap["turn"]
-    fields = {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
-              "action": choose(snap["view"], rng)}
-    return raw("act", **{**fields, **over})
+    return {"table": table, "seat": seat, "token": tokens[seat], "version": snap["version"],
+            "action": choose(snap["view"], rng)}
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:

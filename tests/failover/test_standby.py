@@ -34,7 +34,7 @@ from test_net_support import (
     RUN_SAGANI,
     Raw,
     act,
-    choose,
+    act_fields,
     read_store,
     running_host,
     seated_table,
@@ -45,7 +45,7 @@ from zmq.utils import z85
 from sagani_net import standby as standby_module
 from sagani_net.client import Client
 from sagani_net.host import Host
-from sagani_net.protocol import VERSION, decode_message, encode
+from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
     LINK_CONNECTIONS_PER_ADDRESS,
@@ -533,12 +533,7 @@ def test_a_batch_sent_in_two_parts_is_waited_for_whole(
         bodies = []
         for raw in raws:
             table, tokens = seated_table(raw, players=2)
-            snap = raw("sync", table=table)
-            raw.next_id += 1
-            bodies.append(encode({"v": VERSION, "type": "act", "id": raw.next_id,
-                                  "table": table, "seat": snap["turn"],
-                                  "token": tokens[snap["turn"]], "version": snap["version"],
-                                  "action": choose(snap["view"], rng)}))
+            bodies.append(raw.frame("act", **act_fields(raw, table, tokens, rng)))
         peer = HandStandby(host, new_key(tmp_path / "a"))
         for raw, body in zip(raws, bodies, strict=True):
             raw.sock.send(body)  # together: one batch as a rule (the host reads until none wait)
