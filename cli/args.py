@@ -353,6 +353,22 @@ COMMANDS = {
                  "play headless games between policies and save records"),
 }
 
+def add_search_options(parser: argparse.ArgumentParser) -> None:
+    """The search bot's budget (``--think``, ``--iterations``), for every command that plays
+    an ``mcts`` seat: :func:`search_options` reads them."""
+    parser.add_argument("--think", type=think_s, default=None, metavar="S",
+                        help="mcts: seconds of search per turn (default 1, or none with "
+                        "--iterations)")
+    parser.add_argument("--iterations", type=iterations, default=None, metavar="N",
+                        help="mcts: iterations per turn; alone it makes the search deterministic")
+
+
+def search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``mcts`` policy's options from :func:`add_search_options`' arguments."""
+    think = args.think if args.think is not None else (None if args.iterations else 1.0)
+    return {"think_s": think, "iterations": args.iterations}
+
+
 def command_parser(sub: Any, name: str, description: str | None = None) -> OneLineParser:
     """The parser of the subcommand ``name`` in ``sub`` (the ``sagani`` command's
     subparsers), with its help line from :data:`COMMANDS`."""

@@ -33,23 +33,6 @@ def add_parsers(sub: Any) -> None:
     add_tournament_parser(sub)
 
 
-def _add_policy_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--think",
-        type=check.think_s,
-        default=None,
-        metavar="S",
-        help="mcts: seconds of search per turn (default 1, or none with --iterations)",
-    )
-    p.add_argument(
-        "--iterations",
-        type=check.iterations,
-        default=None,
-        metavar="N",
-        help="mcts: iterations per turn; alone it makes the search deterministic",
-    )
-
-
 def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     p = check.command_parser(
         sub, "bot",
@@ -65,7 +48,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--strategy", choices=strategy_names(), default="mcts",
                    help="random, greedy, mcts or a strategy of the table's game")
-    _add_policy_options(p)
+    check.add_search_options(p)
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", type=check.table_id, metavar="T",
@@ -123,7 +106,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     add_game_arguments(p)
     p.add_argument("--games", type=check.games, default=100)
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
-    _add_policy_options(p)
+    check.add_search_options(p)
     p.add_argument("--workers", type=check.workers, default=None,
                    help="processes (default: every core)")
     p.add_argument(
@@ -149,11 +132,6 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def mcts_options(args: argparse.Namespace) -> dict[str, Any]:
-    think = args.think if args.think is not None else (None if args.iterations else 1.0)
-    return {"think_s": think, "iterations": args.iterations}
-
-
 def run_bot_cmd(args: argparse.Namespace) -> int:
     from sagani_net.bots.runner import BotRunner
     from sagani_net.client import HostError
@@ -165,7 +143,7 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
     args.address = check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)
-    options = mcts_options(args)
+    options = check.search_options(args)
     runner = BotRunner(args.address, args.strategy, seed=args.seed,
                        name=args.name, think_s=options["think_s"],
                        iterations=options["iterations"], move_deadline_s=args.deadline,
@@ -207,7 +185,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         lineup *= seats
     try:
         spec = TournamentSpec(lineup=lineup, games=args.games, seed=args.seed, game=game,
-                              config=config, options={"mcts": mcts_options(args)})
+                              config=config, options={"mcts": check.search_options(args)})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.records:

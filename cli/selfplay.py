@@ -8,6 +8,7 @@ whose hidden parts are resampled: :class:`sagani_net.bots.base.LocalSeat`).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from sagani_net.bots import STRATEGIES, strategy_names, unknown_strategies
@@ -21,6 +22,10 @@ from sagani_net.games import get_game
 # What this command imports is counted in its games per second (100 random games of Sagani
 # take less than a tenth of a second): json is imported only to write records, and no
 # dataclass is made here (tests/cli/test_startup_imports.py).
+
+#: A run still going after this long shows its progress on stderr (as a tournament does from
+#: the start): a hundred random games are over long before, with nothing drawn.
+PROGRESS_AFTER_S = 1.0
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +43,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help=f"{', '.join(STRATEGIES)} (or one of the game's own), or one per seat joined by "
         "commas (greedy,random)",
     )
+    check.add_search_options(p)
     p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
     p.set_defaults(func=run)
 
@@ -87,19 +93,27 @@ def run(args: argparse.Namespace) -> int:
         args.records.mkdir(parents=True, exist_ok=True)
     summary = Summary(seats)
     solo_figures = getattr(game_bots(game), "SOLO_FIGURES", {}) if seats == 1 else {}
-    started = time.perf_counter()
+    options = {"mcts": check.search_options(args)}
+    started = time.monotonic()
     one_seat = seats == 1
+    bar = None
     for i in range(args.games):
         seed = args.seed + i
-        result = play_local(GameSpec(i, game, config, seed, tuple(names)))
+        result = play_local(GameSpec(i, game, config, seed, tuple(names), options))
         summary.add(result, solo_figures)
+        if bar is None and i + 1 < args.games and time.monotonic() - started > PROGRESS_AFTER_S:
+            from sagani_net.bots.tournament import Progress  # a long run's: no cost to a short
+
+            bar = Progress(args.games, sys.stderr, done=i, started_s=started)
+        if bar is not None:
+            bar.tick()
         if args.records:
             import json
 
             label = "-".join(w.split()[-1] for w in config_words(config))
             path = args.records / f"{game}-{label}-{seed}.json"
             path.write_text(json.dumps(result.record, indent=1) + "\n")
-    elapsed = time.perf_counter() - started
+    elapsed = time.monotonic() - started
     setting = ", ".join(config_words(config))
     print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
           f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")

@@ -135,12 +135,15 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, total: int, out: TextIO | None, unit: str = "games") -> None:
+    def __init__(self, total: int, out: TextIO | None, unit: str = "games", *, done: int = 0,
+                 started_s: float | None = None) -> None:
+        """``done`` of them done since ``started_s`` (time.monotonic()) already: a bar that
+        starts part of the way through (now, by default, with none done)."""
         self.total = total
         self.unit = unit
         self.out = out
-        self.done = 0
-        self.started_s = time.monotonic()
+        self.done = done
+        self.started_s = time.monotonic() if started_s is None else started_s
         self.tty = bool(out and out.isatty())
         self._shown = -1
 

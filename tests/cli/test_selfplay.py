@@ -93,3 +93,35 @@ def test_selfplay_refuses_a_game_or_options_the_game_refuses(args, says, capsys)
     assert main(["selfplay", *args, "--games", "1"]) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.splitlines()) == 1
+
+
+def test_selfplay_gives_the_search_its_budget(tmp_path):
+    """``--iterations`` alone makes an mcts seat deterministic (and quick): without it the seat
+    would search for a second a move, on the clock, and two runs would part ways."""
+    args = ("--game", "sugi", "--players", "2", "--policy", "mcts,random", "--iterations", "8",
+            "--games", "1", "--seed", "5")
+    first = selfplay(tmp_path / "a", *args)
+    assert first == selfplay(tmp_path / "b", *args)
+    assert first[0]["result"]
+
+
+@pytest.mark.parametrize(("args", "says"), [(("--think", "0"), "--think"),
+                                            (("--iterations", "x"), "--iterations")])
+def test_selfplay_refuses_a_bad_search_budget(args, says, capsys):
+    assert main(["selfplay", "--policy", "mcts", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.splitlines()) == 1
+
+
+def test_a_long_selfplay_run_shows_its_progress_and_a_short_one_does_not(tmp_path, capsys,
+                                                                          monkeypatch):
+    from sagani_net.cli import selfplay as command
+
+    selfplay(tmp_path / "short", "--games", "3", "--policy", "random")
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(command, "PROGRESS_AFTER_S", 0.0)  # every run is long now
+    selfplay(tmp_path / "long", "--games", "3", "--policy", "random")
+    lines = capsys.readouterr().err.splitlines()
+    # Not a terminal: a line per tenth, from the game after the one that ran long.
+    assert [line.split("]")[1].split("games")[0].strip() for line in lines] == ["1/3", "2/3",
+                                                                                "3/3"]
