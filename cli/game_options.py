@@ -129,15 +129,3 @@ def _typed(option: Option, text: str) -> Any:
             what = "a whole number" if kind is int else "a number"
             raise RuleError("bad_config", f"{option.name} is {what}, not {text!r}") from None
     return text
-
-
-def config_words(config: Data) -> list[str]:
-    """A config in short words for labels and file names: each option's value, a structured
-    one (a file's data) as its name and size (``patterns 2``), None left out."""
-    words = []
-    for name, value in config.items():
-        if isinstance(value, list | dict):
-            words.append(f"{name} {len(value)}")
-        elif value is not None:
-            words.append(f"{name} {value}")
-    return words

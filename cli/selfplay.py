@@ -16,7 +16,8 @@ from sagani_net.bots.base import game_bots
 from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
-from sagani_net.cli.game_options import add_game_arguments, config_words, game_config
+from sagani_net.cli.game_options import add_game_arguments, game_config
+from sagani_net.game import config_words
 from sagani_net.games import get_game
 
 # What this command imports is counted in its games per second (100 random games of Sagani

@@ -101,6 +101,18 @@ class About(NamedTuple):
     options: tuple[Option, ...]
 
 
+def config_words(config: Data) -> list[str]:
+    """A config in short words for labels and file names: each option's value, a structured
+    one (a file's data) as its name and size (``patterns 2``), None left out."""
+    words = []
+    for name, value in config.items():
+        if isinstance(value, list | dict):
+            words.append(f"{name} {len(value)}")
+        elif value is not None:
+            words.append(f"{name} {value}")
+    return words
+
+
 def check_options(options: Sequence[Option], data: Any) -> Data:
     """A config with every option, defaults filled in; raises RuleError("bad_config", ...) for
     a field no option names, or a value of the wrong type or not among the choices."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots.base import game_bots, seat_rngs
 from sagani_net.bots.local import GameResult, GameSpec, play_local, result_of
-from sagani_net.game import Data
+from sagani_net.game import Data, config_words
 from sagani_net.games import DEFAULT_GAME, get_game
 
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
     only.
     """
     game = get_game(spec.game)
-    config = ", ".join(f"{k} {v}" for k, v in spec.config.items())
+    config = ", ".join(config_words(spec.config))
     lines = [f"{_count(spec.games, 'game')} of {game.title} ({config}), "
              f"{_count(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, seed {spec.seed}, "
              f"{seconds:.0f} s"]

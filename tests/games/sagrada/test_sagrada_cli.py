@@ -93,6 +93,9 @@ def test_selfplay_and_tournament_take_a_pattern_file(tmp_path: Path) -> None:
                   "--strategies", "greedy,random", "--workers", "1")
     assert done.returncode == 0, done.stderr
     assert "greedy" in done.stdout and "random" in done.stdout
+    head = done.stdout.splitlines()[0]  # counted here too, and no option that is not set
+    assert "(players 2, difficulty 3, patterns 2, pattern_set all), 2 seats" in head
+    assert "Plain" not in done.stdout and "None" not in head
 
 
 @pytest.mark.parametrize("command", [
