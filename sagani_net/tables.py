@@ -688,6 +688,7 @@ class Tables:
                 action = state.default_action()
                 data = state.action_data(action)
                 events = state.apply(action)
+                self._bot_missed(table, seat)  # before the update, which says so
                 self._accept(table, seat, data, events, HOST_DEFAULT_SESSION, version,
                              missed=True)
                 played = True
@@ -877,8 +878,18 @@ class Tables:
         if session.seat in table.stand_ins:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
+            table.timed = None  # a decision pending at the stand-in's pace: on its own clock
             self._arm(table)
             log.info("table %s: seat %d is back; its stand-in leaves", table.id, session.seat)
+
+    def _bot_missed(self, table: Table, seat: int) -> None:
+        """A bot that let its clock run out is away until its token is heard again: a bot may
+        say nothing between its turns, not through one. The others may then ask for a
+        stand-in, and need not wait out its clock at every decision of a game it left."""
+        session = self._holder(table, seat)
+        if session is not None and session.role == "bot" and not session.away:
+            session.away = True
+            table.presence_changed = True
 
     def _mark_away(self, now_s: float) -> None:
         """Every player seat whose token said nothing for ``away_s`` is away from now on."""
@@ -909,8 +920,8 @@ class Tables:
                      away=self._away(table))
 
     def _stand_in(self, request: dict[str, Any]) -> dict[str, Any]:
-        """A player at the table asks the host to play an away player's seat (with the
-        STAND_IN_STRATEGY bot) until that player's token comes back."""
+        """A player at the table asks the host to play an away seat (with the
+        STAND_IN_STRATEGY bot) until its holder's token comes back."""
         table = self._table(request["table"])
         session = self._session(request["token"], table)
         seat = request["seat"]
@@ -922,11 +933,13 @@ class Tables:
         if seat >= len(table.holders):
             raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
         absent = self._holder(table, seat)
-        if absent is None or absent.role != "player" or not absent.away:
-            raise ProtocolError("not_away", f"seat {seat} is not an away player's")
+        if absent is None or not absent.away:
+            raise ProtocolError("not_away", f"seat {seat} is not away (a player silent for a "
+                                "while, or a bot past its deadline)")
         if seat not in table.stand_ins:
             table.stand_ins.add(seat)
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
+            table.timed = None  # a decision pending on a bot's clock goes at the stand-in's
             self._arm(table)
             log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
                      session.seat, seat)

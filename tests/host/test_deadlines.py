@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cli_kit import sagani
 from test_net_support import (
     RUN_SAGANI,
     WAIT_S,
@@ -23,12 +24,13 @@ from test_net_support import (
     port_of,
     read_store,
     running_host,
+    sessions_of_moves,
     start_host_process,
     until,
 )
 
 from sagani_net.bots.runner import BotRunner, think_cap_s
-from sagani_net.host import HOST_DEFAULT_SESSION, Host
+from sagani_net.host import HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION, Host
 from sagani_net.store import Store
 
 DEADLINE_S = 0.2
@@ -103,6 +105,30 @@ def test_a_silent_bot_seat_gets_the_first_legal_move_and_the_game_goes_on(
         assert [msg_id for _, _, msg_id in moves] == [version for version, _, _ in moves]
     finally:
         updates.close()
+
+
+def test_a_bot_that_missed_its_deadline_is_away_and_a_player_may_seat_a_stand_in(
+    host: Host, raw: Raw, tmp_path: Path
+) -> None:
+    """A bot gone for good cost the table its whole deadline at each of its decisions, and the
+    lobby called the seat taken. Once it misses one, the lobby says it is away, and a player
+    may ask the host to play it at the stand-in's pace."""
+    made = bot_table(raw, deadline_s=1.0)
+    table = made["table"]
+    assert "2:mute (bot)\n" in sagani("tables", host.endpoint).stdout  # silent, not away
+    refused = raw("stand_in", table=table, token=made["player"], seat=1)
+    assert refused["code"] == "not_away"
+    play_player_turn(raw, table, made["player"])
+    until(lambda: default_moves(tmp_path, table))  # the turn's first decision, after 1.25 s
+    lobby = sagani("tables", host.endpoint)
+    assert lobby.returncode == 0 and "2:mute (bot) (away)" in lobby.stdout
+    # Its second decision's clock runs from the first's default move: a player seats a
+    # stand-in well inside it, which plays it half a second later.
+    assert raw("stand_in", table=table, token=made["player"], seat=1)["type"] == "stand_in"
+    until(lambda: raw("sync", table=table)["turn"] == 0)
+    assert [session for seat, session in sessions_of_moves(tmp_path, table) if seat == 1] == [
+        HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION]
+    assert "2:mute (bot) (away, a bot stands in)" in sagani("tables", host.endpoint).stdout
 
 
 def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path: Path) -> None:

@@ -176,6 +176,50 @@ def test_a_silent_player_is_away_its_stand_in_plays_and_leaves_when_it_is_back(
     assert room.ask("here", table=table, token=tokens[here])["away"] == []
 
 
+def test_a_bot_past_its_deadline_is_away_until_it_is_heard_and_may_be_stood_in_for(
+    tmp_path: Path,
+) -> None:
+    """A bot that left the game mid-way cost its table the whole deadline at every one of its
+    decisions; once it has missed one, it is away, and the players may ask for a stand-in."""
+    room = Room(tmp_path, heartbeat_s=1.0)
+    table, tokens = room.game(bots=[1], deadline_s=30.0)
+    room.play(table, tokens, until_seat=1)
+    # Silent between its turns is no absence for a bot (a player would be away after 3 s).
+    room.clock.advance(29.0)
+    assert room.tables.tables[table].state.current_seat == 1
+    assert room.ask("here", table=table, token=tokens[0])["away"] == []
+    with pytest.raises(ProtocolError, match="not_away"):
+        room.ask("stand_in", table=table, token=tokens[0], seat=1)
+    # Its clock runs out: the default move, and the same update says the bot is away.
+    room.clock.advance(1.0 + DEADLINE_GRACE_S + 0.01)
+    assert room.tables.expire()
+    (missed,) = room.updates()
+    assert missed["events"][0] == {"type": "deadline_missed", "seat": 1}
+    assert [seat["away"] for seat in missed["seats"]] == [False, True]
+    assert [beat["away"] for beat in (decode_message(body) for _, body
+                                      in room.tables.beats(None, everyone=False))] == [[1]]
+    # The player asks for a stand-in: the bot's next decision comes after half a second, not
+    # after its 30 s deadline, played by the host's bot rather than the default move.
+    # (Its turn's second decision is pending: it goes at the stand-in's pace too.)
+    room.ask("stand_in", table=table, token=tokens[0], seat=1)
+    assert events(room.updates()) == ["stand_in"]
+    for _ in range(2):
+        room.play(table, tokens, until_seat=1)
+        version = room.state(table).version
+        room.clock.advance(STAND_IN_PAUSE_S + 0.01)
+        assert room.tables.expire() and room.state(table).version == version + 1
+        assert "deadline_missed" not in events(room.updates())
+    # The bot comes back (any request with its token) with its decision pending: the seat, and
+    # the clock of that decision, are its own again.
+    assert room.state(table).current_seat == 1
+    room.ask("sync", table=table, token=tokens[1])
+    assert events(room.updates()) == ["stand_in_left"]
+    assert room.ask("here", table=table, token=tokens[0])["away"] == []
+    version = room.state(table).version
+    room.clock.advance(29.0)
+    assert not room.tables.expire() and room.state(table).version == version
+
+
 def test_history_comes_in_pages_from_memory_and_again_from_the_store_after_a_restart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
