@@ -262,7 +262,10 @@ def run_host(args: argparse.Namespace) -> int:
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
           f"{link.endpoint}", flush=True)
     if following is not None:
-        print(f"sagani host: standby of {following}; it takes over when that host is gone",
+        # Named as its players know it (the code's address), the link beside it.
+        named = (f"{code.host}:{code.port} (link {following})"
+                 if code is not None and following == code.link else following)
+        print(f"sagani host: standby of {named}; it takes over when that host is gone",
               flush=True)
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:

@@ -718,6 +718,7 @@ class Standby:
         try:
             if self._follow_until_needed():
                 # Active: what the pair's history says of it, then the host's own loop.
+                gone = self._named()  # (before the refusals that name it are dropped)
                 self.sock.close()
                 self.host.store.rollback()  # half a snapshot: the store as it was before it
                 self.host.refusing = None
@@ -725,7 +726,7 @@ class Standby:
                 self.host.link = self.link
                 self.took_over.set()
                 log.warning("the active host %s is gone and clients came: this host is active "
-                            "now (%d tables)", self.active, len(self.host.tables))
+                            "now (%d tables)", gone, len(self.host.tables))
                 self.host.serve()
                 self.role.apply(Event.STOP)
                 return
@@ -734,6 +735,12 @@ class Standby:
         self.role.apply(Event.STOP)
         self.link.close()
         self.host.close()  # stopped while passive: the host never served
+
+    def _named(self) -> str:
+        """The active host as its clients reach it, once it has said where (else its link)."""
+        refusing = self.host.refusing
+        where = refusing[2].get("active") if refusing is not None else None
+        return f"{where} (link {self.active})" if where else self.active
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve, name="sagani-standby", daemon=True)

@@ -82,6 +82,8 @@ class HostProcess:
     proc: subprocess.Popen[str] | None = None
     #: The standby code it printed when it last started as the active host.
     code: str = ""
+    #: What it said it follows when it last started as a standby.
+    following: str = ""
 
     @property
     def endpoint(self) -> str:
@@ -114,6 +116,7 @@ class HostProcess:
         self.proc.stdin.close()
         for line in self.proc.stdout:  # the host prints its addresses once it listens
             if line.startswith("sagani host: standby of "):
+                self.following = line.removeprefix("sagani host: standby of ").split(";")[0]
                 return
             if line.startswith("sagani host: standby code "):
                 self.code = line.split()[-1]

@@ -17,6 +17,10 @@ MAX_GAMES = 4
 def test_play_goes_on_through_two_kills_and_nothing_accepted_is_lost(tmp_path: Path) -> None:
     pair = Pair.start(tmp_path, HEARTBEAT_S)
     rng = random.Random(14)
+    a, b = pair.active, pair.standby
+    # Each names the other as its players reach it (the link beside it), not by its link alone.
+    named_a = f"127.0.0.1:{a.ports[0]} (link tcp://127.0.0.1:{a.ports[2]})"
+    assert b.following == named_a
     try:
         for game_no in range(MAX_GAMES):
             if len(pair.takeovers_s) >= 2:
@@ -32,6 +36,8 @@ def test_play_goes_on_through_two_kills_and_nothing_accepted_is_lost(tmp_path: P
         # The first kill moved the game to B; the second one back to A, which had come back
         # as B's standby by itself.
         assert pair.killed[:2] == ["A", "B"]
+        took_over = f"the active host tcp://{named_a} is gone and clients came"
+        assert took_over in (tmp_path / "B.log").read_text()
         pair.wait_in_sync()  # and the host killed last follows the other again
     finally:
         pair.stop()
