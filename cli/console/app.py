@@ -43,6 +43,7 @@ from sagani_net.cli.console.model import (
     GAME,
     HELP,
     LOCAL,
+    LOG_NAME_CHARS,
     OFFLINE,
     ONLINE,
     RECONNECTING,
@@ -350,9 +351,9 @@ class Console:
             return
         self.model.seats = replica.seats
         for seat in sorted(away - self._away):
-            self.model.add_log(f"{self.model.name(seat)} is away")
+            self.model.add_log(f"{self.model.name(seat, LOG_NAME_CHARS)} is away")
         for seat in sorted(self._away - away):
-            self.model.add_log(f"{self.model.name(seat)} is back")
+            self.model.add_log(f"{self.model.name(seat, LOG_NAME_CHARS)} is back")
         self._away = away
         self.redraw()
 

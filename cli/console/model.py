@@ -20,6 +20,8 @@ from sagani_net.protocol.messages import printable
 LOG_LIMIT = 500
 #: Longest name the screen shows, and a name as the host numbers like ones ("greedy 2").
 NAME_CHARS = 10
+#: Longest name in a log line, which has the screen's width (and wraps): "house greedy 2" whole.
+LOG_NAME_CHARS = 24
 NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
 GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
@@ -175,8 +177,8 @@ class ConsoleModel:
             return None
         return seat
 
-    def names(self) -> list[str]:
-        return [self.name(seat) for seat in range(max(self.players, len(self.seats)))]
+    def names(self, width: int = NAME_CHARS) -> list[str]:
+        return [self.name(seat, width) for seat in range(max(self.players, len(self.seats)))]
 
     def event_text(self, event: Data) -> str:
         """One event in the game's words (``Game.event_text``; the table's own events, the
@@ -185,8 +187,8 @@ class ConsoleModel:
         try:
             table = TABLE_EVENTS.get(event.get("type", ""))
             if table is not None:
-                return table(event, self.names())
-            return self.ui.game.event_text(event, self.names())
+                return table(event, self.names(LOG_NAME_CHARS))
+            return self.ui.game.event_text(event, self.names(LOG_NAME_CHARS))
         except (KeyError, IndexError, TypeError, ValueError):
             return " ".join(f"{k}={v}" for k, v in event.items())
 

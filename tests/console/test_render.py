@@ -224,3 +224,11 @@ def test_the_log_gets_the_rows_the_board_does_not_need_and_scrolls_back() -> Non
     model.log_back = 10
     text = screen_text(model, 120, 40)
     assert "line 19\n" in text and "line 29" not in text and "newer lines below" in text
+
+
+def test_a_log_line_names_a_seat_whole_where_the_boards_cut_it_to_fit() -> None:
+    model = ConsoleModel()
+    model.seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "house greedy 2"}]
+    assert model.name(1) == "house gr 2"  # a board's or the score row's narrow column
+    missed = model.event_text({"type": "deadline_missed", "seat": 1})
+    assert missed.startswith("house greedy 2 ran out of time")
