@@ -422,10 +422,11 @@ class SagradaUI(GameUI[State]):
                            strict=True):
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
-        if self.model.private is not None:  # yours, counted at the end
+        later = ""  # yours: not in the score now, so said apart from what adds up to it
+        if self.model.private is not None:
             own = [state.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
             if own[1] != own[0]:
-                gained.append(f"private {own[1] - own[0]:+} at the end")
+                later = f"; private {own[1] - own[0]:+} at the end"
         if after["empty"] != before["empty"]:
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
@@ -436,7 +437,7 @@ class SagradaUI(GameUI[State]):
             f"{hand} at {cell_text(action.cell)}"
         delta = after["total"] - before["total"]
         return (f"{what}: your score {before['total']} -> {after['total']} ({delta:+}"
-                + (": " + ", ".join(gained) if gained else "") + ")")
+                + (": " + ", ".join(gained) if gained else "") + later + ")")
 
     def hints(self) -> str:
         view = self.view

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -681,3 +682,23 @@ def test_enter_with_no_die_picked_names_the_keys_of_the_pool_as_it_is() -> None:
     dice = len(state.view()["pool"])
     assert model.ui.confirm() == []
     assert model.message == f"pick a die first (1-{dice}), or type draft 3 at 2,4"
+
+
+def test_a_preview_adds_up_to_its_change_and_says_the_private_objective_apart() -> None:
+    """The private objective is not in the score now: named among the parts of the change, a
+    die of your colour read '+1: private +1 at the end, one empty cell less +1'."""
+    state, events = played(20)
+    you = state.current_seat or 0
+    (colour,) = state.private(you)["objectives"]
+    model = model_for(state, events, you)
+    for slot, die in enumerate(model.view["pool"]):
+        model.ui.digit(slot + 1)
+        note = model.ui.note()
+        if die.startswith(colour):
+            break
+    else:
+        raise AssertionError(f"no die of the private colour {colour} in the pool")
+    change, parts = re.fullmatch(r".*: your score -?\d+ -> -?\d+ \(([+-]\d+)(.*)\)", note).groups()
+    summed, _, private = parts.partition("; private ")
+    assert private.endswith(" at the end")
+    assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
