@@ -353,6 +353,7 @@ COMMANDS = {
                  "play headless games between policies and save records"),
 }
 
+
 def add_search_options(parser: argparse.ArgumentParser) -> None:
     """The search bot's budget (``--think``, ``--iterations``), for every command that plays
     an ``mcts`` seat: :func:`search_options` reads them."""
