@@ -739,8 +739,7 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
     lines = []
     for t in tables:
         seats = ", ".join(
-            f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
-            + (" (bot)" if s.get("kind") == "bot" else "") + _presence(s)
+            f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}" + _notes(s)
             for i, s in enumerate(t.get("seats", []))
         )
         # Names may come from an older host, or one of its stores, that let anything through.
@@ -748,12 +747,15 @@ def table_lines(tables: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _presence(seat: dict[str, Any]) -> str:
-    """" (away)" for a seat whose player is away (PROTOCOL.md, Presence), and whether a bot
-    stands in for it."""
+def _notes(seat: dict[str, Any]) -> str:
+    """What the lobby says of a seat, in one pair of brackets: kept for a bot, away
+    (PROTOCOL.md, Presence), and whether a bot stands in for it."""
+    notes = ["bot"] if seat.get("kind") == "bot" else []
     if seat.get("stand_in"):
-        return " (away, a bot stands in)"
-    return " (away)" if seat.get("away") else ""
+        notes.append("away, a bot stands in")
+    elif seat.get("away"):
+        notes.append("away")
+    return f" ({', '.join(notes)})" if notes else ""
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:

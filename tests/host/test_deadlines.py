@@ -121,14 +121,14 @@ def test_a_bot_that_missed_its_deadline_is_away_and_a_player_may_seat_a_stand_in
     play_player_turn(raw, table, made["player"])
     until(lambda: default_moves(tmp_path, table))  # the turn's first decision, after 1.25 s
     lobby = sagani("tables", host.endpoint)
-    assert lobby.returncode == 0 and "2:mute (bot) (away)" in lobby.stdout
+    assert lobby.returncode == 0 and "2:mute (bot, away)" in lobby.stdout
     # Its second decision's clock runs from the first's default move: a player seats a
     # stand-in well inside it, which plays it half a second later.
     assert raw("stand_in", table=table, token=made["player"], seat=1)["type"] == "stand_in"
     until(lambda: raw("sync", table=table)["turn"] == 0)
     assert [session for seat, session in sessions_of_moves(tmp_path, table) if seat == 1] == [
         HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION]
-    assert "2:mute (bot) (away, a bot stands in)" in sagani("tables", host.endpoint).stdout
+    assert "2:mute (bot, away, a bot stands in)" in sagani("tables", host.endpoint).stdout
 
 
 def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path: Path) -> None:
