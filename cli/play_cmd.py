@@ -416,6 +416,7 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     counted = [s["turns"] for s in seats if "turns" in s]
     saved["played"] = _count(max(counted), "turn") if counted else \
         _count(table.state.version, "move")
+    saved["title"] = get_game(table.game_name).title
     return saved
 
 
@@ -424,9 +425,10 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
         return bool(args.resume)
     if not sys.stdin.isatty():
         return False
-    config = saved.get("config", {})
+    players = saved.get("config", {}).get("players")
     answer = input(
-        f"An unfinished game is saved ({config.get('players', '?')} players, "
+        f"An unfinished game of {saved['title']} is saved "
+        f"({_count(players, 'player') if isinstance(players, int) else '? players'}, "
         f"{saved['played']} played). Resume it? [Y/n] "
     )
     return answer.strip().lower() in ("", "y", "yes")
