@@ -156,7 +156,8 @@ class ConsoleModel:
             match = NUMBERED.fullmatch(name)
             assert match is not None  # the pattern matches every one-line name
             base, number = match.groups()
-            name = base[: max(1, width - len(number))] + number if number else name[:width]
+            name = (base[: max(1, width - len(number))].rstrip() + number if number
+                    else name[:width])
         return name
 
     def away(self, seat: int) -> bool:
