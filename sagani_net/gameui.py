@@ -27,6 +27,10 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 from sagani_net.game import Data, Game, GameState, RuleError
 
+#: Longest name in a sentence (a log line, "... wins."), which has the screen's width and
+#: wraps, where boards and score rows cut names to fit their columns: "house greedy 2" whole.
+SENTENCE_NAME_CHARS = 24
+
 
 class Table(Protocol):
     """What a GameUI may read and do of the shell's model (:class:`sagani_net.cli.console.model.

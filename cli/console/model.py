@@ -13,15 +13,15 @@ from typing import Any
 
 from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
-from sagani_net.gameui import GameUI
+from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI
 from sagani_net.protocol.messages import printable
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
 LOG_LIMIT = 500
 #: Longest name the screen shows, and a name as the host numbers like ones ("greedy 2").
 NAME_CHARS = 10
-#: Longest name in a log line, which has the screen's width (and wraps): "house greedy 2" whole.
-LOG_NAME_CHARS = 24
+#: Longest name in a log line (the library's width for a name in a sentence).
+LOG_NAME_CHARS = SENTENCE_NAME_CHARS
 NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
 GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (

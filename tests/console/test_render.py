@@ -233,3 +233,13 @@ def test_a_log_line_names_a_seat_whole_where_the_boards_cut_it_to_fit() -> None:
     assert model.name(1, 8) == "house 2"  # cut at a space: one space before the number
     missed = model.event_text({"type": "deadline_missed", "seat": 1})
     assert missed.startswith("house greedy 2 ran out of time")
+
+
+def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name() -> None:
+    state = played(10_000)
+    winner = state.result().ranking[0]
+    model = model_for(state, you=1 - winner)  # the winner is someone else
+    model.seats[winner]["name"] = "house greedy 2"
+    text = screen_text(model, 80, 24)
+    assert "house gr 2" in text  # its row in the table of scores
+    assert "house greedy 2 wins." in text
