@@ -54,6 +54,10 @@ class Table(Protocol):
     def name(self, seat: int, width: int = ...) -> str:
         """A seat's name as people read it, in at most ``width`` characters."""
 
+    def sentence_name(self, seat: int) -> str:
+        """:meth:`name` in a sentence (a log line, "... wins."), which wraps: cut at
+        :data:`SENTENCE_NAME_CHARS` only."""
+
     def names(self) -> list[str]: ...
 
     def remember(self) -> None: ...

@@ -43,7 +43,6 @@ from sagani_net.cli.console.model import (
     GAME,
     HELP,
     LOCAL,
-    LOG_NAME_CHARS,
     OFFLINE,
     ONLINE,
     RECONNECTING,
@@ -351,9 +350,9 @@ class Console:
             return
         self.model.seats = replica.seats
         for seat in sorted(away - self._away):
-            self.model.add_log(f"{self.model.name(seat, LOG_NAME_CHARS)} is away")
+            self.model.add_log(f"{self.model.sentence_name(seat)} is away")
         for seat in sorted(self._away - away):
-            self.model.add_log(f"{self.model.name(seat, LOG_NAME_CHARS)} is back")
+            self.model.add_log(f"{self.model.sentence_name(seat)} is back")
         self._away = away
         self.redraw()
 

@@ -20,8 +20,6 @@ from sagani_net.protocol.messages import printable
 LOG_LIMIT = 500
 #: Longest name the screen shows, and a name as the host numbers like ones ("greedy 2").
 NAME_CHARS = 10
-#: Longest name in a log line (the library's width for a name in a sentence).
-LOG_NAME_CHARS = SENTENCE_NAME_CHARS
 NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
 GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
@@ -178,6 +176,9 @@ class ConsoleModel:
             return None
         return seat
 
+    def sentence_name(self, seat: int) -> str:
+        return self.name(seat, SENTENCE_NAME_CHARS)
+
     def names(self, width: int = NAME_CHARS) -> list[str]:
         return [self.name(seat, width) for seat in range(max(self.players, len(self.seats)))]
 
@@ -188,8 +189,8 @@ class ConsoleModel:
         try:
             table = TABLE_EVENTS.get(event.get("type", ""))
             if table is not None:
-                return table(event, self.names(LOG_NAME_CHARS))
-            return self.ui.game.event_text(event, self.names(LOG_NAME_CHARS))
+                return table(event, self.names(SENTENCE_NAME_CHARS))
+            return self.ui.game.event_text(event, self.names(SENTENCE_NAME_CHARS))
         except (KeyError, IndexError, TypeError, ValueError):
             return " ".join(f"{k}={v}" for k, v in event.items())
 

@@ -39,10 +39,10 @@ from test_net_support import until
 
 import sagani_net.cli.play_cmd as play_cmd
 from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import LOG_NAME_CHARS
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
 from sagani_net.games import get_game
+from sagani_net.gameui import SENTENCE_NAME_CHARS
 from sagani_net.standby import StandbyCode
 
 HEARTBEAT_S = 0.2
@@ -217,7 +217,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
     assert replayed.result().to_data() == record["result"]
     # The console told every move once, in order, across both moves of the host.
     # (by the names its log shows: the host's, each unique, cut to fit a log line)
-    names = seen.consoles[0].model.names(LOG_NAME_CHARS)
+    names = seen.consoles[0].model.names(SENTENCE_NAME_CHARS)
     assert len(set(names)) == len(set(record["names"])) == len(names)
     told = [line for line in seen.consoles[0].model.log if line != "(while you were away)"]
     expected = [game.event_text(e, names) for m in moves for e in m["events"]]

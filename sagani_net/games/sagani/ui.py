@@ -37,17 +37,7 @@ from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
-from sagani_net.gameui import (
-    SENTENCE_NAME_CHARS,
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    merge,
-    nearest,
-)
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
 
 Cell = tuple[int, int]
 Fragment = tuple[str, str]
@@ -523,8 +513,7 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     lines.append([])
     winner = result["ranking"][0]
     if view["mode"] == "multi":
-        who = ("You win!" if winner == model.you
-               else f"{model.name(winner, SENTENCE_NAME_CHARS)} wins.")
+        who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
     return box(lines, width, height)
 

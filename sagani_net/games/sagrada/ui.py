@@ -55,18 +55,7 @@ from sagani_net.games.sagrada.rules import (
     State,
     pattern_set,
 )
-from sagani_net.gameui import (
-    SENTENCE_NAME_CHARS,
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
 
 STYLES = {
     "die.r": "bg:#af0000 fg:#ffffff bold",
@@ -1361,8 +1350,7 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     lines.append([])
     if "target" not in result and result["ranking"]:
         winner = result["ranking"][0]
-        who = ("You win!" if winner == model.you
-               else f"{model.name(winner, SENTENCE_NAME_CHARS)} wins.")
+        who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
     lines.append([("class:dim", "Tab: look at the windows")])
     return box(lines, width, height)

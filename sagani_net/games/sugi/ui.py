@@ -48,18 +48,7 @@ from sagani_net.games.sugi.rules import (
     State,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
-from sagani_net.gameui import (
-    SENTENCE_NAME_CHARS,
-    CommandError,
-    GameUI,
-    Key,
-    Line,
-    box,
-    fit,
-    line_text,
-    merge,
-    nearest,
-)
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
 
 Fragment = tuple[str, str]
 
@@ -1027,8 +1016,7 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
     winners = result.get("winners", [])
     lines.append([])
     if winners:
-        names = " and ".join("You" if w == model.you else model.name(w, SENTENCE_NAME_CHARS)
-                             for w in winners)
+        names = " and ".join("You" if w == model.you else model.sentence_name(w) for w in winners)
         verb = "win" if len(winners) > 1 or winners == [model.you] else "wins"
         lines.append([("class:message", f"{names} {verb}.")])
     lines.append([("class:dim", "✓ on a pedestal: it scores. Ties: whose best scoring samurai "
