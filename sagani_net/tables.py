@@ -135,8 +135,9 @@ class Table:
     stand_ins: set[int] = field(default_factory=set)
     #: A seat went away or came back since the last heartbeat: the next one goes out.
     presence_changed: bool = False
-    #: The pending decision the deadline clock runs for: (version, seat), or None.
-    timed: tuple[int, int] | None = None
+    #: The pending decision the deadline clock runs for, and whether a stand-in plays it (a
+    #: clock of its own): (version, seat, stood in), or None.
+    timed: tuple[int, int, bool] | None = None
     #: When (the tables' clock, s) someone last joined it or acted on it (the host's default
     #: moves do not count), for closing tables nobody uses; a restart starts the clock again.
     active_s: float = 0.0
@@ -638,8 +639,10 @@ class Tables:
     def _arm(self, table: Table) -> None:
         """Start (or keep, or stop) the clock of the table's pending decision.
 
-        Called after every change of state, status or seat holder. The clock of a decision
-        that is still the same one keeps running: a bot that rejoins does not get more time.
+        Called after every change of state, status, seat holder or stand-in. The clock of a
+        decision that is still the same one keeps running: a bot that rejoins does not get more
+        time. A stand-in that comes or goes makes it another clock: the stand-in's pace, or the
+        seat's own again.
         """
         seat = self._timed_seat(table)
         if seat is None:
@@ -647,7 +650,7 @@ class Tables:
             self._due.pop(table.id, None)
             self._unstarted.discard(table.id)
             return
-        pending = (table.state.version, seat)
+        pending = (table.state.version, seat, seat in table.stand_ins)
         if table.timed != pending or not (table.id in self._due or table.id in self._unstarted):
             table.timed = pending
             self._due.pop(table.id, None)
@@ -878,7 +881,6 @@ class Tables:
         if session.seat in table.stand_ins:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
-            table.timed = None  # a decision pending at the stand-in's pace: on its own clock
             self._arm(table)
             log.info("table %s: seat %d is back; its stand-in leaves", table.id, session.seat)
 
@@ -939,7 +941,6 @@ class Tables:
         if seat not in table.stand_ins:
             table.stand_ins.add(seat)
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
-            table.timed = None  # a decision pending on a bot's clock goes at the stand-in's
             self._arm(table)
             log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
                      session.seat, seat)
