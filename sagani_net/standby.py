@@ -697,6 +697,8 @@ class Standby:
         self.link = link
         self.key = link.key
         self.active = active
+        #: Where the active host's clients reach it, once it has said (its beats name the port).
+        self.active_requests: str | None = None
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
         host.refusing = ("not_active", NOT_ACTIVE, {})
@@ -718,7 +720,6 @@ class Standby:
         try:
             if self._follow_until_needed():
                 # Active: what the pair's history says of it, then the host's own loop.
-                gone = self._named()  # (before the refusals that name it are dropped)
                 self.sock.close()
                 self.host.store.rollback()  # half a snapshot: the store as it was before it
                 self.host.refusing = None
@@ -726,7 +727,7 @@ class Standby:
                 self.host.link = self.link
                 self.took_over.set()
                 log.warning("the active host %s is gone and clients came: this host is active "
-                            "now (%d tables)", gone, len(self.host.tables))
+                            "now (%d tables)", self._named(), len(self.host.tables))
                 self.host.serve()
                 self.role.apply(Event.STOP)
                 return
@@ -738,9 +739,9 @@ class Standby:
 
     def _named(self) -> str:
         """The active host as its clients reach it, once it has said where (else its link)."""
-        refusing = self.host.refusing
-        where = refusing[2].get("active") if refusing is not None else None
-        return f"{where} (link {self.active})" if where else self.active
+        if self.active_requests is None:
+            return self.active
+        return f"{self.active_requests} (link {self.active})"
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve, name="sagani-standby", daemon=True)
@@ -811,8 +812,8 @@ class Standby:
             self._pace(heartbeat_s)  # the active host's, whatever this one was started with
         if isinstance(port, int) and 0 < port < 65536:
             # Where clients reach it (named in refusals): on the machine its link is on.
-            where = {"active": f"{self.active.rsplit(':', 1)[0]}:{port}"}
-            self.host.refusing = ("not_active", NOT_ACTIVE, where)
+            self.active_requests = f"{self.active.rsplit(':', 1)[0]}:{port}"
+            self.host.refusing = ("not_active", NOT_ACTIVE, {"active": self.active_requests})
         if kind == "entries":
             try:
                 store.replay([tuple(entry) for entry in message["entries"]])
