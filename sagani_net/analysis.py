@@ -432,8 +432,18 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         lines.append(f"{who(s.seat):<22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
-        costly = ", ".join(f"turn {v.turn} -{v.loss * 100:.1f}" for v in s.costliest) or "none"
-        lines.append(f"{who(s.seat)} costliest: {costly}")
+        # By '#' as well as turn: a turn of two decisions (a Sagani take, then its placement)
+        # would otherwise be named twice alike.
+        costly = [f"#{v.index} (turn {v.turn}) -{v.loss * 100:.1f}" for v in s.costliest]
+        head = f"{who(s.seat)} costliest:"
+        line = head
+        for n, entry in enumerate(costly or ["none"]):
+            entry += "," if n < len(costly) - 1 else ""
+            if len(line) + 1 + len(entry) > TEXT_WIDTH:  # an entry is never cut in two
+                lines.append(line)
+                line = " " * len(head)
+            line += " " + entry
+        lines.append(line)
     judged = sum(not v.forced for v in analysis.verdicts)
     wall = analysis.seconds / judged if judged else 0.0
     lines.append("")

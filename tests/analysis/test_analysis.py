@@ -391,7 +391,28 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
     for n in marked:
         shown = " ".join(lines[n:n + rows])
         assert played in shown and best in shown, text
-    assert "seat 1 (a player with costliest: turn 1 -30.0, turn 3 -30.0" in " ".join(text.split())
+    assert ("seat 1 (a player with costliest: #0 (turn 1) -30.0, #2 (turn 3) -30.0"
+            in " ".join(text.split()))
+
+
+def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
+    """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
+    summary names each by its '#' as the table does, never the same words twice; a long list
+    wraps between entries, never inside one."""
+    verdicts = [Verdict(i, 0, 7 + i // 2, f"move {i}", "best", 0.2, 0.5, 0.3, "blunder")
+                for i in range(4)]
+    seats = ["a player with a long name"]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 1)), seats)
+    lines = text.splitlines()
+    start = next(n for n, line in enumerate(lines) if "costliest:" in line)
+    said = " ".join(lines[start:]).split("costliest:")[1]
+    entries = [e.strip() for e in said.split(",")][:3]
+    assert entries[0].startswith("#0 (turn 7)") and entries[1].startswith("#1 (turn 7)"), text
+    assert len(set(entries)) == 3
+    wrapped = lines[start + 1]
+    assert all(len(line) <= 80 for line in lines), text
+    assert re.fullmatch(r" +#\d+ \(turn \d+\) -\d+\.\d", wrapped), text
 
 
 @pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
