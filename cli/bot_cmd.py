@@ -104,7 +104,8 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         help="one strategy per seat (a solo mode: strategies take turns on the deals)",
     )
     add_game_arguments(p)
-    p.add_argument("--games", type=check.games, default=100)
+    p.add_argument("--games", type=check.games, default=100,
+                   help="how many games (default 100), seats rotated game by game")
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
     check.add_search_options(p)
     p.add_argument("--workers", type=check.workers, default=None,

@@ -36,7 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "and print each seat's mean score and win share; game i uses seed S+i.",
     )
     add_game_arguments(p)
-    p.add_argument("--games", type=check.games, default=10)
+    p.add_argument("--games", type=check.games, default=10, help="how many games (default 10)")
     p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
     p.add_argument(
         "--policy", default="greedy",

@@ -21,6 +21,7 @@ import math
 import os
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
@@ -339,4 +340,12 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
         else:
             line += f" {max(row.scores) if row.scores else '-':>5}"
         lines.append(line)
+    if several:
+        # A strategy at two seats has two results a game: its row is per seat, which the
+        # table's "games" alone would not say (16 games in a tournament of 8).
+        for row in rows:
+            held = Counter(spec.lineup)[row.strategy]
+            if held > 1:
+                lines.append(f"{row.strategy} plays {held} seats of each game: its row is per "
+                             f"seat ({row.games} seat-games in {_count(spec.games, 'game')})")
     return "\n".join(lines)

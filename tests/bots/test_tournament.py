@@ -92,6 +92,18 @@ def test_a_one_seat_game_without_a_goal_shows_scores_only() -> None:
     assert rows[0].wins == 0 and rows[0].games == 1
 
 
+def test_a_strategy_at_two_seats_is_said_to_be_counted_per_seat() -> None:
+    """Its row holds two results a game, so the table says so beside its "games" (which
+    would otherwise read as twice the games played); one at a single seat gets no note."""
+    spec = TournamentSpec(lineup=("greedy", "random", "random"), config={"players": 3},
+                          games=3, seed=2)
+    rows = summarize(spec, run_games(spec, workers=1))
+    assert [row.games for row in rows] == [3, 6]
+    notes = format_table(spec, rows, 1.0).splitlines()[2 + len(rows):]
+    assert notes == ["random plays 2 seats of each game: its row is per seat "
+                     "(6 seat-games in 3 games)"]
+
+
 def test_a_lineup_must_name_a_strategy_for_every_seat() -> None:
     with pytest.raises(ValueError, match="a 3-seat lineup names 3 strategies"):
         TournamentSpec(lineup=("greedy", "random"), config={"players": 3}, games=1)
