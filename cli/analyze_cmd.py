@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -80,20 +79,10 @@ def load_record(args: argparse.Namespace) -> Data:
         raise UsageError(f"cannot analyze {args.record}: {exc}") from None
 
 
-def writable(path: Path) -> None:
-    """Raise UsageError unless ``path`` can be written: said before the analysis, not after."""
-    folder = path.parent
-    if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK) or (
-            path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"cannot write {path}: "
-                         + ("a folder" if path.is_dir() else "no such folder"
-                            if not folder.is_dir() else "not allowed"))
-
-
 def run_analyze(args: argparse.Namespace) -> int:
     record = load_record(args)
     if args.json not in (None, "-"):
-        writable(Path(args.json))
+        check.writable(Path(args.json))
     where = args.record or args.table
     # An iteration budget unless only a time budget is given.
     iterations = DEFAULT_ITERATIONS if args.think is None else args.iterations
@@ -113,9 +102,6 @@ def run_analyze(args: argparse.Namespace) -> int:
         if args.json == "-":
             sys.stdout.write(text)
             return 0
-        try:
-            Path(args.json).write_text(text)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+        check.write_text(Path(args.json), text)
     print(format_analysis(analysis, [str(n) for n in names] if names else None, args.all))
     return 0

@@ -264,14 +264,54 @@ def table_id(text: str) -> str:
 
 def directory(text: str) -> Path:
     """A data directory: may not exist yet, but may not be a file."""
+    return _directory(text, "the data dir")
+
+
+def records_directory(text: str) -> Path:
+    """Where a run writes its records: as :func:`directory`; :func:`make_directory` makes it
+    before the run."""
+    return _directory(text, "the records dir")
+
+
+def _directory(text: str, what: str) -> Path:
     from pathlib import Path
 
     if not text.strip():
         _bad("the directory is empty; give a path")
     path = Path(text).expanduser()
     if path.exists() and not path.is_dir():
-        _bad(f"cannot use the data dir {text}: it is a file, not a directory")
+        _bad(f"cannot use {what} {text}: it is a file, not a directory")
     return path
+
+
+def make_directory(path: Path) -> None:
+    """Make ``path`` (and its parents) and check it can be written in, before a run rather
+    than at its first record."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"cannot write in {path}: not allowed")
+
+
+def writable(path: Path) -> None:
+    """Raise UsageError unless the file ``path`` can be written: said before a long run, not
+    after it."""
+    folder = path.parent
+    if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK) or (
+            path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write {path}: "
+                         + ("a folder" if path.is_dir() else "no such folder"
+                            if not folder.is_dir() else "not allowed"))
+
+
+def write_text(path: Path, text: str) -> None:
+    """``path.write_text(text)``; a failure (a full disk, a folder gone) is a UsageError."""
+    try:
+        path.write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def game_name(text: str) -> str:

@@ -112,7 +112,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
                    help="processes (default: every core)")
     p.add_argument(
         "--records",
-        type=check.directory,
+        type=check.records_directory,
         default=None,
         metavar="DIR",
         help="write each game's JSON record (and index.json) here",
@@ -190,7 +190,9 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.records:
-        args.records.mkdir(parents=True, exist_ok=True)
+        check.make_directory(args.records)
+    if args.json:
+        check.writable(args.json)
     on_result = functools.partial(_save_record, args.records) if args.records else None
     started_s = time.monotonic()
     if args.network:
@@ -204,9 +206,9 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         index = [{"game": r.index, "seed": r.record["seed"], "strategies": list(r.strategies),
                   "scores": list(r.scores), "ranking": list(r.ranking),
                   "file": _record_name(r)} for r in results]
-        (args.records / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+        check.write_text(args.records / "index.json", json.dumps(index, indent=1) + "\n")
     if args.json:
-        args.json.write_text(json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
+        check.write_text(args.json, json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
     return 0
 
 
@@ -236,4 +238,4 @@ def _record_name(result: GameResult) -> str:
 
 
 def _save_record(directory: Path, result: GameResult) -> None:
-    (directory / _record_name(result)).write_text(json.dumps(result.record, indent=1) + "\n")
+    check.write_text(directory / _record_name(result), json.dumps(result.record, indent=1) + "\n")

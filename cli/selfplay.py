@@ -45,7 +45,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "commas (greedy,random)",
     )
     check.add_search_options(p)
-    p.add_argument("--records", type=check.directory, help="write one JSON record per game here")
+    p.add_argument("--records", type=check.records_directory,
+                   help="write one JSON record per game here")
     p.set_defaults(func=run)
 
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if len(names) != seats:
         raise UsageError(f"--policy names {len(names)} policies for {seats} seats")
     if args.records:
-        args.records.mkdir(parents=True, exist_ok=True)
+        check.make_directory(args.records)
     summary = Summary(seats)
     solo_figures = getattr(game_bots(game), "SOLO_FIGURES", {}) if seats == 1 else {}
     options = {"mcts": check.search_options(args)}
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
             label = "-".join(w.split()[-1] for w in config_words(config))
             path = args.records / f"{game}-{label}-{seed}.json"
-            path.write_text(json.dumps(result.record, indent=1) + "\n")
+            check.write_text(path, json.dumps(result.record, indent=1) + "\n")
     elapsed = time.monotonic() - started
     setting = ", ".join(config_words(config))
     print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "

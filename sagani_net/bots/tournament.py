@@ -111,22 +111,24 @@ def run_games(
                 on_result(results[-1])
         return results
     # Imported here: a process pool costs self-play's start-up more than its games.
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
         pending = set(futures)
-        while pending:
-            done = {f for f in pending if f.done()}
-            if not done:
-                time.sleep(0.05)
-                continue
-            for future in done:
-                result = future.result()
-                bar.tick(result)
-                if on_result:
-                    on_result(result)
-            pending -= done
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    result = future.result()
+                    bar.tick(result)
+                    if on_result:
+                        on_result(result)
+        except BaseException:
+            # A failed game or record ends the run now: the games not yet started are
+            # dropped, not played out while the error waits.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
         results = [f.result() for f in futures]
     return results
 

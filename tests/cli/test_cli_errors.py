@@ -119,6 +119,11 @@ BAD = {
     "tournament --strategies foo": ["tournament", "--strategies", "foo"],
     "tournament --games -1": ["tournament", "--games", "-1"],
     "tournament --players 9": ["tournament", "--players", "9", "--games", "1"],
+    # Said before the games: their progress bar would be more lines on stderr.
+    "selfplay --records under a file": ["selfplay", "--records", "{records}/a-file/r"],
+    "tournament --records under a file": ["tournament", "--records", "{records}/a-file/r"],
+    "tournament --json in no folder": ["tournament", "--games", "400",
+                                       "--json", "{tmp}/nothing/table.json"],
     "replay 100,000-deep JSON": ["replay", "{records}/deep.json"],
     "replay tile id a": ["replay", "{records}/tile-a.json"],
     "replay tile id 12.0": ["replay", "{records}/tile-float.json"],
@@ -150,6 +155,22 @@ def test_a_bad_argument_is_one_line_and_exit_2(
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("sagani"), done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_record_that_cannot_be_written_ends_the_run_in_one_line(tmp_path: Path) -> None:
+    """The records dir was fine at the start, but one record cannot be written (here a folder
+    has its name; a full disk is the same): the tournament stops at once with one line and
+    exit 2, not a traceback after every game is played out."""
+    (tmp_path / "game-00002.json").mkdir()
+    done = subprocess.run([*RUN_SAGANI, "tournament", "--games", "400", "--workers", "2",
+                           "--records", str(tmp_path)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (f"sagani tournament: cannot write "
+                                            f"{tmp_path / 'game-00002.json'}: Is a directory")
+    assert done.stdout == ""  # no result table of a run cut short
+    assert len(list(tmp_path.iterdir())) < 100
 
 
 def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
