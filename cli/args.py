@@ -76,6 +76,25 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message.splitlines()[0] if message else 'bad arguments'}"
                      f" (see {self.prog} --help)\n")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """As argparse's, but an argument no parser knows is blamed on the subcommand it was
+        given to (``sagani replay: unrecognized arguments: --speed``), whose help lists what
+        it takes, rather than on ``sagani``."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            _named(self, parsed).error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
+def _named(parser: argparse.ArgumentParser, parsed: Any) -> argparse.ArgumentParser:
+    """The innermost subcommand's parser that ``parsed`` went through."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = getattr(parsed, action.dest, None)
+            if name in action.choices:
+                return _named(action.choices[name], parsed)
+    return parser
+
 
 def _bad(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)

@@ -157,6 +157,21 @@ def test_a_bad_argument_is_one_line_and_exit_2(
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (["replay", "r.json", "--speed", "2"], "sagani replay: unrecognized arguments: --speed 2 "
+                                          "(see sagani replay --help)"),
+    (["record", "export", "t", "--to", "x"], "sagani record export: unrecognized arguments: "
+                                            "--to x (see sagani record export --help)"),
+    (["--frob"], "sagani: unrecognized arguments: --frob (see sagani --help)"),
+])
+def test_an_unknown_argument_is_blamed_on_the_subcommand_it_was_given_to(
+        argv: list[str], said: str) -> None:
+    """Its help is the one that lists what it takes: ``sagani --help`` does not."""
+    done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (2, said + "\n")
+
+
 def test_a_record_that_cannot_be_written_ends_the_run_in_one_line(tmp_path: Path) -> None:
     """The records dir was fine at the start, but one record cannot be written (here a folder
     has its name; a full disk is the same): the tournament stops at once with one line and
