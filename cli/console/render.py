@@ -159,11 +159,12 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
         if model.analysable:
             keys = f"a analyse this game  Tab {model.ui.board}s  f this screen  PgUp log  q quit"
     elif model.replay_step:
-        keys = f"←/→ step  Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
+        final = "f final  " if model.status == "over" else ""  # the end: the result is there
+        keys = f"←/→ step  {final}Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
         if model.has_verdicts:
-            keys = f"←/→ step  c costliest  Home/End  Tab {model.ui.board}s  ? help  q quit"
+            keys = f"←/→ step  {final}c costliest  Home/End  Tab {model.ui.board}s  ? help  q quit"
         elif model.analysable:
-            keys = f"←/→ step  a analyse  Home/End  Tab {model.ui.board}s  ? help  q quit"
+            keys = f"←/→ step  {final}a analyse  Home/End  Tab {model.ui.board}s  ? help  q quit"
     elif model.status == "over":  # looking at the boards after the end: f brings it back
         keys = f"f the final screen  Tab {model.ui.board}s  PgUp log  : command  ? help  q quit"
     else:

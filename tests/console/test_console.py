@@ -157,9 +157,14 @@ def test_replay_steps_forwards_and_backwards_with_keys() -> None:
             await until_async(lambda: steps.index == 3)
             keys.send_text("\x1b[D")  # left
             await until_async(lambda: steps.index == 2)
+            assert "f final" not in screen_text(model, 80, 24).splitlines()[-2]
             keys.send_text(":last\r")
             await until_async(lambda: steps.index == len(steps.frames) - 1)
             assert model.status == "over"
+            # At the end, the hint offers the result, and f shows it.
+            assert "f final" in screen_text(model, 80, 24).splitlines()[-2]
+            keys.send_text("f")
+            await until_async(lambda: model.page == FINAL)
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
