@@ -957,6 +957,8 @@ def hand_lines(ui: SugiUI) -> list[Line]:
     model = ui.model
     private = model.private
     if private is None:
+        if model.view is not None and model.view.get("result"):  # no longer a secret
+            return [[("class:dim", "game over: f shows every family tree")]]
         what = "watching" if model.you is None else "waiting for your hand"
         return [[("class:dim", f"{what}: hands and family trees are secret")]]
     lines: list[Line] = [[("class:title", "Your hand")]]

@@ -16,7 +16,7 @@ from test_net_support import until_async
 
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
@@ -214,6 +214,19 @@ def test_the_screen_shows_what_the_seat_knows_and_no_more() -> None:
     watched = screen_text(model, 80, 24)
     assert "watching: hands and family trees are secret" in watched
     assert "Family tree" not in watched
+
+
+def test_a_spectator_is_not_told_the_family_trees_are_secret_once_the_game_is_over() -> None:
+    """At the end the result names every family tree (the final screen shows them): the
+    boards, looked at after it (Tab, or a replay's last move), say where they are instead."""
+    model, state = model_after(400)
+    assert state.is_over()
+    model.load({"you": None, "view": state.view(None), "private": None, "status": "over"})
+    model.you, model.private = None, None
+    model.page = GAME
+    text = screen_text(model, 80, 24)
+    assert "secret" not in text
+    assert "game over: f shows every family tree" in text
 
 
 def test_private_data_behind_the_view_keeps_the_console_playing() -> None:
