@@ -1114,16 +1114,20 @@ def objective_lines(ui: SagradaUI, width: int) -> list[Line]:
 def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
     """Each seat: dice placed, favour tokens (not in solo), score now by one rule for every
     row, yours too: public objectives, tokens, empty cells; private objectives are secret, so
-    they count at the end only (as in the host's view, a spectator's and a replay's)."""
+    they count at the end only (as in the host's view, a spectator's and a replay's), where
+    the rows are the final scores and say so."""
     model = ui.model
     view = ui.view
     assert view is not None
     solo = view["config"]["players"] == 1
     tokens_head = "" if solo else " ●"
-    head: Line = [("class:title", "Score now"), ("class:dim", f"  dice{tokens_head}  pts")]
-    label = ", " + PRIVATE_OUT
-    lines = [[*head, ("class:dim", label)]] if len(line_text(head) + label) <= width else [
-        head, [("class:dim", f"  ({PRIVATE_OUT})")]]
+    if view.get("result"):  # the final scores: private objectives counted
+        lines = [[("class:title", "Final score"), ("class:dim", f"  dice{tokens_head}  pts")]]
+    else:
+        head: Line = [("class:title", "Score now"), ("class:dim", f"  dice{tokens_head}  pts")]
+        label = ", " + PRIVATE_OUT
+        lines = [[*head, ("class:dim", label)]] if len(line_text(head) + label) <= width else [
+            head, [("class:dim", f"  ({PRIVATE_OUT})")]]
     for seat, data in enumerate(view["seats"]):
         dice = sum(1 for d in data["window"] if d)
         mark = "▶" if seat == model.turn else " "

@@ -14,7 +14,7 @@ from console_kit import check_golden, running_console, start
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
-from sagani_net.cli.console.model import ConsoleModel
+from sagani_net.cli.console.model import GAME, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
@@ -459,6 +459,23 @@ def test_score_now_is_one_rule_for_every_row_private_objectives_left_out() -> No
     for seat, name in enumerate(["ann", "greedy"]):
         row = next(r for r in rows if r[1:].startswith(f"{seat + 1} {name}"))
         assert row.split()[-1] == str(state.scores()[seat])
+
+
+def test_after_the_end_the_rows_are_the_final_scores_and_say_so() -> None:
+    """Once the game is over the view's scores count the private objectives: the boards,
+    looked at after the end (Tab, or a replay's last move), must not call them left out."""
+    state, events = played(0)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    while not state.is_over():
+        events.extend(state.apply(policy.choose(state, rng)))
+    model = model_for(state, events, 0)
+    model.page = GAME
+    text = screen_text(model, 80, 24)
+    assert "private not counted" not in text and "Final score" in text
+    rows = [line.split("│")[-1] for line in text.splitlines()]
+    for seat, name in enumerate(["ann", "greedy"]):
+        row = next(r for r in rows if r[1:].startswith(f"{seat + 1} {name}"))
+        assert row.split()[-1] == str(state.result().scores[seat])
 
 
 def test_pattern_names_are_whole_on_the_choice_and_on_every_window() -> None:
