@@ -235,6 +235,15 @@ def test_a_log_line_names_a_seat_whole_where_the_boards_cut_it_to_fit() -> None:
     assert missed.startswith("house greedy 2 ran out of time")
 
 
+def test_the_log_says_each_seats_score_at_game_over_as_the_other_games_do() -> None:
+    """A replay's or a watcher's last log line is the result: the ranking alone ("game over:
+    ann, bo") left out what each scored."""
+    model = ConsoleModel()
+    model.seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bo"}]
+    over = {"type": "game_over", "scores": [28, -4], "ranking": [0, 1]}
+    assert model.event_text(over) == "game over: ann 28, bo -4"
+
+
 def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name() -> None:
     state = played(10_000)
     winner = state.result().ranking[0]

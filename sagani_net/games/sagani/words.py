@@ -69,7 +69,7 @@ def event_text(event: Data, names: Sequence[str]) -> str:
     if kind == "tile_set_aside":
         return f"a {event['element']} {event['value']} was set aside for the end"
     if kind == "game_over":
-        ranking = ", ".join(names[s] for s in event["ranking"])
+        ranking = ", ".join(f"{names[s]} {event['scores'][s]}" for s in event["ranking"])
         return f"game over: {ranking}"
     if kind == "seat_taken":
         return f"{event.get('name') or 'someone'} sat down at seat {event['seat'] + 1}"
