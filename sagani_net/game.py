@@ -313,6 +313,10 @@ class Game(Protocol):
 
     def new_state(self, config: Data, seed: int) -> GameState: ...
 
+    def resume(self, config: Data, seed: int, actions: Sequence[Data]) -> GameState:
+        """A game a host stored (its config, seed and actions, each with its ``seat``) as it
+        stands; raises RuleError at the first action that does not hold."""
+
     def from_record(self, record: Data) -> GameState:
         """Replay a record; raises RuleError at the first action that does not hold."""
 
@@ -374,6 +378,11 @@ class Rules:
 
     def new_state(self, config: Data, seed: int) -> GameState:
         raise NotImplementedError
+
+    def resume(self, config: Data, seed: int, actions: Sequence[Data]) -> GameState:
+        state = self.new_state(config, seed)
+        replay_actions(state, actions)
+        return state
 
     def replay(self, record: Data) -> tuple[GameState, list[Data]]:
         """Rebuild a game from its record: the state and every event, in order."""

@@ -1030,10 +1030,16 @@ class Tables:
     def _restore(self) -> None:
         """Bring back every unfinished table from the store, at its version and sequence."""
         for row in self.store.unfinished():
-            table = self._table_from_row(row, get_game(row.game))
-            for data in row.actions:
-                assert table.state.current_seat == data["seat"], (row.id, table.state.version)
-                table.state.apply(table.state.parse_action(without_seat(data)))
+            game = get_game(row.game)
+            table = self._table_from_row(row, game)
+            try:
+                table.state = game.resume(row.config, row.seed, row.actions)
+            except RuleError as exc:
+                # Not this host's rules any more (an engine changed under a stored game): the
+                # others still come back; this one stays in the store as it was.
+                log.error("table %s: its stored actions do not replay (%s); it is not resumed",
+                          row.id, exc.message)
+                continue
             table.privates = _privates(table.state, len(table.holders))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table

@@ -244,6 +244,20 @@ def test_the_log_says_each_seats_score_at_game_over_as_the_other_games_do() -> N
     assert model.event_text(over) == "game over: ann 28, bo -4"
 
 
+def test_a_solo_win_that_cacophony_took_below_75_says_both_on_the_final_screen() -> None:
+    """R7: reaching 75 wins, even if the turn's missing discs then cost points (seed 132's
+    greedy game: 75, then 73); the screen must not read "Goal reached: 73 points"."""
+    policy, rng = make_policy("greedy"), random.Random(132)
+    state = State.new(1, "solo", seed=132)
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    model = ConsoleModel(connection="local", seats=[{"name": "ann"}])
+    model.load({"you": 0, "view": state.view(0), "status": "over"})
+    assert model.page == FINAL
+    text = screen_text(model, 80, 24)
+    assert "Goal reached: 75 points, 73 after that turn's cacophony, with 29 tiles" in text
+
+
 def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name() -> None:
     state = played(10_000)
     winner = state.result().ranking[0]

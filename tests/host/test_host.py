@@ -305,6 +305,43 @@ def test_retry_after_a_restart_is_answered_from_disk(tmp_path: Path) -> None:
         raw.close()
 
 
+def test_a_stored_game_is_resumed_by_the_rule_it_was_played_by_or_left_out(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Stored games meet a host whose rules changed since. A basic solo game played past a
+    turn that reached 75 and ended at 73 (R7 was read "75 at a turn's end" then) comes back at
+    its version, as its record would; a game whose actions this host's rules refuse (here a
+    placement on a cell no tile touches) stays in the store, and the others come back."""
+    from sagani_net.bots import make_policy
+    from sagani_net.games.sagani.rules import State
+    from sagani_net.store import Store, TableRow
+
+    policy, rng = make_policy("greedy"), random.Random(132)
+    solo = State.new(1, "solo", seed=132)
+    solo.old_solo_end = True
+    while solo.seats[0].placed < 31:  # tile 29: 75, then 73; and on
+        solo.apply(policy.choose(solo, rng))
+    assert not solo.is_over()
+    store = Store(tmp_path)
+    stored = {"0a1b2c3d": ({"players": 1, "mode": "solo"}, 132,
+                           [(seat, a.to_dict()) for seat, a in solo.history]),
+              "4e5f6a7b": ({"players": 2, "mode": "multi"}, 5,
+                           [(0, {"type": "take", "index": 0}),
+                            (0, {"type": "place", "cell": [5, 5], "rotation": 0})])}
+    for table_id, (config, seed, actions) in stored.items():
+        store.add_table(TableRow(table_id, "sagani", config, seed, [], "running", 0, 1.0))
+        for version, (seat, action) in enumerate(actions):
+            store.add_action(table_id, version, seat, action, "h" * 64, version, version + 1)
+    store.commit()
+    store.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        snap = raw("sync", table="0a1b2c3d")
+        assert (snap["version"], snap["status"]) == (solo.version, "running"), snap
+        assert raw("sync", table="4e5f6a7b")["code"] == "no_table"
+        raw.close()
+    assert "table 4e5f6a7b: its stored actions do not replay" in caplog.text
+
+
 def test_finished_table_is_forgotten_after_a_while_and_read_back_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -353,7 +353,7 @@ class Search:
 def _solo_reward(state: State) -> float:
     """Basic solo: fewer tiles to reach 75 is better; estimated at a cut-off rollout."""
     p = state.seats[0]
-    if state.phase == OVER and p.score < SOLO_GOAL:
+    if state.phase == OVER and not (state.outcome and state.outcome.figures.get("won")):
         return 0.0
     missing = max(0.0, SOLO_GOAL - _equity(p, 1.0)) if state.phase != OVER else 0.0
     tiles = p.placed + missing / SOLO_POINTS_PER_TILE

@@ -16,6 +16,7 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
@@ -397,7 +398,7 @@ class State(Engine):
         "players", "mode", "seed", "tiles", "threshold", "pile", "set_aside", "offer", "storage",
         "removed", "seats", "seat", "phase", "held", "turn_seat", "intermezzo",
         "taken_in_intermezzo", "end_triggered", "last_round", "history", "origin", "tick",
-        "outcome", "mark",
+        "outcome", "mark", "old_solo_end",
     )
     players: int
     mode: str
@@ -414,7 +415,7 @@ class State(Engine):
     turn_seat: int
     intermezzo: tuple[tuple[int, ...], int] | None  # (seats in order, index of the one to move)
     taken_in_intermezzo: int
-    end_triggered: bool
+    end_triggered: bool  # basic solo too: the score reached 75 in this turn (R7)
     last_round: bool
     history: list[tuple[int, Action]]
     tick: int
@@ -423,6 +424,9 @@ class State(Engine):
     #: itself, so that no display refers back to its state and a finished game is freed at
     #: once (a cycle waits for the collector, which then walks every object of the game).
     mark: object
+    #: A record made before R7 was read "reaches 75" (see :func:`replay`): its basic solo game
+    #: ended only on 75 at a turn's end, and replays so.
+    old_solo_end: bool
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -467,6 +471,7 @@ class State(Engine):
         s.taken_in_intermezzo = 0
         s.end_triggered = False
         s.last_round = False
+        s.old_solo_end = False
         s.history = []
         s.origin = 0
         s.tick = players
@@ -492,7 +497,7 @@ class State(Engine):
         c.intermezzo, c.taken_in_intermezzo = self.intermezzo, self.taken_in_intermezzo
         c.end_triggered, c.last_round = self.end_triggered, self.last_round
         c.history, c.origin = self.history.copy(), self.origin
-        c.tick, c.outcome = self.tick, self.outcome
+        c.tick, c.outcome, c.old_solo_end = self.tick, self.outcome, self.old_solo_end
         return c
 
     def _own(self, seat: int) -> Player:
@@ -770,9 +775,11 @@ class State(Engine):
                 "type": "tile_flipped", "seat": seat, "cell": list(cell), "tile": tile,
                 "points": value, "score": p.score,
             })
-        if self.mode == "multi" and p.score >= self.threshold and not self.end_triggered:
-            self.end_triggered = True  # R6: at once, and for good, even if cacophony follows
-            if ev is not None:
+        if p.score >= self.threshold and not self.end_triggered and self.mode != "solo-advanced":
+            # R6: at once, and for good, even if cacophony follows; basic solo (R7): the game
+            # is won the moment the score reaches 75, and ends with the turn.
+            self.end_triggered = True
+            if ev is not None and self.mode == "multi":
                 ev.append({"type": "end_triggered", "seat": seat, "score": p.score})
 
     def _move(self, p: Player, points: int) -> None:
@@ -849,7 +856,7 @@ class State(Engine):
 
     def _after_solo_turn(self, p: Player, ev: list[Data] | None) -> None:
         if self.mode == "solo":
-            if p.score >= SOLO_GOAL or not self.pile:
+            if self._solo_won(p) or not self.pile:
                 self._finish(ev)
             return
         if p.placed >= BONUS_FROM_TILE and len(p.open) <= BONUS_MAX_UNFLIPPED:
@@ -860,6 +867,11 @@ class State(Engine):
             self._finish(ev)
             return
         self._set_aside_top(ev)
+
+    def _solo_won(self, p: Player) -> bool:
+        """Basic solo: the score reached 75 in this game (R7), even if this turn's cacophony
+        took it back below; an old record's game (``old_solo_end``): 75 at the turn's end."""
+        return p.score >= SOLO_GOAL if self.old_solo_end else self.end_triggered
 
     def _set_aside_top(self, ev: list[Data] | None) -> None:
         """Advanced solo: the first five 1- or 3-point tiles go aside face down, to come last."""
@@ -878,7 +890,7 @@ class State(Engine):
         self.intermezzo = None
         p = self.seats[0]
         if self.mode == "solo":
-            won = p.score >= SOLO_GOAL
+            won = self._solo_won(p)
             self.outcome = Result((p.score,), (0,), {"tiles_used": p.placed, "won": won})
         elif self.mode == "solo-advanced":
             final = p.score - p.unflipped_value() + p.bonus - CACOPHONY_POINTS * p.cacophony
@@ -993,6 +1005,7 @@ class State(Engine):
             s.taken_in_intermezzo = STORAGE_SIZE - len(s.storage)
         s.end_triggered, s.last_round = view["end_triggered"], view["last_round"]
         s.history, s.origin, s.tick, s.outcome = [], view["version"], players, None
+        s.old_solo_end = False
         s.mark = object()
         s.seats = []
         for seat, data in enumerate(view["seats"]):
@@ -1090,10 +1103,28 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         config = SAGANI.parse_config(config)
     except RuleError as e:
         raise RuleError("bad_record", f"the record's config: {e.message}") from None
-    state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
-    events = replay_actions(state, record["actions"])
+    state, events = _replayed(lambda: State.new(config["players"], config["mode"],
+                                                record.get("seed"), record["tiles"]),
+                              record["actions"])
     check_result(record, None if state.outcome is None else state.outcome.to_data())
     return state, events
+
+
+def _replayed(new: Callable[[], State], actions: Sequence[Data]) -> tuple[State, list[Data]]:
+    """``actions`` applied to the state ``new()`` makes, and their events (a record's replay,
+    a host's resumed table)."""
+    state = new()
+    try:
+        return state, replay_actions(state, actions)
+    except RuleError as e:
+        if e.code != "game_over" or state.mode != "solo":
+            raise
+    # Made before R7 was read "reaches 75": its basic solo game went on after a turn that
+    # reached 75 and ended below it (cacophony), and ended only on 75 at a turn's end. It
+    # replays by that rule, which no game of today's rule can: this one ended at that turn.
+    state = new()
+    state.old_solo_end = True
+    return state, replay_actions(state, actions)
 
 
 class Sagani(Rules, about=ABOUT):
@@ -1124,6 +1155,9 @@ class Sagani(Rules, about=ABOUT):
 
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], config["mode"], seed)
+
+    def resume(self, config: Data, seed: int, actions: Sequence[Data]) -> State:
+        return _replayed(lambda: self.new_state(config, seed), actions)[0]
 
     def replay(self, record: Data) -> tuple[State, list[Data]]:
         return replay(record)

@@ -312,7 +312,7 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
         [("class:dim", "0 "), ("", "".join(track)), ("class:dim", f" {view['threshold']}")]
     )
     flags = []
-    if view["end_triggered"]:
+    if view["end_triggered"] and view["mode"] == "multi":  # solo: the turn that ends it
         flags.append("END TRIGGERED")
     if view["last_round"]:
         flags.append("LAST ROUND")
@@ -478,16 +478,11 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     }
     lines: list[Line] = [[("class:title", "Game over")], []]
     if view["mode"] == "solo":
-        won = result.get("won")
-        lines.append(
-            [
-                (
-                    "",
-                    f"{'Goal reached' if won else 'Goal missed'}: {result['scores'][0]} "
-                    f"points with {result.get('tiles_used', '?')} tiles",
-                )
-            ]
-        )
+        won, score = result.get("won"), result["scores"][0]
+        said = f"{'Goal reached' if won else 'Goal missed'}: {score} points"
+        if won and score < view["threshold"]:  # reached in the turn, then cacophony (R7)
+            said = f"Goal reached: {view['threshold']} points, {score} after that turn's cacophony,"
+        lines.append([("", f"{said} with {result.get('tiles_used', '?')} tiles")])
         if won and result.get("tiles_used", 99) <= 25:
             lines.append([("class:title", "A magical symphony!")])
     head = " #  player      score  tiles flipped  points  cacophony  bonus  unflipped pts"

@@ -6,6 +6,7 @@ import random
 
 from rules_kit import load_record, of_type, pile, reveal, types, unflipped
 
+from sagani_net.bots import make_policy
 from sagani_net.game import without_seat
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import TILES
@@ -61,6 +62,43 @@ def test_basic_solo_ends_when_the_score_reaches_75_with_the_tile_count():
         "type": "game_over", "scores": [state.seats[0].score], "ranking": [0],
         "tiles_used": placed, "won": True,
     }
+
+
+def greedy_solo(seed: int, old_rule: bool = False) -> tuple[State, list[dict]]:
+    """A basic solo game of the greedy bot; ``old_rule``: as the engine played before R7 was
+    read "reaches 75" (the game ended only on 75 at a turn's end)."""
+    policy, rng = make_policy("greedy"), random.Random(seed)
+    state = State.new(1, "solo", seed=seed)
+    state.old_solo_end = old_rule
+    events: list[dict] = []
+    while not state.is_over():
+        events += state.apply(policy.choose(state, rng))
+    return state, events
+
+
+def test_basic_solo_is_won_the_moment_the_score_reaches_75_even_if_cacophony_follows():
+    """R7 "the game ends when the score reaches 75" (the rulebook: "as soon as you have at
+    least 75 points"): in seed 132's greedy game a flip reaches 75 and the placement's missing
+    discs then cost 2 points: the game ends with that turn, won, at 73."""
+    state, events = greedy_solo(132)
+    reached = next(n for n, e in enumerate(events)
+                   if e["type"] == "tile_flipped" and e["score"] >= 75)
+    after = events[reached:]
+    assert of_type(after, "cacophony_taken")[0]["score"] == 73
+    assert of_type(after, "tile_placed") == []  # the same turn
+    assert after[-1] == {"type": "game_over", "scores": [73], "ranking": [0],
+                         "tiles_used": 29, "won": True}
+    assert "end_triggered" not in types(events)  # a multi-player event; solo just ends
+
+
+def test_a_record_of_the_old_rule_still_replays_to_its_own_end():
+    """Before that reading, seed 132's game went on past 75-then-73 and ended later: its
+    record replays by the rule it was played by, to the result it holds."""
+    old, _ = greedy_solo(132, old_rule=True)
+    record = old.to_record()
+    assert record["result"]["tiles_used"] > 29
+    replayed = State.from_record(record)
+    assert replayed.result() == old.result() and replayed.version == old.version
 
 
 def test_basic_solo_game_is_lost_when_the_tiles_run_out():
