@@ -211,14 +211,17 @@ def decisions(record: Data) -> list[Decision]:
     state = rules.from_record({**start, "actions": []})
     found: list[Decision] = []
     turn, last = 0, None
-    for index, data in enumerate(record["actions"]):
-        seat = state.current_seat
-        assert seat is not None
+    actions = record["actions"]
+    seat = state.current_seat
+    # What the seat to move knows, taken before its action is played (positions plays it).
+    known = (state.view(seat), state.private(seat)) if seat is not None else None
+    for index, (moved, _) in enumerate(rules.positions(state, actions)):
+        assert known is not None and moved == seat
         if seat != last:
             turn, last = turn + 1, seat
-        found.append(Decision(name, index, seat, turn, state.view(seat), state.private(seat),
-                              without_seat(data)))
-        state.apply(state.parse_action(without_seat(data)))
+        found.append(Decision(name, index, seat, turn, *known, without_seat(actions[index])))
+        seat = state.current_seat
+        known = (state.view(seat), state.private(seat)) if seat is not None else None
     return found
 
 

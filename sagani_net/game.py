@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeGuard
 
@@ -317,6 +317,12 @@ class Game(Protocol):
         """A game a host stored (its config, seed and actions, each with its ``seat``) as it
         stands; raises RuleError at the first action that does not hold."""
 
+    def positions(self, state: GameState, actions: Sequence[Data]
+                  ) -> Iterator[tuple[int, list[Data]]]:
+        """A game's ``actions`` played on ``state``, its start, one at a time, by the rule
+        they were played by (:func:`positions`: the seat and events of each): a replay's
+        frames, an analysis's decisions, a table's history."""
+
     def from_record(self, record: Data) -> GameState:
         """Replay a record; raises RuleError at the first action that does not hold."""
 
@@ -381,8 +387,13 @@ class Rules:
 
     def resume(self, config: Data, seed: int, actions: Sequence[Data]) -> GameState:
         state = self.new_state(config, seed)
-        replay_actions(state, actions)
+        for _ in self.positions(state, actions):
+            pass
         return state
+
+    def positions(self, state: GameState, actions: Sequence[Data]
+                  ) -> Iterator[tuple[int, list[Data]]]:
+        return positions(state, actions)
 
     def replay(self, record: Data) -> tuple[GameState, list[Data]]:
         """Rebuild a game from its record: the state and every event, in order."""
@@ -519,18 +530,25 @@ def replay_actions(state: GameState, actions: Sequence[Any]) -> list[Data]:
     """Apply a record's actions (wire form, each with the ``seat`` that played it) to ``state``
     in order; return every event. Raises RuleError at the first action that does not hold,
     its code kept and its number named (``action 3 (...): ...``)."""
-    events: list[Data] = []
+    return [event for _, events in positions(state, actions) for event in events]
+
+
+def positions(state: GameState, actions: Sequence[Any]) -> Iterator[tuple[int, list[Data]]]:
+    """:func:`replay_actions` one action at a time: after each, ``state`` has moved on, and
+    this yields the seat that played it and its events."""
     for n, data in enumerate(actions):
         try:
             action = state.parse_action(without_seat(data))
             if state.is_over():
                 raise RuleError("game_over", "the game is over")
-            if data.get("seat", state.current_seat) != state.current_seat:
-                raise RuleError("wrong_seat", f"it is seat {state.current_seat}'s decision")
-            events.extend(state.apply(action))
+            seat = state.current_seat
+            if data.get("seat", seat) != seat:
+                raise RuleError("wrong_seat", f"it is seat {seat}'s decision")
+            events = state.apply(action)
         except RuleError as e:
             raise RuleError(e.code, f"action {n} ({data!r}): {e.message}") from None
-    return events
+        assert seat is not None
+        yield seat, events
 
 
 def recorded_outcomes(record: Data, field: str) -> tuple[Any, ...]:

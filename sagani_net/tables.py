@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.game import Game, GameState, RuleError, without_seat
+from sagani_net.game import Game, GameState, RuleError
 from sagani_net.games import get_game
 from sagani_net.limits import PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
@@ -828,9 +828,10 @@ class Tables:
     def _replay(self, table: Table) -> Iterator[tuple[GameState, int, list[dict[str, Any]]]]:
         """The table's game again from its seed, one stored action at a time: the state just
         after it (one object, played on), the seat that made it, and the game's events."""
-        state = get_game(table.game_name).new_state(table.config, table.seed)
-        for data in self.store.actions(table.id):
-            yield state, data["seat"], state.apply(state.parse_action(without_seat(data)))
+        game = get_game(table.game_name)
+        state = game.new_state(table.config, table.seed)
+        for seat, events in game.positions(state, self.store.actions(table.id)):
+            yield state, seat, events
 
     # -- helpers ----------------------------------------------------------------------------
 

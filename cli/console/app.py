@@ -49,7 +49,7 @@ from sagani_net.cli.console.model import (
     ConsoleModel,
 )
 from sagani_net.client import AsyncClient, HostError, HostTimeout
-from sagani_net.game import RuleError, without_seat
+from sagani_net.game import RuleError
 from sagani_net.games import get_game
 from sagani_net.gameui import CommandError, Key
 
@@ -79,8 +79,7 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     start = {k: v for k, v in record.items() if k not in ("actions", "result")}
     state = game.from_record({**start, "actions": []})
     frames: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(state.view(None), [])]
-    for data in record["actions"]:
-        events = state.apply(state.parse_action(without_seat(data)))
+    for _, events in game.positions(state, record["actions"]):
         frames.append((state.view(None), events))
     return frames
 

@@ -16,7 +16,7 @@ the seat to move: choose where the tile comes from (``take``, ``draw``, ``pick``
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
@@ -30,6 +30,7 @@ from sagani_net.game import (
     check_record,
     check_result,
     is_int,
+    positions,
     replay_actions,
     shuffle,
 )
@@ -1103,28 +1104,22 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         config = SAGANI.parse_config(config)
     except RuleError as e:
         raise RuleError("bad_record", f"the record's config: {e.message}") from None
-    state, events = _replayed(lambda: State.new(config["players"], config["mode"],
-                                                record.get("seed"), record["tiles"]),
-                              record["actions"])
+    state = State.new(config["players"], config["mode"], record.get("seed"), record["tiles"])
+    events = [e for _, made in SAGANI.positions(state, record["actions"]) for e in made]
     check_result(record, None if state.outcome is None else state.outcome.to_data())
     return state, events
 
 
-def _replayed(new: Callable[[], State], actions: Sequence[Data]) -> tuple[State, list[Data]]:
-    """``actions`` applied to the state ``new()`` makes, and their events (a record's replay,
-    a host's resumed table)."""
-    state = new()
+def _ends_early(state: State, actions: Sequence[Data]) -> bool:
+    """Whether today's R7 ends ``state``'s game before ``actions`` do. A basic solo game played
+    before R7 was read "reaches 75" went on after a turn that reached 75 and ended below it
+    (cacophony), and ended only on 75 at a turn's end; no game of today's rule can: it ended
+    at that turn."""
     try:
-        return state, replay_actions(state, actions)
+        replay_actions(state.clone(), actions)
     except RuleError as e:
-        if e.code != "game_over" or state.mode != "solo":
-            raise
-    # Made before R7 was read "reaches 75": its basic solo game went on after a turn that
-    # reached 75 and ended below it (cacophony), and ended only on 75 at a turn's end. It
-    # replays by that rule, which no game of today's rule can: this one ended at that turn.
-    state = new()
-    state.old_solo_end = True
-    return state, replay_actions(state, actions)
+        return e.code == "game_over"
+    return False
 
 
 class Sagani(Rules, about=ABOUT):
@@ -1156,8 +1151,12 @@ class Sagani(Rules, about=ABOUT):
     def new_state(self, config: Data, seed: int) -> State:
         return State.new(config["players"], config["mode"], seed)
 
-    def resume(self, config: Data, seed: int, actions: Sequence[Data]) -> State:
-        return _replayed(lambda: self.new_state(config, seed), actions)[0]
+    def positions(self, state: GameState, actions: Sequence[Data]
+                  ) -> Iterator[tuple[int, list[Data]]]:
+        assert isinstance(state, State)
+        if state.mode == "solo" and not state.old_solo_end and _ends_early(state, actions):
+            state.old_solo_end = True  # the rule it was played by
+        return positions(state, actions)
 
     def replay(self, record: Data) -> tuple[State, list[Data]]:
         return replay(record)

@@ -6,9 +6,11 @@ import random
 
 from rules_kit import load_record, of_type, pile, reveal, types, unflipped
 
+from sagani_net.analysis import decisions
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import replay_frames
 from sagani_net.game import without_seat
-from sagani_net.games.sagani.rules import Action, State
+from sagani_net.games.sagani.rules import SAGANI, Action, State
 from sagani_net.games.sagani.tiles import TILES
 
 #: Five three-point tiles to put on top of an advanced pile: they go aside at once.
@@ -99,6 +101,12 @@ def test_a_record_of_the_old_rule_still_replays_to_its_own_end():
     assert record["result"]["tiles_used"] > 29
     replayed = State.from_record(record)
     assert replayed.result() == old.result() and replayed.version == old.version
+    # Every program that steps through a record does so by that rule too.
+    frames = replay_frames(record)
+    assert len(frames) == old.version + 1 and frames[-1][0]["result"] == record["result"]
+    assert len(decisions(record)) == old.version
+    assert SAGANI.resume({"players": 1, "mode": "solo"}, 132, record["actions"]).result() == (
+        old.result())
 
 
 def test_basic_solo_game_is_lost_when_the_tiles_run_out():
