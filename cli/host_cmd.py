@@ -361,6 +361,8 @@ def _port(endpoint: str) -> int:
 
 
 def run_record_export(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check.writable(args.output)
     if args.host is not None:
         if args.data_dir is not None:
             raise UsageError("give --host or --data-dir, not both")
@@ -371,7 +373,7 @@ def run_record_export(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.write_text(text)
+        check.write_text(args.output, text)
     return 0
 
 

@@ -172,6 +172,17 @@ def test_an_unknown_argument_is_blamed_on_the_subcommand_it_was_given_to(
     assert (done.returncode, done.stderr) == (2, said + "\n")
 
 
+def test_record_export_checks_where_it_writes_before_it_reads(tmp_path: Path) -> None:
+    """-o into a folder that is not there: one line saying so (it was a traceback once the
+    record had been read), before the table is even looked for."""
+    out = tmp_path / "nothing" / "r.json"
+    done = subprocess.run([*RUN_SAGANI, "record", "export", "t", "--data-dir", str(tmp_path),
+                           "-o", str(out)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (
+        2, f"sagani record: cannot write {out}: no such folder\n")
+
+
 def test_a_record_that_cannot_be_written_ends_the_run_in_one_line(tmp_path: Path) -> None:
     """The records dir was fine at the start, but one record cannot be written (here a folder
     has its name; a full disk is the same): the tournament stops with one line and exit 2,
