@@ -520,9 +520,9 @@ async def save_record(client: AsyncClient, folder: Path) -> Path:
     record = await client.record(table)
     # Who played: the host's record has seats only; a replay names the players with these.
     record["names"] = [seat.get("name") or "" for seat in client.state.seats]
-    folder.mkdir(parents=True, exist_ok=True)
+    check.make_directory(folder)
     path = folder / f"{record.get('game', 'game')}-{table}.json"
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    check.write_text(path, json.dumps(record, indent=1) + "\n")
     return path
 
 
