@@ -155,7 +155,7 @@ class ConsoleModel:
             assert match is not None  # the pattern matches every one-line name
             base, number = match.groups()
             name = (base[: max(1, width - len(number))].rstrip() + number if number
-                    else name[:width])
+                    else name[:width].rstrip())  # "Alexandra 's turn" otherwise
         return name
 
     def away(self, seat: int) -> bool:

@@ -231,6 +231,8 @@ def test_a_log_line_names_a_seat_whole_where_the_boards_cut_it_to_fit() -> None:
     model.seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "house greedy 2"}]
     assert model.name(1) == "house gr 2"  # a board's or the score row's narrow column
     assert model.name(1, 8) == "house 2"  # cut at a space: one space before the number
+    model.seats[0]["name"] = "Alexandra the Great"
+    assert model.name(0) == "Alexandra"  # cut after a word: no space before "'s turn"
     missed = model.event_text({"type": "deadline_missed", "seat": 1})
     assert missed.startswith("house greedy 2 ran out of time")
 
