@@ -325,6 +325,15 @@ def writable(path: Path) -> None:
                             if not folder.is_dir() else "not allowed"))
 
 
+def need_terminal(instead: str) -> None:
+    """Raise UsageError unless standard input is a terminal, which the console reads its keys
+    from (prompt_toolkit would end in a traceback); ``instead`` names the way to do without
+    one."""
+    if not sys.stdin.isatty():
+        raise UsageError(f"the console needs a terminal, and standard input is not one "
+                         f"({instead})")
+
+
 def write_text(path: Path, text: str) -> None:
     """``path.write_text(text)``; a failure (a full disk, a folder gone) is a UsageError."""
     try:

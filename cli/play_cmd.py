@@ -328,6 +328,8 @@ def run_play(args: argparse.Namespace) -> int:
     with lock:
         host = _start_host(data_dir, args.port)
         try:
+            if not args.autoplay:
+                check.need_terminal("sagani play --autoplay KIND plays a game without one")
             saved = _saved_game(data_dir, host)
             resume = saved is not None and _want_resume(args, saved)
             if saved is not None and not resume:
@@ -574,6 +576,8 @@ def run_join(args: argparse.Namespace) -> int:
         address = found[choice].endpoint
     print(f"asking {check.shown_address(address)} ...", flush=True)
     reached = check.reach_host(address)
+    # Before a table is made or a seat taken for a console that cannot start.
+    check.need_terminal("sagani bot plays at a host without one")
     moved = "" if reached == address else f"host moved to {check.shown_address(reached)}"
     return asyncio.run(_join(args, reached, config, moved))
 
@@ -927,4 +931,5 @@ def run_replay(args: argparse.Namespace) -> int:
         width, height = shutil.get_terminal_size((120, 40))
         print(final_text(model, width, height), end="")
         return 0
+    check.need_terminal("sagani replay --print shows the end of the game without one")
     return asyncio.run(run_console(Console(model, replay=steps)))

@@ -21,6 +21,18 @@ from test_net_support import RUN_SAGANI
 RUN_TIMEOUT_S = 60
 
 
+@contextlib.contextmanager
+def a_terminal() -> Iterator[int]:
+    """A pseudo-terminal's side for a command's standard input: a console command (play, join,
+    replay) starts only on a terminal, and one run for its words alone needs one too."""
+    terminal, keyboard = pty.openpty()
+    try:
+        yield keyboard
+    finally:
+        os.close(terminal)
+        os.close(keyboard)
+
+
 def sagani(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*RUN_SAGANI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False

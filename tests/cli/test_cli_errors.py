@@ -172,6 +172,30 @@ def test_an_unknown_argument_is_blamed_on_the_subcommand_it_was_given_to(
     assert (done.returncode, done.stderr) == (2, said + "\n")
 
 
+@pytest.mark.parametrize(("argv", "instead"), [
+    (["play", "--data-dir", "{tmp}/p"], "sagani play --autoplay KIND plays a game without one"),
+    (["join", "{host}"], "sagani bot plays at a host without one"),
+    (["replay", "{record}"], "sagani replay --print shows the end of the game without one"),
+])
+def test_a_console_command_without_a_terminal_says_so_in_one_line(
+        argv: list[str], instead: str, host: Host, tmp_path: Path) -> None:
+    """Standard input not a terminal (a pipe, /dev/null): the console cannot read keys; it
+    was a traceback from prompt_toolkit (after a table was made, for play and join)."""
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps(State.new(2, seed=1).to_record()))
+    fill = {"tmp": str(tmp_path), "host": host.endpoint.removeprefix("tcp://"),
+            "record": str(record)}
+    done = subprocess.run([*RUN_SAGANI, *(a.format(**fill) for a in argv)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (2, f"sagani {argv[0]}: the console needs a "
+                                              f"terminal, and standard input is not one "
+                                              f"({instead})\n")
+    assert "Traceback" not in done.stdout
+    if argv[0] == "join":
+        assert host.tables == {}  # no table made for a console that could not start
+
+
 def test_record_export_checks_where_it_writes_before_it_reads(tmp_path: Path) -> None:
     """-o into a folder that is not there: one line saying so (it was a traceback once the
     record had been read), before the table is even looked for."""

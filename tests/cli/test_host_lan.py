@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_kit import a_terminal
 from test_net_support import ROOT, RUN_SAGANI, until
 
 from sagani_net.cli.args import PROBE_ENV
@@ -79,10 +80,11 @@ def test_join_lan_finds_a_host_advertised_on_the_lan(tmp_path):
             assert found and found[1].startswith(f"tcp://{HOST_IP}:")
             # After the standby code's lines (sagani host prints it when it serves).
             assert any("advertised on the LAN" in line for line in host.stdout)
-            done = subprocess.run(
-                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
-                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
-            )
+            with a_terminal() as keyboard:
+                done = subprocess.run(
+                    [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"], stdin=keyboard,
+                    capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+                )
         finally:
             host.terminate()
             host.wait()
@@ -168,10 +170,11 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
                 return came.returncode == 0
 
             until(player_came)
-            done = subprocess.run(
-                [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"],
-                capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
-            )
+            with a_terminal() as keyboard:
+                done = subprocess.run(
+                    [*inside, *RUN_SAGANI, "join", "--lan", "--spectate"], stdin=keyboard,
+                    capture_output=True, text=True, timeout=60, cwd=ROOT, env=env,
+                )
         finally:
             for proc in (active, standby):
                 proc.terminate()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from cli_kit import a_terminal
 
 import sagani_net
 from sagani_net.games import about, game_names, get_game
@@ -116,8 +117,11 @@ def test_sagani_play_draws_its_first_screen_before_importing_what_can_wait(
 ) -> None:
     seen = tmp_path / "modules.json"
     # The probe's own imports (the console, prompt_toolkit) are ones `sagani play` makes too.
-    done = subprocess.run([sys.executable, "-c", PLAY_PROBE, str(seen), str(tmp_path / "play")],
-                          capture_output=True, text=True, timeout=WAIT_S)
+    # Its keys come from a pipe; its standard input is a terminal, as `sagani play` needs.
+    with a_terminal() as keyboard:
+        done = subprocess.run([sys.executable, "-c", PLAY_PROBE, str(seen),
+                               str(tmp_path / "play")], stdin=keyboard, capture_output=True,
+                              text=True, timeout=WAIT_S)
     assert seen.exists(), done.stderr
     modules = json.loads(seen.read_text())
     # It did get to the screen: the host, the console and Sagani's part of it are there.
