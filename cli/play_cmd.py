@@ -725,7 +725,7 @@ async def _standby_beside(
 
 def run_tables(args: argparse.Namespace) -> int:
     address = check.reach_host(args.address or host_address(None))
-    print(table_lines(asyncio.run(_list_tables(address))), end="")
+    print(table_lines(asyncio.run(_list_tables(address)), check.terminal_columns()), end="")
     return 0
 
 
@@ -738,18 +738,25 @@ async def _list_tables(address: str) -> list[dict[str, Any]]:
         client.close()
 
 
-def table_lines(tables: list[dict[str, Any]]) -> str:
-    """The lobby as text: one line per table, its game first."""
+def table_lines(tables: list[dict[str, Any]], width: int = 80) -> str:
+    """The lobby as text: a table a line, its game first; seats that go past ``width`` go on
+    under the first (a seat is never cut in two)."""
     if not tables:
         return "no tables yet: sagani join creates one\n"
     lines = []
     for t in tables:
-        seats = ", ".join(
-            f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}" + _notes(s)
-            for i, s in enumerate(t.get("seats", []))
-        )
+        seats = [f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
+                 + _notes(s) for i, s in enumerate(t.get("seats", []))]
         # Names may come from an older host, or one of its stores, that let anything through.
-        lines.append(printable(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8} {seats}"))
+        line = printable(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8}")
+        indent = len(line)
+        for n, seat in enumerate(seats):
+            seat = printable(seat) + ("," if n < len(seats) - 1 else "")
+            if n and len(line) + 1 + len(seat) > width:
+                lines.append(line)
+                line = " " * indent
+            line += " " + seat
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cli_kit import Terminal
 
+from sagani_net.cli.play_cmd import table_lines
 from sagani_net.host import Host
 
 
@@ -62,3 +63,20 @@ def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(
             if console.proc.poll() is None:
                 console.proc.kill()
                 console.proc.wait()
+
+
+def test_the_lobby_wraps_a_tables_seats_under_the_first_at_the_terminals_width() -> None:
+    """A seat past the width goes on the next line, under the first seat, whole; short rows
+    stay one line."""
+    long = "Bartholomew the Exceedingly Long-Named"
+    tables = [{"table": "c12bc3f6", "game": "sugi", "status": "open",
+               "seats": [{"name": long, "taken": True}, {"taken": False, "kind": "bot"},
+                         {"taken": False}, {"taken": False}, {"taken": False}]},
+              {"table": "657ff791", "game": "sagani", "status": "running",
+               "seats": [{"name": "ann", "taken": True}, {"name": "bo", "taken": True}]}]
+    lines = table_lines(tables, 80).splitlines()
+    assert lines == [
+        f"c12bc3f6  sugi     open     1:{long},",
+        "                            2:free (bot), 3:free, 4:free, 5:free",
+        "657ff791  sagani   running  1:ann, 2:bo",
+    ]
