@@ -84,7 +84,8 @@ class Effort:
 @dataclass(frozen=True)
 class Decision:
     """One decision of a record, as its seat saw it: ``index`` is the record's action number,
-    ``turn`` the game's turn (a run of one seat's decisions, from 1)."""
+    ``turn`` the game's turn (from 1: a run of one seat's decisions, or as its bots module's
+    ``TURN_KEY`` tells turns apart)."""
 
     game: str
     index: int
@@ -211,16 +212,20 @@ def decisions(record: Data) -> list[Decision]:
     state = rules.from_record({**start, "actions": []})
     found: list[Decision] = []
     turn, last = 0, None
+    # A game's own (its bots module's TURN_KEY) where a seat's run of decisions is not one
+    # turn: a solo game's, Sagrada's last seat, who plays twice in a row.
+    turn_key = getattr(game_bots(name), "TURN_KEY", None) or (lambda s: s.current_seat)
     actions = record["actions"]
     seat = state.current_seat
     # What the seat to move knows, taken before its action is played (positions plays it).
     known = (state.view(seat), state.private(seat)) if seat is not None else None
+    key = turn_key(state)
     for index, (moved, _) in enumerate(rules.positions(state, actions)):
         assert known is not None and moved == seat
-        if seat != last:
-            turn, last = turn + 1, seat
+        if key != last:
+            turn, last = turn + 1, key
         found.append(Decision(name, index, seat, turn, *known, without_seat(actions[index])))
-        seat = state.current_seat
+        seat, key = state.current_seat, turn_key(state)
         known = (state.view(seat), state.private(seat)) if seat is not None else None
     return found
 

@@ -162,6 +162,24 @@ def test_a_decision_that_throws_away_a_lot_is_marked_and_greedy_there_is_not(
     assert greedy.loss < worse.loss, greedy
 
 
+@pytest.mark.parametrize(("game", "players", "turns"), [
+    # A turn ends with its placement (after a take, a draw, a pick or a reveal), or a pass.
+    ("sagani", 1, lambda record: sum(a["type"] in ("place", "pass") for a in record["actions"])),
+    ("sagani", 3, lambda record: sum(a["type"] in ("place", "pass") for a in record["actions"])),
+    ("sagrada", 3, lambda record: 3 + 10 * 6),  # a pattern each, then 2 turns a seat a round
+    ("sagrada", 1, lambda record: 1 + 10 * 2),
+])
+def test_a_decisions_turn_counts_the_games_turns_even_when_one_seat_plays_on(
+        game: str, players: int, turns: Callable[[Data], int]) -> None:
+    """A solo player's every decision is theirs, and Sagrada's last seat plays twice in a row
+    (the snake): each of those turns counts, where a run of one seat's decisions made one."""
+    record = play_local(GameSpec(0, game, get_game(game).parse_config({"players": players}), 5,
+                                 ("greedy",) * players)).record
+    found = decisions(record)
+    assert found[-1].turn == turns(record)
+    assert [d.turn for d in found] == sorted(d.turn for d in found)
+
+
 # 60 iterations a decision for Sagani and Sagrada: on these records the gap is wide at 60
 # (Sagani seed 3, the first 30 decisions: greedy 0 marked, mean loss 0.009; random 7, 0.042) and
 # no wider at 150 (1 against 6); the budget makes the analysis the same on every run. Sugi's

@@ -19,6 +19,7 @@ This module imports Sagani's rules only.
 from __future__ import annotations
 
 import random
+from collections.abc import Hashable
 
 from sagani_net.game import logistic
 from sagani_net.games.sagani.rules import (
@@ -46,6 +47,13 @@ OPEN_CREDIT = (1.0, 0.5, 0.25, 0.1, 0.05)
 #: Result figures the tables of solo games show over the games that reached the goal, by
 #: column title (fewer is better).
 SOLO_FIGURES = {"tiles_used": "tiles"}
+
+
+def TURN_KEY(state: State) -> Hashable:  # noqa: N802 (a hook the analysis looks up by name)
+    """Whose turn, and which of theirs: a turn (a take or reveal, then its placement) ends
+    with its seat's count of turns, so that a solo game's turns count, each its own."""
+    seat = state.current_seat
+    return None if seat is None else (seat, state.seats[seat].turns)
 
 #: One searched decision: the choice (None when the tile is already held) and the placement
 #: (None: placed by the rollout policy, for a draw from the pile or a pass).

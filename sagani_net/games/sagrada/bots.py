@@ -52,6 +52,13 @@ from sagani_net.games.sagrada.rules import (
     State,
 )
 
+
+def TURN_KEY(state: State) -> Hashable:  # noqa: N802 (a hook the analysis looks up by name)
+    """Whose turn, and which: the round and the place in its order, so that the last seat's
+    two turns in a row (the snake) and a solo player's turns count each as its own."""
+    return (state.phase, state.round, state.turn, state.current_seat)
+
+
 #: Share of the turns left that a seat fills, on average, once cells get scarce.
 FILL_RATE = 1.0
 #: Weight of the private colour's pips still to come, and how much more often than by chance
