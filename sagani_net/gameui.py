@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+from wcwidth import wcwidth
+
 from sagani_net.game import Data, Game, GameState, RuleError
 
 #: Longest name in a sentence (a log line, "... wins."), which has the screen's width and
@@ -164,7 +166,7 @@ class GameUI(Generic[StateT]):
         lines: list[Line] = [[("class:title", "Game over")], []]
         for rank, seat in enumerate(result.get("ranking", [])):
             score = result["scores"][seat]
-            lines.append([("", f" {rank + 1}  {self.model.name(seat):<10.10}  {score:>5}")])
+            lines.append([("", f" {rank + 1}  {pad(self.model.name(seat), 10)}  {score:>5}")])
         return box(lines, width, height)
 
     def turn_note(self) -> str:
@@ -239,15 +241,42 @@ class GameUI(Generic[StateT]):
         """Your turn ended (or the game started): what changes from here is new."""
 
 
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: a player's name in Chinese or Japanese takes two a
+    character (wcwidth, as prompt_toolkit lays it out)."""
+    if text.isascii():
+        return len(text)
+    return sum(max(0, wcwidth(ch)) for ch in text)
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns (:func:`columns`), a wide character whole."""
+    if text.isascii():
+        return text[:width]
+    used = 0
+    for n, ch in enumerate(text):
+        used += max(0, wcwidth(ch))
+        if used > width:
+            return text[:n]
+    return text
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` cut or padded to exactly ``width`` columns: a name in a table's column."""
+    text = cut(text, width)
+    return text + " " * (width - columns(text))
+
+
 def fit(line: Line, width: int) -> Line:
-    """Cut or pad a line to exactly ``width`` characters."""
+    """Cut or pad a line to exactly ``width`` columns."""
     out: Line = []
     left = width
     for style, text in line:
         if left <= 0:
             break
-        out.append((style, text[:left]))
-        left -= len(text[:left])
+        piece = cut(text, left)
+        out.append((style, piece))
+        left -= columns(piece)
     if left > 0:
         out.append(("", " " * left))
     return out

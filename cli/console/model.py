@@ -13,7 +13,7 @@ from typing import Any
 
 from sagani_net.game import Data
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
-from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI
+from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI, columns, cut
 from sagani_net.protocol.messages import printable
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
@@ -149,13 +149,13 @@ class ConsoleModel:
             # Escaped: a record or an older host may hold a name that would paint the screen.
             name = printable(self.seats[seat].get("name") or "")
         name = name or f"seat {seat + 1}"
-        if len(name) > width:
+        if columns(name) > width:  # in columns: a Chinese or Japanese name takes two a letter
             # Cut, but keep the number the host adds to tell like names apart ("greedy 2").
             match = NUMBERED.fullmatch(name)
             assert match is not None  # the pattern matches every one-line name
             base, number = match.groups()
-            name = (base[: max(1, width - len(number))].rstrip() + number if number
-                    else name[:width].rstrip())  # "Alexandra 's turn" otherwise
+            name = (cut(base, max(1, width - len(number))).rstrip() + number if number
+                    else cut(name, width).rstrip())  # "Alexandra 's turn" otherwise
         return name
 
     def away(self, seat: int) -> bool:

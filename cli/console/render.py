@@ -12,7 +12,7 @@ import textwrap
 from prompt_toolkit.styles import Style
 
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
-from sagani_net.gameui import Line, box, fit, line_text, merge
+from sagani_net.gameui import Line, box, columns, fit, line_text, merge
 
 BASE_STYLE = {
     "status": "reverse",
@@ -55,7 +55,7 @@ def status_line(model: ConsoleModel, width: int) -> Line:
     conn_style = (
         "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
     )
-    used = len(line_text(parts))
+    used = columns(line_text(parts))
     if used + len(right) > width and not model.replay_step:  # the glyph alone says it
         right = f" {_CONN_GLYPH.get(model.connection, '?')} "
     pad = max(0, width - used - len(right))

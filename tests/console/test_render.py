@@ -20,7 +20,7 @@ from sagani_net.cli.console.render import help_pages, screen, screen_text
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows
-from sagani_net.gameui import line_text
+from sagani_net.gameui import columns, line_text
 
 
 def tile_text(rows: list) -> str:
@@ -168,6 +168,34 @@ def test_screen_is_exactly_the_terminal_size(moves: int, size: tuple[int, int]) 
     lines = screen(model, width, height - 1)
     assert len(lines) == height - 1
     assert all(len(line_text(line)) == width for line in lines)
+
+
+@pytest.mark.parametrize("moves", [20, 10_000])
+def test_a_name_in_wide_characters_keeps_every_line_to_the_terminals_columns(
+        moves: int) -> None:
+    """A Chinese or Japanese character takes two columns: a name of ten of them was cut to ten
+    characters, twenty columns, and pushed the score row's supply, the status line's "online"
+    and the final table's figures off the screen."""
+    state = played(moves, players=3)
+    model = model_for(state)
+    wide = "漢字漢字漢字漢字漢字漢字"
+    model.seats[0]["name"] = wide
+    for seat in model.seats[1:]:
+        seat["name"] = "ann"
+    lines = [line_text(line) for line in screen(model, 80, 23)]
+    assert all(columns(line) == 80 for line in lines), lines
+    assert columns(model.name(0)) <= 10 and wide.startswith(model.name(0))
+    assert lines[0].rstrip().endswith("● online")
+    if not state.is_over():
+        panel = [line.split("│")[-1] for line in lines if "│" in line]
+        row = next(p for p in panel if p.startswith((" 1 ", "▶1 ")))
+        assert f"●{state.seats[0].supply}" in row  # the supply, after the score
+    else:  # the final table: each row's score in the same column
+        scores = state.result().scores
+        rows = {seat: next(line for line in lines if line.startswith(f" {rank + 1}  "))
+                for rank, seat in enumerate(state.result().ranking)}
+        at = {columns(row[: row.index(f" {scores[seat]}  ")]) for seat, row in rows.items()}
+        assert len(at) == 1, rows
 
 
 def test_help_pages_are_made_from_the_key_bindings_and_fit_80_by_24() -> None:

@@ -37,7 +37,7 @@ from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
-from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest
+from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest, pad
 
 Cell = tuple[int, int]
 Fragment = tuple[str, str]
@@ -294,7 +294,7 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
         before = ui.scores_mark[seat] if seat < len(ui.scores_mark) else s["score"]
         score_style = style + (" class:new" if s["score"] != before else "")
         line: Line = [
-            (style, f"{mark}{seat + 1} {model.name(seat, 9):<9} "),
+            (style, f"{mark}{seat + 1} {pad(model.name(seat, 9), 9)} "),
             (score_style, f"{s['score']:>3}"),
             (style, f"{stack:1} ●{s['supply']:<2}"),
         ]
@@ -494,7 +494,7 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
         lost = f"(-{2 * b['cacophony']})" if b["cacophony"] else ""
         cacophony = f"{b['cacophony']:>4} {lost:<5}"
         row = (
-            f" {rank + 1}  {model.name(seat):<10.10}  {score:>5}  {b['tiles']:>5}"
+            f" {rank + 1}  {pad(model.name(seat), 10)}  {score:>5}  {b['tiles']:>5}"
             f" {b['flipped']:>7}  {b['flipped_points']:>6}  {cacophony}"
             f"  {b['bonus']:>5}  {b['unflipped_points']:>9}"
         )

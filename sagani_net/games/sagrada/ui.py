@@ -55,7 +55,18 @@ from sagani_net.games.sagrada.rules import (
     State,
     pattern_set,
 )
-from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+    pad,
+)
 
 STYLES = {
     "die.r": "bg:#af0000 fg:#ffffff bold",
@@ -1133,7 +1144,7 @@ def scores_lines(ui: SagradaUI, width: int) -> list[Line]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
         tokens = "" if solo else f" {data['tokens']:>2}"
-        lines.append([(style, f"{mark}{seat + 1} {model.name(seat, 8):<8} {dice:>4}{tokens} "
+        lines.append([(style, f"{mark}{seat + 1} {pad(model.name(seat, 8), 8)} {dice:>4}{tokens} "
                               f"{view['scores'][seat]:>4}")])
     if solo:
         target = sum(int(d[1]) for dice in view["track"] for d in dice)
@@ -1339,12 +1350,12 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         style = "class:you" if seat == model.you else ""
         sheet = sheets[seat] if seat < len(sheets) else None
         if sheet is None:
-            text = f" {rank + 1}  {model.name(seat):<10.10}  {result['scores'][seat]:>5}"
+            text = f" {rank + 1}  {pad(model.name(seat), 10)}  {result['scores'][seat]:>5}"
         else:
             parts = " ".join(f"{p:>{OBJECTIVE_W}}" for p in sheet["objectives"])
             penalty = 3 if solo else 1
             tokens = "" if solo else f" {sheet['tokens']:>6}"
-            text = (f" {rank + 1}  {model.name(seat):<10.10}  {parts}  {sheet['private']:>7}"
+            text = (f" {rank + 1}  {pad(model.name(seat), 10)}  {parts}  {sheet['private']:>7}"
                     f"{tokens}  {-penalty * sheet['empty']:>5}  {sheet['total']:>5}")
         lines.append([(style, text)])
     if "privates" in view:

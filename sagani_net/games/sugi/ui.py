@@ -48,7 +48,18 @@ from sagani_net.games.sugi.rules import (
     State,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
-from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, line_text, merge, nearest
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+    pad,
+)
 
 Fragment = tuple[str, str]
 
@@ -1007,7 +1018,7 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
     families = result.get("families", [])
     for rank, seat in enumerate(result.get("ranking", [])):
         style = "class:you" if seat == model.you else ""
-        line: Line = [(style, f" {rank + 1}  {model.name(seat):<10.10}  "
+        line: Line = [(style, f" {rank + 1}  {pad(model.name(seat), 10)}  "
                               f"{result['scores'][seat]:>5}  ")]
         if seat < len(families):
             for colour, points in COMPONENTS.edition.families[families[seat]].points:
