@@ -20,6 +20,7 @@ every drawing function returns exactly the lines and widths it was asked for (:f
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -244,8 +245,12 @@ class GameUI(Generic[StateT]):
 def columns(text: str) -> int:
     """The terminal columns ``text`` takes: a player's name in Chinese or Japanese takes two a
     character (wcwidth, as prompt_toolkit lays it out)."""
-    if text.isascii():
-        return len(text)
+    return len(text) if text.isascii() else _columns(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _columns(text: str) -> int:
+    # Cached: a screen's fragments (its frames, arrows and discs) are the same at every draw.
     return sum(max(0, wcwidth(ch)) for ch in text)
 
 
@@ -253,6 +258,8 @@ def cut(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` columns (:func:`columns`), a wide character whole."""
     if text.isascii():
         return text[:width]
+    if _columns(text) <= width:
+        return text
     used = 0
     for n, ch in enumerate(text):
         used += max(0, wcwidth(ch))
