@@ -19,6 +19,7 @@ from cli_kit import a_terminal
 from test_net_support import ROOT, RUN_SAGANI, until
 
 from sagani_net.cli.args import PROBE_ENV
+from sagani_net.standby import PEER_FILE
 
 #: TEST-NET-2 (RFC 5737): never a real LAN.
 HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
@@ -154,9 +155,12 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
             standby.stdin.close()
             endpoint = re.search(r"requests (\S+)", standby.stdout.readline())[1]
             assert standby.stdout.readline().startswith("sagani host: standby of ")
-            # It follows (the active host says so in its log) before the active host goes.
+            # It follows (the active host says so in its log) before the active host goes, and
+            # heard its answer (it notes whom it follows): a standby that never heard its active
+            # host does not count it lost, and the kill could come between the two.
             until(lambda: any(said in (tmp_path / "a.log").read_text()
                               for said in ("follows from entry", "gets a snapshot")))
+            until(lambda: (tmp_path / "b" / PEER_FILE).exists())
             active.kill()
             active.wait()
 
