@@ -106,6 +106,9 @@ ACK_WAIT_HEARTBEATS = 1.0
 #: a host that lost its role start as a second active one.
 PROBE_MIN_S = 2.0
 NOT_ACTIVE = "this host is the standby; the active host is alive"
+#: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
+NOT_HEARD = ("this host is the standby and has not heard its active host yet; it serves only "
+             "after following it")
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
@@ -701,7 +704,7 @@ class Standby:
         self.active_requests: str | None = None
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
         self.sock.connect(active)
-        host.refusing = ("not_active", NOT_ACTIVE, {})
+        host.refusing = ("not_active", NOT_HEARD, {})
         #: Unheard, passive, lost, active or stopped (:data:`TRANSITIONS`); moved only by the
         #: thread that runs :meth:`serve`.
         self.role = Machine(Role.UNHEARD)
@@ -802,6 +805,7 @@ class Standby:
             # Started again plainly, this host asks that one first (elect): serving at once, it
             # would serve the copy it holds beside the active host.
             (self.host.store.data_dir / PEER_FILE).write_text(f"{self.active}\n")
+            self.host.refusing = ("not_active", NOT_ACTIVE, {})
         self.heard_s = time.monotonic()
         self.role.apply(Event.HEARD)
         kind = message.get("type")

@@ -11,7 +11,15 @@ import pytest
 from test_net_support import Raw, until
 from test_standby import HEARTBEAT_S, active_host, standby_host
 
-from sagani_net.standby import TRANSITIONS, Event, Machine, Role, new_key
+from sagani_net.standby import (
+    NOT_ACTIVE,
+    NOT_HEARD,
+    TRANSITIONS,
+    Event,
+    Machine,
+    Role,
+    new_key,
+)
 
 
 def moves(event: Event) -> dict[Role, Role]:
@@ -76,4 +84,24 @@ def test_a_standby_is_unheard_then_passive_then_lost_then_active(tmp_path: Path)
             assert raw("hello")["type"] == "welcome"  # the client that makes it active
             assert pair.role.state is Role.ACTIVE and pair.took_over.is_set()
             assert pair.host.heartbeat_s == HEARTBEAT_S
+            raw.close()
+
+
+def test_a_standby_that_never_heard_its_active_host_says_so_when_it_refuses(
+        tmp_path: Path) -> None:
+    """Its active host may be down or its code wrong: "the active host is alive" would be a
+    claim it cannot make. Once it hears the active host, the refusal says it is alive."""
+    with active_host(tmp_path / "a") as host:
+        assert host.link is not None
+        key = new_key(tmp_path / "a")
+        with standby_host(tmp_path / "b", key, "tcp://127.0.0.1:1") as lonely:
+            raw = Raw(lonely.host.endpoint)
+            refused = raw("hello")
+            assert (refused["code"], refused["message"]) == ("not_active", NOT_HEARD)
+            assert lonely.role.state is Role.UNHEARD
+            raw.close()
+        with standby_host(tmp_path / "c", key, host.link.endpoint) as pair:
+            until(lambda: pair.role.state is Role.PASSIVE)
+            raw = Raw(pair.host.endpoint)
+            assert raw("hello")["message"] == NOT_ACTIVE
             raw.close()
