@@ -44,6 +44,7 @@ from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, without_seat
 from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
+from sagani_net.gameui import columns
 from sagani_net.host import Host
 from sagani_net.private_files import write_private
 from sagani_net.protocol import DEFAULT_PORT
@@ -752,7 +753,7 @@ def table_lines(tables: list[dict[str, Any]], width: int = 80) -> str:
         indent = len(line)
         for n, seat in enumerate(seats):
             seat = printable(seat) + ("," if n < len(seats) - 1 else "")
-            if n and len(line) + 1 + len(seat) > width:
+            if n and columns(line) + 1 + columns(seat) > width:  # a wide name: two a letter
                 lines.append(line)
                 line = " " * indent
             line += " " + seat

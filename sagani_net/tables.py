@@ -1011,7 +1011,9 @@ class Tables:
             session.replies.popitem(last=False)
 
     def _table_from_row(self, row: TableRow, game: Game) -> Table:
-        state = game.new_state(row.config, row.seed)
+        """The table ``row`` holds, its game at its stored actions (a new table has none);
+        raises RuleError if this host's rules refuse one of them."""
+        state = game.resume(row.config, row.seed, row.actions)
         seats = game.seats(row.config)
         table = Table(row.id, row.game, row.config, row.seed, row.bots, state, row.status,
                       row.seq, row.created_s, [None] * seats, deadline_s=row.deadline_s,
@@ -1031,17 +1033,14 @@ class Tables:
     def _restore(self) -> None:
         """Bring back every unfinished table from the store, at its version and sequence."""
         for row in self.store.unfinished():
-            game = get_game(row.game)
-            table = self._table_from_row(row, game)
             try:
-                table.state = game.resume(row.config, row.seed, row.actions)
+                table = self._table_from_row(row, get_game(row.game))
             except RuleError as exc:
                 # Not this host's rules any more (an engine changed under a stored game): the
                 # others still come back; this one stays in the store as it was.
                 log.error("table %s: its stored actions do not replay (%s); it is not resumed",
                           row.id, exc.message)
                 continue
-            table.privates = _privates(table.state, len(table.holders))
             self._add_sessions(table, row.sessions)
             self.tables[row.id] = table
             # A pending bot decision's clock starts again from the restart: the bot may not
