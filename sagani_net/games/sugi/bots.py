@@ -87,7 +87,12 @@ _STEPS_IN = tuple(
 )
 
 
-def steps_left(state: State) -> list[int]:
+#: steps_left's counts by board, and how many boards it keeps (a few hundred KB at most).
+_COUNTED: dict[tuple[int, ...], tuple[int, ...]] = {}
+_COUNTED_MAX = 2048
+
+
+def steps_left(state: State) -> tuple[int, ...]:
     """Per space, the fewest steps from it to the Temple, a side known to be blocked costing
     TURN_STEPS more and the ghost's space GHOST_STEPS more (a face-down tile counts as open).
     A samurai's progress is the Temple's column less this: on an open board, its column; a
@@ -98,11 +103,17 @@ def steps_left(state: State) -> list[int]:
     turns and the ghost's move that would open it, so opening it shows a gain one move ahead.
     (Counted as no way at all, a wall made every move look alike to the bots, who then played
     blind arrows until the round-60 net: issue 19.)"""
+    # The count reads only the sides known to be shut and the ghost, which most moves leave as
+    # they were: a search evaluates the same board again and again, so the counts are kept.
+    ghost = state.ghost
+    shut = [~sides if up else 0 for sides, up in zip(state.sides, state.revealed, strict=True)]
+    key = (ghost, *shut)
+    known = _COUNTED.get(key)
+    if known is not None:
+        return known
     left = [_FAR] * SPACES
     for t in TEMPLE_SPACES:
         left[t] = 0
-    ghost = state.ghost
-    shut = [~sides if up else 0 for sides, up in zip(state.sides, state.revealed, strict=True)]
     # Shortest ways back from the Temple, a space looked at again whenever it is reached more
     # cheaply (few are: the costs are small and most ways run straight north).
     queue = list(TEMPLE_SPACES)
@@ -118,7 +129,10 @@ def steps_left(state: State) -> list[int]:
             if cost < left[at]:
                 left[at] = cost
                 queue.append(at)
-    return left
+    if len(_COUNTED) >= _COUNTED_MAX:
+        _COUNTED.clear()
+    counted = _COUNTED[key] = tuple(left)
+    return counted
 
 
 def distinct_actions(state: State) -> list[Action]:
