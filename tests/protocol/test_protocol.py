@@ -257,6 +257,12 @@ def _variants(data: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
+#: The pages checked against observed(): a game's tests run on one xdist worker, so that its
+#: games are played once (Sugi's take about 4 s).
+OBSERVED_PAGES = [pytest.param(name, marks=pytest.mark.xdist_group(f"observed-{name}"))
+                  for name in PAGES]
+
+
 @functools.cache
 def observed(name: str) -> Observed:
     """Two random games of every config; at every fourth position a few actions that were
@@ -292,7 +298,7 @@ def observed(name: str) -> Observed:
     return seen
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", OBSERVED_PAGES)
 def test_every_action_type_the_engine_offers_is_on_the_page_and_the_pages_text_forms_parse(
     name: str,
 ) -> None:
@@ -309,7 +315,7 @@ def test_every_action_type_the_engine_offers_is_on_the_page_and_the_pages_text_f
             assert game.parse_text(game.action_text(data)) == data, (name, text)
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", OBSERVED_PAGES)
 def test_every_event_the_engine_produces_is_on_the_page_with_its_fields(name: str) -> None:
     documented = documented_events(name)
     for kind, fields in observed(name).events.items():
@@ -321,14 +327,14 @@ def test_every_event_the_engine_produces_is_on_the_page_with_its_fields(name: st
         assert f'"{kind}"' in source, f"{name}: the page's event {kind} is not in its code"
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", OBSERVED_PAGES)
 def test_every_rule_code_the_engine_refuses_with_is_on_the_page(name: str) -> None:
     seen = observed(name).rules
     assert len(seen) >= 3, (name, seen)  # the refusals were really tried
     assert seen <= documented_rule_codes(name), (name, seen - documented_rule_codes(name))
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", OBSERVED_PAGES)
 def test_the_page_names_every_key_of_the_view_private_data_static_data_and_record(
     name: str,
 ) -> None:
