@@ -645,9 +645,9 @@ class ActiveLink:
 
     def _send_entries(self) -> None:
         while entries := self.store.entries(self._sent, BATCH_ENTRIES):
+            self._sent = entries[-1][0]  # before it goes (see _send_snapshot)
             self._send({"type": "entries", "entries": [entry[:3] for entry in entries],
                         "head": entries[-1][3], **self._about()})
-            self._sent = entries[-1][0]
 
     def _send_snapshot(self) -> None:
         """Every row, in pieces the standby applies in one transaction (it keeps its old store
@@ -663,11 +663,14 @@ class ActiveLink:
                 size = 0
             pieces[-1].append(row)
             size += sum(len(value) for value in row[1] if isinstance(value, str))
+        # Counted as sent before it goes: a thread that reads in_sync (a test's standby by
+        # hand) could otherwise get its snapshot, ack it, and find the link in step with a
+        # standby that has confirmed nothing, before this host has even read the ack.
+        self._sent, self._acked = cursor, 0
         for part, rows in enumerate(pieces):
             self._send({"type": "snapshot", "part": part, "rows": rows,
                         "done": part == len(pieces) - 1, "cursor": cursor, "head": head,
                         **self._about()})
-        self._sent, self._acked = cursor, 0
 
     def _about(self) -> dict[str, Any]:
         """What the standby keeps of this host beside the journal: the heartbeat (it must lose

@@ -556,6 +556,44 @@ def test_a_batch_sent_in_two_parts_is_waited_for_whole(
             raw.close()
 
 
+def test_the_link_is_out_of_step_from_each_send_until_its_ack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A snapshot or entries count as sent before they go: a thread that reads ``in_sync`` (a
+    standby by hand, as above) never finds the link in step with a standby that has not
+    confirmed what it was just sent. (The snapshot was counted after it went: a standby by hand
+    could get it, ack it and see the link in step before the host had read the ack, and then
+    the host called its next batch one not to wait for.)"""
+    with active_host(tmp_path / "a", heartbeat_s=PATIENT_HEARTBEAT_S) as host:
+        link = host.link
+        assert link is not None
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, players=2)
+        body = raw.frame("act", **act_fields(raw, table, tokens, random.Random(3)))
+        seen: list[tuple[str, bool]] = []
+        send = link._send
+
+        def watched(message: dict) -> None:
+            send(message)
+            if message["type"] in ("snapshot", "entries"):
+                seen.append((message["type"], link.in_sync))  # as it went
+
+        monkeypatch.setattr(link, "_send", watched)
+        peer = HandStandby(host, new_key(tmp_path / "a"))
+        raw.sock.send(body)
+        while not raw.sock.poll(0, zmq.POLLIN):  # every part acked as it comes, then the reply
+            if peer.sock.poll(50, zmq.POLLIN):
+                message = msgpack.unpackb(peer.sock.recv())
+                if message["type"] == "entries":
+                    peer.ack(message["entries"][-1][0], message["head"])
+        assert decode_message(raw.sock.recv())["type"] == "accepted"
+        assert [kind for kind, _ in seen][:2] == ["snapshot", "entries"], seen
+        assert not any(in_sync for _, in_sync in seen), seen
+        assert "did not confirm entry" not in caplog.text  # the act was waited for, and had it
+        peer.close()
+        raw.close()
+
+
 class HandStandby:
     """A standby by hand: a DEALER with the key that follows from nothing, acks the snapshot
     it gets, and acks entries only as a test says."""
