@@ -20,7 +20,9 @@ acknowledgement before it broadcasts or replies (:meth:`ActiveLink.wait`): what 
 heard of is on both disks. A batch the active host then fails to commit is undone on the
 standby by a snapshot. A standby that does not acknowledge within
 :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and says so) until the
-standby has caught up again.
+standby has caught up again. A standby that has just followed is waited for at the next batch
+all the same, though it may still be writing its snapshot (bounded the same way): clients are
+told of it from its follow on, and would go to it.
 
 **Roles.** Where each host stands is one :class:`Role` of a :class:`Machine`, moved only by
 the :data:`TRANSITIONS` table (the Guide's Binary Star keeps its states so): a starting host
@@ -493,6 +495,9 @@ class ActiveLink:
         #: go before the commit).
         self._waiting = False
         self._held_since: int | None = None
+        #: A standby followed since the last batch: the next batch is waited for though the
+        #: standby is still catching up (it is named to clients from its follow on).
+        self._new_follower = False
         #: Whether a batch was sent and is not yet committed or rolled back (its first send
         #: decides whether it is waited for).
         self._batch = False
@@ -547,8 +552,10 @@ class ActiveLink:
         """Send the batch's entries written since the last send, not yet committed: the
         standby writes them while this host goes on. :meth:`wait` then waits for its word; a
         batch this host fails to commit is undone on the standby too (:meth:`rolled_back`)."""
-        if not self._batch:  # the batch's first send: a standby catching up is not waited for
-            self._waiting, self._batch = self.in_sync, True
+        if not self._batch:  # the batch's first send: a standby catching up is not waited for,
+            # unless it has just followed: the acts it is told of first are on its disk too
+            self._waiting, self._batch = self.in_sync or self._new_follower, True
+            self._new_follower = False
         if self._held_since is None:
             self._send_new()
 
@@ -630,6 +637,7 @@ class ActiveLink:
         except zmq.ZMQError:
             address = "127.0.0.1"
         self._follower, self.standby = sender, f"tcp://{address}:{port}"
+        self._new_follower = True
         self._peer_file.write_text(f"tcp://{address}:{link_port}\n")
         self._heard_s = time.monotonic()
         self.store.journalling = True  # from the next write on, until the standby is lost
