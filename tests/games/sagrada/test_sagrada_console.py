@@ -300,34 +300,43 @@ def test_a_moving_tool_costs_nothing_until_its_move_is_chosen_and_esc_keeps_the_
     to move (Enter lifts again), Esc again drops the tool unpaid; then the whole use goes."""
 
     async def play(model: ConsoleModel, keys: Keys, state: Callable[[], State]) -> None:
+        # What the console held, should a wait run out (this test failed once in a loaded
+        # full suite, 2026-12-06 23:08, and not in 25 runs alone beside two busy loops).
+        def said() -> str:
+            return (f"step {model.ui.step()}, lifted {model.ui.lifted}, cursor "
+                    f"{model.ui.cursor}, plan {model.ui.plan}, message {model.message!r}, "
+                    f"log {model.log[-4:]}")
+
         await placed_first(model, keys)
         version, tokens = state().version, list(state().tokens)
         await keys.send("b")
-        await until_async(lambda: model.ui.step() == "move" and model.ui.cursor is not None)
+        await until_async(lambda: model.ui.step() == "move" and model.ui.cursor is not None,
+                          said=said)
         assert "paying" not in "\n".join(model.log) and state().version == version
         assert "nothing sent or paid until its last step" in screen_text(model, 80, 24)
         source = model.ui.cursor
         await keys.send(ENTER)
-        await until_async(lambda: model.ui.lifted == source)
+        await until_async(lambda: model.ui.lifted == source, said=said)
         await keys.send(ESC)
-        await until_async(lambda: model.ui.lifted is None)
+        await until_async(lambda: model.ui.lifted is None, said=said)
         assert model.ui.cursor in model.ui.targets() and "▸" in screen_text(model, 80, 24)
         await keys.send(ENTER)  # Enter lifts again at once: the cursor is where it is drawn
-        await until_async(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None)
+        await until_async(lambda: model.ui.lifted == model.ui.cursor or model.ui.lifted is not None,
+                          said=said)
         await keys.send(ESC)
-        await until_async(lambda: model.ui.lifted is None)
+        await until_async(lambda: model.ui.lifted is None, said=said)
         await keys.send(ESC)  # the tool itself is taken back, unpaid
-        await until_async(lambda: model.ui.step() is None and not model.ui.plan)
-        assert state().version == version and state().tokens == tokens
-        assert not any("Eglomise Brush" in line for line in model.log)
+        await until_async(lambda: model.ui.step() is None and not model.ui.plan, said=said)
+        assert state().version == version and state().tokens == tokens, said()
+        assert not any("Eglomise Brush" in line for line in model.log), said()
         await keys.send("b")
-        await until_async(lambda: model.ui.step() == "move")
+        await until_async(lambda: model.ui.step() == "move", said=said)
         await keys.send(ENTER)
-        await until_async(lambda: model.ui.lifted is not None)
+        await until_async(lambda: model.ui.lifted is not None, said=said)
         await keys.send(ENTER)
-        await until_async(lambda: any(" moves " in line for line in model.log))
-        assert state().tokens[0] == tokens[0] - 1
-        assert sum("uses Eglomise Brush" in line for line in model.log) == 1
+        await until_async(lambda: any(" moves " in line for line in model.log), said=said)
+        assert state().tokens[0] == tokens[0] - 1, said()
+        assert sum("uses Eglomise Brush" in line for line in model.log) == 1, said()
 
     at_table(host, PLIERS_SEED, play)
 
