@@ -32,7 +32,7 @@ from test_net_support import (
 
 from sagani_net.bots.runner import BotRunner
 from sagani_net.client import Client
-from sagani_net.host import REPLY_CACHE_SIZE, Host
+from sagani_net.host import REPLY_CACHE_SIZE, Host, Limits
 from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.store import SessionRow, Store, TableRow
 
@@ -235,6 +235,10 @@ def dealer(endpoint: str) -> zmq.Socket:
     return sock
 
 
+# No rate limit: the 400 retries go out at once, and each answer carries a snapshot, whose
+# bytes and host time the limit charges; on a slow machine the last ones were refused
+# `rate_limited` (2026-12-06, in a fresh clone's CI). Rate limits have their own tests.
+@pytest.mark.host(limits=Limits(rate_per_s=1e9, rate_burst=10**9))
 def test_old_retries_are_answered_without_replaying_the_game(
     host: Host, monkeypatch: pytest.MonkeyPatch
 ) -> None:
