@@ -315,12 +315,15 @@ def test_determinized_samples_agree_with_what_the_seat_knows(name: str, config: 
             assert sample.current_seat == state.current_seat
             if seat == state.current_seat:
                 assert legal_data(sample) == legal_data(state)
-            # A sample is a whole state: it can be played on to the end.
+            # A sample is a whole state: it can be played on to the end, every action checked
+            # by apply (drawn by the game's random mover, tests/games/test_random_mover.py:
+            # listing every legal action at each of a Sugi game's decisions took most of
+            # this test's time).
             playout = sample.clone()
             for _ in range(MAX_DECISIONS):
                 if playout.is_over():
                     break
-                playout.apply(rng.choice(playout.legal_actions()))
+                playout.apply(playout.random_action(rng))
             assert playout.is_over()
 
 
