@@ -407,10 +407,10 @@ def json_file(text: str) -> Any:
 #: line of help. ``sagani --help`` lists them from here without importing the modules (the
 #: console, the host, zmq: most of a second), and a command builds only its own module's parsers.
 COMMANDS = {
-    "play": ("sagani_net.cli.play_cmd", "play on this machine against bots (no setup)"),
-    "join": ("sagani_net.cli.play_cmd", "join a host by address (or find one with --lan)"),
-    "tables": ("sagani_net.cli.play_cmd", "list a host's tables: game, status, seats"),
-    "replay": ("sagani_net.cli.play_cmd", "step through a game record in the console"),
+    "play": ("sagani_net.cli.play_args", "play on this machine against bots (no setup)"),
+    "join": ("sagani_net.cli.play_args", "join a host by address (or find one with --lan)"),
+    "tables": ("sagani_net.cli.play_args", "list a host's tables: game, status, seats"),
+    "replay": ("sagani_net.cli.play_args", "step through a game record in the console"),
     "host": ("sagani_net.cli.host_cmd", "run a headless host node"),
     "record": ("sagani_net.cli.host_cmd", "game records kept by a host"),
     "bot": ("sagani_net.cli.bot_cmd", "play a table as a bot client"),

@@ -2,7 +2,8 @@
 
 ``play`` starts everything on this machine (a host on 127.0.0.1 with free ports and its own data
 dir, bots in the free seats) and ends it all when you quit; ``join`` connects to a host
-somewhere else; ``replay`` steps through a game record.
+somewhere else; ``replay`` steps through a game record. What each takes is
+:mod:`sagani_net.cli.play_args`, read before this module is imported.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import argparse
 import asyncio
 import contextlib
 import fcntl
-import getpass
 import hashlib
 import json
 import logging
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import platformdirs
 import zmq
 
 from sagani_net.cli import args as check
@@ -35,19 +34,18 @@ from sagani_net.cli.console.app import Console, Replay, replay_frames, run_conso
 from sagani_net.cli.console.model import LOCAL, ConsoleModel
 from sagani_net.cli.console.render import final_text
 from sagani_net.cli.game_options import (
-    add_file_arguments,
     checked_config,
     given_files,
     given_options,
 )
+from sagani_net.cli.play_args import MCTS_THINK_S, user_dir
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, without_seat
-from sagani_net.games import DEFAULT_GAME, PACKAGES, get_game
+from sagani_net.games import DEFAULT_GAME, get_game
 from sagani_net.gameui import columns
 from sagani_net.host import Host
 from sagani_net.private_files import write_private
-from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.messages import printable
 from sagani_net.store import DB_NAME, Store
 
@@ -62,154 +60,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sagani_net.cli.play")
 
-BOT_KINDS = ("greedy", "random", "mcts")
 SESSION_FILE = "play.json"
 LOCK_FILE = "play.lock"
 JOIN_FILE = "join.json"
-#: The time a bot in ``sagani play`` thinks per move with mcts.
-MCTS_THINK_S = 1.0
-
-
-def _user_name() -> str:
-    try:
-        return getpass.getuser()[:16] or "you"
-    except Exception:  # no user name in this environment: any name will do
-        return "you"
-
-
-def user_dir() -> Path:
-    return Path(platformdirs.user_data_dir("sagani"))
-
-
-def add_parsers(sub: Any) -> None:
-    """Add ``play``, ``join`` and ``replay`` to the ``sagani`` command."""
-    p = check.command_parser(
-        sub, "play",
-        description="Start a host on 127.0.0.1, bots in the free seats, and you "
-        "in the console. Quitting keeps the game; starting again "
-        "offers to resume it.",
-    )
-    p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
-                   help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
-    p.add_argument("--players", type=check.players, default=2,
-                   help="how many play (default 2; 1: a game's solo, where it has one)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="another table option of the game (repeat for more), e.g. "
-                   "difficulty=5 for Sagrada's solo")
-    add_file_arguments(p)
-    p.add_argument("--solo", action="store_true",
-                   help="the solo game (Sagani: the basic one, reach 75)")
-    p.add_argument("--solo-advanced", action="store_true", help="Sagani's advanced solo game")
-    p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
-    p.add_argument(
-        "--bots",
-        type=check.names_in(lambda: list(BOT_KINDS), "bot kinds"),
-        default=["greedy"],
-        metavar="KIND[,KIND...]",
-        help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})",
-    )
-    p.add_argument(
-        "--open",
-        type=check.seat,
-        action="append",
-        default=[],
-        metavar="SEAT",
-        help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
-    )
-    p.add_argument("--seed", type=check.seed, default=None, help="shuffle seed (default: random)")
-    p.add_argument(
-        "--think",
-        type=check.think_s,
-        default=MCTS_THINK_S,
-        metavar="S",
-        help=f"seconds an mcts bot thinks per move (default {MCTS_THINK_S:g})",
-    )
-    p.add_argument("--name", type=check.name, default=_user_name(),
-                   help="your name at the table")
-    p.add_argument("--port", type=check.port, default=0,
-                   help="request port (default: a free one)")
-    p.add_argument(
-        "--data-dir",
-        type=check.directory,
-        default=None,
-        help=f"where games are kept (default {user_dir() / 'play'})",
-    )
-    resume = p.add_mutually_exclusive_group()
-    resume.add_argument("--resume", action="store_true", help="resume the unfinished game")
-    resume.add_argument("--new", action="store_true",
-                        help="start a new game; an unfinished one is set aside")
-    p.add_argument(
-        "--autoplay",
-        choices=BOT_KINDS,
-        default=None,
-        help="no console: a bot plays your seat and the result is printed (scripts)",
-    )
-    p.set_defaults(func=run_play)
-
-    j = check.command_parser(sub, "join",
-                             description="Take a seat (or watch) at a table of a host elsewhere; "
-                             "with no table to join, create one.")
-    j.add_argument(
-        "address",
-        nargs="?",
-        type=check.host,
-        default=None,
-        help=f"host[:port], tcp://host:port or a join code (default 127.0.0.1:{DEFAULT_PORT})",
-    )
-    j.add_argument("--spectate", action="store_true", help="watch instead of playing")
-    j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
-    j.add_argument("--table", type=check.table_id, default=None,
-                   help="table id (default: one with a free seat)")
-    j.add_argument("--game", type=check.game_name, default=None,
-                   help="join a table of this game; create one of it if none has a free seat "
-                   f"(default: any game; creates {DEFAULT_GAME})")
-    j.add_argument(
-        "--players",
-        type=check.players,
-        default=2,
-        help="players of the table created when none has a free seat",
-    )
-    j.add_argument(
-        "--bots",
-        type=check.int_in(0, 16, "a bot count"),
-        default=0,
-        help="seats kept for bots on a table this creates (`sagani bot` fills them)",
-    )
-    j.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
-                   help="a turn timer for the players of a table this creates: past it the "
-                   "host plays the game's default move for the seat (default: none, or the "
-                   "host's --turn-timer)")
-    add_file_arguments(j)
-    j.add_argument("--name", type=check.name, default=None, help="your name at the table")
-    j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
-                   help="also keep a standby host on this machine, so that the game goes on "
-                   "here if the host goes away; CODE is the standby code the host printed "
-                   "(it names the host too; - reads it from standard input)")
-    j.set_defaults(func=run_join)
-
-    t = check.command_parser(sub, "tables",
-                             description="The lobby of a host: every table with its game, status "
-                             "and who sits where (seats from 1), to pick one for sagani join "
-                             "--table.")
-    t.add_argument("address", nargs="?", type=check.host, default=None,
-                   help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
-    t.set_defaults(func=run_tables)
-
-    r = check.command_parser(sub, "replay",
-                             description="Step through a game record (from `sagani play`, "
-                             "`sagani record export`, selfplay or a tournament) in the console; "
-                             "the record names its game.")
-    r.add_argument("record", type=Path, metavar="RECORD", help="a JSON game record")
-    r.add_argument("--print", action="store_true",
-                   help="print the last position and the ranking at the terminal's width, "
-                   "and exit")
-    r.add_argument("--analysis", type=Path, default=None, metavar="FILE",
-                   help="show beside each move the verdict of `sagani analyze RECORD --json "
-                   "FILE` (c: the costliest decisions); without it, a analyses on demand")
-    r.add_argument("--analyze", action="store_true",
-                   help="analyse the game first (as `sagani analyze` does, progress on "
-                   "stderr), then show the verdicts")
-    r.set_defaults(func=run_replay)
 
 
 # -- bots inside `sagani play` ----------------------------------------------------------------

@@ -173,6 +173,33 @@ def test_sagani_help_and_version_do_not_read_the_installed_metadata(flag: str) -
     assert version.returncode == 0 and version.stdout == f"sagani {sagani_net.__version__}\n"
 
 
+#: What `sagani play` and its kin import to run, not to read their command line.
+NOT_TO_READ_A_COMMAND_LINE = ("sagani_net.cli.play_cmd", "prompt_toolkit", "zmq", "asyncio",
+                              "sagani_net.host", "sqlite3")
+
+
+#: Command lines read and answered without running anything, and their exit codes.
+READ_ONLY = [(["play", "--help"], 0), (["join", "--help"], 0), (["tables", "--help"], 0),
+             (["replay", "--help"], 0), (["play", "--seed", "-1"], 2),
+             (["play", "--bots", "foo"], 2)]
+
+
+@pytest.mark.parametrize(("argv", "code"), READ_ONLY, ids=[" ".join(a) for a, _ in READ_ONLY])
+def test_the_console_commands_read_their_command_line_before_importing_what_they_run(
+        argv: list[str], code: int) -> None:
+    """A mistake or ``--help`` of ``sagani play`` is answered at once: its console, host and
+    zmq (a quarter of a second) are imported only when the command runs."""
+    probe = ("import sys, atexit\nfrom sagani_net.cli.main import main\n"
+             "atexit.register(lambda: print('LOADED', [m for m in sys.argv[1:] "
+             "if m in sys.modules], file=sys.stderr))\n"
+             f"sys.exit(main({argv!r}))")
+    done = subprocess.run([sys.executable, "-c", probe, *NOT_TO_READ_A_COMMAND_LINE],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == code, done.stderr
+    assert done.stderr.splitlines()[-1] == "LOADED []", done.stderr
+    assert ("usage: sagani " in done.stdout) if code == 0 else done.stderr.startswith("sagani")
+
+
 def test_each_game_says_of_itself_what_its_rules_play() -> None:
     """The welcome and the command line read a game's ``about``; its engine plays the same."""
     for name in game_names():
