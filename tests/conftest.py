@@ -3,6 +3,7 @@ the test game with private data (``toy_game``, a whole game package) in the regi
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from collections.abc import Iterator
@@ -65,3 +66,10 @@ def toy_registered(monkeypatch: pytest.MonkeyPatch) -> str:
     """Hands (tests/toy_game/) served as the game "toy" for the test; its name."""
     monkeypatch.setitem(games.PACKAGES, TOY, TOY_PACKAGE)
     return TOY
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting loaded (every module, test and fixture: about 100,000 objects a worker)
+    lives until the end: frozen, the cycle collector's full collections (130-170 a run) no
+    longer walk it. They took 24.5-26.0 s of the suite's CPU, and 15.4-15.9 s since."""
+    gc.freeze()
