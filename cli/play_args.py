@@ -1,7 +1,7 @@
 """What ``sagani play``, ``join``, ``tables`` and ``replay`` take: their parsers, read before
-anything they run is imported, so that a mistake or ``--help`` is answered at once (the console,
-the host and zmq cost ``sagani play`` a quarter of a second before its first screen, and a
-mistyped option nothing). What they run is :mod:`sagani_net.cli.play_cmd`.
+anything they run is imported, so that a mistake or ``--help`` is answered at once. (The
+console, the host and zmq take ``sagani play`` a quarter of a second to import; a mistyped
+option needs none of them.) What they run is :mod:`sagani_net.cli.play_cmd`.
 """
 
 from __future__ import annotations
