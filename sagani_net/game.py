@@ -179,6 +179,10 @@ class GameState(Protocol):
         one that concerns a secret names it without revealing it (``"drew a card"``).
         """
 
+    def push(self, action: Any) -> None:
+        """Play ``action``, one of ``legal_actions()``, without checking it again or making
+        events: what a bot plays on its own copies (one ply, a search, a rollout)."""
+
     def view(self, seat: int | None = None, shared: bool = False) -> Data:
         """What everyone may see (None: a spectator), with ``"you": seat`` for a seat. Never
         holds a secret: the host broadcasts ``view(None)`` on PUB.

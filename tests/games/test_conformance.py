@@ -223,6 +223,21 @@ def test_a_clone_is_independent(name: str, config: Data) -> None:
 
 
 @cases
+def test_push_plays_a_legal_action_as_apply_does(name: str, config: Data) -> None:
+    # The greedy bot and the searches play their copies with push (unchecked, no events): a
+    # state it left otherwise than apply would make them judge a game that is not the one played.
+    seats = get_game(name).seats(config)
+    for state in positions(name, config):
+        legal = state.legal_actions()
+        for action in legal[:: max(1, len(legal) // 8)]:
+            checked, pushed = state.clone(), state.clone()
+            checked.apply(action)
+            pushed.push(action)
+            assert snapshot(pushed, seats) == snapshot(checked, seats), action
+            assert pushed.to_record() == checked.to_record()
+
+
+@cases
 def test_an_illegal_action_raises_and_changes_nothing(name: str, config: Data) -> None:
     seats = get_game(name).seats(config)
     every_action = {frozen(d): d for p in games(name, config) for d in p.actions}
