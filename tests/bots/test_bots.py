@@ -164,6 +164,28 @@ def test_the_generic_greedy_step_scores_every_legal_action_by_the_games_evaluati
     assert all(v <= value for v, _ in values)
 
 
+def test_sagani_placement_values_are_what_the_rules_preview_finds_in_every_rotation() -> None:
+    # placement_values works out what a tile covers and flips once a cell, for its four
+    # rotations: each value must still be the one the rules' own preview of that placement gives.
+    checked = 0
+    for seed in range(4):
+        state = State.new(3, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over():
+            if state.held is not None:
+                player = state.seats[state.seat]
+                for cell in list(player.frontier) or [(0, 0)]:
+                    values = sagani_bots.placement_values(player, state.held, cell)
+                    for rot in range(4):
+                        p = player.evaluate(state.held, cell, rot)
+                        want = (p.points - 2 * p.cacophony + 0.15 * p.discs_freed
+                                + 0.6 * len(p.covers) + 0.5 * len(p.covered) - 0.45 * len(p.open))
+                        assert values[rot] == pytest.approx(want), (seed, state.version, cell, rot)
+                        checked += 1
+            state.apply(state.random_action(rng))
+    assert checked > 1000
+
+
 def test_the_generic_search_plays_a_game_without_search_hooks_of_its_own() -> None:
     # PlainSearch: single legal actions as moves, random rollouts scored by evaluate.
     plain = functools.partial(PlainSearch, sagani_bots.evaluate)

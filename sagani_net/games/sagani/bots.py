@@ -6,10 +6,10 @@
 - :func:`evaluate`: a seat's equity (score plus what its unflipped tiles are already worth).
 - :func:`action_values`: the greedy policy's one-ply values. A Sagani turn is two decisions (the
   tile, then its placement), so a take is worth the best placement of the tile it takes, and a
-  placement is worth what it scores, frees and sets up (:func:`placement_value`); a draw from the
+  placement is worth what it scores, frees and sets up (:func:`placement_values`); a draw from the
   pile is worth the mean of a few unseen tiles that fit the pile's public back.
 - :class:`Search`: the search's moves. A turn is searched as one macro-action, the tile choice
-  and its placement together, with placements pruned to the best few by :func:`placement_value`;
+  and its placement together, with placements pruned to the best few by :func:`placement_values`;
   a draw from the pile is searched as "draw, then place greedily", because the drawn tile is
   unknown when the choice is made. Rollouts are a few greedy turns, scored by :func:`evaluate`.
 
@@ -24,6 +24,7 @@ from collections.abc import Hashable
 from sagani_net.game import logistic
 from sagani_net.games.sagani.rules import (
     ARROW_COUNT,
+    CELLS,
     CHOOSE,
     OVER,
     PLACE,
@@ -32,6 +33,7 @@ from sagani_net.games.sagani.rules import (
     Action,
     Player,
     State,
+    cell_info,
 )
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
 
@@ -63,34 +65,40 @@ Macro = tuple[Action | None, Action | None]
 # -- placements -------------------------------------------------------------------------------
 
 
-def placement_value(player: Player, tile: int, cell: tuple[int, int], rot: int,
-                    costs: bool = True) -> float:
-    """The immediate worth of ``tile`` placed at ``cell`` turned ``rot``: points and cacophony
-    first, then what it sets up. Freed discs avoid cacophony later; covered arrows are
-    progress; open arrows are debts.
+def placement_values(player: Player, tile: int, cell: tuple[int, int], costs: bool = True
+                     ) -> list[float]:
+    """The immediate worth of ``tile`` placed at ``cell`` in each of its four rotations (by
+    rotation index): points and cacophony first, then what it sets up. Freed discs avoid
+    cacophony later; covered arrows are progress; open arrows are debts.
 
-    What :meth:`Player.evaluate` would find, from :meth:`Player.assess` without building the
-    :class:`Placement` (the search's rollouts weigh every placement of every turn: this is most
-    of an analysis's time)."""
-    covers, flips, freed, covered, still_open = player.assess(tile, cell, rot)
+    What :meth:`Player.evaluate` would find, from :meth:`Player.seen_by` and
+    :meth:`Player.own_arrows` without building the :class:`Placement` (the search's rollouts
+    weigh every placement of every turn: this is most of an analysis's time). What the tile
+    covers and flips is the same in every rotation, so it is worked out once a cell."""
+    info = CELLS.get(cell) or cell_info(cell)
+    covers, flips, freed = player.seen_by(tile, cell, info)
     # Points and cacophony as Player.evaluate counts them, written out here: a shared helper
     # made every call 10-20% slower (measured), and this is the rollouts' innermost call.
     tiles = player.tiles
     points = sum([VALUE[tiles[c][0]] for c in flips])
-    if not still_open:
-        points += VALUE[tile]
-    value = points - (2 * max(ARROW_COUNT[tile] - player.supply - freed, 0) if costs else 0)
-    return (
-        value + 0.15 * freed + 0.6 * len(covers) + 0.5 * len(covered)
-        - 0.45 * len(still_open)
-    )
+    cost = 2 * max(ARROW_COUNT[tile] - player.supply - freed, 0) if costs else 0
+    # Each term as the sum has always been made, left to right: the same floats, so that ties
+    # between placements break as they did.
+    freeing, covering = 0.15 * freed, 0.6 * len(covers)
+    own = player.own_arrows
+    values = []
+    for rot in range(4):
+        covered, still_open = own(tile, cell, rot, info)
+        value = (points if still_open else points + VALUE[tile]) - cost
+        values.append(value + freeing + covering + 0.5 * len(covered) - 0.45 * len(still_open))
+    return values
 
 
 def ranked_placements(
     player: Player, tile: int, costs: bool, keep: int | None = None
 ) -> list[tuple[float, Action]]:
     """The ``keep`` best placements (all by default) of ``tile`` in ``player``'s display, best
-    first by :func:`placement_value`; ties keep the frontier's order."""
+    first by :func:`placement_values`; ties keep the frontier's order."""
     tiles = player.tiles
     scored = []
     for cell in list(player.frontier) or [(0, 0)]:
@@ -99,14 +107,14 @@ def ranked_placements(
         snug = 0.05 * sum(
             (x + dx, y + dy) in tiles for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))
         )
-        for rot in range(4):
-            scored.append((placement_value(player, tile, cell, rot, costs) + snug, cell, rot))
+        for rot, value in enumerate(placement_values(player, tile, cell, costs)):
+            scored.append((value + snug, cell, rot))
     scored.sort(key=lambda v: -v[0])
     return [(value, Action.place(cell, ROTATIONS[rot])) for value, cell, rot in scored[:keep]]
 
 
 def best_placement(state: State, tile: int) -> tuple[float, Action]:
-    """The best placement of ``tile`` for the seat to move, by :func:`placement_value`."""
+    """The best placement of ``tile`` for the seat to move, by :func:`placement_values`."""
     costs = state.mode != "solo-advanced"
     return ranked_placements(state.seats[state.seat], tile, costs, keep=1)[0]
 

@@ -213,7 +213,9 @@ CellInfo = tuple[tuple[tuple[int, int], ...], tuple[Lines, ...]]
 CELLS: dict[tuple[int, int], CellInfo] = {}
 
 
-def _cell(cell: tuple[int, int]) -> CellInfo:
+def cell_info(cell: tuple[int, int]) -> CellInfo:
+    """``cell``'s entry of :data:`CELLS`, made and kept there (callers look in CELLS first:
+    a cell seen before then costs no call)."""
     x, y = cell
     neighbours = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
     lines = tuple(
@@ -288,7 +290,7 @@ class Player:
         self.placed += 1
         frontier = self.frontier
         frontier.pop(cell, None)
-        neighbours, lines = info or CELLS.get(cell) or _cell(cell)
+        neighbours, lines = info or CELLS.get(cell) or cell_info(cell)
         for n in neighbours:
             if n not in tiles:
                 frontier[n] = None
@@ -305,7 +307,7 @@ class Player:
     def wait_for(self, cell: tuple[int, int], tile: int, rot: int, open_: tuple[int, ...]) -> None:
         """Note the tile's open arrows (directions ``open_``), so that a later tile on their
         lines covers them."""
-        lines = (CELLS.get(cell) or _cell(cell))[1]
+        lines = (CELLS.get(cell) or cell_info(cell))[1]
         self.watch_open(cell, [(*lines[want][kind], d)
                                for d, kind, want in ARROW_LINES[tile * 4 + rot] if d in open_])
 
@@ -345,12 +347,17 @@ class Player:
         list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int, list[int],
         list[tuple[int, int, int]],
     ]:
-        """What :meth:`evaluate` finds, as the turn itself uses it: the arrows in the display
-        the tile covers ``(cell, direction)``, the cells of the tiles that then complete, the
-        discs they free, the tile's own arrows covered at once (directions) and those left open
-        (line key, position, direction: what :meth:`watch_open` takes). ``info``: as
-        :meth:`lay` takes it."""
-        lines = (info or CELLS.get(cell) or _cell(cell))[1]
+        """What :meth:`evaluate` finds: :meth:`seen_by` and :meth:`own_arrows` together.
+        ``info``: as :meth:`lay` takes it."""
+        info = info or CELLS.get(cell) or cell_info(cell)
+        return (*self.seen_by(tile, cell, info), *self.own_arrows(tile, cell, rot, info))
+
+    def seen_by(self, tile: int, cell: tuple[int, int], info: CellInfo | None = None
+                ) -> tuple[list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int]:
+        """R2 step 3 for ``tile`` at ``cell``, whatever its rotation (a target is its element
+        on its lines): the arrows in the display it covers ``(cell, direction)``, the cells of
+        the tiles that then complete, and the discs they free."""
+        lines = (info or CELLS.get(cell) or cell_info(cell))[1]
         covers = []
         flips: tuple[tuple[int, int], ...] = ()
         freed = 0
@@ -371,6 +378,14 @@ class Player:
                 tiles = self.tiles
                 for c in flips:
                     freed += ARROW_COUNT[tiles[c][0]]
+        return covers, flips, freed
+
+    def own_arrows(self, tile: int, cell: tuple[int, int], rot: int,
+                   info: CellInfo | None = None) -> tuple[list[int], list[tuple[int, int, int]]]:
+        """R2 step 5 for ``tile`` at ``cell`` turned ``rot``: its own arrows covered at once
+        (directions) and those left open (line key, position, direction: what
+        :meth:`watch_open` takes)."""
+        lines = (info or CELLS.get(cell) or cell_info(cell))[1]
         ends = self.ends
         covered = []
         still_open = []
@@ -381,7 +396,7 @@ class Player:
                 covered.append(d)
             else:
                 still_open.append((key, pos, d))
-        return covers, flips, freed, covered, still_open
+        return covered, still_open
 
 
 def shuffled_tiles(seed: int) -> list[int]:
@@ -698,8 +713,9 @@ class State(Engine):
             p = self._own(seat)
         tile, cell, rot = self.held, action.cell, ROT_INDEX[action.rotation]
         assert tile is not None and cell is not None
-        info = CELLS.get(cell) or _cell(cell)
-        covers, flips, _, covered, still_open = p.assess(tile, cell, rot, info)
+        info = CELLS.get(cell) or cell_info(cell)
+        covers, flips, _ = p.seen_by(tile, cell, info)
+        covered, still_open = p.own_arrows(tile, cell, rot, info)
         x, y = cell
         # R2 step 2: the tile lies in the display and becomes a target on its four lines.
         p.lay(cell, tile, rot, info)
