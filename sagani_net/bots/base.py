@@ -5,6 +5,9 @@ A game's ``bots.py`` (see :mod:`sagani_net.games`) may define, all optional but 
 
 - ``evaluate(state, seat) -> float``: how good ``state`` is for ``seat`` (higher is better);
   the generic greedy policy and the generic search's rollouts score with it.
+- ``evaluate_spent(state, seat) -> float``: ``evaluate`` of a copy the caller made for it and
+  will not use again (a game whose evaluation would otherwise copy the state may change it);
+  the greedy policy's one-ply look uses it.
 - ``action_values(state, rng) -> [(value, action), ...]``: the one-ply values of the legal
   actions, for a game whose single decision says little on its own (a Sagani take is worth
   the placement it allows); the greedy policy uses them instead of ``evaluate``.

@@ -31,8 +31,10 @@ class GreedyPolicy:
     name = "greedy"
 
     def __init__(self, game: str = DEFAULT_GAME) -> None:
-        self._evaluate = evaluation(game)
-        self._action_values = getattr(game_bots(game), "action_values", None)
+        bots = game_bots(game)
+        # Each action is judged on a copy made for it alone: the game may spend it.
+        self._evaluate = getattr(bots, "evaluate_spent", None) or evaluation(game)
+        self._action_values = getattr(bots, "action_values", None)
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
         if self._action_values is not None:

@@ -54,7 +54,15 @@ def weights(state: State, seat: int) -> list[float]:
 def evaluate(state: State, seat: int) -> float:
     """How good ``state`` is for ``seat``: larger is better."""
     if state.phase != OVER and state.timeline:
-        state = state.clone()
+        state = state.clone()  # resolved below, as the timeline will stand
+    return evaluate_spent(state, seat)
+
+
+def evaluate_spent(state: State, seat: int) -> float:
+    """:func:`evaluate` of a copy the caller has made for it and will not use again: a
+    timeline still to come is resolved in it, where :func:`evaluate` resolves a copy (the
+    one-ply looks of the search and its rollouts judge a fresh copy after every move)."""
+    if state.phase != OVER and state.timeline:
         state._resolve(None)
     w = weights(state, seat)
     value = 0.0
@@ -157,7 +165,7 @@ def best_actions(state: State, keep: int) -> list[Action]:
     for i, action in enumerate(legal):
         after = state.clone()
         after.push(action)
-        scored.append((-evaluate(after, seat), i, action))
+        scored.append((-evaluate_spent(after, seat), i, action))
     scored.sort()
     return [action for _, _, action in scored[:keep]]
 
@@ -300,7 +308,7 @@ def placement(state: State, rng: random.Random) -> Action:
             action = Action.timeline(card, turn)
             after = state.clone()
             after.push(action)
-            value = evaluate(after, seat) + rng.random() * 1e-3
+            value = evaluate_spent(after, seat) + rng.random() * 1e-3
             if value > best_value:
                 best, best_value = action, value
     assert best is not None

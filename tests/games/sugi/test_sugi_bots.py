@@ -95,6 +95,10 @@ def test_the_evaluation_counts_the_timeline_as_if_resolved_now():
         position(families=[0, 9], samurai={"yellow": "b1"}), MINE
     )
     assert len(planned.timeline) == 1  # the evaluation resolved a copy
+    # The search's own copies are judged without a second one: resolved where they are.
+    spent = planned.clone()
+    assert bots.evaluate_spent(spent, MINE) == bots.evaluate(planned, MINE)
+    assert not spent.timeline
 
 
 def test_best_turn_sends_ones_own_samurai_towards_the_temple():
