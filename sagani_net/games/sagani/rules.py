@@ -312,7 +312,7 @@ class Player:
                                for d, kind, want in ARROW_LINES[tile * 4 + rot] if d in open_])
 
     def watch_open(self, cell: tuple[int, int], arrows: list[tuple[int, int, int]]) -> None:
-        """:meth:`wait_for` with the open arrows as :meth:`assess` finds them: (line key,
+        """:meth:`wait_for` with the open arrows as :meth:`own_arrows` finds them: (line key,
         position, direction), in the tile's arrow order."""
         self.shown = None
         watch = self.watch
@@ -327,7 +327,9 @@ class Player:
 
     def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
-        covers, flips, freed, covered, still_open = self.assess(tile, cell, rot)
+        info = CELLS.get(cell) or cell_info(cell)
+        covers, flips, freed = self.seen_by(tile, cell, info)
+        covered, still_open = self.own_arrows(tile, cell, rot, info)
         tiles = self.tiles
         points = sum([VALUE[tiles[c][0]] for c in flips])
         if not still_open:
@@ -341,16 +343,6 @@ class Player:
                 tuple([d for _, _, d in still_open]), points, freed, max(missing, 0),
             ),
         )
-
-    def assess(self, tile: int, cell: tuple[int, int], rot: int, info: CellInfo | None = None
-               ) -> tuple[
-        list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int, list[int],
-        list[tuple[int, int, int]],
-    ]:
-        """What :meth:`evaluate` finds: :meth:`seen_by` and :meth:`own_arrows` together.
-        ``info``: as :meth:`lay` takes it."""
-        info = info or CELLS.get(cell) or cell_info(cell)
-        return (*self.seen_by(tile, cell, info), *self.own_arrows(tile, cell, rot, info))
 
     def seen_by(self, tile: int, cell: tuple[int, int], info: CellInfo | None = None
                 ) -> tuple[list[tuple[tuple[int, int], int]], tuple[tuple[int, int], ...], int]:
