@@ -123,6 +123,23 @@ def stream_until_cut(sock: socket.socket, frame: bytes, limit: int) -> int:
     return sent
 
 
+def hoard_connections(port: int, count: int, source: str = "127.0.0.2"
+                      ) -> tuple[list[socket.socket], int]:
+    """Open ``count`` TCP connections from ``source`` to ``port`` on 127.0.0.1, each with a
+    0.05 s timeout for :func:`closed_by_host`; returns those made and how many the host cut
+    before ``connect()`` returned (a reset: a connection past its cap, as it should be)."""
+    made: list[socket.socket] = []
+    for _ in range(count):
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
+                                            source_address=(source, 0))
+        except ConnectionResetError:
+            continue
+        sock.settimeout(0.05)
+        made.append(sock)
+    return made, count - len(made)
+
+
 def closed_by_host(sock: socket.socket) -> bool:
     """True once the host has reset or closed ``sock`` (its ZMTP greeting may come first)."""
     try:

@@ -27,6 +27,7 @@ from fault_kit import (
     closed_by_host,
     endless_message,
     fill_until_refused,
+    hoard_connections,
     remount,
     tmpfs,
 )
@@ -409,12 +410,9 @@ def test_one_address_cannot_take_every_connection_to_the_link(tmp_path: Path) ->
     with active_host(tmp_path / "a") as host:
         assert host.link is not None
         port = int(host.link.endpoint.rsplit(":", 1)[1])
-        hoard = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
-                                          source_address=("127.0.0.2", 0))
-                 for _ in range(LINK_CONNECTIONS_PER_ADDRESS + 8)]
-        for sock in hoard:
-            sock.settimeout(0.05)
-        until(lambda: sum(map(closed_by_host, hoard)) >= 8)  # else it kept every connection
+        hoard, cut_at_once = hoard_connections(port, LINK_CONNECTIONS_PER_ADDRESS + 8)
+        # Else it kept every connection.
+        until(lambda: cut_at_once + sum(map(closed_by_host, hoard)) >= 8)
         with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
             until(lambda: host.link is not None and host.link.in_sync)
         for sock in hoard:

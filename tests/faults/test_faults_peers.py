@@ -8,7 +8,6 @@ seconds.
 
 from __future__ import annotations
 
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from fault_kit import (
     closed_by_host,
     create_tables,
     endless_message,
+    hoard_connections,
     listings_flood,
     percentiles,
 )
@@ -285,16 +285,7 @@ def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
     cap = 8
     with running_host(tmp_path, limits=Limits(connections_per_address=cap)) as host:
         port = int(host.endpoint.rsplit(":", 1)[1])
-        hoard = []
-        for _ in range(cap + 12):
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
-                                                source_address=("127.0.0.2", 0))
-            except ConnectionResetError:
-                continue  # cut before connect() returned: one past the cap, as it should be
-            hoard.append(sock)
-        for sock in hoard:
-            sock.settimeout(0.05)
+        hoard, _ = hoard_connections(port, cap + 12)
         closed = [False] * len(hoard)
         give_up_s = time.monotonic() + WAIT_S
 
