@@ -18,6 +18,7 @@ from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
+from sagani_net.games.sugi.about import EDITIONS
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_fragments, card_text, walk
@@ -326,8 +327,24 @@ def test_help_pages_fit_80_by_24() -> None:
     model, _ = model_after(3)
     with create_pipe_input() as keys:
         Console(model, None, input=keys, output=DummyOutput())  # binds the keys
-    for page in help_pages(model):
-        assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
+    for edition in EDITIONS:
+        model.view["edition"] = edition
+        for page in help_pages(model):
+            assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
+
+
+def test_the_short_rules_tell_the_temples_call_of_the_tables_edition() -> None:
+    """The call and the summons move samurai that no card moved: the rules page of a table
+    that plays them says so, and one of edition 1 says nothing of them."""
+    model, _ = model_after(3)
+    said = {}
+    for edition in EDITIONS:
+        model.view["edition"] = edition
+        said[edition] = " ".join(line.strip() for line in model.ui.help_pages()[-1])
+    assert "stepping north" not in said[1]
+    assert "with two samurai home" in said[2] and "round 20" not in said[2]
+    assert "from round 20" in said[3] and "round 30" not in said[3]
+    assert "from round 30 every samurai not home steps north" in said[4]
 
 
 # -- the sagani command --------------------------------------------------------------------------
