@@ -16,6 +16,7 @@ from sagani_net.games.sugi.rules import (
     PLAN,
     PUSH,
     ROUND_CAP,
+    SUGI,
     SUMMONS_ROUND,
     Action,
     State,
@@ -329,6 +330,17 @@ def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back
     assert types(events)[-1] == "ghost_stepped_back"
     assert s.view()["ghost"] == [2, 1] and where(s, "red") == "b1"
     assert s.phase == PLAN and s.current_seat == 1
+
+
+def test_a_ghost_from_the_temple_that_cannot_push_stays_sharing_the_space_and_says_so():
+    # b4 open N and S only: red there can go neither E nor W; back would be the Temple.
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], tiles={"b4": "NS"}, samurai={"red": "b4"})
+    events = s.apply(act(f"action {RED_GHOST} ghost b4"))
+    assert events[-1] == {"type": "ghost_stepped_back", "samurai": "red", "to": [4, 1]}
+    assert s.view()["ghost"] == [4, 1] and where(s, "red") == "b4"
+    assert s.phase == PLAN and s.current_seat == 1
+    text = SUGI.event_text(events[-1], ["ann", "bo"])
+    assert text == "red cannot be pushed: the ghost ends its move on b4"  # it did not move back
 
 
 def test_a_push_into_a_face_down_obstacle_turns_it_up_and_the_player_chooses_again():
