@@ -1036,9 +1036,11 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
               []]
     lines.append([("class:dim", " #  player      points  family tree")])
     families = result.get("families", [])
+    winners = result.get("winners", [])
     for rank, seat in enumerate(result.get("ranking", [])):
         style = "class:you" if seat == model.you else ""
-        line: Line = [(style, f" {rank + 1}  {pad(model.name(seat), 10)}  "
+        place = 1 if seat in winners else rank + 1  # a shared win (S15) is first for each
+        line: Line = [(style, f" {place}  {pad(model.name(seat), 10)}  "
                               f"{result['scores'][seat]:>5}  ")]
         if seat < len(families):
             for colour, points in COMPONENTS.edition.families[families[seat]].points:
@@ -1046,10 +1048,10 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
                 line += [samurai_fragment(colour), ("" if on else "class:dim",
                                                     f"{points}{'✓' if on else ' '} ")]
         lines.append(line)
-    winners = result.get("winners", [])
     lines.append([])
     if winners:
-        names = " and ".join("You" if w == model.you else model.sentence_name(w) for w in winners)
+        names = " and ".join(("You" if i == 0 else "you") if w == model.you
+                             else model.sentence_name(w) for i, w in enumerate(winners))
         verb = "win" if len(winners) > 1 or winners == [model.you] else "wins"
         lines.append([("class:message", f"{names} {verb}.")])
     lines.append([("class:dim", "✓ on a pedestal: it scores. Ties: whose best scoring samurai "

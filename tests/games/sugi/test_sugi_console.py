@@ -13,6 +13,7 @@ from console_kit import GAME_TIMEOUT_S, check_golden, in_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
+from test_sugi_support import position
 
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
@@ -408,6 +409,24 @@ def test_the_maintenance_hint_is_whole_at_80_columns_marked_or_not() -> None:
             press(model, "1")
         hint = screen_text(model, 80, 24).splitlines()[-2]
         assert hint.rstrip().endswith("q quit") and ("u/Esc undo" in hint) == marked
+
+
+def test_a_shared_win_ranks_every_winner_first() -> None:
+    """S15: equal on points and on when each scoring samurai arrived, players share the win
+    (family cards 0 and 1 both count yellow 7 and red 5): the final screen ranks both first,
+    as its last line says they both win."""
+    state = position(families=[0, 1], samurai={"yellow": None, "red": None, "blue": None})
+    state._finish([])
+    assert state.outcome.winners == (0, 1)
+    model = ConsoleModel(game="sugi")
+    model.load({"table": "5ad1", "you": 1, "status": "over", "turn": None,
+                "seats": [{"name": n} for n in NAMES], "view": state.view(1),
+                "private": state.private(1)})
+    assert model.page == FINAL
+    rows = screen_text(model, 80, 24).splitlines()
+    assert [row.split()[:3] for row in rows if row.split()[1:2] in (["ann"], ["greedy"])] == [
+        ["1", "ann", "12"], ["1", "greedy", "12"]]
+    assert any(row.strip() == "ann and you win." for row in rows)
 
 
 def test_the_boards_after_the_end_say_that_f_brings_the_final_screen_back() -> None:
