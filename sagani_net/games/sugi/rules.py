@@ -6,7 +6,8 @@ moves its samurai one space), then maintenance (each seat discards what it likes
 4). The game ends the instant the third samurai reaches the Temple. In our edition 2 (the
 table's ``edition`` option), while two samurai are home, every planning ends with the Temple's
 call: the samurai in columns 0-3 step north (S17); edition 3 calls from round 20 on as well,
-whoever is home.
+whoever is home; edition 4 (the default) summons instead from round 30 on: every samurai steps
+north and nothing stops it.
 
 The board is 3 lanes (a, b, c) x 6 columns: column 0 is the Start tile, 1-4 the forest, 5 the
 Temple. A space is written ``b3`` (lane b, column 3) and is ``[column, lane]`` on the wire.

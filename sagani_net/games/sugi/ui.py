@@ -33,6 +33,7 @@ from typing import Any
 
 from sagani_net.game import Data, RuleError
 from sagani_net.games import rules_file
+from sagani_net.games.sugi.about import LATEST_EDITION
 from sagani_net.games.sugi.edition import COLOURS, DIRECTIONS, LANES, TURNS, space_name
 from sagani_net.games.sugi.rules import (
     ARRIVED,
@@ -233,10 +234,27 @@ The timeline holds 5 cards (6 with 4-5 players); whoever places the last one
  resolves it: cards turn face up left to right, each arrow moves its samurai
  one space unless an obstacle, the edge or the ghost stops it. Entering a
  face-down tile turns it up. The ghost on the Temple keeps everyone out.
-Maintenance: discard any cards, draw back up to 4.
-Ties: whose best scoring samurai arrived first.
+{call}Maintenance: discard any, draw up to 4. Ties: best scoring samurai home first.
 The full rules, as installed:
  {path}"""
+
+#: The Temple's call and summons (RULES.md S17) as the table's edition plays them: they move
+#: samurai that no card moved, so the short rules must say so (edition 1 has neither).
+CALL_RULES = {
+    2: """\
+Our edition 2: with two samurai home, planning ends with the samurai in columns
+ 0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
+""",
+    3: """\
+Our edition 3: with two home or from round 20, planning ends with the samurai in
+ columns 0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
+""",
+    4: """\
+Our edition 4: with two home or from round 20, planning ends with the samurai in
+ columns 0-3 stepping north, as by an arrow; from round 30 every samurai not
+ home steps north, through obstacles, over the ghost, into the Temple.
+""",
+}
 
 
 # -- the console part ----------------------------------------------------------------------------
@@ -641,7 +659,9 @@ class SugiUI(GameUI[State]):
         return f"{extra}  Enter play  u/Esc undo  {shell}"
 
     def help_pages(self) -> list[list[str]]:
-        rules = RULES_PAGE.format(path=rules_file(self.game.name))
+        edition = self.view.get("edition", 1) if self.view else LATEST_EDITION
+        rules = RULES_PAGE.format(call=CALL_RULES.get(edition, ""),
+                                  path=rules_file(self.game.name))
         return [COMMANDS_PAGE.splitlines(), rules.splitlines()]
 
     # -- the screen -------------------------------------------------------------------------
@@ -1016,9 +1036,11 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
               []]
     lines.append([("class:dim", " #  player      points  family tree")])
     families = result.get("families", [])
+    winners = result.get("winners", [])
     for rank, seat in enumerate(result.get("ranking", [])):
         style = "class:you" if seat == model.you else ""
-        line: Line = [(style, f" {rank + 1}  {pad(model.name(seat), 10)}  "
+        place = 1 if seat in winners else rank + 1  # a shared win (S15) is first for each
+        line: Line = [(style, f" {place}  {pad(model.name(seat), 10)}  "
                               f"{result['scores'][seat]:>5}  ")]
         if seat < len(families):
             for colour, points in COMPONENTS.edition.families[families[seat]].points:
@@ -1026,10 +1048,10 @@ def final_lines(ui: SugiUI, width: int, height: int) -> list[Line]:
                 line += [samurai_fragment(colour), ("" if on else "class:dim",
                                                     f"{points}{'✓' if on else ' '} ")]
         lines.append(line)
-    winners = result.get("winners", [])
     lines.append([])
     if winners:
-        names = " and ".join("You" if w == model.you else model.sentence_name(w) for w in winners)
+        names = " and ".join(("You" if i == 0 else "you") if w == model.you
+                             else model.sentence_name(w) for i, w in enumerate(winners))
         verb = "win" if len(winners) > 1 or winners == [model.you] else "wins"
         lines.append([("class:message", f"{names} {verb}.")])
     lines.append([("class:dim", "✓ on a pedestal: it scores. Ties: whose best scoring samurai "

@@ -23,7 +23,8 @@ EVENT_TEXT = {
     "drew": "{who} draws {count} card(s)",
     "ghost_moved": "the ghost moves to {to_name}",
     "ghost_blocked": "the ghost is stopped by an obstacle towards {towards_name}",
-    "ghost_stepped_back": "{samurai} cannot be pushed: the ghost steps back",
+    # Not "steps back": a ghost that came from the Temple stays where it is (S12).
+    "ghost_stepped_back": "{samurai} cannot be pushed: the ghost ends its move on {to_name}",
     "samurai_pushed": "{who} pushes {samurai} from {from_name} to {to_name}",
     "samurai_moved": "{samurai} moves from {from_name} to {to_name}",
     "samurai_blocked": "{samurai} cannot go {direction} ({reason})",

@@ -13,11 +13,13 @@ from console_kit import GAME_TIMEOUT_S, check_golden, in_console
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
+from test_sugi_support import position
 
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
+from sagani_net.games.sugi.about import EDITIONS
 from sagani_net.games.sugi.edition import COLOURS
 from sagani_net.games.sugi.rules import COMPONENTS, Action, State
 from sagani_net.games.sugi.ui import card_fragments, card_text, walk
@@ -326,8 +328,24 @@ def test_help_pages_fit_80_by_24() -> None:
     model, _ = model_after(3)
     with create_pipe_input() as keys:
         Console(model, None, input=keys, output=DummyOutput())  # binds the keys
-    for page in help_pages(model):
-        assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
+    for edition in EDITIONS:
+        model.view["edition"] = edition
+        for page in help_pages(model):
+            assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
+
+
+def test_the_short_rules_tell_the_temples_call_of_the_tables_edition() -> None:
+    """The call and the summons move samurai that no card moved: the rules page of a table
+    that plays them says so, and one of edition 1 says nothing of them."""
+    model, _ = model_after(3)
+    said = {}
+    for edition in EDITIONS:
+        model.view["edition"] = edition
+        said[edition] = " ".join(line.strip() for line in model.ui.help_pages()[-1])
+    assert "stepping north" not in said[1]
+    assert "with two samurai home" in said[2] and "round 20" not in said[2]
+    assert "from round 20" in said[3] and "round 30" not in said[3]
+    assert "from round 30 every samurai not home steps north" in said[4]
 
 
 # -- the sagani command --------------------------------------------------------------------------
@@ -391,6 +409,24 @@ def test_the_maintenance_hint_is_whole_at_80_columns_marked_or_not() -> None:
             press(model, "1")
         hint = screen_text(model, 80, 24).splitlines()[-2]
         assert hint.rstrip().endswith("q quit") and ("u/Esc undo" in hint) == marked
+
+
+def test_a_shared_win_ranks_every_winner_first() -> None:
+    """S15: equal on points and on when each scoring samurai arrived, players share the win
+    (family cards 0 and 1 both count yellow 7 and red 5): the final screen ranks both first,
+    as its last line says they both win."""
+    state = position(families=[0, 1], samurai={"yellow": None, "red": None, "blue": None})
+    state._finish([])
+    assert state.outcome.winners == (0, 1)
+    model = ConsoleModel(game="sugi")
+    model.load({"table": "5ad1", "you": 1, "status": "over", "turn": None,
+                "seats": [{"name": n} for n in NAMES], "view": state.view(1),
+                "private": state.private(1)})
+    assert model.page == FINAL
+    rows = screen_text(model, 80, 24).splitlines()
+    assert [row.split()[:3] for row in rows if row.split()[1:2] in (["ann"], ["greedy"])] == [
+        ["1", "ann", "12"], ["1", "greedy", "12"]]
+    assert any(row.strip() == "ann and you win." for row in rows)
 
 
 def test_the_boards_after_the_end_say_that_f_brings_the_final_screen_back() -> None:

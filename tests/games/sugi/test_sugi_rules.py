@@ -16,6 +16,7 @@ from sagani_net.games.sugi.rules import (
     PLAN,
     PUSH,
     ROUND_CAP,
+    SUGI,
     SUMMONS_ROUND,
     Action,
     State,
@@ -189,6 +190,14 @@ def test_planning_ends_when_every_hand_is_empty():
     assert "resolution" in types(events) and len(s.timeline) == 0
 
 
+def test_a_timeline_emptied_by_a_remove_resolves_nothing():
+    s = position(hands=[[RED], [YELLOW_REMOVE]])
+    s.apply(Action.timeline(RED))
+    events = s.apply(act(f"action {YELLOW_REMOVE} remove t1"))  # every hand is empty now
+    assert "resolution" not in types(events) and "card_revealed" not in types(events)
+    assert types(events)[2] == "maintenance" and where(s, "red") == "b0"
+
+
 # -- resolution ---------------------------------------------------------------------------
 
 
@@ -212,6 +221,16 @@ def test_a_face_down_tile_turns_up_when_a_samurai_tries_it_even_if_it_cannot_ent
                                   "samurai_blocked"]
     assert events[4]["reason"] == "obstacle" and where(s, "red") == "b0"
     assert s.view()["forest"][1][2] is not None  # b1 stays face up
+
+
+def test_a_face_down_tile_turns_up_when_tried_even_if_the_samurais_own_side_is_blocked():
+    s = position(hands=[[RED], [BLUE]], tiles={"b1": "EW"}, hidden=("b2",),
+                 samurai={"red": "b1"})
+    s.limit = 1
+    events = s.apply(Action.timeline(RED, 0))
+    assert types(events)[3:5] == ["tile_revealed", "samurai_blocked"]
+    assert events[3]["space"] == [2, 1] and events[4]["reason"] == "obstacle"
+    assert where(s, "red") == "b1" and s.revealed[parse_space("b2")]
 
 
 @pytest.mark.parametrize(
@@ -331,6 +350,17 @@ def test_a_samurai_that_cannot_be_pushed_anywhere_sends_the_ghost_one_space_back
     assert s.phase == PLAN and s.current_seat == 1
 
 
+def test_a_ghost_from_the_temple_that_cannot_push_stays_sharing_the_space_and_says_so():
+    # b4 open N and S only: red there can go neither E nor W; back would be the Temple.
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], tiles={"b4": "NS"}, samurai={"red": "b4"})
+    events = s.apply(act(f"action {RED_GHOST} ghost b4"))
+    assert events[-1] == {"type": "ghost_stepped_back", "samurai": "red", "to": [4, 1]}
+    assert s.view()["ghost"] == [4, 1] and where(s, "red") == "b4"
+    assert s.phase == PLAN and s.current_seat == 1
+    text = SUGI.event_text(events[-1], ["ann", "bo"])
+    assert text == "red cannot be pushed: the ghost ends its move on b4"  # it did not move back
+
+
 def test_a_push_into_a_face_down_obstacle_turns_it_up_and_the_player_chooses_again():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b3", tiles={"c1": "NS"},
                  hidden=("c1",), samurai={"red": "b1"})
@@ -387,6 +417,31 @@ def test_an_empty_deck_is_refilled_by_shuffling_the_discards():
     assert "deck_reshuffled" in types(events)
     assert len(s.hands[0]) == len(s.hands[1]) == 4
     assert sorted(s.deck + s.hands[0] + s.hands[1] + s.discard) == list(range(50))
+
+
+def test_the_deck_is_refilled_when_a_draw_finds_it_empty_with_the_cards_discarded_meanwhile():
+    s = position(hands=[[RED, BLUE, YELLOW], [RED_ROTATE, RED2]])
+    s.discard, s.deck = s.deck[:-1], s.deck[-1:]
+    last = s.deck[0]
+    events = s.apply(act(f"action {RED} free {BLUE} t1"))  # draws the deck's last card
+    assert "deck_reshuffled" not in types(events) and s.deck == [] and last in s.hands[0]
+    s.apply(act(f"action {RED_ROTATE} rotate b2 90"))  # discarded after the deck ran out
+    events = s.apply(act(f"action {YELLOW} free {last} t1"))  # a draw finds the deck empty
+    reshuffled = next(e for e in events if e["type"] == "deck_reshuffled")
+    assert reshuffled["cards"] == len(s.deck) + 1 and RED_ROTATE in s.reshuffles[0]
+
+
+def test_a_card_removed_to_an_empty_deck_is_the_next_card_drawn():
+    s = position(hands=[[RED, BLUE, RED2], [YELLOW_REMOVE, PURPLE_ROTATE]],
+                 timeline=[(YELLOW, 0, 0)])
+    s.discard, s.deck = s.deck, []
+    s.apply(Action.timeline(RED))
+    s.apply(act(f"action {YELLOW_REMOVE} remove t1"))  # seat 0's card goes under no deck
+    assert s.deck == [YELLOW] and s.private(0)["deck_bottom"] == [[0, YELLOW]]
+    events = s.apply(act(f"action {BLUE} free {RED2} t1"))
+    assert "deck_reshuffled" not in types(events) and s.hands[0] == [YELLOW]
+    assert s.timeline[0][0] == RED2
+    assert s.private(0)["deck_bottom"] == []  # drawn: nobody knows where it lies any more
 
 
 # -- the end ------------------------------------------------------------------------------
