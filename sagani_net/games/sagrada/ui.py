@@ -416,12 +416,14 @@ class SagradaUI(GameUI[State]):
         return f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]} - cannot be taken back"
 
     def _preview_text(self, action: Action | None, hand: str) -> str:
-        state = self.state()
+        state, host = self.state(), self.host_state()
         you = self.model.you
-        if action is None or state is None or you is None:
+        if action is None or state is None or host is None or you is None:
             return ""
-        # The score now, as every row shows it: private objectives are counted at the end.
-        before = state.score_sheet(you, private=False)
+        # The score now, as every row shows it (private objectives are counted at the end),
+        # and as the host has it: a plan's tool is not paid yet, nor its first move made, and
+        # the placement sends them with it.
+        before = host.score_sheet(you, private=False)
         after_state = state.clone()
         try:
             after_state.apply(action)
@@ -429,19 +431,21 @@ class SagradaUI(GameUI[State]):
             return ""
         after = after_state.score_sheet(you, private=False)
         gained = []
-        for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
+        for n, a, b in zip(host.objectives, before["objectives"], after["objectives"],
                            strict=True):
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
         later = ""  # yours: not in the score now, so said apart from what adds up to it
         if self.model.private is not None:
-            own = [state.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
+            own = [host.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
             if own[1] != own[0]:
                 later = f"; private {own[1] - own[0]:+} at the end"
+        if after["tokens"] != before["tokens"]:
+            gained.append(f"favour tokens {after['tokens'] - before['tokens']:+}")
         if after["empty"] != before["empty"]:
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
-            rest = (after["total"] - before["total"]
+            rest = (after["total"] - before["total"] - after["tokens"] + before["tokens"]
                     - sum(after["objectives"]) + sum(before["objectives"]))
             gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \

@@ -728,3 +728,27 @@ def test_a_preview_adds_up_to_its_change_and_says_the_private_objective_apart() 
     summed, _, private = parts.partition("; private ")
     assert private.endswith(" at the end")
     assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
+
+
+def test_a_preview_during_a_tool_starts_from_the_score_now_and_counts_the_token() -> None:
+    """Seed 5 after 2 greedy decisions: Grozing Pliers on a pool die, its value chosen, not yet
+    sent. The preview starts from the score the rows show (the tool is not paid yet) and names
+    the token the placement pays with it; it said '-18 -> -17 (+1 ...)' beside a row's -17."""
+    state, events = played(2, seed=PLIERS_SEED)
+    you = state.current_seat
+    assert state.tools[0] == 1 and state.cost(0) == 1
+    model = model_for(state, events, you)
+    ui = model.ui
+    held = next(a.die for a in state.legal_actions() if a.kind == "draft" and a.cell < 0)
+    ui.digit(held + 1)
+    assert ui.use_tool(0) == [] and ui.step() == "value"
+    ui.digit(next(a.number for a in ui.legal() if a.kind == "value"))
+    assert ui.step() == "place" and ui.cursor in ui.targets()
+    now = state.scores()[you]
+    note = ui.note()
+    before, after, change, parts = re.fullmatch(
+        r".*: your score (-?\d+) -> (-?\d+) \(([+-]\d+)(.*)\)", note).groups()
+    assert int(before) == now and int(after) - now == int(change)
+    summed = parts.partition("; private ")[0]
+    assert "favour tokens -1" in summed
+    assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
