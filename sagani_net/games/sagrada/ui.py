@@ -1403,6 +1403,7 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
  match the cell's colour or value; never beside (orthogonally) a die of the
  same colour or value.
 Score: public objectives, your private colour (the sum of its values), 1 per
- favour token left, -1 per empty cell. Ties: private, tokens, the later seat.
+ favour token left, -1 per empty cell. Ties: private, then tokens, then who
+ took their first turn of round 10 later.
 Solo: tools are paid with a pool die of their colour; beat the round track's
  total; -3 per empty cell."""

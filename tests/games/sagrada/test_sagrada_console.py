@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 from console_kit import check_golden, running_console, start
+from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import GAME, ConsoleModel
-from sagani_net.cli.console.render import screen_text
+from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
@@ -752,3 +754,17 @@ def test_a_preview_during_a_tool_starts_from_the_score_now_and_counts_the_token(
     summed = parts.partition("; private ")[0]
     assert "favour tokens -1" in summed
     assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
+
+
+def test_the_rules_page_gives_the_last_tie_break_as_the_rules_do() -> None:
+    """Round 10 of a two-player game opens with seat 2, so seat 1 wins the last tie-break:
+    'the later seat' read as seat 2. The page says whose first turn of round 10 came later,
+    whole at 80x24."""
+    state, events = played(6)
+    model = model_for(state, events, state.current_seat)
+    Console(model, output=DummyOutput())
+    model.page = "help"
+    model.help_page = len(help_pages(model)) - 1
+    text = screen_text(model, 80, 24)
+    assert "Ties: private, then tokens, then who\n took their first turn of round 10 later." in text
+    assert "later seat" not in text
