@@ -1371,6 +1371,14 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         winner = result["ranking"][0]
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        ranking, scores = result["ranking"], result["scores"]
+        if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]] and sheets:
+            # Equal scores and a winner: say which tie-break decided it (RULES.md, the end).
+            first, second = sheets[ranking[0]], sheets[ranking[1]]
+            why = ("more private objective points" if first["private"] != second["private"]
+                   else "more favour tokens left" if first["tokens"] != second["tokens"]
+                   else "the later first turn of round 10")
+            lines.append([("", f"Tied at {scores[winner]}: {why} breaks the tie.")])
     lines.append([("class:dim", "Tab: look at the windows")])
     return box(lines, width, height)
 

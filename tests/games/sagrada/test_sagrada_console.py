@@ -13,6 +13,7 @@ import pytest
 from console_kit import check_golden, running_console, start
 from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
+from test_sagrada_support import table
 
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
@@ -768,3 +769,32 @@ def test_the_rules_page_gives_the_last_tie_break_as_the_rules_do() -> None:
     text = screen_text(model, 80, 24)
     assert "Ties: private, then tokens, then who\n took their first turn of round 10 later." in text
     assert "later seat" not in text
+
+
+ALONE, PAIR = "R6 . . . .\n" + ". . . . .\n" * 3, "R6 Y1 . . .\n" + ". . . . .\n" * 3
+
+
+@pytest.mark.parametrize(("second", "tokens", "privates", "why"), [
+    # Round 10 of two players opens with seat 2: seat 1's first turn came later.
+    (ALONE, (2, 2), ((0,), (0,)), "the later first turn of round 10"),
+    (PAIR, (3, 2), ((0,), (0,)), "more favour tokens left"),  # Y1 fills a cell
+    (ALONE, (8, 2), ((1,), (0,)), "more private objective points"),  # red 6 against 0
+], ids=["turn", "tokens", "private"])
+def test_a_tied_final_score_says_which_tie_break_decided(
+    second: str, tokens: tuple[int, int], privates: tuple[tuple[int], ...], why: str,
+) -> None:
+    """Equal totals: 'ann wins.' beside two equal scores said nothing of why; the final screen
+    names the tie-break that decided, as the rules order them."""
+    state = table(tools=(2, 10, 7), windows=(ALONE, second), tokens=tokens, privates=privates,
+                  objectives=(1, 2, 3))
+    state.round, state.pool = 9, []
+    events: list[dict] = []
+    state._end_round(events)
+    result = state.result()
+    assert result.scores[0] == result.scores[1]
+    model = model_for(state, events, 1)
+    model.receive({"status": "over", "view": state.view(1)})
+    text = screen_text(model, 80, 24)
+    winner = "You win!" if result.ranking[0] == 1 else f"{model.name(result.ranking[0])} wins."
+    assert f"{winner}\nTied at {result.scores[0]}: {why} breaks the tie." in text
+
