@@ -160,6 +160,33 @@ def test_a_moved_die_obeys_the_other_rules_and_never_stays_put() -> None:
     assert "move 1,2 to 1,1" not in moves  # the cell holds a die
 
 
+def test_eglomise_brush_still_keeps_a_die_off_its_colour_orthogonally() -> None:
+    # Rule 4 is not a colour restriction: the brush lifts the cell's colour, not the neighbours'.
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n. . R5 . .\n" + ". . . . .\n" * 2, ONE_DIE))
+    play_text(state, "tool 2")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 1,3" not in moves  # above R5
+    assert "move 1,1 to 2,1" in moves
+
+
+def test_a_move_may_leave_another_die_without_a_neighbour() -> None:
+    # Only the moved die is checked: G2 at 1,5 is left alone once R3 leaves 1,4.
+    state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("Y1 . . R3 G2\n" + ". . . . .\n" * 3, ONE_DIE))
+    play_text(state, "tool 3", "move 1,4 to 1,2")
+    assert die_text(state.windows[0][cell("1,2")]) == "R3"
+    assert state.windows[0][cell("1,4")] == 0 and die_text(state.windows[0][cell("1,5")]) == "G2"
+
+
+def test_the_only_die_of_a_window_moves_to_an_edge_cell() -> None:
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=(". . . . .\n. R3 . . .\n" + ". . . . .\n" * 2, ONE_DIE))
+    play_text(state, "tool 2")
+    targets = {a.to for a in state.legal_actions()}
+    assert targets == {i for i in range(20) if i // 5 in (0, 3) or i % 5 in (0, 4)}
+
+
 def test_lathekin_moves_exactly_two_different_dice() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
                   windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
@@ -233,6 +260,20 @@ def test_flux_brush_rerolls_the_drafted_die_and_returns_it_if_it_fits_nowhere() 
     assert outcomes == {"place", "returned"}
 
 
+def test_flux_brush_keeps_its_token_when_the_rerolled_die_goes_back() -> None:
+    shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2  # the open cells want a 2
+    for seed in range(40):
+        state = table(tools=(6,), tokens=(5, 5), pool="Y3 G5 B6 P1 P2",
+                      windows=(ONE_DIE, ONE_DIE), seed=seed, patterns=(shape,))
+        events = play_text(state, "draft 1", "tool 6")
+        if types(events)[-1] == "die_returned":
+            break
+    else:
+        raise AssertionError("no seed re-rolled the die to a value that fits nowhere")
+    assert state.tokens == [4, 5] and state.uses == [1]
+    assert state.windows[0] == table(windows=(ONE_DIE,)).windows[0]  # nothing placed
+
+
 def test_glazing_hammer_only_on_the_second_turn_before_drafting() -> None:
     state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE))
     assert refusal(state, "tool 7") == "wrong_timing"
@@ -267,6 +308,16 @@ def test_running_pliers_drafts_again_and_skips_the_second_turn() -> None:
     # Seat 0's second turn is skipped: the round is over, seat 1 opens the next one.
     assert state.round == 1 and state.current_seat == 1
     assert [die_text(d) for d in state.track[0]] == ["P2"]
+
+
+def test_solo_running_pliers_places_two_dice_and_ends_the_round() -> None:
+    state = table(players=1, tools=(8,), pool="Y4 R5 B6 G1", windows=(ONE_DIE,))
+    play_text(state, "draft 1 at 1,2")
+    assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == ["tool 8 pay 1"]
+    play_text(state, "tool 8 pay 1", "draft 2 at 1,3")
+    # R5 paid and left the game; the solo game's second turn is skipped: G1 is left over.
+    assert die_text(state.windows[0][cell("1,3")]) == "G1"
+    assert state.round == 1 and [die_text(d) for d in state.track[0]] == ["B6"]
 
 
 def test_running_pliers_not_on_the_second_turn() -> None:
