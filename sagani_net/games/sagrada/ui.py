@@ -797,10 +797,11 @@ class SagradaUI(GameUI[State]):
 
     def _tool_actions(self, number: int) -> list[Action]:
         """What using tool ``number`` sends now: the tool (its cheapest payment), after the
-        picked die's draft for a tool used on a drafted die; [] when it cannot be used."""
-        tool = TOOLS[number]
+        picked die's draft for a tool used on a drafted die; [] when it cannot be used (a
+        number typed that no card has: the rules' refusal says so)."""
+        tool = TOOLS.get(number)
         state = self.state()
-        if state is None or not self.mine():
+        if tool is None or state is None or not self.mine():
             return []
         first: list[Action] = []
         if tool.on_drafted and self.picked is not None and self.step() is None:

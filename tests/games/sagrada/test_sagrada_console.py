@@ -194,6 +194,8 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         await until_async(lambda: "Eglomise Brush" in model.message)
         await keys.send(f":tool 5{ENTER}")
         await until_async(lambda: model.message == "not sent: tool 5 is not in play")
+        await keys.send(f":tool 13{ENTER}")  # no such card: the rules' words, not a KeyError
+        await until_async(lambda: model.message == "not sent: tool 13 is not in play")
         await keys.send(f":place 1,1{ENTER}")  # nothing drafted: said so, no "P0"
         await until_async(lambda: "nothing is drafted" in model.message)
         assert "P0" not in model.message
