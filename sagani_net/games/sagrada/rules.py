@@ -971,6 +971,8 @@ class State(Engine):
         what of the step it breaks (cells on the wire, from 0, then in text, from 1)."""
         kind, step, tool = action.kind, self.step, self.step_tool
         name = TOOLS[tool].name if tool else ""
+        if kind == "choose":
+            return "every window pattern has been chosen"
         if step is None:
             return "no tool is under way" if kind != "pass" else "the turn cannot end now"
         if kind == "return":
@@ -1054,6 +1056,9 @@ class State(Engine):
             tokens = f"{cost} favour token" + ("s" if cost != 1 else "")
             need = f"a {colour} die in the pool" if self.solo else tokens
             return RuleError("cannot_pay", f"{tool.name} needs {need}")
+        if not self.solo and action.die >= 0:
+            return RuleError("bad_payment", f"{tool.name} is paid in favour tokens, not with a "
+                             "die")
         if tool.on_drafted and self.step != HELD:
             return RuleError("wrong_timing", f"{tool.name} is used on a die just drafted")
         if not tool.on_drafted and self.step == HELD:

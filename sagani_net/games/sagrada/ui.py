@@ -416,12 +416,14 @@ class SagradaUI(GameUI[State]):
         return f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]} - cannot be taken back"
 
     def _preview_text(self, action: Action | None, hand: str) -> str:
-        state = self.state()
+        state, host = self.state(), self.host_state()
         you = self.model.you
-        if action is None or state is None or you is None:
+        if action is None or state is None or host is None or you is None:
             return ""
-        # The score now, as every row shows it: private objectives are counted at the end.
-        before = state.score_sheet(you, private=False)
+        # The score now, as every row shows it (private objectives are counted at the end),
+        # and as the host has it: a plan's tool is not paid yet, nor its first move made, and
+        # the placement sends them with it.
+        before = host.score_sheet(you, private=False)
         after_state = state.clone()
         try:
             after_state.apply(action)
@@ -429,19 +431,21 @@ class SagradaUI(GameUI[State]):
             return ""
         after = after_state.score_sheet(you, private=False)
         gained = []
-        for n, a, b in zip(state.objectives, before["objectives"], after["objectives"],
+        for n, a, b in zip(host.objectives, before["objectives"], after["objectives"],
                            strict=True):
             if b != a:
                 gained.append(f"{OBJECTIVES[n].name} {b - a:+}")
         later = ""  # yours: not in the score now, so said apart from what adds up to it
         if self.model.private is not None:
-            own = [state.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
+            own = [host.score_sheet(you)["private"], after_state.score_sheet(you)["private"]]
             if own[1] != own[0]:
                 later = f"; private {own[1] - own[0]:+} at the end"
+        if after["tokens"] != before["tokens"]:
+            gained.append(f"favour tokens {after['tokens'] - before['tokens']:+}")
         if after["empty"] != before["empty"]:
             # What the rest of the change is: the cell no longer counts against you (1 point,
             # 3 in the solo game).
-            rest = (after["total"] - before["total"]
+            rest = (after["total"] - before["total"] - after["tokens"] + before["tokens"]
                     - sum(after["objectives"]) + sum(before["objectives"]))
             gained.append(f"one empty cell less {rest:+}")
         what = f"{hand} to {cell_text(action.to)}" if action.kind == "move" else \
@@ -793,10 +797,11 @@ class SagradaUI(GameUI[State]):
 
     def _tool_actions(self, number: int) -> list[Action]:
         """What using tool ``number`` sends now: the tool (its cheapest payment), after the
-        picked die's draft for a tool used on a drafted die; [] when it cannot be used."""
-        tool = TOOLS[number]
+        picked die's draft for a tool used on a drafted die; [] when it cannot be used (a
+        number typed that no card has: the rules' refusal says so)."""
+        tool = TOOLS.get(number)
         state = self.state()
-        if state is None or not self.mine():
+        if tool is None or state is None or not self.mine():
             return []
         first: list[Action] = []
         if tool.on_drafted and self.picked is not None and self.step() is None:
@@ -1367,6 +1372,14 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         winner = result["ranking"][0]
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        ranking, scores = result["ranking"], result["scores"]
+        if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]] and sheets:
+            # Equal scores and a winner: say which tie-break decided it (RULES.md, the end).
+            first, second = sheets[ranking[0]], sheets[ranking[1]]
+            why = ("more private objective points" if first["private"] != second["private"]
+                   else "more favour tokens left" if first["tokens"] != second["tokens"]
+                   else "the later first turn of round 10")
+            lines.append([("", f"Tied at {scores[winner]}: {why} breaks the tie.")])
     lines.append([("class:dim", "Tab: look at the windows")])
     return box(lines, width, height)
 
@@ -1399,6 +1412,7 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
  match the cell's colour or value; never beside (orthogonally) a die of the
  same colour or value.
 Score: public objectives, your private colour (the sum of its values), 1 per
- favour token left, -1 per empty cell. Ties: private, tokens, the later seat.
+ favour token left, -1 per empty cell. Ties: private, then tokens, then who
+ took their first turn of round 10 later.
 Solo: tools are paid with a pool die of their colour; beat the round track's
  total; -3 per empty cell."""

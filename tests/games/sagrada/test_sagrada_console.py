@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 from console_kit import check_golden, running_console, start
+from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
+from test_sagrada_support import table
 
 from sagani_net.bots import make_policy
+from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import GAME, ConsoleModel
-from sagani_net.cli.console.render import screen_text
+from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
@@ -191,6 +194,8 @@ def test_refused_moves_send_nothing_and_say_why(host: Host) -> None:
         await until_async(lambda: "Eglomise Brush" in model.message)
         await keys.send(f":tool 5{ENTER}")
         await until_async(lambda: model.message == "not sent: tool 5 is not in play")
+        await keys.send(f":tool 13{ENTER}")  # no such card: the rules' words, not a KeyError
+        await until_async(lambda: model.message == "not sent: tool 13 is not in play")
         await keys.send(f":place 1,1{ENTER}")  # nothing drafted: said so, no "P0"
         await until_async(lambda: "nothing is drafted" in model.message)
         assert "P0" not in model.message
@@ -728,3 +733,70 @@ def test_a_preview_adds_up_to_its_change_and_says_the_private_objective_apart() 
     summed, _, private = parts.partition("; private ")
     assert private.endswith(" at the end")
     assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
+
+
+def test_a_preview_during_a_tool_starts_from_the_score_now_and_counts_the_token() -> None:
+    """Seed 5 after 2 greedy decisions: Grozing Pliers on a pool die, its value chosen, not yet
+    sent. The preview starts from the score the rows show (the tool is not paid yet) and names
+    the token the placement pays with it; it said '-18 -> -17 (+1 ...)' beside a row's -17."""
+    state, events = played(2, seed=PLIERS_SEED)
+    you = state.current_seat
+    assert state.tools[0] == 1 and state.cost(0) == 1
+    model = model_for(state, events, you)
+    ui = model.ui
+    held = next(a.die for a in state.legal_actions() if a.kind == "draft" and a.cell < 0)
+    ui.digit(held + 1)
+    assert ui.use_tool(0) == [] and ui.step() == "value"
+    ui.digit(next(a.number for a in ui.legal() if a.kind == "value"))
+    assert ui.step() == "place" and ui.cursor in ui.targets()
+    now = state.scores()[you]
+    note = ui.note()
+    before, after, change, parts = re.fullmatch(
+        r".*: your score (-?\d+) -> (-?\d+) \(([+-]\d+)(.*)\)", note).groups()
+    assert int(before) == now and int(after) - now == int(change)
+    summed = parts.partition("; private ")[0]
+    assert "favour tokens -1" in summed
+    assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
+
+
+def test_the_rules_page_gives_the_last_tie_break_as_the_rules_do() -> None:
+    """Round 10 of a two-player game opens with seat 2, so seat 1 wins the last tie-break:
+    'the later seat' read as seat 2. The page says whose first turn of round 10 came later,
+    whole at 80x24."""
+    state, events = played(6)
+    model = model_for(state, events, state.current_seat)
+    Console(model, output=DummyOutput())
+    model.page = "help"
+    model.help_page = len(help_pages(model)) - 1
+    text = screen_text(model, 80, 24)
+    assert "Ties: private, then tokens, then who\n took their first turn of round 10 later." in text
+    assert "later seat" not in text
+
+
+ALONE, PAIR = "R6 . . . .\n" + ". . . . .\n" * 3, "R6 Y1 . . .\n" + ". . . . .\n" * 3
+
+
+@pytest.mark.parametrize(("second", "tokens", "privates", "why"), [
+    # Round 10 of two players opens with seat 2: seat 1's first turn came later.
+    (ALONE, (2, 2), ((0,), (0,)), "the later first turn of round 10"),
+    (PAIR, (3, 2), ((0,), (0,)), "more favour tokens left"),  # Y1 fills a cell
+    (ALONE, (8, 2), ((1,), (0,)), "more private objective points"),  # red 6 against 0
+], ids=["turn", "tokens", "private"])
+def test_a_tied_final_score_says_which_tie_break_decided(
+    second: str, tokens: tuple[int, int], privates: tuple[tuple[int], ...], why: str,
+) -> None:
+    """Equal totals: 'ann wins.' beside two equal scores said nothing of why; the final screen
+    names the tie-break that decided, as the rules order them."""
+    state = table(tools=(2, 10, 7), windows=(ALONE, second), tokens=tokens, privates=privates,
+                  objectives=(1, 2, 3))
+    state.round, state.pool = 9, []
+    events: list[dict] = []
+    state._end_round(events)
+    result = state.result()
+    assert result.scores[0] == result.scores[1]
+    model = model_for(state, events, 1)
+    model.receive({"status": "over", "view": state.view(1)})
+    text = screen_text(model, 80, 24)
+    winner = "You win!" if result.ranking[0] == 1 else f"{model.name(result.ranking[0])} wins."
+    assert f"{winner}\nTied at {result.scores[0]}: {why} breaks the tie." in text
+

@@ -28,6 +28,19 @@ def test_an_action_of_a_step_outside_any_step_says_no_tool_is_under_way() -> Non
     assert "no tool is under way" in message(state, "move 1,1 to 2,1")
 
 
+def test_a_payment_in_a_game_with_favour_tokens_says_tokens_pay() -> None:
+    # Eglomise Brush can move a die here: 'nothing to act on' was not why.
+    state = table(tools=(2,), tokens=(5, 5), pool=POOL, windows=(TWO_DICE, ONE_DIE))
+    assert Action.tool(2) in state.legal_actions()
+    said = message(state, "tool 2 pay 1", "bad_payment")
+    assert said == "Eglomise Brush is paid in favour tokens, not with a die"
+
+
+def test_choose_in_play_says_the_patterns_are_chosen() -> None:
+    state = table(pool=POOL, windows=(ONE_DIE, ONE_DIE))
+    assert message(state, "choose 1").endswith("every window pattern has been chosen")
+
+
 def test_stop_names_the_tool_that_stops_and_when() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool=POOL, windows=(TWO_DICE, ONE_DIE))
     play_text(state, "tool 4", "move 1,1 to 2,1")

@@ -67,6 +67,15 @@ def test_solo_pays_with_a_die_of_the_tools_colour_and_the_tool_leaves() -> None:
     assert "tool" not in kinds(state) and refusal(state, "draft 2") == "no_tool"
 
 
+def test_solo_glazing_hammer_needs_a_die_left_to_reroll_after_paying() -> None:
+    state = table(players=1, tools=(7,), pool="B4", windows=(ONE_DIE,), turn=1)
+    assert "tool" not in kinds(state)
+    state = table(players=1, tools=(7,), pool="B4 Y2", windows=(ONE_DIE,), turn=1)
+    events = play_text(state, "tool 7 pay 1")
+    rerolled = next(e for e in events if e["type"] == "pool_rerolled")["pool"]
+    assert len(rerolled) == 1 and rerolled[0][0] == "Y"
+
+
 def test_solo_cannot_pay_without_a_die_of_the_colour() -> None:
     state = table(players=1, tools=(10,), pool="Y4 R1 B2 P5", windows=(ONE_DIE,))
     assert not [a for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
@@ -160,6 +169,33 @@ def test_a_moved_die_obeys_the_other_rules_and_never_stays_put() -> None:
     assert "move 1,2 to 1,1" not in moves  # the cell holds a die
 
 
+def test_eglomise_brush_still_keeps_a_die_off_its_colour_orthogonally() -> None:
+    # Rule 4 is not a colour restriction: the brush lifts the cell's colour, not the neighbours'.
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n. . R5 . .\n" + ". . . . .\n" * 2, ONE_DIE))
+    play_text(state, "tool 2")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 1,3" not in moves  # above R5
+    assert "move 1,1 to 2,1" in moves
+
+
+def test_a_move_may_leave_another_die_without_a_neighbour() -> None:
+    # Only the moved die is checked: G2 at 1,5 is left alone once R3 leaves 1,4.
+    state = table(tools=(3,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("Y1 . . R3 G2\n" + ". . . . .\n" * 3, ONE_DIE))
+    play_text(state, "tool 3", "move 1,4 to 1,2")
+    assert die_text(state.windows[0][cell("1,2")]) == "R3"
+    assert state.windows[0][cell("1,4")] == 0 and die_text(state.windows[0][cell("1,5")]) == "G2"
+
+
+def test_the_only_die_of_a_window_moves_to_an_edge_cell() -> None:
+    state = table(tools=(2,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=(". . . . .\n. R3 . . .\n" + ". . . . .\n" * 2, ONE_DIE))
+    play_text(state, "tool 2")
+    targets = {a.to for a in state.legal_actions()}
+    assert targets == {i for i in range(20) if i // 5 in (0, 3) or i % 5 in (0, 4)}
+
+
 def test_lathekin_moves_exactly_two_different_dice() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
                   windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
@@ -233,6 +269,20 @@ def test_flux_brush_rerolls_the_drafted_die_and_returns_it_if_it_fits_nowhere() 
     assert outcomes == {"place", "returned"}
 
 
+def test_flux_brush_keeps_its_token_when_the_rerolled_die_goes_back() -> None:
+    shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2  # the open cells want a 2
+    for seed in range(40):
+        state = table(tools=(6,), tokens=(5, 5), pool="Y3 G5 B6 P1 P2",
+                      windows=(ONE_DIE, ONE_DIE), seed=seed, patterns=(shape,))
+        events = play_text(state, "draft 1", "tool 6")
+        if types(events)[-1] == "die_returned":
+            break
+    else:
+        raise AssertionError("no seed re-rolled the die to a value that fits nowhere")
+    assert state.tokens == [4, 5] and state.uses == [1]
+    assert state.windows[0] == table(windows=(ONE_DIE,)).windows[0]  # nothing placed
+
+
 def test_glazing_hammer_only_on_the_second_turn_before_drafting() -> None:
     state = table(tools=(7,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE))
     assert refusal(state, "tool 7") == "wrong_timing"
@@ -269,6 +319,29 @@ def test_running_pliers_drafts_again_and_skips_the_second_turn() -> None:
     assert [die_text(d) for d in state.track[0]] == ["P2"]
 
 
+def test_solo_running_pliers_places_two_dice_and_ends_the_round() -> None:
+    state = table(players=1, tools=(8,), pool="Y4 R5 B6 G1", windows=(ONE_DIE,))
+    play_text(state, "draft 1 at 1,2")
+    assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == ["tool 8 pay 1"]
+    play_text(state, "tool 8 pay 1", "draft 2 at 1,3")
+    # R5 paid and left the game; the solo game's second turn is skipped: G1 is left over.
+    assert die_text(state.windows[0][cell("1,3")]) == "G1"
+    assert state.round == 1 and [die_text(d) for d in state.track[0]] == ["B6"]
+
+
+def test_running_pliers_is_not_offered_when_no_other_pool_die_fits() -> None:
+    # Once Y4 is at 1,2 every open cell wants a 4, and the other dice are 1s.
+    shape = ". . 4 . .\n4 4 4 . .\n" + ". . . . .\n" * 2
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G1 B1 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))
+    play_text(state, "draft 1 at 1,2")
+    assert state.current_seat == 1 and state.tokens == [5, 5]  # nothing left: the turn ended
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G4 B1 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))
+    play_text(state, "draft 1 at 1,2")
+    assert Action.tool(8) in state.legal_actions()  # G4 fits at 2,1
+
+
 def test_running_pliers_not_on_the_second_turn() -> None:
     state = table(tools=(8,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE), turn=2)
     play_text(state, "draft 1 at 1,2")
@@ -290,6 +363,16 @@ def test_cork_backed_straightedge_first_die_anywhere() -> None:
     state = table(tools=(9,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2")
     play_text(state, "draft 1", "tool 9", "place 2,3")
     assert state.windows[0][cell("2,3")] == parse_die("Y4")
+
+
+def test_cork_backed_straightedge_is_not_offered_without_a_cell_next_to_no_die() -> None:
+    # Every cell away from R3 wants a 6: Y4 fits only next to R3, so the tool cannot act.
+    shape = ". . 6 6 6\n. . 6 6 6\n" + "6 6 6 6 6\n" * 2
+    state = table(tools=(9,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
+                  patterns=(shape,))
+    held = [a.die for a in state.legal_actions() if a.kind == "draft" and a.cell < 0]
+    assert held == [2]  # B6 can go to a cell next to no die; Y4 cannot
+    assert refusal(state, "draft 1") == "no_tool"
 
 
 def test_grinding_stone_turns_the_die_over() -> None:
@@ -356,6 +439,16 @@ def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None
     assert moves and all(m.startswith("move 2,1 ") for m in moves)
     play_text(state, "stop")
     assert state.step is None and state.tool_done
+
+
+def test_tap_wheel_ends_by_itself_when_no_second_die_of_the_colour_can_move() -> None:
+    window = "R3 G2 . . .\n" + ". . . . .\n" * 3  # one red die
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
+                  track={0: "R1"}, round_=1)
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "tool 12", "move 1,1 to 2,1")
+    assert state.step is None and state.tool_done and state.current_seat == 0
+    assert "draft" in kinds(state) and "tool" not in kinds(state)
 
 
 def test_tap_wheel_needs_a_die_of_a_colour_on_the_round_track() -> None:
