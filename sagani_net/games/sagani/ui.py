@@ -779,8 +779,8 @@ placing it covers, flips, scores and costs (cacophony: -2 per missing disc)."""
 RULES_PAGE = """\
 Rules in short
 Turn: take an offer tile (or draw: the last offer tile goes to storage and you
- take the pile's top), place it next to your tiles, and put one disc from your
- supply on each of its arrows.
+ take the pile's top), place it next to your tiles, and put on it one disc from
+ your supply per arrow.
 Arrows: an arrow is covered when a tile of its element lies anywhere in its
  direction. A tile whose arrows are all covered flips: you score its value and
  get its discs back.
@@ -789,9 +789,10 @@ Cacophony: when your supply has no disc for an arrow, you take a cacophony disc
 Intermezzo: when storage holds 4 tiles and the offer is empty, each player,
  furthest behind first, may pick one storage tile and place it, or pass.
 End: reaching the goal (75/60/45 for 2/3/4 players) ends the game after the
- round; a low pile makes the round the last. Most points wins.
+ round; a low pile makes the round the last. Most points wins; on equal points,
+ the marker that got there first.
 Solo: reveal and place; reach 75 (advanced: play all 72, bonus for few
- unflipped tiles; unflipped values count against you).
+ unflipped tiles; unflipped values and cacophony count against you at the end).
 The full rules, as installed:
  {path}"""
 
