@@ -461,7 +461,7 @@ class State(Engine):
             if seed is None:
                 seed = random.SystemRandom().randrange(2**63)
             tiles = shuffled_tiles(seed)
-        elif sorted(tiles) != list(TILE_IDS):
+        elif not all(map(is_int, tiles)) or sorted(tiles) != list(TILE_IDS):
             raise RuleError("bad_record", "tiles must be the 72 tile ids, each once")
         s = cls.__new__(cls)
         s.players = players
