@@ -15,7 +15,7 @@ from prompt_toolkit.output import DummyOutput
 
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import FINAL, ConsoleModel
+from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen, screen_text
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
@@ -216,7 +216,7 @@ def test_help_pages_are_made_from_the_key_bindings_and_fit_80_by_24() -> None:
     assert "Cacophony" in rules and "Intermezzo" in rules and "End:" in rules
     for text in pages:
         assert "page " in text and all(len(line) <= 80 for line in text.splitlines())
-    assert "against you)" in rules  # the last line is on screen, whole
+    assert "against you at the end)" in rules  # the last line is on screen, whole
 
 
 def test_readme_shows_the_golden_screen() -> None:
@@ -296,3 +296,35 @@ def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name()
     text = screen_text(model, 80, 24)
     assert "house gr 2" in text  # its row in the table of scores
     assert "house greedy 2 wins." in text
+
+
+def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal() -> None:
+    """R7: advanced solo has no goal; the track is settled at the end (unflipped values and
+    cacophony out, bonus in). The panel said "goal 75" with a bar to 75, and at the end a
+    track of 335 beside a result of 192, and never the bonus nor the set-aside tiles."""
+    policy, rng = make_policy("greedy"), random.Random(11)
+    state = State.new(1, "solo-advanced", seed=11)
+    for _ in range(16):
+        state.apply(policy.choose(state, rng))
+    p = state.seats[0]
+    unflipped = sum(TILES[t].value for t in unflipped_tiles(state))
+    assert p.cacophony and unflipped  # the settling counts here
+    final = p.score - unflipped + p.bonus - 2 * p.cacophony
+    backs = " ".join(f"{e[0].upper()}{v}" for e, v in state.view()["set_aside"])
+    for size in ((80, 24), (60, 24)):
+        text = screen_text(model_for(state), *size)
+        assert "goal" not in text and " 75" not in text
+        assert f"final now {final}  bonus +{p.bonus}" in text
+        assert backs and f"et aside {backs}" in text
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    model = model_for(state)
+    model.page = GAME  # the board, not the final table
+    text = screen_text(model, 80, 24)
+    assert f"final {state.result().scores[0]}  bonus" in text
+    assert state.result().scores[0] != state.seats[0].score
+
+
+def unflipped_tiles(state: State) -> list[int]:
+    return [tile for _x, _y, tile, _r, _c, flipped in state.view()["seats"][0]["display"]
+            if not flipped]

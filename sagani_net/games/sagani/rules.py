@@ -325,6 +325,10 @@ class Player:
     def unflipped_value(self) -> int:
         return sum(TILES[self.tiles[c][0]].value for c in self.open)
 
+    def final_score(self) -> int:
+        """Advanced solo (R7): the score if the game ended now."""
+        return self.score - self.unflipped_value() + self.bonus - CACOPHONY_POINTS * self.cacophony
+
     def evaluate(self, tile: int, cell: tuple[int, int], rot: int) -> Placement:
         """R2 steps 3-5 for ``tile`` at ``cell``, without changing anything."""
         info = CELLS.get(cell) or cell_info(cell)
@@ -457,7 +461,7 @@ class State(Engine):
             if seed is None:
                 seed = random.SystemRandom().randrange(2**63)
             tiles = shuffled_tiles(seed)
-        elif sorted(tiles) != list(TILE_IDS):
+        elif not all(map(is_int, tiles)) or sorted(tiles) != list(TILE_IDS):
             raise RuleError("bad_record", "tiles must be the 72 tile ids, each once")
         s = cls.__new__(cls)
         s.players = players
@@ -902,8 +906,7 @@ class State(Engine):
             won = self._solo_won(p)
             self.outcome = Result((p.score,), (0,), {"tiles_used": p.placed, "won": won})
         elif self.mode == "solo-advanced":
-            final = p.score - p.unflipped_value() + p.bonus - CACOPHONY_POINTS * p.cacophony
-            self.outcome = Result((final,), (0,))
+            self.outcome = Result((p.final_score(),), (0,))
         else:
             self.outcome = Result(tuple(self.scores()), tuple(self.ranking()))
         if ev is not None:

@@ -279,8 +279,11 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
     view = model.view
     assert view is not None
     seats = view["seats"]
+    # Advanced solo has no goal: all 72 tiles are played, then the track is settled (R7).
+    advanced = view["mode"] == "solo-advanced"
     goal = "ends at" if view["mode"] == "multi" else "goal"
-    lines: list[Line] = [[("class:title", f"Score  ({goal} {view['threshold']})")]]
+    title = "Score  (all 72 tiles)" if advanced else f"Score  ({goal} {view['threshold']})"
+    lines: list[Line] = [[("class:title", title)]]
     ranking = view["ranking"]
     # Best first; the numbers are seats, as on the track below and in the display titles.
     for seat in ranking:
@@ -301,6 +304,8 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
         if s["cacophony"]:
             line.append((style, f" ✗{s['cacophony']}"))
         lines.append(line)
+    if advanced:
+        return lines + [advanced_final_line(ui)]
     bar_w = max(4, width - 6)
     track = ["·"] * bar_w
     for seat in reversed(ranking):
@@ -321,6 +326,25 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
     return lines
 
 
+def advanced_final_line(ui: SaganiUI) -> Line:
+    """Advanced solo: the final score the track stands for (bonus in, unflipped values and
+    cacophony out), now or at the end."""
+    view = ui.model.view
+    assert view is not None
+    bonus = f"  bonus +{view['seats'][0]['bonus']}"
+    if view.get("result"):
+        return [("class:title", f"final {view['result']['scores'][0]}"), ("", bonus)]
+    state = ui.state()
+    if state is None:
+        return []
+    return [("", f"final now {state.seats[0].final_score()}{bonus}")]
+
+
+def set_aside_text(view: Data) -> str:
+    """Advanced solo: the backs of the set-aside tiles, face down, in the order they come."""
+    return " ".join(f"{LETTER[e]}{v}" for e, v in view["set_aside"])
+
+
 def pile_lines(ui: SaganiUI) -> list[Line]:
     model = ui.model
     view = model.view
@@ -329,6 +353,8 @@ def pile_lines(ui: SaganiUI) -> list[Line]:
     back = f"top {LETTER[top[0]]}{top[1]} ({top[0]})" if top else "empty"
     lines: list[Line] = [[("", f"Pile {view['pile']:>2}  {back}")]]
     storage = view["storage"]
+    if view["set_aside"]:
+        lines.append([("", f"Set aside {set_aside_text(view)}")])
     if view["mode"] != "multi":
         return lines  # no offer, no storage in the solo games
     label = f"Storage {len(storage)}/4"
@@ -558,7 +584,8 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
     view = model.view
     assert view is not None
     seats = view["seats"]
-    scores: Line = [("class:title", f"Score ({view['threshold']})")]
+    advanced = view["mode"] == "solo-advanced"
+    scores: Line = [("class:title", "Score" if advanced else f"Score ({view['threshold']})")]
     for seat in view["ranking"]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
@@ -566,8 +593,12 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
         scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
                               f"●{s['supply']}{caco}"))
+    if advanced:
+        scores += [("", "  "), *advanced_final_line(ui)]
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
+    if view["set_aside"]:
+        pile += f"  set aside {set_aside_text(view)}"
     lines = [scores, [("", pile)]]
     if view["mode"] == "multi":
         stored = " ".join(f"{i + 1}:{LETTER[TILES[t].element]}{TILES[t].value}"
@@ -748,8 +779,8 @@ placing it covers, flips, scores and costs (cacophony: -2 per missing disc)."""
 RULES_PAGE = """\
 Rules in short
 Turn: take an offer tile (or draw: the last offer tile goes to storage and you
- take the pile's top), place it next to your tiles, and put one disc from your
- supply on each of its arrows.
+ take the pile's top), place it next to your tiles, and put on it one disc from
+ your supply per arrow.
 Arrows: an arrow is covered when a tile of its element lies anywhere in its
  direction. A tile whose arrows are all covered flips: you score its value and
  get its discs back.
@@ -758,9 +789,10 @@ Cacophony: when your supply has no disc for an arrow, you take a cacophony disc
 Intermezzo: when storage holds 4 tiles and the offer is empty, each player,
  furthest behind first, may pick one storage tile and place it, or pass.
 End: reaching the goal (75/60/45 for 2/3/4 players) ends the game after the
- round; a low pile makes the round the last. Most points wins.
+ round; a low pile makes the round the last. Most points wins; on equal points,
+ the marker that got there first.
 Solo: reveal and place; reach 75 (advanced: play all 72, bonus for few
- unflipped tiles; unflipped values count against you).
+ unflipped tiles; unflipped values and cacophony count against you at the end).
 The full rules, as installed:
  {path}"""
 

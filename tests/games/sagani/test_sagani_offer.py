@@ -16,6 +16,20 @@ def test_offer_is_dealt_from_the_top_of_the_pile_in_order():
     assert state.view()["pile"] == 72 - 5
 
 
+@pytest.mark.parametrize(("players", "mode", "offer", "pile_left"),
+                         [(2, "multi", 5, 67), (3, "multi", 5, 67), (4, "multi", 5, 67),
+                          (1, "solo", 0, 72), (1, "solo-advanced", 0, 72)])
+def test_setup_gives_each_player_24_discs_at_0_and_one_pile_of_the_rest(
+        players, mode, offer, pile_left):
+    # One pile, as the German book deals it: the English three stacks come in one order too.
+    view = State.new(players, mode, tiles=pile()).view()
+    assert [(s["score"], s["supply"], s["cacophony"], s["bonus"], s["display"])
+            for s in view["seats"]] == [(0, 24, 0, 0, [])] * players
+    assert (len(view["offer"]), view["storage"], view["removed"]) == (offer, [], [])
+    assert view["pile"] == pile_left
+    assert (view["end_triggered"], view["last_round"]) == (False, False)
+
+
 def test_start_player_is_seat_zero():
     for players in (2, 3, 4):
         assert State.new(players, tiles=pile()).current_seat == 0

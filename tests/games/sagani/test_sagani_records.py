@@ -269,3 +269,14 @@ def test_action_after_the_end_fails_at_that_action():
     error = refused(record)
     assert error.code == "game_over"
     assert f"action {n} " in error.message
+
+
+@pytest.mark.parametrize("tile", ["x", 1.0, True])
+def test_a_record_whose_tiles_are_not_all_tile_ids_is_refused_as_such(tile):
+    """A record's pile with a "x" (or 1.0, or true, for tile 1) in it was read on: sagani replay
+    said "a damaged record (TypeError("'<' not supported ..."))" or "(TypeError('list indices
+    must be integers ...'))", and true stood for tile 1."""
+    record = with_intermezzo()
+    record["tiles"] = [tile if t == 1 else t for t in record["tiles"]]
+    error = refused(record)
+    assert (error.code, error.message) == ("bad_record", "tiles must be the 72 tile ids, each once")
