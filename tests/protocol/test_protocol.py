@@ -84,6 +84,21 @@ def test_an_unreadable_frame_is_told_in_the_protocols_words(frame: bytes, code: 
     assert (refused.value.code, refused.value.message) == (code, message)
 
 
+@pytest.mark.parametrize(("fields", "message"), [
+    ({}, "v, the protocol version, is missing; use 1"),
+    ({"v": None}, "v, the protocol version, must be an integer, not nil; use 1"),
+    ({"v": True}, "v, the protocol version, must be an integer, not a boolean; use 1"),
+    ({"v": "1"}, "v, the protocol version, must be an integer, not a string; use 1"),
+    ({"v": 1.0}, "v, the protocol version, must be an integer, not a float; use 1"),
+    ({"v": 2}, "protocol version 2 is not spoken here; use 1"),
+])
+def test_a_bad_version_is_told_in_msgpacks_words(fields: dict[str, Any], message: str) -> None:
+    """Not Python's: "protocol version None" meant nothing to a client in another language."""
+    with pytest.raises(ProtocolError) as refused:
+        check_request({**fields, "type": "hello", "id": 1})
+    assert (refused.value.code, refused.value.message) == ("bad_version", message)
+
+
 def test_a_request_without_type_is_missing_a_field() -> None:
     with pytest.raises(ProtocolError, match="missing_field"):
         check_request({"v": 1, "id": 1})
