@@ -971,6 +971,8 @@ class State(Engine):
         what of the step it breaks (cells on the wire, from 0, then in text, from 1)."""
         kind, step, tool = action.kind, self.step, self.step_tool
         name = TOOLS[tool].name if tool else ""
+        if kind == "choose":
+            return "every seat has chosen its pattern"
         if step is None:
             return "no tool is under way" if kind != "pass" else "the turn cannot end now"
         if kind == "return":

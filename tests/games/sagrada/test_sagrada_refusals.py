@@ -28,6 +28,12 @@ def test_an_action_of_a_step_outside_any_step_says_no_tool_is_under_way() -> Non
     assert "no tool is under way" in message(state, "move 1,1 to 2,1")
 
 
+def test_a_choose_once_the_patterns_are_chosen_says_so_not_that_no_tool_is_under_way() -> None:
+    state = table(tools=(3,), tokens=(5, 5), pool=POOL, windows=(ONE_DIE, ONE_DIE))
+    assert message(state, "choose 1").endswith("not allowed now: every seat has chosen its "
+                                               "pattern")
+
+
 def test_stop_names_the_tool_that_stops_and_when() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool=POOL, windows=(TWO_DICE, ONE_DIE))
     play_text(state, "tool 4", "move 1,1 to 2,1")
