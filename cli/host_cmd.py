@@ -71,8 +71,8 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         f"({MIN_HEARTBEAT_S:g}..{MAX_HEARTBEAT_S:g})")
     parser.add_argument("--bot-deadline", type=check.bot_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
-                        f"names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays the first "
-                        "legal move")
+                        f"names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays the game's "
+                        "default move")
     parser.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
                         help="turn timer for the seats people hold, at tables whose create "
                         f"request names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays "
@@ -92,8 +92,8 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bots", choices=("random", "greedy", "mcts"), default=None,
                         metavar="STRATEGY",
                         help="play the seats kept for bots with house bots of this strategy "
-                        "(random, greedy or mcts), in this process; they come back after a "
-                        "restart (default: leave those seats to `sagani bot` clients)")
+                        "(random, greedy or mcts), in a process beside the host's; they come back "
+                        "after a restart (default: leave those seats to `sagani bot` clients)")
     parser.add_argument("--connections-per-address", type=check.int_in(1, 100_000,
                         "--connections-per-address"), default=CONNECTIONS_PER_ADDRESS,
                         metavar="N", help="connections one machine may hold to each socket "

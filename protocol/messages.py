@@ -215,6 +215,19 @@ def request_id(message: dict[str, Any]) -> int | None:
     return value if type(value) is int and 0 <= value <= MAX_ID else None
 
 
+def _bad_version(message: dict[str, Any]) -> str:
+    """Why ``v`` is refused, in msgpack's words (nil, true), not Python's (None, True): the
+    client reading it may be written in any language."""
+    if "v" not in message:
+        return f"v, the protocol version, is missing; use {VERSION}"
+    version = message["v"]
+    if type(version) is int:
+        return f"protocol version {version} is not spoken here; use {VERSION}"
+    kind = {str: "a string", float: "a float", bool: "a boolean", type(None): "nil"}.get(
+        type(version), "not an integer")
+    return f"v, the protocol version, must be an integer, not {kind}; use {VERSION}"
+
+
 def check_request(message: dict[str, Any]) -> dict[str, Any]:
     """Validate a decoded request; return it with defaults filled. Raises ProtocolError.
 
@@ -223,9 +236,7 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
     """
     version = message.get("v")
     if type(version) is not int or version not in SUPPORTED_VERSIONS:
-        raise ProtocolError(
-            "bad_version", f"protocol version {version!r} is not spoken here; use {VERSION}"
-        )
+        raise ProtocolError("bad_version", _bad_version(message))
     if "type" not in message:
         raise ProtocolError("missing_field", "type is required")
     kind = message.get("type")

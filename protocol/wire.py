@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgpack
@@ -79,16 +80,37 @@ def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: i
         raise ProtocolError("too_deep", "nesting beyond the decoder's stack") from None
     except msgpack.ExtraData:
         raise ProtocolError("bad_frame", "bytes after the first msgpack object") from None
-    except ValueError as exc:
-        # msgpack reports over-long containers as ValueError("... exceeds max_..._len(...)").
-        if "exceeds max" in str(exc):
-            raise ProtocolError("too_big", str(exc)) from None
-        raise ProtocolError("bad_frame", f"not msgpack: {exc}") from None
     except Exception as exc:  # the unpacker raises several types for garbage input
-        raise ProtocolError("bad_frame", f"not msgpack: {exc}") from None
+        raise _unreadable(exc) from None
     if not isinstance(message, dict):
         raise ProtocolError("bad_frame", f"a frame is one map, not {type(message).__name__}")
     return message
+
+
+#: msgpack's words for what is over a limit (``"5000 exceeds max_str_len(4096)"``), and ours: the
+#: message goes to clients in any language, which know neither Python's msgpack nor its options.
+_OVER_LIMIT = re.compile(r"(\d+) exceeds max_(str|bin|array|map)_len\((\d+)\)")
+_OVER_WHAT = {"str": "a string of {} bytes of UTF-8; the limit is {}",
+              "array": "a list of {} elements; the limit is {}",
+              "map": "a map of {} pairs; the limit is {}"}
+
+
+def _unreadable(exc: Exception) -> ProtocolError:
+    """The refusal of a frame the unpacker could not read, told in the protocol's words."""
+    detail = str(exc)
+    over = _OVER_LIMIT.search(detail)
+    if over is not None:
+        size, kind, limit = over.groups()
+        if kind == "bin":
+            return ProtocolError("too_big", "bin values are not allowed: send text as msgpack str")
+        return ProtocolError("too_big", _OVER_WHAT[kind].format(size, limit))
+    if "map key" in detail:
+        return ProtocolError("bad_frame", "every map key must be a string")
+    if isinstance(exc, msgpack.FormatError):
+        return ProtocolError("bad_frame", "not msgpack: a byte that begins no msgpack object")
+    if "incomplete" in detail:
+        return ProtocolError("bad_frame", "not msgpack: the frame ends inside an object")
+    return ProtocolError("bad_frame", f"not msgpack: {detail or type(exc).__name__}")
 
 
 #: The types msgpack decodes plain values to (exact types: a decoded timestamp is none of them).

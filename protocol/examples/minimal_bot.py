@@ -122,8 +122,20 @@ def legal_actions(c, table, token, version):
 
 def choose(actions, state, rng):
     """One of the host's legal actions, at random. A bot that wants to choose better reads
-    `state["view"]` (the public view) and keeps its seat's private data (section 3, point 6)."""
+    `state["view"]` (the public view) and `state["private"]`, its seat's private data as the
+    host has it now (nil in a game that gives a seat nothing private)."""
     return rng.choice(actions)
+
+
+def loaded(snapshot):
+    """A snapshot as our state: its private data is as of its own `seq`."""
+    return {**snapshot, "private_seq": snapshot["seq"]}
+
+
+def keep_private(state, seq, private):
+    """Keep the newest of our seat's private data: the highest `seq` (section 3, point 6)."""
+    if seq >= state["private_seq"]:
+        state["private"], state["private_seq"] = private, seq
 
 
 def play(c, table, seat, token, state, rng):
@@ -133,7 +145,9 @@ def play(c, table, seat, token, state, rng):
         r = c.request("sync", table=table, token=token)
         if r["type"] != "snapshot":
             raise Refused(r)
-        return r
+        return loaded(r)
+
+    state = loaded(state)
 
     heard = time.monotonic()
     awaiting = None            # (seq, deadline) of the update our accepted action caused
@@ -148,16 +162,17 @@ def play(c, table, seat, token, state, rng):
             if refusal is not None:
                 if "snapshot" not in refusal:
                     raise Refused(refusal)
-                state = refusal["snapshot"]   # stale_version, not_your_turn: decide again
+                state = loaded(refusal["snapshot"])   # stale_version, not_your_turn: again
                 continue
             action = choose(actions, state, rng)
             r = c.request("act", table=table, seat=seat, token=token,
                           version=state["version"], action=action)
             if r["type"] == "accepted":
+                keep_private(state, r["seq"], r["private"])
                 awaiting = (r["seq"], time.monotonic() + ACK_WAIT_S)
             elif "snapshot" in r:   # stale_version, not_your_turn, illegal_action...: decide again
                 print(f"refused {action}: {r['code']} {r.get('rule', '')}", file=sys.stderr)
-                state = r["snapshot"]
+                state = loaded(r["snapshot"])
             else:
                 raise Refused(r)
             continue
@@ -171,6 +186,11 @@ def play(c, table, seat, token, state, rng):
                 if msg["seq"] == state["seq"] + 1:
                     state = {**state, **{k: msg[k] for k in
                                          ("seq", "version", "status", "turn", "seats", "view")}}
+                    if seat in msg["private"]:   # our private data changed: ask for it at once
+                        r = c.request("private", table=table, token=token)
+                        if r["type"] != "private":
+                            raise Refused(r)
+                        keep_private(state, r["seq"], r["private"])
                 elif msg["seq"] > state["seq"]:
                     state = sync()        # a gap: we missed an update
             elif msg["type"] == "heartbeat" and msg["seq"] > state["seq"]:

@@ -61,6 +61,44 @@ def test_the_string_limit_counts_bytes_of_utf8() -> None:
         decode_request(encode({"v": 1, "pad": fits + "é"}))  # far fewer characters than that
 
 
+@pytest.mark.parametrize(("frame", "code", "message"), [
+    (msgpack.packb({"v": 1, "client": b"x"}), "too_big",
+     "bin values are not allowed: send text as msgpack str"),
+    (msgpack.packb({"v": 1, "client": "x" * 5000}), "too_big",
+     "a string of 5000 bytes of UTF-8; the limit is 4096"),
+    (msgpack.packb({"v": 1, "pad": [0] * 2000}), "too_big",
+     "a list of 2000 elements; the limit is 1024"),
+    (msgpack.packb({"v": 1, "pad": {str(i): 0 for i in range(100)}}), "too_big",
+     "a map of 100 pairs; the limit is 64"),
+    (msgpack.packb({1: 2}), "bad_frame", "every map key must be a string"),
+    (b"\xc1\x00", "bad_frame", "not msgpack: a byte that begins no msgpack object"),
+    (b"\x81\xa1v", "bad_frame", "not msgpack: the frame ends inside an object"),
+])
+def test_an_unreadable_frame_is_told_in_the_protocols_words(frame: bytes, code: str,
+                                                              message: str) -> None:
+    """The message goes to a client in any language: Python msgpack's own words
+    (``max_bin_len(0)``, ``strict_map_key=True``, an empty FormatError) would not tell it what
+    to change."""
+    with pytest.raises(ProtocolError) as refused:
+        decode_request(frame)
+    assert (refused.value.code, refused.value.message) == (code, message)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({}, "v, the protocol version, is missing; use 1"),
+    ({"v": None}, "v, the protocol version, must be an integer, not nil; use 1"),
+    ({"v": True}, "v, the protocol version, must be an integer, not a boolean; use 1"),
+    ({"v": "1"}, "v, the protocol version, must be an integer, not a string; use 1"),
+    ({"v": 1.0}, "v, the protocol version, must be an integer, not a float; use 1"),
+    ({"v": 2}, "protocol version 2 is not spoken here; use 1"),
+])
+def test_a_bad_version_is_told_in_msgpacks_words(fields: dict[str, Any], message: str) -> None:
+    """Not Python's: "protocol version None" meant nothing to a client in another language."""
+    with pytest.raises(ProtocolError) as refused:
+        check_request({**fields, "type": "hello", "id": 1})
+    assert (refused.value.code, refused.value.message) == ("bad_version", message)
+
+
 def test_a_request_without_type_is_missing_a_field() -> None:
     with pytest.raises(ProtocolError, match="missing_field"):
         check_request({"v": 1, "id": 1})

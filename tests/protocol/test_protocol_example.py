@@ -2,6 +2,8 @@
 every game against a real host (the tests' host on 127.0.0.1), choosing only among the actions
 the host's `legal` answer lists: it holds no rules code."""
 
+import importlib.util
+import random
 import re
 import subprocess
 import sys
@@ -86,16 +88,56 @@ def test_minimal_bot_joins_a_table_given_with_table(host: Host) -> None:
     finish(bot, [greedy])
 
 
+def load_bot():
+    spec = importlib.util.spec_from_file_location("minimal_bot", BOT)
+    bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot)
+    return bot
+
+
+@pytest.mark.timeout(90)
+def test_the_state_a_copied_bot_chooses_from_holds_its_seats_private_data_as_the_host_has_it(
+    host: Host, monkeypatch
+) -> None:
+    """The example is there to be copied and given a better `choose`: in Sugi that reads the
+    seat's hand, which every card it plays changes. Each time it chooses, its state's private
+    data is what the host answers `private` with then (it is our turn: nothing moves)."""
+    bot = load_bot()
+    client = bot.Client(host.endpoint)
+    client.hello()
+    table = client.request("create", game="sugi", config={"players": 2}, bots=[1])["table"]
+    client.subscribe(table)
+    joined = client.request("join", table=table, name="copied")
+    greedy = spawn([*RUN_SAGANI, "bot", host.endpoint, "--table", table, "--strategy", "greedy",
+                    "--quiet"])
+    chosen, stale = [], []
+    random_choice = bot.choose
+
+    def checking(actions, state, rng):
+        now = client.request("private", table=table, token=joined["token"])
+        chosen.append(state["version"])
+        if state["private"] != now["private"]:
+            stale.append(state["version"])
+        return random_choice(actions, state, rng)
+
+    monkeypatch.setattr(bot, "choose", checking)
+    try:
+        final = bot.play(client, table, joined["seat"], joined["token"], joined["snapshot"],
+                         random.Random(7))
+    finally:
+        greedy.kill()
+        greedy.wait()
+    assert final["status"] == "over" and len(chosen) > 5
+    assert stale == []
+
+
 def test_the_bot_sends_a_nonce_with_join_and_the_same_bytes_when_it_retries(monkeypatch):
-    import importlib.util
     import threading
 
     import msgpack
     import zmq
 
-    spec = importlib.util.spec_from_file_location("minimal_bot", BOT)
-    bot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bot)
+    bot = load_bot()
     monkeypatch.setattr(bot, "REQUEST_TIMEOUT_S", 0.3)  # a quick Lazy Pirate retry
     router = zmq.Context.instance().socket(zmq.ROUTER)
     router.linger = 0

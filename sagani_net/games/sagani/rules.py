@@ -625,11 +625,11 @@ class State(Engine):
             if frontier and action.cell not in frontier:
                 raise RuleError(
                     "not_adjacent",
-                    f"cell {action.cell} is not an empty cell next to your display",
+                    f"cell {list(action.cell)} is not an empty cell next to your display",
                 )
             if not frontier and action.cell != (0, 0):
                 raise RuleError(
-                    "first_tile_at_origin", "the first tile of a display goes at (0, 0)"
+                    "first_tile_at_origin", "the first tile of a display goes at [0, 0]"
                 )
             return
         if kind == "place":

@@ -38,6 +38,22 @@ def test_first_tile_elsewhere_than_origin_is_refused_and_changes_nothing():
     assert state.view() == before
 
 
+def test_a_refused_cell_is_named_as_on_the_wire():
+    """protocol/games/sagani.md: a message names cells as the wire does, [x, y] (a client in
+    another language knows no Python tuple)."""
+    state = State.new(1, "solo", tiles=pile(2))
+    reveal(state)
+    with pytest.raises(RuleError) as first:
+        state.apply(Action.place((3, -1), 0))
+    assert first.value.message.endswith("goes at [0, 0]")
+    state.apply(Action.place((0, 0), 0))
+    reveal(state)
+    with pytest.raises(RuleError) as far:
+        state.apply(Action.place((3, -1), 0))
+    assert far.value.code == "not_adjacent"
+    assert far.value.message.startswith("cell [3, -1] is not")
+
+
 def test_every_display_starts_at_origin():
     state = State.new(2, tiles=pile())
     state.apply(Action.take(0))
