@@ -625,7 +625,7 @@ class State(Engine):
             if frontier and action.cell not in frontier:
                 raise RuleError(
                     "not_adjacent",
-                    f"cell {list(action.cell)} is not an empty cell next to your display",
+                    f"cell {list(action.cell or ())} is not an empty cell next to your display",
                 )
             if not frontier and action.cell != (0, 0):
                 raise RuleError(
