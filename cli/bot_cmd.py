@@ -95,7 +95,8 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         sub, "tournament",
         description="Play many games between strategies, seats rotated so that each deal is "
         "played from every seat, on worker processes; print games, wins, win share with a 95% "
-        "confidence interval, mean score and Elo.",
+        "confidence interval, mean score and Elo (a win shared by k seats, as Sugi's can be, "
+        "counts 1/k to each, and as a draw between them).",
     )
     p.add_argument(
         "--strategies",

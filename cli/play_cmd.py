@@ -41,7 +41,7 @@ from sagani_net.cli.game_options import (
 from sagani_net.cli.play_args import MCTS_THINK_S, user_dir
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
-from sagani_net.game import Data, RuleError, without_seat
+from sagani_net.game import Data, RuleError, winners, without_seat
 from sagani_net.games import DEFAULT_GAME, get_game
 from sagani_net.gameui import columns
 from sagani_net.host import Host
@@ -391,8 +391,10 @@ def print_result(client: AsyncClient) -> None:
         "scores": [s["score"] for s in view["seats"]],
     }
     print(f"table {replica.table}: {replica.status}")
+    shared = winners(result["ranking"], result)
     for rank, seat in enumerate(result["ranking"]):
         name = replica.seats[seat].get("name") if seat < len(replica.seats) else ""
+        rank = 0 if seat in shared else rank  # all who share the win are first
         print(f"  {rank + 1}. seat {seat + 1} {printable(name or ''):<8} "
               f"{result['scores'][seat]:>4} points")
     # A game's own figures that are one word or number (a solo game's goal and whether it was

@@ -17,7 +17,7 @@ from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.game_options import add_game_arguments, game_config
-from sagani_net.game import config_words
+from sagani_net.game import config_words, winners
 from sagani_net.games import get_game
 
 # What this command imports is counted in its games per second (100 random games of Sagani
@@ -58,7 +58,7 @@ class Summary:
         self.games = 0
         self.actions = 0
         self.scores = [0] * seats
-        self.wins = [0] * seats
+        self.wins = [0.0] * seats  # a win shared by k seats counts 1/k to each
         #: One seat: whether the game has a goal (its result says ``won``), the games that
         #: reached it, and their figures.
         self.goal = False
@@ -70,7 +70,9 @@ class Summary:
         self.actions += result.actions
         for seat, score in enumerate(result.scores):
             self.scores[seat] += score
-        self.wins[result.ranking[0]] += 1
+        shared = winners(result.ranking, result.figures)
+        for seat in shared:
+            self.wins[seat] += 1 / len(shared)
         self.goal = self.goal or "won" in result.figures
         if result.figures.get("won"):
             self.won += 1

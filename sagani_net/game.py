@@ -488,16 +488,32 @@ def logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def ranking_rewards(ranking: Sequence[int]) -> list[float]:
+def winners(ranking: Sequence[int], figures: Data) -> tuple[int, ...]:
+    """The seats that share the win: a game where a tie can stand names them in its result's
+    ``winners`` figure (Sugi: "then shared", S15); in the others the ranking's first wins.
+
+    >>> winners((2, 0, 1), {"winners": [2, 0]}), winners((2, 0, 1), {})
+    ((2, 0), (2,))
+    """
+    shared = figures.get("winners")
+    return tuple(shared) if shared else tuple(ranking[:1])
+
+
+def ranking_rewards(ranking: Sequence[int], shared: Sequence[int] = ()) -> list[float]:
     """A finished game's reward per seat: the share of the other seats it ranks above
-    (``ranking``: every seat, best first).
+    (``ranking``: every seat, best first); two of the seats that ``shared`` the win count
+    half against each other, as a draw.
 
     >>> ranking_rewards((1, 0, 2))
     [0.5, 1.0, 0.0]
+    >>> ranking_rewards((1, 0, 2), shared=(1, 0))
+    [0.75, 0.75, 0.0]
     """
     seats = len(ranking)
     place = {seat: i for i, seat in enumerate(ranking)}
-    return [sum(place[i] < place[j] for j in range(seats) if j != i) / (seats - 1)
+    tied = set(shared) if len(shared) > 1 else set()
+    return [sum(0.5 if i in tied and j in tied else float(place[i] < place[j])
+                for j in range(seats) if j != i) / (seats - 1)
             for i in range(seats)]
 
 

@@ -36,6 +36,7 @@ from sagani_net.game import (
     margin_rewards,
     random_action,
     ranking_rewards,
+    winners,
 )
 from sagani_net.games import DEFAULT_GAME, get_game
 
@@ -293,7 +294,7 @@ class PlainSearch:
         seats = len(state.scores())
         result = state.result()
         if result is not None and seats > 1:
-            return ranking_rewards(result.ranking)
+            return ranking_rewards(result.ranking, winners(result.ranking, result.figures))
         values = [self.evaluate(state, seat) for seat in range(seats)]
         if seats == 1:
             # Alone: more is better, without a ceiling that would make every move look alike.

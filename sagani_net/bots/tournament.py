@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots.base import game_bots, seat_rngs
 from sagani_net.bots.local import GameResult, GameSpec, play_local, result_of
-from sagani_net.game import Data, config_words
+from sagani_net.game import Data, config_words, winners
 from sagani_net.games import DEFAULT_GAME, get_game
 
 if TYPE_CHECKING:
@@ -182,7 +182,8 @@ class Row:
     #: One seat: whether the game has a goal to reach (else the table shows scores only).
     goal: bool = False
     games: int = 0
-    wins: int = 0
+    #: A win shared by k seats counts 1/k to each (Sugi's ties can stand).
+    wins: float = 0
     scores: list[int] = field(default_factory=list)
     figures: dict[str, list[int]] = field(default_factory=dict)
     elo: float = ELO_BASE
@@ -201,7 +202,7 @@ class Row:
 
     def to_dict(self) -> Data:
         low, high = self.ci
-        data: Data = {"strategy": self.strategy, "games": self.games, "wins": self.wins,
+        data: Data = {"strategy": self.strategy, "games": self.games, "wins": _whole(self.wins),
                       "share": round(self.share, 4), "ci95": [round(low, 4), round(high, 4)],
                       "mean_score": round(self.mean_score, 2),
                       "elo": round(self.elo, 1)}
@@ -214,7 +215,7 @@ class Row:
         return data
 
 
-def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval for ``wins`` out of ``n``.
 
     >>> [round(v, 3) for v in wilson(95, 100)]
@@ -229,8 +230,10 @@ def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str, float]:
-    """Elo ratings fit (Bradley-Terry, by minorization-maximization) to ``(winner, loser)`` pairs.
+def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str],
+            draws: Iterable[tuple[str, str]] = ()) -> dict[str, float]:
+    """Elo ratings fit (Bradley-Terry, by minorization-maximization) to ``(winner, loser)`` pairs
+    and to ``draws`` (two strategies that shared a win: half a win each).
 
     Each pair of strategies that met also gets one virtual draw, so that a clean sweep gives a
     large but finite gap. The ratings average :data:`ELO_BASE`.
@@ -241,6 +244,10 @@ def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str,
     for winner, loser in pairs:
         if winner != loser:
             wins[index[winner]][index[loser]] += 1
+    for a, b in draws:
+        if a != b:
+            wins[index[a]][index[b]] += 0.5
+            wins[index[b]][index[a]] += 0.5
     for i in range(n):
         for j in range(i + 1, n):
             if wins[i][j] + wins[j][i]:
@@ -262,8 +269,9 @@ def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str]) -> dict[str,
 def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
     """The result table, one row per strategy in lineup order.
 
-    A game with several seats is won by the first of its ranking; a one-seat game by reaching
-    its goal (the result's ``won``), if it has one.
+    A game with several seats is won by the first of its ranking, or shared by the seats its
+    result names (:func:`sagani_net.game.winners`); a one-seat game by reaching its goal (the
+    result's ``won``), if it has one.
     """
     names = list(dict.fromkeys(spec.lineup))
     goal = spec.seats == 1 and any("won" in result.figures for result in results)
@@ -271,25 +279,35 @@ def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
     rows = {name: Row(name, goal=goal, figures={title: [] for title in solo_figures.values()})
             for name in names}
     pairs: list[tuple[str, str]] = []
+    draws: list[tuple[str, str]] = []
     for result in results:
         for seat, name in enumerate(result.strategies):
             row = rows[name]
             row.games += 1
             row.scores.append(result.scores[seat])
         if spec.seats > 1:
-            rows[result.strategies[result.ranking[0]]].wins += 1
-            ranked = [result.strategies[seat] for seat in result.ranking]
-            pairs.extend((a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 :])
+            shared = winners(result.ranking, result.figures)
+            for seat in shared:
+                rows[result.strategies[seat]].wins += 1 / len(shared)
+            for i, a in enumerate(result.ranking):
+                for b in result.ranking[i + 1 :]:
+                    pair = (result.strategies[a], result.strategies[b])
+                    (draws if a in shared and b in shared else pairs).append(pair)
         elif result.figures.get("won"):
             row = rows[result.strategies[0]]
             row.wins += 1
             for figure, title in solo_figures.items():
                 if figure in result.figures:
                     row.figures[title].append(result.figures[figure])
-    if len(names) > 1 and pairs:
-        for name, elo in fit_elo(pairs, names).items():
+    if len(names) > 1 and (pairs or draws):
+        for name, elo in fit_elo(pairs, names, draws).items():
             rows[name].elo = elo
     return [rows[name] for name in names]
+
+
+def _whole(wins: float) -> float:
+    """Wins as counted, an int unless some were shared (then to a tenth)."""
+    return int(wins) if wins == int(wins) else round(wins, 1)
 
 
 def _count(n: int, thing: str) -> str:
@@ -331,7 +349,7 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
         line = f"{row.strategy:<10} {row.games:>6}"
         if goal:
             low, high = row.ci
-            line += f" {row.wins:>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"
+            line += f" {_whole(row.wins):>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"
         line += f" {row.mean_score:>11.2f}"
         if several:
             line += f" {row.elo:>7.0f}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.bots.tournament import (
     TournamentSpec,
     fit_elo,
@@ -64,6 +65,30 @@ def test_elo_puts_the_stronger_strategy_ahead_and_stays_finite_on_a_sweep() -> N
     assert ratings["mcts"] > ratings["greedy"] > ratings["random"]
     assert sum(ratings.values()) / 3 == pytest.approx(1500)
 
+
+def test_elo_counts_a_shared_win_as_a_draw() -> None:
+    level = fit_elo([("greedy", "random")] * 3 + [("random", "greedy")] * 3,
+                    ["greedy", "random"], draws=[("greedy", "random")] * 4)
+    assert level["greedy"] == pytest.approx(level["random"])
+    ahead = fit_elo([("greedy", "random")] * 3, ["greedy", "random"],
+                    draws=[("random", "greedy")] * 4)
+    alone = fit_elo([("greedy", "random")] * 3, ["greedy", "random"])
+    assert 1500 < ahead["greedy"] < alone["greedy"]  # draws pull the two together
+
+
+def test_a_shared_win_counts_half_to_each_seat_that_shares_it() -> None:
+    """Seed 3's random 2-player Sugi game ends level (S15: "then shared"), its ranking still
+    puts seat 1 first: neither strategy won it alone."""
+    spec = TournamentSpec(lineup=("greedy", "random"), game="sugi", games=1, seed=3)
+    played = play_local(GameSpec(0, "sugi", {"players": 2}, 3, ("random", "random"), {}))
+    assert played.figures["winners"] == [0, 1]
+    result = GameResult(0, ("greedy", "random"), played.scores, played.ranking,
+                        played.seconds, played.actions, played.figures)
+    rows = summarize(spec, [result])
+    assert [row.wins for row in rows] == [0.5, 0.5]
+    assert [row.to_dict()["wins"] for row in rows] == [0.5, 0.5]
+    assert rows[0].elo == pytest.approx(rows[1].elo)
+    assert "   0.5   50.0%" in format_table(spec, rows, 1.0)
 
 def test_the_tournament_command_prints_the_table_and_saves_every_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
 from sagani_net.cli.main import main
+from sagani_net.cli.play_cmd import print_result
+from sagani_net.client import Replica
 from sagani_net.games.sagani.rules import replay
 
 
@@ -58,6 +61,26 @@ def test_selfplay_greedy_games_reach_the_end(tmp_path):
     for record in records:
         assert max(record["result"]["scores"]) >= 45
 
+
+def test_selfplay_splits_a_shared_win_between_the_seats_that_share_it(tmp_path, capsys):
+    # Seed 176's random 2-player Sugi game ends level on points and arrivals: shared (S15).
+    [record] = selfplay(tmp_path, "--game", "sugi", "--players", "2", "--games", "1",
+                        "--seed", "176", "--policy", "random")
+    assert record["result"]["winners"] == [0, 1]
+    out = capsys.readouterr().out
+    assert out.count("win share  50.0%") == 2, out
+
+
+def test_autoplay_ranks_every_seat_of_a_shared_win_first(tmp_path, capsys):
+    """``sagani play --autoplay`` prints the result as its client holds it."""
+    [record] = selfplay(tmp_path, "--game", "sugi", "--players", "2", "--games", "1",
+                        "--seed", "176", "--policy", "random")
+    capsys.readouterr()
+    replica = Replica("t1", status="over", seats=[{"name": "ann"}, {"name": "bob"}],
+                      view={"result": record["result"]})
+    print_result(SimpleNamespace(state=replica))
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(".")[0].strip() for line in lines[1:3]] == ["1", "1"], lines
 
 def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
     assert main(["selfplay", "--players", "3", "--games", "1", "--policy", "greedy,random"]) == 2
