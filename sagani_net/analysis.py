@@ -414,8 +414,12 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         return (f"seat {seat + 1}" + (f" ({name})" if name else ""))[:22]
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
-    lines = [f"{get_game(analysis.game).title}: {len(analysis.verdicts)} decisions; values are "
-             f"the {unit} of the seat that moved, in %"]
+    forced = sum(v.forced for v in analysis.verdicts)
+    # The forced ones counted apart: the seat summary and the closing line count searched ones.
+    count = (f"{len(analysis.verdicts)} decisions"
+             + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
+    lines = [f"{get_game(analysis.game).title}: {count}",
+             f"values are the {unit} of the seat that moved, in %"]
     shown = [v for v in analysis.verdicts if every or v.mark]
     move = max([len("played"), *(len(t) for v in shown for t in (v.played, v.best))])
     # '#', turn, seat, the moves, value, best, loss and mark: 44 columns besides the moves.
@@ -452,7 +456,7 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
                 line = " " * len(head)
             line += " " + entry
         lines.append(line)
-    judged = sum(not v.forced for v in analysis.verdicts)
+    judged = len(analysis.verdicts) - forced
     wall = analysis.seconds / judged if judged else 0.0
     lines.append("")
     lines.append(f"{analysis.seconds:.1f} s for the game on {analysis.workers} "

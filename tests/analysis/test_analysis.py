@@ -435,6 +435,22 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     assert re.fullmatch(r" +#\d+ \(turn \d+\) -\d+\.\d", wrapped), text
 
 
+
+def test_the_analysis_text_counts_forced_decisions_apart_from_the_searched() -> None:
+    """A solo Sagani game reveals a tile with one legal move before each placement: the head
+    line said twice the decisions the seat summary and the closing line count."""
+    verdicts = [Verdict(i, 0, 1 + i // 2, "reveal", "reveal", None, None, 0.0, None,
+                        forced=True) if i % 2 == 0 else
+                Verdict(i, 0, 1 + i // 2, "place 0,1 0", "place 0,1 90", 0.4, 0.5, 0.1, None)
+                for i in range(6)]
+    text = format_analysis(Analysis("sagani", "solo_reward", Effort(), verdicts, 1.0, 1,
+                                    summarize(verdicts, 1)))
+    lines = text.splitlines()
+    assert lines[0] == "Sagani: 6 decisions (3 forced: one legal move, not searched)", text
+    seat = next(line for line in lines if line.startswith("seat 1 "))
+    assert seat.split()[2] == "3", text
+    assert "(3 decisions searched" in text
+
 @pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
 def test_sagani_analyze_with_iterations_writes_the_same_analysis_on_every_run(
         game: str, tmp_path: Any) -> None:
