@@ -27,6 +27,7 @@ The decisions are judged in parallel, one per task, on every core (:func:`analys
 >>> from sagani_net.bots.tournament import GameSpec, play_local
 >>> record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
 >>> short = {**record, "actions": record["actions"][:3]}
+>>> del short["result"]  # the game's first three decisions only
 >>> result = analyse(short, Effort(iterations=20), workers=1)
 >>> [v.index for v in result.verdicts], result.summary[0].seat
 ([0, 1, 2], 0)

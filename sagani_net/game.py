@@ -595,8 +595,12 @@ def check_replayed(state: GameState, record: Data, field: str, recorded: int, ma
 def check_result(record: Data, result: Data | None) -> None:
     """The record's result, if any, is ``result``, the replay's (None: none yet). Raises
     RuleError("bad_record", ...)."""
-    if "result" in record and result is not None and record["result"] != result:
-        raise RuleError("bad_record", "the recorded result differs from the replayed one")
+    if "result" not in record or record["result"] == result:
+        return
+    if result is None:  # its moves stop short of the end it names
+        raise RuleError("bad_record", "the record has a result, but its moves do not end the "
+                        "game")
+    raise RuleError("bad_record", "the recorded result differs from the replayed one")
 
 
 def without_seat(data: Data) -> Data:

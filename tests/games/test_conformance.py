@@ -186,6 +186,26 @@ def test_a_record_with_a_bad_header_is_bad_record(name: str, config: Data) -> No
         assert refused.value.code == "bad_record", bad
 
 
+
+@cases
+def test_a_record_whose_result_its_moves_do_not_make_is_bad_record(name: str,
+                                                                    config: Data) -> None:
+    """RECORD.md: a recorded result that differs from the replayed one is refused, and so is
+    one whose moves stop before the end it names (it replayed, quietly, to a game not over)."""
+    game = get_game(name)
+    for game_played in games(name, config):
+        record = wire(replayed(name, config, game_played).to_record())
+        assert "result" in record
+        scores = record["result"]["scores"]
+        for bad, says in (
+            ({**record, "actions": record["actions"][:-1]}, "do not end the game"),
+            ({**record, "result": {**record["result"], "scores": [s + 1 for s in scores]}},
+             "differs from the replayed one"),
+        ):
+            with pytest.raises(RuleError) as refused:
+                game.from_record(bad)
+            assert refused.value.code == "bad_record" and says in refused.value.message
+
 @cases
 def test_a_record_replays_from_its_own_outcomes_not_its_seed(name: str, config: Data) -> None:
     """Every random outcome is in the record (RECORD.md): with its seed changed, it replays to

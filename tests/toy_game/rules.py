@@ -197,7 +197,10 @@ class Hands(Rules):
             raise RuleError("bad_record", "the deck is not the 16 cards, each once")
         state = State(self.parse_config(record["config"])["players"], record.get("seed"),
                       record["deck"])
-        return state, seam.replay_actions(state, record["actions"])
+        events = seam.replay_actions(state, record["actions"])
+        result = state.result()
+        seam.check_result(record, None if result is None else result.to_data())
+        return state, events
 
     def determinize(
         self, view: Data, private: Data | None, seat: int | None, rng: random.Random
