@@ -717,8 +717,9 @@ class Tables:
             assert found is not None, "accepted message ids are always stored"
             version, seq = found
             if version + 1 != table.state.version:
-                raise ProtocolError("already_accepted", f"message {msg_id} was accepted at "
-                                    f"version {version}; the game has moved on since",
+                # Worded by the version it made, as ``version`` says (section 2).
+                raise ProtocolError("already_accepted", f"message {msg_id} was accepted: it "
+                                    f"made version {version + 1}; the game has moved on since",
                                     version=version + 1, seq=seq,
                                     snapshot=self._snapshot(table, session.seat))
             # Once per table and restart: the reply is then among the session's newest, until

@@ -270,6 +270,7 @@ def test_old_retries_are_answered_without_replaying_the_game(
     for answer in answers:
         assert answer["code"] == "already_accepted", answer
         assert (answer["version"], answer["seq"]) == made[answer["id"]]
+        assert f"made version {answer['version']};" in answer["message"], answer
         assert answer["snapshot"]["version"] == before["version"]
     assert not replays
     # Nothing moved, and a recent act retried still gets its very reply.
