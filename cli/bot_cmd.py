@@ -47,7 +47,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         "or a secure host's join code",
     )
     p.add_argument("--strategy", choices=strategy_names(), default="mcts",
-                   help="random, greedy, mcts or a strategy of the table's game")
+                   help="random, greedy, mcts (the default) or a strategy of the table's game")
     check.add_search_options(p)
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)

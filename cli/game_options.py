@@ -36,7 +36,7 @@ def add_file_arguments(p: argparse.ArgumentParser) -> None:
         first = next(iter(by_game.values()))
         p.add_argument(f"--{name.replace('_', '-')}", dest=f"file_{name}", type=check.json_file,
                        default=None, metavar="FILE",
-                       help=f"{', '.join(by_game)}: {first.help or name}")
+                       help=f"{', '.join(by_game)}, a JSON file: {first.help or name}")
 
 
 def given_files(args: argparse.Namespace, game: Any) -> Data:
