@@ -139,6 +139,9 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     data: dict[str, Any] = {"players": args.players}
     if args.solo or args.solo_advanced:
         data = {"players": 1}
+        counts = next((o.choices for o in game.options if o.name == "players"), ())
+        if 1 not in counts:
+            raise UsageError(f"{game.title} has no solo game: {min(counts)}-{max(counts)} play")
         if any(o.name == "mode" for o in game.options):  # Sagani: a solo mode of its own
             data["mode"] = "solo" if args.solo else "solo-advanced"
         elif args.solo_advanced:

@@ -180,6 +180,17 @@ def test_play_refuses_clashing_options() -> None:
         plan(Args(players=3, bots=["greedy", "greedy", "greedy"]))
 
 
+@pytest.mark.parametrize(("game", "flag", "said"), [
+    ("sugi", "solo", "Sugi has no solo game: 2-5 play"),
+    ("sugi", "solo_advanced", "Sugi has no solo game: 2-5 play"),
+    ("sagrada", "solo_advanced", "Sagrada has one solo game: --solo (or --players 1)"),
+])
+def test_play_says_which_solo_games_a_game_has(game: str, flag: str, said: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        plan(Args(game=game, **{flag: True}))
+    assert str(refused.value) == said
+
+
 def test_addresses_become_endpoints() -> None:
     assert host_address(None) == "tcp://127.0.0.1:47410"
     assert host_address("192.0.2.2:5000") == "tcp://192.0.2.2:5000"
