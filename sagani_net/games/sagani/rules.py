@@ -535,10 +535,12 @@ class State(Engine):
         return []
 
     def default_action(self) -> Action:
-        """The move the host plays for a bot past its deadline: the first legal one (take the
-        offer's first tile, place it on the first free cell unturned; in an intermezzo, pick
-        the first stored tile)."""
-        return self.legal_actions()[0]
+        """The move the host plays for a bot past its deadline: ``pass`` where it is legal (an
+        intermezzo's pick is a choice, R5: a tile placed unturned on the first free cell could
+        cost the seat cacophony that passing never does), else the first legal one (take the
+        offer's first tile, place it on the first free cell unturned)."""
+        actions = self.legal_actions()
+        return PASS if PASS in actions else actions[0]
 
     def ranking(self) -> list[int]:
         """Seats best first (R4): more points, then the marker lower in its stack."""

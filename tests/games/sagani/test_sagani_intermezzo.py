@@ -120,6 +120,17 @@ def test_intermezzo_player_may_pass():
     assert state.current_seat == 1
 
 
+
+def test_a_seat_past_its_deadline_in_an_intermezzo_passes():
+    """The pick is a choice (R5): the host's default move for a silent seat takes no tile,
+    which it would place unturned on the first free cell, maybe for cacophony."""
+    state = to_intermezzo(3)
+    assert state.default_action() == Action("pass")
+    state.apply(state.default_action())
+    assert state.storage and state.current_seat == 1
+    fresh = State.new(3, tiles=pile_at({}))
+    assert fresh.default_action() == Action("take", 0)  # a turn's take is no choice
+
 def test_intermezzo_tiles_not_taken_stay_in_storage():
     state = to_intermezzo(3)
     storage = state.storage[:]
