@@ -37,8 +37,10 @@ TABLE_EVENTS = {
                                  f"(asked by {names[e['by']]})",
     "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
                                       "leaves",
+    # What it plays is the next line: each game has its own default move (pass, where a
+    # game lets a seat pass; else its first legal action).
     "deadline_missed": lambda e, names: f"{names[e['seat']]} ran out of time: the host plays "
-                                        "the first legal move for that seat",
+                                        "the game's default move for that seat",
 }
 
 

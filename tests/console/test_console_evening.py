@@ -104,8 +104,8 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
                 await until_async(
                     lambda: any("mute ran out of time" in line for line in model.log))
             line = next(line for line in model.log if "ran out of time" in line)
-            assert line == ("mute ran out of time: the host plays the first legal move for "
-                            "that seat")
+            assert line == ("mute ran out of time: the host plays the game's default move "
+                            "for that seat")
             assert not any("type=" in line for line in model.log), model.log
             me.close()
             bot.close()
