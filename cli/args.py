@@ -26,7 +26,7 @@ from collections.abc import Callable
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, NoReturn
+    from typing import IO, Any, NoReturn
 
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
@@ -323,6 +323,28 @@ def writable(path: Path) -> None:
         raise UsageError(f"cannot write {path}: "
                          + ("a folder" if path.is_dir() else "no such folder"
                             if not folder.is_dir() else "not allowed"))
+
+
+def hold_file(path: Path, label: str) -> IO[str] | str:
+    """The file at ``path`` opened and locked for this process (the lock goes with the file:
+    at close, or when the process ends however it ends), with ``label`` and the pid in it; or,
+    when another process holds it, what that one wrote ("sagani join (pid 123)")."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a+")  # noqa: SIM115 - held open while the lock is, closed by its holder
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        return holder
+    f.seek(0)
+    f.truncate()
+    f.write(f"{label} (pid {os.getpid()})")
+    f.flush()
+    return f
 
 
 def need_terminal(instead: str) -> None:

@@ -24,6 +24,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS, MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
+from sagani_net.private_files import private_dir
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
 DESCRIPTORS_WANTED = 65536
 #: How often a standby beside a console looks whether the console is still there.
 PARENT_CHECK_S = 0.5
+#: Held (flock) by the host serving a data dir: a second host on it would take the first one's
+#: WAL for damage, and --salvage would move its live database aside.
+HOST_LOCK = "host.lock"
 
 
 def default_data_dir() -> Path:
@@ -201,6 +205,11 @@ def run_host(args: argparse.Namespace) -> int:
     synchronous = "FULL" if args.fsync else "NORMAL"
     data_dir = args.data_dir or default_data_dir()
     try:
+        # Held as long as this host runs (run_host returns only when it ends).
+        held = check.hold_file(private_dir(data_dir) / HOST_LOCK, "sagani host")
+        if isinstance(held, str):
+            raise UsageError(f"{held} already serves the data dir {data_dir}; stop it first, or "
+                             "give this host a --data-dir of its own")
         if args.salvage:
             print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)

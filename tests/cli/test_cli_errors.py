@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_net_support import RUN_SAGANI
+from test_net_support import RUN_SAGANI, start_host_process
 
 from sagani_net.cli.args import PROBE_ENV
+from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
 
@@ -229,3 +230,34 @@ def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
     assert done.stdout.startswith(f"asking {NOWHERE} ...")
     for cause in ("address or port is wrong", "not running", "join code", "firewall"):
         assert cause in done.stderr
+
+
+def test_a_second_host_on_a_data_dir_in_use_is_one_line_and_the_first_plays_on(
+        tmp_path: Path) -> None:
+    """Two hosts on one data dir: the second used to start, and its writes made the first take
+    its WAL for damaged (storage_failed for every act from then on, --salvage at the next
+    start); with --salvage it would move the first one's live database aside."""
+    first, endpoint, _ = start_host_process(tmp_path, "--port", "0")
+    try:
+        for extra in ([], ["--salvage"]):
+            done = subprocess.run([*RUN_SAGANI, "host", "--port", "0", "--data-dir",
+                                   str(tmp_path), *extra], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+            assert (done.returncode, done.stdout, done.stderr) == (
+                2, "", f"sagani host: sagani host (pid {first.pid}) already serves the data dir "
+                f"{tmp_path}; stop it first, or give this host a --data-dir of its own\n")
+        assert not list(tmp_path.glob("*.damaged*"))
+        client = Client(endpoint)
+        try:
+            table = client.create({"players": 1}, game="sagrada")
+            client.join(table)
+            client.act(client.legal()[0])  # committed: the store is still the first host's
+        finally:
+            client.close()
+    finally:
+        first.terminate()
+        first.wait(RUN_TIMEOUT_S)
+    # Stopped, it lets the data dir go.
+    again, _, _ = start_host_process(tmp_path, "--port", "0")
+    again.terminate()
+    again.wait(RUN_TIMEOUT_S)
