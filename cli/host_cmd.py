@@ -197,6 +197,13 @@ def run_host(args: argparse.Namespace) -> int:
     parent = os.getppid()  # now: it may be gone by the time this host is up (--with-parent)
     check_ports(args)
     code = _standby_code(args)
+    if args.lan:  # a mistake on the command line, told before anything listens or is written
+        from sagani_net import discovery
+
+        try:
+            discovery.lan_reach(args.bind)
+        except RuntimeError as exc:
+            raise UsageError(f"--lan: {exc}") from None
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(message)s",
@@ -281,13 +288,6 @@ def run_host(args: argparse.Namespace) -> int:
             _stop_with_parent(pair, parent)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
-            from sagani_net import discovery
-
-            try:
-                discovery.lan_reach(args.bind)
-            except RuntimeError as exc:
-                print(f"sagani host: --lan: {exc}", file=sys.stderr)
-                return 2
             _advertise_when_active(pair, args.bind, adverts)
         try:
             with contextlib.suppress(KeyboardInterrupt):
