@@ -107,6 +107,10 @@ ACK_WAIT_HEARTBEATS = 1.0
 #: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
 #: a host that lost its role start as a second active one.
 PROBE_MIN_S = 2.0
+#: Follow requests a standby sends its active host unanswered before it says so, once: that
+#: host is not running there, or the code holds another secret (the link's handshake then
+#: fails without a word on either side).
+UNANSWERED_FOLLOWS = 3
 NOT_ACTIVE = "this host is the standby; the active host is alive"
 #: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
 NOT_HEARD = ("this host is the standby and has not heard its active host yet; it serves only "
@@ -723,6 +727,8 @@ class Standby:
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
+        #: Follow requests sent while the active host was never heard.
+        self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
         self._next_part: int | None = None
         self._stop = threading.Event()
@@ -807,6 +813,13 @@ class Standby:
                     "head": store.head(), "port": port,
                     "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
         self._next_follow_s = time.monotonic() + self.link.lost_s
+        if self.role.state is Role.UNHEARD:
+            if self._unanswered == UNANSWERED_FOLLOWS:
+                log.warning("the active host %s has not answered this standby: is it running "
+                            "there, and is this its standby code of now? (one with another "
+                            "secret gets no answer at all); nothing is kept, and nothing taken "
+                            "over, until it answers", self.active)
+            self._unanswered += 1
 
     def _receive(self) -> None:
         message = _unpack(self.sock.recv())
@@ -817,6 +830,9 @@ class Standby:
             # would serve the copy it holds beside the active host.
             (self.host.store.data_dir / PEER_FILE).write_text(f"{self.active}\n")
             self.host.refusing = ("not_active", NOT_ACTIVE, {})
+            if self._unanswered > UNANSWERED_FOLLOWS:
+                log.warning("the active host %s answers now; this standby follows it",
+                            self.active)
         self.heard_s = time.monotonic()
         self.role.apply(Event.HEARD)
         kind = message.get("type")
