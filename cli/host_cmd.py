@@ -268,9 +268,8 @@ def run_host(args: argparse.Namespace) -> int:
         pair = standby.Standby(host, link, following)
     else:
         host.link = link
-    join = security.host_join_code(host.endpoint, keys) if keys else ""
-    if args.print_join_code:
-        print(shlex.quote(join), flush=True)
+    if args.print_join_code and keys:  # --secure, which check_ports asked for
+        print(shlex.quote(security.host_join_code(host.endpoint, keys)), flush=True)
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
@@ -286,6 +285,8 @@ def run_host(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)
+        else:  # beside a console, the console tells its player
+            _invite_when_active(pair, key, keys)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
             _advertise_when_active(pair, args.bind, adverts)
@@ -296,16 +297,7 @@ def run_host(args: argparse.Namespace) -> int:
             for advert in adverts:
                 advert.close()
         return 0
-    if join:
-        print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
-    else:
-        join = "{}:{}".format(*security.public_name(host.endpoint))
-    # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
-    print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
-    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
-    print(f"sagani host: standby code {pair_code}", flush=True)
-    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
-          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+    _invite(host, link, key, keys)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
@@ -329,6 +321,37 @@ def run_host(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             host.serve()
     return 0
+
+
+def _invite(host: Host, link: standby.ActiveLink, key: bytes,
+            keys: security.KeyPair | None) -> None:
+    """Print what people need of an active host: the line players join with, and the code a
+    standby of it is started with."""
+    join = security.host_join_code(host.endpoint, keys) if keys else ""
+    if join:
+        print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
+    else:
+        join = "{}:{}".format(*security.public_name(host.endpoint))
+    # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
+    print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
+    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
+    print(f"sagani host: standby code {pair_code}", flush=True)
+    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
+          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+
+
+def _invite_when_active(
+    pair: standby.Standby, key: bytes, keys: security.KeyPair | None
+) -> None:
+    """Once ``pair`` takes over, :func:`_invite` for it: the code of the host it followed names
+    that host, and the party needs a code of this one for its next standby."""
+
+    def watch() -> None:
+        pair.took_over.wait()
+        with contextlib.suppress(OSError):  # standard output closed: nobody to tell
+            _invite(pair.host, pair.link, key, keys)
+
+    threading.Thread(target=watch, name="sagani-invite", daemon=True).start()
 
 
 def _stop_with_parent(pair: standby.Standby, parent: int) -> None:

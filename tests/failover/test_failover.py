@@ -4,10 +4,15 @@ second kill moves the game back to it. Real processes and sockets on 127.0.0.1."
 
 from __future__ import annotations
 
+import queue
 import random
+import threading
 from pathlib import Path
 
-from failover_kit import Pair, play_with_kills
+from failover_kit import WAIT_S, HostProcess, Pair, free_ports, play_with_kills
+from test_net_support import until
+
+from sagani_net.client import Client, HostError, HostTimeout
 
 HEARTBEAT_S = 0.2
 #: Games are short with random bots; a kill that finds the game over waits for the next game.
@@ -71,4 +76,54 @@ def test_a_standby_started_again_plainly_follows_its_active_host_again(tmp_path:
         assert pair.standby.code == ""  # it did not start as an active host (which prints one)
         pair.wait_in_sync()
     finally:
+        pair.stop()
+
+
+def serves(endpoint: str) -> bool:
+    """A client that comes to ``endpoint`` is served (and makes a standby there take over)."""
+    client = Client(endpoint, timeout_s=1.0, retries=0)
+    try:
+        client.connect()
+        return True
+    except (HostError, HostTimeout):
+        return False
+    finally:
+        client.close()
+
+
+def test_a_standby_that_took_over_prints_a_standby_code_of_its_own(tmp_path: Path) -> None:
+    """The host it followed may be gone for good, and the code the party had names that one:
+    the next standby needs one naming this host. It used to print none."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    b = pair.standby
+    assert b.proc is not None and b.proc.stdout is not None
+    out, lines = b.proc.stdout, queue.Queue[str]()
+
+    def read() -> None:
+        for line in out:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    third = HostProcess("C", tmp_path / "c", free_ports(3), HEARTBEAT_S)
+    try:
+        pair.fail_over()
+        until(lambda: serves(b.endpoint))
+        while not (line := lines.get(timeout=WAIT_S)).startswith("sagani host: standby code "):
+            pass
+        b.code = line.split()[-1]
+        secret = pair.standby.code.split("&secret=")[1]  # A's: B serves with A's keys
+        assert b.code == (f"sagani-standby://127.0.0.1:{b.ports[0]}?link={b.ports[2]}"
+                          f"&secret={secret}")
+        third.start(standby_of=b)
+
+        def names_third() -> bool:
+            client = Client(b.endpoint, timeout_s=1.0, retries=0)
+            try:
+                return client.connect().get("standby") == third.endpoint
+            finally:
+                client.close()
+
+        until(names_third)
+    finally:
+        third.stop()
         pair.stop()
