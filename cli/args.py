@@ -494,7 +494,11 @@ def reach_host(address: str) -> str:
         try:
             client.connect()
         except HostTimeout:
-            if client.core.address == asked:  # no answer at all, or a standby that names none
+            if client.core.address == asked and client.core.not_active is not None:
+                # A standby that names no active host: it has not reached one yet.
+                raise UsageError(f"{shown} answers as a standby: "
+                                 f"{client.core.not_active}") from None
+            if client.core.address == asked:  # no answer at all
                 raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
             # The client moved its address to the one the standby named: one more try there.
             try:

@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from failover_kit import free_ports
 from test_net_support import RUN_SAGANI, start_host_process
 
 from sagani_net.cli.args import PROBE_ENV
 from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
+from sagani_net.standby import NOT_HEARD, ActiveLink, Standby, new_key
+from sagani_net.store import Store
 
 #: Far above what any case needs; a hang fails the test instead of the suite.
 RUN_TIMEOUT_S = 30
@@ -261,3 +264,23 @@ def test_a_second_host_on_a_data_dir_in_use_is_one_line_and_the_first_plays_on(
     again, _, _ = start_host_process(tmp_path, "--port", "0")
     again.terminate()
     again.wait(RUN_TIMEOUT_S)
+
+
+def test_a_standby_that_never_reached_its_host_is_not_called_no_host(tmp_path: Path) -> None:
+    """It answers every request ``not_active`` and names no active host; the commands used to
+    say "no host answers ...: the host is not running", of a host that was running."""
+    (dead_link,) = free_ports(1)
+    host = Host(Store(tmp_path), port=0)
+    pair = Standby(host, ActiveLink(host, new_key(tmp_path), bind="127.0.0.1", port=0),
+                   f"tcp://127.0.0.1:{dead_link}")
+    thread = pair.serve_in_thread()
+    shown = host.endpoint.removeprefix("tcp://")
+    try:
+        for argv in (["tables", shown], ["record", "export", "t", "--host", shown]):
+            done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True, env=QUICK_PROBE,
+                                  text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+            assert (done.returncode, done.stderr) == (
+                2, f"sagani {argv[0]}: {shown} answers as a standby: {NOT_HEARD}\n")
+    finally:
+        pair.stop()
+        thread.join(RUN_TIMEOUT_S)
