@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
+#: Held (flock) by the one process that serves a data dir, `sagani host` or `sagani play`: a
+#: second one on it would take the first one's WAL for damaged, and --salvage would move its
+#: live database aside.
+DATA_DIR_LOCK = "sagani.lock"
 #: A record larger than this is not one of ours (a long game's record is about 20 KB).
 MAX_RECORD_BYTES = 4 * 2**20
 

@@ -40,9 +40,6 @@ if TYPE_CHECKING:
 DESCRIPTORS_WANTED = 65536
 #: How often a standby beside a console looks whether the console is still there.
 PARENT_CHECK_S = 0.5
-#: Held (flock) by the host serving a data dir: a second host on it would take the first one's
-#: WAL for damage, and --salvage would move its live database aside.
-HOST_LOCK = "host.lock"
 
 
 def default_data_dir() -> Path:
@@ -213,7 +210,7 @@ def run_host(args: argparse.Namespace) -> int:
     data_dir = args.data_dir or default_data_dir()
     try:
         # Held as long as this host runs (run_host returns only when it ends).
-        held = check.hold_file(private_dir(data_dir) / HOST_LOCK, "sagani host")
+        held = check.hold_file(private_dir(data_dir) / check.DATA_DIR_LOCK, "sagani host")
         if isinstance(held, str):
             raise UsageError(f"{held} already serves the data dir {data_dir}; stop it first, or "
                              "give this host a --data-dir of its own")

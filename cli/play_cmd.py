@@ -59,7 +59,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("sagani_net.cli.play")
 
 SESSION_FILE = "play.json"
-LOCK_FILE = "play.lock"
 JOIN_FILE = "join.json"
 
 
@@ -219,10 +218,10 @@ def set_aside(data_dir: Path) -> Path:
 def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     """Hold the data dir for this process (released at exit); raises UsageError naming the
     process that holds it, so that two ``sagani play`` never share one database."""
-    held = check.hold_file(data_dir / LOCK_FILE, "sagani play")
+    held = check.hold_file(data_dir / check.DATA_DIR_LOCK, "sagani play")
     if isinstance(held, str):
-        raise UsageError(f"{held} already plays from {data_dir}; finish it there, or give "
-                         "this one its own --data-dir") from None
+        raise UsageError(f"{held} already uses {data_dir}; finish it there, or give this one "
+                         "its own --data-dir") from None
 
     @contextlib.contextmanager
     def hold() -> Iterator[None]:

@@ -14,7 +14,8 @@ import pytest
 from failover_kit import free_ports
 from test_net_support import RUN_SAGANI, start_host_process
 
-from sagani_net.cli.args import PROBE_ENV
+from sagani_net.cli.args import PROBE_ENV, UsageError
+from sagani_net.cli.play_cmd import hold_lock
 from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
@@ -284,3 +285,23 @@ def test_a_standby_that_never_reached_its_host_is_not_called_no_host(tmp_path: P
     finally:
         pair.stop()
         thread.join(RUN_TIMEOUT_S)
+
+
+def test_sagani_host_and_sagani_play_never_share_a_data_dir(tmp_path: Path) -> None:
+    """``sagani host --data-dir`` on the folder of a running ``sagani play`` used to start and
+    make both take each other's WAL for damaged; the other way round is refused too."""
+    with hold_lock(tmp_path):  # as sagani play holds it
+        done = subprocess.run([*RUN_SAGANI, "host", "--port", "0", "--data-dir", str(tmp_path)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              timeout=RUN_TIMEOUT_S)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"sagani host: sagani play (pid {os.getpid()}) already serves "
+                               f"the data dir {tmp_path}; stop it first, or give this host a "
+                               "--data-dir of its own\n")
+    host, _, _ = start_host_process(tmp_path, "--port", "0")
+    try:
+        with pytest.raises(UsageError, match=rf"^sagani host \(pid {host.pid}\) already uses "):
+            hold_lock(tmp_path)
+    finally:
+        host.terminate()
+        host.wait(RUN_TIMEOUT_S)
