@@ -4,15 +4,18 @@ second kill moves the game back to it. Real processes and sockets on 127.0.0.1."
 
 from __future__ import annotations
 
+import os
 import queue
 import random
+import signal
 import threading
 from pathlib import Path
 
 from failover_kit import WAIT_S, HostProcess, Pair, free_ports, play_with_kills
-from test_net_support import until
+from test_net_support import Raw, seated_table, until
 
 from sagani_net.client import Client, HostError, HostTimeout
+from sagani_net.standby import TOOK_OVER
 
 HEARTBEAT_S = 0.2
 #: Games are short with random bots; a kill that finds the game over waits for the next game.
@@ -126,4 +129,37 @@ def test_a_standby_that_took_over_prints_a_standby_code_of_its_own(tmp_path: Pat
         until(names_third)
     finally:
         third.stop()
+        pair.stop()
+
+
+def test_an_active_host_back_after_its_standby_took_over_sends_clients_there(
+        tmp_path: Path) -> None:
+    """A lid closed past the takeover, then opened (here SIGSTOP, SIGCONT): the host woke up
+    active, serving its own history beside the host that took over, to whoever came by the
+    address players were given (`sagani tables` showed the game running there, at the version
+    of the freeze, while it was over at the other)."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    a, b = pair.active, pair.standby
+    assert a.proc is not None
+    try:
+        raw = Raw(a.endpoint)
+        table, _ = seated_table(raw, players=2)
+        raw.close()
+        pair.wait_in_sync()
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            until(lambda: serves(b.endpoint))
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        raw = Raw(a.endpoint)
+        reply = until(lambda: (got := raw("tables")).get("code") == "not_active" and got)
+        assert (reply["message"], reply["active"]) == (TOOK_OVER, b.endpoint)
+        raw.close()
+        # Started again, it follows the host that took over.
+        pair.active, pair.standby = b, a
+        a.stop()
+        a.start()
+        assert a.following.startswith("tcp://127.0.0.1:")
+        pair.wait_in_sync()
+    finally:
         pair.stop()
