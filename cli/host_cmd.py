@@ -128,6 +128,8 @@ def check_ports(args: argparse.Namespace) -> None:
                          "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
         raise UsageError("--pub-port must differ from --port")
+    if args.link_port and args.link_port in (args.port, args.pub_port):
+        raise UsageError("--link-port must differ from --port and --pub-port")
     if args.print_join_code and not args.secure:
         raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
     if args.standby is not None and args.bots:
