@@ -130,8 +130,6 @@ def check_ports(args: argparse.Namespace) -> None:
         raise UsageError("--pub-port must differ from --port")
     if args.link_port and args.link_port in (args.port, args.pub_port):
         raise UsageError("--link-port must differ from --port and --pub-port")
-    if args.print_join_code and not args.secure:
-        raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
     if args.link_port is None and args.port and args.pub_port == args.port + 2:
@@ -196,6 +194,8 @@ def run_host(args: argparse.Namespace) -> int:
     parent = os.getppid()  # now: it may be gone by the time this host is up (--with-parent)
     check_ports(args)
     code = _standby_code(args)
+    if args.print_join_code and not args.secure:  # a standby is secure by its code
+        raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
     if args.lan:  # a mistake on the command line, told before anything listens or is written
         from sagani_net import discovery
 
@@ -267,7 +267,7 @@ def run_host(args: argparse.Namespace) -> int:
         pair = standby.Standby(host, link, following)
     else:
         host.link = link
-    if args.print_join_code and keys:  # --secure, which check_ports asked for
+    if args.print_join_code and keys:  # --secure, which run_host asked for
         print(shlex.quote(security.host_join_code(host.endpoint, keys)), flush=True)
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.

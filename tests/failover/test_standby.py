@@ -292,6 +292,25 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         assert "secret=" not in done.stderr  # the secret is never echoed
 
 
+def test_a_secure_standby_prints_its_join_code_as_asked(tmp_path: Path) -> None:
+    """--print-join-code with the code of a secure host: the standby is secure by that code,
+    and used to be refused as "a plain host has no join code"."""
+    keys = KeyPair(*zmq.curve_keypair())
+    code = host_code("tcp://127.0.0.1:1", "tcp://127.0.0.1:3", bytes(32), keys).text()
+    proc = subprocess.Popen([*RUN_SAGANI, "host", "--standby", "-", "--print-join-code",
+                             "--port", "0", "--data-dir", str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(code + "\n")
+    proc.stdin.close()
+    try:
+        first = proc.stdout.readline().strip().strip("'")
+        assert parse_address(first).server_key == keys.public
+    finally:
+        proc.terminate()
+        proc.wait(WAIT_S)
+
+
 def start_host(
     key: bytes, data_dir: Path, link_port: int, standby_of: str | None
 ) -> tuple[Host | Standby, threading.Thread]:
