@@ -26,11 +26,15 @@ from collections.abc import Callable
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, NoReturn
+    from typing import IO, Any, NoReturn
 
     from sagani_net.client import AsyncClient
     from sagani_net.standby import StandbyCode
 
+#: Held (flock) by the one process that serves a data dir, `sagani host` or `sagani play`: a
+#: second one on it would take the first one's WAL for damaged, and --salvage would move its
+#: live database aside.
+DATA_DIR_LOCK = "sagani.lock"
 #: A record larger than this is not one of ours (a long game's record is about 20 KB).
 MAX_RECORD_BYTES = 4 * 2**20
 
@@ -325,6 +329,28 @@ def writable(path: Path) -> None:
                             if not folder.is_dir() else "not allowed"))
 
 
+def hold_file(path: Path, label: str) -> IO[str] | str:
+    """The file at ``path`` opened and locked for this process (the lock goes with the file:
+    at close, or when the process ends however it ends), with ``label`` and the pid in it; or,
+    when another process holds it, what that one wrote ("sagani join (pid 123)")."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = open(path, "a+")  # noqa: SIM115 - held open while the lock is, closed by its holder
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        return holder
+    f.seek(0)
+    f.truncate()
+    f.write(f"{label} (pid {os.getpid()})")
+    f.flush()
+    return f
+
+
 def need_terminal(instead: str) -> None:
     """Raise UsageError unless standard input is a terminal, which the console reads its keys
     from (prompt_toolkit would end in a traceback); ``instead`` names the way to do without
@@ -472,7 +498,11 @@ def reach_host(address: str) -> str:
         try:
             client.connect()
         except HostTimeout:
-            if client.core.address == asked:  # no answer at all, or a standby that names none
+            if client.core.address == asked and client.core.not_active is not None:
+                # A standby that names no active host: it has not reached one yet.
+                raise UsageError(f"{shown} answers as a standby: "
+                                 f"{client.core.not_active}") from None
+            if client.core.address == asked:  # no answer at all
                 raise UsageError(f"no host answers at {shown}: {NO_HOST_CAUSES}") from None
             # The client moved its address to the one the standby named: one more try there.
             try:

@@ -24,6 +24,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import CONNECTIONS_PER_ADDRESS, MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
+from sagani_net.private_files import private_dir
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
@@ -127,8 +128,8 @@ def check_ports(args: argparse.Namespace) -> None:
                          "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
         raise UsageError("--pub-port must differ from --port")
-    if args.print_join_code and not args.secure:
-        raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
+    if args.link_port and args.link_port in (args.port, args.pub_port):
+        raise UsageError("--link-port must differ from --port and --pub-port")
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
     if args.link_port is None and args.port and args.pub_port == args.port + 2:
@@ -193,6 +194,15 @@ def run_host(args: argparse.Namespace) -> int:
     parent = os.getppid()  # now: it may be gone by the time this host is up (--with-parent)
     check_ports(args)
     code = _standby_code(args)
+    if args.print_join_code and not args.secure:  # a standby is secure by its code
+        raise UsageError("--print-join-code needs --secure (a plain host has no join code)")
+    if args.lan:  # a mistake on the command line, told before anything listens or is written
+        from sagani_net import discovery
+
+        try:
+            discovery.lan_reach(args.bind)
+        except RuntimeError as exc:
+            raise UsageError(f"--lan: {exc}") from None
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(message)s",
@@ -201,6 +211,11 @@ def run_host(args: argparse.Namespace) -> int:
     synchronous = "FULL" if args.fsync else "NORMAL"
     data_dir = args.data_dir or default_data_dir()
     try:
+        # Held as long as this host runs (run_host returns only when it ends).
+        held = check.hold_file(private_dir(data_dir) / check.DATA_DIR_LOCK, "sagani host")
+        if isinstance(held, str):
+            raise UsageError(f"{held} already serves the data dir {data_dir}; stop it first, or "
+                             "give this host a --data-dir of its own")
         if args.salvage:
             print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
@@ -252,9 +267,8 @@ def run_host(args: argparse.Namespace) -> int:
         pair = standby.Standby(host, link, following)
     else:
         host.link = link
-    join = security.host_join_code(host.endpoint, keys) if keys else ""
-    if args.print_join_code:
-        print(shlex.quote(join), flush=True)
+    if args.print_join_code and keys:  # --secure, which run_host asked for
+        print(shlex.quote(security.host_join_code(host.endpoint, keys)), flush=True)
     # The games restored from disk live as long as the host: keep them out of every cycle
     # collection, whose pauses would otherwise land on some player's act.
     gc.freeze()
@@ -270,15 +284,10 @@ def run_host(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)
+        else:  # beside a console, the console tells its player
+            _invite_when_active(pair, key, keys)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
-            from sagani_net import discovery
-
-            try:
-                discovery.lan_reach(args.bind)
-            except RuntimeError as exc:
-                print(f"sagani host: --lan: {exc}", file=sys.stderr)
-                return 2
             _advertise_when_active(pair, args.bind, adverts)
         try:
             with contextlib.suppress(KeyboardInterrupt):
@@ -287,16 +296,7 @@ def run_host(args: argparse.Namespace) -> int:
             for advert in adverts:
                 advert.close()
         return 0
-    if join:
-        print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
-    else:
-        join = "{}:{}".format(*security.public_name(host.endpoint))
-    # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
-    print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
-    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
-    print(f"sagani host: standby code {pair_code}", flush=True)
-    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
-          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+    _invite(host, link, key, keys)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
@@ -320,6 +320,37 @@ def run_host(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             host.serve()
     return 0
+
+
+def _invite(host: Host, link: standby.ActiveLink, key: bytes,
+            keys: security.KeyPair | None) -> None:
+    """Print what people need of an active host: the line players join with, and the code a
+    standby of it is started with."""
+    join = security.host_join_code(host.endpoint, keys) if keys else ""
+    if join:
+        print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
+    else:
+        join = "{}:{}".format(*security.public_name(host.endpoint))
+    # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
+    print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
+    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
+    print(f"sagani host: standby code {pair_code}", flush=True)
+    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
+          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+
+
+def _invite_when_active(
+    pair: standby.Standby, key: bytes, keys: security.KeyPair | None
+) -> None:
+    """Once ``pair`` takes over, :func:`_invite` for it: the code of the host it followed names
+    that host, and the party needs a code of this one for its next standby."""
+
+    def watch() -> None:
+        pair.took_over.wait()
+        with contextlib.suppress(OSError):  # standard output closed: nobody to tell
+            _invite(pair.host, pair.link, key, keys)
+
+    threading.Thread(target=watch, name="sagani-invite", daemon=True).start()
 
 
 def _stop_with_parent(pair: standby.Standby, parent: int) -> None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
-import os
 import random
 import shlex
 import shutil
@@ -61,7 +59,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("sagani_net.cli.play")
 
 SESSION_FILE = "play.json"
-LOCK_FILE = "play.lock"
 JOIN_FILE = "join.json"
 
 
@@ -224,10 +221,10 @@ def set_aside(data_dir: Path) -> Path:
 def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
     """Hold the data dir for this process (released at exit); raises UsageError naming the
     process that holds it, so that two ``sagani play`` never share one database."""
-    held = _flock(data_dir / LOCK_FILE, "sagani play")
+    held = check.hold_file(data_dir / check.DATA_DIR_LOCK, "sagani play")
     if isinstance(held, str):
-        raise UsageError(f"{held} already plays from {data_dir}; finish it there, or give "
-                         "this one its own --data-dir") from None
+        raise UsageError(f"{held} already uses {data_dir}; finish it there, or give this one "
+                         "its own --data-dir") from None
 
     @contextlib.contextmanager
     def hold() -> Iterator[None]:
@@ -237,26 +234,6 @@ def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
             held.close()
 
     return hold()
-
-
-def _flock(path: Path, label: str) -> IO[str] | str:
-    """The file at ``path`` opened and locked for this process (the lock goes with the file:
-    at close, or when the process ends however it ends), with ``label`` and the pid in it; or,
-    when another process holds it, what that one wrote ("sagani join (pid 123)")."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(path, "a+")  # noqa: SIM115 - held open while the lock is, closed by its holder
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.seek(0)
-        holder = f.read().strip() or "another process"
-        f.close()
-        return holder
-    f.seek(0)
-    f.truncate()
-    f.write(f"{label} (pid {os.getpid()})")
-    f.flush()
-    return f
 
 
 def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
@@ -657,7 +634,7 @@ class SavedSeat:
 
     def hold(self, key: str) -> str | None:
         """Lock ``key`` for this console; None, or who holds it already."""
-        held = _flock(_seat_lock_path(key), "sagani join")
+        held = check.hold_file(_seat_lock_path(key), "sagani join")
         if isinstance(held, str):
             return held
         self.locks.append(held)

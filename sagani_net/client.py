@@ -211,6 +211,9 @@ class AsyncClient:
         #: Where the host moved the last time a hello was answered elsewhere than the one
         #: before (a front end says "host moved to ..."); None while it never moved.
         self.moved_to: str | None = None
+        #: What the last ``not_active`` refusal said (a standby answered), so that a request
+        #: that times out on it is not taken for one no host answered.
+        self.not_active: str | None = None
         self._hello_address: str | None = None
         # One routing id for every REQ socket of this client: a retry on a reopened socket is
         # the same peer to the host, so it finds its cached reply to a join.
@@ -272,6 +275,7 @@ class AsyncClient:
                         raise HostError(reply)
                     # The standby still hears the active host: back there, after a moment. A
                     # client that knew only this address (the host moved) learns it here.
+                    self.not_active = str(reply.get("message"))
                     active = reply.get("active")
                     if isinstance(active, str) and active != self.address:
                         self.standby = active

@@ -107,8 +107,14 @@ ACK_WAIT_HEARTBEATS = 1.0
 #: Shortest wait for a former standby's answer when a host starts: a busy machine must not make
 #: a host that lost its role start as a second active one.
 PROBE_MIN_S = 2.0
+#: Follow requests a standby sends its active host unanswered before it says so, once: that
+#: host is not running there, or the code holds another secret (the link's handshake then
+#: fails without a word on either side).
+UNANSWERED_FOLLOWS = 3
 NOT_ACTIVE = "this host is the standby; the active host is alive"
 #: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
+TOOK_OVER = ("this host was away and its standby took over; it serves no more (start it again: "
+             "it follows that host)")
 NOT_HEARD = ("this host is the standby and has not heard its active host yet; it serves only "
              "after following it")
 _PROOF_LABEL = b"sagani standby link"
@@ -463,6 +469,7 @@ class ActiveLink:
         context: zmq.Context[zmq.Socket[bytes]] | None = None,
     ) -> None:
         store = self.store = host.store
+        self._host = host
         #: The host's request port: the standby names it to clients it refuses (``not_active``).
         self.request_port = int(host.endpoint.rsplit(":", 1)[1])
         self.key = key
@@ -509,6 +516,14 @@ class ActiveLink:
         self.role = Machine(Role.ACTIVE)
         self.mine: dict[str, Any] | None = None
         self.probed_s: float | None = None
+        #: The link of the standby that last followed; once it is silent, it is asked whether
+        #: it took over (this host was away: a closed lid, a stopped process) until
+        #: ``_asked_until``, on a socket of its own.
+        self._standby_link: str | None = None
+        self._asking: zmq.Socket[bytes] | None = None
+        self._asked_until = 0.0
+        #: Where clients reach the standby asked (its request endpoint).
+        self._took_over_at: str | None = None
 
     def pace(self, heartbeat_s: float) -> None:
         """The pair's pace at ``heartbeat_s``: how often the two beat, how long a silence
@@ -533,10 +548,13 @@ class ActiveLink:
         while self.sock.poll(0, zmq.POLLIN):
             self._receive()
         now_s = time.monotonic()
+        if self._asking is not None:
+            self._hear_whether_it_took_over(now_s)
         if self._follower is None:
             return
         if now_s - self._heard_s > self.lost_s:
             log.warning("the standby %s is silent; serving alone", self.standby)
+            self._ask_whether_it_took_over(now_s)
             # Clients are told at once (the host beats on every table when this changes): a
             # standby named after it went is one they would go to, and find nobody.
             self._follower = self.standby = None
@@ -544,6 +562,38 @@ class ActiveLink:
             return
         if now_s >= self._next_beat_s:
             self._beat()
+
+    def _ask_whether_it_took_over(self, now_s: float) -> None:
+        """A standby goes silent when it dies, or when it took over while this host was away
+        (it stops following then): ask its link, as a starting host would (:func:`elect`)."""
+        if self._standby_link is None or self._asking is not None:
+            return
+        self._asking = _link_client(zmq.Context.instance(), self.key)
+        try:
+            self._asking.connect(self._standby_link)
+        except zmq.ZMQError:  # not an address ZeroMQ takes: nobody to ask
+            self._asking.close()
+            self._asking = None
+            return
+        self._asking.send(_pack({"type": "probe", "proof": _proof(self.key)}))
+        self._asked_until = now_s + max(PROBE_MIN_S, self.lost_s)
+        self._took_over_at = self.standby
+
+    def _hear_whether_it_took_over(self, now_s: float) -> None:
+        assert self._asking is not None
+        if self._asking.poll(0, zmq.POLLIN):
+            answer = _unpack(self._asking.recv()) or {}
+            if answer.get("type") == "active" and self._follower is None:
+                # Two active hosts, and the clients went to the other one: send whoever comes
+                # here there, rather than serve a history of its own.
+                self._host.refusing = ("not_active", TOOK_OVER, {"active": self._took_over_at})
+                log.warning("the standby %s took over while this host was away: this host "
+                            "refuses every request from now on, naming it; stop it and start it "
+                            "again, and it follows that host", self._took_over_at)
+        elif now_s < self._asked_until:
+            return
+        self._asking.close()
+        self._asking = None
 
     def _beat(self) -> None:
         self._send({"type": "beat", "cursor": self._sent, **self._about()})
@@ -595,6 +645,8 @@ class ActiveLink:
     def close(self) -> None:
         self._connections.close()
         self.sock.close()
+        if self._asking is not None:
+            self._asking.close()
 
     def _receive(self) -> None:
         frames = self.sock.recv_multipart(copy=False)
@@ -638,7 +690,8 @@ class ActiveLink:
             address = "127.0.0.1"
         self._follower, self.standby = sender, f"tcp://{address}:{port}"
         self._new_follower = True
-        self._peer_file.write_text(f"tcp://{address}:{link_port}\n")
+        self._standby_link = f"tcp://{address}:{link_port}"
+        self._peer_file.write_text(f"{self._standby_link}\n")
         self._heard_s = time.monotonic()
         self.store.journalling = True  # from the next write on, until the standby is lost
         if self.store.follows_from(cursor, head):
@@ -723,6 +776,8 @@ class Standby:
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
+        #: Follow requests sent while the active host was never heard.
+        self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
         self._next_part: int | None = None
         self._stop = threading.Event()
@@ -807,6 +862,13 @@ class Standby:
                     "head": store.head(), "port": port,
                     "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
         self._next_follow_s = time.monotonic() + self.link.lost_s
+        if self.role.state is Role.UNHEARD:
+            if self._unanswered == UNANSWERED_FOLLOWS:
+                log.warning("the active host %s has not answered this standby: is it running "
+                            "there, and is this its standby code of now? (one with another "
+                            "secret gets no answer at all); nothing is kept, and nothing taken "
+                            "over, until it answers", self.active)
+            self._unanswered += 1
 
     def _receive(self) -> None:
         message = _unpack(self.sock.recv())
@@ -817,6 +879,9 @@ class Standby:
             # would serve the copy it holds beside the active host.
             (self.host.store.data_dir / PEER_FILE).write_text(f"{self.active}\n")
             self.host.refusing = ("not_active", NOT_ACTIVE, {})
+            if self._unanswered > UNANSWERED_FOLLOWS:
+                log.warning("the active host %s answers now; this standby follows it",
+                            self.active)
         self.heard_s = time.monotonic()
         self.role.apply(Event.HEARD)
         kind = message.get("type")

@@ -213,8 +213,14 @@ class Store:
         if found is not None:
             raise StorageDamaged(f"the database {store.path} is damaged ({found}); start the host "
                                  "with --salvage to keep what is readable")
+        uri = f"{store.path.resolve().as_uri()}?mode=ro"
+        # A WAL database wants a -shm file beside it, which a read-only file system (a disk
+        # the kernel remounted so after errors, a copy on read-only media) cannot have made.
+        # With no WAL, and no one able to write one there, it can be read as immutable.
+        unchanging = (not os.access(store.data_dir, os.W_OK)
+                      and not store.path.with_name(DB_NAME + "-wal").exists())
         try:
-            store.db = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True,
+            store.db = sqlite3.connect(uri + ("&immutable=1" if unchanging else ""), uri=True,
                                        check_same_thread=False)
             store.db.execute("PRAGMA query_only=1")
             store.db.execute("SELECT count(*) FROM tables").fetchone()

@@ -11,11 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_net_support import RUN_SAGANI
+from failover_kit import free_ports
+from test_net_support import RUN_SAGANI, start_host_process
 
-from sagani_net.cli.args import PROBE_ENV
+from sagani_net.cli.args import PROBE_ENV, UsageError
+from sagani_net.cli.play_cmd import hold_lock
+from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
 from sagani_net.host import Host
+from sagani_net.standby import NOT_HEARD, ActiveLink, Standby, new_key
+from sagani_net.store import Store
 
 #: Far above what any case needs; a hang fails the test instead of the suite.
 RUN_TIMEOUT_S = 30
@@ -66,6 +71,10 @@ BAD = {
     "host --port 65535 (no pub port)": ["host", "--port", "65535", "--data-dir", "{tmp}/h"],
     "host --pub-port = --port": ["host", "--port", "47999", "--pub-port", "47999"],
     "host --pub-port = link port": ["host", "--port", "47999", "--pub-port", "48001"],
+    "host --link-port = --port": ["host", "--port", "47999", "--link-port", "47999",
+                                  "--pub-port", "0", "--data-dir", "{tmp}/h"],
+    "host --link-port = --pub-port": ["host", "--port", "0", "--pub-port", "47999",
+                                      "--link-port", "47999", "--data-dir", "{tmp}/h"],
     "host --bind 999.1.1.1": ["host", "--bind", "999.1.1.1"],
     "host --bind ''": ["host", "--bind", ""],
     "host --bind not this machine": ["host", "--bind", NOT_HERE, "--port", "0",
@@ -229,3 +238,74 @@ def test_a_failed_join_shows_progress_and_lists_the_likely_causes() -> None:
     assert done.stdout.startswith(f"asking {NOWHERE} ...")
     for cause in ("address or port is wrong", "not running", "join code", "firewall"):
         assert cause in done.stderr
+
+
+def test_a_second_host_on_a_data_dir_in_use_is_one_line_and_the_first_plays_on(
+        tmp_path: Path) -> None:
+    """Two hosts on one data dir: the second used to start, and its writes made the first take
+    its WAL for damaged (storage_failed for every act from then on, --salvage at the next
+    start); with --salvage it would move the first one's live database aside."""
+    first, endpoint, _ = start_host_process(tmp_path, "--port", "0")
+    try:
+        for extra in ([], ["--salvage"]):
+            done = subprocess.run([*RUN_SAGANI, "host", "--port", "0", "--data-dir",
+                                   str(tmp_path), *extra], capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+            assert (done.returncode, done.stdout, done.stderr) == (
+                2, "", f"sagani host: sagani host (pid {first.pid}) already serves the data dir "
+                f"{tmp_path}; stop it first, or give this host a --data-dir of its own\n")
+        assert not list(tmp_path.glob("*.damaged*"))
+        client = Client(endpoint)
+        try:
+            table = client.create({"players": 1}, game="sagrada")
+            client.join(table)
+            client.act(client.legal()[0])  # committed: the store is still the first host's
+        finally:
+            client.close()
+    finally:
+        first.terminate()
+        first.wait(RUN_TIMEOUT_S)
+    # Stopped, it lets the data dir go.
+    again, _, _ = start_host_process(tmp_path, "--port", "0")
+    again.terminate()
+    again.wait(RUN_TIMEOUT_S)
+
+
+def test_a_standby_that_never_reached_its_host_is_not_called_no_host(tmp_path: Path) -> None:
+    """It answers every request ``not_active`` and names no active host; the commands used to
+    say "no host answers ...: the host is not running", of a host that was running."""
+    (dead_link,) = free_ports(1)
+    host = Host(Store(tmp_path), port=0)
+    pair = Standby(host, ActiveLink(host, new_key(tmp_path), bind="127.0.0.1", port=0),
+                   f"tcp://127.0.0.1:{dead_link}")
+    thread = pair.serve_in_thread()
+    shown = host.endpoint.removeprefix("tcp://")
+    try:
+        for argv in (["tables", shown], ["record", "export", "t", "--host", shown]):
+            done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True, env=QUICK_PROBE,
+                                  text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+            assert (done.returncode, done.stderr) == (
+                2, f"sagani {argv[0]}: {shown} answers as a standby: {NOT_HEARD}\n")
+    finally:
+        pair.stop()
+        thread.join(RUN_TIMEOUT_S)
+
+
+def test_sagani_host_and_sagani_play_never_share_a_data_dir(tmp_path: Path) -> None:
+    """``sagani host --data-dir`` on the folder of a running ``sagani play`` used to start and
+    make both take each other's WAL for damaged; the other way round is refused too."""
+    with hold_lock(tmp_path):  # as sagani play holds it
+        done = subprocess.run([*RUN_SAGANI, "host", "--port", "0", "--data-dir", str(tmp_path)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              timeout=RUN_TIMEOUT_S)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"sagani host: sagani play (pid {os.getpid()}) already serves "
+                               f"the data dir {tmp_path}; stop it first, or give this host a "
+                               "--data-dir of its own\n")
+    host, _, _ = start_host_process(tmp_path, "--port", "0")
+    try:
+        with pytest.raises(UsageError, match=rf"^sagani host \(pid {host.pid}\) already uses "):
+            hold_lock(tmp_path)
+    finally:
+        host.terminate()
+        host.wait(RUN_TIMEOUT_S)

@@ -26,13 +26,18 @@ HOST_IP, PEER_IP = "198.51.100.1", "198.51.100.2"
 
 
 def test_host_lan_on_loopback_is_refused_with_a_reason(tmp_path):
+    """Refused before the host starts: it used to bind, make its data dir and print its
+    addresses and standby code as if it served, then stop."""
+    data_dir = tmp_path / "host"
     done = subprocess.run(
         [*RUN_SAGANI, "host", "--lan", "--port", "0",
-         "--data-dir", str(tmp_path)],
+         "--data-dir", str(data_dir)],
         capture_output=True, text=True, timeout=60, cwd=ROOT,
     )
-    assert done.returncode == 2
-    assert "--lan" in done.stderr and "--bind 0.0.0.0" in done.stderr
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("sagani host: --lan: a host bound to 127.0.0.1 is out of the LAN's "
+                           "reach; add --bind 0.0.0.0\n")
+    assert not data_dir.exists()
 
 
 @contextlib.contextmanager

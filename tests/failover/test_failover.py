@@ -4,10 +4,18 @@ second kill moves the game back to it. Real processes and sockets on 127.0.0.1."
 
 from __future__ import annotations
 
+import os
+import queue
 import random
+import signal
+import threading
 from pathlib import Path
 
-from failover_kit import Pair, play_with_kills
+from failover_kit import WAIT_S, HostProcess, Pair, free_ports, play_with_kills
+from test_net_support import Raw, seated_table, until
+
+from sagani_net.client import Client, HostError, HostTimeout
+from sagani_net.standby import TOOK_OVER
 
 HEARTBEAT_S = 0.2
 #: Games are short with random bots; a kill that finds the game over waits for the next game.
@@ -69,6 +77,89 @@ def test_a_standby_started_again_plainly_follows_its_active_host_again(tmp_path:
         pair.standby.stop()
         pair.standby.start()  # no --standby: it asks the host it followed, noted in its data dir
         assert pair.standby.code == ""  # it did not start as an active host (which prints one)
+        pair.wait_in_sync()
+    finally:
+        pair.stop()
+
+
+def serves(endpoint: str) -> bool:
+    """A client that comes to ``endpoint`` is served (and makes a standby there take over)."""
+    client = Client(endpoint, timeout_s=1.0, retries=0)
+    try:
+        client.connect()
+        return True
+    except (HostError, HostTimeout):
+        return False
+    finally:
+        client.close()
+
+
+def test_a_standby_that_took_over_prints_a_standby_code_of_its_own(tmp_path: Path) -> None:
+    """The host it followed may be gone for good, and the code the party had names that one:
+    the next standby needs one naming this host. It used to print none."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    b = pair.standby
+    assert b.proc is not None and b.proc.stdout is not None
+    out, lines = b.proc.stdout, queue.Queue[str]()
+
+    def read() -> None:
+        for line in out:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    third = HostProcess("C", tmp_path / "c", free_ports(3), HEARTBEAT_S)
+    try:
+        pair.fail_over()
+        until(lambda: serves(b.endpoint))
+        while not (line := lines.get(timeout=WAIT_S)).startswith("sagani host: standby code "):
+            pass
+        b.code = line.split()[-1]
+        secret = pair.standby.code.split("&secret=")[1]  # A's: B serves with A's keys
+        assert b.code == (f"sagani-standby://127.0.0.1:{b.ports[0]}?link={b.ports[2]}"
+                          f"&secret={secret}")
+        third.start(standby_of=b)
+
+        def names_third() -> bool:
+            client = Client(b.endpoint, timeout_s=1.0, retries=0)
+            try:
+                return client.connect().get("standby") == third.endpoint
+            finally:
+                client.close()
+
+        until(names_third)
+    finally:
+        third.stop()
+        pair.stop()
+
+
+def test_an_active_host_back_after_its_standby_took_over_sends_clients_there(
+        tmp_path: Path) -> None:
+    """A lid closed past the takeover, then opened (here SIGSTOP, SIGCONT): the host woke up
+    active, serving its own history beside the host that took over, to whoever came by the
+    address players were given (`sagani tables` showed the game running there, at the version
+    of the freeze, while it was over at the other)."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    a, b = pair.active, pair.standby
+    assert a.proc is not None
+    try:
+        raw = Raw(a.endpoint)
+        table, _ = seated_table(raw, players=2)
+        raw.close()
+        pair.wait_in_sync()
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            until(lambda: serves(b.endpoint))
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        raw = Raw(a.endpoint)
+        reply = until(lambda: (got := raw("tables")).get("code") == "not_active" and got)
+        assert (reply["message"], reply["active"]) == (TOOK_OVER, b.endpoint)
+        raw.close()
+        # Started again, it follows the host that took over.
+        pair.active, pair.standby = b, a
+        a.stop()
+        a.start()
+        assert a.following.startswith("tcp://127.0.0.1:")
         pair.wait_in_sync()
     finally:
         pair.stop()

@@ -176,6 +176,29 @@ def test_a_standby_without_the_key_gets_nothing(tmp_path: Path) -> None:
         raw.close()
 
 
+def test_a_standby_its_active_host_never_answers_says_so_once_and_when_it_answers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A code with another secret, or no host at its address: the standby used to say only
+    "standby of ...; it takes over when that host is gone", and wait without a word for ever
+    (never following, so never taking over)."""
+    caplog.set_level("WARNING", logger="sagani_net.standby")
+    (link_port,) = free_ports(1)
+    key = new_key(tmp_path / "a")
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{link_port}") as pair:
+        until(lambda: "has not answered this standby" in caplog.text)
+        assert pair.heard_s is None
+        with active_host(tmp_path / "a", link_port=link_port) as host:
+            until(lambda: host.link is not None and host.link.in_sync)
+            until(lambda: "answers now; this standby follows it" in caplog.text)
+    assert caplog.text.count("has not answered this standby") == 1
+    wrong = bytes.fromhex(secrets.token_hex(32))
+    with active_host(tmp_path / "a") as host, \
+            standby_host(tmp_path / "c", wrong, host.link.endpoint) as pair:
+        until(lambda: caplog.text.count("has not answered this standby") == 2)
+        assert pair.heard_s is None
+
+
 def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_comes(
     tmp_path: Path,
 ) -> None:
@@ -267,6 +290,25 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
         assert "secret=" not in done.stderr  # the secret is never echoed
+
+
+def test_a_secure_standby_prints_its_join_code_as_asked(tmp_path: Path) -> None:
+    """--print-join-code with the code of a secure host: the standby is secure by that code,
+    and used to be refused as "a plain host has no join code"."""
+    keys = KeyPair(*zmq.curve_keypair())
+    code = host_code("tcp://127.0.0.1:1", "tcp://127.0.0.1:3", bytes(32), keys).text()
+    proc = subprocess.Popen([*RUN_SAGANI, "host", "--standby", "-", "--print-join-code",
+                             "--port", "0", "--data-dir", str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(code + "\n")
+    proc.stdin.close()
+    try:
+        first = proc.stdout.readline().strip().strip("'")
+        assert parse_address(first).server_key == keys.public
+    finally:
+        proc.terminate()
+        proc.wait(WAIT_S)
 
 
 def start_host(

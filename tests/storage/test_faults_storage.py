@@ -115,6 +115,25 @@ def test_read_only_data_dir_is_a_clear_error_and_the_games_survive(tmp_path: Pat
             raw.close()
 
 
+def test_record_export_reads_a_data_dir_on_a_read_only_disk(tmp_path: Path) -> None:
+    """A disk the kernel remounted read-only after errors, or a copy on read-only media: the
+    records are what one wants out of it, and export said "cannot read the database ...:
+    unable to open database file" (SQLite could not make the WAL's -shm file)."""
+    with tmpfs(tmp_path / "disk", "4m") as data_dir:
+        with running_host(data_dir) as host:
+            raw = Raw(host.endpoint)
+            game = Game(raw, seed=703)
+            record = game.finish()
+            raw.close()
+        remount(data_dir, "ro")
+        done = subprocess.run([*RUN_SAGANI, "record", "export", game.table, "--data-dir",
+                               str(data_dir)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30)
+        remount(data_dir, "rw")
+        assert (done.returncode, done.stderr) == (0, "")
+        assert json.loads(done.stdout) == record
+
+
 def test_data_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     not_a_dir = tmp_path / "games"
     not_a_dir.write_text("not a directory")
