@@ -112,9 +112,10 @@ PROBE_MIN_S = 2.0
 #: fails without a word on either side).
 UNANSWERED_FOLLOWS = 3
 NOT_ACTIVE = "this host is the standby; the active host is alive"
-#: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
+#: An active host's refusal once it found its standby took over while it was away.
 TOOK_OVER = ("this host was away and its standby took over; it serves no more (start it again: "
              "it follows that host)")
+#: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
 NOT_HEARD = ("this host is the standby and has not heard its active host yet; it serves only "
              "after following it")
 _PROOF_LABEL = b"sagani standby link"
