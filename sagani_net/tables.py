@@ -103,10 +103,14 @@ class Session(SessionRow):
 
     replies: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
     #: When (the tables' clock, s) its token last came with a request, and whether its seat is away
-    #: (a player's only: AWAY_PERIODS presence periods without one). In memory: after a
-    #: restart everyone has a presence period's grace again.
+    #: (a player's, or a bot's this host never heard: AWAY_PERIODS presence periods without
+    #: one). In memory: after a restart everyone has a presence period's grace again.
     seen_s: float = 0.0
     away: bool = False
+    #: Whether this host heard the token since it began to serve (a join is heard). A bot may
+    #: be silent between its turns once it was heard; one never heard after a restart or a
+    #: takeover most likely ran beside the host that is gone (house bots do).
+    heard: bool = True
 
 
 @dataclass
@@ -876,6 +880,7 @@ class Tables:
         """A request came with ``session``'s token: it is there. A player back from away gets
         the seat back from its stand-in, if it had one (before this request is handled)."""
         session.seen_s = self.clock()
+        session.heard = True
         if not session.away:
             return
         session.away = False
@@ -896,14 +901,17 @@ class Tables:
             table.presence_changed = True
 
     def _mark_away(self, now_s: float) -> None:
-        """Every player seat whose token said nothing for ``away_s`` is away from now on."""
+        """Every player seat whose token said nothing for ``away_s`` is away from now on, and
+        every bot seat whose token this host never heard in that time: a bot lost with the host
+        that failed (or restarted without it) would cost the table its whole deadline at each
+        of its decisions before anyone could ask for a stand-in."""
         for table in self.tables.values():
             if table.status == OVER:
                 continue
             for seat in range(len(table.holders)):
                 session = self._holder(table, seat)
-                if (session is not None and session.role == "player" and not session.away
-                        and now_s - session.seen_s > self.away_s):
+                if (session is not None and (session.role == "player" or not session.heard)
+                        and not session.away and now_s - session.seen_s > self.away_s):
                     session.away = True
                     table.presence_changed = True
 
@@ -1025,7 +1033,8 @@ class Tables:
     def _add_sessions(self, table: Table, rows: list[SessionRow]) -> None:
         for s in rows:
             self.sessions[s.token_hash] = Session(s.token_hash, s.table_id, s.seat, s.role,
-                                                  s.name, s.accepted, seen_s=self.clock())
+                                                  s.name, s.accepted, seen_s=self.clock(),
+                                                  heard=False)
             if s.seat is None:
                 table.spectators.add(s.token_hash)
             else:

@@ -131,6 +131,51 @@ def test_a_bot_that_missed_its_deadline_is_away_and_a_player_may_seat_a_stand_in
     assert "2:mute (bot, away, a bot stands in)" in sagani("tables", host.endpoint).stdout
 
 
+
+def test_a_bot_not_back_after_a_restart_is_away_and_a_player_may_seat_a_stand_in(
+    tmp_path: Path
+) -> None:
+    """House bots run beside their host and are lost with it (a failover, a restart without
+    them): such a bot seat cost the table its whole deadline at each of its decisions, the
+    first one before anyone could ask for a stand-in. A bot seat this host has not heard for
+    three presence periods since it began to serve is away; once heard, silence is its own."""
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        raw = Raw(host.endpoint)
+        made = bot_table(raw, deadline_s=60.0)
+        raw.close()
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        raw = Raw(host.endpoint)
+        try:
+            table = made["table"]
+
+            def away() -> list[bool]:
+                raw("here", table=table, token=made["player"])  # the player is there
+                return [seat["away"] for seat in raw("sync", table=table)["seats"]]
+
+            until(lambda: away() == [False, True])
+            assert raw("stand_in", table=table, token=made["player"],
+                       seat=1)["type"] == "stand_in"
+            raw("sync", table=table, token=made["bot"])  # the bot comes back after all
+            assert away() == [False, False]
+        finally:
+            raw.close()
+    # A bot heard since the host began to serve is not away for its silence.
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        raw = Raw(host.endpoint)
+        try:
+            raw("sync", table=made["table"], token=made["bot"])
+            stand_in = raw("stand_in", table=made["table"], token=made["player"], seat=1)
+            assert stand_in["code"] == "not_away"  # the player's request: silent from now on
+
+            def seats() -> list[bool]:
+                return [seat["away"] for seat in raw("sync", table=made["table"])["seats"]]
+
+            # The player, silent since after the bot, is away: the bot, silent as long, is not.
+            until(lambda: seats()[0])
+            assert seats() == [True, False]
+        finally:
+            raw.close()
+
 def test_a_bot_seat_without_a_deadline_runs_on_the_hosts_fallback_clock(tmp_path: Path) -> None:
     """Issue 18, point 9: anyone may join a bot seat as a bot; at a table with no deadline such
     a "bot" that never moves held the game for ever. The host's fallback clock plays for it."""
