@@ -107,10 +107,11 @@ def thinker(kinds: list[str]) -> ProcessPoolExecutor | None:
     if "mcts" not in kinds:
         return None
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+
+    from sagani_net.workers import pool
 
     # spawn, not fork: this process already runs the host's and ZeroMQ's threads.
-    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    return pool(1, multiprocessing.get_context("spawn"))
 
 
 # -- sagani play ------------------------------------------------------------------------------

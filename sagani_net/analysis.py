@@ -41,7 +41,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Hashable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from threading import Thread
@@ -52,6 +52,7 @@ from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, fro
 from sagani_net.bots.tournament import Progress
 from sagani_net.game import Data, GameState, without_seat
 from sagani_net.games import get_game
+from sagani_net.workers import pool as worker_pool
 
 #: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
 #: (bench/analysis.py), with verdicts that mostly agree with a search four times as long.
@@ -372,7 +373,7 @@ def analyse(
         for point in points:
             done(judge(point, effort))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with worker_pool(workers, context) as pool:
             futures = [pool.submit(judge, p, effort) for p in points]
             try:
                 for future in as_completed(futures):

@@ -111,9 +111,11 @@ def run_games(
                 on_result(results[-1])
         return results
     # Imported here: a process pool costs self-play's start-up more than its games.
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    from sagani_net.workers import pool as worker_pool
+
+    with worker_pool(workers, context) as pool:
         futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
         pending = set(futures)
         try:

@@ -1,0 +1,33 @@
+"""Worker processes that end with the process that made them.
+
+A process pool's worker waits on a queue whose writing end it holds itself (a spawned child
+gets both ends), so a parent gone without closing its pool (a SIGTERM, a SIGKILL) left its
+workers waiting for ever: ``sagani play``'s search bots, a tournament's games, an analysis's
+searches. Each worker made here watches its parent and ends once it is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import BaseContext
+
+#: How often a worker looks whether its parent is still there.
+PARENT_CHECK_S = 0.5
+
+
+def pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` (made by ``context``) that end when this process does."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_follow_parent, initargs=(os.getpid(),))
+
+
+def _follow_parent(parent: int) -> None:
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)  # orphaned: whatever it works on, nobody is there to read it
+
+    threading.Thread(target=watch, name="follow-parent", daemon=True).start()

@@ -1,0 +1,57 @@
+"""Worker processes end with the process that made them (sagani_net/workers.py): a tournament
+killed by a signal left its game workers waiting on their queue for ever, as did `sagani play`'s
+search bot worker and an analysis's."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_net_support import RUN_SAGANI, until
+
+
+def workers_of(parent: int) -> list[int]:
+    """The pool workers ``parent`` made, forked or spawned (its resource tracker is not one)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and b"resource_tracker" not in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def gone(pid: int) -> bool:
+    """Ended (a zombie left to a parent that does not reap counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_a_tournament_killed_leaves_no_worker_behind(how: signal.Signals) -> None:
+    process = subprocess.Popen(
+        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", "40",
+         "--iterations", "300", "--workers", "2", "--seed", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        until(lambda: len(workers_of(process.pid)) == 2)
+        workers = workers_of(process.pid)
+        os.kill(process.pid, how)
+        process.wait()
+        until(lambda: all(gone(pid) for pid in workers))
+    finally:
+        process.kill()
+        process.wait()
+        for pid in workers:  # left behind by a failure: not by the next test's run
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
