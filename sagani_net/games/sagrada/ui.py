@@ -478,11 +478,17 @@ class SagradaUI(GameUI[State]):
             back = "  u/Esc take back" if self.plan or self.lifted is not None else ""
             return f"arrows {what}  Enter {'move' if self.lifted is not None else 'lift'}" \
                    f"{stop}{back}  : command"
+        # A die that fits nowhere has no cell to move to nor to place on: those keys are not
+        # offered.
+        place = "arrows cell  Enter place" if self.targets() else ""
         if step in (HELD, PLACE):
             ret = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
-            return f"arrows cell  Enter place{ret}{tools}{back}  : command  ? help"
+            return f"{place}{ret}{tools}{back}  : command  ? help".lstrip()
         if self.picked is not None:
-            return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
+            if not place:
+                tools = self._tool_keys(self._drafted_tool_slots())
+                return f"{tools.strip()} on it  Esc drop  : command  ? help".lstrip()
+            return f"{place}{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
         if step == DRAFT_AGAIN:
             return f"1-{pool} pick your second die (Running Pliers){back}  : command  ? help"
@@ -491,8 +497,8 @@ class SagradaUI(GameUI[State]):
         parts += [tools.strip()] if tools else []
         return "  ".join([*parts, "p pass", tail])
 
-    def _tool_keys(self) -> str:
-        slots = self._tool_slots()
+    def _tool_keys(self, slots: list[int] | None = None) -> str:
+        slots = self._tool_slots() if slots is None else slots
         return f"  {'/'.join(TOOL_KEYS[s] for s in slots)} tool" if slots else ""
 
     def _tool_slots(self) -> list[int]:
@@ -501,6 +507,14 @@ class SagradaUI(GameUI[State]):
         if view is None:
             return []
         return [slot for slot, t in enumerate(view["tools"]) if self._tool_actions(t["tool"])]
+
+    def _drafted_tool_slots(self) -> list[int]:
+        """Tool slots a key can use now on the picked die itself (the others are used before
+        drafting: their key drops the pick)."""
+        view = self.view
+        assert view is not None
+        return [slot for slot in self._tool_slots()
+                if TOOLS[view["tools"][slot]["tool"]].on_drafted]
 
     def help_pages(self) -> list[list[str]]:
         """Commands and symbols; the tools and objectives of this game in full; the rules."""
@@ -574,16 +588,20 @@ class SagradaUI(GameUI[State]):
         self.picked = index
         self.lifted = None
         targets = self.targets()
-        can_tool = bool(self._tool_slots())
-        if not targets and not can_tool:
+        slots = [] if targets else self._drafted_tool_slots()
+        if not targets and not slots:
             self.picked = None
             self.model.say(f"{view['pool'][index]} fits nowhere in your window now", refusal=True)
             return []
-        self.model.say("" if targets else f"{view['pool'][index]} fits nowhere; a tool may help",
-                       refusal=not targets)
+        self.model.say("" if targets else self._nowhere(slots), refusal=not targets)
         self.model.shown = self.model.you if self.model.you is not None else self.model.shown
         self.cursor = self._first(targets)
         return []
+
+    def _nowhere(self, slots: list[int]) -> str:
+        """What a picked die that fits nowhere may still become: the tools that work on it."""
+        keys = "/".join(TOOL_KEYS[slot] for slot in slots)
+        return f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc"
 
     def _first(self, targets: dict[int, Action]) -> int | None:
         if not targets:
@@ -654,9 +672,11 @@ class SagradaUI(GameUI[State]):
                     self.model.say(f"pick a die first ({dice_keys(view)}), or type draft 3 at 2,4",
                                    refusal=True)
             elif self.picked is not None:
-                keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
-                self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
-                               refusal=True)
+                self.model.say(self._nowhere(self._drafted_tool_slots()), refusal=True)
+            elif self.step() in (HELD, PLACE):
+                ret = any(a.kind == "return" for a in self.legal())
+                self.model.say(f"{self.hand()} fits nowhere"
+                               + (": r returns it to the pool" if ret else ""), refusal=True)
             return []
         if self.step() == MOVE and self.lifted is None:
             self.lifted = cursor

@@ -17,7 +17,7 @@ from sagani_net.bots import make_policy
 from sagani_net.cli.console.model import GAME, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
-from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
+from sagani_net.games.sagrada.components import TOOLS, cell_text, die_of, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 from sagani_net.games.sagrada.ui import TOOL_SHORT, snake_line
 from sagani_net.gameui import line_text
@@ -728,3 +728,70 @@ def test_a_preview_adds_up_to_its_change_and_says_the_private_objective_apart() 
     summed, _, private = parts.partition("; private ")
     assert private.endswith(" at the end")
     assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
+
+
+def stuck_die_table() -> tuple[State, list[dict]]:
+    """Seed 3 after 36 greedy decisions, pool die 1 made a Y6 that fits no cell of the window,
+    the seat given tokens: Lathekin (a) and Glazing Hammer (b) can be used before drafting,
+    Flux Remover (c) on the drafted die."""
+    state, events = played(36, seed=REMOVER_SEED)
+    state.tokens[state.current_seat] = 6
+    state.pool[0] = die_of("Y", 6)
+    assert not any(a.kind == "draft" and a.die == 0 and a.cell >= 0
+                   for a in state.legal_actions())
+    return state, events
+
+
+def test_a_picked_die_that_fits_nowhere_offers_only_the_tools_that_work_on_it() -> None:
+    """1 picks the Y6: the message and the hint line name c (Flux Remover), not a and b,
+    which are used before drafting; the hint offers no arrows and no Enter to place it, and
+    Enter says the same again."""
+    state, events = stuck_die_table()
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text("1")
+            await until_async(lambda: model.ui.picked == 0)
+            said = "Y6 fits nowhere: use a tool on it (c), or Esc"
+            assert model.message == said
+            hints = screen_text(model, 80, 24).splitlines()[-2]
+            assert hints.startswith("c tool on it  Esc drop") and "Enter place" not in hints
+            model.say("")
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.message)
+            assert model.message == said
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_value_that_fits_nowhere_offers_return_not_place() -> None:
+    """Flux Remover's new die given a value that fits no cell: the hint line offers r and u,
+    not Enter to place, and Enter says that r returns it (it used to do nothing, silently).
+    Seed 3 after 40 greedy decisions, the seat given tokens: pool die 1 drafted for Flux
+    Remover."""
+    state, events = played(40, seed=REMOVER_SEED)
+    state.tokens[state.current_seat] = 6
+    state.apply(Action.draft(0))
+    state.apply(next(a for a in state.legal_actions() if a.kind == "tool" and a.number == 11))
+    nowhere = next(v for v in range(1, 7) if not any(
+        a.kind == "place" for a in _after(state, Action("value", number=v)).legal_actions()))
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(str(nowhere))
+            await until_async(lambda: model.ui.step() == "place")
+            hints = screen_text(model, 80, 24).splitlines()[-2]
+            assert hints.startswith("r return it  u/Esc take back") and "Enter" not in hints
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.message)
+            assert model.message == f"{model.ui.hand()} fits nowhere: r returns it to the pool"
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def _after(state: State, action: Action) -> State:
+    state = state.clone()
+    state.apply(action)
+    return state
