@@ -1342,6 +1342,21 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     return box(lines, width, height)
 
 
+def tie_words(ranking: list[int], sheets: list[Data]) -> str:
+    """Why the winner is ahead of a player with as many points (the rules' ties), or ``""``:
+    without it the screen shows two equal scores and a winner."""
+    if len(ranking) < 2 or len(sheets) <= max(ranking[:2]):
+        return ""
+    first, second = sheets[ranking[0]], sheets[ranking[1]]
+    if first["total"] != second["total"]:
+        return ""
+    for key, words in (("private", "private objective points"),
+                       ("tokens", "favour tokens left")):
+        if first[key] != second[key]:
+            return f"Tied on {first['total']} points: more {words}, {first[key]} to {second[key]}."
+    return f"Tied on {first['total']} points, private and tokens: later first turn in round 10."
+
+
 def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     """The ranking with each score's parts; solo: the target and whether it was beaten."""
     model = ui.model
@@ -1387,6 +1402,9 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         winner = result["ranking"][0]
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        tie = tie_words(result["ranking"], sheets)
+        if tie:
+            lines.append([("", tie)])
     lines.append([("class:dim", "Tab: look at the windows")])
     return box(lines, width, height)
 
@@ -1419,6 +1437,7 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
  match the cell's colour or value; never beside (orthogonally) a die of the
  same colour or value.
 Score: public objectives, your private colour (the sum of its values), 1 per
- favour token left, -1 per empty cell. Ties: private, tokens, the later seat.
+ favour token left, -1 per empty cell. Ties: private, tokens, then whoever
+ took their first turn of round 10 latest.
 Solo: tools are paid with a pool die of their colour; beat the round track's
  total; -3 per empty cell."""

@@ -14,7 +14,7 @@ from console_kit import check_golden, running_console, start
 from test_net_support import until_async
 
 from sagani_net.bots import make_policy
-from sagani_net.cli.console.model import GAME, ConsoleModel
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagrada.components import TOOLS, cell_text, die_of, die_text
@@ -795,3 +795,43 @@ def _after(state: State, action: Action) -> State:
     state = state.clone()
     state.apply(action)
     return state
+
+
+def test_a_tie_on_points_says_on_the_final_screen_why_the_winner_is_ahead() -> None:
+    """Seed 2, greedy against greedy, ends 46 to 46: seat 2 wins on its private objective.
+    The final screen says so, rather than two equal scores and a winner unexplained."""
+    state, events = played(0, seed=2)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    while state.result() is None:
+        events.extend(state.apply(policy.choose(state, rng)))
+    model = model_for(state, events, 0)
+    model.receive({"status": "over", "view": state.view(0)})
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text("f")
+            await until_async(lambda: model.page == FINAL)
+            text = screen_text(model, 80, 24)
+            assert "greedy wins.\nTied on 46 points: more private objective points, 30 to 25." \
+                in text
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_the_rules_page_breaks_a_last_tie_by_round_10_not_by_seat() -> None:
+    """The last tie-break is the first turn of round 10 taken latest: with 2 players that is
+    seat 1, the earlier seat; the help's rules page said "the later seat"."""
+    state, events = played(2)
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":rules\r")
+            await until_async(lambda: "Rules in short" in screen_text(model, 80, 24))
+            text = " ".join(screen_text(model, 80, 24).split())
+            assert "Ties: private, tokens, then whoever took their first turn of round 10 " \
+                   "latest." in text
+            running.keys.send_text(ENTER)  # out of the help, where q would not quit
+            await until_async(lambda: model.page != HELP)
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
