@@ -62,6 +62,7 @@ from sagani_net.gameui import (
     Line,
     box,
     fit,
+    in_text,
     line_text,
     merge,
     nearest,
@@ -1189,7 +1190,7 @@ _WIRE_CELL = re.compile(r"\[\d+, \d+\] \((\d+,\d+)\)")
 def for_people(message: str) -> str:
     """A refusal's message as the console shows it: its cells as people count them only
     (``2,4``), without the wire's form from 0 beside them."""
-    return _WIRE_CELL.sub(r"\1", message)
+    return in_text(_WIRE_CELL.sub(r"\1", message))
 
 
 def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list[Line]]]:

@@ -835,3 +835,18 @@ def test_the_rules_page_breaks_a_last_tie_by_round_10_not_by_seat() -> None:
             await until_async(lambda: model.page != HELP)
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_refused_pattern_choice_counts_the_patterns_from_1() -> None:
+    """Typed 'choose 0': the refusal says 1 to 4, as people type them; it said "from 0 to 3
+    (in text, 1 to 4)", which tells someone who typed 0 that 0 is one."""
+    state, events = played(0)
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":choose 0\r")
+            await until_async(lambda: model.message)
+            assert model.message == "not sent: choose a pattern slot from 1 to 4"
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
