@@ -457,6 +457,7 @@ class SagradaUI(GameUI[State]):
         if view is None:
             return tail
         if view["phase"] == "choose":
+            tail = tail.replace("Tab windows  ", "")  # no window yet: Tab shows nothing
             if self.chosen_ahead is not None:
                 return "Esc/u take the choice back  " + tail
             return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
@@ -957,6 +958,8 @@ class SagradaUI(GameUI[State]):
                         for e in events)
         if you is not None and turn_over and not self.mine():
             self.model.remember()
+        if you is not None and any(e.get("type") == "patterns_revealed" for e in events):
+            self.model.shown = you  # a Tab while choosing, with no window to show, is forgotten
 
     def remember(self) -> None:
         view = self.view

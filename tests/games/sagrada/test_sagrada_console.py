@@ -850,3 +850,26 @@ def test_a_refused_pattern_choice_counts_the_patterns_from_1() -> None:
             assert model.message == "not sent: choose a pattern slot from 1 to 4"
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_tab_while_choosing_does_not_open_the_game_on_another_window() -> None:
+    """Tab while the patterns are chosen has no window to show (the hint offers none); once
+    they are revealed, your own window is the one shown, not the one that Tab passed to."""
+    state, events = played(0)
+    you = state.current_seat
+    model = model_for(state, events, you)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text("\t")
+            await until_async(lambda: model.shown != you)
+            revealed = []
+            while state.view()["phase"] == "choose":
+                revealed += state.apply(Action.choose(0))
+            model.receive({"events": revealed, "view": state.view(you),
+                           "private": state.private(you)})
+            assert model.shown == you
+            assert screen_text(model, 80, 24).splitlines()[1].startswith("▶You: ")
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
