@@ -266,7 +266,7 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     answer = input(
         f"An unfinished game of {saved['title']} is saved "
         f"({_count(players, 'player') if isinstance(players, int) else '? players'}, "
-        f"{saved['played']} played). Resume it? [Y/n] "
+        f"{saved['played']} played).\nResume it? [Y/n] "  # one line was 83 columns and wrapped
     )
     return answer.strip().lower() in ("", "y", "yes")
 

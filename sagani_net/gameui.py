@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -327,6 +328,17 @@ def nearest(
         if best is None or score < best[0]:
             best = (score, target)
     return None if best is None else best[1]
+
+
+#: A range a refusal gives twice: as the wire counts (from 0), then as people type it.
+_WIRE_RANGE = re.compile(r"\b\d+ to \d+ \(in text, ([^)]*)\)")
+
+
+def in_text(message: str) -> str:
+    """A rules refusal as the console shows it: a range in the text form alone, as typed
+    ("slot 0 to 4 (in text, t1 to t5)" reads "slot t1 to t5"); a person who typed 0 was told
+    to choose "from 0 to 3"."""
+    return _WIRE_RANGE.sub(r"\1", message)
 
 
 def line_text(line: Line) -> str:

@@ -62,6 +62,7 @@ from sagani_net.gameui import (
     Line,
     box,
     fit,
+    in_text,
     line_text,
     merge,
     nearest,
@@ -460,6 +461,7 @@ class SagradaUI(GameUI[State]):
         if view is None:
             return tail
         if view["phase"] == "choose":
+            tail = tail.replace("Tab windows  ", "")  # no window yet: Tab shows nothing
             if self.chosen_ahead is not None:
                 return "Esc/u take the choice back  " + tail
             return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
@@ -482,11 +484,17 @@ class SagradaUI(GameUI[State]):
             back = "  u/Esc take back" if self.plan or self.lifted is not None else ""
             return f"arrows {what}  Enter {'move' if self.lifted is not None else 'lift'}" \
                    f"{stop}{back}  : command"
+        # A die that fits nowhere has no cell to move to nor to place on: those keys are not
+        # offered.
+        place = "arrows cell  Enter place" if self.targets() else ""
         if step in (HELD, PLACE):
             ret = "  r return it" if any(a.kind == "return" for a in self.legal()) else ""
-            return f"arrows cell  Enter place{ret}{tools}{back}  : command  ? help"
+            return f"{place}{ret}{tools}{back}  : command  ? help".lstrip()
         if self.picked is not None:
-            return f"arrows cell  Enter place{tools}  Esc drop  : command  ? help"
+            if not place:
+                tools = self._tool_keys(self._drafted_tool_slots())
+                return f"{tools.strip()} on it  Esc drop  : command  ? help".lstrip()
+            return f"{place}{tools}  Esc drop  : command  ? help"
         pool = len(view["pool"])
         if step == DRAFT_AGAIN:
             return f"1-{pool} pick your second die (Running Pliers){back}  : command  ? help"
@@ -495,8 +503,8 @@ class SagradaUI(GameUI[State]):
         parts += [tools.strip()] if tools else []
         return "  ".join([*parts, "p pass", tail])
 
-    def _tool_keys(self) -> str:
-        slots = self._tool_slots()
+    def _tool_keys(self, slots: list[int] | None = None) -> str:
+        slots = self._tool_slots() if slots is None else slots
         return f"  {'/'.join(TOOL_KEYS[s] for s in slots)} tool" if slots else ""
 
     def _tool_slots(self) -> list[int]:
@@ -505,6 +513,14 @@ class SagradaUI(GameUI[State]):
         if view is None:
             return []
         return [slot for slot, t in enumerate(view["tools"]) if self._tool_actions(t["tool"])]
+
+    def _drafted_tool_slots(self) -> list[int]:
+        """Tool slots a key can use now on the picked die itself (the others are used before
+        drafting: their key drops the pick)."""
+        view = self.view
+        assert view is not None
+        return [slot for slot in self._tool_slots()
+                if TOOLS[view["tools"][slot]["tool"]].on_drafted]
 
     def help_pages(self) -> list[list[str]]:
         """Commands and symbols; the tools and objectives of this game in full; the rules."""
@@ -578,16 +594,20 @@ class SagradaUI(GameUI[State]):
         self.picked = index
         self.lifted = None
         targets = self.targets()
-        can_tool = bool(self._tool_slots())
-        if not targets and not can_tool:
+        slots = [] if targets else self._drafted_tool_slots()
+        if not targets and not slots:
             self.picked = None
             self.model.say(f"{view['pool'][index]} fits nowhere in your window now", refusal=True)
             return []
-        self.model.say("" if targets else f"{view['pool'][index]} fits nowhere; a tool may help",
-                       refusal=not targets)
+        self.model.say("" if targets else self._nowhere(slots), refusal=not targets)
         self.model.shown = self.model.you if self.model.you is not None else self.model.shown
         self.cursor = self._first(targets)
         return []
+
+    def _nowhere(self, slots: list[int]) -> str:
+        """What a picked die that fits nowhere may still become: the tools that work on it."""
+        keys = "/".join(TOOL_KEYS[slot] for slot in slots)
+        return f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc"
 
     def _first(self, targets: dict[int, Action]) -> int | None:
         if not targets:
@@ -658,9 +678,11 @@ class SagradaUI(GameUI[State]):
                     self.model.say(f"pick a die first ({dice_keys(view)}), or type draft 3 at 2,4",
                                    refusal=True)
             elif self.picked is not None:
-                keys = "/".join(TOOL_KEYS[slot] for slot in self._tool_slots())
-                self.model.say(f"{self.hand()} fits nowhere: use a tool on it ({keys}), or Esc",
-                               refusal=True)
+                self.model.say(self._nowhere(self._drafted_tool_slots()), refusal=True)
+            elif self.step() in (HELD, PLACE):
+                ret = any(a.kind == "return" for a in self.legal())
+                self.model.say(f"{self.hand()} fits nowhere"
+                               + (": r returns it to the pool" if ret else ""), refusal=True)
             return []
         if self.step() == MOVE and self.lifted is None:
             self.lifted = cursor
@@ -941,6 +963,8 @@ class SagradaUI(GameUI[State]):
                         for e in events)
         if you is not None and turn_over and not self.mine():
             self.model.remember()
+        if you is not None and any(e.get("type") == "patterns_revealed" for e in events):
+            self.model.shown = you  # a Tab while choosing, with no window to show, is forgotten
 
     def remember(self) -> None:
         view = self.view
@@ -1174,7 +1198,7 @@ _WIRE_CELL = re.compile(r"\[\d+, \d+\] \((\d+,\d+)\)")
 def for_people(message: str) -> str:
     """A refusal's message as the console shows it: its cells as people count them only
     (``2,4``), without the wire's form from 0 beside them."""
-    return _WIRE_CELL.sub(r"\1", message)
+    return in_text(_WIRE_CELL.sub(r"\1", message))
 
 
 def play_columns(ui: SagradaUI, width: int, height: int) -> list[tuple[int, list[Line]]]:
@@ -1327,6 +1351,21 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     return box(lines, width, height)
 
 
+def tie_words(ranking: list[int], sheets: list[Data]) -> str:
+    """Why the winner is ahead of a player with as many points (the rules' ties), or ``""``:
+    without it the screen shows two equal scores and a winner."""
+    if len(ranking) < 2 or len(sheets) <= max(ranking[:2]):
+        return ""
+    first, second = sheets[ranking[0]], sheets[ranking[1]]
+    if first["total"] != second["total"]:
+        return ""
+    for key, words in (("private", "private objective points"),
+                       ("tokens", "favour tokens left")):
+        if first[key] != second[key]:
+            return f"Tied on {first['total']} points: more {words}, {first[key]} to {second[key]}."
+    return f"Tied on {first['total']} points, private and tokens: later first turn in round 10."
+
+
 def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     """The ranking with each score's parts; solo: the target and whether it was beaten."""
     model = ui.model
@@ -1372,14 +1411,9 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         winner = result["ranking"][0]
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
-        ranking, scores = result["ranking"], result["scores"]
-        if len(ranking) > 1 and scores[ranking[0]] == scores[ranking[1]] and sheets:
-            # Equal scores and a winner: say which tie-break decided it (RULES.md, the end).
-            first, second = sheets[ranking[0]], sheets[ranking[1]]
-            why = ("more private objective points" if first["private"] != second["private"]
-                   else "more favour tokens left" if first["tokens"] != second["tokens"]
-                   else "the later first turn of round 10")
-            lines.append([("", f"Tied at {scores[winner]}: {why} breaks the tie.")])
+        tie = tie_words(result["ranking"], sheets)
+        if tie:
+            lines.append([("", tie)])
     lines.append([("class:dim", "Tab: look at the windows")])
     return box(lines, width, height)
 
@@ -1412,7 +1446,7 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
  match the cell's colour or value; never beside (orthogonally) a die of the
  same colour or value.
 Score: public objectives, your private colour (the sum of its values), 1 per
- favour token left, -1 per empty cell. Ties: private, then tokens, then who
- took their first turn of round 10 later.
+ favour token left, -1 per empty cell. Ties: private, tokens, then whoever
+ took their first turn of round 10 latest.
 Solo: tools are paid with a pool die of their colour; beat the round track's
  total; -3 per empty cell."""

@@ -56,6 +56,7 @@ from sagani_net.gameui import (
     Line,
     box,
     fit,
+    in_text,
     line_text,
     merge,
     nearest,
@@ -329,7 +330,7 @@ class SugiUI(GameUI[State]):
         try:
             state.clone().apply(action)
         except RuleError as exc:
-            self.model.say(f"not sent: {exc.message}")
+            self.model.say(f"not sent: {in_text(exc.message)}")
             return []
         self.choice = None
         self.marked = set()
@@ -490,7 +491,7 @@ class SugiUI(GameUI[State]):
         try:
             state.clone().apply(state.parse_action(data))
         except RuleError as exc:
-            raise CommandError(f"not sent: {exc.message}") from None
+            raise CommandError(f"not sent: {in_text(exc.message)}") from None
         self.choice = None
         self.marked = set()
         return [data]

@@ -4,6 +4,8 @@
 'bo puts a card face down in the timeline at t1'
 >>> event_text({"type": "samurai_moved", "samurai": "red", "from": [1, 0], "to": [2, 0]}, [])
 'red moves from a1 to a2'
+>>> event_text({"type": "drew", "seat": 0, "count": 1}, ["ann"])
+'ann draws 1 card'
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ EVENT_TEXT = {
     "tile_rotated": "{who} turns the tile on {space_name} by {by} degrees",
     "card_rotated": "{who} turns timeline card t{slot1} by {by} degrees",
     "card_removed": "{who} sends timeline card t{slot1} to the bottom of the deck",
-    "drew": "{who} draws {count} card(s)",
+    "drew": "{who} draws {count_cards}",
     "ghost_moved": "the ghost moves to {to_name}",
     "ghost_blocked": "the ghost is stopped by an obstacle towards {towards_name}",
     # Not "steps back": a ghost that came from the Temple stays where it is (S12).
@@ -55,6 +57,8 @@ def event_text(event: Data, names: Sequence[str]) -> str:
             )
     if "slot" in event:
         fields["slot1"] = event["slot"] + 1
+    if isinstance(event.get("count"), int):
+        fields["count_cards"] = f"{event['count']} card" + ("" if event["count"] == 1 else "s")
     if "cards" in event and isinstance(event["cards"], list):
         fields["cards_text"] = ", ".join(map(str, event["cards"])) or "nothing"
     if event["type"] == "game_over":

@@ -50,7 +50,7 @@ def test_play_in_a_terminal_choose_draft_quit_and_resume(tmp_path: Path) -> None
     assert term.close() == 0
     term = Terminal("play", "--data-dir", str(tmp_path))
     term.wait_for("An unfinished game of Sagrada is saved (")
-    term.wait_for("moves played). Resume it?")
+    term.wait_for("moves played).\nResume it? [Y/n]")
     term.send("y\r")
     term.wait_for("greedy ends the turn")  # the log starts with the game so far
     term.wait_for("Round ")

@@ -11,16 +11,14 @@ from typing import Any
 
 import pytest
 from console_kit import check_golden, running_console, start
-from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
 from test_sagrada_support import table
 
 from sagani_net.bots import make_policy
-from sagani_net.cli.console.app import Console
-from sagani_net.cli.console.model import GAME, ConsoleModel
-from sagani_net.cli.console.render import help_pages, screen_text
+from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
+from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
-from sagani_net.games.sagrada.components import TOOLS, cell_text, die_text
+from sagani_net.games.sagrada.components import TOOLS, cell_text, die_of, die_text
 from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 from sagani_net.games.sagrada.ui import TOOL_SHORT, snake_line
 from sagani_net.gameui import line_text
@@ -759,28 +757,14 @@ def test_a_preview_during_a_tool_starts_from_the_score_now_and_counts_the_token(
     assert sum(int(n) for n in re.findall(r" ([+-]\d+)", summed)) == int(change)
 
 
-def test_the_rules_page_gives_the_last_tie_break_as_the_rules_do() -> None:
-    """Round 10 of a two-player game opens with seat 2, so seat 1 wins the last tie-break:
-    'the later seat' read as seat 2. The page says whose first turn of round 10 came later,
-    whole at 80x24."""
-    state, events = played(6)
-    model = model_for(state, events, state.current_seat)
-    Console(model, output=DummyOutput())
-    model.page = "help"
-    model.help_page = len(help_pages(model)) - 1
-    text = screen_text(model, 80, 24)
-    assert "Ties: private, then tokens, then who\n took their first turn of round 10 later." in text
-    assert "later seat" not in text
-
-
 ALONE, PAIR = "R6 . . . .\n" + ". . . . .\n" * 3, "R6 Y1 . . .\n" + ". . . . .\n" * 3
 
 
 @pytest.mark.parametrize(("second", "tokens", "privates", "why"), [
     # Round 10 of two players opens with seat 2: seat 1's first turn came later.
-    (ALONE, (2, 2), ((0,), (0,)), "the later first turn of round 10"),
-    (PAIR, (3, 2), ((0,), (0,)), "more favour tokens left"),  # Y1 fills a cell
-    (ALONE, (8, 2), ((1,), (0,)), "more private objective points"),  # red 6 against 0
+    (ALONE, (2, 2), ((0,), (0,)), "points, private and tokens: later first turn in round 10."),
+    (PAIR, (3, 2), ((0,), (0,)), "points: more favour tokens left, 3 to 2."),  # Y1 fills a cell
+    (ALONE, (8, 2), ((1,), (0,)), "points: more private objective points, 6 to 0."),  # red 6
 ], ids=["turn", "tokens", "private"])
 def test_a_tied_final_score_says_which_tie_break_decided(
     second: str, tokens: tuple[int, int], privates: tuple[tuple[int], ...], why: str,
@@ -798,5 +782,150 @@ def test_a_tied_final_score_says_which_tie_break_decided(
     model.receive({"status": "over", "view": state.view(1)})
     text = screen_text(model, 80, 24)
     winner = "You win!" if result.ranking[0] == 1 else f"{model.name(result.ranking[0])} wins."
-    assert f"{winner}\nTied at {result.scores[0]}: {why} breaks the tie." in text
+    assert f"{winner}\nTied on {result.scores[0]} {why}" in text
 
+
+
+def stuck_die_table() -> tuple[State, list[dict]]:
+    """Seed 3 after 36 greedy decisions, pool die 1 made a Y6 that fits no cell of the window,
+    the seat given tokens: Lathekin (a) and Glazing Hammer (b) can be used before drafting,
+    Flux Remover (c) on the drafted die."""
+    state, events = played(36, seed=REMOVER_SEED)
+    state.tokens[state.current_seat] = 6
+    state.pool[0] = die_of("Y", 6)
+    assert not any(a.kind == "draft" and a.die == 0 and a.cell >= 0
+                   for a in state.legal_actions())
+    return state, events
+
+
+def test_a_picked_die_that_fits_nowhere_offers_only_the_tools_that_work_on_it() -> None:
+    """1 picks the Y6: the message and the hint line name c (Flux Remover), not a and b,
+    which are used before drafting; the hint offers no arrows and no Enter to place it, and
+    Enter says the same again."""
+    state, events = stuck_die_table()
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text("1")
+            await until_async(lambda: model.ui.picked == 0)
+            said = "Y6 fits nowhere: use a tool on it (c), or Esc"
+            assert model.message == said
+            hints = screen_text(model, 80, 24).splitlines()[-2]
+            assert hints.startswith("c tool on it  Esc drop") and "Enter place" not in hints
+            model.say("")
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.message)
+            assert model.message == said
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_value_that_fits_nowhere_offers_return_not_place() -> None:
+    """Flux Remover's new die given a value that fits no cell: the hint line offers r and u,
+    not Enter to place, and Enter says that r returns it (it used to do nothing, silently).
+    Seed 3 after 40 greedy decisions, the seat given tokens: pool die 1 drafted for Flux
+    Remover."""
+    state, events = played(40, seed=REMOVER_SEED)
+    state.tokens[state.current_seat] = 6
+    state.apply(Action.draft(0))
+    state.apply(next(a for a in state.legal_actions() if a.kind == "tool" and a.number == 11))
+    nowhere = next(v for v in range(1, 7) if not any(
+        a.kind == "place" for a in _after(state, Action("value", number=v)).legal_actions()))
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(str(nowhere))
+            await until_async(lambda: model.ui.step() == "place")
+            hints = screen_text(model, 80, 24).splitlines()[-2]
+            assert hints.startswith("r return it  u/Esc take back") and "Enter" not in hints
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.message)
+            assert model.message == f"{model.ui.hand()} fits nowhere: r returns it to the pool"
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def _after(state: State, action: Action) -> State:
+    state = state.clone()
+    state.apply(action)
+    return state
+
+
+def test_a_tie_on_points_says_on_the_final_screen_why_the_winner_is_ahead() -> None:
+    """Seed 2, greedy against greedy, ends 46 to 46: seat 2 wins on its private objective.
+    The final screen says so, rather than two equal scores and a winner unexplained."""
+    state, events = played(0, seed=2)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    while state.result() is None:
+        events.extend(state.apply(policy.choose(state, rng)))
+    model = model_for(state, events, 0)
+    model.receive({"status": "over", "view": state.view(0)})
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text("f")
+            await until_async(lambda: model.page == FINAL)
+            text = screen_text(model, 80, 24)
+            assert "greedy wins.\nTied on 46 points: more private objective points, 30 to 25." \
+                in text
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_the_rules_page_breaks_a_last_tie_by_round_10_not_by_seat() -> None:
+    """The last tie-break is the first turn of round 10 taken latest: with 2 players that is
+    seat 1, the earlier seat; the help's rules page said "the later seat"."""
+    state, events = played(2)
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":rules\r")
+            await until_async(lambda: "Rules in short" in screen_text(model, 80, 24))
+            text = " ".join(screen_text(model, 80, 24).split())
+            assert "Ties: private, tokens, then whoever took their first turn of round 10 " \
+                   "latest." in text
+            running.keys.send_text(ENTER)  # out of the help, where q would not quit
+            await until_async(lambda: model.page != HELP)
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_refused_pattern_choice_counts_the_patterns_from_1() -> None:
+    """Typed 'choose 0': the refusal says 1 to 4, as people type them; it said "from 0 to 3
+    (in text, 1 to 4)", which tells someone who typed 0 that 0 is one."""
+    state, events = played(0)
+    model = model_for(state, events, state.current_seat)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":choose 0\r")
+            await until_async(lambda: model.message)
+            assert model.message == "not sent: choose a pattern slot from 1 to 4"
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_tab_while_choosing_does_not_open_the_game_on_another_window() -> None:
+    """Tab while the patterns are chosen has no window to show (the hint offers none); once
+    they are revealed, your own window is the one shown, not the one that Tab passed to."""
+    state, events = played(0)
+    you = state.current_seat
+    model = model_for(state, events, you)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text("\t")
+            await until_async(lambda: model.shown != you)
+            revealed = []
+            while state.view()["phase"] == "choose":
+                revealed += state.apply(Action.choose(0))
+            model.receive({"events": revealed, "view": state.view(you),
+                           "private": state.private(you)})
+            assert model.shown == you
+            assert screen_text(model, 80, 24).splitlines()[1].startswith("▶You: ")
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))

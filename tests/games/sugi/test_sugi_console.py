@@ -115,6 +115,27 @@ def test_a_refused_command_sends_nothing_and_says_why(host: Host) -> None:
     run(body, host)
 
 
+def test_the_card_drawn_after_a_free_action_is_logged_in_plain_words(host: Host) -> None:
+    """The log said "ann draws 1 card(s)"."""
+    async def body(model, running, table):  # type: ignore[no-untyped-def]
+        running.keys.send_text(":action 14 free 46 t1 rot 0\r")
+        await until_async(lambda: any(line.startswith("ann draws") for line in model.log))
+        assert "ann draws 1 card" in model.log
+
+    run(body, host)
+
+
+def test_a_refused_slot_is_said_as_typed_not_as_the_wire_counts(host: Host) -> None:
+    """A free card aimed past the timeline's end: the refusal names t1, as typed, without the
+    wire's "slot 0 to 0" beside it."""
+    async def body(model, running, table):  # type: ignore[no-untyped-def]
+        running.keys.send_text(":action 14 free 46 t3 rot 0\r")  # the timeline is empty
+        await until_async(lambda: "not sent" in model.message)
+        assert model.message == "not sent: a free card goes in slot t1 to t1"
+
+    run(body, host)
+
+
 def test_maintenance_discards_the_marked_cards_by_keys(host: Host) -> None:
     """Cards to the timeline until the round is resolved, then 1 Enter discards the first."""
     async def body(model, running, table):  # type: ignore[no-untyped-def]
