@@ -185,6 +185,7 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             if not args.autoplay:
                 check.need_terminal("sagani play --autoplay KIND plays a game without one")
+            _keep_finished_record(data_dir, host)
             saved = _saved_game(data_dir, host)
             resume = saved is not None and _want_resume(args, saved)
             if saved is not None and not resume:
@@ -235,6 +236,28 @@ def hold_lock(data_dir: Path) -> contextlib.AbstractContextManager[None]:
             held.close()
 
     return hold()
+
+
+def _keep_finished_record(data_dir: Path, host: Host) -> None:
+    """An earlier ``sagani play`` whose game ended but that was closed before it wrote the
+    record (the terminal closed at the final screen): write it now, and say where."""
+    path = data_dir / SESSION_FILE
+    try:
+        table = json.loads(path.read_text()).get("table")
+    except (OSError, ValueError, AttributeError):
+        return
+    finished = host.store.finished(table) if isinstance(table, str) else None
+    if finished is None:
+        return
+    row, record = finished
+    names = [""] * len(record.get("result", {}).get("scores", []))
+    for session in row.sessions:
+        if session.seat is not None and session.seat < len(names):
+            names[session.seat] = session.name
+    written = write_record(record, table, names, data_dir / "records")
+    with contextlib.suppress(OSError):
+        path.unlink()
+    print(f"your last game ended; its record: {written}", flush=True)
 
 
 def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
@@ -354,9 +377,15 @@ async def _play(
 async def save_record(client: AsyncClient, folder: Path) -> Path:
     """Write the finished game's record as JSON; returns its path."""
     table = client.state.table
-    record = await client.record(table)
-    # Who played: the host's record has seats only; a replay names the players with these.
-    record["names"] = [seat.get("name") or "" for seat in client.state.seats]
+    names = [seat.get("name") or "" for seat in client.state.seats]
+    return write_record(await client.record(table), table, names, folder)
+
+
+def write_record(record: dict[str, Any], table: str, names: list[str], folder: Path) -> Path:
+    """Write the finished record of ``table`` in ``folder`` as JSON, with who played: the
+    host's record has seats only, a replay names the players with ``names``. Returns its
+    path."""
+    record = {**record, "names": names}
     check.make_directory(folder)
     path = folder / f"{record.get('game', 'game')}-{table}.json"
     check.write_text(path, json.dumps(record, indent=1) + "\n")

@@ -48,6 +48,26 @@ def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
     assert record["game"] == "sagani" and len(record["names"]) == 3  # who played
 
 
+
+def test_play_writes_the_record_of_a_game_that_ended_unsaved(tmp_path: Path) -> None:
+    """A console closed at the final screen (the terminal window shut, not q) left the
+    finished game without its record and its seats saved; the next `sagani play` started
+    another game without a word. It writes the record then, and says where."""
+    done = sagani("play", "--autoplay", "greedy", "--seed", "8", "--new",
+                  "--data-dir", str(tmp_path))
+    path = Path(done.stdout.split("record: ")[1].strip())
+    first = json.loads(path.read_text())
+    # What that console leaves: its seats saved, the game over in the database, no record.
+    path.unlink()
+    table = path.stem.split("-", 1)[1]
+    (tmp_path / "play.json").write_text(json.dumps({"table": table, "token": "t" * 43,
+                                                    "config": {"players": 2}, "bots": []}))
+    done = sagani("play", "--autoplay", "greedy", "--seed", "9", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert f"your last game ended; its record: {path}\n" in done.stdout
+    assert json.loads(path.read_text()) == first  # names and all
+    assert not (tmp_path / "play.json").exists()
+
 def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     term = Terminal("play", "--seed", "3", "--new", "--name", "ann", "--data-dir", str(tmp_path))
     term.wait_for("YOUR TURN")
