@@ -217,6 +217,8 @@ def run_host(args: argparse.Namespace) -> int:
             raise UsageError(f"{held} already serves the data dir {data_dir}; stop it first, or "
                              "give this host a --data-dir of its own")
         if args.salvage:
+            if not (Path(data_dir) / DB_NAME).exists():
+                raise UsageError(f"--salvage: there is no database in {data_dir} to salvage")
             print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
         store = Store(data_dir, synchronous=synchronous)
         if code is not None:

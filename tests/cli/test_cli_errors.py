@@ -69,6 +69,8 @@ BAD = {
     "host --port 65536": ["host", "--port", "65536"],
     "host --port -1": ["host", "--port", "-1"],
     "host --port 65535 (no pub port)": ["host", "--port", "65535", "--data-dir", "{tmp}/h"],
+    "host --salvage, no database": ["host", "--salvage", "--port", "0", "--data-dir",
+                                    "{tmp}/nodb"],
     "host --pub-port = --port": ["host", "--port", "47999", "--pub-port", "47999"],
     "host --pub-port = link port": ["host", "--port", "47999", "--pub-port", "48001"],
     "host --link-port = --port": ["host", "--port", "47999", "--link-port", "47999",
