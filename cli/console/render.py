@@ -182,9 +182,8 @@ def keys_pages(model: ConsoleModel) -> list[list[str]]:
     entries = [f" {label:<8} {text}" for label, text in model.key_help]
     per_page = -(-len(entries) // -(-len(entries) // KEYS_PER_PAGE)) if entries else 1  # even
     chunks = [entries[i:i + per_page] for i in range(0, len(entries), per_page)] or [[]]
-    if len(chunks) == 1:
-        return [["Keys", *chunks[0]]]
-    return [[f"Keys ({n}/{len(chunks)})", *chunk] for n, chunk in enumerate(chunks, 1)]
+    # No count of its own beside the hint line's "page 1/5": two counts read as two books.
+    return [["Keys" if n == 0 else "Keys, continued", *chunk] for n, chunk in enumerate(chunks)]
 
 
 def help_pages(model: ConsoleModel) -> list[list[str]]:

@@ -275,4 +275,7 @@ def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() 
     for page in pages:
         assert len(page) <= 24 - 6 and all(len(line) <= 80 for line in page), page
     model.page, model.help_page = HELP, 0
-    assert "Keys (1/2)" in screen_text(model, 80, 24)
+    first = screen_text(model, 80, 24)
+    assert "Keys\n" in first and "page 1/" in first
+    model.help_page = 1
+    assert "Keys, continued\n" in screen_text(model, 80, 24)
