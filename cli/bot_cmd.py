@@ -168,7 +168,8 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
           f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, slowest "
-          f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects", flush=True)
+          f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects, "
+          f"{runner.host_moves} host moves (failovers)", flush=True)
     return 0
 
 

@@ -211,6 +211,8 @@ class AsyncClient:
         #: Where the host moved the last time a hello was answered elsewhere than the one
         #: before (a front end says "host moved to ..."); None while it never moved.
         self.moved_to: str | None = None
+        #: How many times the host moved so (a failover: the client went to the other host).
+        self.host_moves = 0
         #: What the last ``not_active`` refusal said (a standby answered), so that a request
         #: that times out on it is not taken for one no host answered.
         self.not_active: str | None = None
@@ -319,6 +321,7 @@ class AsyncClient:
         previous, self._hello_address = self._hello_address, self.address
         if previous not in (None, self.address):
             self.moved_to = self.address
+            self.host_moves += 1
         self.standby = self.welcome.get("standby") or self.standby
         # The host may bind 0.0.0.0; subscribe where requests go, on the port it names.
         host = self.address.rsplit(":", 1)[0]

@@ -187,6 +187,7 @@ class BotRunner:
         self.token: str | None = None
         self.moves = 0
         self.reconnects = 0
+        self._moves_before = 0  # host moves of the clients this runner closed
         #: Slowest decision so far, from seeing the turn to sending the action.
         self.slowest_move_s = 0.0
 
@@ -270,12 +271,19 @@ class BotRunner:
                            (*RESYNC_CODES, "game_over")):
             self.moves += 1
 
+    @property
+    def host_moves(self) -> int:
+        """How many times the bot went to the other host of a pair (a failover), which its
+        client does by itself: no reconnect of the runner's."""
+        return self._moves_before + self.client.core.host_moves
+
     def _reconnect(self) -> None:
         """Come back to the seat with the saved token, for up to ``reconnect_s``."""
         assert self.table is not None and self.token is not None
         give_up_s = time.monotonic() + self.reconnect_s
         log.warning("%s: host %s is silent; reconnecting", self.name, self.address)
         while True:
+            self._moves_before += self.client.core.host_moves
             self.client.close()
             # Back to whichever host of a pair answered last, knowing the other (issue 14).
             self.address, standby = self.client.core.address, self.client.core.standby

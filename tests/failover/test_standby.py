@@ -229,6 +229,7 @@ def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_com
             assert replica.version == version and client.core.address == pair.host.endpoint
             client.next_update(HEARTBEAT_S)  # broadcasts follow: hello and subscribe there
             assert client.core.moved_to == pair.host.endpoint  # the console says so
+            assert client.core.host_moves == 1  # `sagani bot` counts it
             rng = random.Random(3)
             assert act(standby_raw, table, tokens, rng)["type"] == "accepted"
             client.close()
