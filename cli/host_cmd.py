@@ -278,9 +278,11 @@ def run_host(args: argparse.Namespace) -> int:
     print(f"sagani host: requests {host.endpoint} broadcasts {host.pub_endpoint} link "
           f"{link.endpoint}", flush=True)
     if following is not None:
-        # Named as its players know it (the code's address), the link beside it.
+        # Named as its players know it (the code's address), the link beside it; started
+        # plainly after losing the role, it knows only the other host's link so far.
         named = (f"{code.host}:{code.port} (link {following})"
-                 if code is not None and following == code.link else following)
+                 if code is not None and following == code.link
+                 else f"the host whose link is {following}")
         print(f"sagani host: standby of {named}; it takes over when that host is gone",
               flush=True)
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())

@@ -159,7 +159,7 @@ def test_an_active_host_back_after_its_standby_took_over_sends_clients_there(
         pair.active, pair.standby = b, a
         a.stop()
         a.start()
-        assert a.following.startswith("tcp://127.0.0.1:")
+        assert a.following.startswith("the host whose link is tcp://127.0.0.1:")
         pair.wait_in_sync()
     finally:
         pair.stop()
