@@ -515,8 +515,9 @@ def reach_host(address: str) -> str:
             return address
         active = address_now(client.core)
         moved = shown_address(active)
-        print(f"host moved to {moved} ({shown} is its standby now)", file=sys.stderr,
-              flush=True)
+        # In its own words: a standby, or a host that was away and stepped aside.
+        print(f"host moved to {moved} ({shown} says: {client.core.not_active})",
+              file=sys.stderr, flush=True)
         return active
     finally:
         client.close()

@@ -20,7 +20,7 @@ from test_net_support import RUN_SAGANI, Raw, until
 from test_standby import active_host, standby_host
 
 from sagani_net.host import Host
-from sagani_net.standby import new_key
+from sagani_net.standby import NOT_ACTIVE, new_key
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_tables_at_the_old_address_lists_the_active_hosts_tables(pair: tuple[Hos
     assert done.returncode == 0, done.stderr
     assert f"{table}  sagani   open" in done.stdout
     assert done.stderr.splitlines() == [
-        f"host moved to {shown(host.endpoint)} ({shown(old)} is its standby now)"]
+        f"host moved to {shown(host.endpoint)} ({shown(old)} says: {NOT_ACTIVE})"]
 
 
 def test_bots_given_the_old_address_play_to_the_end_and_its_record_comes_from_there(
