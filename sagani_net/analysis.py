@@ -131,11 +131,12 @@ class Verdict:
     @classmethod
     def from_data(cls, data: Data) -> Verdict:
         """A verdict read back from :meth:`to_data` (``sagani replay --analysis``); raises
-        KeyError, TypeError or ValueError for data that is not one."""
+        KeyError, TypeError or ValueError for data that is not one (values and loss outside
+        0..1 too: the replay would show them as they are)."""
         return cls(
             int(data["index"]), int(data["seat"]), int(data.get("turn", 0)),
-            str(data["played"]), str(data["best"]), _number(data["value_played"]),
-            _number(data["value_best"]), float(data["loss"]),
+            str(data["played"]), str(data["best"]), _value(data["value_played"]),
+            _value(data["value_best"]), _share(data["loss"], "a loss"),
             _mark(data["mark"]), bool(data.get("forced", False)),
             tuple(map(str, data.get("best_line", ()))), int(data.get("moves", 0)),
             int(data.get("iterations", 0)), float(data.get("seconds", 0.0)))
@@ -485,8 +486,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
+def _share(value: Any, what: str = "a value") -> float:
+    """A value or a loss read back: a number from 0 to 1 (a NaN is not one)."""
+    number = float(value)
+    if not 0 <= number <= 1:
+        raise ValueError(f"{what} is from 0 to 1, not {value!r}")
+    return number
+
+
+def _value(value: Any) -> float | None:
+    return None if value is None else _share(value)
 
 
 def _mark(value: Any) -> str | None:

@@ -261,6 +261,27 @@ def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
         assert err.startswith("sagani replay: ")
 
 
+@pytest.mark.parametrize("edit", [
+    {"seat": 1},  # another seat's: the replay said 'rnd played take 0' of ann's move
+    {"loss": -3.0},  # read as 'the search's choice too'
+    {"loss": float("nan")},  # shown as '(-nan)'
+    {"value_best": 12.0},  # a win chance of 1200%
+])
+def test_sagani_replay_refuses_a_hand_edited_verdict_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: dict[str, Any]) -> None:
+    record = finished_record()
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    analysis = quick(record, lambda done, total: None).to_data()
+    assert analysis["decisions"][0]["seat"] == 0
+    analysis["decisions"][0].update(edit)
+    (tmp_path / "analysis.json").write_text(json.dumps(analysis))
+    code = main(["replay", str(tmp_path / "game.json"), "--analysis",
+                 str(tmp_path / "analysis.json"), "--print"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("sagani replay: cannot use "), err
+
+
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:
     """``a`` and ``c`` are said on the help pages like every other key, and the keys, many
     as they are, come in pages that show whole on an 80x24 screen."""
