@@ -763,6 +763,7 @@ def read_verdicts(path: Path, record: dict[str, Any]) -> dict[int, Any]:
                     == verdict.played and actions[verdict.index].get("seat") == verdict.seat):
                 raise ValueError(f"it is not an analysis of this record (action "
                                  f"{verdict.index})")
+            rules.parse_text(verdict.best)  # the replay shows it as the console types it
             verdicts[verdict.index] = verdict
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None

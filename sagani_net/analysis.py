@@ -195,6 +195,15 @@ def marks(game: str) -> tuple[float, float]:
     return float(mistake), float(blunder)
 
 
+def shown(game: str, text: str) -> str:
+    """A move of ``game`` in its text form (``played``, ``best``), as the analysis's text and
+    the replay show it: as the game's console types it, where that differs (a bots module's
+    ``TYPED_TEXT``: Sagani's offer tiles count from 1 on screen, from 0 in its text form).
+    Raises RuleError for a text that is not one of the game's moves."""
+    typed: Callable[[Data], str] | None = getattr(game_bots(game), "TYPED_TEXT", None)
+    return text if typed is None else typed(get_game(game).parse_text(text))
+
+
 def measure(game: str, seats: int) -> str:
     """What the values of a game with ``seats`` seats measure (see the module docstring)."""
     return "win_chance" if seats > 1 else "solo_reward"
@@ -409,7 +418,8 @@ TEXT_WIDTH = 80
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
                     every: bool = False) -> str:
     """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
-    (``every``: all), the summary per seat and the time it took. Moves are written whole: a
+    (``every``: all), the summary per seat and the time it took. Moves are written whole, as
+    the console types them (:func:`shown`): a
     game whose moves are too long for two columns side by side (Sugi's) gets the best move
     under the one played."""
     def who(seat: int) -> str:
@@ -423,23 +433,24 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
              + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
     lines = [f"{get_game(analysis.game).title}: {count}",
              f"values are the {unit} of the seat that moved, in %"]
-    shown = [v for v in analysis.verdicts if every or v.mark]
-    move = max([len("played"), *(len(t) for v in shown for t in (v.played, v.best))])
+    listed = [v for v in analysis.verdicts if every or v.mark]
+    moves = {t: shown(analysis.game, t) for v in listed for t in (v.played, v.best)}
+    move = max([len("played"), *map(len, moves.values())])
     # '#', turn, seat, the moves, value, best, loss and mark: 44 columns besides the moves.
     side_by_side = 44 + 2 * move <= TEXT_WIDTH
-    if shown:
-        moves = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
-                 else f"{'played, then best':<{move}}")
-        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {moves} "
+    if listed:
+        head = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
+                else f"{'played, then best':<{move}}")
+        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {head} "
                      f"{'value':>5} {'best':>5} {'loss':>5}  mark")
-    for v in shown:
-        moves = (f"{v.played:<{move}} {v.best:<{move}}" if side_by_side
-                 else f"{v.played:<{move}}")
-        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {moves} "
+    for v in listed:
+        played, best = moves[v.played], moves[v.best]
+        row = f"{played:<{move}} {best:<{move}}" if side_by_side else f"{played:<{move}}"
+        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
                      f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
                      f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
         if not side_by_side:
-            lines.append(f"{'':>16}best {v.best}")
+            lines.append(f"{'':>16}best {best}")
     lines.append("")
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
                  f"{'blunders':>8}")

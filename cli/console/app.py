@@ -144,15 +144,18 @@ class Replay:
 def verdict_text(v: Verdict, model: ConsoleModel) -> str:
     """One move's verdict in words, for the message line of a replay: the value of the move
     played and of the best for the seat that moved (its win chance; alone, the solo reward),
-    and what it lost in points of per cent."""
-    who = f"{model.name(v.seat)} played {v.played}"
+    and what it lost in points of per cent; the moves as the console types them."""
+    from sagani_net.analysis import shown
+
+    game = model.ui.game.name
+    who = f"{model.name(v.seat)} played {shown(game, v.played)}"
     if v.forced:
         return f"{who}: the only move"
     what = "win chance" if model.players > 1 else "solo reward"
     if v.loss <= 0:
         return f"{who}: {what} {_pct(v.value_played)}%, the search's choice too"
     mark = f"{v.mark.upper()}: " if v.mark else ""
-    return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {v.best}: "
+    return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {shown(game, v.best)}: "
             f"{_pct(v.value_best)}% (-{v.loss * 100:.1f})")
 
 

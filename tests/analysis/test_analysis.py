@@ -419,8 +419,8 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
     summary names each by its '#' as the table does, never the same words twice; a long list
     wraps between entries, never inside one."""
-    verdicts = [Verdict(i, 0, 7 + i // 2, f"move {i}", "best", 0.2, 0.5, 0.3, "blunder")
-                for i in range(4)]
+    verdicts = [Verdict(i, 0, 7 + i // 2, f"place {i},0 0", "place 9,9 0", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(4)]
     seats = ["a player with a long name"]
     text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
                                     summarize(verdicts, 1)), seats)
@@ -435,6 +435,21 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     assert re.fullmatch(r" +#\d+ \(turn \d+\) -\d+\.\d", wrapped), text
 
 
+
+def test_the_analysis_text_numbers_sagani_offer_tiles_from_1_as_the_console_does() -> None:
+    """The console shows the offer as [1]..[5] and takes tile 1 with 'take 1'; the text form
+    (the JSON's) counts from 0. The text said 'take 0, best take 2': a player took the third
+    tile for the best, which was the second."""
+    verdicts = [Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
+                        best_line=("take 2", "place 0,1 90")),
+                Verdict(1, 1, 2, "pick 1", "pass", 0.4, 0.5, 0.1, "mistake")]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 1.0, 1,
+                                    summarize(verdicts, 2)))
+    rows = [line.split() for line in text.splitlines() if line.endswith(("blunder", "mistake"))]
+    assert [row[3:8] for row in rows] == [["take", "1", "take", "3", "40"],
+                                          ["pick", "2", "pass", "40", "50"]], text
+    assert Analysis("sagani", "win_chance", Effort(), verdicts).to_data()[
+        "decisions"][0]["played"] == "take 0"  # the JSON keeps the text form
 
 def test_the_analysis_text_counts_forced_decisions_apart_from_the_searched() -> None:
     """A solo Sagani game reveals a tile with one legal move before each placement: the head

@@ -22,7 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
-from sagani_net.analysis import Analysis, Effort, analyse
+from sagani_net.analysis import Analysis, Effort, Verdict, analyse, shown
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
@@ -72,14 +72,15 @@ def test_the_replay_shows_each_moves_verdict_and_c_goes_to_the_costliest() -> No
             await until(lambda: steps.index == 1)
             first = verdicts[0]
             text = screen_text(model, 80, 24)
-            assert f"ann played {first.played}" in text, text
+            assert f"ann played {shown('sagani', first.played)}" in text, text
             assert "c costliest" in text
             running.keys.send_text("c")
             await until(lambda: steps.index == costliest[0].index + 1)
             text = screen_text(model, 80, 24)
             said = " ".join(text.split())  # the message line wraps a long verdict
             worst = costliest[0]
-            assert f"played {worst.played}" in said and f"best {worst.best}" in said, text
+            assert (f"played {shown('sagani', worst.played)}" in said
+                    and f"best {shown('sagani', worst.best)}" in said), text
             assert f"% (-{worst.loss * 100:.1f})" in said and "win chance" in said
             running.keys.send_text("c")
             await until(lambda: steps.index == costliest[1 % len(costliest)].index + 1)
@@ -280,6 +281,25 @@ def test_sagani_replay_refuses_a_hand_edited_verdict_in_one_line(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("sagani replay: cannot use "), err
+
+
+def test_the_replay_names_sagani_offer_tiles_from_1_as_its_screen_does() -> None:
+    """The replay's offer reads [1] [2] [3]: a verdict on the first tile taken says 'take 1'
+    and a best of the third 'take 3' (it said 'take 0' and 'take 2')."""
+    record = finished_record()
+    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
+                      best_line=("take 2", "place 0,1 90"))
+    steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            said = " ".join(screen_text(model, 80, 24).split())
+            assert "BLUNDER: ann played take 1: win chance 40%; best take 3: 60%" in said, said
+
+    asyncio.run(main())
 
 
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:
