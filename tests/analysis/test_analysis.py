@@ -6,6 +6,7 @@ on records of a few dozen decisions."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -272,6 +273,22 @@ def test_a_later_roll_changed_in_a_sagrada_record_changes_no_earlier_verdict() -
     other = analyse(changed, Effort(40), workers=1).to_data()
     assert _without_time(same) == _without_time(other)
 
+
+def test_a_solo_sagrada_pattern_choice_is_judged_on_what_the_patterns_promise() -> None:
+    """Solo rewards are centred on what the position promised; before a pattern is chosen
+    that was 0, some 40 points above the margin a window reaches, so each pattern got 0.2%
+    and the choice went unjudged ('solo reward 0%, the search's choice too')."""
+    record = play_local(GameSpec(0, "sagrada", get_game("sagrada").parse_config(
+        {"players": 1}), 7, ("greedy",))).record
+    choice = decisions(record)[0]
+    assert choice.played["type"] == "choose"
+    values = []
+    for pattern in range(4):
+        verdict = judge(dataclasses.replace(choice, played={"type": "choose",
+                                                           "pattern": pattern}), Effort(100))
+        assert verdict.value_played is not None and 0.1 < verdict.value_played < 0.9, verdict
+        values.append(verdict.value_played)
+    assert max(values) - min(values) > 0.05, values
 
 def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         tmp_path: Any) -> None:
