@@ -418,7 +418,9 @@ TEXT_WIDTH = 80
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
                     every: bool = False) -> str:
     """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
-    (``every``: all), the summary per seat and the time it took. Moves are written whole, as
+    (``every``: all), each by its move number as ``sagani replay`` steps to it (the record's
+    action number plus 1: 'move 15/96' shows the verdict on action 14), the summary per seat
+    and the time it took. Moves are written whole, as
     the console types them (:func:`shown`): a
     game whose moves are too long for two columns side by side (Sugi's) gets the best move
     under the one played."""
@@ -441,12 +443,12 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     if listed:
         head = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
                 else f"{'played, then best':<{move}}")
-        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {head} "
+        lines.append(f"{'move':>4} {'turn':>4} {'seat':>4}  {head} "
                      f"{'value':>5} {'best':>5} {'loss':>5}  mark")
     for v in listed:
         played, best = moves[v.played], moves[v.best]
         row = f"{played:<{move}} {best:<{move}}" if side_by_side else f"{played:<{move}}"
-        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
+        lines.append(f"{v.index + 1:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
                      f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
                      f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
         if not side_by_side:
@@ -458,9 +460,10 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         lines.append(f"{who(s.seat):<22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
-        # By '#' as well as turn: a turn of two decisions (a Sagani take, then its placement)
+        # By move as well as turn: a turn of two decisions (a Sagani take, then its placement)
         # would otherwise be named twice alike.
-        costly = [f"#{v.index} (turn {v.turn}) -{v.loss * 100:.1f}" for v in s.costliest]
+        costly = [f"move {v.index + 1} (turn {v.turn}) -{v.loss * 100:.1f}"
+                  for v in s.costliest]
         head = f"{who(s.seat)} costliest:"
         line = head
         for n, entry in enumerate(costly or ["none"]):

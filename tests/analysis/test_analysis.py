@@ -428,13 +428,13 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
     for n in marked:
         shown = " ".join(lines[n:n + rows])
         assert played in shown and best in shown, text
-    assert ("seat 1 (a player with costliest: #0 (turn 1) -30.0, #2 (turn 3) -30.0"
+    assert ("seat 1 (a player with costliest: move 1 (turn 1) -30.0, move 3 (turn 3) -30.0"
             in " ".join(text.split()))
 
 
 def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
-    summary names each by its '#' as the table does, never the same words twice; a long list
+    summary names each by its move as the table does, never the same words twice; a long list
     wraps between entries, never inside one."""
     verdicts = [Verdict(i, 0, 7 + i // 2, f"place {i},0 0", "place 9,9 0", 0.2, 0.5, 0.3,
                         "blunder") for i in range(4)]
@@ -445,11 +445,12 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     start = next(n for n, line in enumerate(lines) if "costliest:" in line)
     said = " ".join(lines[start:]).split("costliest:")[1]
     entries = [e.strip() for e in said.split(",")][:3]
-    assert entries[0].startswith("#0 (turn 7)") and entries[1].startswith("#1 (turn 7)"), text
+    assert (entries[0].startswith("move 1 (turn 7)")
+            and entries[1].startswith("move 2 (turn 7)")), text
     assert len(set(entries)) == 3
     wrapped = lines[start + 1]
     assert all(len(line) <= 80 for line in lines), text
-    assert re.fullmatch(r" +#\d+ \(turn \d+\) -\d+\.\d", wrapped), text
+    assert re.fullmatch(r" +move \d+ \(turn \d+\) -\d+\.\d", wrapped), text
 
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import subprocess
 import threading
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from prompt_toolkit.output import DummyOutput
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
-from sagani_net.analysis import Analysis, Effort, Verdict, analyse, shown
+from sagani_net.analysis import Analysis, Effort, Verdict, analyse, format_analysis, shown
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
@@ -298,6 +299,30 @@ def test_the_replay_names_sagani_offer_tiles_from_1_as_its_screen_does() -> None
             await until(lambda: steps.index == 1)
             said = " ".join(screen_text(model, 80, 24).split())
             assert "BLUNDER: ann played take 1: win chance 40%; best take 3: 60%" in said, said
+
+    asyncio.run(main())
+
+
+def test_the_costliest_move_of_the_analysis_text_is_the_replays_move_of_that_number() -> None:
+    """The text named the costliest decision by its record index ('#14') while the replay
+    shows its verdict at 'move 15/96' (moves played): stepping to move 14 showed another."""
+    record = finished_record()
+    analysis = quick(record, lambda done, total: None)
+    steps = Replay(replay_frames(record), verdicts={v.index: v for v in analysis.verdicts},
+                   record=record)
+    worst = steps.costliest()[0]
+    text = " ".join(format_analysis(analysis).split())
+    named = re.findall(rf"move (\d+) \(turn {worst.turn}\) -{worst.loss * 100:.1f}", text)
+    assert len(named) == 1, text
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("c")
+            await until(lambda: steps.index == worst.index + 1)
+            screen = screen_text(model, 80, 24)
+            assert f"move {named[0]}/" in screen.splitlines()[0], screen
+            assert f"(-{worst.loss * 100:.1f})" in " ".join(screen.split()), screen
 
     asyncio.run(main())
 
