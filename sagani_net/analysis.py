@@ -357,18 +357,20 @@ def analyse(
     context: BaseContext | None = None,
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
-    ``workers`` processes (default: every core), with a progress bar on ``progress`` and
-    ``on_verdict(done, total)`` after each verdict (an exception it raises ends the analysis
-    there: no other decision is searched, the workers are stopped); ``context``: the
-    workers' multiprocessing context (spawn in a process with threads of its own). Raises
-    RuleError for a damaged record."""
+    ``workers`` processes (default: every core; never more than the decisions), with a
+    progress bar on ``progress`` and ``on_verdict(done, total)`` after each verdict (an
+    exception it raises ends the analysis there: no other decision is searched, the workers
+    are stopped); ``context``: the workers' multiprocessing context (spawn in a process with
+    threads of its own). Raises RuleError for a damaged record."""
     effort = effort or Effort()
     started = time.perf_counter()
     points = [d for d in decisions(record) if only is None or only(d)]
     name = str(record.get("game", "sagani"))
     rules = get_game(name)
     seats = rules.seats(rules.parse_config(record.get("config", {})))
-    workers = workers or os.cpu_count() or 1
+    # No more than there are decisions: a pool starts every worker it is given (forked, at
+    # once), and '--workers 1000' on a 20-decision record forked 1,000 processes for 20.
+    workers = max(1, min(workers or os.cpu_count() or 1, len(points)))
     bar = Progress(len(points), progress, unit="decisions")
     found: dict[int, Verdict] = {}
 
@@ -378,8 +380,7 @@ def analyse(
         if on_verdict is not None:
             on_verdict(len(found), len(points))
 
-    if workers == 1 or len(points) <= 1:
-        workers = 1
+    if workers == 1:
         for point in points:
             done(judge(point, effort))
     else:

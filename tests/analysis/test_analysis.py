@@ -408,6 +408,21 @@ def test_an_exception_from_on_verdict_ends_the_analysis_without_searching_the_re
     assert set(multiprocessing.active_children()) - before == set()
 
 
+def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
+    """'--workers 1000' on a short record forked 1,000 processes for a few searches (8.7 s
+    for 20 decisions a single worker judges in 0.2 s) and said 'on 1000 workers'."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    short = {**{k: v for k, v in record.items() if k != "result"},
+             "actions": record["actions"][:3]}
+    before = set(multiprocessing.active_children())
+    alive: list[int] = []
+    result = analyse(short, Effort(5), workers=40,
+                     on_verdict=lambda done, total: alive.append(
+                         len(set(multiprocessing.active_children()) - before)),
+                     context=multiprocessing.get_context("fork"))
+    assert result.workers == 3 and max(alive) <= 3, (result.workers, alive)
+    assert "on 3 workers" in format_analysis(result)
+
 @pytest.mark.parametrize(("game", "played", "best", "rows"), [
     ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
     ("sugi", "action 14 free 20 t1 rot 180", "action 14 free 20 t3 rot 180", 2),
