@@ -116,7 +116,10 @@ class Replay:
     def show(self, model: ConsoleModel, index: int) -> None:
         """Put frame ``index`` on the model; the log holds every event up to it, and the
         game's part highlights what the last move changed."""
-        self.index = max(0, min(index, len(self.frames) - 1))
+        index = max(0, min(index, len(self.frames) - 1))
+        if index != self.index:
+            model.moved_on()
+        self.index = index
         view, last = self.frames[self.index]
         model.log = []
         for _, events in self.frames[1 : self.index + 1]:

@@ -327,6 +327,28 @@ def test_the_costliest_move_of_the_analysis_text_is_the_replays_move_of_that_num
     asyncio.run(main())
 
 
+def test_a_step_after_c_found_nothing_costly_shows_the_moves_verdict_again() -> None:
+    """'no decision lost anything' stayed on the message line for the rest of the replay,
+    over every verdict stepped to."""
+    record = finished_record()
+    verdicts = {i: Verdict(i, i % 2, 1 + i // 2, get_game("sagani").action_text(
+        without_seat(record["actions"][i])), "pass", 0.5, 0.5, 0.0, None) for i in range(4)}
+    steps = Replay(replay_frames(record), verdicts=verdicts, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("c")
+            await until(lambda: "no decision lost anything" in screen_text(model, 80, 24))
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            screen = screen_text(model, 80, 24)
+            assert "no decision lost anything" not in screen, screen
+            assert "ann played take" in screen and "the search's choice too" in screen, screen
+
+    asyncio.run(main())
+
+
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:
     """``a`` and ``c`` are said on the help pages like every other key, and the keys, many
     as they are, come in pages that show whole on an 80x24 screen."""
