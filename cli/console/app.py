@@ -155,8 +155,12 @@ def verdict_text(v: Verdict, model: ConsoleModel) -> str:
     if v.forced:
         return f"{who}: the only move"
     what = "win chance" if model.players > 1 else "solo reward"
-    if v.loss <= 0:
+    if v.best == v.played:
         return f"{who}: {what} {_pct(v.value_played)}%, the search's choice too"
+    if v.loss <= 0:
+        # The search's choice is its most visited move; the one played may score as well.
+        return (f"{who}: {what} {_pct(v.value_played)}%, as good as the search's choice "
+                f"{shown(game, v.best)}: {_pct(v.value_best)}%")
     mark = f"{v.mark.upper()}: " if v.mark else ""
     return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {shown(game, v.best)}: "
             f"{_pct(v.value_best)}% (-{v.loss * 100:.1f})")

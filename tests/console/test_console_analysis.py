@@ -331,8 +331,9 @@ def test_a_step_after_c_found_nothing_costly_shows_the_moves_verdict_again() -> 
     """'no decision lost anything' stayed on the message line for the rest of the replay,
     over every verdict stepped to."""
     record = finished_record()
-    verdicts = {i: Verdict(i, i % 2, 1 + i // 2, get_game("sagani").action_text(
-        without_seat(record["actions"][i])), "pass", 0.5, 0.5, 0.0, None) for i in range(4)}
+    played = [get_game("sagani").action_text(without_seat(a)) for a in record["actions"][:4]]
+    verdicts = {i: Verdict(i, i % 2, 1 + i // 2, text, text, 0.5, 0.5, 0.0, None)
+                for i, text in enumerate(played)}
     steps = Replay(replay_frames(record), verdicts=verdicts, record=record)
     model = ConsoleModel(connection="local", seats=names())
 
@@ -345,6 +346,27 @@ def test_a_step_after_c_found_nothing_costly_shows_the_moves_verdict_again() -> 
             screen = screen_text(model, 80, 24)
             assert "no decision lost anything" not in screen, screen
             assert "ann played take" in screen and "the search's choice too" in screen, screen
+
+    asyncio.run(main())
+
+
+def test_a_move_that_lost_nothing_but_was_not_the_searchs_choice_is_not_called_it() -> None:
+    """The search's choice is its most visited move; a move played with as high a mean loses
+    0 but is another move: the replay called it 'the search's choice too'."""
+    record = finished_record()
+    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.56, 0.55, 0.0, None,
+                      best_line=("take 2", "place 0,1 90"))
+    steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            said = " ".join(screen_text(model, 80, 24).split())
+            assert "the search's choice too" not in said, said
+            assert ("ann played take 1: win chance 56%, as good as the search's choice take 3: "
+                    "55%") in said, said
 
     asyncio.run(main())
 
