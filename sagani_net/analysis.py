@@ -50,7 +50,7 @@ from typing import Any, TextIO
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, frozen
 from sagani_net.bots.tournament import Progress
-from sagani_net.game import Data, GameState, without_seat
+from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.workers import pool as worker_pool
 
@@ -220,8 +220,7 @@ def decisions(record: Data) -> list[Decision]:
     rules = get_game(name)
     rules.from_record(record)
     assert isinstance(name, str)
-    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    state = rules.from_record({**start, "actions": []})
+    state = _start(rules, record)
     found: list[Decision] = []
     turn, last = 0, None
     # A game's own (its bots module's TURN_KEY) where a seat's run of decisions is not one
@@ -240,6 +239,13 @@ def decisions(record: Data) -> list[Decision]:
         seat, key = state.current_seat, turn_key(state)
         known = (state.view(seat), state.private(seat)) if seat is not None else None
     return found
+
+
+def _start(rules: Game, record: Data) -> GameState:
+    """The position before the record's first action: the record without its actions, which
+    keeps its random outcomes for the actions to meet."""
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    return rules.from_record({**start, "actions": []})
 
 
 def decision_seed(decision: Decision) -> int:
@@ -367,7 +373,10 @@ def analyse(
     points = [d for d in decisions(record) if only is None or only(d)]
     name = str(record.get("game", "sagani"))
     rules = get_game(name)
-    seats = rules.seats(rules.parse_config(record.get("config", {})))
+    # The config as the record replays it: a first-format Sagani record names its players and
+    # mode without a config, and read as the default config a 3-player game had 2 seats
+    # (the third left out of the summary) and a solo game a win chance.
+    seats = rules.seats(_start(rules, record).to_record()["config"])
     # No more than there are decisions: a pool starts every worker it is given (forked, at
     # once), and '--workers 1000' on a 20-decision record forked 1,000 processes for 20.
     workers = max(1, min(workers or os.cpu_count() or 1, len(points)))

@@ -408,6 +408,21 @@ def test_an_exception_from_on_verdict_ends_the_analysis_without_searching_the_re
     assert set(multiprocessing.active_children()) - before == set()
 
 
+@pytest.mark.parametrize(("players", "mode", "measure"), [(3, "multi", "win_chance"),
+                                                           (1, "solo", "solo_reward")])
+def test_a_first_format_sagani_record_is_analysed_with_its_own_players_and_mode(
+        players: int, mode: str, measure: str) -> None:
+    """A record of the first format (players and mode, no config) replays, and its analysis
+    read the default config: a 3-player game's summary had 2 seats, a solo game a win chance."""
+    policies = ("greedy",) * players
+    record = play_local(GameSpec(0, "sagani", {"players": players, "mode": mode}, 3,
+                                 policies)).record
+    first = {k: v for k, v in record.items() if k != "config"}
+    first.update(players=players, mode=mode)
+    result = analyse(first, Effort(5), workers=1, only=lambda d: d.index < 2 * players)
+    assert result.measure == measure
+    assert [s.seat for s in result.summary] == list(range(players))
+
 def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
     """'--workers 1000' on a short record forked 1,000 processes for a few searches (8.7 s
     for 20 decisions a single worker judges in 0.2 s) and said 'on 1000 workers'."""
