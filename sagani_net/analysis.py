@@ -52,6 +52,7 @@ from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, fro
 from sagani_net.bots.tournament import Progress
 from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
+from sagani_net.gameui import columns, cut, pad
 from sagani_net.workers import pool as worker_pool
 
 #: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
@@ -436,7 +437,8 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     under the one played."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
-        return (f"seat {seat + 1}" + (f" ({name})" if name else ""))[:22]
+        # In columns, not characters: a name in Chinese takes two a character.
+        return cut(f"seat {seat + 1}" + (f" ({name})" if name else ""), 22)
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     forced = sum(v.forced for v in analysis.verdicts)
@@ -467,7 +469,7 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
                  f"{'blunders':>8}")
     for s in analysis.summary:
-        lines.append(f"{who(s.seat):<22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
+        lines.append(f"{pad(who(s.seat), 22)} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
         # By move as well as turn: a turn of two decisions (a Sagani take, then its placement)
@@ -478,9 +480,9 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         line = head
         for n, entry in enumerate(costly or ["none"]):
             entry += "," if n < len(costly) - 1 else ""
-            if len(line) + 1 + len(entry) > TEXT_WIDTH:  # an entry is never cut in two
+            if columns(line) + 1 + len(entry) > TEXT_WIDTH:  # an entry is never cut in two
                 lines.append(line)
-                line = " " * len(head)
+                line = " " * columns(head)
             line += " " + entry
         lines.append(line)
     judged = len(analysis.verdicts) - forced

@@ -39,6 +39,7 @@ from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagrada import bots as sagrada_bots
 from sagani_net.games.sagrada.rules import PASS
 from sagani_net.games.sugi import bots as sugi_bots
+from sagani_net.gameui import columns
 
 #: A bad move at a position, and how much the game's own one-ply knowledge says it throws away
 #: (None where there is no such choice).
@@ -461,6 +462,18 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
     assert ("seat 1 (a player with costliest: move 1 (turn 1) -30.0, move 3 (turn 3) -30.0"
             in " ".join(text.split()))
 
+
+def test_the_analysis_text_keeps_to_80_columns_with_names_in_chinese() -> None:
+    """A name's characters in Chinese take two columns each: cut by characters, the summary's
+    columns went out of line and a costliest line ran to 93 columns."""
+    verdicts = [Verdict(i, i % 2, i + 1, "place 0,1 0", "place 0,2 90", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(6)]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), ["汉字" * 9, "ann"])
+    lines = text.splitlines()
+    assert all(columns(line) <= 80 for line in lines), text
+    rows = [line for line in lines if line.startswith("seat ") and "costliest" not in line]
+    assert len({columns(row) for row in rows}) == 1, text
 
 def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
