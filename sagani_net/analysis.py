@@ -53,6 +53,7 @@ from sagani_net.bots.tournament import Progress
 from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.gameui import columns, cut, pad
+from sagani_net.protocol.messages import printable
 from sagani_net.workers import pool as worker_pool
 
 #: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
@@ -437,8 +438,9 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     under the one played."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
-        # In columns, not characters: a name in Chinese takes two a character.
-        return cut(f"seat {seat + 1}" + (f" ({name})" if name else ""), 22)
+        # In columns, not characters: a name in Chinese takes two a character. Escaped: a
+        # record is a file anyone may have edited, and an ESC in a name painted the terminal.
+        return cut(f"seat {seat + 1}" + (f" ({printable(name)})" if name else ""), 22)
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     forced = sum(v.forced for v in analysis.verdicts)

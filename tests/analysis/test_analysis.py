@@ -475,6 +475,16 @@ def test_the_analysis_text_keeps_to_80_columns_with_names_in_chinese() -> None:
     rows = [line for line in lines if line.startswith("seat ") and "costliest" not in line]
     assert len({columns(row) for row in rows}) == 1, text
 
+def test_a_name_in_the_analysis_text_cannot_write_to_the_terminal() -> None:
+    """A record's names are a file's: 'ann\\x1b[2J' cleared the screen of whoever read the
+    analysis, 'bob\\r...' wrote over its own row."""
+    verdicts = [Verdict(i, i % 2, i + 1, "place 0,1 0", "place 0,2 90", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(4)]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), ["ann\x1b[2J", "bob\rseat 1"])
+    assert "\x1b" not in text and "\r" not in text, repr(text)
+    assert "seat 1 (ann\\x1b[2J)" in text, text
+
 def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
     summary names each by its move as the table does, never the same words twice; a long list
