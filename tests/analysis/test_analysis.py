@@ -33,6 +33,7 @@ from sagani_net.analysis import (
 )
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.cli.main import main
 from sagani_net.game import Data, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.games.sagani import bots as sagani_bots
@@ -325,6 +326,20 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
 
+
+def test_sagani_analyze_will_not_write_its_json_over_the_record(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """'sagani analyze game.json --json game.json' wrote the analysis over the game: the
+    record was gone ('the record has no tiles')."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    for target in (path, tmp_path / "." / "game.json"):
+        code = main(["analyze", str(path), "--iterations", "5", "--json", str(target)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith("sagani analyze: --json ") and "the record itself" in err, err
+    assert json.loads(path.read_text()) == record
 
 def test_a_later_draw_changed_in_a_sugi_record_changes_no_earlier_verdict() -> None:
     record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 5,
