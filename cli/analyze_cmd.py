@@ -82,6 +82,9 @@ def load_record(args: argparse.Namespace) -> Data:
 def run_analyze(args: argparse.Namespace) -> int:
     record = load_record(args)
     if args.json not in (None, "-"):
+        # The analysis written over the record it analyses would lose the game.
+        if args.record is not None and Path(args.json).resolve() == args.record.resolve():
+            raise UsageError(f"--json {args.json} is the record itself: give another file")
         check.writable(Path(args.json))
     where = args.record or args.table
     # An iteration budget unless only a time budget is given.

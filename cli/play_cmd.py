@@ -757,11 +757,13 @@ def read_verdicts(path: Path, record: dict[str, Any]) -> dict[int, Any]:
         verdicts = {}
         for item in data["decisions"]:
             verdict = Verdict.from_data(item)
+            # The seat too: a verdict is shown as its seat's, and counted in its summary.
             if not (0 <= verdict.index < len(actions) and data.get("game") == record.get("game")
                     and rules.action_text(without_seat(actions[verdict.index]))
-                    == verdict.played):
+                    == verdict.played and actions[verdict.index].get("seat") == verdict.seat):
                 raise ValueError(f"it is not an analysis of this record (action "
                                  f"{verdict.index})")
+            rules.parse_text(verdict.best)  # the replay shows it as the console types it
             verdicts[verdict.index] = verdict
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None

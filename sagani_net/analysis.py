@@ -50,8 +50,10 @@ from typing import Any, TextIO
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, frozen
 from sagani_net.bots.tournament import Progress
-from sagani_net.game import Data, GameState, without_seat
+from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
+from sagani_net.gameui import columns, cut, pad
+from sagani_net.protocol.messages import printable
 from sagani_net.workers import pool as worker_pool
 
 #: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
@@ -131,11 +133,12 @@ class Verdict:
     @classmethod
     def from_data(cls, data: Data) -> Verdict:
         """A verdict read back from :meth:`to_data` (``sagani replay --analysis``); raises
-        KeyError, TypeError or ValueError for data that is not one."""
+        KeyError, TypeError or ValueError for data that is not one (values and loss outside
+        0..1 too: the replay would show them as they are)."""
         return cls(
             int(data["index"]), int(data["seat"]), int(data.get("turn", 0)),
-            str(data["played"]), str(data["best"]), _number(data["value_played"]),
-            _number(data["value_best"]), float(data["loss"]),
+            str(data["played"]), str(data["best"]), _value(data["value_played"]),
+            _value(data["value_best"]), _share(data["loss"], "a loss"),
             _mark(data["mark"]), bool(data.get("forced", False)),
             tuple(map(str, data.get("best_line", ()))), int(data.get("moves", 0)),
             int(data.get("iterations", 0)), float(data.get("seconds", 0.0)))
@@ -194,6 +197,15 @@ def marks(game: str) -> tuple[float, float]:
     return float(mistake), float(blunder)
 
 
+def shown(game: str, text: str) -> str:
+    """A move of ``game`` in its text form (``played``, ``best``), as the analysis's text and
+    the replay show it: as the game's console types it, where that differs (a bots module's
+    ``TYPED_TEXT``: Sagani's offer tiles count from 1 on screen, from 0 in its text form).
+    Raises RuleError for a text that is not one of the game's moves."""
+    typed: Callable[[Data], str] | None = getattr(game_bots(game), "TYPED_TEXT", None)
+    return text if typed is None else typed(get_game(game).parse_text(text))
+
+
 def measure(game: str, seats: int) -> str:
     """What the values of a game with ``seats`` seats measure (see the module docstring)."""
     return "win_chance" if seats > 1 else "solo_reward"
@@ -210,8 +222,7 @@ def decisions(record: Data) -> list[Decision]:
     rules = get_game(name)
     rules.from_record(record)
     assert isinstance(name, str)
-    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    state = rules.from_record({**start, "actions": []})
+    state = _start(rules, record)
     found: list[Decision] = []
     turn, last = 0, None
     # A game's own (its bots module's TURN_KEY) where a seat's run of decisions is not one
@@ -230,6 +241,13 @@ def decisions(record: Data) -> list[Decision]:
         seat, key = state.current_seat, turn_key(state)
         known = (state.view(seat), state.private(seat)) if seat is not None else None
     return found
+
+
+def _start(rules: Game, record: Data) -> GameState:
+    """The position before the record's first action: the record without its actions, which
+    keeps its random outcomes for the actions to meet."""
+    start = {k: v for k, v in record.items() if k not in ("actions", "result")}
+    return rules.from_record({**start, "actions": []})
 
 
 def decision_seed(decision: Decision) -> int:
@@ -347,18 +365,23 @@ def analyse(
     context: BaseContext | None = None,
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
-    ``workers`` processes (default: every core), with a progress bar on ``progress`` and
-    ``on_verdict(done, total)`` after each verdict (an exception it raises ends the analysis
-    there: no other decision is searched, the workers are stopped); ``context``: the
-    workers' multiprocessing context (spawn in a process with threads of its own). Raises
-    RuleError for a damaged record."""
+    ``workers`` processes (default: every core; never more than the decisions), with a
+    progress bar on ``progress`` and ``on_verdict(done, total)`` after each verdict (an
+    exception it raises ends the analysis there: no other decision is searched, the workers
+    are stopped); ``context``: the workers' multiprocessing context (spawn in a process with
+    threads of its own). Raises RuleError for a damaged record."""
     effort = effort or Effort()
     started = time.perf_counter()
     points = [d for d in decisions(record) if only is None or only(d)]
     name = str(record.get("game", "sagani"))
     rules = get_game(name)
-    seats = rules.seats(rules.parse_config(record.get("config", {})))
-    workers = workers or os.cpu_count() or 1
+    # The config as the record replays it: a first-format Sagani record names its players and
+    # mode without a config, and read as the default config a 3-player game had 2 seats
+    # (the third left out of the summary) and a solo game a win chance.
+    seats = rules.seats(_start(rules, record).to_record()["config"])
+    # No more than there are decisions: a pool starts every worker it is given (forked, at
+    # once), and '--workers 1000' on a 20-decision record forked 1,000 processes for 20.
+    workers = max(1, min(workers or os.cpu_count() or 1, len(points)))
     bar = Progress(len(points), progress, unit="decisions")
     found: dict[int, Verdict] = {}
 
@@ -368,8 +391,7 @@ def analyse(
         if on_verdict is not None:
             on_verdict(len(found), len(points))
 
-    if workers == 1 or len(points) <= 1:
-        workers = 1
+    if workers == 1:
         for point in points:
             done(judge(point, effort))
     else:
@@ -408,12 +430,17 @@ TEXT_WIDTH = 80
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
                     every: bool = False) -> str:
     """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
-    (``every``: all), the summary per seat and the time it took. Moves are written whole: a
+    (``every``: all), each by its move number as ``sagani replay`` steps to it (the record's
+    action number plus 1: 'move 15/96' shows the verdict on action 14), the summary per seat
+    and the time it took. Moves are written whole, as
+    the console types them (:func:`shown`): a
     game whose moves are too long for two columns side by side (Sugi's) gets the best move
     under the one played."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
-        return (f"seat {seat + 1}" + (f" ({name})" if name else ""))[:22]
+        # In columns, not characters: a name in Chinese takes two a character. Escaped: a
+        # record is a file anyone may have edited, and an ESC in a name painted the terminal.
+        return cut(f"seat {seat + 1}" + (f" ({printable(name)})" if name else ""), 22)
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     forced = sum(v.forced for v in analysis.verdicts)
@@ -422,40 +449,42 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
              + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
     lines = [f"{get_game(analysis.game).title}: {count}",
              f"values are the {unit} of the seat that moved, in %"]
-    shown = [v for v in analysis.verdicts if every or v.mark]
-    move = max([len("played"), *(len(t) for v in shown for t in (v.played, v.best))])
+    listed = [v for v in analysis.verdicts if every or v.mark]
+    moves = {t: shown(analysis.game, t) for v in listed for t in (v.played, v.best)}
+    move = max([len("played"), *map(len, moves.values())])
     # '#', turn, seat, the moves, value, best, loss and mark: 44 columns besides the moves.
     side_by_side = 44 + 2 * move <= TEXT_WIDTH
-    if shown:
-        moves = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
-                 else f"{'played, then best':<{move}}")
-        lines.append(f"{'#':>4} {'turn':>4} {'seat':>4}  {moves} "
+    if listed:
+        head = (f"{'played':<{move}} {'best':<{move}}" if side_by_side
+                else f"{'played, then best':<{move}}")
+        lines.append(f"{'move':>4} {'turn':>4} {'seat':>4}  {head} "
                      f"{'value':>5} {'best':>5} {'loss':>5}  mark")
-    for v in shown:
-        moves = (f"{v.played:<{move}} {v.best:<{move}}" if side_by_side
-                 else f"{v.played:<{move}}")
-        lines.append(f"{v.index:>4} {v.turn:>4} {v.seat + 1:>4}  {moves} "
+    for v in listed:
+        played, best = moves[v.played], moves[v.best]
+        row = f"{played:<{move}} {best:<{move}}" if side_by_side else f"{played:<{move}}"
+        lines.append(f"{v.index + 1:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
                      f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
                      f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
         if not side_by_side:
-            lines.append(f"{'':>16}best {v.best}")
+            lines.append(f"{'':>16}best {best}")
     lines.append("")
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
                  f"{'blunders':>8}")
     for s in analysis.summary:
-        lines.append(f"{who(s.seat):<22} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
+        lines.append(f"{pad(who(s.seat), 22)} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
-        # By '#' as well as turn: a turn of two decisions (a Sagani take, then its placement)
+        # By move as well as turn: a turn of two decisions (a Sagani take, then its placement)
         # would otherwise be named twice alike.
-        costly = [f"#{v.index} (turn {v.turn}) -{v.loss * 100:.1f}" for v in s.costliest]
+        costly = [f"move {v.index + 1} (turn {v.turn}) -{v.loss * 100:.1f}"
+                  for v in s.costliest]
         head = f"{who(s.seat)} costliest:"
         line = head
         for n, entry in enumerate(costly or ["none"]):
             entry += "," if n < len(costly) - 1 else ""
-            if len(line) + 1 + len(entry) > TEXT_WIDTH:  # an entry is never cut in two
+            if columns(line) + 1 + len(entry) > TEXT_WIDTH:  # an entry is never cut in two
                 lines.append(line)
-                line = " " * len(head)
+                line = " " * columns(head)
             line += " " + entry
         lines.append(line)
     judged = len(analysis.verdicts) - forced
@@ -485,8 +514,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
+def _share(value: Any, what: str = "a value") -> float:
+    """A value or a loss read back: a number from 0 to 1 (a NaN is not one)."""
+    number = float(value)
+    if not 0 <= number <= 1:
+        raise ValueError(f"{what} is from 0 to 1, not {value!r}")
+    return number
+
+
+def _value(value: Any) -> float | None:
+    return None if value is None else _share(value)
 
 
 def _mark(value: Any) -> str | None:

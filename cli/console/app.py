@@ -116,7 +116,10 @@ class Replay:
     def show(self, model: ConsoleModel, index: int) -> None:
         """Put frame ``index`` on the model; the log holds every event up to it, and the
         game's part highlights what the last move changed."""
-        self.index = max(0, min(index, len(self.frames) - 1))
+        index = max(0, min(index, len(self.frames) - 1))
+        if index != self.index:
+            model.moved_on()
+        self.index = index
         view, last = self.frames[self.index]
         model.log = []
         for _, events in self.frames[1 : self.index + 1]:
@@ -144,15 +147,22 @@ class Replay:
 def verdict_text(v: Verdict, model: ConsoleModel) -> str:
     """One move's verdict in words, for the message line of a replay: the value of the move
     played and of the best for the seat that moved (its win chance; alone, the solo reward),
-    and what it lost in points of per cent."""
-    who = f"{model.name(v.seat)} played {v.played}"
+    and what it lost in points of per cent; the moves as the console types them."""
+    from sagani_net.analysis import shown
+
+    game = model.ui.game.name
+    who = f"{model.name(v.seat)} played {shown(game, v.played)}"
     if v.forced:
         return f"{who}: the only move"
     what = "win chance" if model.players > 1 else "solo reward"
-    if v.loss <= 0:
+    if v.best == v.played:
         return f"{who}: {what} {_pct(v.value_played)}%, the search's choice too"
+    if v.loss <= 0:
+        # The search's choice is its most visited move; the one played may score as well.
+        return (f"{who}: {what} {_pct(v.value_played)}%, as good as the search's choice "
+                f"{shown(game, v.best)}: {_pct(v.value_best)}%")
     mark = f"{v.mark.upper()}: " if v.mark else ""
-    return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {v.best}: "
+    return (f"{mark}{who}: {what} {_pct(v.value_played)}%; best {shown(game, v.best)}: "
             f"{_pct(v.value_best)}% (-{v.loss * 100:.1f})")
 
 

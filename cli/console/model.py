@@ -253,8 +253,7 @@ class ConsoleModel:
             self.view = message["view"]
         if self.version != before:
             self.steps.clear()  # the host has the position now: what it accepted stays
-            if self.message and not self.lasting and self.said_at is not None:
-                self.message = ""  # said of a position gone by ("not sent: ...")
+            self.moved_on()
         if self.shown >= self.players and self.you is not None:
             self.shown = self.you
         if self.view is not None and self._first_view:
@@ -291,6 +290,12 @@ class ConsoleModel:
         your turn comes back at the latest."""
         self.message, self.refusal, self.lasting = message, refusal, lasting
         self.said_at = self.version
+
+    def moved_on(self) -> None:
+        """The position moved on (the host's, or a replay's step): a sentence said of the one
+        before goes ("not sent: ...", "no decision lost anything"), unless it is lasting."""
+        if self.message and not self.lasting and self.said_at is not None:
+            self.message = ""
 
     def open_seats(self) -> list[int]:
         """The seats still waiting for a person (a table not yet started; bot seats wait for

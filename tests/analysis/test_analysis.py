@@ -6,6 +6,7 @@ on records of a few dozen decisions."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -32,12 +33,14 @@ from sagani_net.analysis import (
 )
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.cli.main import main
 from sagani_net.game import Data, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagrada import bots as sagrada_bots
 from sagani_net.games.sagrada.rules import PASS
 from sagani_net.games.sugi import bots as sugi_bots
+from sagani_net.gameui import columns
 
 #: A bad move at a position, and how much the game's own one-ply knowledge says it throws away
 #: (None where there is no such choice).
@@ -273,6 +276,22 @@ def test_a_later_roll_changed_in_a_sagrada_record_changes_no_earlier_verdict() -
     assert _without_time(same) == _without_time(other)
 
 
+def test_a_solo_sagrada_pattern_choice_is_judged_on_what_the_patterns_promise() -> None:
+    """Solo rewards are centred on what the position promised; before a pattern is chosen
+    that was 0, some 40 points above the margin a window reaches, so each pattern got 0.2%
+    and the choice went unjudged ('solo reward 0%, the search's choice too')."""
+    record = play_local(GameSpec(0, "sagrada", get_game("sagrada").parse_config(
+        {"players": 1}), 7, ("greedy",))).record
+    choice = decisions(record)[0]
+    assert choice.played["type"] == "choose"
+    values = []
+    for pattern in range(4):
+        verdict = judge(dataclasses.replace(choice, played={"type": "choose",
+                                                           "pattern": pattern}), Effort(100))
+        assert verdict.value_played is not None and 0.1 < verdict.value_played < 0.9, verdict
+        values.append(verdict.value_played)
+    assert max(values) - min(values) > 0.05, values
+
 def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         tmp_path: Any) -> None:
     record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 3,
@@ -307,6 +326,20 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
 
+
+def test_sagani_analyze_will_not_write_its_json_over_the_record(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """'sagani analyze game.json --json game.json' wrote the analysis over the game: the
+    record was gone ('the record has no tiles')."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    for target in (path, tmp_path / "." / "game.json"):
+        code = main(["analyze", str(path), "--iterations", "5", "--json", str(target)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith("sagani analyze: --json ") and "the record itself" in err, err
+    assert json.loads(path.read_text()) == record
 
 def test_a_later_draw_changed_in_a_sugi_record_changes_no_earlier_verdict() -> None:
     record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 5,
@@ -391,6 +424,36 @@ def test_an_exception_from_on_verdict_ends_the_analysis_without_searching_the_re
     assert set(multiprocessing.active_children()) - before == set()
 
 
+@pytest.mark.parametrize(("players", "mode", "measure"), [(3, "multi", "win_chance"),
+                                                           (1, "solo", "solo_reward")])
+def test_a_first_format_sagani_record_is_analysed_with_its_own_players_and_mode(
+        players: int, mode: str, measure: str) -> None:
+    """A record of the first format (players and mode, no config) replays, and its analysis
+    read the default config: a 3-player game's summary had 2 seats, a solo game a win chance."""
+    policies = ("greedy",) * players
+    record = play_local(GameSpec(0, "sagani", {"players": players, "mode": mode}, 3,
+                                 policies)).record
+    first = {k: v for k, v in record.items() if k != "config"}
+    first.update(players=players, mode=mode)
+    result = analyse(first, Effort(5), workers=1, only=lambda d: d.index < 2 * players)
+    assert result.measure == measure
+    assert [s.seat for s in result.summary] == list(range(players))
+
+def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
+    """'--workers 1000' on a short record forked 1,000 processes for a few searches (8.7 s
+    for 20 decisions a single worker judges in 0.2 s) and said 'on 1000 workers'."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    short = {**{k: v for k, v in record.items() if k != "result"},
+             "actions": record["actions"][:3]}
+    before = set(multiprocessing.active_children())
+    alive: list[int] = []
+    result = analyse(short, Effort(5), workers=40,
+                     on_verdict=lambda done, total: alive.append(
+                         len(set(multiprocessing.active_children()) - before)),
+                     context=multiprocessing.get_context("fork"))
+    assert result.workers == 3 and max(alive) <= 3, (result.workers, alive)
+    assert "on 3 workers" in format_analysis(result)
+
 @pytest.mark.parametrize(("game", "played", "best", "rows"), [
     ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
     ("sugi", "action 14 free 20 t1 rot 180", "action 14 free 20 t3 rot 180", 2),
@@ -411,16 +474,38 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
     for n in marked:
         shown = " ".join(lines[n:n + rows])
         assert played in shown and best in shown, text
-    assert ("seat 1 (a player with costliest: #0 (turn 1) -30.0, #2 (turn 3) -30.0"
+    assert ("seat 1 (a player with costliest: move 1 (turn 1) -30.0, move 3 (turn 3) -30.0"
             in " ".join(text.split()))
 
 
+def test_the_analysis_text_keeps_to_80_columns_with_names_in_chinese() -> None:
+    """A name's characters in Chinese take two columns each: cut by characters, the summary's
+    columns went out of line and a costliest line ran to 93 columns."""
+    verdicts = [Verdict(i, i % 2, i + 1, "place 0,1 0", "place 0,2 90", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(6)]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), ["汉字" * 9, "ann"])
+    lines = text.splitlines()
+    assert all(columns(line) <= 80 for line in lines), text
+    rows = [line for line in lines if line.startswith("seat ") and "costliest" not in line]
+    assert len({columns(row) for row in rows}) == 1, text
+
+def test_a_name_in_the_analysis_text_cannot_write_to_the_terminal() -> None:
+    """A record's names are a file's: 'ann\\x1b[2J' cleared the screen of whoever read the
+    analysis, 'bob\\r...' wrote over its own row."""
+    verdicts = [Verdict(i, i % 2, i + 1, "place 0,1 0", "place 0,2 90", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(4)]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
+                                    summarize(verdicts, 2)), ["ann\x1b[2J", "bob\rseat 1"])
+    assert "\x1b" not in text and "\r" not in text, repr(text)
+    assert "seat 1 (ann\\x1b[2J)" in text, text
+
 def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     """A Sagani turn is two decisions (take a tile, place it): both may be costly, and the
-    summary names each by its '#' as the table does, never the same words twice; a long list
+    summary names each by its move as the table does, never the same words twice; a long list
     wraps between entries, never inside one."""
-    verdicts = [Verdict(i, 0, 7 + i // 2, f"move {i}", "best", 0.2, 0.5, 0.3, "blunder")
-                for i in range(4)]
+    verdicts = [Verdict(i, 0, 7 + i // 2, f"place {i},0 0", "place 9,9 0", 0.2, 0.5, 0.3,
+                        "blunder") for i in range(4)]
     seats = ["a player with a long name"]
     text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 9.0, 2,
                                     summarize(verdicts, 1)), seats)
@@ -428,13 +513,29 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     start = next(n for n, line in enumerate(lines) if "costliest:" in line)
     said = " ".join(lines[start:]).split("costliest:")[1]
     entries = [e.strip() for e in said.split(",")][:3]
-    assert entries[0].startswith("#0 (turn 7)") and entries[1].startswith("#1 (turn 7)"), text
+    assert (entries[0].startswith("move 1 (turn 7)")
+            and entries[1].startswith("move 2 (turn 7)")), text
     assert len(set(entries)) == 3
     wrapped = lines[start + 1]
     assert all(len(line) <= 80 for line in lines), text
-    assert re.fullmatch(r" +#\d+ \(turn \d+\) -\d+\.\d", wrapped), text
+    assert re.fullmatch(r" +move \d+ \(turn \d+\) -\d+\.\d", wrapped), text
 
 
+
+def test_the_analysis_text_numbers_sagani_offer_tiles_from_1_as_the_console_does() -> None:
+    """The console shows the offer as [1]..[5] and takes tile 1 with 'take 1'; the text form
+    (the JSON's) counts from 0. The text said 'take 0, best take 2': a player took the third
+    tile for the best, which was the second."""
+    verdicts = [Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
+                        best_line=("take 2", "place 0,1 90")),
+                Verdict(1, 1, 2, "pick 1", "pass", 0.4, 0.5, 0.1, "mistake")]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 1.0, 1,
+                                    summarize(verdicts, 2)))
+    rows = [line.split() for line in text.splitlines() if line.endswith(("blunder", "mistake"))]
+    assert [row[3:8] for row in rows] == [["take", "1", "take", "3", "40"],
+                                          ["pick", "2", "pass", "40", "50"]], text
+    assert Analysis("sagani", "win_chance", Effort(), verdicts).to_data()[
+        "decisions"][0]["played"] == "take 0"  # the JSON keeps the text form
 
 def test_the_analysis_text_counts_forced_decisions_apart_from_the_searched() -> None:
     """A solo Sagani game reveals a tile with one legal move before each placement: the head

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import subprocess
 import threading
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from prompt_toolkit.output import DummyOutput
 from test_net_support import RUN_SAGANI
 from test_net_support import until_async as until
 
-from sagani_net.analysis import Analysis, Effort, analyse
+from sagani_net.analysis import Analysis, Effort, Verdict, analyse, format_analysis, shown
 from sagani_net.bots import make_policy
 from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
@@ -72,14 +73,15 @@ def test_the_replay_shows_each_moves_verdict_and_c_goes_to_the_costliest() -> No
             await until(lambda: steps.index == 1)
             first = verdicts[0]
             text = screen_text(model, 80, 24)
-            assert f"ann played {first.played}" in text, text
+            assert f"ann played {shown('sagani', first.played)}" in text, text
             assert "c costliest" in text
             running.keys.send_text("c")
             await until(lambda: steps.index == costliest[0].index + 1)
             text = screen_text(model, 80, 24)
             said = " ".join(text.split())  # the message line wraps a long verdict
             worst = costliest[0]
-            assert f"played {worst.played}" in said and f"best {worst.best}" in said, text
+            assert (f"played {shown('sagani', worst.played)}" in said
+                    and f"best {shown('sagani', worst.best)}" in said), text
             assert f"% (-{worst.loss * 100:.1f})" in said and "win chance" in said
             running.keys.send_text("c")
             await until(lambda: steps.index == costliest[1 % len(costliest)].index + 1)
@@ -259,6 +261,114 @@ def test_sagani_replay_reads_an_analysis_file_and_refuses_one_of_another_game(
         err = capsys.readouterr().err
         assert code == 2 and err.count("\n") == 1, (args, err)
         assert err.startswith("sagani replay: ")
+
+
+@pytest.mark.parametrize("edit", [
+    {"seat": 1},  # another seat's: the replay said 'rnd played take 0' of ann's move
+    {"loss": -3.0},  # read as 'the search's choice too'
+    {"loss": float("nan")},  # shown as '(-nan)'
+    {"value_best": 12.0},  # a win chance of 1200%
+])
+def test_sagani_replay_refuses_a_hand_edited_verdict_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: dict[str, Any]) -> None:
+    record = finished_record()
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    analysis = quick(record, lambda done, total: None).to_data()
+    assert analysis["decisions"][0]["seat"] == 0
+    analysis["decisions"][0].update(edit)
+    (tmp_path / "analysis.json").write_text(json.dumps(analysis))
+    code = main(["replay", str(tmp_path / "game.json"), "--analysis",
+                 str(tmp_path / "analysis.json"), "--print"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("sagani replay: cannot use "), err
+
+
+def test_the_replay_names_sagani_offer_tiles_from_1_as_its_screen_does() -> None:
+    """The replay's offer reads [1] [2] [3]: a verdict on the first tile taken says 'take 1'
+    and a best of the third 'take 3' (it said 'take 0' and 'take 2')."""
+    record = finished_record()
+    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
+                      best_line=("take 2", "place 0,1 90"))
+    steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            said = " ".join(screen_text(model, 80, 24).split())
+            assert "BLUNDER: ann played take 1: win chance 40%; best take 3: 60%" in said, said
+
+    asyncio.run(main())
+
+
+def test_the_costliest_move_of_the_analysis_text_is_the_replays_move_of_that_number() -> None:
+    """The text named the costliest decision by its record index ('#14') while the replay
+    shows its verdict at 'move 15/96' (moves played): stepping to move 14 showed another."""
+    record = finished_record()
+    analysis = quick(record, lambda done, total: None)
+    steps = Replay(replay_frames(record), verdicts={v.index: v for v in analysis.verdicts},
+                   record=record)
+    worst = steps.costliest()[0]
+    text = " ".join(format_analysis(analysis).split())
+    named = re.findall(rf"move (\d+) \(turn {worst.turn}\) -{worst.loss * 100:.1f}", text)
+    assert len(named) == 1, text
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("c")
+            await until(lambda: steps.index == worst.index + 1)
+            screen = screen_text(model, 80, 24)
+            assert f"move {named[0]}/" in screen.splitlines()[0], screen
+            assert f"(-{worst.loss * 100:.1f})" in " ".join(screen.split()), screen
+
+    asyncio.run(main())
+
+
+def test_a_step_after_c_found_nothing_costly_shows_the_moves_verdict_again() -> None:
+    """'no decision lost anything' stayed on the message line for the rest of the replay,
+    over every verdict stepped to."""
+    record = finished_record()
+    played = [get_game("sagani").action_text(without_seat(a)) for a in record["actions"][:4]]
+    verdicts = {i: Verdict(i, i % 2, 1 + i // 2, text, text, 0.5, 0.5, 0.0, None)
+                for i, text in enumerate(played)}
+    steps = Replay(replay_frames(record), verdicts=verdicts, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("c")
+            await until(lambda: "no decision lost anything" in screen_text(model, 80, 24))
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            screen = screen_text(model, 80, 24)
+            assert "no decision lost anything" not in screen, screen
+            assert "ann played take" in screen and "the search's choice too" in screen, screen
+
+    asyncio.run(main())
+
+
+def test_a_move_that_lost_nothing_but_was_not_the_searchs_choice_is_not_called_it() -> None:
+    """The search's choice is its most visited move; a move played with as high a mean loses
+    0 but is another move: the replay called it 'the search's choice too'."""
+    record = finished_record()
+    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.56, 0.55, 0.0, None,
+                      best_line=("take 2", "place 0,1 90"))
+    steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
+    model = ConsoleModel(connection="local", seats=names())
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until(lambda: steps.index == 1)
+            said = " ".join(screen_text(model, 80, 24).split())
+            assert "the search's choice too" not in said, said
+            assert ("ann played take 1: win chance 56%, as good as the search's choice take 3: "
+                    "55%") in said, said
+
+    asyncio.run(main())
 
 
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable
 
-from sagani_net.game import logistic
+from sagani_net.game import Data, logistic
 from sagani_net.games.sagani.rules import (
     ARROW_COUNT,
     CELLS,
@@ -56,6 +56,12 @@ def TURN_KEY(state: State) -> Hashable:  # noqa: N802 (a hook the analysis looks
     with its seat's count of turns, so that a solo game's turns count, each its own."""
     seat = state.current_seat
     return None if seat is None else (seat, state.seats[seat].turns)
+
+
+def TYPED_TEXT(data: Data) -> str:  # noqa: N802 (a hook the analysis looks up by name)
+    """A move as the analysis shows it to people: as the console types it (``take 1`` is the
+    offer's first tile; the text form, in the JSON, says ``take 0``)."""
+    return Action.from_dict(data).typed()
 
 #: One searched decision: the choice (None when the tile is already held) and the placement
 #: (None: placed by the rollout policy, for a draw from the pile or a pass).

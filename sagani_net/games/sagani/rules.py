@@ -101,6 +101,13 @@ class Action(NamedTuple):
             return f"place {self.cell[0]},{self.cell[1]} {self.rotation}"
         return self.type
 
+    def typed(self) -> str:
+        """The action as typed in the console, where offer and storage tiles count from 1
+        (the text form counts them from 0, as the wire does): ``take 1`` is ``take 0``."""
+        if self.type in ("take", "pick"):
+            return f"{self.type} {(self.index or 0) + 1}"
+        return str(self)
+
     @classmethod
     def parse(cls, text: str) -> Action:
         """Read the text form; raises RuleError("bad_action", ...)."""

@@ -749,15 +749,6 @@ def complete(text: str, choices: Iterable[Action] = (), cells: Iterable[Cell] = 
     return [o for o in options if o.startswith(partial.lower())]
 
 
-def human(action: Action) -> str:
-    """An action as typed in the console (offer and storage numbers count from 1)."""
-    if action.type in ("take", "pick"):
-        return f"{action.type} {(action.index or 0) + 1}"
-    if action.type == "place" and action.cell is not None:
-        return f"place {action.cell[0]},{action.cell[1]} {action.rotation}"
-    return action.type
-
-
 # -- help ---------------------------------------------------------------------------------------
 
 COMMANDS_PAGE = """\
@@ -1124,7 +1115,7 @@ class SaganiUI(GameUI[State]):
 
     def why_not(self, action: Action) -> str:
         """Why ``action`` (not among :meth:`choices`) cannot be chosen now, in words."""
-        view, what = self.view, human(action)
+        view, what = self.view, action.typed()
         if view is None or not self.model.my_turn:
             return f"{what}: it is not your turn"
         if self.phase != "choose":
