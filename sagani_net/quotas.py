@@ -49,6 +49,9 @@ class Limits:
     #: Open or running tables, and sessions, one address (IP) may hold at once.
     tables_per_address: int = caps.TABLES_PER_ADDRESS
     sessions_per_address: int = caps.SESSIONS_PER_ADDRESS
+    #: Seats kept for bots in the open or running tables of one address; None: no cap (a host
+    #: with house bots has one: limits.HOUSE_BOT_SEATS_PER_ADDRESS).
+    bot_seats_per_address: int | None = None
     connections_per_address: int = caps.CONNECTIONS_PER_ADDRESS
     #: An open table nobody joined, or a running one nobody played, for this long expires.
     open_idle_s: float = caps.OPEN_TABLE_IDLE_S

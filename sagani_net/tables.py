@@ -424,6 +424,13 @@ class Tables:
         if any(seat >= seats for seat in request["bots"]):
             # The code join gives for a seat the table lacks: one code for one mistake.
             raise ProtocolError("bad_seat", f"bots must be seats of this table, 0..{seats - 1}")
+        cap = self.limits.bot_seats_per_address
+        if cap is not None and request["bots"]:
+            held = sum(len(t.bots) for t in self.tables.values() if t.owner == self.address)
+            if held + len(set(request["bots"])) > cap:
+                raise ProtocolError("too_many_tables", f"your address keeps {held} seats for "
+                                    f"bots in open or running tables, and one address may keep "
+                                    f"{cap}: the house bots play them all")
         seed = request["seed"]
         if seed is None:
             seed = secrets.randbits(63)

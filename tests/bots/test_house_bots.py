@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_net_support import WAIT_S, Slow, port_of, start_host_process, until
+from test_net_support import WAIT_S, Raw, Slow, port_of, start_host_process, until
 
 from sagani_net.bots import house
 from sagani_net.bots.house import TOKENS_FILE
@@ -114,6 +114,27 @@ def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
         for pid in [proc.pid, *children]:
             assert key.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
     finally:
+        proc.terminate()
+        proc.wait()
+    wait_gone(tmp_path)
+
+
+def test_a_host_with_house_bots_plays_at_most_64_bot_seats_for_one_address(
+    tmp_path: Path,
+) -> None:
+    """The house bots think for whoever keeps seats for bots: one guest's 150 tables of five
+    bot seats made another's table wait 41 s for its bot to sit. Seat 0 is left to a player
+    who never comes, so that no table ends and frees its seats while the test counts."""
+    proc, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--bots", "random")
+    guest = Raw(endpoint)
+    try:
+        made = [guest("create", game="sugi", config={"players": 5}, bots=[1, 2, 3, 4])
+                for _ in range(17)]
+        assert [m["type"] for m in made[:16]] == ["created"] * 16
+        assert made[16]["code"] == "too_many_tables"
+        assert "64 seats for bots" in made[16]["message"]
+    finally:
+        guest.close()
         proc.terminate()
         proc.wait()
     wait_gone(tmp_path)

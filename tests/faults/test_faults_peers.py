@@ -152,6 +152,30 @@ def test_one_address_cannot_fill_the_table_cap(tmp_path: Path) -> None:
         other.close()
 
 
+def test_one_address_cannot_keep_every_house_bot_busy(tmp_path: Path) -> None:
+    """Each seat kept for bots is a house bot thinking for the host (sagani host --bots): one
+    guest's 150 tables of five bot seats made another's table wait 41 s for its bot to sit."""
+    limits = Limits(bot_seats_per_address=5, open_idle_s=0.5)
+    with running_host(tmp_path, limits=limits, heartbeat_s=0.1) as host:
+        greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.4")
+        made = [greedy("create", game="sagani", config={"players": 2}, bots=[0, 1])
+                for _ in range(3)]
+        assert [m["type"] for m in made[:2]] == ["created"] * 2
+        assert made[2]["code"] == "too_many_tables"
+        assert "4 seats for bots" in made[2]["message"]
+        # One seat is still within its share; tables without bot seats are not counted.
+        assert greedy("create", game="sagani", config={"players": 2}, bots=[1])["type"] \
+            == "created"
+        assert greedy("create", game="sagani", config={"players": 2})["type"] == "created"
+        assert other("create", game="sagani", config={"players": 2}, bots=[0, 1])["type"] \
+            == "created"
+        # Tables gone (expired here, as over ones) no longer count.
+        until(lambda: greedy("create", game="sugi", config={"players": 5},
+                             bots=[0, 1, 2, 3, 4])["type"] == "created")
+        greedy.close()
+        other.close()
+
+
 def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
     with running_host(tmp_path, limits=Limits(max_sessions=20, sessions_per_address=3)) as host:
         greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.3")
