@@ -138,3 +138,46 @@ def test_a_host_with_house_bots_plays_at_most_64_bot_seats_for_one_address(
         proc.terminate()
         proc.wait()
     wait_gone(tmp_path)
+
+
+def test_bots_seated_together_share_the_writes_of_the_tokens_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each bot that sat wrote and synced the whole file in turn, sealing every token anew:
+    with a guest's 64 bot seats, another table's bot waited 3 s to sit."""
+    writes: list[str] = []
+    seals: list[str] = []
+    real_write, real_seal = house.write_private, house.seal
+
+    def write(path: Path, text: str) -> None:
+        writes.append(text)
+        real_write(path, text)
+
+    def counted_seal(key: bytes, token: str) -> str:
+        seals.append(token)
+        return real_seal(key, token)
+
+    monkeypatch.setattr(house, "write_private", write)
+    monkeypatch.setattr(house, "seal", counted_seal)
+    bots = house.HouseBots("tcp://127.0.0.1:1", "random", tmp_path)
+    seats = [(f"t{n}", seat) for n in range(16) for seat in range(4)]
+    start = threading.Barrier(8)
+
+    def sit(mine: list[tuple[str, int]]) -> None:
+        start.wait()
+        for table, seat in mine:
+            bots._remember(table, seat, f"token-{table}-{seat}")
+
+    threads = [threading.Thread(target=sit, args=(seats[k::8],)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(writes) < len(seats)
+    assert sorted(seals) == sorted(f"token-{t}-{s}" for t, s in seats)  # each sealed once
+    # Whoever returned had its token on disk: the last write holds every one.
+    key = bytes.fromhex((tmp_path / house.KEY_FILE).read_text())
+    on_disk = json.loads((tmp_path / TOKENS_FILE).read_text())
+    assert {(t, int(s)) for t, held in on_disk.items() for s in held} == set(seats)
+    assert all(house.unseal(key, text) == f"token-{t}-{s}"
+               for t, held in on_disk.items() for s, text in held.items())
