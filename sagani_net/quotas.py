@@ -32,6 +32,9 @@ class Limits:
     max_tables: int = 1000
     max_sessions: int = 20000
     max_spectators: int = 64
+    #: A table's spectator places one address may take: a quarter, so that one guest cannot take
+    #: them all and leave the players' friends no place to watch.
+    spectators_per_address: int = 16
     #: Requests handled between two commits; bounds the latency a burst adds.
     max_batch: int = 256
     #: ZeroMQ high-water marks (messages queued per peer before dropping).
@@ -92,6 +95,10 @@ class Quotas:
     def own_session(self, token_hash: str, address: str) -> None:
         self._session_owner[token_hash] = address
         self._sessions_of[address] += 1
+
+    def owner(self, token_hash: str) -> str | None:
+        """The address that made the session (None: made before this host started)."""
+        return self._session_owner.get(token_hash)
 
     def drop_session(self, token_hash: str) -> None:
         owner = self._session_owner.pop(token_hash, None)

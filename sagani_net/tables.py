@@ -477,6 +477,10 @@ class Tables:
                 raise ProtocolError("bad_field", "a spectator takes no seat")
             if len(table.spectators) >= self.limits.max_spectators:
                 raise ProtocolError("too_many_spectators", "this table has no room to watch")
+            mine = sum(self.quotas.owner(h) == self.address for h in table.spectators)
+            if mine >= self.limits.spectators_per_address:
+                raise ProtocolError("too_many_spectators", f"your address watches this table "
+                                    f"{mine} times, as many as one address may")
             seat = None
         else:
             seat = self._free_seat(table, role, request["seat"])

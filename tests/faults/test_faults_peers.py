@@ -191,6 +191,26 @@ def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
         other.close()
 
 
+def test_one_address_cannot_take_every_place_to_watch_a_table(tmp_path: Path) -> None:
+    """One guest took all 64 spectator places of another's table: a friend joining from
+    another machine to watch got too_many_spectators."""
+    limits = Limits(max_spectators=6, spectators_per_address=2)
+    with running_host(tmp_path, limits=limits) as host:
+        guest, friend = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.5")
+        table = guest("create", game="sagani", config={"players": 2})["table"]
+        joined = [guest("join", table=table, role="spectator") for _ in range(3)]
+        assert [j["type"] for j in joined[:2]] == ["joined"] * 2
+        assert joined[2]["code"] == "too_many_spectators"
+        assert "your address watches this table 2 times" in joined[2]["message"]
+        assert friend("join", table=table, role="spectator")["type"] == "joined"
+        # A place given up is the address's again; its seats are not places to watch.
+        guest("leave", table=table, token=joined[0]["token"])
+        assert guest("join", table=table, role="spectator")["type"] == "joined"
+        assert guest("join", table=table)["type"] == "joined"
+        guest.close()
+        friend.close()
+
+
 def test_tables_nobody_joins_or_plays_expire_and_stay_gone_after_a_restart(
     tmp_path: Path,
 ) -> None:
