@@ -23,7 +23,12 @@ from sagani_net import security, standby
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
-from sagani_net.limits import CONNECTIONS_PER_ADDRESS, MAX_HEARTBEAT_S, MIN_HEARTBEAT_S
+from sagani_net.limits import (
+    CONNECTIONS_PER_ADDRESS,
+    HOUSE_BOT_SEATS_PER_ADDRESS,
+    MAX_HEARTBEAT_S,
+    MIN_HEARTBEAT_S,
+)
 from sagani_net.private_files import private_dir
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.wire import MAX_PORT
@@ -246,7 +251,9 @@ def run_host(args: argparse.Namespace) -> int:
                     heartbeat_s=args.heartbeat_s, secure=secure, bot_deadline_s=args.bot_deadline,
                     turn_timer_s=args.turn_timer,
                     client_seeds=args.client_seeds,
-                    limits=Limits(connections_per_address=args.connections_per_address))
+                    limits=Limits(connections_per_address=args.connections_per_address,
+                                  bot_seats_per_address=HOUSE_BOT_SEATS_PER_ADDRESS
+                                  if args.bots else None))
     except BindError as exc:
         store.close()
         raise UsageError(f"{exc} (a port in use, or an address that is not this machine's)") \

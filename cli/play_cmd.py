@@ -544,7 +544,8 @@ async def _join(
                       "away, the game goes on here")
         # The record, once the game is over: the final screen's a (analyse this game).
         status = await run_console(Console(model, client, rejoin=rejoin,
-                                           record=lambda: client.record(table)))
+                                           record=lambda: client.record(table)),
+                                   leave=args.spectate)
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
         address = check.address_now(client)
         shown = address.removeprefix("tcp://")

@@ -71,6 +71,11 @@ GUARD_INTERVAL_S = 0.02
 #: host's caps (Limits in sagani_net.quotas), so that one machine cannot fill them.
 TABLES_PER_ADDRESS = 250
 SESSIONS_PER_ADDRESS = 5000
+#: Seats kept for bots, in the open or running tables one address created, at a host that plays
+#: them with its own house bots (``sagani host --bots``): each is a bot thinking in the host's
+#: house-bot process, with connections of its own, for as long as its game lasts. Without it one
+#: guest's 150 tables of five bot seats made another's table wait 41 s for its bot to sit.
+HOUSE_BOT_SEATS_PER_ADDRESS = 64
 #: Connections one address may hold to each of the host's sockets: far more than a machine of
 #: players and bots needs (each client holds one of each), far fewer than the descriptors a
 #: host has (it raises its own soft limit at start). ``sagani host --connections-per-address``

@@ -32,11 +32,19 @@ class Limits:
     max_tables: int = 1000
     max_sessions: int = 20000
     max_spectators: int = 64
+    #: A table's spectator places one address may take: a quarter, so that one guest cannot take
+    #: them all and leave the players' friends no place to watch.
+    spectators_per_address: int = 16
     #: Requests handled between two commits; bounds the latency a burst adds.
     max_batch: int = 256
     #: ZeroMQ high-water marks (messages queued per peer before dropping).
     sndhwm: int = 10000
     rcvhwm: int = 10000
+    #: Broadcasts queued for one subscriber that does not read, past what its TCP buffers hold
+    #: (beyond, dropped: the Clone rules resync it). At 10,000, as for requests, 50 subscribers
+    #: that never read held 43 MiB of heartbeats alone; a client follows one table's topic, and
+    #: is a thousand of its messages behind only if it has stopped.
+    pub_sndhwm: int = 1000
     #: Per-peer token bucket (sagani_net.limits): sustained requests a second, and burst.
     rate_per_s: float = RATE_PER_S
     rate_burst: int = RATE_BURST
@@ -49,6 +57,9 @@ class Limits:
     #: Open or running tables, and sessions, one address (IP) may hold at once.
     tables_per_address: int = caps.TABLES_PER_ADDRESS
     sessions_per_address: int = caps.SESSIONS_PER_ADDRESS
+    #: Seats kept for bots in the open or running tables of one address; None: no cap (a host
+    #: with house bots has one: limits.HOUSE_BOT_SEATS_PER_ADDRESS).
+    bot_seats_per_address: int | None = None
     connections_per_address: int = caps.CONNECTIONS_PER_ADDRESS
     #: An open table nobody joined, or a running one nobody played, for this long expires.
     open_idle_s: float = caps.OPEN_TABLE_IDLE_S
@@ -89,6 +100,10 @@ class Quotas:
     def own_session(self, token_hash: str, address: str) -> None:
         self._session_owner[token_hash] = address
         self._sessions_of[address] += 1
+
+    def owner(self, token_hash: str) -> str | None:
+        """The address that made the session (None: made before this host started)."""
+        return self._session_owner.get(token_hash)
 
     def drop_session(self, token_hash: str) -> None:
         owner = self._session_owner.pop(token_hash, None)

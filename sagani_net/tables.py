@@ -424,6 +424,13 @@ class Tables:
         if any(seat >= seats for seat in request["bots"]):
             # The code join gives for a seat the table lacks: one code for one mistake.
             raise ProtocolError("bad_seat", f"bots must be seats of this table, 0..{seats - 1}")
+        cap = self.limits.bot_seats_per_address
+        if cap is not None and request["bots"]:
+            held = sum(len(t.bots) for t in self.tables.values() if t.owner == self.address)
+            if held + len(set(request["bots"])) > cap:
+                raise ProtocolError("too_many_tables", f"your address keeps {held} seats for "
+                                    f"bots in open or running tables, and one address may keep "
+                                    f"{cap}: the house bots play them all")
         seed = request["seed"]
         if seed is None:
             seed = secrets.randbits(63)
@@ -470,6 +477,10 @@ class Tables:
                 raise ProtocolError("bad_field", "a spectator takes no seat")
             if len(table.spectators) >= self.limits.max_spectators:
                 raise ProtocolError("too_many_spectators", "this table has no room to watch")
+            mine = sum(self.quotas.owner(h) == self.address for h in table.spectators)
+            if mine >= self.limits.spectators_per_address:
+                raise ProtocolError("too_many_spectators", f"your address watches this table "
+                                    f"{mine} times, as many as one address may")
             seat = None
         else:
             seat = self._free_seat(table, role, request["seat"])

@@ -871,11 +871,21 @@ class Console:
         return kb
 
 
-async def run_console(console: Console) -> int:
-    """Run the console, closing its client at the end."""
+#: How long a spectator's console waits, as it ends, for the host to take its place back.
+LEAVE_WAIT_S = 2.0
+
+
+async def run_console(console: Console, leave: bool = False) -> int:
+    """Run the console, closing its client at the end; with ``leave`` (a spectator's), give its
+    place up first: a table has 64 places to watch, 16 for each address, and a console that
+    quit held its own until the table was gone, so that a machine that started watching 16
+    times was refused the next."""
     try:
         return await console.run()
     finally:
         if console.client is not None:
+            if leave and console.client.token is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(console.client.leave(), LEAVE_WAIT_S)
             with contextlib.suppress(Exception):
                 console.client.close()

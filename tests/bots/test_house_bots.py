@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_net_support import WAIT_S, Slow, port_of, start_host_process, until
+from test_net_support import WAIT_S, Raw, Slow, port_of, start_host_process, until
 
 from sagani_net.bots import house
 from sagani_net.bots.house import TOKENS_FILE
@@ -117,3 +117,67 @@ def test_house_bots_keep_no_raw_token_on_disk_and_no_secret_in_a_command_line(
         proc.terminate()
         proc.wait()
     wait_gone(tmp_path)
+
+
+def test_a_host_with_house_bots_plays_at_most_64_bot_seats_for_one_address(
+    tmp_path: Path,
+) -> None:
+    """The house bots think for whoever keeps seats for bots: one guest's 150 tables of five
+    bot seats made another's table wait 41 s for its bot to sit. Seat 0 is left to a player
+    who never comes, so that no table ends and frees its seats while the test counts."""
+    proc, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--bots", "random")
+    guest = Raw(endpoint)
+    try:
+        made = [guest("create", game="sugi", config={"players": 5}, bots=[1, 2, 3, 4])
+                for _ in range(17)]
+        assert [m["type"] for m in made[:16]] == ["created"] * 16
+        assert made[16]["code"] == "too_many_tables"
+        assert "64 seats for bots" in made[16]["message"]
+    finally:
+        guest.close()
+        proc.terminate()
+        proc.wait()
+    wait_gone(tmp_path)
+
+
+def test_bots_seated_together_share_the_writes_of_the_tokens_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each bot that sat wrote and synced the whole file in turn, sealing every token anew:
+    with a guest's 64 bot seats, another table's bot waited 3 s to sit."""
+    writes: list[str] = []
+    seals: list[str] = []
+    real_write, real_seal = house.write_private, house.seal
+
+    def write(path: Path, text: str) -> None:
+        writes.append(text)
+        real_write(path, text)
+
+    def counted_seal(key: bytes, token: str) -> str:
+        seals.append(token)
+        return real_seal(key, token)
+
+    monkeypatch.setattr(house, "write_private", write)
+    monkeypatch.setattr(house, "seal", counted_seal)
+    bots = house.HouseBots("tcp://127.0.0.1:1", "random", tmp_path)
+    seats = [(f"t{n}", seat) for n in range(16) for seat in range(4)]
+    start = threading.Barrier(8)
+
+    def sit(mine: list[tuple[str, int]]) -> None:
+        start.wait()
+        for table, seat in mine:
+            bots._remember(table, seat, f"token-{table}-{seat}")
+
+    threads = [threading.Thread(target=sit, args=(seats[k::8],)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(writes) < len(seats)
+    assert sorted(seals) == sorted(f"token-{t}-{s}" for t, s in seats)  # each sealed once
+    # Whoever returned had its token on disk: the last write holds every one.
+    key = bytes.fromhex((tmp_path / house.KEY_FILE).read_text())
+    on_disk = json.loads((tmp_path / TOKENS_FILE).read_text())
+    assert {(t, int(s)) for t, held in on_disk.items() for s in held} == set(seats)
+    assert all(house.unseal(key, text) == f"token-{t}-{s}"
+               for t, held in on_disk.items() for s, text in held.items())

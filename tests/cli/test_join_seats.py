@@ -12,6 +12,7 @@ from pathlib import Path
 from cli_kit import Terminal
 
 from sagani_net.cli.play_cmd import table_lines
+from sagani_net.client import Client
 from sagani_net.host import Host
 
 
@@ -80,3 +81,27 @@ def test_the_lobby_wraps_a_tables_seats_under_the_first_at_the_terminals_width()
         "                            2:free (bot), 3:free, 4:free, 5:free",
         "657ff791  sagani   running  1:ann, 2:bo",
     ]
+
+
+def test_a_spectators_console_gives_its_place_up_when_it_ends(host: Host, tmp_path: Path) -> None:
+    """A console that watched and quit held its place until the table was gone: a machine that
+    started watching a table 16 times (its address's share of the 64 places) was refused the
+    next time."""
+    home = {"XDG_DATA_HOME": str(tmp_path)}
+    address = host.endpoint.removeprefix("tcp://")
+    client = Client(host.endpoint)
+    try:
+        table = client.create({"players": 2})
+    finally:
+        client.close()
+    watcher = Terminal("join", address, "--spectate", "--table", table, env=home)
+    try:
+        watcher.wait_for("watching")
+        assert len(host.tables[table].spectators) == 1
+        watcher.send("q")
+        assert watcher.close() == 0
+        assert not host.tables[table].spectators
+    finally:
+        if watcher.proc.poll() is None:
+            watcher.proc.kill()
+            watcher.proc.wait()

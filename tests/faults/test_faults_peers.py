@@ -62,6 +62,37 @@ def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
         assert growth < RSS_SLACK_BYTES
 
 
+def test_subscribers_that_never_read_hold_little_of_the_host(tmp_path: Path) -> None:
+    """ZeroMQ queued 10,000 broadcasts for each subscriber that stopped reading (the request
+    socket's high-water mark): 50 of them, from one address, held 43 MiB of heartbeats alone,
+    and an update is up to 30 times the size of a heartbeat."""
+    with running_host(tmp_path, heartbeat_s=0.01) as host:
+        raw = Raw(host.endpoint)
+        for _ in range(100):  # each heartbeats a hundred times a second
+            raw("create", game="sagani", config={"players": 4})
+        context = zmq.Context.instance()
+        heard = context.socket(zmq.SUB)
+        heard.linger, heard.rcvtimeo = 0, int(WAIT_S * 1000)
+        heard.subscribe(b"")
+        heard.connect(host.pub_endpoint)
+        heard.recv_multipart()
+        stalled = []
+        with PeakRss() as rss:
+            for _ in range(50):
+                sub = context.socket(zmq.SUB)
+                sub.linger, sub.rcvhwm, sub.rcvbuf = 0, 1, 4096  # reads one, then nothing
+                sub.subscribe(b"")
+                sub.connect(f"tcp://127.0.0.30:0;{host.pub_endpoint.removeprefix('tcp://')}")
+                stalled.append(sub)
+            for _ in range(60_000):  # enough to fill each stalled subscriber's queue five times
+                heard.recv_multipart()
+        print(f"50 subscribers that never read: the host grew {rss.growth / MIB:.1f} MiB")
+        assert rss.growth < 16 * MIB
+        for sub in [*stalled, heard]:
+            sub.close()
+        raw.close()
+
+
 def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
     return dealer.recv_multipart() if dealer.poll(3000) else None
 
@@ -152,6 +183,30 @@ def test_one_address_cannot_fill_the_table_cap(tmp_path: Path) -> None:
         other.close()
 
 
+def test_one_address_cannot_keep_every_house_bot_busy(tmp_path: Path) -> None:
+    """Each seat kept for bots is a house bot thinking for the host (sagani host --bots): one
+    guest's 150 tables of five bot seats made another's table wait 41 s for its bot to sit."""
+    limits = Limits(bot_seats_per_address=5, open_idle_s=0.5)
+    with running_host(tmp_path, limits=limits, heartbeat_s=0.1) as host:
+        greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.4")
+        made = [greedy("create", game="sagani", config={"players": 2}, bots=[0, 1])
+                for _ in range(3)]
+        assert [m["type"] for m in made[:2]] == ["created"] * 2
+        assert made[2]["code"] == "too_many_tables"
+        assert "4 seats for bots" in made[2]["message"]
+        # One seat is still within its share; tables without bot seats are not counted.
+        assert greedy("create", game="sagani", config={"players": 2}, bots=[1])["type"] \
+            == "created"
+        assert greedy("create", game="sagani", config={"players": 2})["type"] == "created"
+        assert other("create", game="sagani", config={"players": 2}, bots=[0, 1])["type"] \
+            == "created"
+        # Tables gone (expired here, as over ones) no longer count.
+        until(lambda: greedy("create", game="sugi", config={"players": 5},
+                             bots=[0, 1, 2, 3, 4])["type"] == "created")
+        greedy.close()
+        other.close()
+
+
 def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
     with running_host(tmp_path, limits=Limits(max_sessions=20, sessions_per_address=3)) as host:
         greedy, other = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.3")
@@ -165,6 +220,26 @@ def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
         assert other("join", table=table)["type"] == "joined"
         greedy.close()
         other.close()
+
+
+def test_one_address_cannot_take_every_place_to_watch_a_table(tmp_path: Path) -> None:
+    """One guest took all 64 spectator places of another's table: a friend joining from
+    another machine to watch got too_many_spectators."""
+    limits = Limits(max_spectators=6, spectators_per_address=2)
+    with running_host(tmp_path, limits=limits) as host:
+        guest, friend = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.5")
+        table = guest("create", game="sagani", config={"players": 2})["table"]
+        joined = [guest("join", table=table, role="spectator") for _ in range(3)]
+        assert [j["type"] for j in joined[:2]] == ["joined"] * 2
+        assert joined[2]["code"] == "too_many_spectators"
+        assert "your address watches this table 2 times" in joined[2]["message"]
+        assert friend("join", table=table, role="spectator")["type"] == "joined"
+        # A place given up is the address's again; its seats are not places to watch.
+        guest("leave", table=table, token=joined[0]["token"])
+        assert guest("join", table=table, role="spectator")["type"] == "joined"
+        assert guest("join", table=table)["type"] == "joined"
+        guest.close()
+        friend.close()
 
 
 def test_tables_nobody_joins_or_plays_expire_and_stay_gone_after_a_restart(
