@@ -639,12 +639,16 @@ def _notes(seat: dict[str, Any]) -> str:
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
     """A table to join: for a player one with a free seat for people; for a spectator a
-    running one."""
+    running one, else one still waiting for its players (the lobby, then the game)."""
+    if role == "spectator":
+        for status in ("running", "open"):
+            for t in tables:
+                if t["status"] == status:
+                    return t["table"]
+        return None
     for t in tables:
-        if role == "spectator" and t["status"] == "running":
-            return t["table"]
         free = any(not s["taken"] and s["kind"] == "player" for s in t["seats"])
-        if role == "player" and t["status"] != "over" and free:
+        if t["status"] != "over" and free:
             return t["table"]
     return None
 

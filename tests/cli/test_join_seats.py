@@ -80,3 +80,32 @@ def test_the_lobby_wraps_a_tables_seats_under_the_first_at_the_terminals_width()
         "                            2:free (bot), 3:free, 4:free, 5:free",
         "657ff791  sagani   running  1:ann, 2:bo",
     ]
+
+
+def test_a_spectator_who_comes_early_watches_the_lobby_then_the_game(
+    host: Host, tmp_path: Path
+) -> None:
+    """``sagani join --spectate`` while the only table waits for its players: it watches that
+    table (it said "no game to watch at this host"), and sees the game start."""
+    address = host.endpoint.removeprefix("tcp://")
+    consoles: list[Terminal] = []
+    try:
+        ann = Terminal("join", address, "--players", "2", "--name", "ann",
+                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(ann)
+        ann.wait_for("waiting for players (1/2 seated)")
+        eve = Terminal("join", address, "--spectate", env={"XDG_DATA_HOME": str(tmp_path / "eve")})
+        consoles.append(eve)
+        eve.wait_for("watching · waiting for players (1/2 seated)")
+        bob = Terminal("join", address, "--name", "bob",
+                       env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(bob)
+        eve.wait_for("watching · ann's turn")
+        for console in consoles:
+            console.send("q")
+            assert console.close() == 0
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()
