@@ -146,7 +146,7 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
         text = f"seat {numbers} open: others join with  {model.invite}"
         # Who waits with you (the log names only those seated after you), on a line of its
         # own: the line to type stays whole on one.
-        seated = ", ".join(f"{seat + 1} {model.name(seat)}" for seat, data
+        seated = ", ".join(f"{seat + 1} {model.sentence_name(seat)}" for seat, data
                            in enumerate(model.seats) if data.get("taken"))
     rows = wrap(text, width, "  ")
     if seated:
