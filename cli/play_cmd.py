@@ -36,7 +36,7 @@ from sagani_net.cli.game_options import (
     given_files,
     given_options,
 )
-from sagani_net.cli.play_args import MCTS_THINK_S, user_dir
+from sagani_net.cli.play_args import MCTS_THINK_S, user_dir, user_name
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, winners, without_seat
@@ -520,7 +520,9 @@ async def _join(
         if token is not None:
             await client.resume(table, token)
         else:
-            await client.join(table, role=role, name=args.name or role)
+            # Not the role: a LAN party of bare `sagani join`s sat "player", "player 2", ...
+            name = args.name or (role if args.spectate else user_name())
+            await client.join(table, role=role, name=name)
     except HostError as exc:
         client.close()
         raise UsageError(f"cannot join table {table}: {exc.message}") from None

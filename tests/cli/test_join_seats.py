@@ -109,3 +109,25 @@ def test_a_spectator_who_comes_early_watches_the_lobby_then_the_game(
             if console.proc.poll() is None:
                 console.proc.kill()
                 console.proc.wait()
+
+
+def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
+    host: Host, tmp_path: Path
+) -> None:
+    """Friends who type `sagani join HOST`, as the README's LAN party says, were "player",
+    "player 2", ... at the table; each is their login name, as in `sagani play`."""
+    address = host.endpoint.removeprefix("tcp://")
+    consoles: list[Terminal] = []
+    try:
+        for login, options in (("ann", ["--players", "2"]), ("bob", [])):
+            env = {"XDG_DATA_HOME": str(tmp_path / login), "LOGNAME": login, "USER": login}
+            consoles.append(Terminal("join", address, *options, env=env))
+            consoles[-1].wait_for(f"you: {login}")
+        table = re.search(r"table ([0-9a-f]{8})", consoles[0].screen.text())
+        assert table is not None
+        assert names_at(host, table.group(1)) == ["ann", "bob"]
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()
