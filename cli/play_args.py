@@ -121,8 +121,8 @@ def add_parsers(sub: Any) -> None:
     j.add_argument(
         "--players",
         type=check.players,
-        default=2,
-        help="players of the table created when none has a free seat",
+        default=None,
+        help="players of the table created when none has a free seat (default 2)",
     )
     j.add_argument(
         "--bots",

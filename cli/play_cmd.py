@@ -452,7 +452,8 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
     """The config of the table ``join`` creates when none has a free seat."""
     game = get_game(args.game or DEFAULT_GAME)
     try:
-        return checked_config(game, {"players": args.players, **given_files(args, game)})
+        players = 2 if args.players is None else args.players  # None: not asked for
+        return checked_config(game, {"players": players, **given_files(args, game)})
     except UsageError as exc:
         raise UsageError(f"{game.title}: {exc}") from None
 
@@ -493,6 +494,12 @@ async def _join(
         if args.spectate:
             client.close()
             raise UsageError("no game to watch at this host")
+        if args.game is None and args.players is None and not args.bots:  # no new table asked
+            try:
+                _no_seat_left_behind(saved, address, shown, unfinished)
+            except UsageError:
+                client.close()
+                raise
         game = get_game(args.game or DEFAULT_GAME)
         try:
             config = config or _new_table_config(args)
@@ -732,6 +739,22 @@ def _free_saved_seat(
                 continue  # another console's seat: this one takes a seat of its own
             return seat
     return None
+
+
+def _no_seat_left_behind(
+    saved: dict[str, Any], address: str, shown: str, tables: list[str]
+) -> None:
+    """Raise UsageError when a seat kept here at one of ``tables`` waits for its console under
+    another name: a ``--name`` other than the seat's made a new table and left it away."""
+    for table in tables:
+        for seat in _saved_seats(saved, address, table):
+            if seat.hold(seat.key) is not None:
+                continue  # another console plays it
+            seat.release()
+            again = shlex.join(["sagani", "join", shown, "--name", seat.name]) if seat.name \
+                else shlex.join(["sagani", "join", shown])
+            raise UsageError(f"your seat at table {table} is not under that name: `{again}` "
+                             "takes it back (--players N makes a new table)")
 
 
 def _seat_lock_path(key: str) -> Path:

@@ -6,10 +6,13 @@ real ``sagani join`` on pseudo-terminals, a real host on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
-from cli_kit import Terminal
+from cli_kit import RUN_TIMEOUT_S, Terminal, a_terminal
+from test_net_support import RUN_SAGANI
 
 from sagani_net.cli.play_cmd import table_lines
 from sagani_net.host import Host
@@ -126,6 +129,44 @@ def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
         table = re.search(r"table ([0-9a-f]{8})", consoles[0].screen.text())
         assert table is not None
         assert names_at(host, table.group(1)) == ["ann", "bob"]
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()
+
+
+def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
+    host: Host, tmp_path: Path
+) -> None:
+    """bob's terminal closed mid-game; he comes back with `--name robert`: no seat of that
+    name, no free seat, so join made a new Sagani table for robert and left bob's seat away.
+    It says how to take the seat back instead, and a bare join does."""
+    address = host.endpoint.removeprefix("tcp://")
+    bob_home = {"XDG_DATA_HOME": str(tmp_path / "bob"), "LOGNAME": "bob", "USER": "bob"}
+    consoles: list[Terminal] = []
+    try:
+        consoles.append(Terminal("join", address, "--players", "2", "--name", "ann",
+                                 env={"XDG_DATA_HOME": str(tmp_path / "ann")}))
+        consoles[-1].wait_for("waiting for players (1/2 seated)")
+        bob = Terminal("join", address, env=bob_home)
+        consoles.append(bob)
+        bob.wait_for("you: bob")
+        bob.proc.kill()  # the terminal closed
+        bob.proc.wait()
+        with a_terminal() as keyboard:
+            robert = subprocess.run(
+                [*RUN_SAGANI, "join", address, "--name", "robert"], stdin=keyboard,
+                capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                env={**os.environ, **bob_home},
+            )
+        assert robert.returncode == 2, robert.stderr
+        assert robert.stderr.endswith(f"`sagani join {address} --name bob` takes it back "
+                                      "(--players N makes a new table)\n"), robert.stderr
+        assert len(host.tables) == 1  # no table made for robert
+        back = Terminal("join", address, env=bob_home)
+        consoles.append(back)
+        back.wait_for("you: bob")
     finally:
         for console in consoles:
             if console.proc.poll() is None:
