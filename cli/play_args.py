@@ -122,7 +122,8 @@ def add_parsers(sub: Any) -> None:
         "--players",
         type=check.players,
         default=None,
-        help="players of the table created when none has a free seat (default 2)",
+        help="join a table of this many players; create one of them if none has a free "
+        "seat (default: any table; creates one of 2)",
     )
     j.add_argument(
         "--bots",

@@ -489,7 +489,9 @@ async def _join(
             raise
         table = table or (seat.table if seat else None)
     if table is None:
-        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
+        # --players asks for a table of that many: not a leftover one of another size.
+        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))
+                             and args.players in (None, len(t["seats"]))], role)
     if table is None:
         if args.spectate:
             client.close()

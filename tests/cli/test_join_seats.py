@@ -172,3 +172,25 @@ def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
             if console.proc.poll() is None:
                 console.proc.kill()
                 console.proc.wait()
+
+
+def test_join_players_4_makes_a_table_of_four_past_an_open_table_of_two(
+    host: Host, tmp_path: Path
+) -> None:
+    """An open two-seat table is left from earlier; ann asks for a game of four: she was sat
+    at the table of two (and its game started), as if --players were not said."""
+    address = host.endpoint.removeprefix("tcp://")
+    consoles: list[Terminal] = []
+    try:
+        consoles.append(Terminal("join", address, "--name", "cat",
+                                 env={"XDG_DATA_HOME": str(tmp_path / "cat")}))
+        consoles[-1].wait_for("waiting for players (1/2 seated)")
+        consoles.append(Terminal("join", address, "--players", "4", "--name", "ann",
+                                 env={"XDG_DATA_HOME": str(tmp_path / "ann")}))
+        consoles[-1].wait_for("waiting for players (1/4 seated)")
+        assert sorted(len(t.holders) for t in host.tables.values()) == [2, 4]
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()
