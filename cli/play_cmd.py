@@ -473,11 +473,15 @@ async def _join(
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
     table = args.table
+    # --game and --players ask for a table of that game and size, also of a seat taken back:
+    # not a leftover one of another size or game.
+    wanted = [t for t in tables if args.game in (None, t.get("game"))
+              and args.players in (None, len(t["seats"]))]
     # A saved seat is taken back only by a console of its name, and only while no other
     # console plays it (its lock): the same HOME may run several consoles.
     seat: SavedSeat | None = None
     if not args.spectate:
-        unfinished = [t["table"] for t in tables if t["status"] != "over"]
+        unfinished = [t["table"] for t in wanted if t["status"] != "over"]
         try:
             seat = _free_saved_seat(saved, address, [table] if table else unfinished, args.name)
         except OSError as exc:
@@ -489,9 +493,7 @@ async def _join(
             raise
         table = table or (seat.table if seat else None)
     if table is None:
-        # --players asks for a table of that many: not a leftover one of another size.
-        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))
-                             and args.players in (None, len(t["seats"]))], role)
+        table = _pick_table(wanted, role)
     if table is None:
         if args.spectate:
             client.close()

@@ -174,21 +174,27 @@ def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
                 console.proc.wait()
 
 
-def test_join_players_4_makes_a_table_of_four_past_an_open_table_of_two(
+def test_join_players_4_sits_at_a_table_of_four_past_an_open_table_of_two(
     host: Host, tmp_path: Path
 ) -> None:
-    """An open two-seat table is left from earlier; ann asks for a game of four: she was sat
-    at the table of two (and its game started), as if --players were not said."""
+    """An open two-seat table is left from earlier, cat's seat at it saved; ann asks for a
+    game of four: she was sat at the table of two (and its game started), as if --players were
+    not said; and cat, asking for it too, was given her seat at the table of two back."""
     address = host.endpoint.removeprefix("tcp://")
+    cat_home = {"XDG_DATA_HOME": str(tmp_path / "cat")}
     consoles: list[Terminal] = []
     try:
-        consoles.append(Terminal("join", address, "--name", "cat",
-                                 env={"XDG_DATA_HOME": str(tmp_path / "cat")}))
+        consoles.append(Terminal("join", address, "--name", "cat", env=cat_home))
         consoles[-1].wait_for("waiting for players (1/2 seated)")
+        consoles[-1].proc.kill()  # cat's terminal closed; her seat is kept
+        consoles[-1].proc.wait()
         consoles.append(Terminal("join", address, "--players", "4", "--name", "ann",
                                  env={"XDG_DATA_HOME": str(tmp_path / "ann")}))
         consoles[-1].wait_for("waiting for players (1/4 seated)")
         assert sorted(len(t.holders) for t in host.tables.values()) == [2, 4]
+        consoles.append(Terminal("join", address, "--players", "4", "--name", "cat",
+                                 env=cat_home))
+        consoles[-1].wait_for("waiting for players (2/4 seated)")
     finally:
         for console in consoles:
             if console.proc.poll() is None:
