@@ -652,12 +652,14 @@ def _notes(seat: dict[str, Any]) -> str:
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
     """A table to join: for a player one with a free seat for people; for a spectator a
-    running one, else one still waiting for its players (the lobby, then the game)."""
+    running one, else one still waiting for its players (the lobby, then the game); of those
+    the one with the most players here (a table left with everyone away is no show)."""
     if role == "spectator":
         for status in ("running", "open"):
-            for t in tables:
-                if t["status"] == status:
-                    return t["table"]
+            shows = [t for t in tables if t["status"] == status]
+            if shows:
+                return max(shows, key=lambda t: sum(s["taken"] and not s.get("away")
+                                                    for s in t["seats"]))["table"]
         return None
     for t in tables:
         free = any(not s["taken"] and s["kind"] == "player" for s in t["seats"])

@@ -5,6 +5,7 @@ real ``sagani join`` on pseudo-terminals, a real host on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -12,9 +13,10 @@ import subprocess
 from pathlib import Path
 
 from cli_kit import RUN_TIMEOUT_S, Terminal, a_terminal
-from test_net_support import RUN_SAGANI
+from test_net_support import RUN_SAGANI, until
 
 from sagani_net.cli.play_cmd import table_lines
+from sagani_net.client import AsyncClient
 from sagani_net.host import Host
 
 
@@ -195,6 +197,46 @@ def test_join_players_4_sits_at_a_table_of_four_past_an_open_table_of_two(
         consoles.append(Terminal("join", address, "--players", "4", "--name", "cat",
                                  env=cat_home))
         consoles[-1].wait_for("waiting for players (2/4 seated)")
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()
+
+
+def test_a_spectator_watches_the_game_people_play_not_one_everyone_left(
+    host: Host, tmp_path: Path
+) -> None:
+    """Two games run: an older one whose players all went away, and the evening's. `sagani
+    join --spectate` watched the first one listed: two away seats that never move."""
+
+    async def left_behind() -> str:
+        ann, bob = AsyncClient(host.endpoint), AsyncClient(host.endpoint)
+        await ann.connect()
+        table = await ann.create({"players": 2})
+        await ann.join(table, name="ann")
+        await bob.join(table, name="bob")
+        ann.close()  # gone without a word: away within a few presence periods
+        bob.close()
+        return table
+
+    old = asyncio.run(left_behind())
+    address = host.endpoint.removeprefix("tcp://")
+    consoles: list[Terminal] = []
+    try:
+        for name, options in (("cat", ["--players", "2"]), ("dan", [])):
+            consoles.append(Terminal("join", address, "--name", name, *options,
+                                     env={"XDG_DATA_HOME": str(tmp_path / name)}))
+            consoles[-1].wait_for(f"you: {name}")
+        (evening,) = [t for t in host.tables if t != old]
+
+        def everyone_away() -> bool:
+            return all(seat["away"] for seat in host.room.seats(host.tables[old]))
+
+        until(everyone_away)
+        consoles.append(Terminal("join", address, "--spectate",
+                                 env={"XDG_DATA_HOME": str(tmp_path / "eve")}))
+        consoles[-1].wait_for(f"table {evening} · watching")
     finally:
         for console in consoles:
             if console.proc.poll() is None:
