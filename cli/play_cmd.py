@@ -500,7 +500,8 @@ async def _join(
             raise UsageError("no game to watch at this host")
         if args.game is None and args.players is None and not args.bots:  # no new table asked
             try:
-                _no_seat_left_behind(saved, address, shown, unfinished)
+                _no_seat_left_behind(saved, address, shown, unfinished,
+                                     " (--players N makes a new table)")
             except UsageError:
                 client.close()
                 raise
@@ -536,6 +537,8 @@ async def _join(
             await client.join(table, role=role, name=name)
     except HostError as exc:
         client.close()
+        if exc.code == "table_full" and not args.spectate:
+            _no_seat_left_behind(saved, address, shown, [table])  # a seat of another name
         raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
         if seat is None:  # a new seat: held (by save) before others can find it in the file
@@ -748,10 +751,11 @@ def _free_saved_seat(
 
 
 def _no_seat_left_behind(
-    saved: dict[str, Any], address: str, shown: str, tables: list[str]
+    saved: dict[str, Any], address: str, shown: str, tables: list[str], otherwise: str = ""
 ) -> None:
     """Raise UsageError when a seat kept here at one of ``tables`` waits for its console under
-    another name: a ``--name`` other than the seat's made a new table and left it away."""
+    another name (a ``--name`` other than the seat's found no seat of its own): how to take it
+    back, then ``otherwise``."""
     for table in tables:
         for seat in _saved_seats(saved, address, table):
             if seat.hold(seat.key) is not None:
@@ -760,7 +764,7 @@ def _no_seat_left_behind(
             again = shlex.join(["sagani", "join", shown, "--name", seat.name]) if seat.name \
                 else shlex.join(["sagani", "join", shown])
             raise UsageError(f"your seat at table {table} is not under that name: `{again}` "
-                             "takes it back (--players N makes a new table)")
+                             f"takes it back{otherwise}")
 
 
 def _seat_lock_path(key: str) -> Path:

@@ -138,12 +138,24 @@ def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
                 console.proc.wait()
 
 
+def join_as_robert(
+    address: str, home: dict[str, str], *options: str
+) -> subprocess.CompletedProcess[str]:
+    """`sagani join ADDRESS --name robert` for its words alone (on a terminal, as it needs)."""
+    with a_terminal() as keyboard:
+        return subprocess.run(
+            [*RUN_SAGANI, "join", address, "--name", "robert", *options], stdin=keyboard,
+            capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env={**os.environ, **home},
+        )
+
+
 def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
     host: Host, tmp_path: Path
 ) -> None:
     """bob's terminal closed mid-game; he comes back with `--name robert`: no seat of that
-    name, no free seat, so join made a new Sagani table for robert and left bob's seat away.
-    It says how to take the seat back instead, and a bare join does."""
+    name, no free seat, so join made a new Sagani table for robert and left bob's seat away
+    (and with the table's id, said only that it had no free seat). It says how to take the
+    seat back instead, and a bare join does."""
     address = host.endpoint.removeprefix("tcp://")
     bob_home = {"XDG_DATA_HOME": str(tmp_path / "bob"), "LOGNAME": "bob", "USER": "bob"}
     consoles: list[Terminal] = []
@@ -156,15 +168,16 @@ def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
         bob.wait_for("you: bob")
         bob.proc.kill()  # the terminal closed
         bob.proc.wait()
-        with a_terminal() as keyboard:
-            robert = subprocess.run(
-                [*RUN_SAGANI, "join", address, "--name", "robert"], stdin=keyboard,
-                capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                env={**os.environ, **bob_home},
-            )
+        robert = join_as_robert(address, bob_home)
         assert robert.returncode == 2, robert.stderr
         assert robert.stderr.endswith(f"`sagani join {address} --name bob` takes it back "
                                       "(--players N makes a new table)\n"), robert.stderr
+        (table,) = host.tables
+        # At the table on his screen, by its id: "no free seat for a player at this table".
+        robert = join_as_robert(address, bob_home, "--table", table)
+        assert robert.returncode == 2, robert.stderr
+        assert robert.stderr.endswith(f"`sagani join {address} --name bob` takes it back\n"), \
+            robert.stderr
         assert len(host.tables) == 1  # no table made for robert
         back = Terminal("join", address, env=bob_home)
         consoles.append(back)
