@@ -24,7 +24,8 @@ BOT_KINDS = ("greedy", "random", "mcts")
 MCTS_THINK_S = 1.0
 
 
-def _user_name() -> str:
+def user_name() -> str:
+    """This machine's login name, as a player's name when none is given."""
     try:
         return getpass.getuser()[:16] or "you"
     except Exception:  # no user name in this environment: any name will do
@@ -78,7 +79,7 @@ def add_parsers(sub: Any) -> None:
         metavar="S",
         help=f"seconds an mcts bot thinks per move (default {MCTS_THINK_S:g})",
     )
-    p.add_argument("--name", type=check.name, default=_user_name(),
+    p.add_argument("--name", type=check.name, default=user_name(),
                    help="your name at the table")
     p.add_argument("--port", type=check.port, default=0,
                    help="request port (default: a free one)")
@@ -120,8 +121,9 @@ def add_parsers(sub: Any) -> None:
     j.add_argument(
         "--players",
         type=check.players,
-        default=2,
-        help="players of the table created when none has a free seat",
+        default=None,
+        help="join a table of this many players; create one of them if none has a free "
+        "seat (default: any table; creates one of 2)",
     )
     j.add_argument(
         "--bots",
@@ -134,7 +136,9 @@ def add_parsers(sub: Any) -> None:
                    "host plays the game's default move for the seat (default: none, or the "
                    "host's --turn-timer)")
     add_file_arguments(j)
-    j.add_argument("--name", type=check.name, default=None, help="your name at the table")
+    j.add_argument("--name", type=check.name, default=None,
+                   help="your name at the table (default: your login name; coming back, "
+                   "any seat of yours)")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                    help="also keep a standby host on this machine, so that the game goes on "
                    "here if the host goes away; CODE is the standby code the host printed "

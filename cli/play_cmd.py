@@ -36,7 +36,7 @@ from sagani_net.cli.game_options import (
     given_files,
     given_options,
 )
-from sagani_net.cli.play_args import MCTS_THINK_S, user_dir
+from sagani_net.cli.play_args import MCTS_THINK_S, user_dir, user_name
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, winners, without_seat
@@ -452,7 +452,8 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
     """The config of the table ``join`` creates when none has a free seat."""
     game = get_game(args.game or DEFAULT_GAME)
     try:
-        return checked_config(game, {"players": args.players, **given_files(args, game)})
+        players = 2 if args.players is None else args.players  # None: not asked for
+        return checked_config(game, {"players": players, **given_files(args, game)})
     except UsageError as exc:
         raise UsageError(f"{game.title}: {exc}") from None
 
@@ -472,11 +473,15 @@ async def _join(
     saved = _read_json(saved_path)
     role = "spectator" if args.spectate else "player"
     table = args.table
+    # --game and --players ask for a table of that game and size, also of a seat taken back:
+    # not a leftover one of another size or game.
+    wanted = [t for t in tables if args.game in (None, t.get("game"))
+              and args.players in (None, len(t["seats"]))]
     # A saved seat is taken back only by a console of its name, and only while no other
     # console plays it (its lock): the same HOME may run several consoles.
     seat: SavedSeat | None = None
     if not args.spectate:
-        unfinished = [t["table"] for t in tables if t["status"] != "over"]
+        unfinished = [t["table"] for t in wanted if t["status"] != "over"]
         try:
             seat = _free_saved_seat(saved, address, [table] if table else unfinished, args.name)
         except OSError as exc:
@@ -488,11 +493,18 @@ async def _join(
             raise
         table = table or (seat.table if seat else None)
     if table is None:
-        table = _pick_table([t for t in tables if args.game in (None, t.get("game"))], role)
+        table = _pick_table(wanted, role)
     if table is None:
         if args.spectate:
             client.close()
             raise UsageError("no game to watch at this host")
+        if args.game is None and args.players is None and not args.bots:  # no new table asked
+            try:
+                _no_seat_left_behind(saved, address, shown, unfinished,
+                                     " (--players N makes a new table)")
+            except UsageError:
+                client.close()
+                raise
         game = get_game(args.game or DEFAULT_GAME)
         try:
             config = config or _new_table_config(args)
@@ -520,9 +532,13 @@ async def _join(
         if token is not None:
             await client.resume(table, token)
         else:
-            await client.join(table, role=role, name=args.name or role)
+            # Not the role: a LAN party of bare `sagani join`s sat "player", "player 2", ...
+            name = args.name or (role if args.spectate else user_name())
+            await client.join(table, role=role, name=name)
     except HostError as exc:
         client.close()
+        if exc.code == "table_full" and not args.spectate:
+            _no_seat_left_behind(saved, address, shown, [table])  # a seat of another name
         raise UsageError(f"cannot join table {table}: {exc.message}") from None
     if client.token is not None and not args.spectate:
         if seat is None:  # a new seat: held (by save) before others can find it in the file
@@ -640,12 +656,18 @@ def _notes(seat: dict[str, Any]) -> str:
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
     """A table to join: for a player one with a free seat for people; for a spectator a
-    running one."""
+    running one, else one still waiting for its players (the lobby, then the game); of those
+    the one with the most players here (a table left with everyone away is no show)."""
+    if role == "spectator":
+        for status in ("running", "open"):
+            shows = [t for t in tables if t["status"] == status]
+            if shows:
+                return max(shows, key=lambda t: sum(s["taken"] and not s.get("away")
+                                                    for s in t["seats"]))["table"]
+        return None
     for t in tables:
-        if role == "spectator" and t["status"] == "running":
-            return t["table"]
         free = any(not s["taken"] and s["kind"] == "player" for s in t["seats"])
-        if role == "player" and t["status"] != "over" and free:
+        if t["status"] != "over" and free:
             return t["table"]
     return None
 
@@ -727,6 +749,23 @@ def _free_saved_seat(
                 continue  # another console's seat: this one takes a seat of its own
             return seat
     return None
+
+
+def _no_seat_left_behind(
+    saved: dict[str, Any], address: str, shown: str, tables: list[str], otherwise: str = ""
+) -> None:
+    """Raise UsageError when a seat kept here at one of ``tables`` waits for its console under
+    another name (a ``--name`` other than the seat's found no seat of its own): how to take it
+    back, then ``otherwise``."""
+    for table in tables:
+        for seat in _saved_seats(saved, address, table):
+            if seat.hold(seat.key) is not None:
+                continue  # another console plays it
+            seat.release()
+            again = shlex.join(["sagani", "join", shown, "--name", seat.name]) if seat.name \
+                else shlex.join(["sagani", "join", shown])
+            raise UsageError(f"your seat at table {table} is not under that name: `{again}` "
+                             f"takes it back{otherwise}")
 
 
 def _seat_lock_path(key: str) -> Path:

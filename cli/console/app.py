@@ -500,6 +500,8 @@ class Console:
         self.model.you = replica.you
         self.model.table = replica.table
         self.model.turn_timer_s = replica.turn_timer_s
+        # Its log line says they are back: presence is not to say it a second time.
+        self._away -= {e["seat"] for e in events if e.get("type") == "stand_in_left"}
         self.model.receive(
             {
                 "events": events,

@@ -129,9 +129,9 @@ MESSAGE_LINES = 4
 
 def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The shell's sentence (a refusal, a warning), else who is away for ``B``, else the game's
-    note on the move in hand, else how others take the open seats; wrapped, never cut. The
-    note is asked for only when it shows: it is worked out on every redraw."""
-    style, text = "class:message", ""
+    note on the move in hand, else who is seated and how others take the open seats; wrapped,
+    never cut. The note is asked for only when it shows: it is worked out on every redraw."""
+    style, text, seated = "class:message", "", ""
     if model.message:
         style, text = "class:error", model.message
     elif model.analysis_note:
@@ -144,7 +144,14 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     elif not (text := model.ui.note()) and model.invite and (seats := model.open_seats()):
         numbers = ", ".join(str(seat + 1) for seat in seats)
         text = f"seat {numbers} open: others join with  {model.invite}"
-    rows = wrap(text, width, "  ")[:MESSAGE_LINES]
+        # Who waits with you (the log names only those seated after you), on a line of its
+        # own: the line to type stays whole on one.
+        seated = ", ".join(f"{seat + 1} {model.sentence_name(seat)}" for seat, data
+                           in enumerate(model.seats) if data.get("taken"))
+    rows = wrap(text, width, "  ")
+    if seated:
+        rows = [*wrap(f"seated: {seated}", width, "  "), *rows]
+    rows = rows[:MESSAGE_LINES]
     return [fit([(style, row)], width) for row in rows]
 
 

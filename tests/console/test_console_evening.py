@@ -194,6 +194,34 @@ def test_the_open_seat_invite_goes_once_the_seat_is_taken(host: Host) -> None:
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
+def test_the_lobby_names_who_sat_down_before_you_and_keeps_the_join_line_whole(
+    host: Host,
+) -> None:
+    """bob joins a table of four where ann waits: his log never saw her sit down, so the
+    message line names the seated, whole as in a sentence; the line to type stays whole on a
+    line of its own."""
+
+    async def main() -> None:
+        ann, table = await seated(host, players=4, seed=5)
+        bob = AsyncClient(host.endpoint)
+        await bob.join(table, seat=1, name="bob")
+        model = ConsoleModel()
+        model.invite = "sagani join 127.0.0.1:47410"
+        async with running_console(model, bob):
+            await until_async(lambda: "seated: 1 ann, 2 bob" in screen(model))
+            lines = screen(model).splitlines()
+            assert "seat 3, 4 open: others join with  sagani join 127.0.0.1:47410" in lines
+            cat = AsyncClient(host.endpoint)
+            await cat.join(table, seat=2, name="house greedy")  # not cut as on the boards
+            await until_async(lambda: "seated: 1 ann, 2 bob, 3 house greedy" in screen(model))
+            assert "seat 4 open" in screen(model)
+            cat.close()
+        ann.close()
+        bob.close()
+
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
 def test_sugis_final_timeline_names_the_cards_never_resolved() -> None:
     """The game ends mid-resolution: the cards after the last one turned up show what they
     were, marked unresolved, not as empty slots."""

@@ -54,6 +54,8 @@ def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_b
             await bob.sync()
             await until_async(lambda: not model.stood_in(0) and not model.away(0), WAIT_S)
             assert "bob is back and plays on; the bot leaves" in model.log
+            running.console._tell_presence()  # what the watch loop does next: said once
+            assert "bob is back" not in model.log
             running.keys.send_text("1")  # ann's turn: a tile, placed where the cursor is
             await until_async(lambda: "Enter place" in screen_text(model, 80, 24))
             running.keys.send_text("\r")
