@@ -42,6 +42,12 @@ SILENCE_HEARTBEATS = 3.0
 CATCH_UP_S = 0.5
 #: Random bytes of the nonce that names a create or join and its retries (PROTOCOL.md).
 NONCE_BYTES = 16
+#: The refusals that ask for a wait, not a give-up (PROTOCOL.md, section 2): the same bytes
+#: are sent again after WAIT_FIRST_S, doubling to WAIT_MOST_S, at most WAITS times a request.
+WAIT_CODES = frozenset({"rate_limited", "storage_failed"})
+WAIT_FIRST_S = 0.2
+WAIT_MOST_S = 1.0
+WAITS = 10
 
 T = TypeVar("T")
 
@@ -241,12 +247,16 @@ class AsyncClient:
     async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Send one request, Lazy Pirate style; returns the reply.
 
-        Raises HostError for a refusal and HostTimeout when every try went unanswered.
+        Raises HostError for a refusal and HostTimeout when every try went unanswered. A
+        refusal that asks for a wait (``rate_limited``, ``storage_failed``) is waited out a few
+        times before it is raised; those waits are no tries.
         """
         async with self._lock:
             self._next_id += 1
             body = encode({"v": VERSION, "type": kind, "id": self._next_id, **fields})
-            for _ in range(self.retries + 1):
+            waits = 0
+            tries = 0
+            while tries <= self.retries:
                 if self._req is not None and self._req_address != self.address:
                     self._req.close()  # the host moved (silence) since this socket was made
                     self._req = None
@@ -273,6 +283,11 @@ class AsyncClient:
                     reply = decode_message(raw_reply)
                     if reply.get("type") != "error":
                         return reply
+                    if reply.get("code") in WAIT_CODES and waits < WAITS:
+                        # Answered: this socket may send again, the same bytes, same id.
+                        await asyncio.sleep(min(WAIT_MOST_S, WAIT_FIRST_S * 2 ** waits))
+                        waits += 1
+                        continue
                     if reply.get("code") != "not_active":
                         raise HostError(reply)
                     # The standby still hears the active host: back there, after a moment. A
@@ -286,7 +301,7 @@ class AsyncClient:
                 self._req.close()
                 self._req = None
                 self._switch()
-            tries = self.retries + 1
+                tries += 1
             raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
 
     def _switch(self) -> None:

@@ -14,7 +14,7 @@ import zmq
 from test_net_support import WAIT_S, Background, PlayerThread, choose
 
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout
-from sagani_net.host import Host
+from sagani_net.host import Host, Limits
 from sagani_net.protocol import VERSION, decode_message, encode
 from sagani_net.store import Store
 
@@ -350,3 +350,16 @@ def test_legal_refused_loads_the_snapshot_it_carries(host: Host, clients: list[C
         player.legal()
     assert player.state.version == 0
     assert {"type": "take", "index": 0} in player.legal()
+
+
+@pytest.mark.host(limits=Limits(rate_per_s=5, rate_burst=4))
+def test_a_rate_limited_request_is_waited_out_and_sent_again(host: Host) -> None:
+    """PROTOCOL.md, section 2: `rate_limited` asks for a wait, not a give-up. A client past
+    its peer's burst got a HostError from the reference client itself, which any bot built on
+    it turned into a crash; it now waits and sends the same bytes again."""
+    client = Client(host.endpoint, timeout_s=5.0)
+    try:
+        listings = [client.request("tables") for _ in range(12)]  # 8 past the burst of 4
+        assert {reply["type"] for reply in listings} == {"tables"}
+    finally:
+        client.close()
