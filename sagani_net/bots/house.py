@@ -151,8 +151,9 @@ class HouseBots:
         ).start()
 
     def _play(self, table: str, seat: int, token: str | None) -> None:
-        runner = BotRunner(self.address, self.strategy, name=f"house {self.strategy}",
-                           **self.options)
+        # Named as sagani play's bots are, by strategy: "house greedy" was cut to "house gree"
+        # in every ranking and side panel (the seat says it is a bot).
+        runner = BotRunner(self.address, self.strategy, name=self.strategy, **self.options)
         done = True  # forget the seat unless the bot is only stopping with the host
         try:
             if token is None:

@@ -58,6 +58,8 @@ def test_house_bots_play_the_kept_seat_and_come_back_after_a_restart(
         thread.start()
         # The game only moves if the house bot plays seat 1.
         assert watcher.wait_for(lambda r: r.version >= 20, WAIT_S)
+        # Named as sagani play's bots are: "house greedy" was cut in rankings and panels.
+        assert watcher.state.seats[1]["name"] == "greedy"
         assert table in json.loads((tmp_path / TOKENS_FILE).read_text())
         assert len(house_processes(tmp_path)) == 1  # the bots think beside the host, not in it
         proc.kill()
