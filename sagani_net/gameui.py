@@ -32,7 +32,7 @@ from wcwidth import wcwidth
 from sagani_net.game import Data, Game, GameState, RuleError
 
 #: Longest name in a sentence (a log line, "... wins."), which has the screen's width and
-#: wraps, where boards and score rows cut names to fit their columns: "house greedy 2" whole.
+#: wraps, where boards and score rows cut names to fit their columns: "Alexandra the Great" whole.
 SENTENCE_NAME_CHARS = 24
 
 
@@ -184,7 +184,7 @@ class GameUI(Generic[StateT]):
         return "Tab boards  : command  ? help  q quit"
 
     def help_pages(self) -> list[list[str]]:
-        """Pages after the keys page: commands and symbols, then the rules in a few lines."""
+        """Pages after the keys' pages: commands and symbols, then the rules in a few lines."""
         return []
 
     # -- input ------------------------------------------------------------------------------

@@ -927,7 +927,7 @@ class Tables:
                     table.presence_changed = True
 
     def _away(self, table: Table) -> list[int]:
-        """The seats of ``table`` whose players are away."""
+        """The seats of ``table`` that are away (a player's, or a bot's: PROTOCOL.md, Presence)."""
         away = []
         for seat in range(len(table.holders)):
             session = self._holder(table, seat)
