@@ -91,7 +91,10 @@ def game_config(args: argparse.Namespace) -> tuple[str, Data]:
     except RuleError as exc:
         raise UsageError(exc.message) from None
     given.update(given_files(args, game))
-    return game.name, checked_config(game, given)
+    try:
+        return game.name, checked_config(game, given)
+    except UsageError as exc:  # named by its game, as sagani play's are
+        raise UsageError(f"{game.title}: {exc}") from None
 
 
 def given_options(args: argparse.Namespace, game: Any) -> Data:
