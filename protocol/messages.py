@@ -51,6 +51,29 @@ def printable(text: str) -> str:
     return UNSAFE_TEXT.sub(lambda found: repr(found[0])[1:-1], text)
 
 
+def numbered_name(name: str, held: set[str]) -> str:
+    """``name``, numbered if another seat is called that already ("greedy", "greedy 2", ...):
+    scores, logs, records and replays tell the seats apart by name.
+
+    >>> numbered_name("greedy", {"greedy", "greedy 2"})
+    'greedy 3'
+    """
+    number, unique = 1, name
+    while unique in held:
+        number += 1
+        suffix = f" {number}"
+        unique = name[: MAX_NAME_LEN - len(suffix)] + suffix
+    return unique
+
+
+def seat_names(names: list[str] | tuple[str, ...]) -> list[str]:
+    """Each seat's name, in seat order, numbered as :func:`numbered_name` numbers a table's."""
+    held: list[str] = []
+    for name in names:
+        held.append(numbered_name(name, set(held)))
+    return held
+
+
 @dataclass(frozen=True)
 class Field:
     check: Check

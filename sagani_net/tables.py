@@ -32,7 +32,7 @@ from sagani_net.game import Game, GameState, RuleError
 from sagani_net.games import get_game
 from sagani_net.limits import PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
-from sagani_net.protocol.messages import MAX_NAME_LEN
+from sagani_net.protocol.messages import numbered_name
 from sagani_net.protocol.wire import VERSION
 from sagani_net.quotas import Limits, Quotas
 from sagani_net.store import SessionRow, Store, TableRow
@@ -515,16 +515,10 @@ class Tables:
                      snapshot=self._snapshot(table, session.seat))
 
     def _unique_name(self, table: Table, name: str) -> str:
-        """``name``, numbered if a seat of ``table`` is called that already ("greedy",
-        "greedy 2", ...): scores, logs, records and replays tell the seats apart by name."""
+        """``name``, numbered if a seat of ``table`` is called that already."""
         held = {session.name for holder in table.holders if holder is not None
                 and (session := self.sessions.get(holder)) is not None}
-        number, unique = 1, name
-        while unique in held:
-            number += 1
-            suffix = f" {number}"
-            unique = name[: MAX_NAME_LEN - len(suffix)] + suffix
-        return unique
+        return numbered_name(name, held)
 
     def _free_seat(self, table: Table, role: str, wanted: int | None) -> int:
         if wanted is not None:

@@ -24,6 +24,7 @@ from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import LocalSeat
 from sagani_net.game import Data, GameState
 from sagani_net.games import get_game
+from sagani_net.protocol.messages import seat_names
 
 
 class GameSpec(NamedTuple):
@@ -72,7 +73,9 @@ class GameResult:
     def record(self) -> Data:
         if self.made is None:
             assert self.state is not None, "a result holds its record or its final state"
-            self.made, self.state = self.state.to_record(), None
+            # The strategies are the seats' names, as they would be at a host's table.
+            names = seat_names(self.strategies)
+            self.made, self.state = {**self.state.to_record(), "names": names}, None
         return self.made
 
     def __getstate__(self) -> dict[str, Any]:

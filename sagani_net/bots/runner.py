@@ -316,8 +316,10 @@ def play_network(address: str, game: GameSpec) -> GameResult:
                                bots=list(range(seats)))
         runners = []
         for seat, policy in enumerate(game.policies()):
+            # Named by strategy alone: the host numbers a second "greedy", as a game played
+            # in-process names its seats, so the record is the same both ways.
             runner = BotRunner(address, policy, seed=game.seat_seed(seat),
-                               name=f"{game.strategies[seat]}-{seat}")
+                               name=game.strategies[seat])
             runner.join(table, seat)
             runners.append(runner)
         errors: list[BaseException] = []

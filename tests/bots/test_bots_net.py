@@ -39,8 +39,10 @@ def test_bots_of_every_strategy_finish_a_game_over_the_host_as_they_would_in_pro
         networked = play_network(host.endpoint, game)
     local = play_local(game)
     assert State.from_record(networked.record).is_over()
-    # Same seeds, same views: the network path plays exactly the in-process game.
-    assert networked.record["actions"] == local.record["actions"]
+    # Same seeds, same views: the network path plays exactly the in-process game, and its
+    # record (the seats' names too) is the same to the byte.
+    assert networked.record == local.record
+    assert local.record["names"] == ["mcts", "greedy", "random"]
     assert networked.scores == local.scores
 
 

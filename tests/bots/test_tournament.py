@@ -104,6 +104,8 @@ def test_the_tournament_command_prints_the_table_and_saves_every_record(
     for entry in index:
         record = json.loads((tmp_path / entry["file"]).read_text())
         assert record["result"]["scores"] == entry["scores"]
+        # Seats rotate game by game: the record itself says who sat where.
+        assert record["names"] == entry["strategies"]
     table = json.loads((tmp_path / "table.json").read_text())
     assert {row["strategy"] for row in table} == {"greedy", "random"}
 

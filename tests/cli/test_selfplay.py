@@ -38,7 +38,15 @@ def test_selfplay_writes_one_record_per_game_and_each_replays(tmp_path, args):
         state, _events = replay(record)  # refuses a result that differs from the replay
         assert state.is_over()
         assert record["result"] == state.to_record()["result"]
-        assert state.to_record() == record
+        assert {**state.to_record(), "names": record["names"]} == record
+
+
+def test_selfplay_records_name_each_seat_by_its_policy_as_a_host_would(tmp_path):
+    [same] = selfplay(tmp_path, "--players", "3", "--policy", "greedy", "--games", "1")
+    assert same["names"] == ["greedy", "greedy 2", "greedy 3"]
+    [mixed] = selfplay(tmp_path / "mixed", "--players", "3", "--policy", "random,greedy,random",
+                       "--games", "1")
+    assert mixed["names"] == ["random", "greedy", "random 2"]
 
 
 def test_selfplay_prints_a_summary(tmp_path, capsys):
