@@ -24,7 +24,6 @@ from sagani_net.bots import Policy, make_policy
 from sagani_net.bots.base import LocalSeat
 from sagani_net.game import Data, GameState
 from sagani_net.games import get_game
-from sagani_net.protocol.messages import seat_names
 
 
 class GameSpec(NamedTuple):
@@ -73,7 +72,10 @@ class GameResult:
     def record(self) -> Data:
         if self.made is None:
             assert self.state is not None, "a result holds its record or its final state"
-            # The strategies are the seats' names, as they would be at a host's table.
+            # The strategies are the seats' names, as they would be at a host's table. Imported
+            # here: self-play that writes no record never loads the protocol (start-up).
+            from sagani_net.protocol.messages import seat_names
+
             names = seat_names(self.strategies)
             self.made, self.state = {**self.state.to_record(), "names": names}, None
         return self.made

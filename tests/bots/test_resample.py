@@ -23,6 +23,7 @@ from sagani_net.bots.simple import RandomPolicy
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.game import Data, GameState, RuleError, random_action
 from sagani_net.games import game_names, get_game
+from sagani_net.protocol.messages import seat_names
 
 GAMES = [*game_names(), TOY]
 SEEDS = (0, 1)
@@ -220,7 +221,9 @@ def test_uniform_seats_play_the_game_of_seats_deciding_one_after_another(name: s
         assert all(seat.uniform for seat in seats)
         while (turn := state.current_seat) is not None:
             seats[turn].play()
-        assert play_local(spec).record == state.to_record()
+        played = dict(play_local(spec).record)
+        assert played.pop("names") == seat_names(lineup)  # as a host's table names them
+        assert played == state.to_record()
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "sagani"])
