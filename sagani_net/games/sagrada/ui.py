@@ -33,6 +33,7 @@ from sagani_net.game import Data, RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sagrada.components import (
     CELLS,
+    COLOUR,
     COLOUR_NAMES,
     COLOURS,
     COLUMNS,
@@ -861,6 +862,13 @@ class SagradaUI(GameUI[State]):
             except RuleError:  # no tool can be used on it: say so if this one's outcome is why
                 if not state.tool_outcomes(number, die):
                     return f"{tool.name} would leave {die_text(die)} with no cell it may go to"
+                colour = COLOURS.index(tool.colour)
+                payable = not state.tool_done and not state.uses[state.tools.index(number)]
+                if state.solo and payable and COLOUR[die] == colour and not any(
+                        COLOUR[d] == colour for i, d in enumerate(state.pool) if i != picked):
+                    # Solo pays with a pool die of the tool's colour: not the one it acts on.
+                    return (f"{tool.name}: paid with a {COLOUR_NAMES[colour]} pool die, and "
+                            f"{die_text(die)} is the only one")
         try:
             check.apply(Action.tool(number))
         except RuleError as exc:

@@ -929,3 +929,20 @@ def test_a_tab_while_choosing_does_not_open_the_game_on_another_window() -> None
             assert screen_text(model, 80, 24).splitlines()[1].startswith("▶You: ")
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_solo_a_tool_on_the_only_die_of_its_colour_says_it_cannot_be_paid() -> None:
+    """Solo, seed 5: the pool is P1 R1 G6 B2 and Grozing Pliers (key a) is paid with a purple
+    die. Picking P1 and pressing a says that P1 cannot both pay and be worked on, not 'used on
+    a die just drafted' (it was picked, and the picked die is drafted for the tool)."""
+    state = SAGRADA.new_state(SAGRADA.parse_config({"players": 1}), PLIERS_SEED)
+    events = state.apply(Action("choose", number=0))
+    assert [die_text(d) for d in state.pool] == ["P1", "R1", "G6", "B2"]
+    assert TOOLS[state.tools[0]].name == "Grozing Pliers"
+    model = model_for(state, events, 0)
+    model.ui.pick(0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Grozing Pliers: paid with a purple pool die, and P1 is the only one"
+    model.ui.pick(1)  # R1: P1 pays, in the tool's last step
+    model.ui.use_tool(0)
+    assert [a.kind for a in model.ui.plan] == ["draft", "tool"]
