@@ -467,6 +467,8 @@ def preview_text(preview: dict[str, Any]) -> str:
     if flips:
         parts.append(f"flips {flips}")
     parts.append(f"+{preview['points']}")
+    if preview.get("bonus"):
+        parts.append(f"bonus +{preview['bonus']}")
     if preview["discs_freed"]:
         parts.append(f"frees {plural(preview['discs_freed'], 'disc')}")
     if preview["cacophony"]:
@@ -1189,9 +1191,14 @@ class SaganiUI(GameUI[State]):
             if sel.source is not None:
                 state = state.clone()
                 state.apply(sel.source)
-            self.preview = state.preview(Action.place(sel.cell, sel.rotation)).summary()
+            place = Action.place(sel.cell, sel.rotation)
+            self.preview = state.preview(place).summary()
             seat = state.current_seat
             self.preview["supply"] = state.seats[seat].supply if seat is not None else 0
+            if state.mode == "solo-advanced":  # the +5 for few unflipped tiles is the rules' call
+                after = state.clone()
+                after.apply(place)
+                self.preview["bonus"] = after.seats[0].bonus - state.seats[0].bonus
         except RuleError as exc:
             self.model.say(exc.message)
 
