@@ -224,3 +224,22 @@ def test_a_typed_move_with_an_illegal_cell_sends_nothing(host: Host) -> None:
         bot.close()
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
+def test_a_solo_game_offers_no_tab_to_other_displays(host: Host) -> None:
+    """Tab goes to the next player's display; alone, yours is the only one, so neither the
+    display's title nor the keys offer it (before the reveal nor with the tile in hand)."""
+
+    async def main() -> None:
+        me, _ = await seated(host)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until_async(lambda: model.my_turn and model.view is not None)
+            before = screen_text(model, 80, 24)
+            running.keys.send_text("r")
+            await until_async(lambda: model.ui.selection is not None)
+            for text in (before, screen_text(model, 80, 24)):
+                assert "Tab" not in text and "(0 tiles, seat 1/1)" in text
+        me.close()
+
+    asyncio.run(main())

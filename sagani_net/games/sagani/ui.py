@@ -619,7 +619,7 @@ def display_block(
     assert view is not None
     data = view["seats"][seat]
     title = "Your display" if seat == model.you else f"{model.name(seat)}'s display"
-    note = f"; {title_note}" if title_note else ""
+    note = f"; {title_note}" if title_note and view["players"] > 1 else ""  # solo: one display
     title += f"  ({plural(len(data['display']), 'tile')}, seat {seat + 1}/{view['players']}{note})"
     sel = ui.selection if seat == model.you else None
     grid = display_rows(
@@ -889,6 +889,8 @@ class SaganiUI(GameUI[State]):
             local = self.selection.source is not None or self.model.steps
             undo = "  u/Esc undo" if local else ""
             return f"arrows move  r rotate  Enter place{undo}  : type a command  ? help"
+        # Tab goes to the next player's display: a solo game has only yours.
+        tab = "Tab displays  " if self.view is not None and self.view["players"] > 1 else ""
         if self.model.my_turn and self.phase == "choose":
             choices = self.choices()
             numbers = [a for a in choices if a.type in ("take", "pick")]
@@ -898,8 +900,8 @@ class SaganiUI(GameUI[State]):
                              f"1 {numbers[0].type}")
             first += [f"{a.type[0]} {a.type}" for a in choices
                       if a.type in ("draw", "pass", "reveal")]
-            return "  ".join(first) + "  Tab displays  : command  ? help  q quit"
-        return "Tab displays  arrows pan  : command  ? help  q quit"
+            return "  ".join(first) + f"  {tab}: command  ? help  q quit"
+        return f"{tab}arrows pan  : command  ? help  q quit"
 
     def help_pages(self) -> list[list[str]]:
         rules = RULES_PAGE.format(path=rules_file(self.game.name))
