@@ -243,3 +243,24 @@ def test_a_solo_game_offers_no_tab_to_other_displays(host: Host) -> None:
         me.close()
 
     asyncio.run(main())
+
+
+def test_show_says_what_it_takes_and_alone_that_there_is_one_display(host: Host) -> None:
+    """':show 2' alone said 'show 1 to 1'; two players: 'show 3' says which numbers it takes."""
+
+    async def show_one_too_many(players: int) -> str:
+        me, _ = await seated(host, players)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until_async(lambda: model.view is not None)
+            running.keys.send_text(f":show {players + 1}\r")
+            await until_async(lambda: model.message.startswith("show"))
+        me.close()
+        return model.message
+
+    async def main() -> None:
+        assert await show_one_too_many(1) == (
+            "show picks a player's display; alone, yours is the only one")
+        assert await show_one_too_many(2) == "show picks a player's display: show 1 to show 2"
+
+    asyncio.run(main())
