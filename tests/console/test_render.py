@@ -350,3 +350,15 @@ def test_an_advanced_solo_preview_says_when_the_placement_earns_the_bonus() -> N
         earns[place.cell, place.rotation] = "bonus +5" in model.ui.note()
         assert earns[place.cell, place.rotation] == (after.seats[0].bonus == 5)
     assert earns[(-1, -2), 0] and not all(earns.values())
+
+
+def test_the_score_row_keeps_a_long_score_and_a_count_of_cacophony_discs_whole() -> None:
+    """Basic solo, placed at random until past -100 with over 100 cacophony discs: the row
+    said '-210  ●0  ✗11' at 80 columns for 111 discs (the panel cut the last digit)."""
+    state, rng = State.new(1, "solo", seed=3), random.Random(3)
+    p = state.seats[0]
+    while not (p.score <= -100 and p.cacophony >= 100):
+        state.apply(state.random_action(rng))
+    text = screen_text(model_for(state), 80, 24)
+    row = next(line for line in text.splitlines() if "▶1 ann" in line)
+    assert row.endswith(f"{p.score}  ●{p.supply:<2} ✗{p.cacophony}"), row

@@ -37,7 +37,18 @@ from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
-from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest, pad
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+    pad,
+)
 
 Cell = tuple[int, int]
 Fragment = tuple[str, str]
@@ -296,14 +307,16 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
             stack = "↓" if same.index(seat) == 0 else "↑"  # lower in the stack is ahead
         before = ui.scores_mark[seat] if seat < len(ui.scores_mark) else s["score"]
         score_style = style + (" class:new" if s["score"] != before else "")
-        line: Line = [
-            (style, f"{mark}{seat + 1} {pad(model.name(seat, 9), 9)} "),
+        tail: Line = [
             (score_style, f"{s['score']:>3}"),
-            (style, f"{stack:1} ●{s['supply']:<2}"),
+            (style, f"{stack:1} ●{s['supply']:<2}" + (f" ✗{s['cacophony']}" if s["cacophony"]
+                                                      else "")),
         ]
-        if s["cacophony"]:
-            line.append((style, f" ✗{s['cacophony']}"))
-        lines.append(line)
+        # A long score beside many cacophony discs (-210 ✗111) takes from the name, not the
+        # count: the panel would cut the count's last digit.
+        name_w = max(3, min(9, width - 4 - len(line_text(tail))))
+        lines.append([(style, f"{mark}{seat + 1} {pad(model.name(seat, name_w), name_w)} "),
+                      *tail])
     if advanced:
         return lines + [advanced_final_line(ui)]
     bar_w = max(4, width - 6)
