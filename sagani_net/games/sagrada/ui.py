@@ -1456,5 +1456,6 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
 Score: public objectives, your private colour (the sum of its values), 1 per
  favour token left, -1 per empty cell. Ties: private, tokens, then whoever
  took their first turn of round 10 latest.
-Solo: tools are paid with a pool die of their colour; beat the round track's
- total; -3 per empty cell."""
+Solo: two turns a round; a tool is used once, paid with a pool die of its
+ colour (the die leaves the game); two private colours, the better counts;
+ -3 per empty cell; win by beating the round track's total (a tie loses)."""

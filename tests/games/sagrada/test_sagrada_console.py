@@ -946,3 +946,27 @@ def test_solo_a_tool_on_the_only_die_of_its_colour_says_it_cannot_be_paid() -> N
     model.ui.pick(1)  # R1: P1 pays, in the tool's last step
     model.ui.use_tool(0)
     assert [a.kind for a in model.ui.plan] == ["draft", "tool"]
+
+
+def test_the_rules_page_says_what_the_solo_game_changes_and_fits_80_by_24() -> None:
+    """The solo line said only how tools are paid, the target and -3 an empty cell; a solo
+    player also needs that a tool is used once, that the better of two private colours counts
+    and that a tie with the target loses (S-solo)."""
+    state = SAGRADA.new_state(SAGRADA.parse_config({"players": 1}), PLIERS_SEED)
+    model = model_for(state, [], 0)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":rules\r")
+            await until_async(lambda: "Rules in short" in screen_text(model, 80, 24))
+            screen = screen_text(model, 80, 24)
+            assert "any other key: back" in screen.splitlines()[-2]  # the page is whole
+            text = " ".join(screen.split())
+            for said in ("a tool is used once, paid with a pool die of its colour (the die "
+                         "leaves the game)", "two private colours, the better counts",
+                         "beating the round track's total (a tie loses)"):
+                assert said in text
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.page != HELP)
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
