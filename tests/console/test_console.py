@@ -264,3 +264,28 @@ def test_show_says_what_it_takes_and_alone_that_there_is_one_display(host: Host)
         assert await show_one_too_many(2) == "show picks a player's display: show 1 to show 2"
 
     asyncio.run(main())
+
+
+def test_a_solo_replay_offers_no_tab_and_its_final_screen_still_does() -> None:
+    """Stepping through a solo game, and on its board after the end, Tab has no other display
+    to go to; on the final screen it goes to the board, and says so."""
+    state = State.new(1, "solo", seed=9)
+    policy, rng = make_policy("greedy"), random.Random(9)
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    steps = Replay(replay_frames(state.to_record()))
+    model = ConsoleModel(connection="local", seats=[{"name": "a"}])
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until_async(lambda: steps.index == 1)
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text(":last\r")
+            await until_async(lambda: model.status == "over")
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text("f")
+            await until_async(lambda: model.page == FINAL)
+            assert "Tab look at the displays" in screen_text(model, 80, 24).splitlines()[-2]
+
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))

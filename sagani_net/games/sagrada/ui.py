@@ -461,8 +461,9 @@ class SagradaUI(GameUI[State]):
         tail = "Tab windows  : command  ? help  q quit"
         if view is None:
             return tail
+        if view["phase"] == "choose" or len(view["seats"]) == 1:
+            tail = tail.replace("Tab windows  ", "")  # no window yet, or yours alone
         if view["phase"] == "choose":
-            tail = tail.replace("Tab windows  ", "")  # no window yet: Tab shows nothing
             if self.chosen_ahead is not None:
                 return "Esc/u take the choice back  " + tail
             return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \

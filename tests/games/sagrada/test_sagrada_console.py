@@ -970,3 +970,11 @@ def test_the_rules_page_says_what_the_solo_game_changes_and_fits_80_by_24() -> N
             await until_async(lambda: model.page != HELP)
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_solo_game_offers_no_tab_to_other_windows() -> None:
+    """Tab goes to the next player's window: alone, yours is the only one."""
+    for players, tab in ((1, False), (2, True)):
+        state, events = played(2, players=players)
+        model = model_for(state, events, state.current_seat)
+        assert ("Tab windows" in screen_text(model, 80, 24).splitlines()[-2]) == tab
