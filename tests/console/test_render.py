@@ -330,10 +330,11 @@ def unflipped_tiles(state: State) -> list[int]:
             if not flipped]
 
 
-def test_an_advanced_solo_preview_says_when_the_placement_earns_the_bonus() -> None:
-    """R7: from the fifth tile on, a turn that leaves at most two tiles unflipped earns +5.
-    Where the ghost stands decides it, and the preview said only the points and the arrows.
-    Four tiles placed (F2 and E19 unflipped), E35 revealed: at -1,-2 it completes at once."""
+def test_an_advanced_solo_preview_says_the_bonus_and_the_final_score_it_makes() -> None:
+    """R7: from the fifth tile on, a turn that leaves at most two tiles unflipped earns +5, and
+    an unflipped tile's value counts against the final score. Where the ghost stands decides
+    both, and the preview said only the track's points and the arrows. Four tiles placed (F2
+    and E19 unflipped), E35 revealed: at -1,-2 it completes at once."""
     aside = (3, 10, 12, 15, 18)  # 3-point tiles: set aside at once, to come last
     top = (*aside, 2, 19, 20, 1, 35)
     state = State.new(1, "solo-advanced", tiles=[*top, *(t for t in TILES if t not in top)])
@@ -347,8 +348,10 @@ def test_an_advanced_solo_preview_says_when_the_placement_earns_the_bonus() -> N
         after = state.clone()
         after.apply(place)
         model.ui.restore(Selection(None, 35, place.cell, place.rotation))
-        earns[place.cell, place.rotation] = "bonus +5" in model.ui.note()
+        note = model.ui.note()
+        earns[place.cell, place.rotation] = "bonus +5" in note
         assert earns[place.cell, place.rotation] == (after.seats[0].bonus == 5)
+        assert note.endswith(f", final {after.seats[0].final_score()}")  # as the panel will
     assert earns[(-1, -2), 0] and not all(earns.values())
 
 

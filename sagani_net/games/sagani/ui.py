@@ -490,6 +490,8 @@ def preview_text(preview: dict[str, Any]) -> str:
         parts.append(f"CACOPHONY x{preview['cacophony']} (-{2 * preview['cacophony']}: "
                      f"{plural(need, 'arrow')} need discs, you have {have})")
     parts.append(f"open arrows left {len(preview['open'])}")
+    if "final" in preview:  # advanced solo: all of the above, settled
+        parts.append(f"final {preview['final']}")
     return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
@@ -1214,6 +1216,9 @@ class SaganiUI(GameUI[State]):
                 after = state.clone()
                 after.apply(place)
                 self.preview["bonus"] = after.seats[0].bonus - state.seats[0].bonus
+                # What the panel's "final now" would be: the tile's value counts against it
+                # while it stays unflipped, which the points (the track's) do not say.
+                self.preview["final"] = after.seats[0].final_score()
         except RuleError as exc:
             self.model.say(exc.message)
 
