@@ -46,7 +46,7 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME,
                    help=f"the game ({', '.join(PACKAGES)}; default {DEFAULT_GAME})")
-    p.add_argument("--players", type=check.players, default=2,
+    p.add_argument("--players", type=check.players, default=None,  # None: not asked for
                    help="how many play (default 2; 1: a game's solo, where it has one)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="another table option of the game (repeat for more), e.g. "
@@ -59,7 +59,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument(
         "--bots",
         type=check.names_in(lambda: list(BOT_KINDS), "bot kinds"),
-        default=["greedy"],
+        default=None,  # None: not asked for (greedy, where there are other seats)
         metavar="KIND[,KIND...]",
         help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})",
     )

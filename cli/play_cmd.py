@@ -134,8 +134,11 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     game = get_game(args.game)
     if args.solo and args.solo_advanced:
         raise UsageError("choose --solo or --solo-advanced, not both")
-    data: dict[str, Any] = {"players": args.players}
+    data: dict[str, Any] = {"players": 2 if args.players is None else args.players}
     if args.solo or args.solo_advanced:
+        if args.players not in (None, 1):
+            flag = "--solo" if args.solo else "--solo-advanced"
+            raise UsageError(f"{flag} is one player, not --players {args.players}")
         data = {"players": 1}
         counts = next((o.choices for o in game.options if o.name == "players"), ())
         if 1 not in counts:
@@ -158,8 +161,11 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     open_seats = [s - 1 for s in args.open]
     if any(not 0 <= s < players or s == you for s in open_seats):
         raise UsageError("--open names other seats of this table")
-    kinds = list(args.bots)
     free = [s for s in range(players) if s != you and s not in open_seats]
+    if args.bots is not None and not free:
+        raise UsageError("--bots: this table has no seat for a bot" +
+                         (" (a solo game is you alone)" if players == 1 else ""))
+    kinds = list(args.bots or ["greedy"])
     if len(kinds) == 1:
         kinds *= len(free)
     if len(kinds) != len(free):

@@ -628,8 +628,10 @@ class Console:
             if command.number is not None and 1 <= command.number <= model.players:
                 model.shown = command.number - 1
                 model.page = GAME
+            elif model.players == 1:
+                model.say(f"show picks a player's {model.ui.board}; alone, yours is the only one")
             else:
-                model.say(f"show 1 to {model.players}")
+                model.say(f"show picks a player's {model.ui.board}: show 1 to show {model.players}")
         else:
             self.step(kind, command.number)
 

@@ -158,6 +158,8 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
 def hint_line(model: ConsoleModel, width: int) -> Line:
     """The keys that do something now."""
     pages = len(help_pages(model))
+    # Tab on a board goes to the next player's: a solo game has only yours.
+    tab = f"Tab {model.ui.board}s  " if model.players > 1 else ""
     if model.page == HELP:
         more = "Space/→ next page  " if model.help_page + 1 < pages else ""
         keys = f"page {model.help_page + 1}/{pages}  {more}any other key: back"
@@ -167,13 +169,13 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
             keys = f"a analyse this game  Tab {model.ui.board}s  f this screen  PgUp log  q quit"
     elif model.replay_step:
         final = "f final  " if model.status == "over" else ""  # the end: the result is there
-        keys = f"←/→ step  {final}Home/End first/last  Tab {model.ui.board}s  ? help  q quit"
+        keys = f"←/→ step  {final}Home/End first/last  {tab}? help  q quit"
         if model.has_verdicts:
-            keys = f"←/→ step  {final}c costliest  Home/End  Tab {model.ui.board}s  ? help  q quit"
+            keys = f"←/→ step  {final}c costliest  Home/End  {tab}? help  q quit"
         elif model.analysable:
-            keys = f"←/→ step  {final}a analyse  Home/End  Tab {model.ui.board}s  ? help  q quit"
+            keys = f"←/→ step  {final}a analyse  Home/End  {tab}? help  q quit"
     elif model.status == "over":  # looking at the boards after the end: f brings it back
-        keys = f"f the final screen  Tab {model.ui.board}s  PgUp log  : command  ? help  q quit"
+        keys = f"f the final screen  {tab}PgUp log  : command  ? help  q quit"
     else:
         keys = model.ui.hints()
     return fit([("class:hint", keys)], width)

@@ -224,3 +224,68 @@ def test_a_typed_move_with_an_illegal_cell_sends_nothing(host: Host) -> None:
         bot.close()
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
+def test_a_solo_game_offers_no_tab_to_other_displays(host: Host) -> None:
+    """Tab goes to the next player's display; alone, yours is the only one, so neither the
+    display's title nor the keys offer it (before the reveal nor with the tile in hand)."""
+
+    async def main() -> None:
+        me, _ = await seated(host)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until_async(lambda: model.my_turn and model.view is not None)
+            before = screen_text(model, 80, 24)
+            running.keys.send_text("r")
+            await until_async(lambda: model.ui.selection is not None)
+            for text in (before, screen_text(model, 80, 24)):
+                assert "Tab" not in text and "(0 tiles, seat 1/1)" in text
+        me.close()
+
+    asyncio.run(main())
+
+
+def test_show_says_what_it_takes_and_alone_that_there_is_one_display(host: Host) -> None:
+    """':show 2' alone said 'show 1 to 1'; two players: 'show 3' says which numbers it takes."""
+
+    async def show_one_too_many(players: int) -> str:
+        me, _ = await seated(host, players)
+        model = ConsoleModel()
+        async with running_console(model, me) as running:
+            await until_async(lambda: model.view is not None)
+            running.keys.send_text(f":show {players + 1}\r")
+            await until_async(lambda: model.message.startswith("show"))
+        me.close()
+        return model.message
+
+    async def main() -> None:
+        assert await show_one_too_many(1) == (
+            "show picks a player's display; alone, yours is the only one")
+        assert await show_one_too_many(2) == "show picks a player's display: show 1 to show 2"
+
+    asyncio.run(main())
+
+
+def test_a_solo_replay_offers_no_tab_and_its_final_screen_still_does() -> None:
+    """Stepping through a solo game, and on its board after the end, Tab has no other display
+    to go to; on the final screen it goes to the board, and says so."""
+    state = State.new(1, "solo", seed=9)
+    policy, rng = make_policy("greedy"), random.Random(9)
+    while not state.is_over():
+        state.apply(policy.choose(state, rng))
+    steps = Replay(replay_frames(state.to_record()))
+    model = ConsoleModel(connection="local", seats=[{"name": "a"}])
+
+    async def main() -> None:
+        async with running_console(model, replay=steps) as running:
+            running.keys.send_text("\x1b[C")
+            await until_async(lambda: steps.index == 1)
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text(":last\r")
+            await until_async(lambda: model.status == "over")
+            assert "Tab" not in screen_text(model, 80, 24).splitlines()[-2]
+            running.keys.send_text("f")
+            await until_async(lambda: model.page == FINAL)
+            assert "Tab look at the displays" in screen_text(model, 80, 24).splitlines()[-2]
+
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))

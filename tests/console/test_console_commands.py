@@ -160,8 +160,8 @@ def test_events_read_as_words() -> None:
 
 class Args:
     def __init__(self, **kw: object) -> None:
-        defaults = dict(game="sagani", solo=False, solo_advanced=False, players=2, seat=1,
-                        open=[], bots=["greedy"])
+        defaults = dict(game="sagani", solo=False, solo_advanced=False, players=None, seat=1,
+                        open=[], bots=None)  # as the parser leaves what is not asked for
         self.__dict__.update(defaults | kw)
 
 
@@ -178,6 +178,23 @@ def test_play_refuses_clashing_options() -> None:
         plan(Args(players=5))
     with pytest.raises(UsageError):
         plan(Args(players=3, bots=["greedy", "greedy", "greedy"]))
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    (dict(solo=True, players=2), "--solo is one player, not --players 2"),
+    (dict(solo_advanced=True, players=3), "--solo-advanced is one player, not --players 3"),
+    (dict(solo=True, bots=["mcts"]), "--bots: this table has no seat for a bot (a solo game "
+                                     "is you alone)"),
+    (dict(game="sagrada", players=1, bots=["greedy"]),
+     "--bots: this table has no seat for a bot (a solo game is you alone)"),
+    (dict(players=2, open=[2], bots=["mcts"]), "--bots: this table has no seat for a bot"),
+])
+def test_play_refuses_options_a_solo_game_would_drop(given: dict, said: str) -> None:
+    """A solo game with --players 2 or --bots mcts played alone, saying nothing of either."""
+    with pytest.raises(UsageError) as refused:
+        plan(Args(**given))
+    assert str(refused.value) == said
+    assert plan(Args(solo=True, players=1)).bots == {}
 
 
 @pytest.mark.parametrize(("game", "flag", "said"), [

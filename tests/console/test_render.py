@@ -19,7 +19,7 @@ from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen, screen_text
 from sagani_net.games.sagani.rules import Action, State
 from sagani_net.games.sagani.tiles import ROTATIONS, TILES
-from sagani_net.games.sagani.ui import TILE_H, TILE_W, display_rows, tile_rows
+from sagani_net.games.sagani.ui import TILE_H, TILE_W, Selection, display_rows, tile_rows
 from sagani_net.gameui import columns, line_text
 
 
@@ -328,3 +328,40 @@ def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal
 def unflipped_tiles(state: State) -> list[int]:
     return [tile for _x, _y, tile, _r, _c, flipped in state.view()["seats"][0]["display"]
             if not flipped]
+
+
+def test_an_advanced_solo_preview_says_the_bonus_and_the_final_score_it_makes() -> None:
+    """R7: from the fifth tile on, a turn that leaves at most two tiles unflipped earns +5, and
+    an unflipped tile's value counts against the final score. Where the ghost stands decides
+    both, and the preview said only the track's points and the arrows. Four tiles placed (F2
+    and E19 unflipped), E35 revealed: at -1,-2 it completes at once."""
+    aside = (3, 10, 12, 15, 18)  # 3-point tiles: set aside at once, to come last
+    top = (*aside, 2, 19, 20, 1, 35)
+    state = State.new(1, "solo-advanced", tiles=[*top, *(t for t in TILES if t not in top)])
+    for cell in ((0, 0), (1, 0), (0, -1), (-1, -1)):
+        state.apply(Action("reveal"))
+        state.apply(Action.place(cell, 0))
+    state.apply(Action("reveal"))
+    model = model_for(state)
+    earns = {}
+    for place in state.legal_actions():
+        after = state.clone()
+        after.apply(place)
+        model.ui.restore(Selection(None, 35, place.cell, place.rotation))
+        note = model.ui.note()
+        earns[place.cell, place.rotation] = "bonus +5" in note
+        assert earns[place.cell, place.rotation] == (after.seats[0].bonus == 5)
+        assert note.endswith(f", final {after.seats[0].final_score()}")  # as the panel will
+    assert earns[(-1, -2), 0] and not all(earns.values())
+
+
+def test_the_score_row_keeps_a_long_score_and_a_count_of_cacophony_discs_whole() -> None:
+    """Basic solo, placed at random until past -100 with over 100 cacophony discs: the row
+    said '-210  ●0  ✗11' at 80 columns for 111 discs (the panel cut the last digit)."""
+    state, rng = State.new(1, "solo", seed=3), random.Random(3)
+    p = state.seats[0]
+    while not (p.score <= -100 and p.cacophony >= 100):
+        state.apply(state.random_action(rng))
+    text = screen_text(model_for(state), 80, 24)
+    row = next(line for line in text.splitlines() if "▶1 ann" in line)
+    assert row.endswith(f"{p.score}  ●{p.supply:<2} ✗{p.cacophony}"), row

@@ -37,7 +37,18 @@ from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
 from sagani_net.games.sagani.words import plural
-from sagani_net.gameui import CommandError, GameUI, Key, Line, box, fit, merge, nearest, pad
+from sagani_net.gameui import (
+    CommandError,
+    GameUI,
+    Key,
+    Line,
+    box,
+    fit,
+    line_text,
+    merge,
+    nearest,
+    pad,
+)
 
 Cell = tuple[int, int]
 Fragment = tuple[str, str]
@@ -296,14 +307,16 @@ def score_lines(ui: SaganiUI, width: int) -> list[Line]:
             stack = "↓" if same.index(seat) == 0 else "↑"  # lower in the stack is ahead
         before = ui.scores_mark[seat] if seat < len(ui.scores_mark) else s["score"]
         score_style = style + (" class:new" if s["score"] != before else "")
-        line: Line = [
-            (style, f"{mark}{seat + 1} {pad(model.name(seat, 9), 9)} "),
+        tail: Line = [
             (score_style, f"{s['score']:>3}"),
-            (style, f"{stack:1} ●{s['supply']:<2}"),
+            (style, f"{stack:1} ●{s['supply']:<2}" + (f" ✗{s['cacophony']}" if s["cacophony"]
+                                                      else "")),
         ]
-        if s["cacophony"]:
-            line.append((style, f" ✗{s['cacophony']}"))
-        lines.append(line)
+        # A long score beside many cacophony discs (-210 ✗111) takes from the name, not the
+        # count: the panel would cut the count's last digit.
+        name_w = max(3, min(9, width - 4 - len(line_text(tail))))
+        lines.append([(style, f"{mark}{seat + 1} {pad(model.name(seat, name_w), name_w)} "),
+                      *tail])
     if advanced:
         return lines + [advanced_final_line(ui)]
     bar_w = max(4, width - 6)
@@ -467,6 +480,8 @@ def preview_text(preview: dict[str, Any]) -> str:
     if flips:
         parts.append(f"flips {flips}")
     parts.append(f"+{preview['points']}")
+    if preview.get("bonus"):
+        parts.append(f"bonus +{preview['bonus']}")
     if preview["discs_freed"]:
         parts.append(f"frees {plural(preview['discs_freed'], 'disc')}")
     if preview["cacophony"]:
@@ -475,6 +490,8 @@ def preview_text(preview: dict[str, Any]) -> str:
         parts.append(f"CACOPHONY x{preview['cacophony']} (-{2 * preview['cacophony']}: "
                      f"{plural(need, 'arrow')} need discs, you have {have})")
     parts.append(f"open arrows left {len(preview['open'])}")
+    if "final" in preview:  # advanced solo: all of the above, settled
+        parts.append(f"final {preview['final']}")
     return " ".join(parts[:1]) + " " + ", ".join(parts[1:])
 
 
@@ -617,7 +634,7 @@ def display_block(
     assert view is not None
     data = view["seats"][seat]
     title = "Your display" if seat == model.you else f"{model.name(seat)}'s display"
-    note = f"; {title_note}" if title_note else ""
+    note = f"; {title_note}" if title_note and view["players"] > 1 else ""  # solo: one display
     title += f"  ({plural(len(data['display']), 'tile')}, seat {seat + 1}/{view['players']}{note})"
     sel = ui.selection if seat == model.you else None
     grid = display_rows(
@@ -887,6 +904,8 @@ class SaganiUI(GameUI[State]):
             local = self.selection.source is not None or self.model.steps
             undo = "  u/Esc undo" if local else ""
             return f"arrows move  r rotate  Enter place{undo}  : type a command  ? help"
+        # Tab goes to the next player's display: a solo game has only yours.
+        tab = "Tab displays  " if self.view is not None and self.view["players"] > 1 else ""
         if self.model.my_turn and self.phase == "choose":
             choices = self.choices()
             numbers = [a for a in choices if a.type in ("take", "pick")]
@@ -896,8 +915,8 @@ class SaganiUI(GameUI[State]):
                              f"1 {numbers[0].type}")
             first += [f"{a.type[0]} {a.type}" for a in choices
                       if a.type in ("draw", "pass", "reveal")]
-            return "  ".join(first) + "  Tab displays  : command  ? help  q quit"
-        return "Tab displays  arrows pan  : command  ? help  q quit"
+            return "  ".join(first) + f"  {tab}: command  ? help  q quit"
+        return f"{tab}arrows pan  : command  ? help  q quit"
 
     def help_pages(self) -> list[list[str]]:
         rules = RULES_PAGE.format(path=rules_file(self.game.name))
@@ -1189,9 +1208,17 @@ class SaganiUI(GameUI[State]):
             if sel.source is not None:
                 state = state.clone()
                 state.apply(sel.source)
-            self.preview = state.preview(Action.place(sel.cell, sel.rotation)).summary()
+            place = Action.place(sel.cell, sel.rotation)
+            self.preview = state.preview(place).summary()
             seat = state.current_seat
             self.preview["supply"] = state.seats[seat].supply if seat is not None else 0
+            if state.mode == "solo-advanced":  # the +5 for few unflipped tiles is the rules' call
+                after = state.clone()
+                after.apply(place)
+                self.preview["bonus"] = after.seats[0].bonus - state.seats[0].bonus
+                # What the panel's "final now" would be: the tile's value counts against it
+                # while it stays unflipped, which the points (the track's) do not say.
+                self.preview["final"] = after.seats[0].final_score()
         except RuleError as exc:
             self.model.say(exc.message)
 

@@ -33,6 +33,7 @@ from sagani_net.game import Data, RuleError
 from sagani_net.games import rules_file
 from sagani_net.games.sagrada.components import (
     CELLS,
+    COLOUR,
     COLOUR_NAMES,
     COLOURS,
     COLUMNS,
@@ -460,8 +461,9 @@ class SagradaUI(GameUI[State]):
         tail = "Tab windows  : command  ? help  q quit"
         if view is None:
             return tail
+        if view["phase"] == "choose" or len(view["seats"]) == 1:
+            tail = tail.replace("Tab windows  ", "")  # no window yet, or yours alone
         if view["phase"] == "choose":
-            tail = tail.replace("Tab windows  ", "")  # no window yet: Tab shows nothing
             if self.chosen_ahead is not None:
                 return "Esc/u take the choice back  " + tail
             return "1-4 or ←/→ pick a pattern  Enter choose  " + tail if self.can_choose() \
@@ -861,6 +863,13 @@ class SagradaUI(GameUI[State]):
             except RuleError:  # no tool can be used on it: say so if this one's outcome is why
                 if not state.tool_outcomes(number, die):
                     return f"{tool.name} would leave {die_text(die)} with no cell it may go to"
+                colour = COLOURS.index(tool.colour)
+                payable = not state.tool_done and not state.uses[state.tools.index(number)]
+                if state.solo and payable and COLOUR[die] == colour and not any(
+                        COLOUR[d] == colour for i, d in enumerate(state.pool) if i != picked):
+                    # Solo pays with a pool die of the tool's colour: not the one it acts on.
+                    return (f"{tool.name}: paid with a {COLOUR_NAMES[colour]} pool die, and "
+                            f"{die_text(die)} is the only one")
         try:
             check.apply(Action.tool(number))
         except RuleError as exc:
@@ -1448,5 +1457,6 @@ Placing: the first die on an edge; later dice next to a die (diagonal counts);
 Score: public objectives, your private colour (the sum of its values), 1 per
  favour token left, -1 per empty cell. Ties: private, tokens, then whoever
  took their first turn of round 10 latest.
-Solo: tools are paid with a pool die of their colour; beat the round track's
- total; -3 per empty cell."""
+Solo: two turns a round; a tool is used once, paid with a pool die of its
+ colour (the die leaves the game); two private colours, the better counts;
+ -3 per empty cell; win by beating the round track's total (a tie loses)."""

@@ -929,3 +929,52 @@ def test_a_tab_while_choosing_does_not_open_the_game_on_another_window() -> None
             assert screen_text(model, 80, 24).splitlines()[1].startswith("▶You: ")
 
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_solo_a_tool_on_the_only_die_of_its_colour_says_it_cannot_be_paid() -> None:
+    """Solo, seed 5: the pool is P1 R1 G6 B2 and Grozing Pliers (key a) is paid with a purple
+    die. Picking P1 and pressing a says that P1 cannot both pay and be worked on, not 'used on
+    a die just drafted' (it was picked, and the picked die is drafted for the tool)."""
+    state = SAGRADA.new_state(SAGRADA.parse_config({"players": 1}), PLIERS_SEED)
+    events = state.apply(Action("choose", number=0))
+    assert [die_text(d) for d in state.pool] == ["P1", "R1", "G6", "B2"]
+    assert TOOLS[state.tools[0]].name == "Grozing Pliers"
+    model = model_for(state, events, 0)
+    model.ui.pick(0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Grozing Pliers: paid with a purple pool die, and P1 is the only one"
+    model.ui.pick(1)  # R1: P1 pays, in the tool's last step
+    model.ui.use_tool(0)
+    assert [a.kind for a in model.ui.plan] == ["draft", "tool"]
+
+
+def test_the_rules_page_says_what_the_solo_game_changes_and_fits_80_by_24() -> None:
+    """The solo line said only how tools are paid, the target and -3 an empty cell; a solo
+    player also needs that a tool is used once, that the better of two private colours counts
+    and that a tie with the target loses (S-solo)."""
+    state = SAGRADA.new_state(SAGRADA.parse_config({"players": 1}), PLIERS_SEED)
+    model = model_for(state, [], 0)
+
+    async def main() -> None:
+        async with running_console(model) as running:
+            running.keys.send_text(":rules\r")
+            await until_async(lambda: "Rules in short" in screen_text(model, 80, 24))
+            screen = screen_text(model, 80, 24)
+            assert "any other key: back" in screen.splitlines()[-2]  # the page is whole
+            text = " ".join(screen.split())
+            for said in ("a tool is used once, paid with a pool die of its colour (the die "
+                         "leaves the game)", "two private colours, the better counts",
+                         "beating the round track's total (a tie loses)"):
+                assert said in text
+            running.keys.send_text(ENTER)
+            await until_async(lambda: model.page != HELP)
+
+    asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
+
+
+def test_a_solo_game_offers_no_tab_to_other_windows() -> None:
+    """Tab goes to the next player's window: alone, yours is the only one."""
+    for players, tab in ((1, False), (2, True)):
+        state, events = played(2, players=players)
+        model = model_for(state, events, state.current_seat)
+        assert ("Tab windows" in screen_text(model, 80, 24).splitlines()[-2]) == tab
