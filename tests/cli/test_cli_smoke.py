@@ -34,6 +34,20 @@ def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
     assert all(len(line) <= 80 for line in wide.stdout.splitlines())
 
 
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+def test_replay_print_shows_no_key_hints_for_any_game(game: str, tmp_path: Path) -> None:
+    """Printed, no key does anything: Sagrada's final box ended with 'Tab: look at the
+    windows' (the boards' titles still name Tab, as the console shows them)."""
+    done = sagani("selfplay", "--game", game, "--games", "1", "--seed", "4", "--records",
+                  str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (record,) = tmp_path.glob("*.json")
+    shown = sagani("replay", str(record), "--print")
+    assert shown.returncode == 0, shown.stderr
+    final = shown.stdout.split("Game over", 1)[1]  # the ranking, under the last position
+    assert "Tab" not in final, final
+
 def test_play_autoplay_runs_host_and_bots_to_the_end(tmp_path: Path) -> None:
     # mcts thinks in a worker process; a short --think keeps the game quick.
     done = sagani("play", "--autoplay", "greedy", "--players", "3", "--bots", "mcts,random",

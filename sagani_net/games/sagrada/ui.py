@@ -1423,7 +1423,8 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         tie = tie_words(result["ranking"], sheets)
         if tie:
             lines.append([("", tie)])
-    lines.append([("class:dim", "Tab: look at the windows")])
+    # No key hint of its own: the console's hint line has "Tab look at the windows", and
+    # `replay --print` shows this box where no key does anything.
     return box(lines, width, height)
 
 
