@@ -228,6 +228,8 @@ class Console:
         self.model = model
         self.client = client
         self.replay = replay
+        #: On a terminal of its own (no output given), the glyphs it can show.
+        self.ascii = output is None and render.ascii_terminal()
         self.rejoin = rejoin
         self.record = record
         self.analyser = analyser
@@ -292,6 +294,9 @@ class Console:
             if i:
                 out.append(("", "\n"))
             out.extend(line)
+        if self.ascii:
+            return [(part[0], part[1].translate(render.ASCII), *part[2:])
+                    for part in out]
         return out
 
     def redraw(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from cli_kit import Terminal, lan_party, sagani
 from test_net_support import RUN_SAGANI
 
+from sagani_net.games import get_game
 from sagani_net.store import Store
 
 
@@ -205,3 +207,26 @@ def test_the_command_line_answers_without_importing_the_console_the_host_or_zmq(
                           timeout=60)
     assert "HEAVY []" in done.stderr, done.stderr
     assert done.returncode == (2 if argv == ["plya"] else 0)
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+@pytest.mark.parametrize("terminal", [{"LANG": "C", "LC_ALL": "C"}, {"TERM": "linux"},
+                                      {"TERM": "vt100"}], ids=["LC_ALL=C", "linux", "vt100"])
+def test_a_terminal_that_shows_only_ascii_gets_the_boards_in_ascii(
+        game: str, terminal: dict[str, str], tmp_path: Path) -> None:
+    """A C locale's terminal shows the UTF-8 of a box or an arrow as '?' or as three bytes of
+    mojibake, the Linux console and a VT100 lack the glyphs: the boards were unreadable."""
+    rules = get_game(game)
+    state = rules.new_state(rules.parse_config({"players": 2}), seed=1)
+    state.playout(random.Random(1))
+    record = tmp_path / f"{game}.json"
+    record.write_text(json.dumps(state.to_record()))
+    term = Terminal("replay", str(record), env=terminal)
+    term.wait_for("q quit")
+    term.send("\x1b[F")  # End: the last position, every board at its fullest
+    term.wait_for("game over")
+    term.send("q")
+    assert term.close() == 0
+    shown = term.screen.text()
+    assert shown.isascii(), shown
+    assert "+--" in shown or "|" in shown, shown  # the boards' frames, in ASCII
