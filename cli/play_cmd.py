@@ -30,7 +30,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError, read_record
 from sagani_net.cli.console.app import Console, Replay, replay_frames, run_console
 from sagani_net.cli.console.model import LOCAL, ConsoleModel
-from sagani_net.cli.console.render import final_text
+from sagani_net.cli.console.render import ASCII, ascii_terminal, final_text
 from sagani_net.cli.game_options import (
     checked_config,
     given_files,
@@ -850,7 +850,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.print:
         steps.show(model, len(frames) - 1)
         width, height = shutil.get_terminal_size((120, 40))
-        print(final_text(model, width, height), end="")
+        text = final_text(model, width, height)
+        # Read where it is written (a pager, a file opened in the same locale), as the console.
+        print(text.translate(ASCII) if ascii_terminal() else text, end="")
         return 0
     check.need_terminal("sagani replay --print shows the end of the game without one")
     return asyncio.run(run_console(Console(model, replay=steps)))

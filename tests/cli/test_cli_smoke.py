@@ -19,6 +19,20 @@ from sagani_net.games import get_game
 from sagani_net.store import Store
 
 
+def test_replay_print_in_a_c_locale_prints_the_final_screen_in_ascii(tmp_path: Path) -> None:
+    """Piped to less or a file read in that locale, the UTF-8 of the boards was '?' or
+    '<E2><94><80>'."""
+    rules = get_game("sagani")
+    state = rules.new_state(rules.parse_config({"players": 2}), seed=1)
+    state.playout(random.Random(1))
+    record = tmp_path / "sagani.json"
+    record.write_text(json.dumps(state.to_record()))
+    shown = subprocess.run([*RUN_SAGANI, "replay", str(record), "--print"], capture_output=True,
+                           env={**os.environ, "LANG": "C", "LC_ALL": "C"}, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.isascii() and b"Game over" in shown.stdout, shown.stdout
+
+
 def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
     done = sagani("selfplay", "--games", "1", "--seed", "4", "--records", str(tmp_path))
     assert done.returncode == 0, done.stderr
