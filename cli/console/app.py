@@ -34,7 +34,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from sagani_net.cli.console import commands, render
 from sagani_net.cli.console.model import (
@@ -272,7 +272,9 @@ class Console:
             full_screen=True,
             mouse_support=False,
             input=input,
-            output=output,
+            # Standard output sent to a file (`sagani play > log`): the console is drawn on
+            # standard error's terminal, where it was drawn into the file, the screen blank.
+            output=output or create_output(always_prefer_tty=True),
         )
         #: Set once the first screen is drawn: what can wait (the bots of ``sagani play``,
         #: their imports) waits for it, so that the console is there at once.

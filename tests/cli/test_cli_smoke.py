@@ -3,16 +3,21 @@ console). Everything stays on 127.0.0.1 and in a temporary data dir."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import random
 import re
+import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
-from cli_kit import Terminal, lan_party, sagani
+from cli_kit import Screen, Terminal, lan_party, sagani
 from test_net_support import RUN_SAGANI
 
 from sagani_net.games import get_game
@@ -244,3 +249,30 @@ def test_a_terminal_that_shows_only_ascii_gets_the_boards_in_ascii(
     shown = term.screen.text()
     assert shown.isascii(), shown
     assert "+--" in shown or "|" in shown, shown  # the boards' frames, in ASCII
+
+
+def test_the_console_with_standard_output_in_a_file_is_drawn_on_the_terminal(
+        tmp_path: Path) -> None:
+    """`sagani replay REC > out.txt`: the console went into the file and the terminal stayed
+    blank while it read keys."""
+    rules = get_game("sagani")
+    record = tmp_path / "sagani.json"
+    record.write_text(json.dumps(rules.new_state(rules.parse_config({"players": 2}),
+                                                 seed=1).to_record()))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    with (tmp_path / "out.txt").open("w") as out:
+        proc = subprocess.Popen([*RUN_SAGANI, "replay", str(record)], stdin=slave, stdout=out,
+                                stderr=slave, env={**os.environ, "TERM": "xterm"})
+    os.close(slave)
+    screen = Screen()
+    try:
+        while "q quit" not in screen.text():
+            ready, _, _ = select.select([master], [], [], 20)
+            assert ready, f"the terminal stayed blank:\n{screen.text()}"
+            screen.feed(os.read(master, 65536).decode("utf-8", "replace"))
+        os.write(master, b"q")
+        assert proc.wait(timeout=15) == 0
+    finally:
+        proc.kill()
+        os.close(master)
