@@ -292,11 +292,18 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     if not sys.stdin.isatty():
         return False
     players = saved.get("config", {}).get("players")
-    answer = input(
+    question = (
         f"An unfinished game of {saved['title']} is saved "
         f"({_count(players, 'player') if isinstance(players, int) else '? players'}, "
         f"{saved['played']} played).\nResume it? [Y/n] "  # one line was 83 columns and wrapped
     )
+    if sys.stdout.isatty() or not sys.stderr.isatty():
+        answer = input(question)
+    else:
+        # Standard output in a file: asked on the terminal the console is drawn on, not
+        # written unseen into the file while the command waits for the answer.
+        print(question, end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
     return answer.strip().lower() in ("", "y", "yes")
 
 

@@ -251,6 +251,34 @@ def test_a_terminal_that_shows_only_ascii_gets_the_boards_in_ascii(
     assert "+--" in shown or "|" in shown, shown  # the boards' frames, in ASCII
 
 
+
+class OutputInAFile:
+    """A command on an 80x24 pseudo-terminal for its keys and standard error, its standard
+    output sent to ``out``."""
+
+    def __init__(self, out: Path, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        with out.open("w") as file:
+            self.proc = subprocess.Popen([*RUN_SAGANI, *args], stdin=slave, stdout=file,
+                                         stderr=slave, env={**os.environ, "TERM": "xterm"})
+        os.close(slave)
+        self.screen = Screen()
+
+    def wait_for(self, text: str) -> None:
+        while text not in self.screen.text():
+            ready, _, _ = select.select([self.master], [], [], 20)
+            assert ready, f"{text!r} never showed on the terminal:\n{self.screen.text()}"
+            self.screen.feed(os.read(self.master, 65536).decode("utf-8", "replace"))
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=15)
+        finally:
+            self.proc.kill()
+            os.close(self.master)
+
+
 def test_the_console_with_standard_output_in_a_file_is_drawn_on_the_terminal(
         tmp_path: Path) -> None:
     """`sagani replay REC > out.txt`: the console went into the file and the terminal stayed
@@ -259,20 +287,22 @@ def test_the_console_with_standard_output_in_a_file_is_drawn_on_the_terminal(
     record = tmp_path / "sagani.json"
     record.write_text(json.dumps(rules.new_state(rules.parse_config({"players": 2}),
                                                  seed=1).to_record()))
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    with (tmp_path / "out.txt").open("w") as out:
-        proc = subprocess.Popen([*RUN_SAGANI, "replay", str(record)], stdin=slave, stdout=out,
-                                stderr=slave, env={**os.environ, "TERM": "xterm"})
-    os.close(slave)
-    screen = Screen()
-    try:
-        while "q quit" not in screen.text():
-            ready, _, _ = select.select([master], [], [], 20)
-            assert ready, f"the terminal stayed blank:\n{screen.text()}"
-            screen.feed(os.read(master, 65536).decode("utf-8", "replace"))
-        os.write(master, b"q")
-        assert proc.wait(timeout=15) == 0
-    finally:
-        proc.kill()
-        os.close(master)
+    term = OutputInAFile(tmp_path / "out.txt", "replay", str(record))
+    term.wait_for("q quit")
+    os.write(term.master, b"q")
+    assert term.close() == 0
+
+
+def test_play_with_standard_output_in_a_file_asks_whether_to_resume_on_the_terminal(
+        tmp_path: Path) -> None:
+    """The question went into the file; play waited for an answer to a question not seen."""
+    term = Terminal("play", "--seed", "3", "--new", "--data-dir", str(tmp_path))
+    term.wait_for("YOUR TURN")
+    term.send("q")
+    assert term.close() == 0
+    again = OutputInAFile(tmp_path / "out.txt", "play", "--data-dir", str(tmp_path))
+    again.wait_for("Resume it? [Y/n]")
+    os.write(again.master, b"y\r")
+    again.wait_for("YOUR TURN")
+    os.write(again.master, b"q")
+    assert again.close() == 0
