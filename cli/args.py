@@ -275,6 +275,10 @@ def name(text: str) -> str:
     longest = wire_limit("MAX_NAME_LEN")
     if not text.strip() or len(text) > longest:
         _bad(f"a name is 1..{longest} characters")
+    if not text.isprintable():
+        # Bytes that are not UTF-8 (a name typed where LANG is C or Latin-1) come in as lone
+        # surrogates, which the wire cannot encode: the game crashed once it began.
+        _bad(f"a name is printable UTF-8 text, not {text!r} (is the terminal's locale UTF-8?)")
     return text
 
 

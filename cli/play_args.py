@@ -27,9 +27,11 @@ MCTS_THINK_S = 1.0
 def user_name() -> str:
     """This machine's login name, as a player's name when none is given."""
     try:
-        return getpass.getuser()[:16] or "you"
+        name = getpass.getuser()[:16]
     except Exception:  # no user name in this environment: any name will do
         return "you"
+    # A login name in bytes that are not UTF-8 (LANG=C) is not one --name would take.
+    return name if name.isprintable() and name.strip() else "you"
 
 
 def user_dir() -> Path:

@@ -30,7 +30,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError, read_record
 from sagani_net.cli.console.app import Console, Replay, replay_frames, run_console
 from sagani_net.cli.console.model import LOCAL, ConsoleModel
-from sagani_net.cli.console.render import final_text
+from sagani_net.cli.console.render import ASCII, ascii_terminal, final_text
 from sagani_net.cli.game_options import (
     checked_config,
     given_files,
@@ -292,11 +292,18 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     if not sys.stdin.isatty():
         return False
     players = saved.get("config", {}).get("players")
-    answer = input(
+    question = (
         f"An unfinished game of {saved['title']} is saved "
         f"({_count(players, 'player') if isinstance(players, int) else '? players'}, "
         f"{saved['played']} played).\nResume it? [Y/n] "  # one line was 83 columns and wrapped
     )
+    if sys.stdout.isatty() or not sys.stderr.isatty():
+        answer = input(question)
+    else:
+        # Standard output in a file: asked on the terminal the console is drawn on, not
+        # written unseen into the file while the command waits for the answer.
+        print(question, end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()
     return answer.strip().lower() in ("", "y", "yes")
 
 
@@ -850,7 +857,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.print:
         steps.show(model, len(frames) - 1)
         width, height = shutil.get_terminal_size((120, 40))
-        print(final_text(model, width, height), end="")
+        text = final_text(model, width, height)
+        # Read where it is written (a pager, a file opened in the same locale), as the console.
+        print(text.translate(ASCII) if ascii_terminal() else text, end="")
         return 0
     check.need_terminal("sagani replay --print shows the end of the game without one")
     return asyncio.run(run_console(Console(model, replay=steps)))

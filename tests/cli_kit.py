@@ -126,7 +126,9 @@ class Terminal:
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", **(env or {})}
+        # A UTF-8 terminal unless the test says otherwise (a runner's LANG may be unset: C).
+        env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "LC_ALL": "C.UTF-8",
+               **(env or {})}
         self.proc = subprocess.Popen(
             [*RUN_SAGANI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
         )

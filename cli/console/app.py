@@ -34,7 +34,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from sagani_net.cli.console import commands, render
 from sagani_net.cli.console.model import (
@@ -228,6 +228,8 @@ class Console:
         self.model = model
         self.client = client
         self.replay = replay
+        #: On a terminal of its own (no output given), the glyphs it can show.
+        self.ascii = output is None and render.ascii_terminal()
         self.rejoin = rejoin
         self.record = record
         self.analyser = analyser
@@ -270,7 +272,9 @@ class Console:
             full_screen=True,
             mouse_support=False,
             input=input,
-            output=output,
+            # Standard output sent to a file (`sagani play > log`): the console is drawn on
+            # standard error's terminal, where it was drawn into the file, the screen blank.
+            output=output or create_output(always_prefer_tty=True),
         )
         #: Set once the first screen is drawn: what can wait (the bots of ``sagani play``,
         #: their imports) waits for it, so that the console is there at once.
@@ -292,6 +296,9 @@ class Console:
             if i:
                 out.append(("", "\n"))
             out.extend(line)
+        if self.ascii:
+            return [(part[0], part[1].translate(render.ASCII), *part[2:])
+                    for part in out]
         return out
 
     def redraw(self) -> None:

@@ -7,7 +7,10 @@ mapped to colours in :func:`style` (the shell's, then the game's).
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
+from collections.abc import Mapping
 
 from prompt_toolkit.styles import Style
 
@@ -32,6 +35,39 @@ BASE_STYLE = {
 def style(model: ConsoleModel) -> Style:
     """The shell's styles with the game's on top."""
     return Style.from_dict({**BASE_STYLE, **model.ui.styles})
+
+
+#: Each glyph the console draws, as the ASCII character that stands for it on a terminal that
+#: cannot show it: one column for one, so that every board keeps its shape (a Sagani arrow
+#: still stands where it points, so '/' and '\\' say which diagonal).
+ASCII = str.maketrans({
+    **dict.fromkeys("─━═", "-"), **dict.fromkeys("│┃", "|"),
+    **dict.fromkeys("┌┐└┘╭╮╰╯┬┴┼├┤╔╗╚╝", "+"),
+    "·": ".", "░": ":", "●": "o", "◌": "o", "✗": "x", "✓": "+", "…": "~", "°": "'",
+    "→": ">", "←": "<", "↑": "^", "↓": "v", "↗": "/", "↙": "/", "↖": "\\", "↘": "\\",
+    "▸": ">", "▶": ">", "◂": "<", "◀": "<", "▴": "^", "▾": "v", "»": ">", "«": "<",
+})
+#: Terminals whose fonts lack most of those glyphs whatever the locale (the Linux console has
+#: no diagonal arrows; a VT100 and a dumb terminal no box drawing).
+_ASCII_TERMS = {"dumb", "vt100", "vt102", "vt220", "linux"}
+
+
+def ascii_terminal(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether the terminal can show only ASCII: its locale's character set is not UTF-8
+    (``LANG=C``, ``LC_ALL=C``, a Latin-1 locale) or ``TERM`` names one of :data:`_ASCII_TERMS`.
+    """
+    if environ.get("TERM", "") in _ASCII_TERMS:
+        return True
+    value = ""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = environ.get(name, "")
+        if (name == "LC_CTYPE" and value == "C.UTF-8" and sys.flags.utf8_mode
+                and "PYTHONUTF8" not in environ):
+            continue  # Python's coercion of a C locale (PEP 538), not the terminal's
+        if value:
+            break
+    charset = value.partition(".")[2].partition("@")[0]
+    return charset.lower().replace("-", "") != "utf8"
 
 
 _CONN_GLYPH = {"online": "●", "local": "●", "connecting": "◌", "reconnecting": "◌", "offline": "✗"}

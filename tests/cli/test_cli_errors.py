@@ -311,3 +311,36 @@ def test_sagani_host_and_sagani_play_never_share_a_data_dir(tmp_path: Path) -> N
     finally:
         host.terminate()
         host.wait(RUN_TIMEOUT_S)
+
+
+#: What a terminal whose locale is C (or Latin-1) sends for 'éric': bytes that are not UTF-8.
+NOT_UTF8_NAME = b"\xe9ric"
+C_LOCALE = {**os.environ, "LANG": "C", "LC_ALL": "C"}
+
+
+@pytest.mark.parametrize("command", [["play", "--data-dir", "{tmp}/p"], ["join", "{host}"]])
+def test_a_name_in_bytes_that_are_not_utf8_is_refused_in_one_line(
+        command: list[str], host: Host, tmp_path: Path) -> None:
+    """Python takes such an argument as lone surrogates; the game crashed in a msgpack
+    UnicodeEncodeError once the console had started."""
+    fill = {"tmp": str(tmp_path), "host": host.endpoint.removeprefix("tcp://")}
+    argv = [*(a.format(**fill) for a in command), "--name", NOT_UTF8_NAME]
+    done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True, env=C_LOCALE,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    said = done.stderr.decode(errors="replace")
+    assert done.returncode == 2, said
+    assert said.count("\n") == 1 and "is the terminal's locale UTF-8?" in said, said
+    assert host.tables == {}
+
+
+def test_a_login_name_in_bytes_that_are_not_utf8_is_not_taken_as_the_name(
+        tmp_path: Path) -> None:
+    """Not a name the player gave, so not a mistake to blame on --name: play goes on as 'you'
+    (here to the terminal it lacks)."""
+    env = {**C_LOCALE, "LOGNAME": os.fsdecode(NOT_UTF8_NAME)}
+    done = subprocess.run([*RUN_SAGANI, "play", "--data-dir", str(tmp_path / "p")],
+                          capture_output=True, env=env, text=True, stdin=subprocess.DEVNULL,
+                          timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (2, "sagani play: the console needs a terminal, "
+                                              "and standard input is not one (sagani play "
+                                              "--autoplay KIND plays a game without one)\n")

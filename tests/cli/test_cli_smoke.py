@@ -3,18 +3,39 @@ console). Everything stays on 127.0.0.1 and in a temporary data dir."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import random
 import re
+import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
-from cli_kit import Terminal, lan_party, sagani
+from cli_kit import Screen, Terminal, lan_party, sagani
 from test_net_support import RUN_SAGANI
 
+from sagani_net.games import get_game
 from sagani_net.store import Store
+
+
+def test_replay_print_in_a_c_locale_prints_the_final_screen_in_ascii(tmp_path: Path) -> None:
+    """Piped to less or a file read in that locale, the UTF-8 of the boards was '?' or
+    '<E2><94><80>'."""
+    rules = get_game("sagani")
+    state = rules.new_state(rules.parse_config({"players": 2}), seed=1)
+    state.playout(random.Random(1))
+    record = tmp_path / "sagani.json"
+    record.write_text(json.dumps(state.to_record()))
+    shown = subprocess.run([*RUN_SAGANI, "replay", str(record), "--print"], capture_output=True,
+                           env={**os.environ, "LANG": "C", "LC_ALL": "C"}, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.isascii() and b"Game over" in shown.stdout, shown.stdout
 
 
 def test_selfplay_then_replay_prints_the_final_screen(tmp_path: Path) -> None:
@@ -219,3 +240,83 @@ def test_the_command_line_answers_without_importing_the_console_the_host_or_zmq(
                           timeout=60)
     assert "HEAVY []" in done.stderr, done.stderr
     assert done.returncode == (2 if argv == ["plya"] else 0)
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+@pytest.mark.parametrize("terminal", [{"LANG": "C", "LC_ALL": "C"}, {"TERM": "linux"},
+                                      {"TERM": "vt100"}], ids=["LC_ALL=C", "linux", "vt100"])
+def test_a_terminal_that_shows_only_ascii_gets_the_boards_in_ascii(
+        game: str, terminal: dict[str, str], tmp_path: Path) -> None:
+    """A C locale's terminal shows the UTF-8 of a box or an arrow as '?' or as three bytes of
+    mojibake, the Linux console and a VT100 lack the glyphs: the boards were unreadable."""
+    rules = get_game(game)
+    state = rules.new_state(rules.parse_config({"players": 2}), seed=1)
+    state.playout(random.Random(1))
+    record = tmp_path / f"{game}.json"
+    record.write_text(json.dumps(state.to_record()))
+    term = Terminal("replay", str(record), env=terminal)
+    term.wait_for("q quit")
+    term.send("\x1b[F")  # End: the last position, every board at its fullest
+    term.wait_for("game over")
+    term.send("q")
+    assert term.close() == 0
+    shown = term.screen.text()
+    assert shown.isascii(), shown
+    assert "+--" in shown or "|" in shown, shown  # the boards' frames, in ASCII
+
+
+
+class OutputInAFile:
+    """A command on an 80x24 pseudo-terminal for its keys and standard error, its standard
+    output sent to ``out``."""
+
+    def __init__(self, out: Path, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        with out.open("w") as file:
+            self.proc = subprocess.Popen([*RUN_SAGANI, *args], stdin=slave, stdout=file,
+                                         stderr=slave, env={**os.environ, "TERM": "xterm"})
+        os.close(slave)
+        self.screen = Screen()
+
+    def wait_for(self, text: str) -> None:
+        while text not in self.screen.text():
+            ready, _, _ = select.select([self.master], [], [], 20)
+            assert ready, f"{text!r} never showed on the terminal:\n{self.screen.text()}"
+            self.screen.feed(os.read(self.master, 65536).decode("utf-8", "replace"))
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=15)
+        finally:
+            self.proc.kill()
+            os.close(self.master)
+
+
+def test_the_console_with_standard_output_in_a_file_is_drawn_on_the_terminal(
+        tmp_path: Path) -> None:
+    """`sagani replay REC > out.txt`: the console went into the file and the terminal stayed
+    blank while it read keys."""
+    rules = get_game("sagani")
+    record = tmp_path / "sagani.json"
+    record.write_text(json.dumps(rules.new_state(rules.parse_config({"players": 2}),
+                                                 seed=1).to_record()))
+    term = OutputInAFile(tmp_path / "out.txt", "replay", str(record))
+    term.wait_for("q quit")
+    os.write(term.master, b"q")
+    assert term.close() == 0
+
+
+def test_play_with_standard_output_in_a_file_asks_whether_to_resume_on_the_terminal(
+        tmp_path: Path) -> None:
+    """The question went into the file; play waited for an answer to a question not seen."""
+    term = Terminal("play", "--seed", "3", "--new", "--data-dir", str(tmp_path))
+    term.wait_for("YOUR TURN")
+    term.send("q")
+    assert term.close() == 0
+    again = OutputInAFile(tmp_path / "out.txt", "play", "--data-dir", str(tmp_path))
+    again.wait_for("Resume it? [Y/n]")
+    os.write(again.master, b"y\r")
+    again.wait_for("YOUR TURN")
+    os.write(again.master, b"q")
+    assert again.close() == 0
