@@ -157,3 +157,17 @@ class Terminal:
             return self.proc.wait(timeout=15)
         finally:
             os.close(self.master)
+
+
+@contextlib.contextmanager
+def terminals() -> Iterator[list[Terminal]]:
+    """A list to put a test's consoles in; those still running at its end are killed (a
+    failed test leaves no console behind)."""
+    consoles: list[Terminal] = []
+    try:
+        yield consoles
+    finally:
+        for console in consoles:
+            if console.proc.poll() is None:
+                console.proc.kill()
+                console.proc.wait()

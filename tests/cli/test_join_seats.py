@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from cli_kit import RUN_TIMEOUT_S, Terminal, a_terminal
+from cli_kit import RUN_TIMEOUT_S, Terminal, a_terminal, terminals
 from test_net_support import RUN_SAGANI, until
 
 from sagani_net.cli.play_cmd import table_lines
@@ -29,8 +29,7 @@ def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(
 ) -> None:
     home = {"XDG_DATA_HOME": str(tmp_path)}
     address = host.endpoint.removeprefix("tcp://")
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         ann = Terminal("join", address, "--players", "2", "--name", "ann", env=home)
         consoles.append(ann)
         ann.wait_for("waiting for players (1/2 seated)")
@@ -63,11 +62,6 @@ def test_two_consoles_of_one_home_take_two_seats_and_a_name_in_use_is_refused(
         consoles.append(back)
         back.wait_for("you: ann")
         assert names_at(host, table) == ["ann", "bob"]
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()
 
 
 def test_the_lobby_wraps_a_tables_seats_under_the_first_at_the_terminals_width() -> None:
@@ -117,8 +111,7 @@ def test_a_spectator_who_comes_early_watches_the_lobby_then_the_game(
     """``sagani join --spectate`` while the only table waits for its players: it watches that
     table (it said "no game to watch at this host"), and sees the game start."""
     address = host.endpoint.removeprefix("tcp://")
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         ann = Terminal("join", address, "--players", "2", "--name", "ann",
                        env={"XDG_DATA_HOME": str(tmp_path / "ann")})
         consoles.append(ann)
@@ -133,11 +126,6 @@ def test_a_spectator_who_comes_early_watches_the_lobby_then_the_game(
         for console in consoles:
             console.send("q")
             assert console.close() == 0
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()
 
 
 def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
@@ -146,8 +134,7 @@ def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
     """Friends who type `sagani join HOST`, as the README's LAN party says, were "player",
     "player 2", ... at the table; each is their login name, as in `sagani play`."""
     address = host.endpoint.removeprefix("tcp://")
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         for login, options in (("ann", ["--players", "2"]), ("bob", [])):
             env = {"XDG_DATA_HOME": str(tmp_path / login), "LOGNAME": login, "USER": login}
             consoles.append(Terminal("join", address, *options, env=env))
@@ -155,11 +142,6 @@ def test_a_bare_join_sits_down_under_the_login_name_not_as_player(
         table = re.search(r"table ([0-9a-f]{8})", consoles[0].screen.text())
         assert table is not None
         assert names_at(host, table.group(1)) == ["ann", "bob"]
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()
 
 
 def join_as_robert(
@@ -182,8 +164,7 @@ def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
     seat back instead, and a bare join does."""
     address = host.endpoint.removeprefix("tcp://")
     bob_home = {"XDG_DATA_HOME": str(tmp_path / "bob"), "LOGNAME": "bob", "USER": "bob"}
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         consoles.append(Terminal("join", address, "--players", "2", "--name", "ann",
                                  env={"XDG_DATA_HOME": str(tmp_path / "ann")}))
         consoles[-1].wait_for("waiting for players (1/2 seated)")
@@ -206,11 +187,6 @@ def test_coming_back_under_another_name_is_told_the_seat_not_given_a_new_table(
         back = Terminal("join", address, env=bob_home)
         consoles.append(back)
         back.wait_for("you: bob")
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()
 
 
 def test_join_players_4_sits_at_a_table_of_four_past_an_open_table_of_two(
@@ -221,8 +197,7 @@ def test_join_players_4_sits_at_a_table_of_four_past_an_open_table_of_two(
     not said; and cat, asking for it too, was given her seat at the table of two back."""
     address = host.endpoint.removeprefix("tcp://")
     cat_home = {"XDG_DATA_HOME": str(tmp_path / "cat")}
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         consoles.append(Terminal("join", address, "--name", "cat", env=cat_home))
         consoles[-1].wait_for("waiting for players (1/2 seated)")
         consoles[-1].proc.kill()  # cat's terminal closed; her seat is kept
@@ -234,11 +209,6 @@ def test_join_players_4_sits_at_a_table_of_four_past_an_open_table_of_two(
         consoles.append(Terminal("join", address, "--players", "4", "--name", "cat",
                                  env=cat_home))
         consoles[-1].wait_for("waiting for players (2/4 seated)")
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()
 
 
 def test_a_spectator_watches_the_game_people_play_not_one_everyone_left(
@@ -259,8 +229,7 @@ def test_a_spectator_watches_the_game_people_play_not_one_everyone_left(
 
     old = asyncio.run(left_behind())
     address = host.endpoint.removeprefix("tcp://")
-    consoles: list[Terminal] = []
-    try:
+    with terminals() as consoles:
         for name, options in (("cat", ["--players", "2"]), ("dan", [])):
             consoles.append(Terminal("join", address, "--name", name, *options,
                                      env={"XDG_DATA_HOME": str(tmp_path / name)}))
@@ -274,8 +243,3 @@ def test_a_spectator_watches_the_game_people_play_not_one_everyone_left(
         consoles.append(Terminal("join", address, "--spectate",
                                  env={"XDG_DATA_HOME": str(tmp_path / "eve")}))
         consoles[-1].wait_for(f"table {evening} · watching")
-    finally:
-        for console in consoles:
-            if console.proc.poll() is None:
-                console.proc.kill()
-                console.proc.wait()

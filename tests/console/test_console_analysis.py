@@ -287,20 +287,25 @@ def test_sagani_replay_refuses_a_hand_edited_verdict_in_one_line(
 def test_the_replay_names_sagani_offer_tiles_from_1_as_its_screen_does() -> None:
     """The replay's offer reads [1] [2] [3]: a verdict on the first tile taken says 'take 1'
     and a best of the third 'take 3' (it said 'take 0' and 'take 2')."""
+    said = said_of_the_first_move(Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
+                                          best_line=("take 2", "place 0,1 90")))
+    assert "BLUNDER: ann played take 1: win chance 40%; best take 3: 60%" in said, said
+
+
+def said_of_the_first_move(verdict: Verdict) -> str:
+    """The replay's screen (its words, one space apart) once stepped to after the first move
+    of a finished Sagani game, ``verdict`` that move's."""
     record = finished_record()
-    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder",
-                      best_line=("take 2", "place 0,1 90"))
     steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
     model = ConsoleModel(connection="local", seats=names())
 
-    async def main() -> None:
+    async def main() -> str:
         async with running_console(model, replay=steps) as running:
             running.keys.send_text("\x1b[C")
             await until(lambda: steps.index == 1)
-            said = " ".join(screen_text(model, 80, 24).split())
-            assert "BLUNDER: ann played take 1: win chance 40%; best take 3: 60%" in said, said
+            return " ".join(screen_text(model, 80, 24).split())
 
-    asyncio.run(main())
+    return asyncio.run(main())
 
 
 def test_the_costliest_move_of_the_analysis_text_is_the_replays_move_of_that_number() -> None:
@@ -353,22 +358,11 @@ def test_a_step_after_c_found_nothing_costly_shows_the_moves_verdict_again() -> 
 def test_a_move_that_lost_nothing_but_was_not_the_searchs_choice_is_not_called_it() -> None:
     """The search's choice is its most visited move; a move played with as high a mean loses
     0 but is another move: the replay called it 'the search's choice too'."""
-    record = finished_record()
-    verdict = Verdict(0, 0, 1, "take 0", "take 2", 0.56, 0.55, 0.0, None,
-                      best_line=("take 2", "place 0,1 90"))
-    steps = Replay(replay_frames(record), verdicts={0: verdict}, record=record)
-    model = ConsoleModel(connection="local", seats=names())
-
-    async def main() -> None:
-        async with running_console(model, replay=steps) as running:
-            running.keys.send_text("\x1b[C")
-            await until(lambda: steps.index == 1)
-            said = " ".join(screen_text(model, 80, 24).split())
-            assert "the search's choice too" not in said, said
-            assert ("ann played take 1: win chance 56%, as good as the search's choice take 3: "
-                    "55%") in said, said
-
-    asyncio.run(main())
+    said = said_of_the_first_move(Verdict(0, 0, 1, "take 0", "take 2", 0.56, 0.55, 0.0, None,
+                                          best_line=("take 2", "place 0,1 90")))
+    assert "the search's choice too" not in said, said
+    assert ("ann played take 1: win chance 56%, as good as the search's choice take 3: "
+            "55%") in said, said
 
 
 def test_the_analysis_keys_are_on_the_help_pages_and_every_page_fits_80_by_24() -> None:
