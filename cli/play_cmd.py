@@ -134,7 +134,8 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     game = get_game(args.game)
     if args.solo and args.solo_advanced:
         raise UsageError("choose --solo or --solo-advanced, not both")
-    data: dict[str, Any] = {"players": 2 if args.players is None else args.players}
+    # Not given: the game's own default fills it in (parse_config).
+    data: dict[str, Any] = {} if args.players is None else {"players": args.players}
     if args.solo or args.solo_advanced:
         if args.players not in (None, 1):
             flag = "--solo" if args.solo else "--solo-advanced"
@@ -465,8 +466,9 @@ def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:
     """The config of the table ``join`` creates when none has a free seat."""
     game = get_game(args.game or DEFAULT_GAME)
     try:
-        players = 2 if args.players is None else args.players  # None: not asked for
-        return checked_config(game, {"players": players, **given_files(args, game)})
+        # Not asked for: the game's own default fills it in (parse_config).
+        players = {} if args.players is None else {"players": args.players}
+        return checked_config(game, {**players, **given_files(args, game)})
     except UsageError as exc:
         raise UsageError(f"{game.title}: {exc}") from None
 
