@@ -81,6 +81,9 @@ from sagani_net.games.sagrada.components import (
 from sagani_net.games.sagrada.patterns import MAX_PATTERNS, PUBLISHED, Pattern, parse_patterns
 
 ROUNDS = 10
+#: Equal totals are broken by these score sheet figures, more first, in this order; then by
+#: who took their first turn of round 10 later (SAGRADA.md; the final screen says which).
+TIE_BREAKS = ("private", "tokens")
 PATTERNS_DEALT = 4
 SOLO_DICE = 4
 SOLO_EMPTY_PENALTY = 3
@@ -1352,9 +1355,9 @@ class State(Engine):
         else:
             last = (ROUNDS - 1) % self.players  # who opened round 10
 
-            def standing(s: int) -> tuple[int, int, int, int]:
+            def standing(s: int) -> tuple[int, ...]:
                 sheet = sheets[s]
-                return (-sheet["total"], -sheet["private"], -sheet["tokens"],
+                return (-sheet["total"], *(-sheet[key] for key in TIE_BREAKS),
                         -((s - last) % self.players))
 
             ranking = tuple(sorted(range(self.players), key=standing))

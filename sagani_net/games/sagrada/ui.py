@@ -51,6 +51,7 @@ from sagani_net.games.sagrada.rules import (
     PLACE,
     ROUNDS,
     SWAP,
+    TIE_BREAKS,
     VALUE_STEP,
     Action,
     State,
@@ -1368,8 +1369,9 @@ def tie_words(ranking: list[int], sheets: list[Data]) -> str:
     first, second = sheets[ranking[0]], sheets[ranking[1]]
     if first["total"] != second["total"]:
         return ""
-    for key, words in (("private", "private objective points"),
-                       ("tokens", "favour tokens left")):
+    words_of = {"private": "private objective points", "tokens": "favour tokens left"}
+    for key in TIE_BREAKS:
+        words = words_of[key]
         if first[key] != second[key]:
             return f"Tied on {first['total']} points: more {words}, {first[key]} to {second[key]}."
     return f"Tied on {first['total']} points, private and tokens: later first turn in round 10."
