@@ -153,7 +153,19 @@ class Terminal:
         os.write(self.master, keys.encode())
 
     def close(self) -> int:
+        """Wait for the command to end, the screen holding all it drew: a frame comes in more
+        than one read, so a test that saw its first line and pressed q had the rest unread."""
         try:
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([self.master], [], [], deadline - time.monotonic())
+                try:
+                    data = os.read(self.master, 65536) if ready else b""
+                except OSError:  # the child closed the terminal: everything is read
+                    break
+                if not data:
+                    break
+                self.screen.feed(data.decode("utf-8", "replace"))
             return self.proc.wait(timeout=15)
         finally:
             os.close(self.master)
