@@ -127,16 +127,35 @@ def tcp_counts(fd: int) -> tuple[int, int] | None:
     return TcpCounter()(fd)
 
 
-def peer_address(fd: int) -> str:
-    """The IP address at the other end of the TCP socket ``fd`` ("" if unknown)."""
+def _listening(fd: int) -> bool:
+    sock = socket.socket(fileno=fd)
+    try:
+        return bool(sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+    except OSError:
+        return False
+    finally:
+        sock.detach()
+
+
+def peer_address(fd: int, port: int) -> str | None:
+    """The IP address at the other end of ``fd``, a TCP connection accepted on ``port``, or
+    None if ``fd`` is no such connection.
+
+    A monitor tells of a connection after the fact: by the time the host reads the event,
+    libzmq may have closed the descriptor and given its number to another socket, a listener
+    or another bound socket's peer. Such a file is not this guard's to count or to cut (a
+    listener cut under libzmq fails its next accept, and libzmq aborts the process)."""
     try:
         sock = socket.socket(fileno=fd)
     except OSError:
-        return ""
+        return None
     try:
+        if (sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                or sock.getsockname()[1] != port):
+            return None
         return str(sock.getpeername()[0])
-    except (OSError, IndexError, TypeError):
-        return ""
+    except (OSError, IndexError, TypeError):  # not connected, or not an IP socket
+        return None
     finally:
         sock.detach()  # the descriptor is libzmq's
 
@@ -158,7 +177,7 @@ def cut(conn: Connection) -> None:
     except OSError:
         return
     try:
-        if inode(fd) != conn.inode:
+        if inode(fd) != conn.inode or _listening(fd):
             return
         unspec = struct.pack("=H14x", socket.AF_UNSPEC)
         _libc.connect(fd, unspec, len(unspec))
@@ -218,6 +237,8 @@ class ConnectionGuard:
         #: The connections this sweep has still to look at, and those looked at every check.
         self._turns: list[int] = []
         self._suspects: set[int] = set()
+        #: The port the socket listens on, read at its first connection (it binds after).
+        self._port: int | None = None
 
     def close(self) -> None:
         self._sock.disable_monitor()
@@ -236,8 +257,13 @@ class ConnectionGuard:
     def _accepted(self, fd: int) -> None:
         self._serials += 1
         self._forget(fd)  # a number reused before its DISCONNECTED was read
-        # If the descriptor was closed already, a DISCONNECTED for it follows.
-        conn = Connection(fd, self._serials, inode(fd) or -1, address=peer_address(fd))
+        if self._port is None:
+            endpoint = cast(bytes, self._sock.getsockopt(zmq.LAST_ENDPOINT))
+            self._port = int(endpoint.rsplit(b":", 1)[1])
+        address = peer_address(fd, self._port)
+        if address is None:  # closed already, its number another file's: nothing to guard
+            return
+        conn = Connection(fd, self._serials, inode(fd) or -1, address=address)
         self.connections[fd] = conn
         self._suspects.add(fd)  # whatever it sent before it was known counts too
         count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1

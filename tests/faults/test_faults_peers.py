@@ -8,6 +8,7 @@ seconds.
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from fault_kit import (
 from test_net_support import WAIT_S, Raw, running_host, until
 
 from sagani_net.host import BindError, Host, Limits
+from sagani_net.peers import Connection, ConnectionGuard, cut, inode
 from sagani_net.protocol import VERSION, encode
 from sagani_net.store import Store
 
@@ -353,3 +355,34 @@ def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
             return reply.get("type") == "welcome"
 
         until(welcomed)
+
+
+def test_a_descriptor_reused_before_its_event_is_read_is_neither_counted_nor_cut() -> None:
+    """The monitor tells of a connection after the fact: its descriptor may be closed and its
+    number another socket's by then (a listener, another bound socket's peer). Cutting a
+    listener under libzmq fails its next accept, and libzmq aborts the whole process."""
+    context = zmq.Context.instance()
+    guarded = context.socket(zmq.ROUTER)
+    guarded.bind("tcp://127.0.0.1:0")
+    guard = ConnectionGuard(guarded, "requests", max_unread_bytes=0, max_per_address=0)
+    listener = socket.create_server(("127.0.0.1", 0))
+    elsewhere = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    try:
+        elsewhere.sendall(b"x" * 100)  # more than the guard lets anyone hold unread
+        for fd in (listener.fileno(), accepted.fileno()):
+            guard._accepted(fd)  # as if the event had come late
+            assert fd not in guard.connections
+        guard.check()
+        cut(Connection(listener.fileno(), 1, inode(listener.fileno()) or -1))
+        assert guard.cuts == 0
+        # The listener still listens, and the other socket's connection still carries.
+        with socket.create_connection(listener.getsockname()) as late:
+            late.sendall(b"y")
+            assert listener.accept()[0].recv(1) == b"y"
+        assert accepted.recv(100) == b"x" * 100
+    finally:
+        for sock in (elsewhere, accepted, listener):
+            sock.close()
+        guard.close()
+        guarded.close(linger=0)
