@@ -127,16 +127,6 @@ def tcp_counts(fd: int) -> tuple[int, int] | None:
     return TcpCounter()(fd)
 
 
-def _listening(fd: int) -> bool:
-    sock = socket.socket(fileno=fd)
-    try:
-        return bool(sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
-    except OSError:
-        return False
-    finally:
-        sock.detach()
-
-
 def peer_address(fd: int, port: int) -> str | None:
     """The IP address at the other end of ``fd``, a TCP connection accepted on ``port``, or
     None if ``fd`` is no such connection.
@@ -177,12 +167,17 @@ def cut(conn: Connection) -> None:
     except OSError:
         return
     try:
-        if inode(fd) != conn.inode or _listening(fd):
+        if inode(fd) != conn.inode:
             return
-        unspec = struct.pack("=H14x", socket.AF_UNSPEC)
-        _libc.connect(fd, unspec, len(unspec))
-        sock = socket.socket(fileno=fd)
         try:
+            sock = socket.socket(fileno=fd)
+        except OSError:
+            return  # not a socket
+        try:
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+                return  # a listener: libzmq would take its next accept's EINVAL and abort
+            unspec = struct.pack("=H14x", socket.AF_UNSPEC)
+            _libc.connect(fd, unspec, len(unspec))
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass  # already reset: nothing left to shut
