@@ -198,6 +198,7 @@ class Host:
         # connection with a known routing id (a client's Lazy Pirate retry) takes it over.
         self.router.maxmsgsize = self.limits.max_frame_bytes
         self.pub.maxmsgsize = SUBSCRIPTION_BYTES
+        self.pub.sndhwm = self.limits.pub_sndhwm  # before the bind: a pipe takes it when made
         self.router.router_handover = 1
         self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
         # One poller for the loop's every wait (Socket.poll makes and fills one each time).

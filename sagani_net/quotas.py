@@ -40,6 +40,11 @@ class Limits:
     #: ZeroMQ high-water marks (messages queued per peer before dropping).
     sndhwm: int = 10000
     rcvhwm: int = 10000
+    #: Broadcasts queued for one subscriber that does not read, past what its TCP buffers hold
+    #: (beyond, dropped: the Clone rules resync it). At 10,000, as for requests, 50 subscribers
+    #: that never read held 43 MiB of heartbeats alone; a client follows one table's topic, and
+    #: is a thousand of its messages behind only if it has stopped.
+    pub_sndhwm: int = 1000
     #: Per-peer token bucket (sagani_net.limits): sustained requests a second, and burst.
     rate_per_s: float = RATE_PER_S
     rate_burst: int = RATE_BURST

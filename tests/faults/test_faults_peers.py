@@ -64,6 +64,37 @@ def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
         assert growth < RSS_SLACK_BYTES
 
 
+def test_subscribers_that_never_read_hold_little_of_the_host(tmp_path: Path) -> None:
+    """ZeroMQ queued 10,000 broadcasts for each subscriber that stopped reading (the request
+    socket's high-water mark): 50 of them, from one address, held 43 MiB of heartbeats alone,
+    and an update is up to 30 times the size of a heartbeat."""
+    with running_host(tmp_path, heartbeat_s=0.01) as host:
+        raw = Raw(host.endpoint)
+        for _ in range(100):  # each heartbeats a hundred times a second
+            raw("create", game="sagani", config={"players": 4})
+        context = zmq.Context.instance()
+        heard = context.socket(zmq.SUB)
+        heard.linger, heard.rcvtimeo = 0, int(WAIT_S * 1000)
+        heard.subscribe(b"")
+        heard.connect(host.pub_endpoint)
+        heard.recv_multipart()
+        stalled = []
+        with PeakRss() as rss:
+            for _ in range(50):
+                sub = context.socket(zmq.SUB)
+                sub.linger, sub.rcvhwm, sub.rcvbuf = 0, 1, 4096  # reads one, then nothing
+                sub.subscribe(b"")
+                sub.connect(f"tcp://127.0.0.30:0;{host.pub_endpoint.removeprefix('tcp://')}")
+                stalled.append(sub)
+            for _ in range(60_000):  # enough to fill each stalled subscriber's queue five times
+                heard.recv_multipart()
+        print(f"50 subscribers that never read: the host grew {rss.growth / MIB:.1f} MiB")
+        assert rss.growth < 16 * MIB
+        for sub in [*stalled, heard]:
+            sub.close()
+        raw.close()
+
+
 def reply_frames(dealer: zmq.Socket) -> list[bytes] | None:
     return dealer.recv_multipart() if dealer.poll(3000) else None
 
