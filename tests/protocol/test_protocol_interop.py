@@ -1,0 +1,96 @@
+"""The protocol without our Python stack: tests/protocol/interop_bot.py, a bot with its own ZMTP
+and its own strict MessagePack (no pyzmq, no msgpack, nothing of ours), plays whole games of
+every game against a real `sagani host` on 127.0.0.1, and everything the host sends it is read
+as a typed client in another language reads it, against the types PROTOCOL.md gives."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import interop_bot as ib
+import pytest
+from test_net_support import port_of, start_host_process
+
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+
+
+@pytest.fixture(scope="module")
+def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    proc, endpoint, _ = start_host_process(tmp_path_factory.mktemp("interop"), "--port", "0")
+    try:
+        yield f"127.0.0.1:{port_of(endpoint)}"
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def test_the_bot_uses_nothing_but_the_standard_library() -> None:
+    tree = ast.parse((Path(__file__).parent / "interop_bot.py").read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported <= {"__future__", "argparse", "math", "os", "random", "select", "socket",
+                        "struct", "sys", "time", "typing"}, imported
+
+
+def check_game(found: dict[str, Any], game: str, players: int) -> None:
+    record = found["record"]
+    assert record["game"] == game and len(record["names"]) == players
+    # Every action accepted is in the record, once, in order: nothing played twice or lost.
+    assert record["actions"] == found["played"]
+    assert found["view"]["result"] == record["result"]
+    assert found["history"]["version"] == len(record["actions"])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("game", "players"), [("sagani", 2), ("sagrada", 2), ("sugi", 2),
+                                                ("sagani", 1), ("sagrada", 1), ("sugi", 3)])
+def test_a_bot_without_pyzmq_or_msgpack_plays_a_whole_game(
+    address: str, game: str, players: int
+) -> None:
+    # Seat 0 is a REQ peer over ZMTP 3.1 writing the shortest msgpack forms; the other seats
+    # DEALER peers over ZMTP 3.0 sending the body alone, in the widest forms (every int an
+    # int64, every str a str32, long frame headers), which are msgpack and ZMTP all the same.
+    found = ib.play(address, game, seed=7, players=players)
+    check_game(found, game, players)
+
+
+# -- the codec itself, and the vectors a decoder author tests against -------------------------
+
+def vector_frames() -> list[tuple[str, bytes]]:
+    return [(p.stem, p.read_bytes()) for p in sorted(VECTORS.glob("*.msgpack"))]
+
+
+@pytest.mark.parametrize(("name", "frame"), vector_frames(), ids=lambda v: str(v)[:40])
+def test_every_vector_reads_strictly_and_is_the_shortest_form(name: str, frame: bytes) -> None:
+    message = ib.decode(frame)
+    assert ib.Encoder()(message) == frame
+    if "request" not in name:
+        ib.check_message(message)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_the_codec_reads_back_what_it_writes(wide: bool) -> None:
+    value = {"i": [0, 127, 128, 255, 256, 65535, 65536, 2**32, 2**63 - 1, -1, -32, -33, -128,
+                   -129, -32768, -32769, -(2**31) - 1, -(2**63)],
+             "s": ["", "a" * 31, "b" * 32, "c" * 256, "é" * 40000], "f": 0.5, "n": None,
+             "b": [True, False], "m": {str(k): k for k in range(20)}, "l": list(range(70000))}
+    assert ib.decode(ib.Encoder(wide)(value)) == value
+
+
+@pytest.mark.parametrize(("frame", "why"), [
+    (b"\x81\x01\x02", "map key that is not a str"),
+    (b"\x82\xa1a\x01\xa1a\x02", "twice"),
+    (b"\xcf\x80\x00\x00\x00\x00\x00\x00\x00", "signed 64-bit"),
+    (b"\xcb\x7f\xf8\x00\x00\x00\x00\x00\x00", "not a number"),
+    (b"\xd4\x01\x00", "fixext1"),
+    (b"\xa2\xc3\x28", "UTF-8"),
+    (b"\xc0\xc0", "after"),
+])
+def test_the_decoder_is_strict(frame: bytes, why: str) -> None:
+    with pytest.raises(ib.Mismatch, match=why):
+        ib.decode(frame)
