@@ -14,6 +14,8 @@ import interop_bot as ib
 import pytest
 from test_net_support import port_of, start_host_process
 
+from sagani_net.host import Host
+
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 
 
@@ -94,3 +96,18 @@ def test_the_codec_reads_back_what_it_writes(wide: bool) -> None:
 def test_the_decoder_is_strict(frame: bytes, why: str) -> None:
     with pytest.raises(ib.Mismatch, match=why):
         ib.decode(frame)
+
+
+@pytest.mark.host(heartbeat_s=1)
+def test_a_host_given_whole_seconds_still_says_them_as_floats(host: Host) -> None:
+    # A program that embeds the host (sagani play, a test) may pass heartbeat_s=1: welcome
+    # types heartbeat_s and presence_s as floats, and a typed client refuses an int there.
+    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
+    req = ib.Zmtp(host_name, int(port), "DEALER")
+    try:
+        req.send([ib.Encoder()({"v": 1, "type": "hello", "id": 1})])
+        assert req.ready(ib.WAIT_S)
+        welcome = ib.check_message(ib.decode(req.recv()[-1]))
+    finally:
+        req.close()
+    assert welcome["heartbeat_s"] == welcome["presence_s"] == 1.0
