@@ -111,3 +111,16 @@ def test_a_host_given_whole_seconds_still_says_them_as_floats(host: Host) -> Non
     finally:
         req.close()
     assert welcome["heartbeat_s"] == welcome["presence_s"] == 1.0
+
+
+@pytest.mark.timeout(120)
+def test_the_vectors_hold_every_msgpack_format_the_host_sends_in_play(address: str) -> None:
+    # A decoder author tests against the vectors first: a format only play brings (a uint64:
+    # a client's 40-bit ids echoed, the host's 63-bit seeds) would meet an untested path.
+    in_vectors: set[str] = set()
+    for _, frame in vector_frames():
+        ib.decode(frame, in_vectors)
+    sent: set[str] = set()
+    for game in ("sagani", "sagrada", "sugi"):
+        sent |= ib.play(address, game, seed=3)["formats"]
+    assert sent <= in_vectors
