@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from sagani_net.game import RuleError
 from sagani_net.games import configs, game_names, game_part, get_game
+from sagani_net.host import SUBSCRIPTION_BYTES
+from sagani_net.limits import MAX_SUBSCRIBER_BYTES
 from sagani_net.protocol import (
     ERROR_CODES,
     REQUESTS,
@@ -156,6 +158,12 @@ def test_every_error_code_and_request_is_in_the_spec() -> None:
         assert f'type: "{kind}"' in SPEC, kind
     for limit in (wire.MAX_STR_LEN, wire.MAX_ARRAY_LEN, wire.MAX_MAP_LEN, wire.MAX_REQUEST_BYTES):
         assert f"{limit:,}" in SPEC, limit
+    # What a subscriber may send: its subscriptions, and ZMTP PINGs if it beats (a client in
+    # another language may well turn ZMQ_HEARTBEAT_IVL on), cut past the limit.
+    row = next(line for line in SPEC.splitlines()
+               if line.startswith("| what a connection sends the broadcast socket |"))
+    assert f"{MAX_SUBSCRIBER_BYTES:,} bytes" in row and f"{SUBSCRIPTION_BYTES:,} bytes" in row
+    assert "ZMQ_HEARTBEAT_IVL" in row
 
 
 #: Every game of the registry, and every page under protocol/games/: a bot author plays each

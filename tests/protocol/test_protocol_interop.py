@@ -124,3 +124,35 @@ def test_the_vectors_hold_every_msgpack_format_the_host_sends_in_play(address: s
     for game in ("sagani", "sagrada", "sugi"):
         sent |= ib.play(address, game, seed=3)["formats"]
     assert sent <= in_vectors
+
+
+@pytest.mark.parametrize("minor", [0, 1])
+def test_either_subscription_form_and_a_ping_are_answered_whatever_the_greeting(
+    host: Host, minor: int
+) -> None:
+    # PROTOCOL.md, "Without a ZeroMQ library": libzmq takes a 3.0 subscription message and a
+    # 3.1 SUBSCRIBE command from a peer of either version, and answers a PING with its context.
+    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
+    req = ib.Zmtp(host_name, int(port), "REQ", minor=minor)
+    subs = []
+    try:
+        req._send(b"\x04PING\x00\x00ctx", ib.COMMAND)
+        assert req.ready(ib.WAIT_S) and req._frame() == (ib.COMMAND, b"\x04PONGctx")
+        req.send([b"", ib.Encoder()({"v": 1, "type": "create", "id": 1, "game": "sagani",
+                                     "config": {}})])
+        assert req.ready(ib.WAIT_S)
+        table = ib.decode(req.recv()[-1])["table"]
+        for form in (0, 1):
+            sub = ib.Zmtp(host_name, int(host.pub_endpoint.rsplit(":", 1)[1]), "SUB",
+                          minor=minor)
+            sub.minor = form  # the form subscribe() writes
+            sub.subscribe(f"table.{table}.".encode())
+            subs.append(sub)
+        for sub in subs:  # a heartbeat comes on an idle table within heartbeat_s
+            assert sub.ready(ib.WAIT_S)
+            topic, body = sub.recv()
+            assert topic == f"table.{table}.".encode()
+            assert ib.check_message(ib.decode(body))["type"] == "heartbeat"
+    finally:
+        for conn in (req, *subs):
+            conn.close()
