@@ -56,7 +56,8 @@ def test_a_bot_without_pyzmq_or_msgpack_plays_a_whole_game(
 ) -> None:
     # Seat 0 is a REQ peer over ZMTP 3.1 writing the shortest msgpack forms; the other seats
     # DEALER peers over ZMTP 3.0 sending the body alone, in the widest forms (every int an
-    # int64, every str a str32, long frame headers), which are msgpack and ZMTP all the same.
+    # int64, every str a str32, long frame headers), which are msgpack and ZMTP all the same
+    # (long headers cost a connection its life after some 600,000 frames: PROTOCOL.md, 8).
     found = ib.play(address, game, seed=7, players=players)
     check_game(found, game, players)
 
