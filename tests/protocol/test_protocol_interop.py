@@ -16,7 +16,9 @@ from test_net_support import port_of, start_host_process
 
 from sagani_net.host import Host
 
-VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
+VECTORS = PROTOCOL_DIR / "vectors"
+SPEC = (PROTOCOL_DIR / "PROTOCOL.md").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +159,24 @@ def test_either_subscription_form_and_a_ping_are_answered_whatever_the_greeting(
     finally:
         for conn in (req, *subs):
             conn.close()
+
+
+def test_a_spectators_left_names_no_seat_as_the_page_says(host: Host) -> None:
+    # A typed client reads `left.seat` as the page types it: nil must be among its values.
+    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
+    req = ib.Zmtp(host_name, int(port), "DEALER")
+    encode = ib.Encoder()
+
+    def ask(msg_id: int, **fields: Any) -> dict[str, Any]:
+        req.send([encode({"v": 1, "id": msg_id, **fields})])
+        assert req.ready(ib.WAIT_S)
+        return ib.check_message(ib.decode(req.recv()[-1]))
+
+    try:
+        table = ask(1, type="create", game="sagani", config={})["table"]
+        token = ask(2, type="join", table=table, role="spectator")["token"]
+        left = ask(3, type="leave", table=table, token=token)
+    finally:
+        req.close()
+    assert left["seat"] is None
+    assert "Reply `left`: `{v, type, id, table, seat:\nint|nil}`" in SPEC
