@@ -180,3 +180,38 @@ def test_a_spectators_left_names_no_seat_as_the_page_says(host: Host) -> None:
         req.close()
     assert left["seat"] is None
     assert "Reply `left`: `{v, type, id, table, seat:\nint|nil}`" in SPEC
+
+
+def test_optional_fields_sent_as_nil_are_left_out(host: Host) -> None:
+    # What a typed client writes for a request struct whose optional fields are unset: every
+    # one of them, as nil (serde's Option, Go's nil slice, Java's null).
+    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
+    req = ib.Zmtp(host_name, int(port), "DEALER")
+    encode = ib.Encoder()
+
+    def ask(msg_id: int, **fields: Any) -> dict[str, Any]:
+        req.send([encode({"v": 1, "id": msg_id, **fields})])
+        assert req.ready(ib.WAIT_S)
+        return ib.check_message(ib.decode(req.recv()[-1]))
+
+    try:
+        assert ask(1, type="hello", client=None)["type"] == "welcome"
+        assert ask(2, type="tables", after=None)["type"] == "tables"
+        created = ask(3, type="create", game="sagani", config={}, seed=None, bots=None,
+                      deadline_s=None, turn_timer_s=None, nonce=None)
+        assert created["bots"] == []
+        table = created["table"]
+        joined = ask(4, type="join", table=table, role=None, seat=None, name=None, token=None,
+                     nonce=None)
+        assert (joined["role"], joined["seat"]) == ("player", 0)
+        assert joined["snapshot"]["seats"][0]["name"] == "player"
+        ask(5, type="join", table=table)
+        legal = ask(6, type="legal", table=table, token=joined["token"], version=None, page=None)
+        assert legal["page"] == 0
+        static = ask(7, type="static", table=table, game=None, config=None)
+        assert static["game"] == "sagani"
+        # A required field sent as nil is still wrong: nil is not a table.
+        refused = ask(8, type="sync", table=None)
+        assert (refused["type"], refused["code"]) == ("error", "bad_field")
+    finally:
+        req.close()
