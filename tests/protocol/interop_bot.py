@@ -664,9 +664,11 @@ class Seat:
             self.sub.close()
 
 
-def play(address: str, game: str, seed: int = 0, players: int = 2) -> dict[str, Any]:
+def play(address: str, game: str, seed: int = 0, players: int = 2,
+         table_seed: int | None = None) -> dict[str, Any]:
     """Create a table of ``game``, take every seat (seat 0 as a player over REQ, the others as
-    bots over DEALER), play random legal actions to the end; returns what was learned."""
+    bots over DEALER), play random legal actions to the end; returns what was learned.
+    ``table_seed`` deals the game (a host that lets its clients choose: ``--client-seeds``)."""
     host, _, port = address.removeprefix("tcp://").rpartition(":")
     rng = random.Random(seed)
     played: list[dict[str, Any]] = []
@@ -682,7 +684,8 @@ def play(address: str, game: str, seed: int = 0, players: int = 2) -> dict[str, 
         if game not in [g["name"] for g in welcome["games"]]:
             raise Mismatch(f"the host serves no {game}")
         created = first.request("create", game=game, config={"players": players},
-                                bots=list(range(1, players)), deadline_s=30)
+                                bots=list(range(1, players)), deadline_s=30,
+                                seed=table_seed)
         if created["type"] != "created" or created["deadline_s"] != 30:
             raise Mismatch(f"create: {created}")
         table = created["table"]

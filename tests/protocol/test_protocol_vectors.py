@@ -214,6 +214,19 @@ def write_vectors() -> None:
         raw.next_id = 2**63 - 2
         ask("36-history-largest-id-request", "the largest id (2^63-1), echoed as a msgpack "
             "uint64; no moves after the game's last", "history", table=table, since=end)
+        # A score below -128, an int16 (common in play: a cacophony disc costs 2 points): the
+        # last move of a basic solo Sagani game played at random.
+        raw.next_id = 100  # after the largest id, the unrecorded requests count from here
+        alone = raw("create", game="sagani", config={"players": 1}, seed=5)["table"]
+        lone = raw("join", table=alone, name="ann")["token"]
+        rng = random.Random(3)
+        while (snap := raw.patient("sync", table=alone))["status"] != "over":
+            raw.patient("act", table=alone, seat=0, token=lone, version=snap["version"],
+                        action=choose(snap["view"], rng))
+        raw.next_id = 999  # however many moves the game took
+        ask("37-history-solo-request", "the last move of a solo Sagani game played at random: "
+            "negative scores below -128 (msgpack int16)", "history", table=alone,
+            since=snap["version"] - 1)
         raw.close()
         sub.close()
         pub = host.pub_endpoint
@@ -228,6 +241,7 @@ def write_vectors() -> None:
         hands[0]: "Tn4eB7yKq1sXw9dLm2cVr5hJa8gPz0uF",
         hands[1]: "Gd6wM3pZs0kQx8vNb1tYe4jRc7hLa2fU",
         duo: "5a6e7f04",
+        alone: "5a6e7f05",
         present: "Qm8sV3nKd1rB6tXw0pLc5yHe9aJf2gUz",
         pub: "tcp://127.0.0.1:47411",
     }
