@@ -101,18 +101,34 @@ def test_the_decoder_is_strict(frame: bytes, why: str) -> None:
         ib.decode(frame)
 
 
+class Asker:
+    """One raw connection to a host's request socket, answering ``ask(id, **fields)`` with the
+    reply read strictly and checked against the pages (section 4)."""
+
+    def __init__(self, host: Host, socket_type: str = "DEALER", minor: int = 1) -> None:
+        self.host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
+        self.pub_port = int(host.pub_endpoint.rsplit(":", 1)[1])
+        self.conn = ib.Zmtp(self.host_name, int(port), socket_type, minor=minor)
+        self.delimiter = [b""] if socket_type == "REQ" else []
+
+    def __call__(self, msg_id: int, **fields: Any) -> dict[str, Any]:
+        self.conn.send([*self.delimiter, ib.Encoder()({"v": 1, "id": msg_id, **fields})])
+        assert self.conn.ready(ib.WAIT_S)
+        return ib.check_message(ib.decode(self.conn.recv()[-1]))
+
+
+@pytest.fixture
+def ask(host: Host) -> Iterator[Asker]:
+    asker = Asker(host)
+    yield asker
+    asker.conn.close()
+
+
 @pytest.mark.host(heartbeat_s=1)
-def test_a_host_given_whole_seconds_still_says_them_as_floats(host: Host) -> None:
+def test_a_host_given_whole_seconds_still_says_them_as_floats(ask: Asker) -> None:
     # A program that embeds the host (sagani play, a test) may pass heartbeat_s=1: welcome
     # types heartbeat_s and presence_s as floats, and a typed client refuses an int there.
-    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
-    req = ib.Zmtp(host_name, int(port), "DEALER")
-    try:
-        req.send([ib.Encoder()({"v": 1, "type": "hello", "id": 1})])
-        assert req.ready(ib.WAIT_S)
-        welcome = ib.check_message(ib.decode(req.recv()[-1]))
-    finally:
-        req.close()
+    welcome = ask(1, type="hello")
     assert welcome["heartbeat_s"] == welcome["presence_s"] == 1.0
 
 
@@ -139,19 +155,15 @@ def test_either_subscription_form_and_a_ping_are_answered_whatever_the_greeting(
 ) -> None:
     # PROTOCOL.md, "Without a ZeroMQ library": libzmq takes a 3.0 subscription message and a
     # 3.1 SUBSCRIBE command from a peer of either version, and answers a PING with its context.
-    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
-    req = ib.Zmtp(host_name, int(port), "REQ", minor=minor)
+    ask = Asker(host, "REQ", minor)
     subs = []
     try:
-        req._send(b"\x04PING\x00\x00ctx", ib.COMMAND)
-        assert req.ready(ib.WAIT_S) and req._frame() == (ib.COMMAND, b"\x04PONGctx")
-        req.send([b"", ib.Encoder()({"v": 1, "type": "create", "id": 1, "game": "sagani",
-                                     "config": {}})])
-        assert req.ready(ib.WAIT_S)
-        table = ib.decode(req.recv()[-1])["table"]
+        ask.conn._send(b"\x04PING\x00\x00ctx", ib.COMMAND)
+        assert ask.conn.ready(ib.WAIT_S)
+        assert ask.conn._frame() == (ib.COMMAND, b"\x04PONGctx")
+        table = ask(1, type="create", game="sagani", config={})["table"]
         for form in (0, 1):
-            sub = ib.Zmtp(host_name, int(host.pub_endpoint.rsplit(":", 1)[1]), "SUB",
-                          minor=minor)
+            sub = ib.Zmtp(ask.host_name, ask.pub_port, "SUB", minor=minor)
             sub.minor = form  # the form subscribe() writes
             sub.subscribe(f"table.{table}.".encode())
             subs.append(sub)
@@ -161,61 +173,36 @@ def test_either_subscription_form_and_a_ping_are_answered_whatever_the_greeting(
             assert topic == f"table.{table}.".encode()
             assert ib.check_message(ib.decode(body))["type"] == "heartbeat"
     finally:
-        for conn in (req, *subs):
+        for conn in (ask.conn, *subs):
             conn.close()
 
 
-def test_a_spectators_left_names_no_seat_as_the_page_says(host: Host) -> None:
+def test_a_spectators_left_names_no_seat_as_the_page_says(ask: Asker) -> None:
     # A typed client reads `left.seat` as the page types it: nil must be among its values.
-    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
-    req = ib.Zmtp(host_name, int(port), "DEALER")
-    encode = ib.Encoder()
-
-    def ask(msg_id: int, **fields: Any) -> dict[str, Any]:
-        req.send([encode({"v": 1, "id": msg_id, **fields})])
-        assert req.ready(ib.WAIT_S)
-        return ib.check_message(ib.decode(req.recv()[-1]))
-
-    try:
-        table = ask(1, type="create", game="sagani", config={})["table"]
-        token = ask(2, type="join", table=table, role="spectator")["token"]
-        left = ask(3, type="leave", table=table, token=token)
-    finally:
-        req.close()
+    table = ask(1, type="create", game="sagani", config={})["table"]
+    token = ask(2, type="join", table=table, role="spectator")["token"]
+    left = ask(3, type="leave", table=table, token=token)
     assert left["seat"] is None
     assert "Reply `left`: `{v, type, id, table, seat:\nint|nil}`" in SPEC
 
 
-def test_optional_fields_sent_as_nil_are_left_out(host: Host) -> None:
+def test_optional_fields_sent_as_nil_are_left_out(ask: Asker) -> None:
     # What a typed client writes for a request struct whose optional fields are unset: every
     # one of them, as nil (serde's Option, Go's nil slice, Java's null).
-    host_name, port = host.endpoint.removeprefix("tcp://").rsplit(":", 1)
-    req = ib.Zmtp(host_name, int(port), "DEALER")
-    encode = ib.Encoder()
-
-    def ask(msg_id: int, **fields: Any) -> dict[str, Any]:
-        req.send([encode({"v": 1, "id": msg_id, **fields})])
-        assert req.ready(ib.WAIT_S)
-        return ib.check_message(ib.decode(req.recv()[-1]))
-
-    try:
-        assert ask(1, type="hello", client=None)["type"] == "welcome"
-        assert ask(2, type="tables", after=None)["type"] == "tables"
-        created = ask(3, type="create", game="sagani", config={}, seed=None, bots=None,
-                      deadline_s=None, turn_timer_s=None, nonce=None)
-        assert created["bots"] == []
-        table = created["table"]
-        joined = ask(4, type="join", table=table, role=None, seat=None, name=None, token=None,
-                     nonce=None)
-        assert (joined["role"], joined["seat"]) == ("player", 0)
-        assert joined["snapshot"]["seats"][0]["name"] == "player"
-        ask(5, type="join", table=table)
-        legal = ask(6, type="legal", table=table, token=joined["token"], version=None, page=None)
-        assert legal["page"] == 0
-        static = ask(7, type="static", table=table, game=None, config=None)
-        assert static["game"] == "sagani"
-        # A required field sent as nil is still wrong: nil is not a table.
-        refused = ask(8, type="sync", table=None)
-        assert (refused["type"], refused["code"]) == ("error", "bad_field")
-    finally:
-        req.close()
+    assert ask(1, type="hello", client=None)["type"] == "welcome"
+    assert ask(2, type="tables", after=None)["type"] == "tables"
+    created = ask(3, type="create", game="sagani", config={}, seed=None, bots=None,
+                  deadline_s=None, turn_timer_s=None, nonce=None)
+    assert created["bots"] == []
+    table = created["table"]
+    joined = ask(4, type="join", table=table, role=None, seat=None, name=None, token=None,
+                 nonce=None)
+    assert (joined["role"], joined["seat"]) == ("player", 0)
+    assert joined["snapshot"]["seats"][0]["name"] == "player"
+    ask(5, type="join", table=table)
+    legal = ask(6, type="legal", table=table, token=joined["token"], version=None, page=None)
+    assert legal["page"] == 0
+    assert ask(7, type="static", table=table, game=None, config=None)["game"] == "sagani"
+    # A required field sent as nil is still wrong: nil is not a table.
+    refused = ask(8, type="sync", table=None)
+    assert (refused["type"], refused["code"]) == ("error", "bad_field")
