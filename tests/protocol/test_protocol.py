@@ -75,6 +75,12 @@ def test_the_string_limit_counts_bytes_of_utf8() -> None:
     (msgpack.packb({1: 2}), "bad_frame", "every map key must be a string"),
     (b"\xc1\x00", "bad_frame", "not msgpack: a byte that begins no msgpack object"),
     (b"\x81\xa1v", "bad_frame", "not msgpack: the frame ends inside an object"),
+    # A surrogate written as UTF-8 (as a UTF-16 string converted byte by byte would be), and
+    # a broken sequence: not Python's codec words.
+    (b"\x81\xa1v\xa3\xed\xa0\x80", "bad_frame",
+     "a str that is not UTF-8 (its byte 0 is 0xed); send text as UTF-8"),
+    (b"\x81\xa1v\xa2\xc3\x28", "bad_frame",
+     "a str that is not UTF-8 (its byte 0 is 0xc3); send text as UTF-8"),
 ])
 def test_an_unreadable_frame_is_told_in_the_protocols_words(frame: bytes, code: str,
                                                               message: str) -> None:
