@@ -275,7 +275,9 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError("extra_field", f"{kind} has no field {extra[0]!r}")
     checked = {"v": version, "type": kind, "id": message["id"]}
     for name, field in fields.items():
-        if name in message:
+        # An optional field sent as nil is one left out: typed encoders write an unset optional
+        # field so (serde's None, Go's nil pointer or slice, Java's null) unless told not to.
+        if name in message and (field.required or message[name] is not None):
             checked[name] = field.check(name, message[name])
         elif field.required:
             raise ProtocolError("missing_field", f"{kind} needs {name}")

@@ -104,6 +104,10 @@ def _unreadable(exc: Exception) -> ProtocolError:
         if kind == "bin":
             return ProtocolError("too_big", "bin values are not allowed: send text as msgpack str")
         return ProtocolError("too_big", _OVER_WHAT[kind].format(size, limit))
+    if isinstance(exc, UnicodeDecodeError):  # Python's codec words name no msgpack str
+        bad = exc.object[exc.start]
+        return ProtocolError("bad_frame", f"a str that is not UTF-8 (its byte {exc.start} is "
+                             f"0x{bad:02x}); send text as UTF-8")
     if "map key" in detail:
         return ProtocolError("bad_frame", "every map key must be a string")
     if isinstance(exc, msgpack.FormatError):

@@ -251,7 +251,7 @@ class Host:
 
     @heartbeat_s.setter
     def heartbeat_s(self, value: float) -> None:
-        self.room.heartbeat_s = value
+        self.room.heartbeat_s = float(value)  # as in Tables: welcome's is a float
 
     @property
     def presence_s(self) -> float:

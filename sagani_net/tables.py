@@ -213,6 +213,9 @@ class Tables:
         self.limits = limits or Limits()
         self.quotas = Quotas(self.limits)
         self.standby = standby
+        # A float whatever the caller passed (``heartbeat_s=1``): welcome says ``float``, and a
+        # typed client reads it into one (Java's unpackDouble refuses an int).
+        heartbeat_s = float(heartbeat_s)
         self.heartbeat_s = heartbeat_s
         #: Whether every ``create`` may choose its seed: a host whose every client is its owner
         #: (``sagani play``, tests). Otherwise only a table nobody else can lose at may.

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from sagani_net.game import RuleError
 from sagani_net.games import configs, game_names, game_part, get_game
+from sagani_net.host import SUBSCRIPTION_BYTES
+from sagani_net.limits import MAX_SUBSCRIBER_BYTES
 from sagani_net.protocol import (
     ERROR_CODES,
     REQUESTS,
@@ -73,6 +75,12 @@ def test_the_string_limit_counts_bytes_of_utf8() -> None:
     (msgpack.packb({1: 2}), "bad_frame", "every map key must be a string"),
     (b"\xc1\x00", "bad_frame", "not msgpack: a byte that begins no msgpack object"),
     (b"\x81\xa1v", "bad_frame", "not msgpack: the frame ends inside an object"),
+    # A surrogate written as UTF-8 (as a UTF-16 string converted byte by byte would be), and
+    # a broken sequence: not Python's codec words.
+    (b"\x81\xa1v\xa3\xed\xa0\x80", "bad_frame",
+     "a str that is not UTF-8 (its byte 0 is 0xed); send text as UTF-8"),
+    (b"\x81\xa1v\xa2\xc3\x28", "bad_frame",
+     "a str that is not UTF-8 (its byte 0 is 0xc3); send text as UTF-8"),
 ])
 def test_an_unreadable_frame_is_told_in_the_protocols_words(frame: bytes, code: str,
                                                               message: str) -> None:
@@ -156,6 +164,12 @@ def test_every_error_code_and_request_is_in_the_spec() -> None:
         assert f'type: "{kind}"' in SPEC, kind
     for limit in (wire.MAX_STR_LEN, wire.MAX_ARRAY_LEN, wire.MAX_MAP_LEN, wire.MAX_REQUEST_BYTES):
         assert f"{limit:,}" in SPEC, limit
+    # What a subscriber may send: its subscriptions, and ZMTP PINGs if it beats (a client in
+    # another language may well turn ZMQ_HEARTBEAT_IVL on), cut past the limit.
+    row = next(line for line in SPEC.splitlines()
+               if line.startswith("| what a connection sends the broadcast socket |"))
+    assert f"{MAX_SUBSCRIBER_BYTES:,} bytes" in row and f"{SUBSCRIPTION_BYTES:,} bytes" in row
+    assert "ZMQ_HEARTBEAT_IVL" in row
 
 
 #: Every game of the registry, and every page under protocol/games/: a bot author plays each

@@ -58,6 +58,14 @@ def test_vectors_cover_every_message_type() -> None:
     assert kinds == {"request": set(REQUESTS), "reply": REPLY_TYPES, "broadcast": BROADCAST_TYPES}
 
 
+def test_a_broadcast_vector_names_its_topic_frame() -> None:
+    # A broadcast is two frames, [topic, body] (PROTOCOL.md, section 1): the vectors give both.
+    broadcasts = [m for _, m, _ in VECTOR_CASES if m["direction"] == "broadcast"]
+    assert broadcasts
+    for meaning in broadcasts:
+        assert meaning["topic"] == f"table.{meaning['message']['table']}."
+
+
 def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
     for name, meaning, _ in VECTOR_CASES:
         message = meaning["message"]
@@ -77,6 +85,8 @@ def write_vectors() -> None:
     from sagani_net.protocol import VERSION, topic
 
     frames: list[tuple[str, str, dict[str, Any], str]] = []
+    #: The topic frame of each broadcast vector, by its label (a broadcast is [topic, body]).
+    topics: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as tmp, running_host(Path(tmp), heartbeat_s=0.3) as host:
         raw = Raw(host.endpoint)
         sub = zmq.Context.instance().socket(zmq.SUB)
@@ -92,11 +102,12 @@ def write_vectors() -> None:
 
         def heard(label: str, note: str, kind: str, seq: int, on: str | None = None) -> None:
             while True:
-                _, body = sub.recv_multipart()
+                heard_topic, body = sub.recv_multipart()
                 message = decode_message(body)
                 if (message["type"] == kind and message["seq"] == seq
                         and message["table"] == (on or table)):
                     frames.append((label, "broadcast", message, note))
+                    topics[label] = heard_topic
                     return
 
         ask("01-hello-request", "say hello; learn where to subscribe", "hello", client="doc")
@@ -198,6 +209,24 @@ def write_vectors() -> None:
             "presence periods: away", "here", table=duo, token=present)
         ask("35-stand-in-request", "ann asks the host to play bob's seat until he is back",
             "stand_in", table=duo, token=present, seat=1)
+        # The largest id a client may choose: the reply echoes it as a uint64, which no
+        # other frame holds (the host's own seeds are 63-bit too, once a game is over).
+        raw.next_id = 2**63 - 2
+        ask("36-history-largest-id-request", "the largest id (2^63-1), echoed as a msgpack "
+            "uint64; no moves after the game's last", "history", table=table, since=end)
+        # A score below -128, an int16 (common in play: a cacophony disc costs 2 points): the
+        # last move of a basic solo Sagani game played at random.
+        raw.next_id = 100  # after the largest id, the unrecorded requests count from here
+        alone = raw("create", game="sagani", config={"players": 1}, seed=5)["table"]
+        lone = raw("join", table=alone, name="ann")["token"]
+        rng = random.Random(3)
+        while (snap := raw.patient("sync", table=alone))["status"] != "over":
+            raw.patient("act", table=alone, seat=0, token=lone, version=snap["version"],
+                        action=choose(snap["view"], rng))
+        raw.next_id = 999  # however many moves the game took
+        ask("37-history-solo-request", "the last move of a solo Sagani game played at random: "
+            "negative scores below -128 (msgpack int16)", "history", table=alone,
+            since=snap["version"] - 1)
         raw.close()
         sub.close()
         pub = host.pub_endpoint
@@ -212,6 +241,7 @@ def write_vectors() -> None:
         hands[0]: "Tn4eB7yKq1sXw9dLm2cVr5hJa8gPz0uF",
         hands[1]: "Gd6wM3pZs0kQx8vNb1tYe4jRc7hLa2fU",
         duo: "5a6e7f04",
+        alone: "5a6e7f05",
         present: "Qm8sV3nKd1rB6tXw0pLc5yHe9aJf2gUz",
         pub: "tcp://127.0.0.1:47411",
     }
@@ -227,6 +257,10 @@ def write_vectors() -> None:
             message["pub_port"] = 47411
         frame = encode(message)
         meaning = {"direction": direction, "note": note, "message": message, "hex": frame.hex()}
+        if name in topics:
+            meaning["topic"] = topics[name].decode()
+            for old_text, new_text in fixed.items():
+                meaning["topic"] = meaning["topic"].replace(old_text, new_text)
         if direction == "request" and name.startswith(("11-", "18-")):
             meaning["refused"] = True
         # One key per line, the message itself on one line: small files, readable diffs.
