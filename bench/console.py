@@ -1,9 +1,9 @@
 """What the console's own work costs per key, against what it has to do: stepping through a
 replay, and drawing the screen.
 
-Run: ``python bench/console.py [--seed N] [--players 5]``. One process, no terminal: the
-console's model and its drawing (``render.screen`` at 80x24), as the app calls them; CPU time
-of this process (``time.process_time``), ratios taken within the run.
+Run: ``python bench/console.py [--seed N] [--players 5]``. One process, no terminal (the app
+draws to a stream it throws away); CPU time of this process (``time.process_time``), ratios
+taken within the run.
 
 - **replay**: a long game (random Sugi, ``--players`` seats: some 200-500 moves) stepped through
   from its first frame to its last, as ``→`` does, then ``End`` and ``Home``. Each step shows
@@ -12,18 +12,29 @@ of this process (``time.process_time``), ratios taken within the run.
   step, as until 2026-12-07, made it grow with the move number), and the whole walk against
   the same walk the old way (every event put in words again at each step, reproduced here),
   and against the screen's drawing at each step (what a key costs anyway).
+- **keys**: for each game, a greedy 4-seat game replayed in the real console app (keys through
+  a pipe, the screen drawn by prompt_toolkit to a VT100 stream at 80x24, thrown away), one
+  ``→`` a frame: a key's CPU, and the share of it that is the console's own drawing
+  (``render.screen``, timed inside the same keys); the rest is the step and prompt_toolkit's
+  layout and output.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import io
 import os
 import time
 from collections.abc import Callable
 
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
 from sagani_net.bots.local import GameSpec, play_local
 from sagani_net.cli.console import render
-from sagani_net.cli.console.app import Replay, replay_frames
+from sagani_net.cli.console.app import Console, Replay, replay_frames
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.games import get_game
 
@@ -76,6 +87,57 @@ def replay_steps(seed: int, players: int) -> None:
           f"{sum(steps) / sum(draws):.2f}, told from the start {sum(old) / sum(draws):.2f})")
 
 
+class Terminal(io.StringIO):
+    """What the console writes to: kept in memory, never shown."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def keys_in_console(game: str, seed: int) -> tuple[int, float, float]:
+    """(keys, CPU seconds a key, of which the console's own drawing) for a greedy 4-seat game
+    of ``game`` stepped through frame by frame in the real app."""
+    rules = get_game(game)
+    spec = GameSpec(0, game, rules.parse_config({"players": 4}), seed, ("greedy",) * 4)
+    record = play_local(spec).record
+    model = ConsoleModel(connection="local", game=game,
+                         seats=[{"name": f"player {i + 1}"} for i in range(4)])
+    replay = Replay(replay_frames(record), record=record)
+    drawing = [0.0]
+    draw = render.screen
+
+    def timed(*args: object) -> object:
+        start = time.process_time()
+        try:
+            return draw(*args)  # type: ignore[arg-type]
+        finally:
+            drawing[0] += time.process_time() - start
+
+    output = Vt100_Output(Terminal(), lambda: Size(rows=HEIGHT + 1, columns=WIDTH), term="xterm")
+    with create_pipe_input() as keys:
+        console = Console(model, None, replay=replay, input=keys, output=output)
+        drawn = asyncio.Event()
+        console.app.after_render += lambda _: drawn.set()
+        task = asyncio.create_task(console.run())
+        await drawn.wait()
+        render.screen = timed  # type: ignore[assignment]
+        try:
+            start = time.process_time()
+            for index in range(1, len(replay.frames)):
+                drawn.clear()
+                keys.send_text("n")
+                while not (drawn.is_set() and replay.index == index):
+                    drawn.clear()
+                    await drawn.wait()
+            spent = time.process_time() - start
+        finally:
+            render.screen = draw
+        keys.send_text("q")
+        await task
+    count = len(replay.frames) - 1
+    return count, spent / count, drawing[0] / count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=17)
@@ -83,6 +145,12 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     replay_steps(args.seed, args.players)
+    print(f"keys in the console, {WIDTH}x{HEIGHT + 1}, one → a frame of a greedy 4-seat game:")
+    for game in ("sagani", "sagrada", "sugi"):
+        count, key, drawing = asyncio.run(keys_in_console(game, args.seed))
+        print(f"  {game:8s} {count} keys: {key * 1e3:.2f} ms a key, the console's own drawing "
+              f"{drawing * 1e3:.2f} ms of it ({drawing / key:.0%}; the rest: the step, "
+              "prompt_toolkit's layout and output)")
 
 
 if __name__ == "__main__":
