@@ -106,7 +106,7 @@ class Replay:
         #: (``_ends[i]``: after frame i's events); worded with the names in ``_named``. Each
         #: step shows the log up to its frame: told again from the first frame at every step,
         #: stepping through a record was quadratic (15 ms a step at the end of a 516-move
-        #: game, where the screen takes 1).
+        #: game, where drawing the screen takes under 1).
         self._lines: list[str] = []
         self._ends = [0]
         self._named: list[str] | None = None
@@ -148,7 +148,6 @@ class Replay:
             model.shown = actors[-1]
         elif isinstance(view.get("turn"), int):
             model.shown = view["turn"]
-
 
     def _log(self, model: ConsoleModel, index: int) -> list[str]:
         """The log as it stands at frame ``index``: every event up to it in words, the last
