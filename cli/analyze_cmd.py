@@ -59,14 +59,14 @@ def load_record(args: argparse.Namespace) -> Data:
         if args.record is not None:
             raise UsageError("give a RECORD file or --table, not both")
         # The export command's own loading: the same tables, the same errors.
-        from sagani_net.cli import host_cmd
+        from sagani_net.cli import record_cmd
 
         if args.host is not None and args.data_dir is not None:
             raise UsageError("give --host or --data-dir, not both")
         try:
             if args.host is not None:
-                return host_cmd._record_from_host(args.host, args.table)
-            return host_cmd._record_from_disk(args)
+                return record_cmd.record_from_host(args.host, args.table)
+            return record_cmd.record_from_disk(args)
         except UsageError as exc:
             raise UsageError(str(exc).replace("cannot export", "cannot analyze", 1)) from None
     if args.host is not None or args.data_dir is not None:

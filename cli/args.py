@@ -442,7 +442,7 @@ COMMANDS = {
     "tables": ("sagani_net.cli.play_args", "list a host's tables: game, status, seats"),
     "replay": ("sagani_net.cli.play_args", "step through a game record in the console"),
     "host": ("sagani_net.cli.host_cmd", "run a headless host node"),
-    "record": ("sagani_net.cli.host_cmd", "game records kept by a host"),
+    "record": ("sagani_net.cli.record_cmd", "game records kept by a host"),
     "bot": ("sagani_net.cli.bot_cmd", "play a table as a bot client"),
     "tournament": ("sagani_net.cli.bot_cmd", "many games between strategies, with a result table"),
     "analyze": ("sagani_net.cli.analyze_cmd",

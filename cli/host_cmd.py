@@ -1,11 +1,10 @@
-"""``sagani host`` (the headless host node) and ``sagani record export TABLE``."""
+"""``sagani host``: the headless host node (``sagani record``: :mod:`sagani_net.cli.record_cmd`)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import gc
-import json
 import logging
 import os
 import shlex
@@ -16,12 +15,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import platformdirs
 import zmq
 
 from sagani_net import security, standby
 from sagani_net.cli import args as check
+from sagani_net.cli import record_cmd
 from sagani_net.cli.args import UsageError
+from sagani_net.cli.record_cmd import default_data_dir
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import (
     CONNECTIONS_PER_ADDRESS,
@@ -47,14 +47,9 @@ DESCRIPTORS_WANTED = 65536
 PARENT_CHECK_S = 0.5
 
 
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("sagani"))
-
-
 def add_parsers(sub: Any) -> None:
-    """Add ``host`` and ``record`` to the ``sagani`` command (cli/main.py)."""
+    """Add ``host`` to the ``sagani`` command (cli/main.py)."""
     add_host_parser(sub)
-    add_record_parser(sub)
 
 
 def add_host_parser(sub: Any) -> argparse.ArgumentParser:
@@ -143,23 +138,6 @@ def check_ports(args: argparse.Namespace) -> None:
     if args.link_port is None and args.port and args.port + 2 > MAX_PORT:
         raise UsageError(f"--port {args.port} leaves no link port (--port + 2); give "
                          "--link-port too")
-
-
-def add_record_parser(sub: Any) -> argparse.ArgumentParser:
-    parser = check.command_parser(sub, "record")
-    actions = parser.add_subparsers(dest="record_command", metavar="ACTION", required=True)
-    export = actions.add_parser("export", help="write a finished game's JSON record")
-    export.add_argument("table", type=check.table_id, metavar="TABLE", help="the table id")
-    export.add_argument("--data-dir", type=check.directory, default=None,
-                        help=f"the host's data directory (default: {default_data_dir()}, "
-                        f"then the one of sagani play, {default_data_dir() / 'play'})")
-    export.add_argument("--host", type=check.host, default=None, metavar="ADDRESS",
-                        help="ask the host at ADDRESS (host[:port] or a join code) for the "
-                        "record instead of reading a data dir")
-    export.add_argument("-o", "--output", type=Path, default=None,
-                        help="file to write (default: standard output)")
-    export.set_defaults(func=run_record_export)
-    return parser
 
 
 def _more_descriptors() -> None:
@@ -402,69 +380,12 @@ def _port(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
 
 
-def run_record_export(args: argparse.Namespace) -> int:
-    if args.output is not None:
-        check.writable(args.output)
-    if args.host is not None:
-        if args.data_dir is not None:
-            raise UsageError("give --host or --data-dir, not both")
-        record = _record_from_host(args.host, args.table)
-    else:
-        record = _record_from_disk(args)
-    text = json.dumps(record, indent=1) + "\n"
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        check.write_text(args.output, text)
-    return 0
-
-
-def _record_from_host(address: str, table: str) -> dict[str, Any]:
-    """A finished game's record as the host serves it (``record`` request); raises UsageError."""
-    from sagani_net.client import Client, HostError, HostTimeout
-
-    client = Client(check.reach_host(address))
-    try:
-        return client.record(table)
-    except HostError as exc:
-        raise UsageError(f"cannot export {table}: {exc.message}") from None
-    except HostTimeout:
-        raise UsageError(f"cannot export {table}: the host stopped answering") from None
-    finally:
-        client.close()
-
-
-def _record_from_disk(args: argparse.Namespace) -> dict[str, Any]:
-    # Without --data-dir: the host's data dir, then the one `sagani play` keeps its games in.
-    dirs = [args.data_dir] if args.data_dir else [default_data_dir(), default_data_dir() / "play"]
-    why = ""
-    record = None
-    for data_dir in dirs:
-        if not (data_dir / DB_NAME).is_file():
-            continue  # never create a database just to look in it
-        try:
-            # Read-only: a host may be serving this data dir right now.
-            store = Store.reader(data_dir)
-        except StorageDamaged as exc:
-            raise UsageError(f"cannot export {args.table}: {exc}") from None
-        try:
-            record = store.record(args.table)
-            if record is None and args.table in store.table_ids():
-                why = f"its game is not over (in {data_dir})"
-        finally:
-            store.close()
-        if record is not None or why:
-            break
-    if record is None:
-        where = " or ".join(str(d) for d in dirs)
-        raise UsageError(f"cannot export {args.table}: {why or f'no such table in {where}'}")
-    return record
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``host`` or ``record`` without the rest of the ``sagani`` command."""
     parser = check.OneLineParser(prog="sagani")
-    add_parsers(parser.add_subparsers(dest="command"))
+    sub = parser.add_subparsers(dest="command")
+    add_parsers(sub)
+    record_cmd.add_parsers(sub)
     return check.run(parser, argv)
 
 

@@ -193,10 +193,11 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
 
 def hint_line(model: ConsoleModel, width: int) -> Line:
     """The keys that do something now."""
-    pages = len(help_pages(model))
     # Tab on a board goes to the next player's: a solo game has only yours.
     tab = f"Tab {model.ui.board}s  " if model.players > 1 else ""
     if model.page == HELP:
+        # Counted here only: the pages are made for it (a game's wraps its tools and cards).
+        pages = len(help_pages(model))
         more = "Space/→ next page  " if model.help_page + 1 < pages else ""
         keys = f"page {model.help_page + 1}/{pages}  {more}any other key: back"
     elif model.page == FINAL:

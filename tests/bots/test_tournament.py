@@ -38,6 +38,17 @@ def test_a_small_tournament_reproduces_the_same_table_from_the_same_seed() -> No
     assert sum(row.games for row in first) == 4
 
 
+def test_on_workers_every_result_is_handed_on_once_and_kept_in_game_order() -> None:
+    """Results reach ``on_result`` as their games end, each once; the list comes back in
+    game order, as one worker plays it."""
+    spec = TournamentSpec(lineup=("random", "random"), games=12, seed=5)
+    seen: list[int] = []
+    results = run_games(spec, workers=2, on_result=lambda r: seen.append(r.index))
+    assert sorted(seen) == list(range(12))
+    assert [r.index for r in results] == list(range(12))
+    assert [r.scores for r in results] == [r.scores for r in run_games(spec, workers=1)]
+
+
 def test_a_different_seed_deals_different_games() -> None:
     one = TournamentSpec(lineup=("greedy", "random"), games=2, seed=1)
     two = TournamentSpec(lineup=("greedy", "random"), games=2, seed=2)

@@ -16,8 +16,10 @@ import zmq
 from cli_kit import a_terminal
 
 import sagani_net
+from sagani_net.bots.local import GameSpec, play_local
 from sagani_net.games import about, game_names, get_game
 from sagani_net.protocol import VERSION, decode_message, encode
+from sagani_net.store import Store, TableRow
 
 WAIT_S = 60
 
@@ -198,6 +200,29 @@ def test_the_console_commands_read_their_command_line_before_importing_what_they
     assert done.returncode == code, done.stderr
     assert done.stderr.splitlines()[-1] == "LOADED []", done.stderr
     assert ("usage: sagani " in done.stdout) if code == 0 else done.stderr.startswith("sagani")
+
+
+#: Not needed to read a finished game's record from a data dir: the host and its tables, the
+#: standby, the network (which took the command three times as long as ``--version``).
+NOT_TO_EXPORT_A_STORED_RECORD = ("sagani_net.host", "sagani_net.tables", "sagani_net.standby",
+                                 "sagani_net.client", "zmq", "sagani_net.cli.host_cmd")
+
+
+def test_record_export_from_a_data_dir_imports_the_store_alone(tmp_path: Path) -> None:
+    record = play_local(GameSpec(0, "sagani", {"players": 2, "mode": "multi"}, 3,
+                                 ("random", "random"))).record
+    store = Store(tmp_path / "d")
+    store.add_table(TableRow("t1", "sagani", record["config"], 3, [], "over", 9, 0.0))
+    store.finish_table("t1", 9, record)
+    store.commit()
+    store.close()
+    seen, out = tmp_path / "modules.txt", tmp_path / "t1.json"
+    done = subprocess.run([sys.executable, "-c", SELFPLAY_PROBE, str(seen), "record", "export",
+                           "t1", "--data-dir", str(tmp_path / "d"), "-o", str(out)],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == record
+    assert loaded(seen.read_text().split(), NOT_TO_EXPORT_A_STORED_RECORD) == []
 
 
 def test_each_game_says_of_itself_what_its_rules_play() -> None:
