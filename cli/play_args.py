@@ -153,7 +153,7 @@ def add_parsers(sub: Any) -> None:
                              "--table.")
     t.add_argument("address", nargs="?", type=check.host, default=None,
                    help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
-    t.set_defaults(func=_runs("run_tables"))
+    t.set_defaults(func=_run_tables)
 
     r = check.command_parser(sub, "replay",
                              description="Step through a game record (from `sagani play`, "
@@ -170,6 +170,12 @@ def add_parsers(sub: Any) -> None:
                    help="analyse the game first (as `sagani analyze` does, progress on "
                    "stderr), then show the verdicts")
     r.set_defaults(func=_runs("run_replay"))
+
+
+def _run_tables(args: argparse.Namespace) -> int:
+    from sagani_net.cli.tables_cmd import run_tables
+
+    return run_tables(args)
 
 
 def _runs(name: str) -> Callable[[argparse.Namespace], int]:

@@ -41,8 +41,6 @@ from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, winners, without_seat
 from sagani_net.games import DEFAULT_GAME, get_game
-from sagani_net.gameui import columns
-from sagani_net.host import Host
 from sagani_net.private_files import write_private
 from sagani_net.protocol.messages import printable
 from sagani_net.store import DB_NAME, Store
@@ -50,11 +48,13 @@ from sagani_net.store import DB_NAME, Store
 if TYPE_CHECKING:
     from concurrent.futures import Executor, ProcessPoolExecutor
 
+    from sagani_net.host import Host
     from sagani_net.standby import StandbyCode
 
 # Not imported here, so that the first screen of `sagani play` does not wait for them: the
 # bots (sagani_net.bots.*, imported once the screen is drawn), the standby (only `join
-# --standby` runs one) and the worker processes of a search bot (multiprocessing).
+# --standby` runs one) and the worker processes of a search bot (multiprocessing); nor the
+# host, which only `play` starts (`join` and `replay` came 40 ms later for it).
 
 log = logging.getLogger("sagani_net.cli.play")
 
@@ -206,6 +206,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def _start_host(data_dir: Path, port: int) -> Host:
+    from sagani_net.host import Host
+
     try:
         # The player's own host, on 127.0.0.1: --seed deals a game again.
         host = Host(Store(data_dir), port=port, client_seeds=True)
@@ -619,54 +621,6 @@ async def _standby_beside(
                   f"it goes on serving after you quit: stop it with `kill {pair.pid}`")
         else:
             pair.stop()
-
-
-def run_tables(args: argparse.Namespace) -> int:
-    address = check.reach_host(args.address or host_address(None))
-    print(table_lines(asyncio.run(_list_tables(address)), check.terminal_columns()), end="")
-    return 0
-
-
-async def _list_tables(address: str) -> list[dict[str, Any]]:
-    client = AsyncClient(address)
-    try:
-        await client.connect()
-        return await client.tables()
-    finally:
-        client.close()
-
-
-def table_lines(tables: list[dict[str, Any]], width: int = 80) -> str:
-    """The lobby as text: a table a line, its game first; seats that go past ``width`` go on
-    under the first (a seat is never cut in two)."""
-    if not tables:
-        return "no tables yet: sagani join creates one\n"
-    lines = []
-    for t in tables:
-        seats = [f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"
-                 + _notes(s) for i, s in enumerate(t.get("seats", []))]
-        # Names may come from an older host, or one of its stores, that let anything through.
-        line = printable(f"{t['table']}  {t.get('game', '?'):<8} {t['status']:<8}")
-        indent = len(line)
-        for n, seat in enumerate(seats):
-            seat = printable(seat) + ("," if n < len(seats) - 1 else "")
-            if n and columns(line) + 1 + columns(seat) > width:  # a wide name: two a letter
-                lines.append(line)
-                line = " " * indent
-            line += " " + seat
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-def _notes(seat: dict[str, Any]) -> str:
-    """What the lobby says of a seat, in one pair of brackets: kept for a bot, away
-    (PROTOCOL.md, Presence), and whether a bot stands in for it."""
-    notes = ["bot"] if seat.get("kind") == "bot" else []
-    if seat.get("stand_in"):
-        notes.append("away, a bot stands in")
-    elif seat.get("away"):
-        notes.append("away")
-    return f" ({', '.join(notes)})" if notes else ""
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:

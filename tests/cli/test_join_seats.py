@@ -15,7 +15,7 @@ from pathlib import Path
 from cli_kit import RUN_TIMEOUT_S, Terminal, a_terminal, terminals
 from test_net_support import RUN_SAGANI, until
 
-from sagani_net.cli.play_cmd import table_lines
+from sagani_net.cli.tables_cmd import table_lines
 from sagani_net.client import AsyncClient, Client
 from sagani_net.host import Host
 

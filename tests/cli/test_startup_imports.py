@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import zmq
 from cli_kit import a_terminal
+from test_net_support import Raw, running_host
 
 import sagani_net
 from sagani_net.bots.local import GameSpec, play_local
@@ -259,3 +260,34 @@ def test_a_seed_and_a_seat_on_the_command_line_have_the_bounds_of_the_wire() -> 
     from sagani_net.protocol import messages
 
     assert (MAX_SEED, MAX_SEATS) == (messages.MAX_ID, messages.MAX_SEATS)
+
+
+#: Not needed to list a host's tables: the console and prompt_toolkit, the host (the listing
+#: loaded both with `sagani play`'s module: 0.1 s of a 0.23 s command).
+NOT_TO_LIST_TABLES = ("prompt_toolkit", "sagani_net.cli.console", "sagani_net.host",
+                      "sagani_net.tables", "sagani_net.cli.play_cmd")
+
+
+def test_sagani_tables_imports_the_client_alone(tmp_path: Path) -> None:
+    with running_host(tmp_path / "d") as host:
+        Raw(host.endpoint)("create", game="sugi", config={"players": 3})
+        seen = tmp_path / "modules.txt"
+        done = subprocess.run([sys.executable, "-c", SELFPLAY_PROBE, str(seen), "tables",
+                               host.endpoint.removeprefix("tcp://")],
+                              capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert "sugi" in done.stdout
+    assert loaded(seen.read_text().split(), NOT_TO_LIST_TABLES) == []
+
+
+def test_sagani_replay_does_not_import_the_host(tmp_path: Path) -> None:
+    """Only `sagani play` starts a host; `replay` and `join` loaded it all the same (40 ms)."""
+    record = tmp_path / "game.json"
+    spec = GameSpec(0, "sagani", {"players": 2, "mode": "multi"}, 3, ("random", "random"))
+    record.write_text(json.dumps(play_local(spec).record))
+    seen = tmp_path / "modules.txt"
+    done = subprocess.run([sys.executable, "-c", SELFPLAY_PROBE, str(seen), "replay",
+                           str(record), "--print"], capture_output=True, text=True,
+                          timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    assert loaded(seen.read_text().split(), ("sagani_net.host", "sagani_net.tables")) == []

@@ -16,7 +16,7 @@ import pytest
 from cli_kit import sagani
 from test_net_support import Raw, Updates, choose, sessions_of_moves, until
 
-from sagani_net.cli.play_cmd import table_lines
+from sagani_net.cli.tables_cmd import table_lines
 from sagani_net.client import Client, HostError
 from sagani_net.host import HOST_DEFAULT_SESSION, HOST_STAND_IN_SESSION, Host
 from sagani_net.store import Store
