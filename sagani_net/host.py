@@ -29,7 +29,7 @@ from sagani_net import limits as caps
 from sagani_net.caches import BoundedCache
 from sagani_net.games import about, game_names
 from sagani_net.limits import RateLimiter
-from sagani_net.peers import ConnectionGuard
+from sagani_net.peers import ConnectionGuard, close_guarded
 from sagani_net.protocol import (
     ProtocolError,
     check_request,
@@ -286,10 +286,7 @@ class Host:
         self.room.reload()
 
     def _close_sockets(self) -> None:
-        for guard in (self._requests, self._subscribers):
-            guard.close()
-        self.router.close()
-        self.pub.close()
+        close_guarded((self._requests, self._subscribers))
 
     def serve_in_thread(self) -> threading.Thread:
         """Serve on a daemon thread (tests, ``sagani play``); :meth:`stop` ends it."""

@@ -27,6 +27,7 @@ import os
 import socket
 import struct
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -157,37 +158,44 @@ def inode(fd: int) -> int | None:
         return None
 
 
-def cut(conn: Connection) -> None:
+def cut(conn: Connection, reset: bool = True) -> bool:
     """Break a connection under libzmq: reset it (connect to AF_UNSPEC aborts a TCP
     connection: the peer gets an RST, the kernel drops its buffers) and shut it down, so that
-    libzmq, seeing it fail, closes it and frees what it held. It works on a duplicate of the
-    descriptor, checked to be the same socket: the number may already be another file's."""
+    libzmq, seeing it fail, closes it and frees what it held. Without ``reset``, what the
+    kernel has still to send goes before the end (the host's last replies, as it stops). It
+    works on a duplicate of the descriptor, checked to be the same socket: the number may
+    already be another file's. False if it was not (closed already, or another file's now)."""
     try:
         fd = os.dup(conn.fd)
     except OSError:
-        return
+        return False
     try:
         if inode(fd) != conn.inode:
-            return
+            return False
         try:
             sock = socket.socket(fileno=fd)
         except OSError:
-            return  # not a socket
+            return False  # not a socket
         try:
             if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
-                return  # a listener: libzmq would take its next accept's EINVAL and abort
-            unspec = struct.pack("=H14x", socket.AF_UNSPEC)
-            _libc.connect(fd, unspec, len(unspec))
+                return False  # a listener: libzmq takes its next accept's EINVAL and aborts
+            if reset:
+                unspec = struct.pack("=H14x", socket.AF_UNSPEC)
+                _libc.connect(fd, unspec, len(unspec))
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass  # already reset: nothing left to shut
         finally:
             sock.detach()
+        return True
     finally:
         os.close(fd)
 
 
 _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
+#: How long a closing host waits for libzmq to drop the connections it broke (a few ms on a
+#: quiet machine): past it, it closes all the same.
+DROP_WAIT_S = 0.5
 
 
 def parse_monitor_message(frames: list[bytes]) -> dict[str, int]:
@@ -234,10 +242,31 @@ class ConnectionGuard:
         self._suspects: set[int] = set()
         #: The port the socket listens on, read at its first connection (it binds after).
         self._port: int | None = None
+        #: Set by drop_all: the socket is about to close, and a connection told of late is cut.
+        self._dropping = False
 
     def close(self) -> None:
         self._sock.disable_monitor()
         self.monitor.close()
+
+    def drop_all(self) -> None:
+        """Break every connection there is, and those still to come, before the socket closes:
+        libzmq 4.3.5 aborts the process (session_base.cpp:233) when a connection fails while
+        its socket is closing and its engine is part way through a message, as a subscriber's
+        that stopped reading is. Failing while the socket is open, it is dropped cleanly.
+        :meth:`dropped` tells when libzmq has dropped them all."""
+        self.events()
+        # New connections are cut as they are told of. Not unbound: the listener owns the
+        # sessions of the connections it accepted, and ends them with it, the very race.
+        self._dropping = True
+        for conn in list(self.connections.values()):
+            if not cut(conn, reset=False):  # gone already, or its number another file's
+                self._forget(conn.fd)
+
+    def dropped(self) -> bool:
+        """True once libzmq has told of every connection :meth:`drop_all` broke."""
+        self.events()
+        return not self.connections
 
     def events(self) -> None:
         """Take in the connections accepted and closed since the last look."""
@@ -262,6 +291,10 @@ class ConnectionGuard:
         self.connections[fd] = conn
         self._suspects.add(fd)  # whatever it sent before it was known counts too
         count = self._per_address[conn.address] = self._per_address.get(conn.address, 0) + 1
+        if self._dropping:
+            if not cut(conn, reset=False):
+                self._forget(fd)
+            return
         # Descriptors are the host's to run out of: one machine may not take them all.
         if self.max_per_address is not None and conn.address and count > self.max_per_address:
             log.warning("%s: %s holds %d connections already; another is cut", self.name,
@@ -361,3 +394,24 @@ class ConnectionGuard:
                 self._suspects.add(fd)
             else:
                 self._suspects.discard(fd)
+
+
+def close_guarded(guards: Iterable[ConnectionGuard], wait_s: float = DROP_WAIT_S) -> None:
+    """Close the guards' sockets, each connection dropped first (:meth:`ConnectionGuard.drop_all`
+    says why), waiting up to ``wait_s`` for libzmq to tell that it has dropped them."""
+    guards = list(guards)
+    for guard in guards:
+        guard.drop_all()
+    poller = zmq.Poller()
+    for guard in guards:
+        poller.register(guard.monitor, zmq.POLLIN)
+    give_up = time.monotonic() + wait_s
+    while not all(guard.dropped() for guard in guards):
+        left = give_up - time.monotonic()
+        if left <= 0:
+            log.warning("closing with connections libzmq has not dropped yet")
+            break
+        poller.poll(max(1, int(left * 1000)))
+    for guard in guards:
+        guard.close()
+        guard._sock.close()

@@ -74,7 +74,7 @@ from zmq.utils import z85
 from sagani_net import limits as caps
 from sagani_net import security
 from sagani_net.host import POLL_MS, Host
-from sagani_net.peers import ConnectionGuard
+from sagani_net.peers import ConnectionGuard, close_guarded
 from sagani_net.private_files import write_private
 from sagani_net.store import Store
 
@@ -644,8 +644,7 @@ class ActiveLink:
             self._send_entries()
 
     def close(self) -> None:
-        self._connections.close()
-        self.sock.close()
+        close_guarded([self._connections])
         if self._asking is not None:
             self._asking.close()
 
