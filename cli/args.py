@@ -265,9 +265,30 @@ def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
     if not isinstance(value, str):
         return value
     try:
-        return StandbyCode.parse(sys.stdin.readline())
+        return StandbyCode.parse(_unechoed_line("standby code (not shown as you paste it): ")
+                                 if sys.stdin.isatty() else sys.stdin.readline())
     except CodeError as exc:
         raise UsageError(f"--standby: {exc}") from None
+
+
+def _unechoed_line(prompt: str) -> str:
+    """A line typed or pasted at the terminal of standard input, asked for with ``prompt`` (on
+    standard error) and not echoed: an echoed secret stays on the screen and in its scrollback
+    for whoever looks at it. Standard input's own terminal, as getpass would not be when the
+    process has another controlling one."""
+    import termios
+
+    fd = sys.stdin.fileno()
+    before = termios.tcgetattr(fd)
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO  # the local modes
+    termios.tcsetattr(fd, termios.TCSADRAIN, quiet)  # before the prompt: pasted after it
+    try:
+        print(prompt, end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline()
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, before)
+        print(file=sys.stderr, flush=True)  # the Enter that was not echoed
 
 
 def name(text: str) -> str:

@@ -346,8 +346,11 @@ def _invite(host: Host, link: standby.ActiveLink, key: bytes,
     print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
     pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
     print(f"sagani host: standby code {pair_code}", flush=True)
-    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
-          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+    # The command without the code: on a command line it would be in the process list (every
+    # user of that machine) and the shell's history; `-` asks for it without echoing it.
+    print("  a standby (only on a machine you trust with every game's secrets) runs\n"
+          "  sagani host --standby -\n"
+          "  and is given that code when it asks", flush=True)
 
 
 def _invite_when_active(
