@@ -162,6 +162,13 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     open_seats = [s - 1 for s in args.open]
     if any(not 0 <= s < players or s == you for s in open_seats):
         raise UsageError("--open names other seats of this table")
+    if open_seats and args.seed is not None:
+        # Whoever chose the seed knows the deal (the other hands, the pile, every roll), and
+        # so does whoever reads this command line in the process list of this machine, where
+        # the --open player sits: as a host does, the seed of a table where a person other
+        # than its creator plays is drawn, never chosen (DESIGN: rules engine).
+        raise UsageError("--seed deals a game you would know in advance: not at a table with "
+                         "--open seats (the host draws their table's seed)")
     free = [s for s in range(players) if s != you and s not in open_seats]
     if args.bots is not None and not free:
         raise UsageError("--bots: this table has no seat for a bot" +
