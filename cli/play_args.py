@@ -71,8 +71,13 @@ def add_parsers(sub: Any) -> None:
         action="append",
         default=[],
         metavar="SEAT",
-        help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
+        help="leave SEAT (from 1) for a person who runs `sagani join` on this machine "
+        "(repeatable; your screen is then covered, as --cover)",
     )
+    p.add_argument("--cover", action="store_true",
+                   help="keep what only your seat may see (a hand, a private objective) covered "
+                   "but while you press h, and cover it again when the turn passes: for a screen "
+                   "others look at")
     p.add_argument("--seed", type=check.seed, default=None, help="shuffle seed (default: random)")
     p.add_argument(
         "--think",
@@ -141,6 +146,10 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--name", type=check.name, default=None,
                    help="your name at the table (default: your login name; coming back, "
                    "any seat of yours)")
+    j.add_argument("--cover", action="store_true",
+                   help="keep what only your seat may see (a hand, a private objective) covered "
+                   "but while you press h, and cover it again when the turn passes: for a screen "
+                   "others look at (sagani play --open invites with it)")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                    help="also keep a standby host on this machine, so that the game goes on "
                    "here if the host goes away; CODE is the standby code the host printed "

@@ -351,7 +351,9 @@ async def _play(
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
     console = None
     if not args.autoplay:
-        console = Console(ConsoleModel(game=me.state.game or args.game), me,
+        # Open seats: the person who takes one sits at this machine, maybe at this screen.
+        console = Console(ConsoleModel(game=me.state.game or args.game,
+                                       cover=args.cover or bool(plan_.open)), me,
                           record=lambda: me.record(table))
         # The game so far goes in the log before the bots move again: their quick moves would
         # otherwise come in with it and push it off a small screen at once.
@@ -372,7 +374,7 @@ async def _play(
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
         if plan_.open:  # shown while seats are open (the message line names them)
-            console.model.invite = f"sagani join {address.removeprefix('tcp://')}"
+            console.model.invite = f"sagani join {address.removeprefix('tcp://')} --cover"
         status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
@@ -568,7 +570,7 @@ async def _join(
         seat.save(saved, address, client)
         write_private(saved_path, json.dumps(saved))  # seat tokens: 0600 in a 0700 folder
     try:
-        model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
+        model = ConsoleModel(game=client.state.game or DEFAULT_GAME, cover=args.cover)
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None

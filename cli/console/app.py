@@ -200,7 +200,9 @@ class _CommandCompleter(Completer):
         text = document.text_before_cursor
         words = text.split()
         partial = "" if text.endswith(" ") or not words else words[-1]
-        for option in [*self.model.ui.complete(text), *commands.complete(text)]:
+        # Covered: the game's completions would list the hand.
+        game = [] if self.model.curtain else self.model.ui.complete(text)
+        for option in [*game, *commands.complete(text)]:
             yield Completion(option, start_position=-len(partial))
 
 
@@ -518,8 +520,8 @@ class Console:
                 "turn": replica.turn,
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
-                **({"type": message.get("type"), "version": message.get("version")}
-                   if message else {}),
+                **({"type": message.get("type"), "version": message.get("version"),
+                    "turn_then": message.get("turn")} if message else {}),
             }
         )
         self._send_due()
@@ -614,6 +616,9 @@ class Console:
         try:
             command = commands.parse(text)
             if command is None:
+                if model.curtain:  # a move made unseen, whose refusal would speak of the hand
+                    model.say("covered: h uncovers it, then type your move", lasting=True)
+                    return
                 if self._sending:
                     raise CommandError("wait: your last move is on its way")
                 model.say("")
@@ -735,7 +740,9 @@ class Console:
         help_shown = Condition(lambda: model.page == HELP) & ~has_focus(self.command)
         on_main = ~has_focus(self.command) & ~help_shown
         replaying = Condition(lambda: self.replay is not None) & on_main
-        playing = on_main & ~replaying & Condition(lambda: model.page == GAME)
+        # Not while covered: a game key's note, refusal or choice would show your hand.
+        playing = (on_main & ~replaying & Condition(lambda: model.page == GAME)
+                   & ~Condition(lambda: model.curtain))
         entries: list[tuple[str, str]] = []
 
         def describe(label: str, text: str | None) -> None:
@@ -771,8 +778,16 @@ class Console:
             model.page = HELP
             model.help_page = 0
 
+        @kb.add("h", filter=on_main & ~replaying & Condition(
+            lambda: model.private is not None and model.status != "over"))
+        def _cover(event: KeyPressEvent) -> None:
+            """Cover or uncover what only you may see: for a screen others look at."""
+            model.covered = not model.covered
+            model.say("")  # what it said was of the screen before
+
         describe("?", _help.__doc__)
         describe("q", _quit.__doc__)
+        describe("h", _cover.__doc__)
         sending = Condition(lambda: self._sending)
         for key in model.ui.key_bindings():
             describe(key.label or " ".join(key.keys), key.help)

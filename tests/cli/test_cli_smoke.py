@@ -17,7 +17,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from cli_kit import Screen, Terminal, lan_party, sagani
+from cli_kit import Screen, Terminal, lan_party, sagani, terminals
 from test_net_support import RUN_SAGANI
 
 from sagani_net.games import get_game
@@ -126,6 +126,34 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     assert done.returncode == 0 and "the unfinished game is set aside in" in done.stdout
     (aside,) = (tmp_path / "abandoned").iterdir()
     assert Store(aside).unfinished() and not Store(tmp_path).unfinished()
+
+
+def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path: Path) -> None:
+    """`sagani play --open 2` of Sugi: the person at the open seat sits at this machine (the
+    host listens on 127.0.0.1), maybe at this very screen. Both consoles start covered, the
+    invitation tells the joiner --cover, and a hand shows only once its player presses h.
+    Before, each console drew its hand and family tree from the first screen on."""
+    with terminals() as consoles:
+        creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
+                           "--data-dir", str(tmp_path / "play"),
+                           env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(creator)
+        creator.wait_for(" --cover")  # the invitation, on the message line
+        address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
+        assert address is not None
+        joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
+                          env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(joiner)
+        joiner.wait_for("bob: covered")
+        creator.wait_for("the game starts")
+        for console in (creator, joiner):
+            assert "Your hand" not in console.screen.text()
+            assert "Family tree" not in console.screen.text()
+        creator.send("h")
+        creator.wait_for("Your hand")
+        creator.send("q")
+        joiner.send("q")
+        assert creator.close() == 0 and joiner.close() == 0
 
 
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
