@@ -524,6 +524,11 @@ class Console:
                     "turn_then": message.get("turn")} if message else {}),
             }
         )
+        if self.model.curtain and self.app.layout.has_focus(self.command):
+            # The curtain dropped while a command was typed: Up would bring back the moves
+            # typed before, Tab list the hand.
+            self.command.reset()
+            self.app.layout.focus(self.main)
         self._send_due()
         self.redraw()
 
@@ -740,9 +745,9 @@ class Console:
         help_shown = Condition(lambda: model.page == HELP) & ~has_focus(self.command)
         on_main = ~has_focus(self.command) & ~help_shown
         replaying = Condition(lambda: self.replay is not None) & on_main
+        curtain = Condition(lambda: model.curtain)
         # Not while covered: a game key's note, refusal or choice would show your hand.
-        playing = (on_main & ~replaying & Condition(lambda: model.page == GAME)
-                   & ~Condition(lambda: model.curtain))
+        playing = on_main & ~replaying & Condition(lambda: model.page == GAME) & ~curtain
         entries: list[tuple[str, str]] = []
 
         def describe(label: str, text: str | None) -> None:
@@ -877,8 +882,10 @@ class Console:
             if model.status == "over":
                 model.page = FINAL
 
-        @kb.add(":", filter=on_main)
-        @kb.add("/", filter=on_main)
+        # Not while covered: Up would bring back the moves typed before (Sugi's face-down
+        # timeline cards), and Tab would list the hand.
+        @kb.add(":", filter=on_main & ~curtain)
+        @kb.add("/", filter=on_main & ~curtain)
         def _command(event: KeyPressEvent) -> None:
             """Type a command (Tab completes, Up/Down history)."""
             event.app.layout.focus(self.command)

@@ -45,11 +45,13 @@ def test_a_covered_console_shows_no_hand_until_h_and_covers_itself_when_the_turn
                 assert "covered" in text and "Your turn" in text
                 assert not any(words in text for words in YOURS), text
                 assert text.splitlines()[-2].startswith("h uncover")
-                # The game's keys and completions would show the hand: not while covered.
+                # The game's keys and completions would show the hand, the command line's
+                # history the moves typed before: not while covered.
                 assert not set(hand) & set(completions(running.console, "timeline "))
-                keys.send_text("1h")
+                keys.send_text(":1h")
                 await until_async(lambda: not model.covered)
                 assert model.ui.choice is None  # the 1 chose nothing behind the curtain
+                assert not running.console.app.layout.has_focus(running.console.command)
                 text = screen_text(model, 80, 24)
                 assert all(words in text for words in YOURS), text
                 assert set(hand) <= set(completions(running.console, "timeline "))
