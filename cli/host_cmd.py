@@ -115,8 +115,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     pair = parser.add_argument_group("a pair of hosts (see PROTOCOL.md, Failover)")
     pair.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                       help="run as the standby of the active host whose standby code (printed "
-                      "by it) is CODE: keep its games and take over when it is gone; - reads "
-                      "the code from standard input (out of the process list)")
+                      "by it) is CODE: keep its games and take over when it is gone; - asks "
+                      "for it at a terminal, without echoing it, or reads it from standard "
+                      "input (out of the process list)")
     pair.add_argument("--link-port", type=check.port, default=None,
                       help="port a standby follows this host on (default: --port + 2, or a "
                       "free one with --port 0)")

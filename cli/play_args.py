@@ -76,7 +76,8 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--cover", action="store_true",
                    help="keep what only your seat may see (a hand, a private objective) covered "
-                   "but while you press h, and cover it again when the turn passes: for a screen "
+                   "but while you press h, and cover it again when the turn passes to another "
+                   "seat: for a screen "
                    "others look at")
     p.add_argument("--seed", type=check.seed, default=None, help="shuffle seed (default: random)")
     p.add_argument(
@@ -148,12 +149,14 @@ def add_parsers(sub: Any) -> None:
                    "any seat of yours)")
     j.add_argument("--cover", action="store_true",
                    help="keep what only your seat may see (a hand, a private objective) covered "
-                   "but while you press h, and cover it again when the turn passes: for a screen "
+                   "but while you press h, and cover it again when the turn passes to another "
+                   "seat: for a screen "
                    "others look at (sagani play --open invites with it)")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                    help="also keep a standby host on this machine, so that the game goes on "
                    "here if the host goes away; CODE is the standby code the host printed "
-                   "(it names the host too; - reads it from standard input)")
+                   "(it names the host too; - asks for it without echoing it, out of the "
+                   "process list)")
     j.set_defaults(func=_runs("run_join"))
 
     t = check.command_parser(sub, "tables",
