@@ -117,7 +117,8 @@ def add_parsers(sub: Any) -> None:
         nargs="?",
         type=check.host,
         default=None,
-        help=f"host[:port], tcp://host:port or a join code (default 127.0.0.1:{DEFAULT_PORT})",
+        help=f"host[:port], tcp://host:port or a join code (- asks for it, out of the process "
+        f"list; default 127.0.0.1:{DEFAULT_PORT})",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
@@ -164,7 +165,8 @@ def add_parsers(sub: Any) -> None:
                              "and who sits where (seats from 1), to pick one for sagani join "
                              "--table.")
     t.add_argument("address", nargs="?", type=check.host, default=None,
-                   help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
+                   help=f"host[:port] or a join code (- reads it from standard input; default "
+                   f"127.0.0.1:{DEFAULT_PORT})")
     t.set_defaults(func=_runs("run_tables"))
 
     r = check.command_parser(sub, "replay",

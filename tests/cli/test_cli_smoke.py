@@ -10,6 +10,7 @@ import pty
 import random
 import re
 import select
+import shlex
 import struct
 import subprocess
 import sys
@@ -244,6 +245,36 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
     finally:
         host.terminate()
         host.wait(timeout=10)
+
+
+def test_a_join_code_given_as_dash_stays_out_of_the_process_list(tmp_path: Path) -> None:
+    """`sagani bot - ...` reads a secure host's join code from standard input, `sagani join -`
+    asks for it at the terminal without echoing it: before, the code (the party's only key to
+    the host) had to be on the command line, where `ps` shows it to every user of the machine
+    for the whole game; the house bots already got theirs on standard input."""
+    with lan_party(tmp_path / "host", "--secure", "--print-join-code") as (host, bots):
+        assert host.stdout is not None
+        code = shlex.split(host.stdout.readline())[0]
+        key = code.rsplit("key=", 1)[1]
+        lobby = subprocess.run([*RUN_SAGANI, "tables", "-"], input=code + "\n",
+                               capture_output=True, text=True, timeout=60)
+        assert (lobby.returncode, lobby.stdout) == (0, "no tables yet: sagani join creates one\n")
+        bot = subprocess.Popen([*RUN_SAGANI, "bot", "-", "--create", "1", "--strategy", "random"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        bots.append(bot)
+        assert bot.stdin is not None and bot.stdout is not None
+        bot.stdin.write(code + "\n")
+        bot.stdin.close()
+        assert bot.stdout.readline().startswith("sagani bot: created table")  # it got in
+        assert key not in Path(f"/proc/{bot.pid}/cmdline").read_text()
+        # A table that is not there: the command ends on its answer, the screen as it left it.
+        person = Terminal("join", "-", "--table", "abcdef12",
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})
+        person.wait_for("join code (not shown")  # echo is off from here on
+        person.send(code + "\n")
+        person.wait_for("cannot join table abcdef12")  # the host answered: the code was read
+        assert person.close() == 2
+        assert key not in person.screen.text()
 
 
 def test_record_export_says_where_it_looked(tmp_path: Path) -> None:
