@@ -746,8 +746,9 @@ class Console:
         on_main = ~has_focus(self.command) & ~help_shown
         replaying = Condition(lambda: self.replay is not None) & on_main
         curtain = Condition(lambda: model.curtain)
+        in_game = on_main & ~replaying & Condition(lambda: model.page == GAME)
         # Not while covered: a game key's note, refusal or choice would show your hand.
-        playing = on_main & ~replaying & Condition(lambda: model.page == GAME) & ~curtain
+        playing = in_game & ~curtain
         entries: list[tuple[str, str]] = []
 
         def describe(label: str, text: str | None) -> None:
@@ -803,7 +804,8 @@ class Console:
         for keys in {key.keys for key in model.ui.key_bindings()}:
             kb.add(*keys, filter=playing & sending)(lambda event, keys=keys: self.hold_key(keys))
 
-        @kb.add("B", filter=playing & Condition(lambda: model.may_stand_in is not None))
+        # Covered too: it shows nothing of yours, and the message line offers it.
+        @kb.add("B", filter=in_game & Condition(lambda: model.may_stand_in is not None))
         def _stand_in(event: KeyPressEvent) -> None:
             """Seat a bot for the away player to move till they are back (standin N)."""
             seat = model.may_stand_in

@@ -15,8 +15,11 @@ from test_net_support import until_async
 from sagani_net.cli.console.app import Console
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.console.render import screen_text
+from sagani_net.client import AsyncClient
 from sagani_net.host import Host
 
+#: How long a silent player takes to show as away (a few presence periods), with room to spare.
+AWAY_S = 20.0
 #: What Sugi's screen shows of your seat alone: your hand and your family tree.
 YOURS = ("Your hand", "Family tree")
 
@@ -91,5 +94,31 @@ def test_h_covers_any_console_with_something_to_hide(host: Host) -> None:
             bot_task.cancel()
             me.close()
             bot.close()
+
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
+def test_a_covered_console_still_seats_a_stand_in_for_an_away_player(host: Host) -> None:
+    """B shows nothing of your seat, and the message line offers it behind the curtain too:
+    it works there (it was among the game's keys, which the curtain stops)."""
+
+    async def main() -> None:
+        bob = AsyncClient(host.endpoint)
+        await bob.connect()
+        table = await bob.create({"players": 2}, game="sugi", seed=9)  # seat 0 plans first
+        await bob.join(table, seat=0, name="bob")
+        ann = AsyncClient(host.endpoint)
+        await ann.join(table, seat=1, name="ann")
+        model = ConsoleModel(cover=True)
+        try:
+            async with running_console(model, ann) as running:
+                await until_async(lambda: model.turn == 0 and model.away(0), AWAY_S)
+                assert model.curtain
+                assert "B seats a bot for bob" in screen_text(model, 80, 24)
+                running.keys.send_text("B")
+                await until_async(lambda: model.stood_in(0), AWAY_S)
+        finally:
+            bob.close()
+            ann.close()
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
