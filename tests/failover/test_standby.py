@@ -312,6 +312,26 @@ def test_a_standby_code_pasted_at_a_terminal_is_asked_for_and_never_echoed(
         assert "sagani-standby://" not in standby.screen.text()
 
 
+def test_a_host_on_a_terminal_keeps_its_standby_code_off_the_screen(tmp_path: Path) -> None:
+    """The host's screen is for anyone at the party to look at: a code read off it lets its
+    reader follow the host and read every game's hidden cards. On a terminal the code goes to
+    an owner-only file in the data dir, named on the screen; piped (scripts, a log the owner
+    keeps) the line stays. Before, it was printed on the screen at every start."""
+    with terminals() as consoles:
+        host = Terminal("host", "--port", "0", "--data-dir", str(tmp_path))
+        consoles.append(host)
+        host.wait_for("sagani host --standby -")
+        kept = tmp_path / "standby.code"
+        screen = host.screen.text()  # 80 columns: the file's path is cut there
+        assert f"sagani host: standby code in {kept}"[:80] in screen
+        assert "secret=" not in screen
+        assert kept.stat().st_mode & 0o777 == 0o600
+        code = StandbyCode.parse(kept.read_text())  # the host's own: its address and port
+        assert f"sagani host: requests tcp://{code.host}:{code.port} " in screen
+        host.proc.terminate()
+        host.close()
+
+
 def test_a_secure_standby_prints_its_join_code_as_asked(tmp_path: Path) -> None:
     """--print-join-code with the code of a secure host: the standby is secure by that code,
     and used to be refused as "a plain host has no join code"."""
