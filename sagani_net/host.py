@@ -494,7 +494,11 @@ class Host:
                     out = out if isinstance(out, bytes) else encode(out)
                     self._recent.put(key, out)
         except ProtocolError as exc:
-            log.info("refused %s: %s", msg_id, exc)
+            # A refused act's sentence speaks of the actor's own hand ("card 17 shows ghost,
+            # not rotate"), for its seat alone: the log, on the host's screen that anyone at
+            # the party may read, names the rule it broke.
+            rule = exc.fields.get("rule")
+            log.info("refused %s: %s", msg_id, f"{exc.code} ({rule})" if rule else exc)
             out = error(msg_id, exc.code, exc.message, **exc.fields)
         except sqlite3.Error as exc:  # a full or read-only data dir: _commit() recovers
             self.room.storage_failure = exc
