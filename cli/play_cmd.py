@@ -342,18 +342,21 @@ async def _play(
                                 bots=sorted(plan_.bots))
         name = args.autoplay or args.name
         await me.join(table, seat=plan_.you, name=name)
-        saved = {"table": table, "token": me.token, "config": plan_.config, "bots": []}
+        saved = {"table": table, "token": me.token, "config": plan_.config, "bots": [],
+                 "open": plan_.open}
         for seat, kind in plan_.bots.items():
             client = AsyncClient(address)
             await client.join(table, role="bot", seat=seat, name=kind)
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
+    # The table's open seats, also when it is resumed without --open: the person who takes
+    # one sits at this machine, maybe at this screen.
+    open_seats = saved.get("open") or []
     console = None
     if not args.autoplay:
-        # Open seats: the person who takes one sits at this machine, maybe at this screen.
         console = Console(ConsoleModel(game=me.state.game or args.game,
-                                       cover=args.cover or bool(plan_.open)), me,
+                                       cover=args.cover or bool(open_seats)), me,
                           record=lambda: me.record(table))
         # The game so far goes in the log before the bots move again: their quick moves would
         # otherwise come in with it and push it off a small screen at once.
@@ -373,7 +376,7 @@ async def _play(
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        if plan_.open:  # shown while seats are open (the message line names them)
+        if open_seats:  # shown while seats are open (the message line names them)
             console.model.invite = f"sagani join {address.removeprefix('tcp://')} --cover"
         status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":

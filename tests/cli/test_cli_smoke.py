@@ -155,6 +155,14 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
         creator.send("q")
         joiner.send("q")
         assert creator.close() == 0 and joiner.close() == 0
+        # Resumed without --open, the table still has a person's seat: covered as before.
+        again = Terminal("play", "--resume", "--data-dir", str(tmp_path / "play"),
+                         env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(again)
+        again.wait_for("ann: covered")
+        assert "Your hand" not in again.screen.text()
+        again.send("q")
+        assert again.close() == 0
 
 
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
