@@ -570,10 +570,12 @@ async def _join(
     if client.token is not None and not args.spectate:
         if seat is None:  # a new seat: held (by save) before others can find it in the file
             seat = SavedSeat("", table, client.token, "")
+        seat.cover = seat.cover or args.cover  # once at a screen others see, always covered
         seat.save(saved, address, client)
         write_private(saved_path, json.dumps(saved))  # seat tokens: 0600 in a 0700 folder
     try:
-        model = ConsoleModel(game=client.state.game or DEFAULT_GAME, cover=args.cover)
+        model = ConsoleModel(game=client.state.game or DEFAULT_GAME,
+                             cover=args.cover or (seat is not None and seat.cover))
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
@@ -702,14 +704,17 @@ def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
 @dataclass
 class SavedSeat:
     """A seat of ``sagani join`` kept in JOIN_FILE (key ``"ADDRESS TABLE SEAT"``, value
-    ``{"token", "name"}``; a key without its seat and a bare token are from before names were
-    kept), and the locks of it this console holds while it plays it (one per key it had)."""
+    ``{"token", "name", "cover"}``; a key without its seat and a bare token are from before
+    names were kept), and the locks of it this console holds while it plays it (one per key it
+    had)."""
 
     key: str
     table: str
     token: str
     #: Its player's name; "" for a seat saved before names were kept.
     name: str
+    #: It was played with --cover: a screen others see, covered again when it comes back.
+    cover: bool = False
     locks: list[IO[str]] = field(default_factory=list)
 
     def hold(self, key: str) -> str | None:
@@ -734,7 +739,7 @@ class SavedSeat:
                 raise UsageError(f"the seat is played by another console ({held})")
             saved.pop(self.key, None)
             self.key = key
-        saved[key] = {"token": client.token, "name": self.name}
+        saved[key] = {"token": client.token, "name": self.name, "cover": self.cover}
 
     def release(self) -> None:
         for lock in self.locks:
@@ -753,7 +758,7 @@ def _saved_seats(saved: dict[str, Any], address: str, table: str) -> list[SavedS
         if isinstance(value, dict) and isinstance(value.get("token"), str):
             name = value.get("name")
             seats.append(SavedSeat(key, table, value["token"], name if isinstance(name, str)
-                                   else ""))
+                                   else "", value.get("cover") is True))
     return seats
 
 

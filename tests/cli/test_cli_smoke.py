@@ -152,9 +152,16 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
             assert "Family tree" not in console.screen.text()
         creator.send("h")
         creator.wait_for("Your hand")
-        creator.send("q")
+        # The joiner leaves, and comes back without --cover: its seat is covered again.
         joiner.send("q")
-        assert creator.close() == 0 and joiner.close() == 0
+        assert joiner.close() == 0
+        back = Terminal("join", address.group(1), "--name", "bob",
+                        env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(back)
+        back.wait_for("bob: covered")
+        back.send("q")
+        creator.send("q")
+        assert back.close() == 0 and creator.close() == 0
         # Resumed without --open, the table still has a person's seat: covered as before.
         again = Terminal("play", "--resume", "--data-dir", str(tmp_path / "play"),
                          env={"XDG_DATA_HOME": str(tmp_path / "ann")})
