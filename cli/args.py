@@ -218,11 +218,14 @@ def bind_address(text: str) -> str:
 
 def host(text: str) -> str:
     """A host to reach: ``HOST``, ``HOST:PORT``, ``tcp://HOST:PORT`` or a join code
-    (``sagani://HOST:PORT?key=...``); returned as the address a client takes."""
+    (``sagani://HOST:PORT?key=...``), or ``-`` for one read by :func:`secret_line`; returned as
+    the address a client takes."""
     from sagani_net.client import host_address
     from sagani_net.security import SecurityError, parse_address
 
     text = text.strip()
+    if text == "-":  # a join code kept out of the process list, as the house bots get theirs
+        text = secret_line("join code").strip()
     if not text:
         _bad("the host address is empty; give HOST[:PORT] or a join code")
     scheme = text.split("://", 1)[0] if "://" in text else ""
@@ -265,9 +268,38 @@ def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
     if not isinstance(value, str):
         return value
     try:
-        return StandbyCode.parse(sys.stdin.readline())
+        return StandbyCode.parse(secret_line("standby code"))
     except CodeError as exc:
         raise UsageError(f"--standby: {exc}") from None
+
+
+def secret_line(what: str) -> str:
+    """A secret given as ``-`` on the command line (out of the process list, which every user
+    of the machine reads): the first line of standard input; at a terminal, asked for and not
+    echoed, since an echoed secret stays on the screen and in its scrollback for whoever looks
+    at it."""
+    if not sys.stdin.isatty():
+        return sys.stdin.readline()
+    return _unechoed_line(f"{what} (not shown as you paste it): ")
+
+
+def _unechoed_line(prompt: str) -> str:
+    """A line typed or pasted at the terminal of standard input, asked for with ``prompt`` (on
+    standard error) and not echoed. Standard input's own terminal, as getpass would not be
+    when the process has another controlling one."""
+    import termios
+
+    fd = sys.stdin.fileno()
+    before = termios.tcgetattr(fd)
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO  # the local modes
+    termios.tcsetattr(fd, termios.TCSADRAIN, quiet)  # before the prompt: pasted after it
+    try:
+        print(prompt, end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline()
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, before)
+        print(file=sys.stderr, flush=True)  # the Enter that was not echoed
 
 
 def name(text: str) -> str:

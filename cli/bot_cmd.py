@@ -44,7 +44,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         type=check.host,
         metavar="ADDRESS",
         help="the host's request address: HOST[:PORT] (port 47410 by default), tcp://HOST:PORT "
-        "or a secure host's join code",
+        "or a secure host's join code (- reads it from standard input, out of the process "
+        "list)",
     )
     p.add_argument("--strategy", choices=strategy_names(), default="mcts",
                    help="random, greedy, mcts (the default) or a strategy of the table's game")

@@ -29,7 +29,7 @@ from sagani_net.limits import (
     MAX_HEARTBEAT_S,
     MIN_HEARTBEAT_S,
 )
-from sagani_net.private_files import private_dir
+from sagani_net.private_files import private_dir, write_private
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 #: Open files a host asks the system for (at most its hard limit).
 DESCRIPTORS_WANTED = 65536
+#: The file in the data dir that holds the host's standby code (owner-only), for a host whose
+#: standard output is a terminal: the code is not printed there.
+STANDBY_CODE_FILE = "standby.code"
 #: How often a standby beside a console looks whether the console is still there.
 PARENT_CHECK_S = 0.5
 
@@ -110,8 +113,9 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     pair = parser.add_argument_group("a pair of hosts (see PROTOCOL.md, Failover)")
     pair.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                       help="run as the standby of the active host whose standby code (printed "
-                      "by it) is CODE: keep its games and take over when it is gone; - reads "
-                      "the code from standard input (out of the process list)")
+                      "by it) is CODE: keep its games and take over when it is gone; - asks "
+                      "for it at a terminal, without echoing it, or reads it from standard "
+                      "input (out of the process list)")
     pair.add_argument("--link-port", type=check.port, default=None,
                       help="port a standby follows this host on (default: --port + 2, or a "
                       "free one with --port 0)")
@@ -323,9 +327,21 @@ def _invite(host: Host, link: standby.ActiveLink, key: bytes,
     # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
     print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
     pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
-    print(f"sagani host: standby code {pair_code}", flush=True)
-    print("  a standby (only on a machine you trust with every game's secrets) runs:\n"
-          f"  sagani host --standby {shlex.quote(pair_code)}", flush=True)
+    kept = host.store.data_dir / STANDBY_CODE_FILE
+    write_private(kept, pair_code + "\n")
+    if sys.stdout.isatty():
+        # The host's screen, which anyone at the party may look at: the code opens every
+        # game's hidden cards and seeds, so it stays in an owner-only file.
+        print(f"sagani host: standby code in {kept} (owner-only)", flush=True)
+        where = f"the line of {shlex.quote(str(kept))}"
+    else:  # a script's pipe, or a log the owner keeps (SECURITY.md): the line stays
+        print(f"sagani host: standby code {pair_code}", flush=True)
+        where = "that code"
+    # The command without the code: on a command line it would be in the process list (every
+    # user of that machine) and the shell's history; `-` asks for it without echoing it.
+    print("  a standby (only on a machine you trust with every game's secrets) runs\n"
+          "  sagani host --standby -\n"
+          f"  and is given {where} when it asks", flush=True)
 
 
 def _invite_when_active(

@@ -71,8 +71,14 @@ def add_parsers(sub: Any) -> None:
         action="append",
         default=[],
         metavar="SEAT",
-        help="leave SEAT (from 1) for a person who runs `sagani join` (repeatable)",
+        help="leave SEAT (from 1) for a person who runs `sagani join` on this machine "
+        "(repeatable; your screen is then covered, as --cover)",
     )
+    p.add_argument("--cover", action="store_true",
+                   help="keep what only your seat may see (a hand, a private objective) covered "
+                   "but while you press h, and cover it again when the turn passes to another "
+                   "seat: for a screen "
+                   "others look at")
     p.add_argument("--seed", type=check.seed, default=None, help="shuffle seed (default: random)")
     p.add_argument(
         "--think",
@@ -111,7 +117,8 @@ def add_parsers(sub: Any) -> None:
         nargs="?",
         type=check.host,
         default=None,
-        help=f"host[:port], tcp://host:port or a join code (default 127.0.0.1:{DEFAULT_PORT})",
+        help=f"host[:port], tcp://host:port or a join code (- asks for it, out of the process "
+        f"list; default 127.0.0.1:{DEFAULT_PORT})",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of playing")
     j.add_argument("--lan", action="store_true", help="find hosts on the LAN with zeroconf")
@@ -141,10 +148,16 @@ def add_parsers(sub: Any) -> None:
     j.add_argument("--name", type=check.name, default=None,
                    help="your name at the table (default: your login name; coming back, "
                    "any seat of yours)")
+    j.add_argument("--cover", action="store_true",
+                   help="keep what only your seat may see (a hand, a private objective) covered "
+                   "but while you press h, and cover it again when the turn passes to another "
+                   "seat: for a screen "
+                   "others look at (sagani play --open invites with it)")
     j.add_argument("--standby", type=check.standby_code, default=None, metavar="CODE",
                    help="also keep a standby host on this machine, so that the game goes on "
                    "here if the host goes away; CODE is the standby code the host printed "
-                   "(it names the host too; - reads it from standard input)")
+                   "(it names the host too; - asks for it without echoing it, out of the "
+                   "process list)")
     j.set_defaults(func=_runs("run_join"))
 
     t = check.command_parser(sub, "tables",
@@ -152,7 +165,8 @@ def add_parsers(sub: Any) -> None:
                              "and who sits where (seats from 1), to pick one for sagani join "
                              "--table.")
     t.add_argument("address", nargs="?", type=check.host, default=None,
-                   help=f"host[:port] or a join code (default 127.0.0.1:{DEFAULT_PORT})")
+                   help=f"host[:port] or a join code (- reads it from standard input; default "
+                   f"127.0.0.1:{DEFAULT_PORT})")
     t.set_defaults(func=_run_tables)
 
     r = check.command_parser(sub, "replay",

@@ -162,6 +162,13 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     open_seats = [s - 1 for s in args.open]
     if any(not 0 <= s < players or s == you for s in open_seats):
         raise UsageError("--open names other seats of this table")
+    if open_seats and args.seed is not None:
+        # Whoever chose the seed knows the deal (the other hands, the pile, every roll), and
+        # so does whoever reads this command line in the process list of this machine, where
+        # the --open player sits: as a host does, the seed of a table where a person other
+        # than its creator plays is drawn, never chosen (DESIGN: rules engine).
+        raise UsageError("--seed deals a game you would know in advance: not at a table with "
+                         "--open seats (the host draws their table's seed)")
     free = [s for s in range(players) if s != you and s not in open_seats]
     if args.bots is not None and not free:
         raise UsageError("--bots: this table has no seat for a bot" +
@@ -337,16 +344,21 @@ async def _play(
                                 bots=sorted(plan_.bots))
         name = args.autoplay or args.name
         await me.join(table, seat=plan_.you, name=name)
-        saved = {"table": table, "token": me.token, "config": plan_.config, "bots": []}
+        saved = {"table": table, "token": me.token, "config": plan_.config, "bots": [],
+                 "open": plan_.open}
         for seat, kind in plan_.bots.items():
             client = AsyncClient(address)
             await client.join(table, role="bot", seat=seat, name=kind)
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
+    # The table's open seats, also when it is resumed without --open: the person who takes
+    # one sits at this machine, maybe at this screen.
+    open_seats = saved.get("open") or []
     console = None
     if not args.autoplay:
-        console = Console(ConsoleModel(game=me.state.game or args.game), me,
+        console = Console(ConsoleModel(game=me.state.game or args.game,
+                                       cover=args.cover or bool(open_seats)), me,
                           record=lambda: me.record(table))
         # The game so far goes in the log before the bots move again: their quick moves would
         # otherwise come in with it and push it off a small screen at once.
@@ -366,8 +378,8 @@ async def _play(
             print_result(me)
             print(f"record: {await save_record(me, data_dir / 'records')}")
             return 0
-        if plan_.open:  # shown while seats are open (the message line names them)
-            console.model.invite = f"sagani join {address.removeprefix('tcp://')}"
+        if open_seats:  # shown while seats are open (the message line names them)
+            console.model.invite = f"sagani join {address.removeprefix('tcp://')} --cover"
         status = await run_console(console)
         if me.replica is not None and me.replica.status == "over":
             path = await save_record(me, data_dir / "records")
@@ -560,10 +572,12 @@ async def _join(
     if client.token is not None and not args.spectate:
         if seat is None:  # a new seat: held (by save) before others can find it in the file
             seat = SavedSeat("", table, client.token, "")
+        seat.cover = seat.cover or args.cover  # once at a screen others see, always covered
         seat.save(saved, address, client)
         write_private(saved_path, json.dumps(saved))  # seat tokens: 0600 in a 0700 folder
     try:
-        model = ConsoleModel(game=client.state.game or DEFAULT_GAME)
+        model = ConsoleModel(game=client.state.game or DEFAULT_GAME,
+                             cover=args.cover or (seat is not None and seat.cover))
     except RuleError as exc:  # a host newer than this console
         client.close()
         raise UsageError(f"table {table}: {exc.message}; update sagani to play it") from None
@@ -644,14 +658,17 @@ def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:
 @dataclass
 class SavedSeat:
     """A seat of ``sagani join`` kept in JOIN_FILE (key ``"ADDRESS TABLE SEAT"``, value
-    ``{"token", "name"}``; a key without its seat and a bare token are from before names were
-    kept), and the locks of it this console holds while it plays it (one per key it had)."""
+    ``{"token", "name", "cover"}``; a key without its seat and a bare token are from before
+    names were kept), and the locks of it this console holds while it plays it (one per key it
+    had)."""
 
     key: str
     table: str
     token: str
     #: Its player's name; "" for a seat saved before names were kept.
     name: str
+    #: It was played with --cover: a screen others see, covered again when it comes back.
+    cover: bool = False
     locks: list[IO[str]] = field(default_factory=list)
 
     def hold(self, key: str) -> str | None:
@@ -676,7 +693,7 @@ class SavedSeat:
                 raise UsageError(f"the seat is played by another console ({held})")
             saved.pop(self.key, None)
             self.key = key
-        saved[key] = {"token": client.token, "name": self.name}
+        saved[key] = {"token": client.token, "name": self.name, "cover": self.cover}
 
     def release(self) -> None:
         for lock in self.locks:
@@ -695,7 +712,7 @@ def _saved_seats(saved: dict[str, Any], address: str, table: str) -> list[SavedS
         if isinstance(value, dict) and isinstance(value.get("token"), str):
             name = value.get("name")
             seats.append(SavedSeat(key, table, value["token"], name if isinstance(name, str)
-                                   else ""))
+                                   else "", value.get("cover") is True))
     return seats
 
 

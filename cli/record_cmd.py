@@ -36,8 +36,8 @@ def add_parsers(sub: Any) -> None:
                         help=f"the host's data directory (default: {default_data_dir()}, "
                         f"then the one of sagani play, {default_data_dir() / 'play'})")
     export.add_argument("--host", type=check.host, default=None, metavar="ADDRESS",
-                        help="ask the host at ADDRESS (host[:port] or a join code) for the "
-                        "record instead of reading a data dir")
+                        help="ask the host at ADDRESS (host[:port] or a join code; - reads it "
+                        "from standard input) for the record instead of reading a data dir")
     export.add_argument("-o", "--output", type=Path, default=None,
                         help="file to write (default: standard output)")
     export.set_defaults(func=run_record_export)

@@ -62,3 +62,17 @@ class ProtocolError(Exception):
         self.code = code
         self.message = message
         self.fields = fields
+
+
+def logged(code: str, message: str, rule: object = None) -> str:
+    """A refusal as a log line says it. A refused action's sentence is for its seat alone (it
+    may name a card of the hand: "card 17 shows ghost, not rotate"), and a log may be read by
+    anyone (the host's screen at a party, where house bots log too): with the game's ``rule``
+    the code and the rule alone.
+
+    >>> logged("illegal_action", "card 17 shows ghost, not rotate", "wrong_icon")
+    'illegal_action (wrong_icon)'
+    >>> logged("seat_taken", "seat 1 is taken")
+    'seat_taken: seat 1 is taken'
+    """
+    return f"{code} ({rule})" if isinstance(rule, str) else f"{code}: {message}"

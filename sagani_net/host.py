@@ -40,6 +40,7 @@ from sagani_net.protocol import (
     reply,
     request_id,
 )
+from sagani_net.protocol.errors import logged
 from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
 from sagani_net.protocol.wire import (
     DEFAULT_PORT,
@@ -492,7 +493,9 @@ class Host:
                     out = out if isinstance(out, bytes) else encode(out)
                     self._recent.put(key, out)
         except ProtocolError as exc:
-            log.info("refused %s: %s", msg_id, exc)
+            # Not a refused act's sentence: it is for its seat alone (logged says why).
+            log.info("refused %s: %s", msg_id,
+                     logged(exc.code, exc.message, exc.fields.get("rule")))
             out = error(msg_id, exc.code, exc.message, **exc.fields)
         except sqlite3.Error as exc:  # a full or read-only data dir: _commit() recovers
             self.room.storage_failure = exc

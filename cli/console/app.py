@@ -219,7 +219,9 @@ class _CommandCompleter(Completer):
         text = document.text_before_cursor
         words = text.split()
         partial = "" if text.endswith(" ") or not words else words[-1]
-        for option in [*self.model.ui.complete(text), *commands.complete(text)]:
+        # Covered: the game's completions would list the hand.
+        game = [] if self.model.curtain else self.model.ui.complete(text)
+        for option in [*game, *commands.complete(text)]:
             yield Completion(option, start_position=-len(partial))
 
 
@@ -537,10 +539,15 @@ class Console:
                 "turn": replica.turn,
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
-                **({"type": message.get("type"), "version": message.get("version")}
-                   if message else {}),
+                **({"type": message.get("type"), "version": message.get("version"),
+                    "turn_then": message.get("turn")} if message else {}),
             }
         )
+        if self.model.curtain and self.app.layout.has_focus(self.command):
+            # The curtain dropped while a command was typed: Up would bring back the moves
+            # typed before, Tab list the hand.
+            self.command.reset()
+            self.app.layout.focus(self.main)
         self._send_due()
         self.redraw()
 
@@ -633,6 +640,9 @@ class Console:
         try:
             command = commands.parse(text)
             if command is None:
+                if model.curtain:  # a move made unseen, whose refusal would speak of the hand
+                    model.say("covered: h uncovers it, then type your move", lasting=True)
+                    return
                 if self._sending:
                     raise CommandError("wait: your last move is on its way")
                 model.say("")
@@ -754,7 +764,10 @@ class Console:
         help_shown = Condition(lambda: model.page == HELP) & ~has_focus(self.command)
         on_main = ~has_focus(self.command) & ~help_shown
         replaying = Condition(lambda: self.replay is not None) & on_main
-        playing = on_main & ~replaying & Condition(lambda: model.page == GAME)
+        curtain = Condition(lambda: model.curtain)
+        in_game = on_main & ~replaying & Condition(lambda: model.page == GAME)
+        # Not while covered: a game key's note, refusal or choice would show your hand.
+        playing = in_game & ~curtain
         entries: list[tuple[str, str]] = []
 
         def describe(label: str, text: str | None) -> None:
@@ -790,8 +803,16 @@ class Console:
             model.page = HELP
             model.help_page = 0
 
+        @kb.add("h", filter=on_main & ~replaying & Condition(
+            lambda: model.private is not None and model.status != "over"))
+        def _cover(event: KeyPressEvent) -> None:
+            """Cover or uncover what only you may see: for a screen others look at."""
+            model.covered = not model.covered
+            model.say("")  # what it said was of the screen before
+
         describe("?", _help.__doc__)
         describe("q", _quit.__doc__)
+        describe("h", _cover.__doc__)
         sending = Condition(lambda: self._sending)
         for key in model.ui.key_bindings():
             describe(key.label or " ".join(key.keys), key.help)
@@ -802,7 +823,8 @@ class Console:
         for keys in {key.keys for key in model.ui.key_bindings()}:
             kb.add(*keys, filter=playing & sending)(lambda event, keys=keys: self.hold_key(keys))
 
-        @kb.add("B", filter=playing & Condition(lambda: model.may_stand_in is not None))
+        # Covered too: it shows nothing of yours, and the message line offers it.
+        @kb.add("B", filter=in_game & Condition(lambda: model.may_stand_in is not None))
         def _stand_in(event: KeyPressEvent) -> None:
             """Seat a bot for the away player to move till they are back (standin N)."""
             seat = model.may_stand_in
@@ -881,8 +903,10 @@ class Console:
             if model.status == "over":
                 model.page = FINAL
 
-        @kb.add(":", filter=on_main)
-        @kb.add("/", filter=on_main)
+        # Not while covered: Up would bring back the moves typed before (Sugi's face-down
+        # timeline cards), and Tab would list the hand.
+        @kb.add(":", filter=on_main & ~curtain)
+        @kb.add("/", filter=on_main & ~curtain)
         def _command(event: KeyPressEvent) -> None:
             """Type a command (Tab completes, Up/Down history)."""
             event.app.layout.focus(self.command)

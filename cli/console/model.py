@@ -110,12 +110,19 @@ class ConsoleModel:
     has_verdicts: bool = False
     #: (keys, what they do) of every key binding, for the first help page (set by the app).
     key_help: list[tuple[str, str]] = field(default_factory=list)
+    #: Others see this screen (``--cover``; ``sagani play --open``): it starts covered and
+    #: covers itself again whenever the turn passes to another seat, the hand-over the
+    #: published games ask for.
+    cover: bool = False
+    #: What only your seat may see is behind a curtain now (``h`` lifts and drops it).
+    covered: bool = False
     game: str = DEFAULT_GAME
     ui: GameUI = field(init=False, repr=False)
     _first_view: bool = field(default=True, repr=False)
 
     def __post_init__(self) -> None:
         self.ui = make_ui(self.game, self)
+        self.covered = self.covered or self.cover
 
     def set_game(self, game: str) -> None:
         """Play ``game`` from now on (a table's game is known once joined)."""
@@ -136,6 +143,13 @@ class ConsoleModel:
     @property
     def my_turn(self) -> bool:
         return self.you is not None and self.turn == self.you and not self.replay_step
+
+    @property
+    def curtain(self) -> bool:
+        """The screen hides the game: covered while your seat holds something no one else
+        may see (a hand, a private objective), in a game not over. The game's part draws from
+        that everywhere (board, notes, completions), so the curtain hides all of it."""
+        return self.covered and self.private is not None and self.status != "over"
 
     @property
     def players(self) -> int:
@@ -218,6 +232,10 @@ class ConsoleModel:
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
             self.logged_version = max(self.logged_version, version)
         self._take(message, events)
+        # The update's own turn, not the view's: that may be past the next seat's move already.
+        then = message.get("turn_then")
+        if self.cover and isinstance(then, int) and then != self.you:
+            self.covered = True  # the turn passed to another seat: to the next player's eyes
 
     def catch_up(self, moves: list[Data] | None, version: int, away: bool) -> None:
         """Log the moves up to ``version`` that the log lacks (after a join, a resume, a

@@ -168,8 +168,11 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     note on the move in hand, else who is seated and how others take the open seats; wrapped,
     never cut. The note is asked for only when it shows: it is worked out on every redraw."""
     style, text, seated = "class:message", "", ""
-    if model.message:
-        style, text = "class:error", model.message
+    # Covered: a move's note or refusal speaks of your hand ("free needs a second card in your
+    # hand"); the connection's news, a stand-in and the invitation do not.
+    said = model.message if not model.curtain or model.lasting else ""
+    if said:
+        style, text = "class:error", said
     elif model.analysis_note:
         text = model.analysis_note
     elif model.verdict:
@@ -177,7 +180,8 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     elif (absent := model.may_stand_in) is not None:
         name = model.name(absent)
         text = f"{name} is away: B seats a bot for {name} until they are back"
-    elif not (text := model.ui.note()) and model.invite and (seats := model.open_seats()):
+    elif (not (text := "" if model.curtain else model.ui.note()) and model.invite
+          and (seats := model.open_seats())):
         numbers = ", ".join(str(seat + 1) for seat in seats)
         text = f"seat {numbers} open: others join with  {model.invite}"
         # Who waits with you (the log names only those seated after you), on a line of its
@@ -211,6 +215,8 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
             keys = f"←/→ step  {final}c costliest  Home/End  {tab}? help  q quit"
         elif model.analysable:
             keys = f"←/→ step  {final}a analyse  Home/End  {tab}? help  q quit"
+    elif model.curtain:
+        keys = f"h uncover  {'PgUp log  ' if model.log else ''}? help  q quit"
     elif model.status == "over":  # looking at the boards after the end: f brings it back
         keys = f"f the final screen  {tab}PgUp log  : command  ? help  q quit"
     else:
@@ -246,6 +252,20 @@ def help_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
     return box(lines, width, height)
 
 
+def curtain_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """What a covered screen says instead of the game (:attr:`ConsoleModel.curtain`)."""
+    name = model.name(model.you) if model.you is not None else "you"
+    lines: list[Line] = [[("class:title", f"{name}: covered")], [("", "")]]
+    text = ["What only your seat may see (a hand, a private objective) is hidden from whoever "
+            "looks at this screen.", "h uncovers it, h covers it again."
+            + (" It covers itself when the turn passes to another player." if model.cover else "")]
+    if model.my_turn:
+        text.insert(0, "Your turn: uncover when only you see this screen.")
+    for paragraph in text:
+        lines += [[("", row)] for row in wrap(paragraph, width - 2)] + [[("", "")]]
+    return lines
+
+
 def log_height(height: int) -> int:
     """Log lines under the main area: two on a small terminal, more when there is room."""
     return 2 if height < 29 else 2 + (height - 23) // 4
@@ -269,6 +289,8 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     elif model.view is None:
         text = {"connecting": "connecting to the host ..."}.get(model.connection, "waiting ...")
         lines.extend(box([[("", model.waiting or text)]], width, body_h))
+    elif model.curtain:
+        lines.extend(box(curtain_lines(model, width), width, body_h))
     elif model.page == FINAL:
         lines.extend(model.ui.final(width, body_h))
     else:

@@ -115,8 +115,11 @@ def refused(policy: Policy, exc: RuleError) -> None:
     """Log that the rules refused ``policy``'s answer (the default move is played instead)."""
     import logging  # only when it happens: self-play starts without logging
 
+    # The rule's code, not its sentence, which may name a card of the seat's hand: a house
+    # bot's log is the host's screen.
     logging.getLogger("sagani_net.bots").warning(
-        "policy %s answered an illegal move (%s); playing the default move", policy.name, exc)
+        "policy %s answered an illegal move (%s); playing the default move", policy.name,
+        exc.code)
 
 
 class LocalSeat:

@@ -34,6 +34,7 @@ from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rng
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout, Replica
 from sagani_net.game import Data, RuleError
 from sagani_net.games import DEFAULT_GAME, get_game
+from sagani_net.protocol.errors import logged
 
 log = logging.getLogger("sagani_net.bots.runner")
 
@@ -146,7 +147,8 @@ async def send_move(
         await client.act(action)
     except HostError as exc:
         if looks_again is None or exc.code in looks_again:
-            log.info("%s: %s; looking again", name, exc)
+            log.info("%s: %s; looking again", name,
+                     logged(exc.code, exc.message, exc.reply.get("rule")))
             return False
         raise
     return True

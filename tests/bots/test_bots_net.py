@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 import re
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_net_support import (
@@ -21,11 +24,15 @@ from test_net_support import (
 )
 
 from sagani_net.bots import make_policy
-from sagani_net.bots.runner import BotRunner, play_network
+from sagani_net.bots.base import decide
+from sagani_net.bots.runner import BotRunner, play_network, send_move
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.cli.main import main
-from sagani_net.client import Client
+from sagani_net.client import AsyncClient, Client, Replica
+from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
+from sagani_net.games.sugi.rules import COMPONENTS
+from sagani_net.host import Host
 
 FAST_MCTS = {"think_s": None, "iterations": 6}
 
@@ -169,3 +176,50 @@ def test_a_bot_given_data_that_does_not_fit_looks_again_and_plays_on(tmp_path: P
         finally:
             for bot in bots:
                 bot.close()
+
+
+def test_a_bots_refused_move_names_no_card_in_its_log(
+        host: Host, caplog: pytest.LogCaptureFixture) -> None:
+    """A house bot logs where the host does (its screen, at a party): a move its rules or the
+    host refused is logged by its rule, never by the sentence, which names the card of its
+    hand ('card 14 shows free, not remove'). Before, both lines showed the card."""
+    caplog.set_level("INFO", logger="sagani_net.bots")
+    client = AsyncClient(host.endpoint)
+    sugi = get_game("sugi")
+
+    class WrongIcon:
+        name = "wrong-icon"
+
+        def __init__(self, card: int) -> None:
+            self.card = card
+
+        def choose(self, state: Any, rng: random.Random) -> Any:
+            return state.parse_action({"type": "remove", "card": self.card, "slot": 0})
+
+    async def main() -> int:
+        await client.connect()
+        table = await client.create({"players": 2}, game="sugi", seed=9)  # seat 0 plans first
+        await client.join(table, seat=0, name="ann")
+        other = AsyncClient(host.endpoint)
+        await other.join(table, seat=1, name="bob")
+        other.close()
+        replica = await client.sync()
+        card = next(c for c in replica.private["hand"] if COMPONENTS.icon[c] != "remove")
+        # The policy's own rules refuse it: the default move is played instead.
+        decide(WrongIcon(card), sugi, 0, replica.view, replica.private, random.Random(1),
+               random.Random(2))
+
+        async def wrong(_: Replica) -> dict[str, Any]:  # sent as it is: the host refuses it
+            return {"type": "remove", "card": card, "slot": 0}
+
+        assert not await send_move(client, replica, wrong, "ann's bot", looks_again=None)
+        return card
+
+    try:
+        card = asyncio.run(main())
+    finally:
+        client.close()
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("sagani_net.bots")]
+    assert any("answered an illegal move (wrong_icon)" in line for line in lines), lines
+    assert any("illegal_action (wrong_icon); looking again" in line for line in lines), lines
+    assert not any(f"card {card}" in line for line in lines), lines

@@ -168,6 +168,28 @@ def test_a_bad_argument_is_one_line_and_exit_2(
     assert "Traceback" not in done.stdout + done.stderr
 
 
+def test_play_with_open_seats_takes_no_seed(tmp_path: Path) -> None:
+    """`sagani play --open 2 --seed 7`: the person at the open seat (on this machine, where the
+    host listens) would play a deal the creator knows, and could read the seed off the
+    creator's command line with `ps`; refused before anything starts, as the host refuses a
+    chosen seed at a table where others play. Before, the game started on that seed."""
+    for argv in (["--open", "2", "--seed", "7"],
+                 ["--game", "sugi", "--players", "3", "--open", "3", "--seed", "7"]):
+        done = subprocess.run([*RUN_SAGANI, "play", *argv, "--data-dir", str(tmp_path / "p")],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                              timeout=RUN_TIMEOUT_S)
+        assert (done.returncode, done.stderr) == (2, "sagani play: --seed deals a game you "
+                                                  "would know in advance: not at a table with "
+                                                  "--open seats (the host draws their table's "
+                                                  "seed)\n")
+    assert not (tmp_path / "p").exists()  # no host was started, no game kept
+    # Without --open the seed is the player's own business: a game dealt again.
+    done = subprocess.run([*RUN_SAGANI, "play", "--seed", "7", "--autoplay", "random",
+                           "--data-dir", str(tmp_path / "q")], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize(("argv", "said"), [
     (["replay", "r.json", "--speed", "2"], "sagani replay: unrecognized arguments: --speed 2 "
                                           "(see sagani replay --help)"),

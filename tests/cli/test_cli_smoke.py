@@ -10,6 +10,7 @@ import pty
 import random
 import re
 import select
+import shlex
 import struct
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from cli_kit import Screen, Terminal, lan_party, sagani
+from cli_kit import Screen, Terminal, lan_party, sagani, terminals
 from test_net_support import RUN_SAGANI
 
 from sagani_net.games import get_game
@@ -128,6 +129,49 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     assert Store(aside).unfinished() and not Store(tmp_path).unfinished()
 
 
+def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path: Path) -> None:
+    """`sagani play --open 2` of Sugi: the person at the open seat sits at this machine (the
+    host listens on 127.0.0.1), maybe at this very screen. Both consoles start covered, the
+    invitation tells the joiner --cover, and a hand shows only once its player presses h.
+    Before, each console drew its hand and family tree from the first screen on."""
+    with terminals() as consoles:
+        creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
+                           "--data-dir", str(tmp_path / "play"),
+                           env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(creator)
+        creator.wait_for(" --cover")  # the invitation, on the message line
+        address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
+        assert address is not None
+        joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
+                          env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(joiner)
+        joiner.wait_for("bob: covered")
+        creator.wait_for("the game starts")
+        for console in (creator, joiner):
+            assert "Your hand" not in console.screen.text()
+            assert "Family tree" not in console.screen.text()
+        creator.send("h")
+        creator.wait_for("Your hand")
+        # The joiner leaves, and comes back without --cover: its seat is covered again.
+        joiner.send("q")
+        assert joiner.close() == 0
+        back = Terminal("join", address.group(1), "--name", "bob",
+                        env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(back)
+        back.wait_for("bob: covered")
+        back.send("q")
+        creator.send("q")
+        assert back.close() == 0 and creator.close() == 0
+        # Resumed without --open, the table still has a person's seat: covered as before.
+        again = Terminal("play", "--resume", "--data-dir", str(tmp_path / "play"),
+                         env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(again)
+        again.wait_for("ann: covered")
+        assert "Your hand" not in again.screen.text()
+        again.send("q")
+        assert again.close() == 0
+
+
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
     assert done.returncode == 2
@@ -216,6 +260,36 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
     finally:
         host.terminate()
         host.wait(timeout=10)
+
+
+def test_a_join_code_given_as_dash_stays_out_of_the_process_list(tmp_path: Path) -> None:
+    """`sagani bot - ...` reads a secure host's join code from standard input, `sagani join -`
+    asks for it at the terminal without echoing it: before, the code (the party's only key to
+    the host) had to be on the command line, where `ps` shows it to every user of the machine
+    for the whole game; the house bots already got theirs on standard input."""
+    with lan_party(tmp_path / "host", "--secure", "--print-join-code") as (host, bots):
+        assert host.stdout is not None
+        code = shlex.split(host.stdout.readline())[0]
+        key = code.rsplit("key=", 1)[1]
+        lobby = subprocess.run([*RUN_SAGANI, "tables", "-"], input=code + "\n",
+                               capture_output=True, text=True, timeout=60)
+        assert (lobby.returncode, lobby.stdout) == (0, "no tables yet: sagani join creates one\n")
+        bot = subprocess.Popen([*RUN_SAGANI, "bot", "-", "--create", "1", "--strategy", "random"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        bots.append(bot)
+        assert bot.stdin is not None and bot.stdout is not None
+        bot.stdin.write(code + "\n")
+        bot.stdin.close()
+        assert bot.stdout.readline().startswith("sagani bot: created table")  # it got in
+        assert key not in Path(f"/proc/{bot.pid}/cmdline").read_text()
+        # A table that is not there: the command ends on its answer, the screen as it left it.
+        person = Terminal("join", "-", "--table", "abcdef12",
+                          env={"XDG_DATA_HOME": str(tmp_path / "data")})
+        person.wait_for("join code (not shown")  # echo is off from here on
+        person.send(code + "\n")
+        person.wait_for("cannot join table abcdef12")  # the host answered: the code was read
+        assert person.close() == 2
+        assert key not in person.screen.text()
 
 
 def test_record_export_says_where_it_looked(tmp_path: Path) -> None:

@@ -161,8 +161,9 @@ def test_events_read_as_words() -> None:
 
 class Args:
     def __init__(self, **kw: object) -> None:
+        # As the parser leaves what is not asked for.
         defaults = dict(game="sagani", solo=False, solo_advanced=False, players=None, seat=1,
-                        open=[], bots=None)  # as the parser leaves what is not asked for
+                        open=[], bots=None, seed=None)
         self.__dict__.update(defaults | kw)
 
 

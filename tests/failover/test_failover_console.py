@@ -147,7 +147,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
     bots = start_bots(active.address, table, 3, seed=21)
     args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
                               name="ann", standby=StandbyCode.parse(active.code),
-                              lan=False)
+                              lan=False, cover=False)
     game = get_game("sagani")
     rng = random.Random(14)
     sent = {"version": -1, "at": 0.0}
@@ -232,7 +232,7 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     watcher.close()
     args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
                               name="ann", standby=StandbyCode.parse(active.code),
-                              lan=False)
+                              lan=False, cover=False)
     beside = tmp_path / "user" / "standby"
 
     async def session(kill: bool) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 import msgpack
 import pytest
 import zmq
+from cli_kit import Terminal, terminals
 from failover_kit import free_ports
 from fault_kit import (
     ATTACK_BYTES,
@@ -291,6 +292,44 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "standby" in done.stderr
         assert "secret=" not in done.stderr  # the secret is never echoed
+
+
+def test_a_standby_code_pasted_at_a_terminal_is_asked_for_and_never_echoed(
+        tmp_path: Path) -> None:
+    """`sagani host --standby -` at a terminal (as README and the host's invitation say to run
+    it, out of the process list): it asks for the code and turns the terminal's echo off while
+    it is pasted. Before, it waited without a word, and the pasted code, which holds the host's
+    secret, stayed on the screen and in its scrollback for anyone at the party to read."""
+    code = host_code("tcp://127.0.0.1:1", "tcp://127.0.0.1:3", secrets.token_bytes(32),
+                     None).text()
+    with terminals() as consoles:
+        standby = Terminal("host", "--standby", "-", "--port", "0", "--quiet",
+                           "--data-dir", str(tmp_path))
+        consoles.append(standby)
+        standby.wait_for("standby code (not shown")  # echo is off from here on
+        standby.send(code + "\n")
+        standby.wait_for("standby of 127.0.0.1:1")  # the code was read whole
+        assert "sagani-standby://" not in standby.screen.text()
+
+
+def test_a_host_on_a_terminal_keeps_its_standby_code_off_the_screen(tmp_path: Path) -> None:
+    """The host's screen is for anyone at the party to look at: a code read off it lets its
+    reader follow the host and read every game's hidden cards. On a terminal the code goes to
+    an owner-only file in the data dir, named on the screen; piped (scripts, a log the owner
+    keeps) the line stays. Before, it was printed on the screen at every start."""
+    with terminals() as consoles:
+        host = Terminal("host", "--port", "0", "--data-dir", str(tmp_path))
+        consoles.append(host)
+        host.wait_for("sagani host --standby -")
+        kept = tmp_path / "standby.code"
+        screen = host.screen.text()  # 80 columns: the file's path is cut there
+        assert f"sagani host: standby code in {kept}"[:80] in screen
+        assert "secret=" not in screen
+        assert kept.stat().st_mode & 0o777 == 0o600
+        code = StandbyCode.parse(kept.read_text())  # the host's own: its address and port
+        assert f"sagani host: requests tcp://{code.host}:{code.port} " in screen
+        host.proc.terminate()
+        host.close()
 
 
 def test_a_secure_standby_prints_its_join_code_as_asked(tmp_path: Path) -> None:

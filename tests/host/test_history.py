@@ -269,7 +269,8 @@ def test_sagani_play_resumes_a_game_with_its_moves_in_the_log(
         table.play(6)  # seat 1, the bot's, is to move
         saved = {"table": table.id, "token": table.tokens[0], "config": {"players": 2},
                  "bots": [{"seat": 1, "kind": "greedy", "token": table.tokens[1]}]}
-        args = argparse.Namespace(autoplay=None, think=0.1, game="sagani")
+        args = argparse.Namespace(autoplay=None, think=0.1, game="sagani",
+                                  cover=False)
         plan = play_cmd.PlayPlan({"players": 2}, 0, {1: "greedy"}, [])
 
         def bot_played(console: Console) -> bool:
@@ -295,7 +296,7 @@ def test_sagani_join_with_a_saved_token_shows_the_moves_so_far(
         saved = {f"{host.endpoint} {table.id}": table.tokens[0]}
         (tmp_path / "user" / play_cmd.JOIN_FILE).write_text(json.dumps(saved))
         args = argparse.Namespace(spectate=False, table=table.id, game=None, players=2, bots=0,
-                                  name=None, standby=None)
+                                  name=None, standby=None, cover=False)
         console = asyncio.run(console_of(play_cmd._join(args, host.endpoint, None), consoles,
                                          lambda c: c.model.logged_version == 7))
         moves = lines_of(table.history()["moves"])

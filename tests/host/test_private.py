@@ -19,6 +19,7 @@ from test_net_support import WAIT_S, Raw, running_host
 import sagani_net.client
 from sagani_net.client import Client, Replica
 from sagani_net.games import get_game
+from sagani_net.games.sugi.rules import COMPONENTS
 from sagani_net.host import Host
 from sagani_net.protocol import encode, topic
 
@@ -176,3 +177,31 @@ def test_replica_keeps_the_newer_private_part() -> None:
     spectator = Replica("t1")
     assert not spectator.wants_private({"seq": 1, "private": [0]})
     assert spectator.merged is spectator.view
+
+
+def test_a_refused_act_names_no_card_in_the_hosts_log(
+        host: Host, caplog: pytest.LogCaptureFixture) -> None:
+    """A Sugi act with a card of the hand and the wrong action for it: the refusal tells its
+    seat which card (in the reply), the host's log only the rule it broke. Before, the log line
+    'refused 3: illegal_action: card 17 shows ghost, not rotate' showed on the host's screen
+    which card some player held."""
+    caplog.set_level("INFO", logger="sagani_net.host")
+    ann = Client(host.endpoint)
+    try:
+        ann.connect()
+        table = ann.create({"players": 2}, game="sugi", seed=9)  # seat 0 plans first
+        ann.join(table, seat=0, name="ann")
+        bob = Client(host.endpoint)
+        bob.join(table, seat=1, name="bob")
+        bob.close()
+        private = ann.sync().private
+        assert private is not None
+        card = next(c for c in private["hand"] if COMPONENTS.icon[c] != "remove")
+        with pytest.raises(sagani_net.client.HostError) as refused:
+            ann.act({"type": "remove", "card": card, "slot": 0})
+        assert str(card) in refused.value.message  # the seat is told which card
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
+        assert lines and not any(str(card) in line.split(":", 1)[1] for line in lines), lines
+        assert any("illegal_action (wrong_icon)" in line for line in lines), lines
+    finally:
+        ann.close()
