@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS actions (
     seq INTEGER NOT NULL,
     PRIMARY KEY (table_id, version)
 ) WITHOUT ROWID;
+-- What a start (the unfinished tables) and a finished table read back for a request look
+-- up: without them both read every table and session of the data dir's history.
+CREATE INDEX IF NOT EXISTS tables_by_status ON tables (status);
+CREATE INDEX IF NOT EXISTS sessions_by_table ON sessions (table_id);
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY,
     statement TEXT NOT NULL,
