@@ -384,7 +384,7 @@ class Tables:
                 self.sessions.pop(token_hash, None)
                 self.quotas.drop_session(token_hash)
         if table.status == OVER:
-            log.info("table %s: finished a while ago; only its record is kept", table.id)
+            log.info("table %s: over, no longer held in memory; only its record is kept", table.id)
 
     def _release(self, table: Table) -> None:
         """A table over or forgotten no longer counts against its creator's quota."""
