@@ -865,12 +865,14 @@ class Standby:
             unheard = self.role.state is Role.UNHEARD
             if (unheard or self.role.state is Role.LOST) and now_s >= self._next_follow_s:
                 self._follow()  # again and again while unheard: the active may come back
-            if now_s >= self._next_beat_s and not unheard:
-                self._send({"type": "beat"})
+            self._beat_if_due()
             ready = dict(poller.poll(int(min(POLL_MS, self.link.beat_s * 1000))))
             if self.sock in ready:
                 while self.sock.poll(0, zmq.POLLIN):
                     self._receive()
+                    # A snapshot's pieces may keep coming for seconds: a beat between them, or
+                    # the active host loses this standby for its silence.
+                    self._beat_if_due()
             if self.host.router in ready:
                 self._notice_silence(time.monotonic())
                 if self.role.apply(Event.CLIENT):  # lost: active now
@@ -880,6 +882,10 @@ class Standby:
                 self.host.guard(time.monotonic())  # a peer may fill memory and never finish
             self.link.watch()  # its own link, served once active, is open to anyone already
         return False
+
+    def _beat_if_due(self) -> None:
+        if time.monotonic() >= self._next_beat_s and self.role.state is not Role.UNHEARD:
+            self._send({"type": "beat"})
 
     def _follow(self) -> None:
         store = self.host.store

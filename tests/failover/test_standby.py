@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -768,6 +769,55 @@ def test_a_snapshot_goes_out_a_piece_each_turn_and_the_writes_meanwhile_after_it
     assert (copy.cursor(), copy.head()) == (store.cursor(), store.head())
     peer.close()
     host.close()  # (and its link)
+
+
+def test_a_standby_beats_between_the_pieces_of_a_long_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A standby writing a snapshot whose pieces keep coming beats between them: it drained
+    them all without a word, and the active host, hearing nothing for two heartbeats, lost it
+    (a store of 3,000 games, 100 MB, took longer than that to write)."""
+    key = new_key(tmp_path / "a")
+    active = zmq.Context.instance().socket(zmq.ROUTER)
+    active.linger = 0
+    active.curve_server = True
+    active.curve_secretkey = _server_secret(key)
+    active.curve_publickey = zmq.curve_public(_server_secret(key))
+    port = active.bind_to_random_port("tcp://127.0.0.1")
+
+    class Clock:  # the standby's: each piece written takes a beat's time
+        offset_s = 0.0
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(time, name)
+
+        def monotonic(self) -> float:
+            return time.monotonic() + self.offset_s
+
+    clock = Clock()
+    monkeypatch.setattr(standby_module, "time", clock)
+    restore = Store.restore
+
+    def costly(store: Store, rows: list) -> None:
+        restore(store, rows)
+        clock.offset_s += HEARTBEAT_S / standby_module.BEATS_PER_HEARTBEAT
+
+    monkeypatch.setattr(Store, "restore", costly)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}"):
+        assert active.poll(WAIT_S * 1000, zmq.POLLIN)
+        follower, follow = active.recv_multipart()
+        assert msgpack.unpackb(follow)["type"] == "follow"
+        pieces = 6
+        for part in range(pieces):  # all at once: the standby finds them waiting
+            active.send_multipart((follower, msgpack.packb(
+                {"type": "snapshot", "part": part, "rows": [], "done": part == pieces - 1,
+                 "cursor": 0, "head": "", "heartbeat_s": HEARTBEAT_S, "port": 1})))
+        heard = []
+        while not heard or heard[-1] != "ack":
+            assert active.poll(WAIT_S * 1000, zmq.POLLIN), heard
+            heard.append(msgpack.unpackb(active.recv_multipart()[1])["type"])
+        assert heard.count("beat") >= pieces - 1, heard
+    active.close()
 
 
 def next_heartbeat(sub: zmq.Socket, ready: Callable[[dict], bool]) -> dict:
