@@ -880,7 +880,8 @@ class Tables:
         from disk) make the host hold more."""
         table.over_s = self.clock()
         self._over[table.id] = None
-        while len(self._over) > self.limits.max_finished_tables:
+        # (Never the table just held: the request that read it back is served from it.)
+        while len(self._over) > max(1, self.limits.max_finished_tables):
             self._forget(self.tables[next(iter(self._over))])
 
     def _holder(self, table: Table, seat: int) -> Session | None:

@@ -317,3 +317,15 @@ def test_requests_for_many_old_games_hold_no_more_finished_tables_than_the_cap(
         assert restarted.ask("sync", table=table_id)["status"] == "over"
         assert len(restarted.tables.tables) <= 5
     assert set(restarted.tables.tables) == set(old[-5:])
+
+
+def test_a_host_that_holds_no_finished_table_still_serves_one_it_reads_back(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path, limits=Limits(max_finished_tables=0))
+    first, tokens = finished_game(room)
+    second, _ = finished_game(room)
+    assert first not in room.tables.tables
+    back = room.ask("sync", table=first, token=tokens[1])  # its seat's token still counts
+    assert (back["status"], back["you"]) == ("over", 1)
+    assert set(room.tables.tables) == {first}
