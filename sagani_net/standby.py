@@ -119,6 +119,9 @@ TOOK_OVER = ("this host was away and its standby took over; it serves no more (s
 #: The refusal's words before the active host was ever heard: it may be down, or the code wrong.
 NOT_HEARD = ("this host is the standby and has not heard its active host yet; it serves only "
              "after following it")
+#: The refusal's words of a standby that lost its active host in the middle of a snapshot.
+NO_COPY = ("this host is the standby and lost its active host before it had a whole copy of its "
+           "games; it does not serve: start the active host again")
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
@@ -550,8 +553,11 @@ class ActiveLink:
         self._connections.events()
 
     def tick(self) -> None:
-        """Read what the standby sent, beat, and notice a standby gone silent (never waits)."""
+        """Send the next piece of a snapshot, read what the standby sent, beat, and notice a
+        standby gone silent (never waits)."""
         self.watch()
+        if self._snapshot is not None:
+            self._send_piece()  # one a turn (the first went out with the follow)
         while self.sock.poll(0, zmq.POLLIN):
             self._receive()
         now_s = time.monotonic()
@@ -568,8 +574,6 @@ class ActiveLink:
             self.store.journalling = False  # back, it gets a snapshot
             self._end_snapshot()
             return
-        if self._snapshot is not None:
-            self._send_piece()
         if now_s >= self._next_beat_s:
             self._beat()
 
@@ -732,7 +736,8 @@ class ActiveLink:
     def _send_snapshot(self) -> None:
         """Every row as last committed, in pieces the standby applies in one transaction (it
         keeps its old store until the last piece is in), then the cursor and head they make:
-        one piece a turn of the loop (:meth:`tick`)."""
+        the first now, before anything else the standby hears of this host (mid-snapshot it
+        holds no copy to take over with), then one a turn of the loop (:meth:`tick`)."""
         self._end_snapshot()
         self._snapshot = self.store.snapshot_reader()
         self._part = 0
@@ -742,6 +747,7 @@ class ActiveLink:
         # hand) could otherwise get its snapshot, ack it, and find the link in step with a
         # standby that has confirmed nothing, before this host has even read the ack.
         self._sent, self._acked = self._snapshot.cursor, 0
+        self._send_piece()
 
     def _send_piece(self) -> None:
         snapshot = self._snapshot
@@ -875,7 +881,12 @@ class Standby:
                     self._beat_if_due()
             if self.host.router in ready:
                 self._notice_silence(time.monotonic())
-                if self.role.apply(Event.CLIENT):  # lost: active now
+                if self._next_part is not None and self.role.state is Role.LOST:
+                    # In the middle of a snapshot its store is not the active host's history:
+                    # served, it showed players none of their games, and the active host,
+                    # started again, followed it and was given its empty store.
+                    self.host.refusing = ("not_active", NO_COPY, {})
+                elif self.role.apply(Event.CLIENT):  # lost: active now
                     return True  # leave the request for the host's own loop to answer
                 self.host.refuse()  # refused: bounded, rate-limited, connections watched
             else:

@@ -51,8 +51,12 @@ from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
     LINK_CONNECTIONS_PER_ADDRESS,
+    NO_COPY,
+    NOT_ACTIVE,
+    NOT_HEARD,
     ActiveLink,
     CodeError,
+    Role,
     Standby,
     StandbyCode,
     _proof,
@@ -778,12 +782,7 @@ def test_a_standby_beats_between_the_pieces_of_a_long_snapshot(
     them all without a word, and the active host, hearing nothing for two heartbeats, lost it
     (a store of 3,000 games, 100 MB, took longer than that to write)."""
     key = new_key(tmp_path / "a")
-    active = zmq.Context.instance().socket(zmq.ROUTER)
-    active.linger = 0
-    active.curve_server = True
-    active.curve_secretkey = _server_secret(key)
-    active.curve_publickey = zmq.curve_public(_server_secret(key))
-    port = active.bind_to_random_port("tcp://127.0.0.1")
+    active, port = hand_active(key)
 
     class Clock:  # the standby's: each piece written takes a beat's time
         offset_s = 0.0
@@ -804,20 +803,65 @@ def test_a_standby_beats_between_the_pieces_of_a_long_snapshot(
 
     monkeypatch.setattr(Store, "restore", costly)
     with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}"):
-        assert active.poll(WAIT_S * 1000, zmq.POLLIN)
-        follower, follow = active.recv_multipart()
-        assert msgpack.unpackb(follow)["type"] == "follow"
+        follower = followed(active)
         pieces = 6
         for part in range(pieces):  # all at once: the standby finds them waiting
-            active.send_multipart((follower, msgpack.packb(
-                {"type": "snapshot", "part": part, "rows": [], "done": part == pieces - 1,
-                 "cursor": 0, "head": "", "heartbeat_s": HEARTBEAT_S, "port": 1})))
+            send_piece(active, follower, part, done=part == pieces - 1)
         heard = []
         while not heard or heard[-1] != "ack":
             assert active.poll(WAIT_S * 1000, zmq.POLLIN), heard
             heard.append(msgpack.unpackb(active.recv_multipart()[1])["type"])
         assert heard.count("beat") >= pieces - 1, heard
     active.close()
+
+
+def test_a_standby_that_loses_its_active_host_mid_snapshot_does_not_serve(
+    tmp_path: Path,
+) -> None:
+    """Lost in the middle of its first snapshot, a standby holds none of the active host's
+    games: it refuses players rather than take over. It took over, served no table, and the
+    active host, started again, followed it and was given its empty store: 3,025 tables of a
+    data dir gone from both hosts."""
+    key = new_key(tmp_path / "a")
+    active, port = hand_active(key)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        send_piece(active, followed(active), 0, done=False)
+        until(lambda: pair._next_part == 1)  # the piece is in, the next one awaited
+        active.close()  # and nothing more: the active host is gone
+        raw = Raw(pair.host.endpoint)
+
+        def refusal() -> dict | None:
+            reply = raw("sync", table="t1")
+            return None if reply.get("message") in (NOT_ACTIVE, NOT_HEARD) else reply
+
+        reply = until(refusal, poll_s=0.05)  # (while it still hears it: "alive")
+        assert (reply["code"], reply["message"]) == ("not_active", NO_COPY), reply
+        assert pair.role.state is Role.LOST
+        raw.close()
+
+
+def hand_active(key: bytes) -> tuple[zmq.Socket, int]:
+    """An active host's link by hand: a ROUTER with the pair's key, on a free port."""
+    active = zmq.Context.instance().socket(zmq.ROUTER)
+    active.linger = 0
+    active.curve_server = True
+    active.curve_secretkey = _server_secret(key)
+    active.curve_publickey = zmq.curve_public(_server_secret(key))
+    return active, active.bind_to_random_port("tcp://127.0.0.1")
+
+
+def followed(active: zmq.Socket) -> bytes:
+    """The routing id of the standby whose follow came to ``active``."""
+    assert active.poll(WAIT_S * 1000, zmq.POLLIN)
+    follower, follow = active.recv_multipart()
+    assert msgpack.unpackb(follow)["type"] == "follow"
+    return follower
+
+
+def send_piece(active: zmq.Socket, follower: bytes, part: int, done: bool) -> None:
+    active.send_multipart((follower, msgpack.packb(
+        {"type": "snapshot", "part": part, "rows": [], "done": done, "cursor": 0, "head": "",
+         "heartbeat_s": HEARTBEAT_S, "port": 1})))
 
 
 def next_heartbeat(sub: zmq.Socket, ready: Callable[[dict], bool]) -> dict:
