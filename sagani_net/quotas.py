@@ -32,6 +32,8 @@ class Limits:
     max_tables: int = 1000
     max_sessions: int = 20000
     max_spectators: int = 64
+    #: Finished tables held in memory at once (limits.FINISHED_TABLES).
+    max_finished_tables: int = caps.FINISHED_TABLES
     #: A table's spectator places one address may take: a quarter, so that one guest cannot take
     #: them all and leave the players' friends no place to watch.
     spectators_per_address: int = 16

@@ -46,7 +46,7 @@ log.addFilter(PrintableLines())
 #: A table that published nothing for this long gets a heartbeat on its topic.
 HEARTBEAT_S = 1.0
 #: How long a finished table stays in memory (listed, synced, heartbeats) before only its
-#: record is kept.
+#: record is kept; and no more of them than Limits.max_finished_tables at once.
 FINISHED_KEEP_S = 600.0
 #: A batch ends once its requests have taken this long, and is committed and published: one
 #: peer's costly requests delay another table's act by this much plus two of them (the one
@@ -232,6 +232,8 @@ class Tables:
         self.away_s = AWAY_PERIODS * self.presence_s
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}
+        #: The ids of the finished tables in memory, longest held first (:meth:`_hold_over`).
+        self._over: dict[str, None] = {}
         #: Updates to broadcast once the batch is committed: (topic, update). Queued as made
         #: and encoded by :meth:`updates`, which the host calls while its standby writes the
         #: batch; an update never changes once queued (its parts are fresh or immutable).
@@ -312,14 +314,15 @@ class Tables:
         """Forget the games in memory and bring them back from the store (a standby taking
         over, or a batch the store refused); if the store cannot give them back, memory stays
         as it was and the error is raised. Each table kept keeps its creator's quota."""
-        before = (dict(self.tables), dict(self.sessions), dict(self._due))
+        before = (dict(self.tables), dict(self.sessions), dict(self._due), dict(self._over))
         self.tables.clear()
         self.sessions.clear()
         self._due.clear()
+        self._over.clear()
         try:
             self._restore()
         except Exception:
-            self.tables, self.sessions, self._due = before
+            self.tables, self.sessions, self._due, self._over = before
             raise
         for table in self.tables.values():
             old = before[0].get(table.id)
@@ -377,13 +380,14 @@ class Tables:
         store)."""
         del self.tables[table.id]
         self._due.pop(table.id, None)
+        self._over.pop(table.id, None)
         self._release(table)
         for token_hash in [*table.holders, *table.spectators]:
             if token_hash is not None:
                 self.sessions.pop(token_hash, None)
                 self.quotas.drop_session(token_hash)
         if table.status == OVER:
-            log.info("table %s: finished a while ago; only its record is kept", table.id)
+            log.info("table %s: over, no longer held in memory; only its record is kept", table.id)
 
     def _release(self, table: Table) -> None:
         """A table over or forgotten no longer counts against its creator's quota."""
@@ -615,7 +619,6 @@ class Tables:
         table.legal = None  # of the version before
         if state.is_over():
             table.status = OVER
-            table.over_s = self.clock()
             self._release(table)
         seq = table.seq + 1  # the update's, made below
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id, seq)
@@ -628,6 +631,8 @@ class Tables:
         if table.history is not None:
             table.history.append(_move(state.version, seat, events))
         self._arm(table)
+        if table.status == OVER:
+            self._hold_over(table)
 
     # -- deadlines for bot seats ------------------------------------------------------------
 
@@ -864,11 +869,23 @@ class Tables:
         game = get_game(row.game)
         table = Table(row.id, row.game, row.config, row.seed, row.bots, game.from_record(record),
                       OVER, row.seq, row.created_s, [None] * game.seats(row.config),
-                      over_s=self.clock(), deadline_s=row.deadline_s, active_s=self.clock())
+                      deadline_s=row.deadline_s, active_s=self.clock())
         self._add_sessions(table, row.sessions)
         table.turn_timer_s = row.turn_timer_s
         self.tables[table.id] = table
+        self._hold_over(table)
         return table
+
+    def _hold_over(self, table: Table) -> None:
+        """Keep the finished ``table`` in memory for FINISHED_KEEP_S from now, among at most
+        Limits.max_finished_tables: past that many, the one held longest is forgotten, so that
+        neither a busy evening nor requests for every old game of the data dir (each read back
+        from disk) make the host hold more."""
+        table.over_s = self.clock()
+        self._over[table.id] = None
+        # (Never the table just held: the request that read it back is served from it.)
+        while len(self._over) > max(1, self.limits.max_finished_tables):
+            self._forget(self.tables[next(iter(self._over))])
 
     def _holder(self, table: Table, seat: int) -> Session | None:
         """The session holding ``seat``, if anyone holds it."""

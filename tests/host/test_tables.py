@@ -270,3 +270,62 @@ def test_quotas_count_the_tables_of_an_address_until_they_end(tmp_path: Path) ->
     room.clock.advance(61.0)
     assert room.tables.close_idle(room.clock())  # expired: it no longer counts
     room.ask("create", game="sagani", config={"players": 2})
+
+
+def finished_game(room: Room) -> tuple[str, list[str]]:
+    table, tokens = room.game()
+    while room.tables.tables[table].status != "over":
+        room.play(table, tokens, moves=1)
+    return table, tokens
+
+
+def test_finished_tables_held_in_memory_are_capped_the_longest_held_forgotten_first(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path, limits=Limits(max_finished_tables=2))
+    first, tokens = finished_game(room)
+    second, _ = finished_game(room)
+    third, _ = finished_game(room)
+    running, _ = room.game()
+    assert set(room.tables.tables) == {second, third, running}
+    assert set(room.tables.sessions) == {
+        h for t in (second, third, running) for h in room.tables.tables[t].holders}
+    # Forgotten, it is read back from disk when asked for, and the one held longest goes.
+    back = room.ask("sync", table=first, token=tokens[0])
+    assert (back["status"], back["you"]) == ("over", 0)
+    assert set(room.tables.tables) == {third, first, running}
+
+
+def test_requests_for_many_old_games_hold_no_more_finished_tables_than_the_cap(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path)
+    played, _ = finished_game(room)
+    old = [f"{n:08x}" for n in range(12)]  # the same game again under other ids: history
+    db = room.store.db
+    for table_id in old:
+        for table, key in (("tables", "id"), ("sessions", "table_id"), ("actions", "table_id")):
+            columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+            # (a token hash is the key of its session: each copy's differ by the table's id)
+            copied = ", ".join(":new" if c == key else ":new || token_hash" if c == "token_hash"
+                               else c for c in columns)
+            db.execute(f"INSERT INTO {table} SELECT {copied} FROM {table} WHERE {key} = :was",
+                       {"new": table_id, "was": played})
+    room.store.commit()
+    restarted = Room(tmp_path, limits=Limits(max_finished_tables=5))
+    for table_id in old:
+        assert restarted.ask("sync", table=table_id)["status"] == "over"
+        assert len(restarted.tables.tables) <= 5
+    assert set(restarted.tables.tables) == set(old[-5:])
+
+
+def test_a_host_that_holds_no_finished_table_still_serves_one_it_reads_back(
+    tmp_path: Path,
+) -> None:
+    room = Room(tmp_path, limits=Limits(max_finished_tables=0))
+    first, tokens = finished_game(room)
+    second, _ = finished_game(room)
+    assert first not in room.tables.tables
+    back = room.ask("sync", table=first, token=tokens[1])  # its seat's token still counts
+    assert (back["status"], back["you"]) == ("over", 1)
+    assert set(room.tables.tables) == {first}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,52 @@ def test_the_store_writes_the_text_json_dumps_writes(value: object) -> None:
 def test_the_store_refuses_to_write_what_json_cannot_hold() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
         _json({"action": object()})
+
+
+def sqlite_steps(store: Store, call: Callable[[], object]) -> int:
+    """How much work SQLite did for ``call``: its virtual machine's instructions, in hundreds
+    (the rows a query reads are most of them)."""
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0  # go on
+
+    store.db.set_progress_handler(tick, 100)
+    try:
+        call()
+    finally:
+        store.db.set_progress_handler(None, 100)
+    return steps
+
+
+def add_finished_games(store: Store, first: int, count: int) -> None:
+    """``count`` finished tables of two seats and a spectator, with their moves: history."""
+    for n in range(first, first + count):
+        table_id = f"old{n:05d}"
+        store.add_table(TableRow(table_id, "sagani", {"players": 2}, n, [], "open", 0, n))
+        for seat in (0, 1, None):
+            store.add_session(SessionRow(f"{table_id}-{seat}", table_id, seat, "player", "p"))
+        for version in range(60):
+            store.add_action(table_id, version, version % 2, {"type": "pass"},
+                             f"{table_id}-{version % 2}", version, version + 1)
+        store.finish_table(table_id, 61, {"game": "sagani", "padding": "x" * 5000})
+    store.commit()
+
+
+def test_neither_a_start_nor_a_finished_table_read_back_reads_the_rest_of_history(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row("now"))
+    store.add_session(SessionRow("hash-a", "now", 0, "player", "ann"))
+    add_finished_games(store, 0, 1)
+    before = (sqlite_steps(store, store.unfinished),
+              sqlite_steps(store, lambda: store.finished("old00000")))
+    add_finished_games(store, 1, 400)
+    after = (sqlite_steps(store, store.unfinished),
+             sqlite_steps(store, lambda: store.finished("old00000")))
+    # Before the indexes every table's row and every session was read: 133 and 39 hundred
+    # instructions with these 401 games, where one game took 0 and 3.
+    assert after[0] <= before[0] + 5 and after[1] <= before[1] + 5, (before, after)
