@@ -34,7 +34,9 @@ must count it lost no later than clients do) and request port. It becomes active
 has lost them *and* a
 client comes to it; then it reloads its games from its store and serves. A host that comes back
 after losing the role is started as the standby of the new active one (and gets a snapshot if
-its history went its own way), so it never accepts an action on stale state. Two hosts of a
+its history went its own way), so it never accepts an action on stale state; what it had
+accepted that the new active host lacks is kept in a copy of its store beside
+(:meth:`~sagani_net.store.Store.keep_copy`), never thrown away. Two hosts of a
 pair started together agree which one serves (:func:`elect`): the one whose store holds more
 writes (the greater cursor).
 
@@ -57,6 +59,7 @@ import hmac
 import logging
 import math
 import secrets
+import shutil
 import socket
 import sqlite3
 import threading
@@ -812,6 +815,8 @@ class Standby:
         self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
         self._next_part: int | None = None
+        #: The store as it was before a snapshot began replacing it (Store.keep_copy).
+        self._kept: Path | None = None
         self._stop = threading.Event()
         self.took_over = threading.Event()
 
@@ -953,6 +958,8 @@ class Standby:
             part = message.get("part")
             if part == 0:
                 store.rollback()  # a snapshot begun before: this one replaces it
+                if self._kept is None:  # what this host accepted on its own is not thrown away
+                    self._kept = store.keep_copy()
                 store.clear()  # in the same transaction as the rows: all or nothing
                 self._next_part = 0
             try:
@@ -970,6 +977,21 @@ class Standby:
                 self._next_part = None
                 store.set_head(message["cursor"], message["head"])
                 store.commit(then=self._ack)
+                self._judge_kept_copy()
+
+    def _judge_kept_copy(self) -> None:
+        """Keep the copy of the store a snapshot replaced if it held games the active host's
+        lacks (a host that went its own way and came back as the standby), and say where."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return
+        tables, actions = self.host.store.lost_from(kept)
+        if not tables and not actions:
+            shutil.rmtree(kept, ignore_errors=True)  # a history the active host's goes on from
+            return
+        log.warning("this host's store held %d tables and %d actions the active host %s has "
+                    "not: it follows that host's history, and keeps its own in %s (sagani "
+                    "record export --data-dir reads it)", tables, actions, self.active, kept)
 
     def _ack(self) -> None:
         """Tell the active host what this store now holds, by its cursor and head (an ack of

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ from typing import Any
 from sagani_net.private_files import DIR_MODE, FILE_MODE
 
 DB_NAME = "sagani.sqlite3"
+#: A store replaced by its active host's snapshot, kept where it held games the snapshot lacks
+#: (:meth:`Store.keep_copy`): ``replaced-DATE-TIME-xxxx/`` in the data dir.
+REPLACED_PREFIX = "replaced-"
 #: The files SQLite keeps beside the database in WAL mode.
 SIDE_FILES = ("-wal", "-shm")
 #: NORMAL survives a killed host process (the WAL is written before commit returns); FULL also
@@ -425,6 +429,40 @@ class Store:
     def set_head(self, cursor: int, head: str) -> None:
         """This store holds the history of another whose cursor and head these are."""
         self._cursor, self._head = cursor, head
+
+    def keep_copy(self) -> Path | None:
+        """Copy this store as last committed into a folder of its own in the data dir (a data
+        dir in turn, for ``sagani record export --data-dir``), before a snapshot replaces it;
+        None if it holds nothing. :meth:`lost_from` then tells whether the copy holds games
+        the snapshot lacks, or may go."""
+        if self._cursor == 0:
+            return None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = Path(tempfile.mkdtemp(prefix=f"{REPLACED_PREFIX}{stamp}-", dir=self.data_dir))
+        path = folder / DB_NAME
+        private(folder, path)
+        copy = sqlite3.connect(path)
+        try:
+            self.db.backup(copy)
+        finally:
+            copy.close()
+        return folder
+
+    def lost_from(self, copy: Path) -> tuple[int, int]:
+        """(tables, actions) of the store kept at ``copy`` (:meth:`keep_copy`) that this one
+        lacks: what a host that went its own way had accepted and its active host never got.
+        Neither a table nor an action is ever deleted, so anything missing was lost."""
+        self.db.execute("ATTACH DATABASE ? AS kept", (str(copy / DB_NAME),))
+        try:
+            (tables,) = self.db.execute(
+                "SELECT count(*) FROM (SELECT id FROM kept.tables EXCEPT SELECT id FROM "
+                "main.tables)").fetchone()
+            (actions,) = self.db.execute(
+                "SELECT count(*) FROM (SELECT table_id, version, seat, action FROM kept.actions "
+                "EXCEPT SELECT table_id, version, seat, action FROM main.actions)").fetchone()
+        finally:
+            self.db.execute("DETACH DATABASE kept")
+        return int(tables), int(actions)
 
     def clear(self) -> None:
         """Forget every table, session, action and journal entry (a standby whose journal went

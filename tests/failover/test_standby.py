@@ -257,6 +257,36 @@ def test_a_reset_standby_forgets_entries_the_active_never_made(tmp_path: Path) -
         with standby_host(tmp_path / "old", new_key(tmp_path / "new"), host.link.endpoint):
             until(lambda: history(tmp_path / "old") == history(tmp_path / "new"))
         raw.close()
+    # A session alone is no game lost: the copy made before the snapshot went away again.
+    assert not list((tmp_path / "old").glob("replaced-*"))
+
+
+def test_a_host_that_went_its_own_way_keeps_the_games_the_snapshot_replaces(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A host that accepted moves its standby never got, lost the role and came back as the
+    standby of the new active host, was given that host's store: its moves were gone from both
+    disks. Its own store is kept beside, readable as a data dir, and the log says where."""
+    old = Store(tmp_path / "old")
+    old.add_table(TableRow("mine", "sagani", {"players": 2, "mode": "multi"}, 3, [], "running",
+                           1, 0.0))
+    old.add_action("mine", 0, 0, {"type": "pass"}, "s", 1, 1)
+    old.commit()
+    old.close()
+    with active_host(tmp_path / "new") as host:
+        assert host.link is not None
+        raw = Raw(host.endpoint)
+        seated_table(raw, players=2)
+        with (caplog.at_level("WARNING", logger="sagani_net.standby"),
+              standby_host(tmp_path / "old", new_key(tmp_path / "new"), host.link.endpoint)):
+            until(lambda: history(tmp_path / "old") == history(tmp_path / "new"))
+            until(lambda: "keeps its own in" in caplog.text)
+        raw.close()
+    (kept,) = (tmp_path / "old").glob("replaced-*")
+    assert "1 tables and 1 actions" in caplog.text and str(kept) in caplog.text
+    copy = Store.reader(kept)
+    assert copy.has_table("mine") and copy.actions("mine") == [{"seat": 0, "type": "pass"}]
+    copy.close()
 
 
 def test_a_standby_code_carries_the_addresses_and_the_secret_of_either_mode() -> None:
