@@ -6,12 +6,13 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sagani_net.store import SessionRow, Store, TableRow, _json
+from sagani_net.store import DB_NAME, SessionRow, Store, TableRow, _json
 
 
 def table_row(table_id: str = "t1") -> TableRow:
@@ -266,3 +267,41 @@ def test_neither_a_start_nor_a_finished_table_read_back_reads_the_rest_of_histor
     # Before the indexes every table's row and every session was read: 133 and 39 hundred
     # instructions with these 401 games, where one game took 0 and 3.
     assert after[0] <= before[0] + 5 and after[1] <= before[1] + 5, (before, after)
+
+
+def test_a_database_closed_whole_is_not_read_through_again_at_its_next_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRAGMA quick_check reads the whole file: a second at 30,000 finished games before the
+    host answered anyone. A file as the last store left it when it closed it whole has nothing
+    to show it; any other (written by something else since, or a run that never closed) is
+    checked as before."""
+    store = Store(tmp_path)
+    store.add_table(TableRow("t1", "sagani", {"players": 2}, 1, [], "running", 0, 0.0))
+    store.commit()
+    store.close()
+    statements: list[str] = []
+    real_connect = sqlite3.connect
+
+    def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = real_connect(*args, **kwargs)
+        db.set_trace_callback(statements.append)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    Store(tmp_path).close()
+    assert statements and not any("quick_check" in s for s in statements)
+
+    other = real_connect(tmp_path / DB_NAME)  # the sqlite3 shell, say
+    other.execute("UPDATE tables SET seq = 5")
+    other.commit()
+    other.close()
+    statements.clear()
+    unclosed = Store(tmp_path)
+    assert "PRAGMA quick_check" in statements
+    assert unclosed.unfinished()[0].seq == 5
+
+    statements.clear()
+    Store(tmp_path).close()  # the one before never closed: no mark
+    assert "PRAGMA quick_check" in statements
+    unclosed.close()
