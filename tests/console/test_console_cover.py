@@ -57,6 +57,7 @@ def test_a_covered_console_shows_no_hand_until_h_and_covers_itself_when_the_turn
                 assert not running.console.app.layout.has_focus(running.console.command)
                 text = screen_text(model, 80, 24)
                 assert all(words in text for words in YOURS), text
+                assert text.splitlines()[-2].startswith("h cover  "), text  # how to hide again
                 assert set(hand) <= set(completions(running.console, "timeline "))
                 version = model.view["version"]
                 keys.send_text("1t\r")  # the first card to the timeline, as it is
