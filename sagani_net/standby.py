@@ -20,7 +20,9 @@ acknowledgement before it broadcasts or replies (:meth:`ActiveLink.wait`): what 
 heard of is on both disks. A batch the active host then fails to commit is undone on the
 standby by a snapshot. A standby that does not acknowledge within
 :data:`ACK_WAIT_HEARTBEATS` is left behind: the active goes on alone (and says so) until the
-standby has caught up again. A standby that has just followed is waited for at the next batch
+standby has caught up again; meanwhile its beats name the last write replied for without it,
+and a standby lost without that write does not take over (its players would see those moves
+undone). A standby that has just followed is waited for at the next batch
 all the same, though it may still be writing its snapshot (bounded the same way): clients are
 told of it from its follow on, and would go to it.
 
@@ -125,6 +127,10 @@ NOT_HEARD = ("this host is the standby and has not heard its active host yet; it
 #: The refusal's words of a standby that lost its active host in the middle of a snapshot.
 NO_COPY = ("this host is the standby and lost its active host before it had a whole copy of its "
            "games; it does not serve: start the active host again")
+#: The refusal's words of a standby that lost its active host while it was left behind.
+BEHIND = ("this host is the standby and lost its active host while it was behind it: moves the "
+          "players were told of are not here, and serving would undo them; start the active "
+          "host again (or this one plainly, to serve what it has)")
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
@@ -505,6 +511,10 @@ class ActiveLink:
         self.standby: str | None = None
         self._sent = 0
         self._acked = 0
+        #: The last entry of a batch replied to without the standby's word (a standby left
+        #: behind, or still taking its snapshot): the standby is told in the beats, and does
+        #: not take over without it, for players were told of it.
+        self._replied_alone = 0
         #: Whether this batch's wait() waits (the standby was in sync when it began); the
         #: cursor at a failed commit, after which entries go only once committed (None: they
         #: go before the commit).
@@ -613,7 +623,8 @@ class ActiveLink:
         self._asking = None
 
     def _beat(self) -> None:
-        self._send({"type": "beat", "cursor": self._sent, **self._about()})
+        self._send({"type": "beat", "cursor": self._sent, "alone": self._replied_alone,
+                    **self._about()})
 
     def send(self) -> None:
         """Send the batch's entries written since the last send, not yet committed: the
@@ -645,9 +656,14 @@ class ActiveLink:
                 log.warning("the standby %s did not confirm entry %d in %.2f s; going on without "
                             "waiting until it catches up", self.standby, self._sent,
                             self._ack_wait_s)
-                return
+                break
             if self.sock.poll(math.ceil(left_s * 1000), zmq.POLLIN):  # not 0: no spin
                 self._receive()
+        if self._follower is not None and self._acked < self._sent:
+            # Replied to before the standby has it: tell it before the replies go (a beat now,
+            # behind the entries), so that lost with this host it knows it must not serve.
+            self._replied_alone = self._sent
+            self._beat()
 
     def rolled_back(self) -> None:
         """The batch was not committed here: a standby that may have written it gets this
@@ -815,6 +831,9 @@ class Standby:
         self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
         self._next_part: int | None = None
+        #: The last entry the active host replied to players for without this standby's
+        #: word: until its store holds it, this standby does not take over.
+        self._must_have = 0
         #: The store as it was before a snapshot began replacing it (Store.keep_copy).
         self._kept: Path | None = None
         self._stop = threading.Event()
@@ -890,6 +909,10 @@ class Standby:
                     # served, it showed players none of their games, and the active host,
                     # started again, followed it and was given its empty store.
                     self.host.refusing = ("not_active", NO_COPY, {})
+                elif (self.role.state is Role.LOST
+                      and self.host.store.cursor() < self._must_have):
+                    # Left behind: serving would undo moves the players were told were made.
+                    self.host.refusing = ("not_active", BEHIND, {})
                 elif self.role.apply(Event.CLIENT):  # lost: active now
                     return True  # leave the request for the host's own loop to answer
                 self.host.refuse()  # refused: bounded, rate-limited, connections watched
@@ -933,6 +956,9 @@ class Standby:
         self.heard_s = time.monotonic()
         self.role.apply(Event.HEARD)
         kind = message.get("type")
+        alone = message.get("alone")
+        if isinstance(alone, int):
+            self._must_have = max(self._must_have, alone)
         store = self.host.store
         heartbeat_s, port = message.get("heartbeat_s"), message.get("port")
         if (isinstance(heartbeat_s, float) and heartbeat_s != self.host.heartbeat_s

@@ -51,6 +51,7 @@ from sagani_net.host import Host
 from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
+    BEHIND,
     LINK_CONNECTIONS_PER_ADDRESS,
     NO_COPY,
     NOT_ACTIVE,
@@ -964,4 +965,49 @@ def test_a_standby_that_goes_is_announced_gone_on_every_table(tmp_path: Path) ->
         assert raw("hello")["standby"] is None
         assert raw("join", table=table, role="spectator")["standby"] is None
         sub.close()
+        raw.close()
+
+
+def test_a_standby_left_behind_is_told_of_each_write_replied_for_without_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A standby that does not confirm in time is left behind, and the act is replied to
+    without it: the beat that tells it comes first, naming the last write replied for so."""
+    with active_host(tmp_path / "a", heartbeat_s=PATIENT_HEARTBEAT_S) as host:
+        assert host.link is not None
+        raw = Raw(host.endpoint)
+        table, tokens = seated_table(raw, players=2)
+        peer = HandStandby(host, new_key(tmp_path / "a"))
+        raw.sock.send(raw.frame("act", **act_fields(raw, table, tokens, random.Random(4))))
+        entries = peer.next_of("entries")  # and no word of it
+        assert decode_message(raw.sock.recv())["type"] == "accepted"
+        assert peer.next_of("beat")["alone"] == entries["entries"][-1][0]
+        peer.close()
+        raw.close()
+
+
+def test_a_standby_that_loses_its_active_host_while_left_behind_does_not_serve(
+    tmp_path: Path,
+) -> None:
+    """It took over with what it had, and the moves the players had been told of, which it
+    never got, were undone."""
+    key = new_key(tmp_path / "a")
+    active, port = hand_active(key)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        follower = followed(active)
+        send_piece(active, follower, 0, done=True)  # in step at cursor 0
+        until(lambda: pair._next_part is None and pair.role.state is Role.PASSIVE)
+        active.send_multipart((follower, msgpack.packb(
+            {"type": "beat", "cursor": 3, "alone": 3, "heartbeat_s": HEARTBEAT_S, "port": 1})))
+        until(lambda: pair._must_have == 3)
+        active.close()  # with writes 1-3, replied for, the standby never got
+        raw = Raw(pair.host.endpoint)
+
+        def refusal() -> dict | None:
+            reply = raw("sync", table="t1")
+            return None if reply.get("message") in (NOT_ACTIVE, NOT_HEARD) else reply
+
+        reply = until(refusal, poll_s=0.05)
+        assert (reply["code"], reply["message"]) == ("not_active", BEHIND), reply
+        assert pair.role.state is Role.LOST and not pair.took_over.is_set()
         raw.close()
