@@ -381,6 +381,39 @@ def game_name(text: str) -> str:
     return name
 
 
+#: Said wherever a strategy is named: one's own needs no change of ours.
+OWN_STRATEGY = "or one of your own as MODULE:NAME or FILE.py:NAME"
+
+
+def strategy(text: str) -> str:
+    """A strategy of some game, or one of one's own, its module loaded to check it (the game
+    is known only once seated: :func:`made_strategies` checks it makes a policy)."""
+    from sagani_net.bots import is_loaded, load_strategy, strategy_names
+
+    if is_loaded(text):
+        try:
+            load_strategy(text)
+        except ValueError as exc:
+            _bad(str(exc))
+    elif text not in strategy_names():
+        _bad(f"unknown strategy {text!r}; known: {', '.join(strategy_names())}, {OWN_STRATEGY}")
+    return text
+
+
+def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:
+    """Each strategy of one's own among ``names`` made once for ``game``: one that cannot be
+    loaded, or makes no policy, is one line before any game starts (in a tournament's worker
+    it would be a traceback per game). Raises UsageError."""
+    from sagani_net.bots import is_loaded, make_policy
+
+    for name in dict.fromkeys(names):
+        if is_loaded(name):
+            try:
+                make_policy(name, game=game)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+
+
 def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[str]]:
     """A comma-separated list of names, each one of ``known()``: ``greedy,random``."""
 

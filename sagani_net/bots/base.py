@@ -38,8 +38,10 @@ UNIFORM = "uniform"
 
 
 class Policy(Protocol):
-    """A strategy. It may say what it needs to see in ``sees``: ``"state"`` (the default: a
-    whole state to search, its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
+    """A strategy: a house one, or one of your own that ``sagani bot``, ``tournament`` and
+    ``selfplay`` load by name (``FILE.py:NAME``, :func:`sagani_net.bots.make_policy`). It may
+    say what it needs to see in ``sees``: ``"state"`` (the default: a whole state to search,
+    its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
     a uniformly random legal one, :func:`sagani_net.game.random_action` with its ``rng``; so
     in-process the seat makes that draw itself on the true state, whose legal moves the seat
     knows anyway, and ``choose`` is not asked: no state is sampled for it)."""

@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
-from sagani_net.bots import Policy, make_policy
+from sagani_net.bots import Policy, make_policy, seat_name
 from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout, Replica
@@ -176,7 +176,8 @@ class BotRunner:
         self.move_deadline_s = move_deadline_s
         #: A named strategy becomes a policy once the seat, and so the game, is known.
         self.policy: Policy | None = None if isinstance(strategy, str) else strategy
-        self.name = name or f"{strategy if isinstance(strategy, str) else strategy.name}-bot"
+        called = seat_name(strategy) if isinstance(strategy, str) else strategy.name
+        self.name = name or f"{called}-bot"
         self.game = DEFAULT_GAME
         seed = random.SystemRandom().randrange(2**63) if seed is None else seed
         self.rng, self.view_rng = seat_rngs(seed)
@@ -319,7 +320,7 @@ def play_network(address: str, game: GameSpec) -> GameResult:
             # Named by strategy alone: the host numbers a second "greedy", as a game played
             # in-process names its seats, so the record is the same both ways.
             runner = BotRunner(address, policy, seed=game.seat_seed(seat),
-                               name=game.strategies[seat])
+                               name=seat_name(game.strategies[seat]))
             runner.join(table, seat)
             runners.append(runner)
         errors: list[BaseException] = []

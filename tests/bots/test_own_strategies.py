@@ -1,0 +1,135 @@
+"""A bot author's own policy, named MODULE:NAME or FILE.py:NAME, where any strategy is named:
+``make_policy``, ``sagani selfplay``, ``sagani tournament`` (in-process and through a host) and
+``sagani bot`` (a real process at a real host)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_net_support import ROOT, RUN_SAGANI, running_host
+
+from sagani_net.bots import make_policy
+from sagani_net.cli.main import main
+from sagani_net.client import Client
+
+#: A policy as a bot author writes it, in a file of its own: the last legal action, so that its
+#: games differ from the house's (whose greedy and default moves lean to the first).
+LAST_LEGAL = textwrap.dedent('''
+    class LastLegal:
+        name = "last-legal"
+
+        def __init__(self, game):
+            self.game = game
+
+        def choose(self, state, rng):
+            return state.legal_actions()[-1]
+
+
+    def no_game():
+        return LastLegal("x")
+
+
+    def not_a_policy(game):
+        return game
+''')
+
+
+@pytest.fixture
+def policy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mine.py"
+    path.write_text(LAST_LEGAL)
+    return path
+
+
+def test_a_policy_in_a_file_is_made_by_its_name_with_the_game(policy_file: Path) -> None:
+    policy = make_policy(f"{policy_file}:LastLegal", game="sugi")
+    assert policy.name == "last-legal" and policy.game == "sugi"  # type: ignore[attr-defined]
+    # Loaded once per process: a tournament makes each game's policies afresh.
+    assert type(make_policy(f"{policy_file}:LastLegal", game="sugi")) is type(policy)
+
+
+def test_a_policy_in_a_module_is_made_by_its_name() -> None:
+    policy = make_policy("sagani_net.bots.simple:GreedyPolicy", game="sagrada")
+    assert policy.name == "greedy"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("{dir}/absent.py:LastLegal", "no file"),
+        ("no_such_module_here:LastLegal", "no module 'no_such_module_here'"),
+        ("{dir}/mine.py:Missing", "has no callable 'Missing'"),
+        ("{dir}/mine.py:no_game", "calling it with game='sagani' failed"),
+        ("{dir}/mine.py:not_a_policy", "made 'sagani', which is no policy"),
+    ],
+)
+def test_a_strategy_that_cannot_be_made_says_why(policy_file: Path, name: str, said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        make_policy(name.format(dir=policy_file.parent), game="sagani")
+
+
+def test_selfplay_plays_a_policy_of_ones_own_and_records_its_seat_by_its_name(
+    policy_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = tmp_path / "records"
+    assert main(["selfplay", "--game", "sugi", "--policy", f"{policy_file}:LastLegal,random",
+                 "--games", "2", "--records", str(records)]) == 0
+    assert "LastLegal" in capsys.readouterr().out
+    for path in records.glob("*.json"):
+        assert json.loads(path.read_text())["names"] == ["LastLegal", "random"]
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["in-process", "through a host"])
+def test_a_tournament_plays_a_policy_of_ones_own(
+    policy_file: Path, capsys: pytest.CaptureFixture[str], network: bool
+) -> None:
+    args = ["tournament", "--game", "sagrada", "--strategies", f"{policy_file}:LastLegal,greedy",
+            "--games", "2", "--workers", "1"]
+    assert main(args + ["--network"] * network) == 0
+    table = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split()[:2] for row in table[1:]] == [[f"{policy_file}:LastLegal", "2"],
+                                                       ["greedy", "2"]]
+    assert len({len(line) for line in table}) == 1  # its columns as wide as its longest name
+
+
+@pytest.mark.parametrize("command", ["selfplay --policy", "tournament --strategies"])
+def test_a_strategy_that_cannot_be_loaded_is_one_line_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert main([*command.split(), f"{tmp_path}/absent.py:Mine,greedy"]) == 2
+    err = capsys.readouterr().err
+    assert "no file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_bot_command_plays_a_policy_of_ones_own_at_a_host(
+    policy_file: Path, tmp_path: Path
+) -> None:
+    with running_host(tmp_path / "data") as host:
+        done = subprocess.run(  # a solo game of Sagani: no other seat to fill
+            [*RUN_SAGANI, "bot", host.endpoint.removeprefix("tcp://"), "--create", "1",
+             "--strategy", f"{policy_file}:LastLegal", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        table = done.stdout.split("created table ")[1].split()[0]
+        client = Client(host.endpoint)
+        try:
+            names = client.record(table)["names"]
+        finally:
+            client.close()
+    assert "game over" in done.stdout
+    assert names == ["LastLegal-bot"]
+
+
+def test_the_bot_command_refuses_a_strategy_it_cannot_load_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*RUN_SAGANI, "bot", "127.0.0.1:1", "--create", "2", "--strategy",
+         f"{tmp_path}/absent.py:Mine"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "no file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
