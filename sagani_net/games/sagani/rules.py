@@ -610,6 +610,7 @@ class State(Engine):
 
         Changes nothing. Raises RuleError if that placement is not legal now.
         """
+        self._check_type(action)
         self._check(action)
         return self._evaluate(action)
 

@@ -685,11 +685,9 @@ class State(Engine):
         raise AssertionError("the counts above cover every planning action")
 
     def _check(self, action: Action) -> None:
-        phase, kind = self.phase, getattr(action, "type", None)
+        phase, kind = self.phase, action.type
         if phase == OVER:
             raise RuleError("game_over", "the game is over")
-        if not isinstance(action, Action):
-            raise RuleError("bad_action", "not a Sugi action")
         if phase == PUSH:
             if kind != "push":
                 raise RuleError("wrong_phase", "push the samurai the ghost reached first")
