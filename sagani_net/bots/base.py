@@ -44,13 +44,25 @@ class Policy(Protocol):
     its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
     a uniformly random legal one, :func:`sagani_net.game.random_action` with its ``rng``; so
     in-process the seat makes that draw itself on the true state, whose legal moves the seat
-    knows anyway, and ``choose`` is not asked: no state is sampled for it)."""
+    knows anyway, and ``choose`` is not asked: no state is sampled for it).
+
+    A policy may have a ``think_s`` attribute (seconds, None: no limit): at a table with a
+    move deadline, the bot (:class:`sagani_net.bots.runner.BotRunner`) lowers it to what a
+    decision may take (:func:`sagani_net.bots.runner.think_cap_s`). Past the deadline the host
+    plays the game's default move for the seat; the policy is not interrupted."""
 
     name: str
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
-        """The action to play for ``state.current_seat``; ``state`` is the policy's to search
-        (a determinized or resampled one: it holds nothing the seat may not know)."""
+        """The action to play for ``state.current_seat``: one of ``state.legal_actions()``
+        (the game's action, not its wire data: ``state.parse_action(data)`` reads that). An
+        answer the rules refuse is logged and replaced by the game's default move.
+
+        ``state`` is the policy's to clone and search (a determinized or resampled one: it
+        holds nothing the seat may not know, and its hidden parts are one sample of what they
+        may be; ``state.view(seat)`` and ``state.private(seat)`` are what the seat sees).
+        ``rng`` is the seat's own randomness, seeded: draw from it, not from ``random``, and
+        a seeded tournament plays the same games again."""
 
 
 def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:

@@ -8,11 +8,13 @@ known), asks the policy, checks the answer against that state and acts
 with it (:meth:`Client.resume`) once the host is up again.
 
 Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
-turn to the moment its action is sent. The policy's thinking time is capped below it with
-:func:`think_cap_s` to spare, and an answer that the local rules refuse is replaced by a
-legal one, so a bot never sends an illegal action and never runs over. The deadline is the
-command line's (``--deadline``) or, when it gives none, the table's own ``deadline_s`` from the
-snapshot (the host plays a default move for a bot seat past it); with both, the shorter.
+turn to the moment its action is sent. The search's thinking time is capped below it with
+:func:`think_cap_s` to spare, as is any policy's that has a ``think_s`` attribute (one's own:
+:class:`sagani_net.bots.base.Policy`), and an answer that the local rules refuse is replaced
+by a legal one, so a bot never sends an illegal action, and a house bot never runs over. The
+deadline is the command line's (``--deadline``) or, when it gives none, the table's own
+``deadline_s`` from the snapshot (the host plays a default move for a bot seat past it, and
+the log says so); with both, the shorter.
 
 >>> runner = BotRunner("tcp://127.0.0.1:47410", "greedy")   # doctest: +SKIP
 >>> runner.join(runner.create({"players": 2}))              # doctest: +SKIP
@@ -229,18 +231,35 @@ class BotRunner:
         host would play for us past it); returns the seat."""
         self.game = replica.game
         table_deadline_s = replica.deadline_s
-        if table_deadline_s is not None and (
+        tables = table_deadline_s is not None and (
             self.move_deadline_s is None or table_deadline_s < self.move_deadline_s
-        ):
+        )
+        if tables:
             self.move_deadline_s = table_deadline_s
-            log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
-                     table_deadline_s, think_cap_s(table_deadline_s))
         if isinstance(self.strategy, str):
             self.policy = policy_for(self.strategy, self.game, think_s=self.think_s,
                                      iterations=self.iterations,
                                      move_deadline_s=self.move_deadline_s)
+        if self.move_deadline_s is not None:
+            self._keep_inside(self.move_deadline_s, "the table's" if tables else "the")
         assert replica.you is not None
         return replica.you
+
+    def _keep_inside(self, deadline_s: float, whose: str) -> None:
+        """Keep the policy's thinking inside ``deadline_s``: the search was made so
+        (:func:`policy_for`); any other policy with a ``think_s`` attribute (one's own) is
+        told the cap there; one without is told nothing, and the log says what then happens."""
+        cap_s = think_cap_s(deadline_s)
+        policy: Any = self.policy
+        if self.strategy != "mcts" and hasattr(policy, "think_s"):
+            policy.think_s = cap_s if policy.think_s is None else min(policy.think_s, cap_s)
+        if self.strategy == "mcts" or hasattr(policy, "think_s"):
+            log.info("%s: %s deadline is %g s; thinking at most %.2f s a move", self.name,
+                     whose, deadline_s, cap_s)
+        else:
+            log.info("%s: %s deadline is %g s; past it the host plays the default move for this "
+                     "seat (a policy with a think_s attribute is told how long it may think)",
+                     self.name, whose, deadline_s)
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -271,6 +290,12 @@ class BotRunner:
         if await send_move(self.client.core, replica, choose, self.name,
                            (*RESYNC_CODES, "game_over")):
             self.moves += 1
+            return
+        took_s = time.monotonic() - started_s
+        if self.move_deadline_s is not None and took_s > self.move_deadline_s:
+            # Its refusal (stale_version) says only that the game moved on: say why.
+            log.warning("%s: the move took %.2f s, past the %g s deadline: the host played the "
+                        "default move for this seat", self.name, took_s, self.move_deadline_s)
 
     @property
     def host_moves(self) -> int:

@@ -5,16 +5,22 @@
 from __future__ import annotations
 
 import json
+import logging
+import random
 import subprocess
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_net_support import ROOT, RUN_SAGANI, running_host
+from test_net_support import ROOT, RUN_SAGANI, running_host, until
 
 from sagani_net.bots import make_policy
+from sagani_net.bots.runner import BotRunner, think_cap_s
 from sagani_net.cli.main import main
 from sagani_net.client import Client
+from sagani_net.game import GameState
 
 #: A policy as a bot author writes it, in a file of its own: the last legal action, so that its
 #: games differ from the house's (whose greedy and default moves lean to the first).
@@ -133,3 +139,51 @@ def test_the_bot_command_refuses_a_strategy_it_cannot_load_in_one_line(tmp_path:
     )
     assert done.returncode == 2
     assert "no file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+class Patient:
+    """A policy of one's own that says how long it may think (``think_s``), and can be late:
+    it waits until ``host_version()`` is past its state's (the host played for it)."""
+
+    name = "patient"
+
+    def __init__(self, game: str, host_version: Callable[[], int] | None = None) -> None:
+        self.think_s: float | None = None
+        self.host_version = host_version
+
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        if self.host_version is not None:
+            host_version = self.host_version
+            until(lambda: host_version() > state.version)
+        return state.legal_actions()[0]
+
+
+def test_a_policy_of_ones_own_is_told_how_long_it_may_think_at_a_table_with_a_deadline(
+    tmp_path: Path,
+) -> None:
+    with running_host(tmp_path) as host:
+        runner = BotRunner(host.endpoint, Patient("sagani"))
+        try:
+            runner.join(runner.create({"players": 1}, deadline_s=1.5))
+            assert runner.policy.think_s == think_cap_s(1.5) == 1.0  # type: ignore[union-attr]
+        finally:
+            runner.close()
+
+
+def test_a_move_the_host_played_past_the_deadline_is_said_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_host(tmp_path) as host:
+        policy = Patient("sagani")
+        runner = BotRunner(host.endpoint, policy)
+        try:
+            table = runner.create({"players": 1}, deadline_s=0.1)
+            # Read across threads: an int the host's thread rebinds.
+            policy.host_version = lambda: host.room.tables[table].state.version
+            runner.join(table)
+            with caplog.at_level(logging.WARNING, logger="sagani_net.bots.runner"):
+                runner._move(runner.client.sync())
+        finally:
+            runner.close()
+    assert runner.moves == 0
+    assert "past the 0.1 s deadline: the host played the default move" in caplog.text
