@@ -18,6 +18,7 @@ from test_net_support import ROOT, RUN_SAGANI, running_host, until
 
 from sagani_net.bots import make_policy
 from sagani_net.bots.runner import BotRunner, think_cap_s
+from sagani_net.bots.tournament import TournamentSpec, run_games, summarize
 from sagani_net.cli.main import main
 from sagani_net.client import Client
 from sagani_net.game import GameState
@@ -42,6 +43,9 @@ LAST_LEGAL = textwrap.dedent('''
     def not_a_policy(game):
         return game
 ''')
+
+
+EXAMPLE = ROOT / "docs" / "examples" / "one_ply.py"
 
 
 @pytest.fixture
@@ -187,3 +191,14 @@ def test_a_move_the_host_played_past_the_deadline_is_said_so(
             runner.close()
     assert runner.moves == 0
     assert "past the 0.1 s deadline: the host played the default move" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("game", "policy"),
+    [("sagani", "SaganiOnePly"), ("sagrada", "SagradaOnePly"), ("sugi", "SugiRoundAhead")],
+)
+def test_the_example_policies_of_ones_own_beat_random(game: str, policy: str) -> None:
+    # docs/examples/one_ply.py, as the README shows it run: loaded by its file and name.
+    spec = TournamentSpec(lineup=(f"{EXAMPLE}:{policy}", "random"), games=2, game=game)
+    rows = summarize(spec, run_games(spec, workers=1))
+    assert [row.wins for row in rows] == [2, 0]
