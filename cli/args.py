@@ -388,16 +388,39 @@ OWN_STRATEGY = "or one of your own as MODULE:NAME or FILE.py:NAME"
 def strategy(text: str) -> str:
     """A strategy of some game, or one of one's own, its module loaded to check it (the game
     is known only once seated: :func:`made_strategies` checks it makes a policy)."""
-    from sagani_net.bots import is_loaded, load_strategy, strategy_names
+    from sagani_net.bots import strategy_names
 
-    if is_loaded(text):
+    return strategy_in(lambda: list(strategy_names()))(text)
+
+
+def strategy_in(known: Callable[[], list[str]]) -> Callable[[str], str]:
+    """One of ``known()``, or a strategy of one's own, its module loaded to check it."""
+
+    def read(text: str) -> str:
+        if text in known():
+            return text  # without importing the bots (sagani play's first screen comes first)
+        from sagani_net.bots import is_loaded, load_strategy
+
+        if not is_loaded(text):
+            _bad(f"unknown strategy {text!r}; known: {', '.join(known())}, {OWN_STRATEGY}")
         try:
             load_strategy(text)
         except ValueError as exc:
             _bad(str(exc))
-    elif text not in strategy_names():
-        _bad(f"unknown strategy {text!r}; known: {', '.join(strategy_names())}, {OWN_STRATEGY}")
-    return text
+        return text
+
+    read.__name__ = "strategy"
+    return read
+
+
+def strategies_in(known: Callable[[], list[str]]) -> Callable[[str], list[str]]:
+    """:func:`strategy_in` for each of a comma-separated list: ``greedy,mine.py:Mine``."""
+
+    def read(text: str) -> list[str]:
+        return [strategy_in(known)(name.strip()) for name in text.split(",")]
+
+    read.__name__ = "strategies"
+    return read
 
 
 def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:

@@ -202,3 +202,18 @@ def test_the_example_policies_of_ones_own_beat_random(game: str, policy: str) ->
     spec = TournamentSpec(lineup=(f"{EXAMPLE}:{policy}", "random"), games=2, game=game)
     rows = summarize(spec, run_games(spec, workers=1))
     assert [row.wins for row in rows] == [2, 0]
+
+
+def test_sagani_play_seats_policies_of_ones_own_for_bots_and_autoplay(
+    policy_file: Path, tmp_path: Path
+) -> None:
+    # The bot plays in a worker process (one's own may think long): the file is loaded there.
+    done = subprocess.run(
+        [*RUN_SAGANI, "play", "--game", "sugi", "--autoplay", f"{policy_file}:LastLegal",
+         "--bots", f"{EXAMPLE}:SugiRoundAhead", "--seed", "3", "--new", "--data-dir",
+         str(tmp_path / "play")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    record = json.loads(Path(done.stdout.split("record: ")[1].strip()).read_text())
+    assert record["names"] == ["LastLegal", "SugiRoundAhead"]
