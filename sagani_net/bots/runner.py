@@ -97,7 +97,7 @@ def think(
     """The move of a ``strategy`` bot for ``seat``, the seat to move, from its ``view`` and
     ``private`` data, as plain data, from plain data and a seed: what a worker process is given
     (``sagani play`` thinks there, apart from its console). Without ``seat``, the view's
-    ``turn`` (a Sagani view's field) names it."""
+    ``turn`` (every game's view has it) names it."""
     if seat is None:
         seat = view["turn"]
     key = (game, strategy, think_s, seat)
@@ -155,7 +155,14 @@ async def send_move(
 
 
 class BotRunner:
-    """One bot seat over the network; see the module docstring."""
+    """One bot seat over the network; see the module docstring. ``strategy`` is a name
+    (:func:`sagani_net.bots.make_policy`'s: a house strategy, or one's own as ``FILE.py:NAME``)
+    made into a policy for the table's game once seated, or a policy object to play as it is.
+
+    >>> runner = BotRunner("tcp://127.0.0.1:47410", MyPolicy(game="sugi"))  # doctest: +SKIP
+    >>> runner.join("3f2a91c0")                                             # doctest: +SKIP
+    >>> runner.play()                                                       # doctest: +SKIP
+    """
 
     def __init__(
         self,
