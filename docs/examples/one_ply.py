@@ -23,6 +23,7 @@ from sagani_net.game import GameState
 from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State as SaganiState
 from sagani_net.games.sagrada.rules import State as SagradaState
+from sagani_net.games.sugi.rules import State as SugiState
 
 
 class SaganiOnePly:
@@ -97,6 +98,7 @@ class SugiRoundAhead:
         self.game, self.playouts, self.width = game, playouts, width
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
+        assert isinstance(state, SugiState)
         rules = get_game(self.game)
         seat = state.current_seat
         assert seat is not None
@@ -113,9 +115,10 @@ class SugiRoundAhead:
             worth = 0.0
             for _ in range(self.playouts):
                 sample = rules.resample(state, seat, rng)  # the seat's secrets stay its own
+                assert isinstance(sample, SugiState)
                 sample.push(action)
-                round_ = sample.view()["round"]
-                while not sample.is_over() and sample.view()["round"] == round_:
+                round_ = sample.round  # an attribute: a view a step would cost more
+                while not sample.is_over() and sample.round == round_:
                     legal = sample.legal_actions()
                     sample.push(legal[int(rng.random() * len(legal))])
                 for colour, space in zip(static["colours"], sample.view()["samurai"],
