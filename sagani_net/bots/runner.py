@@ -222,10 +222,20 @@ class BotRunner:
                                   bots=list(range(seats)) if bots is None else bots)
 
     def join(self, table: str, seat: int | None = None) -> int:
-        """Take a seat as a bot; returns the seat."""
+        """Take a seat as a bot; returns the seat.
+
+        :raises ValueError: when the strategy makes no policy for the table's game (one of
+            another game's, or one's own that refuses it); the seat is given up again, not
+            left to a bot that will never play it.
+        """
         replica = self.client.join(table, role="bot", seat=seat, name=self.name)
         self.table, self.token = table, self.client.session.token
-        return self._seated(replica)
+        try:
+            return self._seated(replica)
+        except ValueError:
+            self.client.leave()
+            self.table = self.token = None
+            raise
 
     def resume(self, table: str, token: str) -> int:
         """Come back to a seat this bot held, with its token; returns the seat."""

@@ -217,3 +217,27 @@ def test_sagani_play_seats_policies_of_ones_own_for_bots_and_autoplay(
     assert done.returncode == 0, done.stderr
     record = json.loads(Path(done.stdout.split("record: ")[1].strip()).read_text())
     assert record["names"] == ["LastLegal", "SugiRoundAhead"]
+
+
+def test_a_bot_whose_strategy_refuses_the_tables_game_gives_its_seat_up(
+    policy_file: Path, tmp_path: Path
+) -> None:
+    policy_file.write_text(LAST_LEGAL + textwrap.dedent('''
+        class SaganiOnly(LastLegal):
+            def __init__(self, game):
+                if game != "sagani":
+                    raise ValueError(f"SaganiOnly plays Sagani, not {game}")
+                super().__init__(game)
+    '''))
+    with running_host(tmp_path / "data") as host:
+        creator = Client(host.endpoint)
+        runner = BotRunner(host.endpoint, f"{policy_file}:SaganiOnly")
+        other = BotRunner(host.endpoint, "random")
+        try:
+            table = creator.create({"players": 2}, game="sugi", bots=[0, 1])
+            with pytest.raises(ValueError, match="plays Sagani, not sugi"):
+                runner.join(table, 0)
+            assert other.join(table, 0) == 0  # the seat is free again
+        finally:
+            for client in (creator, runner, other):
+                client.close()
