@@ -48,8 +48,8 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--strategy", type=check.strategy, default="mcts",
                    help="random, greedy, mcts (the default), a strategy of the table's game, "
-                   "or a policy of your own: MODULE:NAME or FILE.py:NAME, called with "
-                   "game=NAME (see sagani_net.bots.base.Policy)")
+                   "or a policy of your own: MODULE:NAME or FILE.py:NAME, made as "
+                   "NAME(game=GAME) (see sagani_net.bots.base.Policy)")
     check.add_search_options(p)
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
