@@ -116,21 +116,25 @@ def decide(
     refuse is replaced by the game's default move, so a bot never sends an illegal action.
     """
     state = game.determinize(view, private, seat, view_rng)
+    answered = False
     try:
         action = policy.choose(state.clone(), rng)
+        answered = True
         state.clone().apply(action)
     except RuleError as exc:
-        refused(policy, exc)
+        refused(policy, exc, answered)
         action = state.default_action()
     return state.action_data(action)
 
 
-def refused(policy: Policy, exc: RuleError) -> None:
-    """Log that the rules refused ``policy``'s answer (the default move is played instead)."""
+def refused(policy: Policy, exc: RuleError, answered: bool = True) -> None:
+    """Log that the rules refused ``policy``'s answer, or (``answered`` False) something its
+    own choosing played (the default move is played instead)."""
     import logging  # only when it happens: self-play starts without logging
 
     logging.getLogger("sagani_net.bots").warning(
-        "policy %s answered an illegal move (%s); playing the default move", policy.name, exc)
+        "policy %s %s (%s); playing the default move", policy.name,
+        "answered an illegal move" if answered else "met a rule error while choosing", exc)
 
 
 class LocalSeat:
@@ -185,12 +189,14 @@ class LocalSeat:
     def _resampled(self) -> None:
         state = self.state
         assert self.view_rng is not None
-        action = self.policy.choose(self.game.resample(state, self.seat, self.view_rng),
-                                    self.rng)
+        sample = self.game.resample(state, self.seat, self.view_rng)
         # Without events where the engine can (``play``): nobody reads them here.
         checked: Callable[[Any], Any] = getattr(state, "play", state.apply)
-        try:
+        answered = False
+        try:  # as decide() over the network: the same game both ways
+            action = self.policy.choose(sample, self.rng)
+            answered = True
             checked(action)
         except RuleError as exc:
-            refused(self.policy, exc)
+            refused(self.policy, exc, answered)
             checked(state.default_action())
