@@ -437,21 +437,6 @@ def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:
                 raise UsageError(str(exc)) from None
 
 
-def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[str]]:
-    """A comma-separated list of names, each one of ``known()``: ``greedy,random``."""
-
-    def read(text: str) -> list[str]:
-        names = [n.strip() for n in text.split(",")]
-        allowed = known()
-        wrong = [n for n in names if n not in allowed]
-        if wrong:
-            _bad(f"unknown {what} {', '.join(map(repr, wrong))}; known: {', '.join(allowed)}")
-        return names
-
-    read.__name__ = what
-    return read
-
-
 def read_json(path: Path, what: str = "a game record") -> Any:
     """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
     a file that cannot be read)."""
