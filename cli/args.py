@@ -413,19 +413,60 @@ def game_name(text: str) -> str:
     return name
 
 
-def names_in(known: Callable[[], list[str]], what: str) -> Callable[[str], list[str]]:
-    """A comma-separated list of names, each one of ``known()``: ``greedy,random``."""
+#: Said wherever a strategy is named: one's own needs no change of ours.
+OWN_STRATEGY = "or one of your own as MODULE:NAME or FILE.py:NAME"
+
+
+def strategy(text: str) -> str:
+    """A strategy of some game, or one of one's own, its module loaded to check it (the game
+    is known only once seated: :func:`made_strategies` checks it makes a policy)."""
+    from sagani_net.bots import strategy_names
+
+    return strategy_in(lambda: list(strategy_names()))(text)
+
+
+def strategy_in(known: Callable[[], list[str]]) -> Callable[[str], str]:
+    """One of ``known()``, or a strategy of one's own, its module loaded to check it."""
+
+    def read(text: str) -> str:
+        if text in known():
+            return text  # without importing the bots (sagani play's first screen comes first)
+        from sagani_net.bots import is_loaded, load_strategy
+
+        if not is_loaded(text):
+            _bad(f"unknown strategy {text!r}; known: {', '.join(known())}, {OWN_STRATEGY}")
+        try:
+            load_strategy(text)
+        except ValueError as exc:
+            _bad(str(exc))
+        return text
+
+    read.__name__ = "strategy"
+    return read
+
+
+def strategies_in(known: Callable[[], list[str]]) -> Callable[[str], list[str]]:
+    """:func:`strategy_in` for each of a comma-separated list: ``greedy,mine.py:Mine``."""
 
     def read(text: str) -> list[str]:
-        names = [n.strip() for n in text.split(",")]
-        allowed = known()
-        wrong = [n for n in names if n not in allowed]
-        if wrong:
-            _bad(f"unknown {what} {', '.join(map(repr, wrong))}; known: {', '.join(allowed)}")
-        return names
+        return [strategy_in(known)(name.strip()) for name in text.split(",")]
 
-    read.__name__ = what
+    read.__name__ = "strategies"
     return read
+
+
+def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:
+    """Each strategy of one's own among ``names`` made once for ``game``: one that cannot be
+    loaded, or makes no policy, is one line before any game starts (in a tournament's worker
+    it would be a traceback per game). Raises UsageError."""
+    from sagani_net.bots import is_loaded, make_policy
+
+    for name in dict.fromkeys(names):
+        if is_loaded(name):
+            try:
+                make_policy(name, game=game)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
 
 
 def read_json(path: Path, what: str = "a game record") -> Any:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sagani_net.bots import strategy_names
+from sagani_net.bots import STRATEGIES, is_loaded, strategy_names, unknown_strategies
 from sagani_net.bots.tournament import (
     GameResult,
     TournamentSpec,
@@ -47,8 +47,10 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         "or a secure host's join code (- reads it from standard input, out of the process "
         "list)",
     )
-    p.add_argument("--strategy", choices=strategy_names(), default="mcts",
-                   help="random, greedy, mcts (the default) or a strategy of the table's game")
+    p.add_argument("--strategy", type=check.strategy, default="mcts",
+                   help="random, greedy, mcts (the default), a strategy of the table's game, "
+                   "or a policy of your own: MODULE:NAME or FILE.py:NAME, made as "
+                   "NAME(game=GAME) (see sagani_net.bots.base.Policy)")
     check.add_search_options(p)
     p.add_argument("--seed", type=check.seed, default=None, help="the bot's own randomness")
     where = p.add_mutually_exclusive_group(required=True)
@@ -103,7 +105,8 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         "--strategies",
         default="greedy,random",
         metavar="A,B,...",
-        help="one strategy per seat (a solo mode: strategies take turns on the deals)",
+        help="one strategy per seat (a solo mode: strategies take turns on the deals): "
+        f"{', '.join(STRATEGIES)}, one of the game's own, {check.OWN_STRATEGY}",
     )
     add_game_arguments(p)
     p.add_argument("--games", type=check.games, default=100,
@@ -143,6 +146,7 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         if args.create and args.players is None:
             args.players = args.create
         game, config = game_config(args)  # checked before anything is started
+        check.made_strategies([args.strategy], game)
     args.address = check.reach_host(args.address)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -161,6 +165,8 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
             seat = runner.join(table, None if args.seat is None else args.seat - 1)
         except HostError as exc:
             raise UsageError(f"cannot take a seat at table {table}: {exc.message}") from None
+        except ValueError as exc:  # a strategy the table's game has not, or makes no policy
+            raise UsageError(f"table {table}: {exc}") from None
         print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
               f"(seat {seat} on the wire)", flush=True)
         runner.play()
@@ -176,14 +182,19 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
 
 def run_tournament_cmd(args: argparse.Namespace) -> int:
     lineup = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
-    known = strategy_names(args.game) if args.game in game_names() else strategy_names()
-    unknown = sorted(set(lineup) - set(known))
+    if args.game in game_names():
+        known, unknown = strategy_names(args.game), unknown_strategies(lineup, args.game)
+    else:  # game_config says what is wrong with the game
+        known = strategy_names()
+        unknown = sorted({name for name in lineup if name not in known and not is_loaded(name)})
     if unknown:
-        raise UsageError(f"unknown strategies {unknown}; known: {', '.join(known)}")
+        raise UsageError(f"unknown strategies {unknown}; known: {', '.join(known)}, "
+                         f"{check.OWN_STRATEGY}")
     options = {o.name for o in get_game(args.game).options} if args.game in game_names() else ()
     if args.players is None and args.mode is None and len(lineup) > 1 and "players" in options:
         args.players = len(lineup)  # as many seats as strategies named
     game, config = game_config(args)
+    check.made_strategies(lineup, game)
     seats = get_game(game).seats(config)
     if seats > 1 and len(lineup) == 1:
         lineup *= seats

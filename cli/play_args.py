@@ -60,10 +60,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seat", type=check.seat, default=1, help="your seat, from 1 (default 1)")
     p.add_argument(
         "--bots",
-        type=check.names_in(lambda: list(BOT_KINDS), "bot kinds"),
+        type=check.strategies_in(lambda: list(BOT_KINDS)),
         default=None,  # None: not asked for (greedy, where there are other seats)
         metavar="KIND[,KIND...]",
-        help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)})",
+        help=f"bot kind for the other seats, or one per seat in order ({', '.join(BOT_KINDS)}, "
+        f"{check.OWN_STRATEGY})",
     )
     p.add_argument(
         "--open",
@@ -103,9 +104,11 @@ def add_parsers(sub: Any) -> None:
                         help="start a new game; an unfinished one is set aside")
     p.add_argument(
         "--autoplay",
-        choices=BOT_KINDS,
+        type=check.strategy_in(lambda: list(BOT_KINDS)),
         default=None,
-        help="no console: a bot plays your seat and the result is printed (scripts)",
+        metavar="KIND",
+        help="no console: a bot plays your seat and the result is printed (scripts): "
+        f"{', '.join(BOT_KINDS)}, {check.OWN_STRATEGY}",
     )
     p.set_defaults(func=_runs("run_play"))
 

@@ -36,7 +36,7 @@ from sagani_net.cli.game_options import (
     given_files,
     given_options,
 )
-from sagani_net.cli.play_args import MCTS_THINK_S, user_dir, user_name
+from sagani_net.cli.play_args import BOT_KINDS, MCTS_THINK_S, user_dir, user_name
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
 from sagani_net.game import Data, RuleError, winners, without_seat
@@ -101,10 +101,21 @@ async def bot_loop(
             await asyncio.sleep(RECONNECT_PAUSE_S)
 
 
+def _seat_name(kind: str) -> str:
+    """A bot's name at the table: its kind, or one of one's own by its NAME (FILE.py:NAME).
+    The bots' package is imported for one's own alone: the first screen comes first."""
+    if kind in BOT_KINDS:
+        return kind
+    from sagani_net.bots import seat_name
+
+    return seat_name(kind)
+
+
 def thinker(kinds: list[str]) -> ProcessPoolExecutor | None:
-    """A worker process for the bots' thinking if a search bot is among ``kinds``; the others
-    answer in a few milliseconds and think in a thread."""
-    if "mcts" not in kinds:
+    """A worker process for the bots' thinking if a search bot or one of one's own (which may
+    think as long) is among ``kinds``; the others answer in a few milliseconds and think in a
+    thread."""
+    if all(kind in BOT_KINDS and kind != "mcts" for kind in kinds):
         return None
     import multiprocessing
 
@@ -178,6 +189,10 @@ def plan(args: argparse.Namespace) -> PlayPlan:
         kinds *= len(free)
     if len(kinds) != len(free):
         raise UsageError(f"--bots names {len(kinds)} kinds for {len(free)} bot seats")
+    # Policies of one's own (the house's are known to play): loaded before the first screen.
+    own = [k for k in [*kinds, args.autoplay] if k is not None and k not in BOT_KINDS]
+    if own:
+        check.made_strategies(own, game.name)
     return PlayPlan(config, you, dict(zip(free, kinds, strict=True)), open_seats)
 
 
@@ -342,13 +357,13 @@ async def _play(
         await me.connect()
         table = await me.create(plan_.config, game=args.game, seed=args.seed,
                                 bots=sorted(plan_.bots))
-        name = args.autoplay or args.name
+        name = _seat_name(args.autoplay) if args.autoplay else args.name
         await me.join(table, seat=plan_.you, name=name)
         saved = {"table": table, "token": me.token, "config": plan_.config, "bots": [],
                  "open": plan_.open}
         for seat, kind in plan_.bots.items():
             client = AsyncClient(address)
-            await client.join(table, role="bot", seat=seat, name=kind)
+            await client.join(table, role="bot", seat=seat, name=_seat_name(kind))
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens

@@ -41,8 +41,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policy", default="greedy",
         # Every game's strategies only: naming a game's own would import every game to ask.
-        help=f"{', '.join(STRATEGIES)} (or one of the game's own), or one per seat joined by "
-        "commas (greedy,random)",
+        help=f"{', '.join(STRATEGIES)} (or one of the game's own, {check.OWN_STRATEGY}), or one "
+        "per seat joined by commas (greedy,random)",
     )
     check.add_search_options(p)
     p.add_argument("--records", type=check.records_directory,
@@ -88,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
     unknown = unknown_strategies(names, game)
     if unknown:
         known = strategy_names(game)
-        raise UsageError(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}")
+        raise UsageError(f"--policy: unknown {', '.join(unknown)}; known: {', '.join(known)}, "
+                         f"{check.OWN_STRATEGY}")
+    check.made_strategies(names, game)
     if len(names) == 1:
         names *= seats
     if len(names) != seats:

@@ -510,6 +510,7 @@ class AsyncClient:
         return float(value) if isinstance(value, int | float) and value > 0 else None
 
     async def leave(self) -> None:
+        """Give up the seat (``leave``): it is free for anyone to join; the token is spent."""
         replica = self._need_replica()
         await self.request("leave", table=replica.table, token=self.token)
         self.token = None
@@ -576,10 +577,12 @@ class AsyncClient:
 
     @property
     def state(self) -> Replica:
+        """The table as this client follows it (RuntimeError before a join)."""
         return self._need_replica()
 
     @property
     def my_turn(self) -> bool:
+        """Whether this client's seat is to move."""
         return self.replica is not None and self.replica.my_turn
 
     @property
@@ -595,11 +598,13 @@ class AsyncClient:
 
     @property
     def session(self) -> Session:
+        """The host, table, seat and token to come back to the seat with."""
         replica = self._need_replica()
         assert self.token is not None
         return Session(self.address, replica.table, replica.you, self.token)
 
     def close(self) -> None:
+        """Close the sockets at once (nothing is waited for)."""
         for sock in (self._req, self._sub):
             if sock is not None:
                 sock.close(linger=0)
@@ -666,11 +671,24 @@ class Client:
     def tables(self) -> list[dict[str, Any]]:
         return self._run(self.core.tables())
 
-    def create(self, config: dict[str, Any], **options: Any) -> str:
-        return self._run(self.core.create(config, **options))
+    # Spelt out, not **options: a caller's mistyped keyword is the type checker's to find.
+    def create(
+        self,
+        config: dict[str, Any],
+        *,
+        game: str = "sagani",
+        seed: int | None = None,
+        bots: list[int] | tuple[int, ...] = (),
+        deadline_s: float | None = None,
+        turn_timer_s: float | None = None,
+    ) -> str:
+        return self._run(self.core.create(config, game=game, seed=seed, bots=bots,
+                                          deadline_s=deadline_s, turn_timer_s=turn_timer_s))
 
-    def join(self, table: str, **options: Any) -> Replica:
-        return self._run(self.core.join(table, **options))
+    def join(
+        self, table: str, *, role: str = "player", seat: int | None = None, name: str = ""
+    ) -> Replica:
+        return self._run(self.core.join(table, role=role, seat=seat, name=name))
 
     def resume(self, table: str, token: str) -> Replica:
         return self._run(self.core.resume(table, token))
@@ -736,3 +754,16 @@ class Client:
     def close(self) -> None:
         self.core.close()
         self._loop.close()
+
+
+
+def _docs_from_async() -> None:
+    """Each of :class:`Client`'s methods says what :class:`AsyncClient`'s says (one text, not
+    two to keep in step); a blocking one of its own (``wait_for``) keeps its own."""
+    for name, method in vars(Client).items():
+        said = getattr(getattr(AsyncClient, name, None), "__doc__", None)
+        if not name.startswith("_") and said and method.__doc__ is None:
+            method.__doc__ = said
+
+
+_docs_from_async()

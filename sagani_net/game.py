@@ -245,6 +245,7 @@ class Engine:
 
         :raises RuleError: with a reason code when the action is not legal; nothing changes.
         """
+        self._check_type(action)
         self._check(action)
         events: list[Data] = []
         self._do(action, events)
@@ -257,8 +258,18 @@ class Engine:
     def play(self, action: Any) -> None:
         """Validate and play ``action`` without reporting events (in-process self-play, where
         nobody reads them); raises RuleError and changes nothing when it is not legal."""
+        self._check_type(action)
         self._check(action)
         self._do(action, None)
+
+    def _check_type(self, action: Any) -> None:
+        """Refuse what is no action of this game (a policy's wire data, text or None): each
+        engine's ``_check`` reads its own action's fields, and failed on these with an
+        AttributeError that said nothing of the answer."""
+        if not isinstance(action, self.action_type):
+            kind = self.action_type
+            raise RuleError("bad_action", f"{action!r} is no {kind.__module__}.{kind.__qualname__}"
+                            ": play one of legal_actions() (parse_action reads wire data)")
 
     def parse_action(self, data: Data) -> Any:
         """Turn wire data into an action; raises RuleError("bad_action", ...)."""

@@ -9,12 +9,19 @@ data (:meth:`sagani_net.game.Game.determinize`); in tournaments and self-play on
 made from the truth at once (:meth:`sagani_net.game.Game.resample`: its hidden parts sampled
 afresh), or on the legal moves alone if that is all it looks at (``random``).
 
+A strategy of one's own needs no change here: wherever a strategy is named (``sagani bot
+--strategy``, ``sagani tournament --strategies``, ``sagani selfplay --policy``,
+:func:`make_policy`), ``MODULE:NAME`` or ``FILE.py:NAME`` names the factory of a
+:class:`~sagani_net.bots.base.Policy` (a class, usually), which is called with one keyword,
+``game`` (the table's game's name). See :func:`load_strategy`.
+
 >>> make_policy("greedy", game="sagani").name
 'greedy'
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -53,22 +60,111 @@ def strategy_names(game: str | None = None) -> tuple[str, ...]:
 
 def unknown_strategies(names: Iterable[str], game: str) -> list[str]:
     """Those of ``names`` that ``game`` has no strategy of, sorted. The game's own strategies
-    (its ``bots.py``) are looked at only for a name that is not every game's."""
-    rest = set(names) - set(POLICIES)
+    (its ``bots.py``) are looked at only for a name that is not every game's; a strategy of
+    one's own (``MODULE:NAME``) is never unknown here: :func:`load_strategy` checks it."""
+    rest = {name for name in names if not is_loaded(name)} - set(POLICIES)
     return sorted(rest - set(_own_strategies(game))) if rest else []
+
+
+def is_loaded(name: str) -> bool:
+    """Whether ``name`` names a strategy of one's own, ``MODULE:NAME`` or ``FILE.py:NAME``."""
+    return ":" in name
+
+
+def seat_name(name: str) -> str:
+    """How a seat played by the strategy ``name`` is called at a table and in a record: the
+    name itself, or a loaded one's NAME alone (a path may be longer than a seat's name may).
+
+    >>> seat_name("greedy"), seat_name("bots/mine.py:Careful")
+    ('greedy', 'Careful')
+    """
+    return name.rpartition(":")[2] if is_loaded(name) else name
+
+
+def load_strategy(name: str) -> Callable[..., Policy]:
+    """The factory that ``name`` names: ``MODULE:NAME``, a module Python can import (on
+    ``PYTHONPATH``, or installed), or ``FILE.py:NAME``, a file (its path absolute or from the
+    working directory), and the name of a callable in it (a policy class, usually).
+
+    A tournament's worker processes load it again by the same name, so it must be at the
+    same place for them. Raises ValueError saying what is missing.
+
+    >>> load_strategy("sagani_net.bots.simple:GreedyPolicy").__name__
+    'GreedyPolicy'
+    """
+    where, _, attribute = name.rpartition(":")
+    if not where or not attribute:
+        raise ValueError(f"strategy {name!r}: a strategy of your own is MODULE:NAME or "
+                         "FILE.py:NAME")
+    module = _load_file(where, name) if where.endswith(".py") else _load_module(where, name)
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"strategy {name!r}: {where} has no callable {attribute!r}")
+    return factory
+
+
+def _load_module(module: str, name: str) -> Any:
+    from importlib import import_module
+
+    try:
+        return import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module == exc.name or module.startswith(f"{exc.name}.")):
+            raise  # the module is there but imports something missing: its own error
+        raise ValueError(f"strategy {name!r}: no module {module!r} on Python's path (a file "
+                         "is FILE.py:NAME; a module in the working directory needs "
+                         "PYTHONPATH=.)") from None
+
+
+def _load_file(path: str, name: str) -> Any:
+    """The module in the file at ``path``, loaded once per process: each game of a tournament
+    makes its policies afresh, and a module executed twice would have two of each class."""
+    import os
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    full = os.path.abspath(path)
+    key = f"sagani_strategy:{full}"
+    if key in sys.modules:
+        return sys.modules[key]
+    if not os.path.isfile(full):
+        raise ValueError(f"strategy {name!r}: no file {path}")
+    spec = spec_from_file_location(key, full)
+    assert spec is not None and spec.loader is not None
+    module = module_from_spec(spec)
+    sys.modules[key] = module  # before it runs, as an import does (dataclasses look it up)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[key]
+        raise
+    return module
 
 
 def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Policy:
     """A policy by name (``random``, ``greedy``, ``mcts``, or one of the game's own: these
-    three names always mean the policies every game has) for the game called ``game``; raises
-    ValueError for a name the game does not know."""
+    three names always mean the policies every game has; or one of one's own,
+    ``MODULE:NAME``, made by ``NAME(game=game, **options)``: :func:`load_strategy`) for the
+    game called ``game``; raises ValueError for a name the game does not know, or an own
+    strategy that cannot be loaded or makes no policy."""
     if name in POLICIES:
         return POLICIES[name](game=game, **options)
+    if is_loaded(name):
+        factory = load_strategy(name)
+        try:
+            policy = factory(game=game, **options)
+        except TypeError as exc:  # most often a factory that takes no game: say what we called
+            raise ValueError(f"strategy {name!r}: calling it with game={game!r} failed: "
+                             f"{exc}") from exc
+        if not callable(getattr(policy, "choose", None)) or not hasattr(policy, "name"):
+            raise ValueError(f"strategy {name!r} made {policy!r}, which is no policy: a policy "
+                             "has a name and a choose(state, rng) method")
+        return policy
     own = _own_strategies(game)
     if name in own:
         return own[name](**options)
-    raise ValueError(f"unknown strategy {name!r}; known: {', '.join(strategy_names(game))}")
+    raise ValueError(f"unknown strategy {name!r}; known: {', '.join(strategy_names(game))}, "
+                     "or one of your own as MODULE:NAME or FILE.py:NAME")
 
 
-__all__ = ["POLICIES", "STRATEGIES", "Policy", "make_policy", "strategy_names",
-           "unknown_strategies"]
+__all__ = ["POLICIES", "STRATEGIES", "Policy", "is_loaded", "make_policy", "load_strategy",
+           "seat_name", "strategy_names", "unknown_strategies"]

@@ -38,17 +38,31 @@ UNIFORM = "uniform"
 
 
 class Policy(Protocol):
-    """A strategy. It may say what it needs to see in ``sees``: ``"state"`` (the default: a
-    whole state to search, its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
+    """A strategy: a house one, or one of your own that ``sagani bot``, ``tournament`` and
+    ``selfplay`` load by name (``FILE.py:NAME``, :func:`sagani_net.bots.make_policy`). It may
+    say what it needs to see in ``sees``: ``"state"`` (the default: a whole state to search,
+    its hidden parts sampled) or :data:`UNIFORM` (nothing: its move is
     a uniformly random legal one, :func:`sagani_net.game.random_action` with its ``rng``; so
     in-process the seat makes that draw itself on the true state, whose legal moves the seat
-    knows anyway, and ``choose`` is not asked: no state is sampled for it)."""
+    knows anyway, and ``choose`` is not asked: no state is sampled for it).
+
+    A policy may have a ``think_s`` attribute (seconds, None: no limit): at a table with a
+    move deadline, the bot (:class:`sagani_net.bots.runner.BotRunner`) lowers it to what a
+    decision may take (:func:`sagani_net.bots.runner.think_cap_s`). Past the deadline the host
+    plays the game's default move for the seat; the policy is not interrupted."""
 
     name: str
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
-        """The action to play for ``state.current_seat``; ``state`` is the policy's to search
-        (a determinized or resampled one: it holds nothing the seat may not know)."""
+        """The action to play for ``state.current_seat``: one of ``state.legal_actions()``
+        (the game's action, not its wire data: ``state.parse_action(data)`` reads that). An
+        answer the rules refuse is logged and replaced by the game's default move.
+
+        ``state`` is the policy's to clone and search (a determinized or resampled one: it
+        holds nothing the seat may not know, and its hidden parts are one sample of what they
+        may be; ``state.view(seat)`` and ``state.private(seat)`` are what the seat sees).
+        ``rng`` is the seat's own randomness, seeded: draw from it, not from ``random``, and
+        a seeded tournament plays the same games again."""
 
 
 def seat_rngs(seed: int | str) -> tuple[random.Random, random.Random]:
@@ -102,24 +116,27 @@ def decide(
     refuse is replaced by the game's default move, so a bot never sends an illegal action.
     """
     state = game.determinize(view, private, seat, view_rng)
+    answered = False
     try:
         action = policy.choose(state.clone(), rng)
+        answered = True
         state.clone().apply(action)
     except RuleError as exc:
-        refused(policy, exc)
+        refused(policy, exc, answered)
         action = state.default_action()
     return state.action_data(action)
 
 
-def refused(policy: Policy, exc: RuleError) -> None:
-    """Log that the rules refused ``policy``'s answer (the default move is played instead)."""
+def refused(policy: Policy, exc: RuleError, answered: bool = True) -> None:
+    """Log that the rules refused ``policy``'s answer, or (``answered`` False) something its
+    own choosing played (the default move is played instead)."""
     import logging  # only when it happens: self-play starts without logging
 
     # The rule's code, not its sentence, which may name a card of the seat's hand: a house
     # bot's log is the host's screen.
     logging.getLogger("sagani_net.bots").warning(
-        "policy %s answered an illegal move (%s); playing the default move", policy.name,
-        exc.code)
+        "policy %s %s (%s); playing the default move", policy.name,
+        "answered an illegal move" if answered else "met a rule error while choosing", exc.code)
 
 
 class LocalSeat:
@@ -174,12 +191,14 @@ class LocalSeat:
     def _resampled(self) -> None:
         state = self.state
         assert self.view_rng is not None
-        action = self.policy.choose(self.game.resample(state, self.seat, self.view_rng),
-                                    self.rng)
+        sample = self.game.resample(state, self.seat, self.view_rng)
         # Without events where the engine can (``play``): nobody reads them here.
         checked: Callable[[Any], Any] = getattr(state, "play", state.apply)
-        try:
+        answered = False
+        try:  # as decide() over the network: the same game both ways
+            action = self.policy.choose(sample, self.rng)
+            answered = True
             checked(action)
         except RuleError as exc:
-            refused(self.policy, exc)
+            refused(self.policy, exc, answered)
             checked(state.default_action())

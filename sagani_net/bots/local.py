@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-from sagani_net.bots import Policy, make_policy
+from sagani_net.bots import Policy, make_policy, seat_name
 from sagani_net.bots.base import LocalSeat
 from sagani_net.game import Data, GameState
 from sagani_net.games import get_game
@@ -76,7 +76,7 @@ class GameResult:
             # here: self-play that writes no record never loads the protocol (start-up).
             from sagani_net.protocol.messages import seat_names
 
-            names = seat_names(self.strategies)
+            names = seat_names([seat_name(name) for name in self.strategies])
             self.made, self.state = {**self.state.to_record(), "names": names}, None
         return self.made
 

@@ -8,11 +8,13 @@ known), asks the policy, checks the answer against that state and acts
 with it (:meth:`Client.resume`) once the host is up again.
 
 Deadlines: ``move_deadline_s`` is the time a move may take from the moment the bot sees its
-turn to the moment its action is sent. The policy's thinking time is capped below it with
-:func:`think_cap_s` to spare, and an answer that the local rules refuse is replaced by a
-legal one, so a bot never sends an illegal action and never runs over. The deadline is the
-command line's (``--deadline``) or, when it gives none, the table's own ``deadline_s`` from the
-snapshot (the host plays a default move for a bot seat past it); with both, the shorter.
+turn to the moment its action is sent. The search's thinking time is capped below it with
+:func:`think_cap_s` to spare, as is any policy's that has a ``think_s`` attribute (one's own:
+:class:`sagani_net.bots.base.Policy`), and an answer that the local rules refuse is replaced
+by a legal one, so a bot never sends an illegal action, and a house bot never runs over. The
+deadline is the command line's (``--deadline``) or, when it gives none, the table's own
+``deadline_s`` from the snapshot (the host plays a default move for a bot seat past it, and
+the log says so); with both, the shorter.
 
 >>> runner = BotRunner("tcp://127.0.0.1:47410", "greedy")   # doctest: +SKIP
 >>> runner.join(runner.create({"players": 2}))              # doctest: +SKIP
@@ -28,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
-from sagani_net.bots import Policy, make_policy
+from sagani_net.bots import Policy, make_policy, seat_name
 from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout, Replica
@@ -96,7 +98,7 @@ def think(
     """The move of a ``strategy`` bot for ``seat``, the seat to move, from its ``view`` and
     ``private`` data, as plain data, from plain data and a seed: what a worker process is given
     (``sagani play`` thinks there, apart from its console). Without ``seat``, the view's
-    ``turn`` (a Sagani view's field) names it."""
+    ``turn`` (every game's view has it) names it."""
     if seat is None:
         seat = view["turn"]
     key = (game, strategy, think_s, seat)
@@ -155,7 +157,14 @@ async def send_move(
 
 
 class BotRunner:
-    """One bot seat over the network; see the module docstring."""
+    """One bot seat over the network; see the module docstring. ``strategy`` is a name
+    (:func:`sagani_net.bots.make_policy`'s: a house strategy, or one's own as ``FILE.py:NAME``)
+    made into a policy for the table's game once seated, or a policy object to play as it is.
+
+    >>> runner = BotRunner("tcp://127.0.0.1:47410", MyPolicy(game="sugi"))  # doctest: +SKIP
+    >>> runner.join("3f2a91c0")                                             # doctest: +SKIP
+    >>> runner.play()                                                       # doctest: +SKIP
+    """
 
     def __init__(
         self,
@@ -178,7 +187,8 @@ class BotRunner:
         self.move_deadline_s = move_deadline_s
         #: A named strategy becomes a policy once the seat, and so the game, is known.
         self.policy: Policy | None = None if isinstance(strategy, str) else strategy
-        self.name = name or f"{strategy if isinstance(strategy, str) else strategy.name}-bot"
+        called = seat_name(strategy) if isinstance(strategy, str) else strategy.name
+        self.name = name or f"{called}-bot"
         self.game = DEFAULT_GAME
         seed = random.SystemRandom().randrange(2**63) if seed is None else seed
         self.rng, self.view_rng = seat_rngs(seed)
@@ -214,10 +224,20 @@ class BotRunner:
                                   bots=list(range(seats)) if bots is None else bots)
 
     def join(self, table: str, seat: int | None = None) -> int:
-        """Take a seat as a bot; returns the seat."""
+        """Take a seat as a bot; returns the seat.
+
+        :raises ValueError: when the strategy makes no policy for the table's game (one of
+            another game's, or one's own that refuses it); the seat is given up again, not
+            left to a bot that will never play it.
+        """
         replica = self.client.join(table, role="bot", seat=seat, name=self.name)
         self.table, self.token = table, self.client.session.token
-        return self._seated(replica)
+        try:
+            return self._seated(replica)
+        except ValueError:
+            self.client.leave()
+            self.table = self.token = None
+            raise
 
     def resume(self, table: str, token: str) -> int:
         """Come back to a seat this bot held, with its token; returns the seat."""
@@ -230,18 +250,35 @@ class BotRunner:
         host would play for us past it); returns the seat."""
         self.game = replica.game
         table_deadline_s = replica.deadline_s
-        if table_deadline_s is not None and (
+        tables = table_deadline_s is not None and (
             self.move_deadline_s is None or table_deadline_s < self.move_deadline_s
-        ):
+        )
+        if tables:
             self.move_deadline_s = table_deadline_s
-            log.info("%s: the table's deadline is %g s; thinking at most %g s a move", self.name,
-                     table_deadline_s, think_cap_s(table_deadline_s))
         if isinstance(self.strategy, str):
             self.policy = policy_for(self.strategy, self.game, think_s=self.think_s,
                                      iterations=self.iterations,
                                      move_deadline_s=self.move_deadline_s)
+        if self.move_deadline_s is not None:
+            self._keep_inside(self.move_deadline_s, "the table's" if tables else "the")
         assert replica.you is not None
         return replica.you
+
+    def _keep_inside(self, deadline_s: float, whose: str) -> None:
+        """Keep the policy's thinking inside ``deadline_s``: the search was made so
+        (:func:`policy_for`); any other policy with a ``think_s`` attribute (one's own) is
+        told the cap there; one without is told nothing, and the log says what then happens."""
+        cap_s = think_cap_s(deadline_s)
+        policy: Any = self.policy
+        if self.strategy != "mcts" and hasattr(policy, "think_s"):
+            policy.think_s = cap_s if policy.think_s is None else min(policy.think_s, cap_s)
+        if self.strategy == "mcts" or hasattr(policy, "think_s"):
+            log.info("%s: %s deadline is %g s; thinking at most %.2f s a move", self.name,
+                     whose, deadline_s, cap_s)
+        else:
+            log.info("%s: %s deadline is %g s; past it the host plays the default move for this "
+                     "seat (a policy with a think_s attribute is told how long it may think)",
+                     self.name, whose, deadline_s)
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -272,6 +309,12 @@ class BotRunner:
         if await send_move(self.client.core, replica, choose, self.name,
                            (*RESYNC_CODES, "game_over")):
             self.moves += 1
+            return
+        took_s = time.monotonic() - started_s
+        if self.move_deadline_s is not None and took_s > self.move_deadline_s:
+            # Its refusal (stale_version) says only that the game moved on: say why.
+            log.warning("%s: the move took %.2f s, past the %g s deadline: the host played the "
+                        "default move for this seat", self.name, took_s, self.move_deadline_s)
 
     @property
     def host_moves(self) -> int:
@@ -321,7 +364,7 @@ def play_network(address: str, game: GameSpec) -> GameResult:
             # Named by strategy alone: the host numbers a second "greedy", as a game played
             # in-process names its seats, so the record is the same both ways.
             runner = BotRunner(address, policy, seed=game.seat_seed(seat),
-                               name=game.strategies[seat])
+                               name=seat_name(game.strategies[seat]))
             runner.join(table, seat)
             runners.append(runner)
         errors: list[BaseException] = []

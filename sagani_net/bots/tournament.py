@@ -335,7 +335,9 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
              f"{seconds:.0f} s"]
     several = spec.seats > 1
     goal = several or any(row.goal for row in rows)
-    head = f"{'strategy':<10} {'games':>6}"
+    # As wide as the longest name: one's own strategy is named by its module or file.
+    width = max([10, *(len(row.strategy) for row in rows)])
+    head = f"{'strategy':<{width}} {'games':>6}"
     if goal:
         head += f" {'wins' if several else 'goal':>6} {'share':>7} {'95% CI':>15}"
     head += f" {'mean score':>11}"
@@ -348,7 +350,7 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
         head += f" {'best':>5}"
     lines.append(head)
     for row in rows:
-        line = f"{row.strategy:<10} {row.games:>6}"
+        line = f"{row.strategy:<{width}} {row.games:>6}"
         if goal:
             low, high = row.ci
             line += f" {_whole(row.wins):>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"

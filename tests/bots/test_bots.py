@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import logging
 import random
 
 import pytest
 
 from sagani_net.bots import make_policy, strategy_names
-from sagani_net.bots.base import decide
+from sagani_net.bots.base import LocalSeat, decide
 from sagani_net.bots.mcts import MctsPolicy, PlainSearch
 from sagani_net.bots.runner import policy_for
 from sagani_net.bots.simple import GreedyPolicy
@@ -136,6 +137,29 @@ def test_an_illegal_answer_is_replaced_by_a_legal_move() -> None:
     data = decide(Broken(), SAGANI, 0, state.view(0), None, random.Random(0), random.Random(0))
     assert data == state.action_data(state.default_action())
     state.apply(state.parse_action(data))
+
+
+def test_a_rule_error_inside_a_policys_choosing_is_said_so_and_the_default_played_both_ways(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A policy's own search that played an illegal move was logged as "answered an illegal
+    # move": its author looked for a bad answer, not for a bug in the search.
+    class Searching:
+        name = "searching"
+
+        def choose(self, state: State, rng: random.Random) -> Action:
+            state.apply(Action.place((9, 9), 0))
+            return state.legal_actions()[0]
+
+    state = State.new(2, seed=1)
+    with caplog.at_level(logging.WARNING, logger="sagani_net.bots"):
+        data = decide(Searching(), SAGANI, 0, state.view(0), None, random.Random(0),
+                      random.Random(0))
+    assert data == state.action_data(state.default_action())
+    assert "policy searching met a rule error while choosing" in caplog.text
+    # In-process, as over the network: the default move, not a traceback.
+    LocalSeat(Searching(), SAGANI, state, 0, 1).play()
+    assert state.history == [(0, State.new(2, seed=1).default_action())]
 
 
 @pytest.mark.parametrize("strategy", ["random", "greedy", "mcts"])

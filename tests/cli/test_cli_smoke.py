@@ -175,7 +175,8 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
     assert done.returncode == 2
-    assert "unknown bot kinds 'clever'; known: greedy, random, mcts" in done.stderr
+    assert ("unknown strategy 'clever'; known: greedy, random, mcts, or one of your own as "
+            "MODULE:NAME or FILE.py:NAME") in done.stderr
 
 
 def test_help_lists_the_console_commands() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 import threading
 import time
@@ -363,3 +364,15 @@ def test_a_rate_limited_request_is_waited_out_and_sent_again(host: Host) -> None
         assert {reply["type"] for reply in listings} == {"tables"}
     finally:
         client.close()
+
+
+def test_the_blocking_client_takes_what_the_async_one_takes_and_says_what_it_says() -> None:
+    # A bot author's Client.create(config, gmae="sugi") went through **options unchecked, and
+    # help(Client.create) said nothing.
+    for name, method in vars(Client).items():
+        if name.startswith("_"):
+            continue
+        assert method.__doc__, f"Client.{name} says nothing"
+        twin = getattr(AsyncClient, name, None)
+        if callable(twin) and callable(method):
+            assert inspect.signature(method) == inspect.signature(twin), name

@@ -277,6 +277,26 @@ def test_an_illegal_action_raises_and_changes_nothing(name: str, config: Data) -
 
 
 @cases
+def test_what_is_no_action_of_the_game_is_bad_action_and_changes_nothing(
+    name: str, config: Data
+) -> None:
+    # What a policy of one's own may answer by mistake: the wire form, the text form, nothing.
+    # Each engine's checks read its action's fields: Sagani's and Sagrada's failed with an
+    # AttributeError, a traceback that named no answer.
+    seats = get_game(name).seats(config)
+    for state in positions(name, config)[:3]:
+        before = snapshot(state, seats)
+        action = state.legal_actions()[0]
+        for answer in (state.action_data(action), str(action), None):
+            for play in (state.apply, getattr(state, "play", state.apply)):
+                with pytest.raises(RuleError) as refused:
+                    play(answer)
+                assert refused.value.code == "bad_action" and "legal_actions()" in str(
+                    refused.value), answer
+            assert snapshot(state, seats) == before
+
+
+@cases
 def test_an_action_with_a_field_too_many_is_bad_action(name: str, config: Data) -> None:
     # A seat field above all (issue 18, point 13): the act request names the seat, and an
     # action that names one too must not be played, for whichever seat.

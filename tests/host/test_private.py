@@ -71,7 +71,7 @@ def test_private_data_goes_only_to_its_seat(toy_registered: str, host: Host, raw
                       "token": tokens[0], "version": 0,
                       "action": {"type": "give", "card": card}})
     accepted = raw.send_bytes(request)
-    mirror.apply(("give", card))
+    mirror.apply(toy_game.rules.Action("give", card))
     assert accepted["type"] == "accepted" and accepted["private"] == mirror.private(0)
     update = next_update(sub)
     assert update["seq"] == accepted["seq"] and update["private"] == [0, 1]
@@ -117,7 +117,7 @@ def test_the_client_fetches_its_private_data_within_one_round_trip(
         mirror = get_game(toy_registered).new_state({"players": 2}, SEED)
         card = mirror.hands[0][-1]
         giver.act({"type": "give", "card": card})
-        mirror.apply(("give", card))
+        mirror.apply(toy_game.rules.Action("give", card))
         # The giver learnt its new hand from the accepted reply: no fetch for its own update.
         assert giver.state.private == mirror.private(0) and "private" not in sent
         assert giver.state.merged == {**giver.state.view, "hand": mirror.hands[0]}
@@ -148,7 +148,7 @@ def test_the_default_move_for_a_late_bot_announces_its_private_change(
             mirror = get_game(toy_registered).new_state({"players": 2}, SEED)
             card = mirror.hands[0][0]
             player.act({"type": "play", "card": card})
-            mirror.apply(("play", card))
+            mirror.apply(toy_game.rules.Action("play", card))
             default = mirror.default_action()
             mirror.apply(default)
             assert bot.wait_for(lambda r: r.version == 2, WAIT_S)

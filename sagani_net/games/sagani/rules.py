@@ -410,7 +410,15 @@ def shuffled_tiles(seed: int) -> list[int]:
 
 
 class State(Engine):
-    """A game of Sagani in progress. See the module docstring for an example."""
+    """A game of Sagani in progress. See the module docstring for an example.
+
+    Public attributes the bots and the console read: ``phase`` (``choose``, ``place`` or
+    ``over``), ``seat`` (to move), ``held`` (the tile to place, None in ``choose``), ``offer``
+    and ``storage`` (tile ids), ``intermezzo``, ``seats`` (a :class:`Player` each: ``score``,
+    ``supply``, ``cacophony``, ``tiles`` cell -> (tile, rotation index), ``open`` and
+    ``frontier``); :meth:`preview` says what a placement would do. The pile's order
+    (``pile``, ``set_aside``) is secret: in a state rebuilt from a view it is a sample.
+    """
 
     action_type = Action
     __slots__ = (
@@ -610,6 +618,7 @@ class State(Engine):
 
         Changes nothing. Raises RuleError if that placement is not legal now.
         """
+        self._check_type(action)
         self._check(action)
         return self._evaluate(action)
 

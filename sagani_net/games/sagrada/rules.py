@@ -393,6 +393,12 @@ class State(Engine):
     ``turn`` (the snake of this round and the position in it), ``pool``, ``track`` (per round, the
     dice left over), ``windows`` (per seat, 20 dice), ``tokens``, ``tools`` and ``uses`` (per
     tool card in play), ``objectives``, ``step`` and ``held`` (a tool under way).
+
+    Secret parts (never in :meth:`view`): ``privates`` (each seat's private objective),
+    ``dealt`` (the patterns each seat was dealt), ``chosen`` until every seat has chosen, and
+    ``seed`` (every roll to come). In a state rebuilt from what a seat knows, the seat's own
+    are true and the rest a sample: :meth:`score_sheet` of another seat counts a guessed
+    private objective (``private=False`` leaves it out).
     """
 
     action_type = Action

@@ -361,8 +361,15 @@ class Outcome(NamedTuple):
 class State(Engine):
     """A game of Sugi in progress. See the module docstring for an example.
 
+    Public attributes the bots and the console read: ``phase`` (``plan``, ``push``,
+    ``maintenance`` or ``over``), ``seat`` (to move), ``round``, ``samurai`` (per colour, its
+    space, ``column * LANES + lane``; :data:`ARRIVED` on a pedestal), ``pedestals``, ``ghost``,
+    ``revealed`` and ``sides`` (per space), ``discard``; ``parts`` the edition's components
+    (``parts.points[family]``: a family tree card's points per colour).
+
     Secret parts (never in :meth:`view`): ``hands``, ``families``, the order of ``deck``,
     the tile and turn of every face-down forest space, and the timeline's cards and turns.
+    In a state rebuilt from what a seat knows, the seat's own are true and the rest a sample.
 
     Every random outcome is kept as it happens, for the record: ``deal`` (the setup) and
     ``reshuffles`` (each new deck, top first). A replay takes them from its record
@@ -685,11 +692,9 @@ class State(Engine):
         raise AssertionError("the counts above cover every planning action")
 
     def _check(self, action: Action) -> None:
-        phase, kind = self.phase, getattr(action, "type", None)
+        phase, kind = self.phase, action.type
         if phase == OVER:
             raise RuleError("game_over", "the game is over")
-        if not isinstance(action, Action):
-            raise RuleError("bad_action", "not a Sugi action")
         if phase == PUSH:
             if kind != "push":
                 raise RuleError("wrong_phase", "push the samurai the ghost reached first")
