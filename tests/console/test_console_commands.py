@@ -163,7 +163,7 @@ class Args:
     def __init__(self, **kw: object) -> None:
         # As the parser leaves what is not asked for.
         defaults = dict(game="sagani", solo=False, solo_advanced=False, players=None, seat=1,
-                        open=[], bots=None, seed=None)
+                        open=[], bots=None, seed=None, autoplay=None)
         self.__dict__.update(defaults | kw)
 
 
