@@ -5,7 +5,8 @@ a real `sagani host` on it, measured as an operator would see it.
 
 1. The games are played through the tables' logic (no sockets: the writes a host makes, only
    faster), with a spectator at every third table, then a few tables left running or open.
-2. `sagani host` starts on the data dir: the time to its first `welcome`, its RSS.
+2. `sagani host` starts on the data dir: the time to its first `welcome`, its RSS; then
+   after a clean stop against as after a crash (the whole-file check at open), alternated.
 3. A client sends one `sync` for every finished game (as one browsing old games would): the
    host's RSS before and after, and how many tables its `tables` listing then holds.
 4. A real standby (`sagani host --standby`) joins while a client syncs a running table every
@@ -34,7 +35,7 @@ import zmq
 
 from sagani_net.protocol import check_request, decode_message
 from sagani_net.quotas import Limits
-from sagani_net.store import DB_NAME, Store
+from sagani_net.store import CLOSED_MARK, DB_NAME, Store
 from sagani_net.tables import Tables
 
 GAMES = [("sagani", {"players": 2}), ("sagani", {"players": 4}), ("sagrada", {"players": 2}),
@@ -159,6 +160,26 @@ def main() -> int:
               f"(x{after_kb / rss_kb:.2f}); the listing holds {listed} tables")
         host.terminate()
         host.wait()
+
+        # A start after a clean stop (the store's closed-whole mark: no whole-file check) and
+        # one as after a crash (the mark taken away: PRAGMA quick_check), alternated.
+        raw.close()
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for _ in range(3):
+            for clean in (True, False):
+                if not clean:
+                    (data / CLOSED_MARK).unlink(missing_ok=True)
+                started_s = time.perf_counter()
+                host, lines = start(data)
+                raw = Raw(found(r"requests (\S+)", lines[0]))
+                raw("hello", client="bench")
+                times[clean].append(time.perf_counter() - started_s)
+                raw.close()
+                host.terminate()
+                host.wait()
+        after_clean, after_crash = (sorted(times[c])[1] for c in (True, False))
+        print(f"welcome after a clean stop {after_clean:.2f} s, as after a crash (the whole "
+              f"file checked) {after_crash:.2f} s: x{after_crash / after_clean:.2f} (medians of 3)")
 
         # The standby: a fresh start, so that the peak is the snapshot's.
         host, lines = start(data)
