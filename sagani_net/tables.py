@@ -484,10 +484,16 @@ class Tables:
                 raise ProtocolError("bad_field", "a spectator takes no seat")
             if len(table.spectators) >= self.limits.max_spectators:
                 raise ProtocolError("too_many_spectators", "this table has no room to watch")
-            mine = sum(self.quotas.owner(h) == self.address for h in table.spectators)
-            if mine >= self.limits.spectators_per_address:
-                raise ProtocolError("too_many_spectators", f"your address watches this table "
-                                    f"{mine} times, as many as one address may")
+            mine = [self.sessions[h] for h in table.spectators
+                    if self.quotas.owner(h) == self.address]
+            if len(mine) >= self.limits.spectators_per_address:
+                # A spectator's console says nothing once it has joined, and one that died
+                # (killed, a lid closed) never left: its address's longest-held place goes to
+                # the new one, which a live watcher does not need to go on watching.
+                oldest = min(mine, key=lambda session: session.seen_s)
+                self._drop(table, oldest)
+                log.info("table %s: %s watches it %d times already; its longest-held place "
+                         "goes to a new spectator", table.id, self.address, len(mine))
             seat = None
         else:
             seat = self._free_seat(table, role, request["seat"])
@@ -750,6 +756,11 @@ class Tables:
     def _leave(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])
         session = self._session(request["token"], table)
+        self._drop(table, session)
+        return reply("left", request["id"], table=table.id, seat=session.seat)
+
+    def _drop(self, table: Table, session: Session) -> None:
+        """``session`` is no more: its seat free, its token spent."""
         del self.sessions[session.token_hash]
         self.quotas.drop_session(session.token_hash)
         self.store.drop_session(session.token_hash)
@@ -759,7 +770,6 @@ class Tables:
             table.holders[session.seat] = None
             self._publish(table, [{"type": "seat_left", "seat": session.seat}])
             self._arm(table)
-        return reply("left", request["id"], table=table.id, seat=session.seat)
 
     def _record(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])

@@ -226,20 +226,28 @@ def test_one_address_cannot_fill_the_session_cap(tmp_path: Path) -> None:
 
 def test_one_address_cannot_take_every_place_to_watch_a_table(tmp_path: Path) -> None:
     """One guest took all 64 spectator places of another's table: a friend joining from
-    another machine to watch got too_many_spectators."""
-    limits = Limits(max_spectators=6, spectators_per_address=2)
+    another machine to watch got too_many_spectators. Past its share, an address's join takes
+    the place it has held longest: a spectator's console says nothing once joined, and the
+    places of consoles killed (never left) kept the address from watching at all."""
+    limits = Limits(max_spectators=3, spectators_per_address=2)
     with running_host(tmp_path, limits=limits) as host:
         guest, friend = Raw(host.endpoint), from_address(host.endpoint, "127.0.0.5")
         table = guest("create", game="sagani", config={"players": 2})["table"]
-        joined = [guest("join", table=table, role="spectator") for _ in range(3)]
-        assert [j["type"] for j in joined[:2]] == ["joined"] * 2
-        assert joined[2]["code"] == "too_many_spectators"
-        assert "your address watches this table 2 times" in joined[2]["message"]
-        assert friend("join", table=table, role="spectator")["type"] == "joined"
-        # A place given up is the address's again; its seats are not places to watch.
-        guest("leave", table=table, token=joined[0]["token"])
-        assert guest("join", table=table, role="spectator")["type"] == "joined"
-        assert guest("join", table=table)["type"] == "joined"
+        joined = [guest("join", table=table, role="spectator") for _ in range(4)]
+        assert [j["type"] for j in joined] == ["joined"] * 4
+
+        def watching() -> int:
+            (listed,) = [t for t in guest("tables")["tables"] if t["table"] == table]
+            return int(listed["spectators"])
+
+        assert watching() == 2  # the first two places went to the third and fourth
+        assert guest("leave", table=table, token=joined[0]["token"])["code"] == "bad_token"
+        assert guest("leave", table=table, token=joined[3]["token"])["type"] == "left"
+        for _ in range(2):
+            assert friend("join", table=table, role="spectator")["type"] == "joined"
+        # The table full, no one's place is taken: the table's own cap still refuses.
+        assert guest("join", table=table, role="spectator")["code"] == "too_many_spectators"
+        assert guest("join", table=table)["type"] == "joined"  # a seat is no place to watch
         guest.close()
         friend.close()
 
