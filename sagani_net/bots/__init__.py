@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sagani_net.bots.base import Policy, game_bots
+from sagani_net.bots.base import Policy, game_bots, raised_where
 from sagani_net.bots.simple import GreedyPolicy, RandomPolicy
 from sagani_net.games import DEFAULT_GAME, game_names
 
@@ -96,7 +96,12 @@ def load_strategy(name: str) -> Callable[..., Policy]:
     if not where or not attribute:
         raise ValueError(f"strategy {name!r}: a strategy of your own is MODULE:NAME or "
                          "FILE.py:NAME")
-    module = _load_file(where, name) if where.endswith(".py") else _load_module(where, name)
+    try:
+        module = _load_file(where, name) if where.endswith(".py") else _load_module(where, name)
+    except (Exception, SystemExit) as exc:  # its own code's: a line, not a traceback
+        if isinstance(exc, ValueError) and str(exc).startswith(f"strategy {name!r}"):
+            raise
+        raise ValueError(f"strategy {name!r}: importing {where} raised {_raised(exc)}") from exc
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise ValueError(f"strategy {name!r}: {where} has no callable {attribute!r}")
@@ -140,6 +145,17 @@ def _load_file(path: str, name: str) -> Any:
     return module
 
 
+def _raised(exc: BaseException) -> str:
+    """``exc`` in a line, with where it was raised (:func:`~sagani_net.bots.base.raised_where`).
+
+    >>> _raised(SystemExit(0))
+    'SystemExit: 0'
+    """
+    said = exc.msg if isinstance(exc, SyntaxError) else str(exc)  # its str names the place
+    text = f"{type(exc).__name__}: {said}" if said else type(exc).__name__
+    return " ".join(text.split()) + raised_where(exc)  # one line, whatever the message holds
+
+
 def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Policy:
     """A policy by name (``random``, ``greedy``, ``mcts``, or one of the game's own: these
     three names always mean the policies every game has; or one of one's own,
@@ -155,6 +171,9 @@ def make_policy(name: str, game: str = DEFAULT_GAME, **options: object) -> Polic
         except TypeError as exc:  # most often a factory that takes no game: say what we called
             raise ValueError(f"strategy {name!r}: calling it with game={game!r} failed: "
                              f"{exc}") from exc
+        except (Exception, SystemExit) as exc:  # its own code's: a line, not a traceback
+            raise ValueError(f"strategy {name!r}: making it with game={game!r} raised "
+                             f"{_raised(exc)}") from exc
         if not callable(getattr(policy, "choose", None)) or not hasattr(policy, "name"):
             raise ValueError(f"strategy {name!r} made {policy!r}, which is no policy: a policy "
                              "has a name and a choose(state, rng) method")

@@ -56,7 +56,8 @@ class Policy(Protocol):
     def choose(self, state: GameState, rng: random.Random) -> Any:
         """The action to play for ``state.current_seat``: one of ``state.legal_actions()``
         (the game's action, not its wire data: ``state.parse_action(data)`` reads that). An
-        answer the rules refuse is logged and replaced by the game's default move.
+        answer the rules refuse, or an exception raised here, is logged and replaced by the
+        game's default move.
 
         ``state`` is the policy's to clone and search (a determinized or resampled one: it
         holds nothing the seat may not know, and its hidden parts are one sample of what they
@@ -121,22 +122,44 @@ def decide(
         action = policy.choose(state.clone(), rng)
         answered = True
         state.clone().apply(action)
-    except RuleError as exc:
+    except Exception as exc:  # a policy of one's own may raise anything: see refused()
         refused(policy, exc, answered)
         action = state.default_action()
     return state.action_data(action)
 
 
-def refused(policy: Policy, exc: RuleError, answered: bool = True) -> None:
+def refused(policy: Policy, exc: Exception, answered: bool = True) -> None:
     """Log that the rules refused ``policy``'s answer, or (``answered`` False) something its
-    own choosing played (the default move is played instead)."""
+    own choosing played, or that its choosing raised ``exc`` (the default move is played
+    instead, as over the network, where a bot that ended there kept its seat and stalled
+    the table)."""
     import logging  # only when it happens: self-play starts without logging
 
-    # The rule's code, not its sentence, which may name a card of the seat's hand: a house
-    # bot's log is the host's screen.
-    logging.getLogger("sagani_net.bots").warning(
-        "policy %s %s (%s); playing the default move", policy.name,
-        "answered an illegal move" if answered else "met a rule error while choosing", exc.code)
+    log = logging.getLogger("sagani_net.bots")
+    # The rule's code, not its sentence, and an exception's type and place, not its message,
+    # which may name a card of the seat's hand: a house bot's log is the host's screen. The
+    # whole traceback is there for whoever logs at DEBUG.
+    if isinstance(exc, RuleError):
+        log.warning("policy %s %s (%s); playing the default move", policy.name,
+                    "answered an illegal move" if answered else
+                    "met a rule error while choosing", exc.code)
+        return
+    log.warning("policy %s raised %s%s; playing the default move", policy.name,
+                type(exc).__name__, raised_where(exc))
+    log.debug("policy %s raised", policy.name, exc_info=exc)
+
+
+def raised_where(exc: BaseException) -> str:
+    """Where ``exc`` was raised, `` (FILE, line N)``: the last frame of its traceback (a
+    SyntaxError's own file and line), the author's code more often than not; or nothing."""
+    import traceback
+
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" ({exc.filename}, line {exc.lineno})"
+    if exc.__traceback__ is None:
+        return ""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f" ({frame.filename}, line {frame.lineno})"
 
 
 class LocalSeat:
@@ -199,6 +222,6 @@ class LocalSeat:
             action = self.policy.choose(sample, self.rng)
             answered = True
             checked(action)
-        except RuleError as exc:
+        except Exception as exc:
             refused(self.policy, exc, answered)
             checked(state.default_action())

@@ -244,3 +244,79 @@ def test_a_bot_whose_strategy_refuses_the_tables_game_gives_its_seat_up(
         finally:
             for client in (creator, runner, other):
                 client.close()
+
+
+#: A policy of one's own that raises where its author's code may: at import, when made, or
+#: while choosing.
+FAULTY = {
+    "raises_at_import": 'raise RuntimeError("boom at import")\n',
+    "syntax_error": "def broken(:\n",
+    "exits_at_import": "import sys\nsys.exit(0)\n",
+    "raises_when_made": LAST_LEGAL + textwrap.dedent('''
+        class Fussy(LastLegal):
+            def __init__(self, game):
+                raise RuntimeError("boom when made")
+    '''),
+}
+
+
+@pytest.mark.parametrize(("module", "said"), [
+    ("raises_at_import", "importing {path} raised RuntimeError: boom at import ({path}, line 1)"),
+    ("syntax_error", "importing {path} raised SyntaxError: "),
+    ("exits_at_import", "importing {path} raised SystemExit: 0 ({path}, line 2)"),
+    ("raises_when_made", "making it with game='sagani' raised RuntimeError: boom when made"),
+])
+def test_a_strategy_whose_own_code_raises_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], module: str, said: str
+) -> None:
+    path = tmp_path / f"{module}.py"
+    path.write_text(FAULTY[module])
+    factory = "Fussy" if module == "raises_when_made" else "Mine"
+    # A traceback (exit 1) before; SystemExit at import ended the tournament with exit 0.
+    assert main(["tournament", "--strategies", f"{path}:{factory},random", "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert said.format(path=path) in err and len(err.strip().splitlines()) == 1, err
+
+
+RAISES_WHILE_CHOOSING = LAST_LEGAL + textwrap.dedent('''
+    class Clumsy(LastLegal):
+        name = "clumsy"
+
+        def choose(self, state, rng):
+            raise KeyError("a secret card")
+''')
+CHOOSING_LINE = 1 + RAISES_WHILE_CHOOSING.splitlines().index(
+    '        raise KeyError("a secret card")')
+
+
+def test_a_policy_that_raises_while_choosing_plays_the_default_move_with_a_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "clumsy.py"
+    path.write_text(RAISES_WHILE_CHOOSING)
+    # Before, the tournament ended with the policy's traceback.
+    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
+        assert main(["tournament", "--strategies", f"{path}:Clumsy,random", "--games", "1",
+                     "--workers", "1"]) == 0
+    assert f"{path}:Clumsy" in capsys.readouterr().out
+    said = {record.getMessage() for record in caplog.records}
+    assert said == {f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE}); playing the "
+                    "default move"}
+
+
+def test_a_bot_whose_policy_raises_while_choosing_plays_its_game_to_the_end(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "clumsy.py"
+    path.write_text(RAISES_WHILE_CHOOSING)
+    with running_host(tmp_path / "data") as host:
+        done = subprocess.run(  # a solo game: no other seat to fill
+            [*RUN_SAGANI, "bot", host.endpoint.removeprefix("tcp://"), "--create", "1",
+             "--strategy", f"{path}:Clumsy"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )
+    # Before: a traceback, the seat kept and the table stalled (exit 1).
+    assert done.returncode == 0, done.stderr
+    assert "game over" in done.stdout and "Traceback" not in done.stderr
+    assert f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE})" in done.stderr
+    assert "a secret card" not in done.stderr  # its message may name the seat's hand
