@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 
@@ -216,6 +217,11 @@ def bind_address(text: str) -> str:
              f"not {text!r}")
 
 
+#: What libzmq connects to: a name of letters, digits, '.', '-', '_' (and '%' for an IPv6
+#: zone), or an IPv6 address in brackets.
+_HOST_NAME = re.compile(r"[A-Za-z0-9._%-]+|\[[0-9A-Fa-f:.%A-Za-z]+\]")
+
+
 def host(text: str) -> str:
     """A host to reach: ``HOST``, ``HOST:PORT``, ``tcp://HOST:PORT`` or a join code
     (``sagani://HOST:PORT?key=...``), or ``-`` for one read by :func:`secret_line`; returned as
@@ -240,6 +246,11 @@ def host(text: str) -> str:
     name, _, port_text = where.endpoint.removeprefix("tcp://").rpartition(":")
     if not name.strip("[]"):
         _bad(f"no host name in {text!r}")
+    if not _HOST_NAME.fullmatch(name):
+        # libzmq refuses it (ZMQError: Invalid argument, a traceback): a code pasted with a
+        # space in it, a path, a name not in ASCII
+        _bad(f"{name!r} is no host name or IP address; give HOST[:PORT] as letters, digits, "
+             "'.', '-' and '_', an IP address, or the join code as the host printed it")
     if not port_text.isdigit():
         _bad(f"the port in {text!r} is not a number; give HOST:PORT, e.g. 127.0.0.1:47410")
     port(port_text)
@@ -642,6 +653,8 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a bad flag already said in one line
         return exc.code if isinstance(exc.code, int) else 2
+    except KeyboardInterrupt:  # Ctrl-C where a code given as '-' was asked for
+        return 130
     if getattr(args, "command", None) is None:
         parser.print_help()
         return 0

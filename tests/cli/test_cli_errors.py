@@ -104,6 +104,10 @@ BAD = {
     "join damaged join code": ["join", "sagani://127.0.0.1:47410?key=abc"],
     "join http://": ["join", "http://127.0.0.1"],
     "join host:notaport": ["join", "127.0.0.1:notaport"],
+    # libzmq refuses these names with a traceback of its own
+    "join a name with a space": ["join", "my host:47410"],
+    "join a path": ["join", "a/b:47410"],
+    "bot a name not in ASCII": ["bot", "h\u00f4te:47410", "--table", "t"],
     "join --players 9": ["join", "{host}", "--players", "9"],
     "join --players 0": ["join", "{host}", "--players", "0"],
     "join unreachable host": ["join", NOWHERE],
