@@ -230,6 +230,9 @@ class SagradaUI(GameUI[State]):
         self.chosen_ahead: int | None = None
         self._mark: list[list[str]] = []
         self._planned: tuple[tuple[Any, ...], State, Data] | None = None
+        #: The state shown, and its legal actions by the pool die drafted first (None: none),
+        #: None where that draft is refused: see :meth:`_listed`.
+        self._lists: tuple[State, dict[int | None, tuple[State, list[Action]] | None]] | None = None
 
     # -- questions --------------------------------------------------------------------------
 
@@ -302,7 +305,28 @@ class SagradaUI(GameUI[State]):
         state = self.state()
         if not self.mine() or state is None or state.current_seat != self.model.you:
             return []
-        return state.legal_actions()
+        listed = self._listed(state)
+        return listed[1] if listed else []
+
+    def _listed(self, state: State, draft: int | None = None) -> tuple[State, list[Action]] | None:
+        """``state`` after drafting pool die ``draft`` if given, and its legal actions (None if
+        the rules refuse that draft): worked out once per state shown and draft, since a redraw
+        asks some fifteen times (marks, keys, hints, each tool's slot) and a shown state is
+        never changed in place."""
+        if self._lists is None or self._lists[0] is not state:
+            self._lists = (state, {})
+        lists = self._lists[1]
+        if draft not in lists:
+            after = state
+            if draft is not None:
+                after = state.clone()
+                try:
+                    after.apply(Action.draft(draft))
+                except RuleError:
+                    lists[draft] = None
+                    return None
+            lists[draft] = (after, after.legal_actions())
+        return lists[draft]
 
     def step(self) -> str | None:
         view = self.view
@@ -828,23 +852,21 @@ class SagradaUI(GameUI[State]):
         state = self.state()
         if tool is None or state is None or not self.mine():
             return []
-        first: list[Action] = []
+        draft = None
         if tool.on_drafted and self.picked is not None and self.step() is None:
-            first = [Action.draft(self.picked)]
-        if first:
-            state = state.clone()
-            try:
-                state.apply(first[0])
-            except RuleError:
-                return []
+            draft = self.picked
         elif state.current_seat != self.model.you:
             return []
-        options = [a for a in state.legal_actions() if a.kind == "tool" and a.number == number]
+        listed = self._listed(state, draft)
+        if listed is None:
+            return []
+        options = [a for a in listed[1] if a.kind == "tool" and a.number == number]
         if not options:
             return []
         # Solo: pay with the lowest die of the tool's colour (type ``tool N pay M`` to choose).
-        pool = state.pool
+        pool = listed[0].pool
         options.sort(key=lambda a: pool[a.die] % 6 if a.die >= 0 else 0)
+        first = [Action.draft(draft)] if draft is not None else []
         return [*first, options[0]]
 
     def _tool_refusal(self, number: int) -> str:
