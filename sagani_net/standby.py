@@ -69,7 +69,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import msgpack
@@ -81,6 +81,7 @@ from sagani_net import security
 from sagani_net.host import POLL_MS, Host
 from sagani_net.peers import ConnectionGuard, close_guarded
 from sagani_net.private_files import write_private
+from sagani_net.protocol import encode
 from sagani_net.store import SnapshotReader, Store
 
 log = logging.getLogger("sagani_net.standby")
@@ -459,7 +460,7 @@ def _proven(message: dict[str, Any], key: bytes) -> bool:
 
 
 def _pack(message: dict[str, Any]) -> bytes:
-    return cast(bytes, msgpack.packb(message, use_bin_type=True))
+    return encode(message)
 
 
 def _unpack(body: bytes) -> dict[str, Any] | None:
