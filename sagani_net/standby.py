@@ -842,6 +842,11 @@ class Standby:
         #: Where the active host's clients reach it, once it has said (its beats name the port).
         self.active_requests: str | None = None
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
+        # Nothing waits on the link for an active host that is away: the follows and beats of
+        # minutes (a follow every two heartbeats) all reached it when it came back, and it
+        # answered every follow, a snapshot each. A follow that finds no connection goes as
+        # soon as there is one (_follow_waits).
+        self.sock.immediate = True
         self.sock.connect(active)
         host.refusing = ("not_active", NOT_HEARD, {})
         #: Unheard, passive, lost, active or stopped (:data:`TRANSITIONS`); moved only by the
@@ -851,6 +856,9 @@ class Standby:
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
+        #: The last follow found no connection to the active host: it is sent again once
+        #: there is one.
+        self._follow_waits = False
         #: Follow requests sent while the active host was never heard.
         self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
@@ -927,6 +935,8 @@ class Standby:
             unheard = self.role.state is Role.UNHEARD
             if (unheard or self.role.state is Role.LOST) and now_s >= self._next_follow_s:
                 self._follow()  # again and again while unheard: the active may come back
+            elif self._follow_waits and self.sock.poll(0, zmq.POLLOUT):
+                self._follow()  # the active host is there again: at once, not at the next turn
             self._beat_if_due()
             ready = dict(poller.poll(int(min(POLL_MS, self.link.beat_s * 1000))))
             if self.sock in ready:
@@ -968,9 +978,10 @@ class Standby:
         cursor = store.cursor()
         port = int(self.host.endpoint.rsplit(":", 1)[1])
         self._follows += 1
-        self._send({"type": "follow", "follow": self._follows, "proof": _proof(self.key),
-                    "cursor": cursor, "head": store.head(), "port": port,
-                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
+        self._follow_waits = not self._send({
+            "type": "follow", "follow": self._follows, "proof": _proof(self.key),
+            "cursor": cursor, "head": store.head(), "port": port,
+            "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
         self._next_follow_s = time.monotonic() + self.link.lost_s
         if self.role.state is Role.UNHEARD:
             if self._unanswered == UNANSWERED_FOLLOWS:
@@ -1074,13 +1085,17 @@ class Standby:
         self.host.heartbeat_s = heartbeat_s
         self.link.pace(heartbeat_s)
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any]) -> bool:
+        """Send ``message`` if the link is connected; say whether it went."""
         self._notice_own_silence()  # before this message, which would end the silence
+        sent = False
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send(_pack(message), zmq.NOBLOCK)
+            sent = True
         self._next_beat_s = time.monotonic() + self.link.beat_s
         # (Not while unheard: it follows only every lost_s then, and there is nothing to lose.)
         self._said_s = None if self.role.state is Role.UNHEARD else _awake_s()
+        return sent
 
     def _notice_own_silence(self) -> None:
         """This standby said nothing for long enough that its active host may have lost it (a

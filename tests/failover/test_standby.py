@@ -1011,3 +1011,30 @@ def test_a_standby_that_loses_its_active_host_while_left_behind_does_not_serve(
         assert (reply["code"], reply["message"]) == ("not_active", BEHIND), reply
         assert pair.role.state is Role.LOST and not pair.took_over.is_set()
         raw.close()
+
+
+def test_a_standby_waiting_for_its_active_host_asks_it_once_when_it_comes(
+    tmp_path: Path,
+) -> None:
+    """A standby follows again every two heartbeats while its active host is away; each of
+    those follows waited on the link for the host to come back, and the host, started again,
+    answered every one: a snapshot each (a piece of up to 1 MiB at once, and the standby
+    starting its copy again each time), dozens after a few minutes away."""
+    key = new_key(tmp_path / "a")
+    (port,) = free_ports(1)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        until(lambda: pair._follows >= 4)  # asked four times, nobody there
+        active = zmq.Context.instance().socket(zmq.ROUTER)
+        active.linger = 0
+        active.curve_server = True
+        active.curve_secretkey = _server_secret(key)
+        active.curve_publickey = zmq.curve_public(_server_secret(key))
+        active.bind(f"tcp://127.0.0.1:{port}")
+        follower = followed(active)
+        send_piece(active, follower, 0, done=True)
+        kinds = []
+        while not kinds or kinds[-1] != "ack":  # what the standby sent before its ack
+            assert active.poll(WAIT_S * 1000, zmq.POLLIN)
+            kinds.append(msgpack.unpackb(active.recv_multipart()[1])["type"])
+        assert "follow" not in kinds, kinds
+        active.close()
