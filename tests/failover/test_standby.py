@@ -46,7 +46,7 @@ from test_net_support import (
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
-from sagani_net.client import Client
+from sagani_net.client import Client, HostTimeout
 from sagani_net.host import Host
 from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
@@ -1038,3 +1038,30 @@ def test_a_standby_waiting_for_its_active_host_asks_it_once_when_it_comes(
             kinds.append(msgpack.unpackb(active.recv_multipart()[1])["type"])
         assert "follow" not in kinds, kinds
         active.close()
+
+
+def test_a_client_that_finds_no_host_serving_is_told_what_the_standby_says(
+    tmp_path: Path,
+) -> None:
+    """The active host gone, its standby left behind and refusing: a client's request ended in
+    "no reply from ... after 4 tries", which is what the console put on its message line for
+    as long as it lasted, though the standby had answered each time, saying what to do."""
+    key = new_key(tmp_path / "a")
+    active, port = hand_active(key)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        follower = followed(active)
+        send_piece(active, follower, 0, done=True)
+        until(lambda: pair._next_part is None and pair.role.state is Role.PASSIVE)
+        active.send_multipart((follower, msgpack.packb(
+            {"type": "beat", "cursor": 3, "alone": 3, "heartbeat_s": HEARTBEAT_S, "port": 1})))
+        until(lambda: pair._must_have == 3)
+        active.close()
+        until(lambda: pair.role.state is Role.LOST)
+        (gone,) = free_ports(1)  # where the active host's clients reached it: nobody now
+        client = Client(f"tcp://127.0.0.1:{gone}", standby=pair.host.endpoint,
+                        timeout_s=0.2, retries=3)
+        with pytest.raises(HostTimeout) as refused:
+            client.connect()
+        client.close()
+        where = pair.host.endpoint.removeprefix("tcp://")
+        assert str(refused.value) == f"no host serves hello after 4 tries; {where} says: {BEHIND}"
