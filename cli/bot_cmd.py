@@ -172,12 +172,10 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
         try:
             runner.play()
             result = runner.client.record(table)["result"]  # the game's own, for any game
-        except HostTimeout:  # gone past --reconnect (the host, and its standby if it has one)
-            core = runner.client.core
-            where = " or ".join(address.removeprefix("tcp://")
-                                for address in (core.address, core.standby) if address)
-            raise UsageError(f"no answer from {where} for {args.reconnect:g} s (--reconnect "
-                             f"waits longer); the bot stopped playing table {table}") from None
+        except HostTimeout as exc:  # gone past --reconnect (the host, and its standby if any)
+            raise UsageError(f"the host did not come back within {args.reconnect:g} s "
+                             f"(--reconnect waits longer): {exc}; the bot stopped playing table "
+                             f"{table}") from None
     finally:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
