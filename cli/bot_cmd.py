@@ -140,7 +140,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run_bot_cmd(args: argparse.Namespace) -> int:
     from sagani_net.bots.runner import BotRunner
-    from sagani_net.client import HostError
+    from sagani_net.client import HostError, HostTimeout
 
     if args.table is None:
         if args.create and args.players is None:
@@ -169,8 +169,13 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
             raise UsageError(f"table {table}: {exc}") from None
         print(f"sagani bot: {args.strategy} at table {table} ({runner.game}), seat {seat + 1} "
               f"(seat {seat} on the wire)", flush=True)
-        runner.play()
-        result = runner.client.record(table)["result"]  # the game's own, for any game
+        try:
+            runner.play()
+            result = runner.client.record(table)["result"]  # the game's own, for any game
+        except HostTimeout as exc:  # gone past --reconnect (the host, and its standby if any)
+            raise UsageError(f"the host did not come back within {args.reconnect:g} s "
+                             f"(--reconnect waits longer): {exc}; the bot stopped playing table "
+                             f"{table}") from None
     finally:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "

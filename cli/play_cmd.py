@@ -601,13 +601,18 @@ async def _join(
     # Shown while seats are open (the message line names them), whoever made the table.
     model.invite = f"sagani join {shlex.quote(shown)}"
     async with _standby_beside(args.standby, client) as pair:
+        # The record, once the game is over: the final screen's a (analyse this game).
+        console = Console(model, client, rejoin=rejoin, record=lambda: client.record(table))
+        watch = None
         if pair is not None:
             model.say(f"a standby of this host runs here ({pair.endpoint}): if the host goes "
                       "away, the game goes on here")
-        # The record, once the game is over: the final screen's a (analyse this game).
-        status = await run_console(Console(model, client, rejoin=rejoin,
-                                           record=lambda: client.record(table)),
-                                   leave=args.spectate)
+            watch = asyncio.create_task(_tell_if_it_ends(pair, console))
+        try:
+            status = await run_console(console, leave=args.spectate)
+        finally:
+            if watch is not None:
+                watch.cancel()
     if client.moved_to is not None:  # the host moved (its standby took over): come back there
         address = check.address_now(client)
         shown = address.removeprefix("tcp://")
@@ -650,6 +655,16 @@ async def _standby_beside(
                   f"it goes on serving after you quit: stop it with `kill {pair.pid}`")
         else:
             pair.stop()
+
+
+async def _tell_if_it_ends(pair: StandbyProcess, console: Console) -> None:
+    """The console said the game goes on here if the host goes away: once the standby beside
+    it has ended (killed, crashed), say that it no longer does."""
+    how = await pair.ended()
+    words = (f"the standby beside this console has stopped ({how}; its log: {pair.log_path}): "
+             "if the host goes away now, the game waits for it")
+    console.model.say(words, lasting=True)
+    console.redraw()
 
 
 def _pick_table(tables: list[dict[str, Any]], role: str) -> str | None:

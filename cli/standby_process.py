@@ -6,6 +6,7 @@ house bots, zeroconf), so that the console's commands start without them.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,9 @@ from sagani_net.private_files import private_dir
 if TYPE_CHECKING:
     from sagani_net import standby
 
+#: How often a console looks whether the standby beside it still runs.
+WATCH_S = 1.0
+
 
 class StandbyProcess:
     """A standby host in a process of its own beside a console (``sagani join --standby``).
@@ -29,7 +33,7 @@ class StandbyProcess:
         private_dir(data_dir)
         argv = [sys.executable, "-m", "sagani_net.cli.main", "host", "--standby", "-", "--data-dir",
                 str(data_dir), "--port", "0", "--quiet", "--with-parent"]
-        log_path = data_dir / "standby.log"
+        self.log_path = log_path = data_dir / "standby.log"
         with open(log_path, "a") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=log, text=True, start_new_session=True)
@@ -50,6 +54,12 @@ class StandbyProcess:
     @property
     def pid(self) -> int:
         return self.proc.pid
+
+    async def ended(self) -> str:
+        """Wait until the process has ended, however it did; how it did, in words."""
+        while (status := self.proc.poll()) is None:
+            await asyncio.sleep(WATCH_S)
+        return f"killed by signal {-status}" if status < 0 else f"exit status {status}"
 
     async def active(self) -> bool:
         """It has taken over: it serves the tables now."""

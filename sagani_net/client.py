@@ -256,6 +256,8 @@ class AsyncClient:
             body = encode({"v": VERSION, "type": kind, "id": self._next_id, **fields})
             waits = 0
             tries = 0
+            # The last refusal of a standby that does not serve, and where it came from.
+            refused: tuple[str, str] | None = None
             while tries <= self.retries:
                 if self._req is not None and self._req_address != self.address:
                     self._req.close()  # the host moved (silence) since this socket was made
@@ -293,6 +295,7 @@ class AsyncClient:
                     # The standby still hears the active host: back there, after a moment. A
                     # client that knew only this address (the host moved) learns it here.
                     self.not_active = str(reply.get("message"))
+                    refused = (self.address, self.not_active)
                     active = reply.get("active")
                     if isinstance(active, str) and active != self.address:
                         self.standby = active
@@ -302,6 +305,12 @@ class AsyncClient:
                 self._req = None
                 self._switch()
                 tries += 1
+            if refused is not None:
+                # Not "no reply": a standby answered, and may say what a person must do (a
+                # standby left behind does not serve until its active host is started again).
+                where, words = refused
+                raise HostTimeout(f"no host serves {kind} after {tries} tries; "
+                                  f"{where.removeprefix('tcp://')} says: {words}")
             raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
 
     def _switch(self) -> None:

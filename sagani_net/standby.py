@@ -132,6 +132,13 @@ NO_COPY = ("this host is the standby and lost its active host before it had a wh
 BEHIND = ("this host is the standby and lost its active host while it was behind it: moves the "
           "players were told of are not here, and serving would undo them; start the active "
           "host again (or this one plainly, to serve what it has)")
+#: The refusal's words of a standby that lost its active host after being silent itself long
+#: enough to be lost by it (a stopped process, a machine asleep): that host may have gone on
+#: without it.
+STALLED = ("this host is the standby and was stopped (or its machine asleep) long enough for its "
+           "active host to go on without it: moves the players were told of may not be here, "
+           "and serving would undo them; start the active host again (or this one plainly, to "
+           "serve what it has)")
 _PROOF_LABEL = b"sagani standby link"
 _SECURE_KEY_LABEL = b"sagani standby key"
 SCHEME = "sagani-standby"
@@ -432,6 +439,17 @@ def _is_starting(message: dict[str, Any], key: bytes) -> bool:
             and isinstance(message.get("nonce"), bytes))
 
 
+def _awake_s() -> float:
+    """Seconds by a clock that goes on while the machine sleeps (where there is one): a
+    standby's own silence counts its machine's sleep too."""
+    if _AWAKE_CLOCK is None:
+        return time.monotonic()
+    return time.clock_gettime(_AWAKE_CLOCK)
+
+
+_AWAKE_CLOCK: int | None = getattr(time, "CLOCK_BOOTTIME", None)
+
+
 def _link_client(ctx: zmq.Context[zmq.Socket[bytes]], key: bytes) -> zmq.Socket[bytes]:
     """A DEALER that can reach a link served with ``key`` (a fresh key pair of its own)."""
     sock: zmq.Socket[bytes] = ctx.socket(zmq.DEALER)
@@ -510,6 +528,9 @@ class ActiveLink:
         #: endpoint), once one follows.
         self._follower: bytes | None = None
         self.standby: str | None = None
+        #: The number of the follower's last ``follow``, named in every message to it: a
+        #: standby that was silent past :attr:`lost_s` knows by it that this host heard it since.
+        self._follow_no: int | None = None
         self._sent = 0
         self._acked = 0
         #: The last entry of a batch replied to without the standby's word (a standby left
@@ -731,6 +752,8 @@ class ActiveLink:
             address = "127.0.0.1"
         self._end_snapshot()  # of a standby before, or of this one before it came again
         self._follower, self.standby = sender, f"tcp://{address}:{port}"
+        number = message.get("follow")
+        self._follow_no = number if isinstance(number, int) else None
         self._new_follower = True
         self._standby_link = f"tcp://{address}:{link_port}"
         self._peer_file.write_text(f"{self._standby_link}\n")
@@ -788,7 +811,8 @@ class ActiveLink:
     def _about(self) -> dict[str, Any]:
         """What the standby keeps of this host beside the journal: the heartbeat (it must lose
         this host no later than clients do) and where clients reach it."""
-        return {"heartbeat_s": self.heartbeat_s, "port": self.request_port}
+        return {"heartbeat_s": self.heartbeat_s, "port": self.request_port,
+                "follow": self._follow_no}
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self._follower is not None
@@ -819,6 +843,11 @@ class Standby:
         #: Where the active host's clients reach it, once it has said (its beats name the port).
         self.active_requests: str | None = None
         self.sock = _link_client(context or zmq.Context.instance(), self.key)
+        # Nothing waits on the link for an active host that is away: the follows and beats of
+        # minutes (a follow every two heartbeats) all reached it when it came back, and it
+        # answered every follow, a snapshot each. A follow that finds no connection goes as
+        # soon as there is one (_follow_waits).
+        self.sock.immediate = True
         self.sock.connect(active)
         host.refusing = ("not_active", NOT_HEARD, {})
         #: Unheard, passive, lost, active or stopped (:data:`TRANSITIONS`); moved only by the
@@ -828,6 +857,9 @@ class Standby:
         self.heard_s: float | None = None
         self._next_beat_s = 0.0
         self._next_follow_s = 0.0
+        #: The last follow found no connection to the active host: it is sent again once
+        #: there is one.
+        self._follow_waits = False
         #: Follow requests sent while the active host was never heard.
         self._unanswered = 0
         #: The piece of a snapshot that comes next (None: none is coming).
@@ -835,6 +867,15 @@ class Standby:
         #: The last entry the active host replied to players for without this standby's
         #: word: until its store holds it, this standby does not take over.
         self._must_have = 0
+        #: Follow requests sent so far; each is numbered, and the active host names the last
+        #: one it heard in what it sends.
+        self._follows = 0
+        #: When this standby last said something to the active host it had heard, by a clock
+        #: that also counts a machine's sleep; and, after it was silent long enough for that
+        #: host to lose it, the follow whose answer it needs before it takes over (None: it
+        #: needs none).
+        self._said_s: float | None = None
+        self._answer_from: int | None = None
         #: The store as it was before a snapshot began replacing it (Store.keep_copy).
         self._kept: Path | None = None
         self._stop = threading.Event()
@@ -895,6 +936,8 @@ class Standby:
             unheard = self.role.state is Role.UNHEARD
             if (unheard or self.role.state is Role.LOST) and now_s >= self._next_follow_s:
                 self._follow()  # again and again while unheard: the active may come back
+            elif self._follow_waits and self.sock.poll(0, zmq.POLLOUT):
+                self._follow()  # the active host is there again: at once, not at the next turn
             self._beat_if_due()
             ready = dict(poller.poll(int(min(POLL_MS, self.link.beat_s * 1000))))
             if self.sock in ready:
@@ -904,6 +947,7 @@ class Standby:
                     # the active host loses this standby for its silence.
                     self._beat_if_due()
             if self.host.router in ready:
+                self._notice_own_silence()  # woken with a client waiting: before it is served
                 self._notice_silence(time.monotonic())
                 if self._next_part is not None and self.role.state is Role.LOST:
                     # In the middle of a snapshot its store is not the active host's history:
@@ -914,6 +958,10 @@ class Standby:
                       and self.host.store.cursor() < self._must_have):
                     # Left behind: serving would undo moves the players were told were made.
                     self.host.refusing = ("not_active", BEHIND, {})
+                elif self.role.state is Role.LOST and self._answer_from is not None:
+                    # Silent itself past the active host's patience: that host may have gone
+                    # on alone, and never said so here.
+                    self.host.refusing = ("not_active", STALLED, {})
                 elif self.role.apply(Event.CLIENT):  # lost: active now
                     return True  # leave the request for the host's own loop to answer
                 self.host.refuse()  # refused: bounded, rate-limited, connections watched
@@ -930,9 +978,11 @@ class Standby:
         store = self.host.store
         cursor = store.cursor()
         port = int(self.host.endpoint.rsplit(":", 1)[1])
-        self._send({"type": "follow", "proof": _proof(self.key), "cursor": cursor,
-                    "head": store.head(), "port": port,
-                    "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
+        self._follows += 1
+        self._follow_waits = not self._send({
+            "type": "follow", "follow": self._follows, "proof": _proof(self.key),
+            "cursor": cursor, "head": store.head(), "port": port,
+            "link_port": int(self.link.endpoint.rsplit(":", 1)[1])})
         self._next_follow_s = time.monotonic() + self.link.lost_s
         if self.role.state is Role.UNHEARD:
             if self._unanswered == UNANSWERED_FOLLOWS:
@@ -960,6 +1010,10 @@ class Standby:
         alone = message.get("alone")
         if isinstance(alone, int):
             self._must_have = max(self._must_have, alone)
+        answered = message.get("follow")
+        if (self._answer_from is not None and isinstance(answered, int)
+                and answered >= self._answer_from):
+            self._answer_from = None  # heard since: it follows that host's history again
         store = self.host.store
         heartbeat_s, port = message.get("heartbeat_s"), message.get("port")
         if (isinstance(heartbeat_s, float) and heartbeat_s != self.host.heartbeat_s
@@ -1032,7 +1086,28 @@ class Standby:
         self.host.heartbeat_s = heartbeat_s
         self.link.pace(heartbeat_s)
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any]) -> bool:
+        """Send ``message`` if the link is connected; say whether it went."""
+        self._notice_own_silence()  # before this message, which would end the silence
+        sent = False
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send(_pack(message), zmq.NOBLOCK)
+            sent = True
         self._next_beat_s = time.monotonic() + self.link.beat_s
+        # (Not while unheard: it follows only every lost_s then, and there is nothing to lose.)
+        self._said_s = None if self.role.state is Role.UNHEARD else _awake_s()
+        return sent
+
+    def _notice_own_silence(self) -> None:
+        """This standby said nothing for long enough that its active host may have lost it (a
+        stopped process, a machine asleep) and gone on alone, replying to moves it never sent
+        here, and telling it nothing more: it takes over only once that host has answered a
+        follow sent now."""
+        if (self._said_s is None or self._answer_from is not None
+                or _awake_s() - self._said_s <= self.link.lost_s - self.link.beat_s):
+            return
+        log.warning("this standby was silent for %.1f s (stopped, or its machine asleep): its "
+                    "active host %s may have gone on without it; it takes over only once it "
+                    "has heard that host again", _awake_s() - self._said_s, self._named())
+        self._answer_from = self._follows + 1
+        self._follow()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -370,3 +371,33 @@ def test_a_login_name_in_bytes_that_are_not_utf8_is_not_taken_as_the_name(
     assert (done.returncode, done.stderr) == (2, "sagani play: the console needs a terminal, "
                                               "and standard input is not one (sagani play "
                                               "--autoplay KIND plays a game without one)\n")
+
+
+def test_a_bot_whose_host_stays_away_past_its_reconnect_time_says_so_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """The host killed and not started again: `sagani bot` tried to get back for --reconnect
+    seconds, then ended in HostTimeout's traceback (exit 1)."""
+    host, endpoint, _ = start_host_process(tmp_path, "--port", "0", "--heartbeat-s", "0.2")
+    bot = subprocess.Popen([*RUN_SAGANI, "bot", endpoint, "--create", "2", "--strategy",
+                            "random", "--reconnect", "1", "--quiet"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        assert bot.stdout.readline().startswith("sagani bot: created table ")
+        table = bot.stdout.readline().split()[5]  # seated: "... at table T (sagani), seat 1"
+        host.kill()
+        host.wait()
+        _, err = bot.communicate(timeout=60)
+    finally:
+        for proc in (bot, host):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert bot.returncode == 2
+    assert "Traceback" not in err
+    # (after its warning that the host is silent)
+    assert re.fullmatch(
+        f"sagani bot: the host did not come back within 1 s \\(--reconnect waits longer\\): "
+        f"no reply from {endpoint} to \\w+ after \\d+ tries; the bot stopped playing table "
+        f"{table}", err.splitlines()[-1]), err

@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 from failover_kit import WAIT_S, HostProcess, Pair, free_ports, play_with_kills
-from test_net_support import Raw, seated_table, until
+from test_net_support import Raw, act, seated_table, until
 
 from sagani_net.client import Client, HostError, HostTimeout
-from sagani_net.standby import TOOK_OVER
+from sagani_net.standby import NOT_ACTIVE, STALLED, TOOK_OVER
 
 HEARTBEAT_S = 0.2
 #: Games are short with random bots; a kill that finds the game over waits for the next game.
@@ -161,5 +161,43 @@ def test_an_active_host_back_after_its_standby_took_over_sends_clients_there(
         a.start()
         assert a.following.startswith("the host whose link is tcp://127.0.0.1:")
         pair.wait_in_sync()
+    finally:
+        pair.stop()
+
+
+def test_a_standby_stopped_while_its_host_went_on_does_not_undo_the_moves_made_meanwhile(
+        tmp_path: Path) -> None:
+    """The standby's lid closed (SIGSTOP) until the active host served alone, a move made,
+    the active host killed, the lid opened (SIGCONT): the standby took over at the version of
+    its freeze, and the move every player had been told of was undone (a bot's next act was
+    refused `stale_version`, its game a move back)."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    a, b = pair.active, pair.standby
+    assert a.proc is not None and b.proc is not None
+    try:
+        raw = Raw(a.endpoint)
+        table, tokens = seated_table(raw, players=2)
+        pair.wait_in_sync()
+        os.kill(b.proc.pid, signal.SIGSTOP)
+        try:
+            until(lambda: raw("hello")["standby"] is None)  # A lost it: it serves alone
+            version = act(raw, table, tokens, random.Random(3))["version"]
+            assert raw("sync", table=table)["version"] == version
+            a.kill()
+        finally:
+            os.kill(b.proc.pid, signal.SIGCONT)
+        raw.close()
+        raw = Raw(b.endpoint)
+        reply = until(lambda: (got := raw("sync", table=table)).get("message") != NOT_ACTIVE
+                      and got)
+        assert (reply.get("code"), reply.get("message")) == ("not_active", STALLED), reply
+        raw.close()
+        # The active host started again: the standby follows it, gets the move, and the
+        # players go on there.
+        a.start()
+        pair.wait_in_sync()
+        raw = Raw(a.endpoint)
+        assert raw("sync", table=table)["version"] == version
+        raw.close()
     finally:
         pair.stop()

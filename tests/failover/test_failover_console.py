@@ -268,6 +268,37 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     again.close()
 
 
+def test_a_console_whose_standby_stopped_says_the_game_no_longer_goes_on_here(
+    tmp_path: Path, seen: Seen, active: HostProcess
+) -> None:
+    """Its message line said "if the host goes away, the game goes on here" for as long as it
+    ran, after its standby was killed too; the host then went away, and the console only
+    showed it was reconnecting."""
+    watcher = Client(active.address)
+    table = watcher.create({"players": 2}, seed=3, bots=[1])
+    watcher.close()
+    args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
+                              name="ann", standby=StandbyCode.parse(active.code),
+                              lan=False, cover=False)
+
+    async def idle() -> None:
+        pass
+
+    async def session() -> int:
+        task = asyncio.create_task(play_cmd._join(args, active.address, None))
+        await play_until(lambda: bool(seen.consoles and seen.standbys), seen, idle)
+        standby = seen.standbys[0]
+        os.kill(standby.pid, signal.SIGKILL)
+        told = (f"the standby beside this console has stopped (killed by signal 9; its log: "
+                f"{standby.log_path}): if the host goes away now, the game waits for it")
+        await play_until(lambda: told in seen.messages, seen, idle, "the console to say so")
+        keys.send_text("q")
+        return await asyncio.wait_for(task, WAIT_S)
+
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        assert asyncio.run(session()) == 0
+
+
 #: A stand-in for a console: starts a standby beside it as `sagani join --standby` does, says
 #: the standby's pid once it follows, and waits to be killed.
 CONSOLE = """

@@ -46,7 +46,7 @@ from test_net_support import (
 from zmq.utils import z85
 
 from sagani_net import standby as standby_module
-from sagani_net.client import Client
+from sagani_net.client import Client, HostTimeout
 from sagani_net.host import Host
 from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
@@ -1011,3 +1011,57 @@ def test_a_standby_that_loses_its_active_host_while_left_behind_does_not_serve(
         assert (reply["code"], reply["message"]) == ("not_active", BEHIND), reply
         assert pair.role.state is Role.LOST and not pair.took_over.is_set()
         raw.close()
+
+
+def test_a_standby_waiting_for_its_active_host_asks_it_once_when_it_comes(
+    tmp_path: Path,
+) -> None:
+    """A standby follows again every two heartbeats while its active host is away; each of
+    those follows waited on the link for the host to come back, and the host, started again,
+    answered every one: a snapshot each (a piece of up to 1 MiB at once, and the standby
+    starting its copy again each time), dozens after a few minutes away."""
+    key = new_key(tmp_path / "a")
+    (port,) = free_ports(1)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        until(lambda: pair._follows >= 4)  # asked four times, nobody there
+        active = zmq.Context.instance().socket(zmq.ROUTER)
+        active.linger = 0
+        active.curve_server = True
+        active.curve_secretkey = _server_secret(key)
+        active.curve_publickey = zmq.curve_public(_server_secret(key))
+        active.bind(f"tcp://127.0.0.1:{port}")
+        follower = followed(active)
+        send_piece(active, follower, 0, done=True)
+        kinds = []
+        while not kinds or kinds[-1] != "ack":  # what the standby sent before its ack
+            assert active.poll(WAIT_S * 1000, zmq.POLLIN)
+            kinds.append(msgpack.unpackb(active.recv_multipart()[1])["type"])
+        assert "follow" not in kinds, kinds
+        active.close()
+
+
+def test_a_client_that_finds_no_host_serving_is_told_what_the_standby_says(
+    tmp_path: Path,
+) -> None:
+    """The active host gone, its standby left behind and refusing: a client's request ended in
+    "no reply from ... after 4 tries", which is what the console put on its message line for
+    as long as it lasted, though the standby had answered each time, saying what to do."""
+    key = new_key(tmp_path / "a")
+    active, port = hand_active(key)
+    with standby_host(tmp_path / "b", key, f"tcp://127.0.0.1:{port}") as pair:
+        follower = followed(active)
+        send_piece(active, follower, 0, done=True)
+        until(lambda: pair._next_part is None and pair.role.state is Role.PASSIVE)
+        active.send_multipart((follower, msgpack.packb(
+            {"type": "beat", "cursor": 3, "alone": 3, "heartbeat_s": HEARTBEAT_S, "port": 1})))
+        until(lambda: pair._must_have == 3)
+        active.close()
+        until(lambda: pair.role.state is Role.LOST)
+        (gone,) = free_ports(1)  # where the active host's clients reached it: nobody now
+        client = Client(f"tcp://127.0.0.1:{gone}", standby=pair.host.endpoint,
+                        timeout_s=0.2, retries=3)
+        with pytest.raises(HostTimeout) as refused:
+            client.connect()
+        client.close()
+        where = pair.host.endpoint.removeprefix("tcp://")
+        assert str(refused.value) == f"no host serves hello after 4 tries; {where} says: {BEHIND}"
