@@ -234,6 +234,21 @@ def test_a_narrow_terminal_folds_the_panel_under_the_offer() -> None:
     assert "ann 4" in text and "greedy 16" in text and "Storage 2/4" in text
 
 
+def test_a_narrow_terminal_shows_every_players_score_whole() -> None:
+    """Four players at 70 columns: the folded score line was cut after the last player's
+    name, their score, discs and cacophony gone; an entry that does not fit takes a line."""
+    state = played(40, players=4)
+    model = model_for(state)
+    model.seats = [{"name": n} for n in ("ann", "greedy", "random", "greedy 2")]
+    for width in (70, 50):
+        text = screen_text(model, width, 24)
+        for seat in range(4):
+            s = state.view(0)["seats"][seat]
+            name = ("ann", "greedy", "random", "greedy 2")[seat]
+            assert f"{seat + 1} {name} {s['score']} ●{s['supply']}" in text, (seat, text)
+        assert all(len(line) <= width for line in text.splitlines())
+
+
 def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
     state = played(0)
     assert len(state.offer) == 5

@@ -43,6 +43,7 @@ from sagani_net.gameui import (
     Key,
     Line,
     box,
+    columns,
     fit,
     line_text,
     merge,
@@ -602,25 +603,31 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
     assert view is not None
     seats = view["seats"]
     advanced = view["mode"] == "solo-advanced"
-    scores: Line = [("class:title", "Score" if advanced else f"Score ({view['threshold']})")]
+    title = "Score" if advanced else f"Score ({view['threshold']})"
+    # A player's entry is never cut: one that does not fit goes on a line of its own (four
+    # players at 70 columns lost the last one's score, disc supply and cacophony).
+    score_rows: list[Line] = [[("class:title", title)]]
     for seat in view["ranking"]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
         s = seats[seat]
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
-        scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
-                              f"●{s['supply']}{caco}"))
+        entry = f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} ●{s['supply']}{caco}"
+        if columns(line_text(score_rows[-1]) + entry) > width:
+            score_rows.append([("", " " * len(title))])
+        score_rows[-1].append((style, entry))
+    scores = score_rows[-1]
     if advanced:
         scores += [("", "  "), *advanced_final_line(ui)]
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
     if view["set_aside"]:
         pile += f"  set aside {set_aside_text(view)}"
-    lines = [scores, [("", pile)]]
+    lines = [*score_rows, [("", pile)]]
     if view["mode"] == "multi":
         stored = " ".join(f"{i + 1}:{LETTER[TILES[t].element]}{TILES[t].value}"
                           for i, t in enumerate(view["storage"]))
-        lines[1].append(("class:title" if view["intermezzo"] else "",
+        lines[-1].append(("class:title" if view["intermezzo"] else "",
                          f"  Storage {len(view['storage'])}/4 {stored}"))
     return [fit(merge(line), width) for line in lines]
 
@@ -880,7 +887,7 @@ class SaganiUI(GameUI[State]):
             rows = max(rows, max(ys) - min(ys) + 1)
         left = 2 + CELL_H * rows + 4  # title, ruler, cells, then the offer strip
         if width < NARROW_W:
-            return min(height, left + 2)  # the folded panel
+            return min(height, left + len(folded_panel(self, width)))
         side = len(score_lines(self, SIDE_W)) + 1 + len(pile_lines(self)) + 2
         return min(height, max(left, side))
 
