@@ -239,7 +239,10 @@ KEYS_PER_PAGE = 17
 def keys_pages(model: ConsoleModel) -> list[list[str]]:
     """The first help pages: every key binding with its help line, as many pages as it takes
     for each to show whole at 80x24."""
-    entries = [f" {label:<8} {text}" for label, text in model.key_help]
+    # h only where it does something: a Sagani game, a spectator and a replay have nothing
+    # of their own to cover, and the page offered it to them.
+    entries = [f" {label:<8} {text}" for label, text in model.key_help
+               if label != "h" or model.may_cover]
     per_page = -(-len(entries) // -(-len(entries) // KEYS_PER_PAGE)) if entries else 1  # even
     chunks = [entries[i:i + per_page] for i in range(0, len(entries), per_page)] or [[]]
     # No count of its own beside the hint line's "page 1/5": two counts read as two books.
