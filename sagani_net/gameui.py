@@ -129,6 +129,13 @@ class GameUI(Generic[StateT]):
         yet sent, as Sagrada does, shows the view they would leave)."""
         return self.model.view
 
+    def not_your_turn(self) -> str:
+        """Why a move is refused while it is not yours to make. A spectator (or a replay's
+        reader) has no seat: "it is not your turn" had them wait for a turn that never comes."""
+        if self.model.you is None:
+            return "you are watching: only the players move"
+        return "it is not your turn"
+
     # -- a local engine ---------------------------------------------------------------------
 
     def state(self) -> StateT | None:

@@ -1015,7 +1015,7 @@ class SaganiUI(GameUI[State]):
         """Raise CommandError unless ``source`` (if unsent) then the place are both legal."""
         state = self.state()
         if state is None or not self.model.my_turn:
-            raise CommandError("it is not your turn")
+            raise CommandError(self.not_your_turn())
         state = state.clone()
         try:
             if source is not None:
@@ -1143,7 +1143,7 @@ class SaganiUI(GameUI[State]):
         """Why ``action`` (not among :meth:`choices`) cannot be chosen now, in words."""
         view, what = self.view, action.typed()
         if view is None or not self.model.my_turn:
-            return f"{what}: it is not your turn"
+            return f"{what}: {self.not_your_turn()}"
         if self.phase != "choose":
             return f"{what}: place the tile in hand first (Enter, or :place x,y)"
         if view["mode"] != "multi":

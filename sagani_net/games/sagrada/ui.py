@@ -921,7 +921,7 @@ class SagradaUI(GameUI[State]):
             self.candidate = self.chosen_ahead = action.number
             return []
         if not self.mine():
-            raise CommandError("it is not your turn")
+            raise CommandError(self.not_your_turn())
         self.confirming = None
         state = self.state()
         assert state is not None

@@ -318,7 +318,7 @@ class SugiUI(GameUI[State]):
     def not_now(self) -> str:
         """Why no move can be sent now."""
         if not self.model.my_turn:
-            return "it is not your turn"
+            return self.not_your_turn()
         return "your hand is still on its way from the host: try again"
 
     def check(self, action: Action) -> list[Data]:
