@@ -313,6 +313,19 @@ def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name()
     assert "house greedy 2 wins." in text
 
 
+def test_a_tied_winner_is_explained_by_the_stack_on_the_final_screen() -> None:
+    """Seed 48's greedy game ends 77 to 77: the screen showed two equal scores and "ann
+    wins." without a word of why; R4 puts ahead the marker that reached the score first."""
+    state = played(10_000, seed=48)
+    result = state.result()
+    assert result.scores == (77, 77) and result.ranking[0] == 0
+    model = model_for(state, you=1)
+    text = screen_text(model, 80, 24)
+    assert ("ann wins.\nTied on 77 points: ann's marker reached 77 first, under greedy's in the "
+            "stack.\n") in text, text
+    assert "Tied on" not in screen_text(model_for(played(10_000)), 80, 24)  # no tie, no word
+
+
 def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal() -> None:
     """R7: advanced solo has no goal; the track is settled at the end (unflipped values and
     cacophony out, bonus in). The panel said "goal 75" with a bar to 75, and at the end a

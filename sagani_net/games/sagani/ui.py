@@ -27,6 +27,7 @@ Typed commands count offer and storage tiles from 1, as on screen::
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -554,6 +555,14 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     if view["mode"] == "multi":
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        # Two equal scores and a winner: the rules' tie-break (R4) says why, as Sagrada's
+        # and Sugi's final screens do.
+        second = result["ranking"][1]
+        tied = result["scores"][winner]
+        if result["scores"][second] == tied:
+            why = (f"Tied on {tied} points: {model.sentence_name(winner)}'s marker reached "
+                   f"{tied} first, under {model.sentence_name(second)}'s in the stack.")
+            lines += [[("", row)] for row in textwrap.wrap(why, width)]
     return box(lines, width, height)
 
 
