@@ -75,11 +75,11 @@ _CONN_GLYPH = {"online": "●", "local": "●", "connecting": "◌", "reconnecti
 
 def status_line(model: ConsoleModel, width: int) -> Line:
     """Game, table, you, whose turn, connection. Where they do not all fit, the connection
-    is its glyph, then the table id goes (``sagani tables`` lists it), then the turn's words
-    are cut with ``…``: whose turn, who is away and the connection are what a player looks up
-    here in play, and a turn timer with a game's note ("YOUR TURN (30 s a turn) (tool or
-    pass) · away: bob") took the line past 80 columns, cutting off who was away and the
-    connection."""
+    is its glyph, then the table id goes (``sagani tables`` lists it), then your name (your
+    seat is on the board), then the turn's words are cut with ``…``: whose turn, who is away
+    and the connection are what a player looks up here in play, and a turn timer with a
+    game's note ("YOUR TURN (30 s a turn) (tool or pass) · away: bob") took the line past 80
+    columns, cutting off who was away and the connection."""
     you = (f"· you: {model.name(model.you)} " if model.you is not None
            else "" if model.replay_step else "· watching ")
     turn = "· " + turn_text(model) + " "
@@ -94,6 +94,8 @@ def status_line(model: ConsoleModel, width: int) -> Line:
         right = f" {_CONN_GLYPH.get(model.connection, '?')} "  # the glyph alone says it
     if columns(left) + columns(right) > width:
         left = f" {model.game} " + you + turn
+    if columns(left) + columns(right) > width and model.you is not None:
+        left = f" {model.game} " + turn
     room = max(0, width - columns(right))
     if columns(left) > room:
         left = cut(left, max(0, room - 2)) + "… "

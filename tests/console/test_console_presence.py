@@ -109,6 +109,11 @@ def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_colu
     top = screen_text(model, 80, 24).splitlines()[0]
     assert top.startswith(" sagrada · you: ann · YOUR TURN (30 s a turn) (choose a pattern)")
     assert top.rstrip().endswith("· away: cat  ●"), top
+    # A long name of yours goes next: it is on the board, who is away is nowhere else.
+    model.seats = [{"seat": 0, "name": "Maximilian-Alexander"}, *seats[1:]]
+    top = screen_text(model, 80, 24).splitlines()[0]
+    assert top.startswith(" sagrada · YOUR TURN (30 s a turn) (choose a pattern) · away: cat")
+    model.seats = seats
     for width in (60, 40):  # narrower still: the words cut with … and the connection kept
         top = screen_text(model, width, 24).splitlines()[0]
         assert top.rstrip().endswith("…  ●") and len(top) <= width, top
