@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 from collections.abc import Mapping
 
 from prompt_toolkit.styles import Style
 
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
 from sagani_net.gameui import Line, box, columns, cut, fit, line_text
+from sagani_net.gameui import wrap as gameui_wrap
 
 BASE_STYLE = {
     "status": "reverse",
@@ -131,14 +131,13 @@ def turn_text(model: ConsoleModel) -> str:
 
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken at spaces (a word longer
+    """``text`` in lines of at most ``width`` columns, broken at spaces (a word longer
     than a line is broken too); the lines after the first start with ``indent``.
 
     >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
     ['Glazing Hammer is', '  used on your', '  second turn']
     """
-    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
-                         drop_whitespace=True) or [""]
+    return gameui_wrap(text, width, indent)
 
 
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:

@@ -27,7 +27,6 @@ Typed commands count offer and storage tiles from 1, as on screen::
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -50,6 +49,7 @@ from sagani_net.gameui import (
     merge,
     nearest,
     pad,
+    wrap,
 )
 
 Cell = tuple[int, int]
@@ -562,7 +562,7 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
         if result["scores"][second] == tied:
             why = (f"Tied on {tied} points: {model.sentence_name(winner)}'s marker reached "
                    f"{tied} first, under {model.sentence_name(second)}'s in the stack.")
-            lines += [[("", row)] for row in textwrap.wrap(why, width)]
+            lines += [[("", row)] for row in wrap(why, width)]
     return box(lines, width, height)
 
 
