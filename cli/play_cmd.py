@@ -210,7 +210,7 @@ def run_play(args: argparse.Namespace) -> int:
         format="%(asctime)s %(name)s %(message)s",
     )
     with lock:
-        host = _start_host(data_dir, args.port)
+        host = _start_host(data_dir, args.port or _saved_port(data_dir))
         try:
             if not args.autoplay:
                 check.need_terminal("sagani play --autoplay KIND plays a game without one")
@@ -234,9 +234,23 @@ def _start_host(data_dir: Path, port: int) -> Host:
         # The player's own host, on 127.0.0.1: --seed deals a game again.
         host = Host(Store(data_dir), port=port, client_seeds=True)
     except zmq.ZMQError as exc:
+        if port and port == _saved_port(data_dir):  # taken since: the others must ask
+            return _start_host(data_dir, 0)
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
     host.serve_in_thread()
     return host
+
+
+def _saved_port(data_dir: Path) -> int:
+    """The port the unfinished game of the last ``sagani play`` here was served on, else 0 (a
+    free one): a person who took an open seat (``sagani join 127.0.0.1:PORT``) and whose
+    console waits, reconnecting, comes back to the resumed game by itself. On a new port it
+    tried the old one for ever, and nothing on either screen said the new one."""
+    try:
+        port = json.loads((data_dir / SESSION_FILE).read_text()).get("port")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return port if isinstance(port, int) and 0 < port <= 65535 else 0
 
 
 def set_aside(data_dir: Path) -> Path:
@@ -366,6 +380,9 @@ async def _play(
             await client.join(table, role="bot", seat=seat, name=_seat_name(kind))
             bots.append((client, kind))
             saved["bots"].append({"seat": seat, "kind": kind, "token": client.token})
+    port = int(address.rpartition(":")[2])
+    if saved.get("port") != port:
+        saved["port"] = port
         write_private(data_dir / SESSION_FILE, json.dumps(saved))  # seat tokens
     # The table's open seats, also when it is resumed without --open: the person who takes
     # one sits at this machine, maybe at this screen.

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -128,6 +129,13 @@ class GameUI(Generic[StateT]):
         """The view the screen shows: the host's (a game that shows decisions chosen but not
         yet sent, as Sagrada does, shows the view they would leave)."""
         return self.model.view
+
+    def not_your_turn(self) -> str:
+        """Why a move is refused while it is not yours to make. A spectator (or a replay's
+        reader) has no seat: "it is not your turn" had them wait for a turn that never comes."""
+        if self.model.you is None:
+            return "you are watching: only the players move"
+        return "it is not your turn"
 
     # -- a local engine ---------------------------------------------------------------------
 
@@ -267,6 +275,41 @@ def cut(text: str, width: int) -> str:
         if used > width:
             return text[:n]
     return text
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns (:func:`columns`), broken at spaces (a
+    word longer than a line is broken too); the lines after the first start with ``indent``.
+    A name in Chinese or Japanese takes two columns a character: counted in characters, as
+    :func:`textwrap.wrap` counts, such a line ran past the screen and lost its end.
+
+    >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
+    ['Glazing Hammer is', '  used on your', '  second turn']
+    >>> wrap("山田太郎 wins the game", 10)
+    ['山田太郎', 'wins the', 'game']
+    """
+    width = max(1, width)
+    if text.isascii():
+        return textwrap.wrap(text, width, subsequent_indent=indent) or [""]
+    if columns(indent) >= width:
+        indent = ""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if columns(trial) <= width:
+            line = trial
+            continue
+        if line:
+            lines.append(line)
+        line = (indent if lines else "") + word
+        while columns(line) > width:  # a word longer than a line
+            head = cut(line, width) or line[0]
+            lines.append(head)
+            line = indent + line[len(head):]
+    if line:
+        lines.append(line)
+    return lines or [""]
 
 
 def pad(text: str, width: int) -> str:

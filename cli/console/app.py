@@ -803,8 +803,7 @@ class Console:
             model.page = HELP
             model.help_page = 0
 
-        @kb.add("h", filter=on_main & ~replaying & Condition(
-            lambda: model.private is not None and model.status != "over"))
+        @kb.add("h", filter=on_main & ~replaying & Condition(lambda: model.may_cover))
         def _cover(event: KeyPressEvent) -> None:
             """Cover or uncover what only you may see: for a screen others look at."""
             model.covered = not model.covered

@@ -145,6 +145,12 @@ class ConsoleModel:
         return self.you is not None and self.turn == self.you and not self.replay_step
 
     @property
+    def may_cover(self) -> bool:
+        """``h`` covers the screen: your seat holds something no one else may see (a hand, a
+        private objective), in a game not over and not a replay."""
+        return self.private is not None and self.status != "over" and not self.replay_step
+
+    @property
     def curtain(self) -> bool:
         """The screen hides the game: covered while your seat holds something no one else
         may see (a hand, a private objective), in a game not over. The game's part draws from

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 from collections.abc import Mapping
 
 from prompt_toolkit.styles import Style
 
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
-from sagani_net.gameui import Line, box, columns, fit, line_text, merge
+from sagani_net.gameui import Line, box, columns, cut, fit, line_text
+from sagani_net.gameui import wrap as gameui_wrap
 
 BASE_STYLE = {
     "status": "reverse",
@@ -74,29 +74,36 @@ _CONN_GLYPH = {"online": "●", "local": "●", "connecting": "◌", "reconnecti
 
 
 def status_line(model: ConsoleModel, width: int) -> Line:
-    """Game, table, you, whose turn, connection."""
-    parts: Line = [("class:status", f" {model.game} ")]
-    if model.table:
-        parts.append(("class:status", f"· table {model.table} "))
-    if model.you is not None:
-        parts.append(("class:status", f"· you: {model.name(model.you)} "))
-    elif not model.replay_step:
-        parts.append(("class:status", "· watching "))
-    parts.append(("class:status", "· " + turn_text(model) + " "))
+    """Game, table, you, whose turn, connection. Where they do not all fit, the connection
+    is its glyph, then the table id goes (``sagani tables`` lists it), then your name (your
+    seat is on the board), then the turn's words are cut with ``…``: whose turn, who is away
+    and the connection are what a player looks up here in play, and a turn timer with a
+    game's note ("YOUR TURN (30 s a turn) (tool or pass) · away: bob") took the line past 80
+    columns, cutting off who was away and the connection."""
+    you = (f"· you: {model.name(model.you)} " if model.you is not None
+           else "" if model.replay_step else "· watching ")
+    turn = "· " + turn_text(model) + " "
     right = (
         f" {model.replay_step} "
         if model.replay_step
         else f" {_CONN_GLYPH.get(model.connection, '?')} {model.connection} "
     )
+    table = f"· table {model.table} " if model.table else ""
+    left = f" {model.game} " + table + you + turn
+    if columns(left) + columns(right) > width and not model.replay_step:
+        right = f" {_CONN_GLYPH.get(model.connection, '?')} "  # the glyph alone says it
+    if columns(left) + columns(right) > width:
+        left = f" {model.game} " + you + turn
+    if columns(left) + columns(right) > width and model.you is not None:
+        left = f" {model.game} " + turn
+    room = max(0, width - columns(right))
+    if columns(left) > room:
+        left = cut(left, max(0, room - 2)) + "… "
     conn_style = (
         "class:status.online" if model.connection in ("online", "local") else "class:status.offline"
     )
-    used = columns(line_text(parts))
-    if used + len(right) > width and not model.replay_step:  # the glyph alone says it
-        right = f" {_CONN_GLYPH.get(model.connection, '?')} "
-    pad = max(0, width - used - len(right))
-    line = [*parts, ("class:status", " " * pad), (conn_style, right)]
-    return fit(merge(line), width)
+    pad = max(0, width - columns(left) - columns(right))
+    return fit([("class:status", left + " " * pad), (conn_style, right)], width)
 
 
 def turn_text(model: ConsoleModel) -> str:
@@ -124,14 +131,13 @@ def turn_text(model: ConsoleModel) -> str:
 
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken at spaces (a word longer
+    """``text`` in lines of at most ``width`` columns, broken at spaces (a word longer
     than a line is broken too); the lines after the first start with ``indent``.
 
     >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
     ['Glazing Hammer is', '  used on your', '  second turn']
     """
-    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
-                         drop_whitespace=True) or [""]
+    return gameui_wrap(text, width, indent)
 
 
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
@@ -234,7 +240,10 @@ KEYS_PER_PAGE = 17
 def keys_pages(model: ConsoleModel) -> list[list[str]]:
     """The first help pages: every key binding with its help line, as many pages as it takes
     for each to show whole at 80x24."""
-    entries = [f" {label:<8} {text}" for label, text in model.key_help]
+    # h only where it does something: a Sagani game, a spectator and a replay have nothing
+    # of their own to cover, and the page offered it to them.
+    entries = [f" {label:<8} {text}" for label, text in model.key_help
+               if label != "h" or model.may_cover]
     per_page = -(-len(entries) // -(-len(entries) // KEYS_PER_PAGE)) if entries else 1  # even
     chunks = [entries[i:i + per_page] for i in range(0, len(entries), per_page)] or [[]]
     # No count of its own beside the hint line's "page 1/5": two counts read as two books.

@@ -172,6 +172,39 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
         assert again.close() == 0
 
 
+def test_a_resumed_play_serves_on_its_port_and_the_joiner_comes_back_by_itself(
+    tmp_path: Path,
+) -> None:
+    """`sagani play --open 2` quit and resumed while the person at the open seat keeps their
+    console: the host serves on the port it had, so that console reconnects to the game.
+    Before, the resumed host took a free port: the joiner's console said 'reconnecting' for
+    ever, and no screen said where the game now was."""
+    with terminals() as consoles:
+        creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
+                           "--data-dir", str(tmp_path / "play"),
+                           env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(creator)
+        creator.wait_for(" --cover")
+        address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
+        assert address is not None
+        joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
+                          env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+        consoles.append(joiner)
+        joiner.wait_for("● online")
+        creator.wait_for("the game starts")
+        creator.send("q")
+        assert creator.close() == 0
+        joiner.wait_for("reconnecting")
+        again = Terminal("play", "--resume", "--data-dir", str(tmp_path / "play"),
+                         env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        consoles.append(again)
+        again.wait_for("ann: covered")
+        joiner.wait_for("● online", timeout_s=40)  # back at the same address, by itself
+        again.send("q")
+        joiner.send("q")
+        assert again.close() == 0 and joiner.close() == 0
+
+
 def test_unknown_bot_kind_is_refused_with_a_sentence(tmp_path: Path) -> None:
     done = sagani("play", "--bots", "clever", "--data-dir", str(tmp_path))
     assert done.returncode == 2

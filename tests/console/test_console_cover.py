@@ -123,3 +123,22 @@ def test_a_covered_console_still_seats_a_stand_in_for_an_away_player(host: Host)
             ann.close()
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
+def test_the_help_offers_h_only_where_there_is_something_of_yours_to_cover(host: Host) -> None:
+    """Sagani hides nothing of a seat's: the first help page offered 'h  cover or uncover
+    what only you may see', and h did nothing. Sugi's hand is there to cover."""
+    from console_kit import in_console
+
+    from sagani_net.cli.console.model import HELP
+
+    for game, offered in (("sagani", False), ("sugi", True)):
+        async def body(model: ConsoleModel, running, offered: bool = offered) -> None:  # type: ignore[no-untyped-def]
+            running.keys.send_text("?")
+            await until_async(lambda: model.page == HELP)
+            text = screen_text(model, 80, 24)
+            running.keys.send_text("x")  # back to the game, where q quits
+            await until_async(lambda: model.page != HELP)
+            assert "Keys" in text and (" h        cover or uncover" in text) == offered, text
+
+        in_console(host, body, game=game)

@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from cli_kit import Terminal, lan_party
-from console_kit import GAME_TIMEOUT_S, in_console, running_console, seated
+from console_kit import GAME_TIMEOUT_S, in_console, running_console, seated, start
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_net_support import until_async
@@ -409,3 +409,28 @@ def test_sagani_solo_offers_undo_only_once_there_is_a_step_to_undo(host: Host) -
         me.close()
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
+def test_a_spectators_move_is_refused_as_watching_not_as_waiting_for_a_turn(host: Host) -> None:
+    """A spectator who pressed 1 or typed a move read 'take 1: it is not your turn', as if
+    a turn of theirs would come; it says they are watching, in every game."""
+    async def main(game: str, typed: str) -> None:
+        me, bot, bot_task = await start(host, seed=5, game=game)
+        watcher = AsyncClient(host.endpoint)
+        assert me.replica is not None
+        await watcher.join(me.replica.table, role="spectator")
+        model = ConsoleModel()
+        try:
+            async with running_console(model, watcher) as running:
+                await until_async(lambda: model.view is not None and model.turn is not None)
+                running.console.run_command(typed)
+                assert "you are watching: only the players move" in model.message, model.message
+                assert "not your turn" not in screen_text(model, 80, 24)
+        finally:
+            bot_task.cancel()
+            for client in (me, bot, watcher):
+                client.close()
+
+    for game, typed in (("sagani", "take 1 at 0,0 rot 0"), ("sagrada", "choose 1"),
+                        ("sugi", "timeline 17 rot 90")):
+        asyncio.run(asyncio.wait_for(main(game, typed), 60))

@@ -90,3 +90,30 @@ def test_the_status_line_says_the_turn_timer_and_who_is_away() -> None:
     # When it is not the away player's turn, the status line still says who is away.
     model.host_turn = 1
     assert "YOUR TURN (90 s a turn) · away: bob" in screen_text(model, 80, 24)
+
+
+def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_columns() -> None:
+    """Sagrada's "(choose a pattern)" after "(30 s a turn)" took the top line past 80 columns:
+    it was cut in the middle of "pattern", with who was away and the connection cut off. The
+    table id goes first."""
+    from sagani_net.games import get_game
+
+    game = get_game("sagrada")
+    state = game.new_state(game.parse_config({"players": 3}), 1)
+    seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"},
+             {"seat": 2, "name": "cat", "away": True}]
+    model = ConsoleModel(you=0, seats=seats, turn_timer_s=30.0, connection="online",
+                         game="sagrada")
+    model.load({"table": "38019b53", "status": "running", "turn": 0, "view": state.view(0),
+                "private": state.private(0), "seats": seats})
+    top = screen_text(model, 80, 24).splitlines()[0]
+    assert top.startswith(" sagrada · you: ann · YOUR TURN (30 s a turn) (choose a pattern)")
+    assert top.rstrip().endswith("· away: cat  ●"), top
+    # A long name of yours goes next: it is on the board, who is away is nowhere else.
+    model.seats = [{"seat": 0, "name": "Maximilian-Alexander"}, *seats[1:]]
+    top = screen_text(model, 80, 24).splitlines()[0]
+    assert top.startswith(" sagrada · YOUR TURN (30 s a turn) (choose a pattern) · away: cat")
+    model.seats = seats
+    for width in (60, 40):  # narrower still: the words cut with … and the connection kept
+        top = screen_text(model, width, 24).splitlines()[0]
+        assert top.rstrip().endswith("…  ●") and len(top) <= width, top

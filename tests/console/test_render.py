@@ -234,6 +234,21 @@ def test_a_narrow_terminal_folds_the_panel_under_the_offer() -> None:
     assert "ann 4" in text and "greedy 16" in text and "Storage 2/4" in text
 
 
+def test_a_narrow_terminal_shows_every_players_score_whole() -> None:
+    """Four players at 70 columns: the folded score line was cut after the last player's
+    name, their score, discs and cacophony gone; an entry that does not fit takes a line."""
+    state = played(40, players=4)
+    model = model_for(state)
+    model.seats = [{"name": n} for n in ("ann", "greedy", "random", "greedy 2")]
+    for width in (70, 50):
+        text = screen_text(model, width, 24)
+        for seat in range(4):
+            s = state.view(0)["seats"][seat]
+            name = ("ann", "greedy", "random", "greedy 2")[seat]
+            assert f"{seat + 1} {name} {s['score']} ●{s['supply']}" in text, (seat, text)
+        assert all(len(line) <= width for line in text.splitlines())
+
+
 def test_five_offer_tiles_and_the_pile_fit_80_columns() -> None:
     state = played(0)
     assert len(state.offer) == 5
@@ -296,6 +311,19 @@ def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name()
     text = screen_text(model, 80, 24)
     assert "house gr 2" in text  # its row in the table of scores
     assert "house greedy 2 wins." in text
+
+
+def test_a_tied_winner_is_explained_by_the_stack_on_the_final_screen() -> None:
+    """Seed 48's greedy game ends 77 to 77: the screen showed two equal scores and "ann
+    wins." without a word of why; R4 puts ahead the marker that reached the score first."""
+    state = played(10_000, seed=48)
+    result = state.result()
+    assert result.scores == (77, 77) and result.ranking[0] == 0
+    model = model_for(state, you=1)
+    text = screen_text(model, 80, 24)
+    assert ("ann wins.\nTied on 77 points: ann's marker reached 77 first, under greedy's in the "
+            "stack.\n") in text, text
+    assert "Tied on" not in screen_text(model_for(played(10_000)), 80, 24)  # no tie, no word
 
 
 def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal() -> None:

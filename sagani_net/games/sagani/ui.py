@@ -43,11 +43,13 @@ from sagani_net.gameui import (
     Key,
     Line,
     box,
+    columns,
     fit,
     line_text,
     merge,
     nearest,
     pad,
+    wrap,
 )
 
 Cell = tuple[int, int]
@@ -553,6 +555,14 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     if view["mode"] == "multi":
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        # Two equal scores and a winner: the rules' tie-break (R4) says why, as Sagrada's
+        # and Sugi's final screens do.
+        second = result["ranking"][1]
+        tied = result["scores"][winner]
+        if result["scores"][second] == tied:
+            why = (f"Tied on {tied} points: {model.sentence_name(winner)}'s marker reached "
+                   f"{tied} first, under {model.sentence_name(second)}'s in the stack.")
+            lines += [[("", row)] for row in wrap(why, width)]
     return box(lines, width, height)
 
 
@@ -602,25 +612,31 @@ def folded_panel(ui: SaganiUI, width: int) -> list[Line]:
     assert view is not None
     seats = view["seats"]
     advanced = view["mode"] == "solo-advanced"
-    scores: Line = [("class:title", "Score" if advanced else f"Score ({view['threshold']})")]
+    title = "Score" if advanced else f"Score ({view['threshold']})"
+    # A player's entry is never cut: one that does not fit goes on a line of its own (four
+    # players at 70 columns lost the last one's score, disc supply and cacophony).
+    score_rows: list[Line] = [[("class:title", title)]]
     for seat in view["ranking"]:
         mark = "▶" if seat == model.turn else " "
         style = "class:you" if seat == model.you else ""
         s = seats[seat]
         caco = f" ✗{s['cacophony']}" if s["cacophony"] else ""
-        scores.append((style, f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} "
-                              f"●{s['supply']}{caco}"))
+        entry = f" {mark}{seat + 1} {model.name(seat, 8)} {s['score']} ●{s['supply']}{caco}"
+        if columns(line_text(score_rows[-1]) + entry) > width:
+            score_rows.append([("", " " * len(title))])
+        score_rows[-1].append((style, entry))
+    scores = score_rows[-1]
     if advanced:
         scores += [("", "  "), *advanced_final_line(ui)]
     top = view["top"]
     pile = f"Pile {view['pile']} top {LETTER[top[0]]}{top[1]}" if top else "Pile empty"
     if view["set_aside"]:
         pile += f"  set aside {set_aside_text(view)}"
-    lines = [scores, [("", pile)]]
+    lines = [*score_rows, [("", pile)]]
     if view["mode"] == "multi":
         stored = " ".join(f"{i + 1}:{LETTER[TILES[t].element]}{TILES[t].value}"
                           for i, t in enumerate(view["storage"]))
-        lines[1].append(("class:title" if view["intermezzo"] else "",
+        lines[-1].append(("class:title" if view["intermezzo"] else "",
                          f"  Storage {len(view['storage'])}/4 {stored}"))
     return [fit(merge(line), width) for line in lines]
 
@@ -880,7 +896,7 @@ class SaganiUI(GameUI[State]):
             rows = max(rows, max(ys) - min(ys) + 1)
         left = 2 + CELL_H * rows + 4  # title, ruler, cells, then the offer strip
         if width < NARROW_W:
-            return min(height, left + 2)  # the folded panel
+            return min(height, left + len(folded_panel(self, width)))
         side = len(score_lines(self, SIDE_W)) + 1 + len(pile_lines(self)) + 2
         return min(height, max(left, side))
 
@@ -1008,7 +1024,7 @@ class SaganiUI(GameUI[State]):
         """Raise CommandError unless ``source`` (if unsent) then the place are both legal."""
         state = self.state()
         if state is None or not self.model.my_turn:
-            raise CommandError("it is not your turn")
+            raise CommandError(self.not_your_turn())
         state = state.clone()
         try:
             if source is not None:
@@ -1136,7 +1152,7 @@ class SaganiUI(GameUI[State]):
         """Why ``action`` (not among :meth:`choices`) cannot be chosen now, in words."""
         view, what = self.view, action.typed()
         if view is None or not self.model.my_turn:
-            return f"{what}: it is not your turn"
+            return f"{what}: {self.not_your_turn()}"
         if self.phase != "choose":
             return f"{what}: place the tile in hand first (Enter, or :place x,y)"
         if view["mode"] != "multi":

@@ -69,6 +69,7 @@ from sagani_net.gameui import (
     merge,
     nearest,
     pad,
+    wrap,
 )
 
 STYLES = {
@@ -921,7 +922,7 @@ class SagradaUI(GameUI[State]):
             self.candidate = self.chosen_ahead = action.number
             return []
         if not self.mine():
-            raise CommandError("it is not your turn")
+            raise CommandError(self.not_your_turn())
         self.confirming = None
         state = self.state()
         assert state is not None
@@ -1438,7 +1439,9 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
     if "privates" in view:
         privates = ", ".join(f"{model.name(s)} " + "/".join(COLOUR_NAMES[COLOURS.index(c)]
                              for c in own) for s, own in enumerate(view["privates"]))
-        lines.append([("class:dim", f"Private objectives: {privates}")])
+        # Wrapped: four names of ten characters took it past 80 columns, the last colour cut.
+        lines += [[("class:dim", row)]
+                  for row in wrap(f"Private objectives: {privates}", width, "  ")]
     lines.append([])
     if "target" not in result and result["ranking"]:
         winner = result["ranking"][0]

@@ -318,7 +318,7 @@ class SugiUI(GameUI[State]):
     def not_now(self) -> str:
         """Why no move can be sent now."""
         if not self.model.my_turn:
-            return "it is not your turn"
+            return self.not_your_turn()
         return "your hand is still on its way from the host: try again"
 
     def check(self, action: Action) -> list[Data]:
@@ -456,8 +456,9 @@ class SugiUI(GameUI[State]):
         if self.phase == PUSH:
             if self.playing():
                 if d not in state.push_options():
-                    self.model.say(f"cannot push {DIRECTIONS[d]}: "
-                                   f"{' '.join(DIRECTIONS[o] for o in state.push_options())}")
+                    ways = [DIRECTIONS[o] for o in state.push_options()]
+                    self.model.say(f"cannot push {DIRECTIONS[d]}: only {' or '.join(ways)} "
+                                   f"{'is' if len(ways) == 1 else 'are'} allowed")
                     return []
                 return self.check(Action("push", direction=d))
             return []

@@ -978,3 +978,30 @@ def test_a_solo_game_offers_no_tab_to_other_windows() -> None:
         state, events = played(2, players=players)
         model = model_for(state, events, state.current_seat)
         assert ("Tab windows" in screen_text(model, 80, 24).splitlines()[-2]) == tab
+
+
+def test_the_final_screen_says_every_private_objective_whole_with_long_and_wide_names() -> None:
+    """Four names of ten columns (one in Japanese, two columns a character): the line of
+    private objectives ran past 80 columns and the last colour read 'purp'; it wraps, and a
+    log line with such a name wraps by columns too."""
+    state, events = played(0, players=4, seed=2)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    while not state.is_over():
+        events += state.apply(policy.choose(state, rng))
+    model = model_for(state, events, 0)
+    names = ["山田太郎山", "Maximilian", "greedy 2", "Zoë"]
+    model.seats = [{"name": n} for n in names]
+    model.status, model.page = "over", FINAL
+    text = screen_text(model, 80, 24)
+    said = " ".join(line.strip() for line in text.splitlines()
+                    if "Private objectives" in line or line.startswith("  "))
+    colours = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", "P": "purple"}
+    for seat, name in enumerate(names):
+        own = state.view(None)["privates"][seat]
+        assert f"{name} {'/'.join(colours[c] for c in own)}" in said, text
+    model.page = GAME
+    model.log.append("山田太郎山 uses Cork-backed Straightedge, paying 2 favour tokens, and "
+                     "places G5 at 3,3.")
+    text = screen_text(model, 80, 24)
+    assert ("山田太郎山 uses Cork-backed Straightedge, paying 2 favour tokens, and places\n"
+            "  G5 at 3,3.\n") in text, text

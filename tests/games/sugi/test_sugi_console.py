@@ -506,3 +506,23 @@ def test_the_last_resolution_wraps_whole_at_80x24() -> None:
                 face = line_text(card_fragments(card, rotation))
                 assert f"t{slot + 1} {face}" in block, (slot, text)
     assert seen
+
+
+def test_a_push_the_rules_forbid_names_the_ways_that_are_allowed() -> None:
+    """The ghost goes west c2 -> b2 and red must go aside, N or S: the right arrow said
+    'cannot push E: N S', two letters to puzzle out; it says which ways are allowed."""
+    from test_sugi_support import card
+
+    red_ghost, blue = card("red N", action="ghost"), card("blue N", action="free")
+    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="c2", samurai={"red": "b2"})
+    state.apply(Action.parse(f"action {red_ghost} ghost b2"))
+    model = ConsoleModel(connection="online", game="sugi")
+    model.load({"table": "t1", "you": 0, "status": "running",
+                "seats": [{"name": "ann"}, {"name": "bob"}],
+                "view": state.view(0), "private": state.private(0)})
+    assert "arrows push" in screen_text(model, 80, 24)
+    right = next(k for k in model.ui.key_bindings() if k.keys == ("right",))
+    assert right.run() == []
+    assert model.message == "cannot push E: only N or S are allowed"
+    down = next(k for k in model.ui.key_bindings() if k.keys == ("down",))
+    assert down.run() == [{"type": "push", "direction": "S"}]
