@@ -298,6 +298,21 @@ def test_the_final_screen_names_the_winner_whole_where_its_table_cuts_the_name()
     assert "house greedy 2 wins." in text
 
 
+def test_a_tie_on_the_final_screen_says_why_the_winner_is_ahead() -> None:
+    """R4: equal points go to the marker that got there first; the screen showed two equal
+    scores and a winner, and no reason."""
+    state = played(10_000)
+    model = model_for(state)
+    result = model.view["result"]
+    first, second = result["ranking"][:2]
+    result["scores"][second] = result["scores"][first]
+    text = screen_text(model, 80, 24)
+    tied = result["scores"][first]
+    assert f"Tied on {tied} points: the marker that got there first wins." in text
+    result["scores"][second] -= 1
+    assert "Tied on" not in screen_text(model, 80, 24)
+
+
 def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal() -> None:
     """R7: advanced solo has no goal; the track is settled at the end (unflipped values and
     cacophony out, bonus in). The panel said "goal 75" with a bar to 75, and at the end a

@@ -553,6 +553,11 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     if view["mode"] == "multi":
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
+        scores = result["scores"]
+        if len(result["ranking"]) > 1 and scores[winner] == scores[result["ranking"][1]]:
+            # R4: without it the screen shows two equal scores and a winner.
+            lines.append([("", f"Tied on {scores[winner]} points: the marker that got there "
+                               "first wins.")])
     return box(lines, width, height)
 
 
