@@ -81,6 +81,14 @@ def test_the_view_never_holds_private_objectives_dealt_patterns_or_the_seed() ->
                        "patterns": list(state.dealt[2]), "pattern": state.dealt[2][0]}
 
 
+def test_the_private_objectives_and_the_seed_are_shown_once_the_game_is_over() -> None:
+    # RULES.md, The end: the secrets of the setup become public with the result.
+    state = random_game(3, 0)
+    view = state.view(None)
+    assert view["privates"] == [["RYGBP"[c] for c in own] for own in state.privates]
+    assert view["seed"] == state.seed
+
+
 def test_snake_order_and_the_start_player_moves_on() -> None:
     state = chosen(new(3))
     assert state.order == (0, 1, 2, 2, 1, 0) and len(state.pool) == 7

@@ -116,6 +116,17 @@ def test_last_tie_break_is_the_later_first_turn_of_round_ten() -> None:
     assert len(set(result.scores)) == 1
 
 
+@pytest.mark.parametrize(("players", "ranking"), [(2, (0, 1)), (4, (0, 3, 2, 1))])
+def test_last_tie_break_when_round_ten_opens_with_another_seat(players, ranking) -> None:
+    # Round 10 starts with seat 9 % players = 1: first turns 1, 2, ..., then 0, which went last.
+    same = "R6 . . . .\n" + ". . . . .\n" * 3
+    state = table(players=players, windows=(same,) * players, tokens=(2,) * players,
+                  objectives=(1, 2, 3), privates=((0,),) * players)
+    result = finished(state)
+    assert len(set(result.scores)) == 1
+    assert result.ranking == ranking
+
+
 def test_full_ranking_for_four_players() -> None:
     state = table(players=4, windows=(FULL, ROWS_MIXED, ". . . . .\n" * 4, FULL),
                   tokens=(0, 0, 0, 1), objectives=(1, 2, 3), privates=((0,), (0,), (0,), (0,)))

@@ -67,6 +67,20 @@ def test_solo_pays_with_a_die_of_the_tools_colour_and_the_tool_leaves() -> None:
     assert "tool" not in kinds(state) and refusal(state, "draft 2") == "no_tool"
 
 
+#: SAGRADA.md, Tool cards: the colour of die that pays for each tool in the solo game.
+PAGE_COLOURS = {1: "P", 2: "B", 3: "R", 4: "Y", 5: "G", 6: "P", 7: "B", 8: "R", 9: "Y",
+                10: "G", 11: "P", 12: "B"}
+
+
+@pytest.mark.parametrize("tool", sorted(PAGE_COLOURS))
+def test_solo_tool_costs_a_die_of_the_pages_colour(tool: int) -> None:
+    state = table(players=1, tools=(tool,), pool="R1 Y2 G3 B4", windows=(ONE_DIE,))
+    assert state.view()["tools"] == [{"tool": tool, "uses": 0, "cost": PAGE_COLOURS[tool]}]
+    colour = "RYGBP".index(PAGE_COLOURS[tool])
+    pays = state._pay_options(0)
+    assert [COLOUR[state.pool[i]] for i in pays] == ([colour] if colour < 4 else [])
+
+
 def test_solo_glazing_hammer_needs_a_die_left_to_reroll_after_paying() -> None:
     state = table(players=1, tools=(7,), pool="B4", windows=(ONE_DIE,), turn=1)
     assert "tool" not in kinds(state)
@@ -383,6 +397,14 @@ def test_grinding_stone_turns_the_die_over() -> None:
     assert state.windows[0][1] == parse_die("Y5")
 
 
+@pytest.mark.parametrize("value", range(1, 7))
+def test_grinding_stone_turns_every_face_to_seven_minus_it(value: int) -> None:
+    state = table(tools=(10,), tokens=(5, 5), pool=f"Y{value} G5 B6 P1 P2",
+                  windows=(ONE_DIE, ONE_DIE))
+    events = play_text(state, "draft 1", "tool 10")
+    assert {"type": "die_turned", "seat": 0, "die": f"Y{7 - value}"} in events
+
+
 def test_grinding_stone_is_not_offered_when_the_turned_die_fits_nowhere() -> None:
     shape = ". 2 . . .\n2 2 . . .\n" + ". . . . .\n" * 2  # the open cells want a 2
     state = table(tools=(10,), tokens=(5, 5), pool="Y2 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE),
@@ -439,6 +461,36 @@ def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None
     assert moves and all(m.startswith("move 2,1 ") for m in moves)
     play_text(state, "stop")
     assert state.step is None and state.tool_done
+
+
+def test_tap_wheel_second_die_is_of_the_first_ones_colour() -> None:
+    # Red and green are both on the round track; once a red die moved, only red may follow.
+    window = "R3 G2 . . .\nR5 G1 . . .\n" + ". . . . .\n" * 2
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
+                  track={0: "R1 G4"}, round_=1)
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "tool 12")
+    assert {a.cell for a in state.legal_actions()} >= {cell("1,2"), cell("2,2")}  # green too
+    play_text(state, "move 1,1 to 1,3")
+    moves = {a.cell for a in state.legal_actions() if a.kind == "move"}
+    assert moves == {cell("2,1")}
+
+
+def test_tap_wheel_obeys_colour_and_value_restrictions() -> None:
+    # "obeying all rules": the red 3 may not go onto a blue cell nor onto a 4-cell.
+    window = "R3 G2 . . .\n" + ". . . . .\n" * 3
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
+                  patterns=(". . B 4 .\nR . . . .\n" + ". . . . .\n" * 2,), track={0: "R1"},
+                  round_=1)
+    state.order, state.seat = (0, 1, 1, 0), 0
+    play_text(state, "tool 12")
+    moves = {str(a) for a in state.legal_actions()}
+    assert "move 1,1 to 1,3" not in moves and "move 1,1 to 2,1" in moves
+    # With Y1 on 1,5, the 4-cell 1,4 is next to a die: only its value keeps R3 off it.
+    state.windows[0][cell("1,5")] = parse_die("Y1")
+    state.filled[0] |= 1 << cell("1,5")
+    state.cache = [None, None]
+    assert "move 1,1 to 1,4" not in {str(a) for a in state.legal_actions()}
 
 
 def test_tap_wheel_ends_by_itself_when_no_second_die_of_the_colour_can_move() -> None:

@@ -85,6 +85,14 @@ def test_planning_skips_a_seat_whose_hand_is_empty():
     assert s.current_seat == 2
 
 
+def test_a_seat_alone_with_cards_plays_on_until_the_timeline_is_full_or_its_hand_empty():
+    # S5: the others are skipped, not the planning ended: it ends only when every hand is empty.
+    s = position(hands=[[RED, RED2], []])
+    s.apply(act(f"timeline {RED} rot 0"))
+    assert s.phase == PLAN and s.current_seat == 0
+    assert s.legal_actions() and all(a.card == RED2 for a in s.legal_actions())
+
+
 def test_rotate_turns_a_face_up_forest_tile_and_its_obstacles():
     s = position(tiles={"b1": "NS"}, hands=[[RED_ROTATE, RED], [BLUE]])
     events = s.apply(act(f"action {RED_ROTATE} rotate b1 90"))
@@ -306,6 +314,17 @@ def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles_nor_past_
     assert targets == {"b4", "a3", "c3"}  # b2 is closed to the north, red stops it at a3
 
 
+def test_the_ghost_cannot_be_sent_past_the_first_space_holding_samurai():
+    # S10: it stops at the first space holding samurai; the spaces beyond are not offered.
+    s = position(hands=[[RED_GHOST], [BLUE]], ghost="b4", samurai={"red": "b2"})
+    names = ("b3", "b2", "b1", "b0")
+    targets = [n for n in names if parse_space(n) in s.ghost_targets()]
+    assert targets == ["b3", "b2"]
+    with pytest.raises(RuleError) as e:
+        s.apply(act(f"action {RED_GHOST} ghost b1"))
+    assert e.value.code == "ghost_cannot"
+
+
 def test_an_obstacle_found_face_down_stops_the_ghost_short():
     s = position(hands=[[RED_GHOST, RED], [BLUE]], tiles={"b2": "EW"}, hidden=("b2",),
                  samurai={c: "c0" for c in COLOURS})
@@ -502,6 +521,15 @@ def test_the_round_cap_ends_a_game_that_would_not_end():
     s.apply(Action.timeline(RED))
     events = s.apply(Action.timeline(BLUE))
     assert s.is_over() and types(events)[-1] == "game_over" and s.outcome.rounds == ROUND_CAP
+
+
+def test_the_round_before_the_cap_goes_on_to_the_next_round():
+    # G7/S14: the game ends after round 60, not before it (empty hands: maintenance just draws).
+    s = position(hands=[[RED], [BLUE]])
+    s.round, s.limit, s.edition = 59, 2, 1  # as the page counts, not ROUND_CAP
+    s.apply(Action.timeline(RED))
+    s.apply(Action.timeline(BLUE))
+    assert not s.is_over() and s.phase == PLAN and s.round == 60
 
 
 # -- our edition's rule: the Temple's call (S17) --------------------------------------------
