@@ -395,3 +395,22 @@ def test_play_with_standard_output_in_a_file_asks_whether_to_resume_on_the_termi
     again.wait_for("YOUR TURN")
     os.write(again.master, b"q")
     assert again.close() == 0
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+def test_replay_print_of_a_game_not_over_names_no_winner(game: str, tmp_path: Path) -> None:
+    """A record cut part-way (its result left out, as RECORD.md says to keep part of a game)
+    printed 'Game over' and 'greedy wins.' over the scores so far."""
+    done = sagani("selfplay", "--game", game, "--games", "1", "--seed", "4", "--records",
+                  str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text())
+    del record["result"]
+    record["actions"] = record["actions"][:20]
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(record))
+    shown = sagani("replay", str(part), "--print")
+    assert shown.returncode == 0, shown.stderr
+    assert "Game over" not in shown.stdout and "wins" not in shown.stdout, shown.stdout
+    assert shown.stdout.splitlines()[-1] == "Not over: the record ends here (move 20/20)."
