@@ -4,11 +4,16 @@ A process pool's worker waits on a queue whose writing end it holds itself (a sp
 gets both ends), so a parent gone without closing its pool (a SIGTERM, a SIGKILL) left its
 workers waiting for ever: ``sagani play``'s search bots, a tournament's games, an analysis's
 searches. Each worker made here watches its parent and ends once it is gone.
+
+Ctrl-C reaches the whole process group: the process that made the pool stops it (its
+KeyboardInterrupt), so a worker ends at once and says nothing, where one waiting for work
+printed a traceback of the pool's queue (a tournament with a core more than its games left).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -25,9 +30,15 @@ def pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecuto
 
 
 def _follow_parent(parent: int) -> None:
+    signal.signal(signal.SIGINT, _interrupted)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_S)
         os._exit(1)  # orphaned: whatever it works on, nobody is there to read it
 
     threading.Thread(target=watch, name="follow-parent", daemon=True).start()
+
+
+def _interrupted(signum: int, _frame: object) -> None:
+    os._exit(128 + signum)  # as a shell counts it: 130; the parent reports the interruption
