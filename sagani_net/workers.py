@@ -29,6 +29,25 @@ def pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecuto
                                initializer=_follow_parent, initargs=(os.getpid(),))
 
 
+def stop(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now, on an error or an interruption: the work not started is dropped
+    (the pool would do it all first) and the workers still busy are ended, not waited for (a
+    long search or game would hold Ctrl-C for minutes; ProcessPoolExecutor has no public way
+    to stop its workers before Python 3.14)."""
+    busy = list(pool._processes.values())
+    # (typeshed types this attribute as the thread's wakeup pipe; it is the thread)
+    manager: threading.Thread | None = pool._executor_manager_thread  # type: ignore[assignment]
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in busy:
+        process.terminate()
+    # The pool's own thread reaps the workers it sees die; joining them here at the same time
+    # could lose the exit status to it (a child then looks alive).
+    if manager is not None:
+        manager.join()
+    for process in busy:
+        process.join()
+
+
 def _follow_parent(parent: int) -> None:
     signal.signal(signal.SIGINT, _interrupted)
 

@@ -114,6 +114,7 @@ def run_games(
     from concurrent.futures import as_completed
 
     from sagani_net.workers import pool as worker_pool
+    from sagani_net.workers import stop as stop_workers
 
     with worker_pool(workers, context) as pool:
         futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
@@ -127,9 +128,9 @@ def run_games(
                 if on_result:
                     on_result(result)
         except BaseException:
-            # A failed game or record ends the run now: the games not yet started are
-            # dropped, not played out while the error waits.
-            pool.shutdown(wait=False, cancel_futures=True)
+            # A failed game or record, or Ctrl-C, ends the run now: the games not yet started
+            # are dropped and those under way stopped, not played out while the error waits.
+            stop_workers(pool)
             raise
         results = [f.result() for f in futures]
     return results
