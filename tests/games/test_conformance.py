@@ -407,3 +407,23 @@ def test_static_data_is_plain_data(name: str, config: Data) -> None:
     static = get_game(name).static_data(config)
     assert isinstance(static, dict) and static
     assert wire(static) == static
+
+
+@pytest.mark.parametrize(("name", "drop"), [
+    ("sagrada", {"rolls": ...}), ("sagrada", {"setup": None}),
+    ("sugi", {"reshuffles": ...}), ("sugi", {"deal": ...}), ("sugi", {"deal": None}),
+])
+def test_a_record_of_no_shape_records_had_is_bad_record(name: str, drop: dict[str, Any]) -> None:
+    """The shapes are Sagrada's setup and rolls, rolls alone, neither; Sugi's deal and
+    reshuffles, or neither. A record with one part left out (...) or null replayed, the part
+    dealt or rolled from its seed, quietly."""
+    game = get_game(name)
+    record = wire(replayed(name, configs(name)[0], games(name, configs(name)[0])[0])
+                  .to_record())
+    for field, value in drop.items():
+        record = {k: v for k, v in record.items() if k != field}
+        if value is not ...:
+            record[field] = value
+    with pytest.raises(RuleError) as refused:
+        game.from_record(record)
+    assert refused.value.code == "bad_record" and "a record" in refused.value.message
