@@ -408,9 +408,26 @@ def need_terminal(instead: str) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """``path.write_text(text)``; a failure (a full disk, a folder gone) is a UsageError."""
+    """``path.write_text(text)``, whole or not at all; a failure (a full disk, a folder gone) is
+    a UsageError. The text goes to a file beside it, renamed over it once written (its mode
+    kept), so that a failure or Ctrl-C leaves neither the first part of a record under its
+    name nor the old file gone; a path that is no regular file (/dev/stdout, a pipe) is
+    written to."""
     try:
-        path.write_text(text)
+        if path.exists() and not path.is_file():
+            path.write_text(text)
+            return
+        target = path.resolve()  # a link's file, not the link, is replaced
+        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+        try:
+            with open(part, "x") as out:
+                if target.exists():
+                    os.chmod(part, target.stat().st_mode & 0o7777)
+                out.write(text)
+            os.replace(part, target)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -222,8 +222,9 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
     rows = summarize(spec, results)
     print(format_table(spec, rows, time.monotonic() - started_s))
     if args.records:
-        index = [{"game": r.index, "seed": r.record["seed"], "strategies": list(r.strategies),
-                  "scores": list(r.scores), "ranking": list(r.ranking),
+        index = [{"game": r.index, "seed": spec.game_spec(r.index).seed,
+                  "strategies": list(r.strategies), "scores": list(r.scores),
+                  "ranking": list(r.ranking),
                   "file": _record_name(r)} for r in results]
         check.write_text(args.records / "index.json", json.dumps(index, indent=1) + "\n")
     if args.json:

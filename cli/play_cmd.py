@@ -42,7 +42,7 @@ from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host
 from sagani_net.game import Data, RuleError, winners, without_seat
 from sagani_net.games import DEFAULT_GAME, get_game
 from sagani_net.private_files import write_private
-from sagani_net.protocol.messages import printable
+from sagani_net.protocol.messages import MAX_NAME_LEN, printable
 from sagani_net.store import DB_NAME, Store
 
 if TYPE_CHECKING:
@@ -857,10 +857,12 @@ def run_replay(args: argparse.Namespace) -> int:
         # is untrusted input, so it gets a sentence, not a traceback.
         raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
     names: list[Any] = record["names"] if isinstance(record.get("names"), list) else []
-    # Not every game's view lists its seats (Sugi's does not): the record's names count too.
-    players = max(len(frames[0][0].get("seats", [])), len(names)) or 1
-    seats = [{"name": names[i] if i < len(names) and isinstance(names[i], str) else ""}
-             for i in range(players)]
+    rules = get_game(record.get("game", "sagani"))
+    state = rules.from_record(record)
+    # One name a seat, as long as a host lets one be: a record of 500,000 names, or of one
+    # name of 3 MB, kept the replay drawing them for minutes.
+    seats = [{"name": names[i][:MAX_NAME_LEN] if i < len(names) and isinstance(names[i], str)
+              else ""} for i in range(rules.seats(state.to_record()["config"]))]
     model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
                          game=record.get("game", "sagani"))
     if args.analysis is not None and args.analyze:
@@ -872,7 +874,7 @@ def run_replay(args: argparse.Namespace) -> int:
         from sagani_net.analysis import analyse
 
         verdicts = {v.index: v for v in analyse(record, progress=sys.stderr).verdicts}
-    steps = Replay(frames, over=get_game(model.game).from_record(record).is_over(),
+    steps = Replay(frames, over=state.is_over(),
                    verdicts=verdicts, record=record)
     if args.print:
         steps.show(model, len(frames) - 1)

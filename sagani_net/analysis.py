@@ -44,7 +44,6 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
-from threading import Thread
 from typing import Any, TextIO
 
 from sagani_net.bots.base import game_bots
@@ -55,6 +54,7 @@ from sagani_net.games import get_game
 from sagani_net.gameui import columns, cut, pad
 from sagani_net.protocol.messages import printable
 from sagani_net.workers import pool as worker_pool
+from sagani_net.workers import stop as stop_workers
 
 #: Iterations per decision by default: a 2-player Sagani game in under a minute on 2 cores
 #: (bench/analysis.py), with verdicts that mostly agree with a search four times as long.
@@ -402,21 +402,8 @@ def analyse(
                     done(future.result())
             except BaseException:
                 # Ctrl-C, a worker's error or on_verdict's own (a console closing): the
-                # decisions not started are dropped (the pool would search them all first),
-                # and those being searched are stopped, not waited for (ProcessPoolExecutor
-                # has no public way to stop its workers before Python 3.14).
-                searching = list(pool._processes.values())
-                # (typeshed types this attribute as the thread's wakeup pipe; it is the thread)
-                manager: Thread | None = pool._executor_manager_thread  # type: ignore[assignment]
-                pool.shutdown(wait=False, cancel_futures=True)
-                for process in searching:
-                    process.terminate()
-                # The pool's own thread reaps the workers it sees die; joining them here at
-                # the same time could lose the exit status to it (a child then looks alive).
-                if manager is not None:
-                    manager.join()
-                for process in searching:
-                    process.join()
+                # decisions not started are dropped, those being searched stopped.
+                stop_workers(pool)
                 raise
     verdicts = [found[p.index] for p in points]
     return Analysis(name, measure(name, seats), effort, verdicts,

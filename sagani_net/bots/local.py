@@ -80,6 +80,12 @@ class GameResult:
             self.made, self.state = {**self.state.to_record(), "names": names}, None
         return self.made
 
+    def without_record(self) -> GameResult:
+        """This result without its record or final state (its ``record`` is empty): what a
+        table of many games keeps of each."""
+        return GameResult(self.index, self.strategies, self.scores, self.ranking, self.seconds,
+                          self.actions, self.figures, made={})
+
     def __getstate__(self) -> dict[str, Any]:
         self.record  # noqa: B018 (made now: the state stays in this process)
         return dict(self.__dict__)

@@ -17,6 +17,7 @@ the same; so no strategy can peek at a secret and both paths give the same games
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import random
@@ -97,41 +98,51 @@ def run_games(
     """Play every game of ``spec`` on ``workers`` processes (default: every core).
 
     Results come back in game order whatever order the workers finish in, so the table
-    depends only on the spec. ``play`` must be a module-level function (it is pickled).
+    depends only on the spec. ``play`` must be a module-level function (it is pickled). Each
+    result's record goes to ``on_result`` and is not kept (``GameResult.without_record``): a
+    run of many games held every record to its end, and a tournament of random games grew by
+    40 MB a second.
     """
     workers = workers or os.cpu_count() or 1
-    games = [spec.game_spec(i) for i in range(spec.games)]
-    bar = Progress(len(games), progress)
+    games = (spec.game_spec(i) for i in range(spec.games))
+    bar = Progress(spec.games, progress)
     results: list[GameResult] = []
+
+    def finished(result: GameResult) -> None:
+        bar.tick(result)
+        if on_result:
+            on_result(result)
+        results.append(result.without_record())
+
     if workers == 1:
         for game in games:
-            results.append(play(game))
-            bar.tick(results[-1])
-            if on_result:
-                on_result(results[-1])
+            finished(play(game))
         return results
     # Imported here: a process pool costs self-play's start-up more than its games.
-    from concurrent.futures import as_completed
+    from concurrent.futures import FIRST_COMPLETED, wait
 
     from sagani_net.workers import pool as worker_pool
+    from sagani_net.workers import stop as stop_workers
 
     with worker_pool(workers, context) as pool:
-        futures: list[Future[GameResult]] = [pool.submit(play, game) for game in games]
+        pending: set[Future[GameResult]] = set()
         try:
-            # Each in turn as it ends. (A loop of wait(pending, FIRST_COMPLETED) went through
-            # every pending future at each game's end: quadratic; collecting 2,000 random
-            # games took this process about as much CPU as playing them took a worker.)
-            for future in as_completed(futures):
-                result = future.result()
-                bar.tick(result)
-                if on_result:
-                    on_result(result)
+            # A few games queued per worker, not every game at once: a future done is let
+            # go with its result, and each wait looks through a few futures, not thousands.
+            while True:
+                for game in itertools.islice(games, 2 * workers - len(pending)):
+                    pending.add(pool.submit(play, game))
+                if not pending:
+                    break
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    finished(future.result())
         except BaseException:
-            # A failed game or record ends the run now: the games not yet started are
-            # dropped, not played out while the error waits.
-            pool.shutdown(wait=False, cancel_futures=True)
+            # A failed game or record, or Ctrl-C, ends the run now: the games not yet started
+            # are dropped and those under way stopped, not played out while the error waits.
+            stop_workers(pool)
             raise
-        results = [f.result() for f in futures]
+    results.sort(key=lambda result: result.index)
     return results
 
 

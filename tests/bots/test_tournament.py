@@ -49,6 +49,20 @@ def test_on_workers_every_result_is_handed_on_once_and_kept_in_game_order() -> N
     assert [r.scores for r in results] == [r.scores for r in run_games(spec, workers=1)]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_record_goes_to_on_result_and_the_results_keep_none(workers: int) -> None:
+    """A tournament kept every game's record (or final state) to its end, and the futures
+    of every game at once: a run of random games grew by 40 MB a second."""
+    spec = TournamentSpec(lineup=("random", "random"), games=6, seed=5)
+    records: list[dict[str, object]] = []
+    results = run_games(spec, workers=workers, on_result=lambda r: records.append(r.record))
+    assert sorted(int(str(r["seed"])) for r in records) == sorted(
+        spec.game_spec(i).seed for i in range(6))
+    assert all(r["result"] for r in records)
+    assert [r.record for r in results] == [{}] * 6
+    assert [r.made for r in results] == [{}] * 6 and [r.state for r in results] == [None] * 6
+
+
 def test_a_different_seed_deals_different_games() -> None:
     one = TournamentSpec(lineup=("greedy", "random"), games=2, seed=1)
     two = TournamentSpec(lineup=("greedy", "random"), games=2, seed=2)

@@ -55,3 +55,61 @@ def test_a_tournament_killed_leaves_no_worker_behind(how: signal.Signals) -> Non
         for pid in workers:  # left behind by a failure: not by the next test's run
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() -> None:
+    """One game on two workers: Ctrl-C (SIGINT to the process group, as a terminal sends it)
+    printed 'Process ForkProcess-2: Traceback ... call_queue.get ... KeyboardInterrupt' from
+    the worker that had no game."""
+    process = subprocess.Popen(
+        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", "1",
+         "--iterations", "100000", "--workers", "2", "--seed", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        start_new_session=True, text=True)
+    workers: list[int] = []
+    try:
+        until(lambda: len(workers_of(process.pid)) == 2)
+        workers = workers_of(process.pid)
+        # The one with no game sleeps on the pool's queue (its start-up done); the other plays.
+        until(lambda: any(state(pid) == "S" for pid in workers))
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 130, err
+        assert "Traceback" not in err, err
+        until(lambda: all(gone(pid) for pid in workers))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def test_sigint_to_the_tournament_alone_stops_the_games_under_way() -> None:
+    """`kill -INT PID` (not the whole group, as a supervisor or a script may send it): the
+    games not started were dropped but those under way played on, a game of --iterations
+    100000 for hours, before the tournament ended."""
+    process = subprocess.Popen(
+        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", "4",
+         "--iterations", "100000", "--workers", "2", "--seed", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        start_new_session=True, text=True)
+    workers: list[int] = []
+    try:
+        until(lambda: len(workers_of(process.pid)) == 2)
+        workers = workers_of(process.pid)
+        until(lambda: all(state(pid) == "R" for pid in workers))  # both playing a game
+        os.kill(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 130, err
+        assert "Traceback" not in err, err
+        until(lambda: all(gone(pid) for pid in workers))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

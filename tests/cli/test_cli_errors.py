@@ -401,3 +401,33 @@ def test_a_bot_whose_host_stays_away_past_its_reconnect_time_says_so_in_one_line
         f"sagani bot: the host did not come back within 1 s \\(--reconnect waits longer\\): "
         f"no reply from {endpoint} to \\w+ after \\d+ tries; the bot stopped playing table "
         f"{table}", err.splitlines()[-1]), err
+
+
+def _files_of_4_kib() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # past it a write fails (EFBIG)
+
+
+def test_a_write_that_fails_leaves_no_half_a_file_and_keeps_the_old_one(tmp_path: Path) -> None:
+    """A full disk (here a 4 KiB limit on a file) left the first 4 KiB of a record under its
+    name in the records dir, and `--json FILE` over an older analysis left neither."""
+    records = tmp_path / "records"
+    done = subprocess.run([*RUN_SAGANI, "selfplay", "--games", "2", "--records", str(records)],
+                          capture_output=True, text=True, preexec_fn=_files_of_4_kib, timeout=60)
+    assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
+    assert list(records.iterdir()) == []
+    played = subprocess.run([*RUN_SAGANI, "selfplay", "--games", "1", "--records", str(records)],
+                            capture_output=True, text=True, timeout=60)
+    assert played.returncode == 0, played.stderr
+    record = tmp_path / "game.json"
+    next(records.iterdir()).rename(record)  # an analysis of its 40-odd moves: some 30 KiB
+    older = tmp_path / "analysis.json"
+    older.write_text('{"older": true}\n')
+    done = subprocess.run([*RUN_SAGANI, "analyze", str(record), "--iterations", "2", "--quiet",
+                           "--workers", "1", "--json", str(older)],
+                          capture_output=True, text=True, preexec_fn=_files_of_4_kib, timeout=60)
+    assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
+    assert older.read_text() == '{"older": true}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["analysis.json", "game.json",
+                                                           "records"]

@@ -428,3 +428,37 @@ def test_play_with_standard_output_in_a_file_asks_whether_to_resume_on_the_termi
     again.wait_for("YOUR TURN")
     os.write(again.master, b"q")
     assert again.close() == 0
+
+
+@pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
+def test_replay_print_of_a_game_not_over_names_no_winner(game: str, tmp_path: Path) -> None:
+    """A record cut part-way (its result left out, as RECORD.md says to keep part of a game)
+    printed 'Game over' and 'greedy wins.' over the scores so far."""
+    done = sagani("selfplay", "--game", game, "--games", "1", "--seed", "4", "--records",
+                  str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text())
+    del record["result"]
+    record["actions"] = record["actions"][:20]
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(record))
+    shown = sagani("replay", str(part), "--print")
+    assert shown.returncode == 0, shown.stderr
+    assert "Game over" not in shown.stdout and "wins" not in shown.stdout, shown.stdout
+    assert shown.stdout.splitlines()[-1] == "Not over: the record ends here (move 20/20)."
+
+
+def test_replay_print_reads_one_name_a_seat_each_as_long_as_a_host_allows(tmp_path: Path) -> None:
+    """A record's names are by seat: one of 500,000 names, or with a name of 3 MB (both under
+    the 4 MiB a record may be), kept the replay drawing them for 45 s and 27 s; 0.4 s now."""
+    done = sagani("selfplay", "--games", "1", "--seed", "4", "--records", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text())
+    for names in (["ann", "bob", *["n"] * 500_000], ["x" * 3_000_000, "bob"]):
+        path.write_text(json.dumps({**record, "names": names}))
+        shown = subprocess.run([*RUN_SAGANI, "replay", str(path), "--print"],
+                               capture_output=True, text=True, timeout=15)
+        assert shown.returncode == 0, shown.stderr
+        assert "bob" in shown.stdout and names[0][:8] in shown.stdout

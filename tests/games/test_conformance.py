@@ -207,6 +207,26 @@ def test_a_record_whose_result_its_moves_do_not_make_is_bad_record(name: str,
             assert refused.value.code == "bad_record" and says in refused.value.message
 
 @cases
+def test_a_record_short_of_an_outcome_its_moves_met_is_bad_record(name: str,
+                                                                 config: Data) -> None:
+    """RECORD.md: a replay never rolls. A finished record with its last roll (Sagrada) or
+    reshuffle (Sugi) cut off replayed, quietly, with the missing ones rolled from its seed: a
+    record no program in another language could replay passed for a whole one."""
+    game = get_game(name)
+    for game_played in games(name, config):
+        record = wire(replayed(name, config, game_played).to_record())
+        for field in ("rolls", "reshuffles"):
+            if record.get(field):
+                for cut in ({**record, field: record[field][:-1]},
+                            {k: v for k, v in {**record, field: record[field][:-1]}.items()
+                             if k != "result"}):
+                    with pytest.raises(RuleError) as refused:
+                        game.from_record(cut)
+                    assert refused.value.code == "bad_record"
+                    assert "its play made" in refused.value.message, refused.value.message
+
+
+@cases
 def test_a_record_replays_from_its_own_outcomes_not_its_seed(name: str, config: Data) -> None:
     """Every random outcome is in the record (RECORD.md): with its seed changed, it replays to
     the same game (the seed is only where the outcomes came from)."""
@@ -387,3 +407,23 @@ def test_static_data_is_plain_data(name: str, config: Data) -> None:
     static = get_game(name).static_data(config)
     assert isinstance(static, dict) and static
     assert wire(static) == static
+
+
+@pytest.mark.parametrize(("name", "drop"), [
+    ("sagrada", {"rolls": ...}), ("sagrada", {"setup": None}),
+    ("sugi", {"reshuffles": ...}), ("sugi", {"deal": ...}), ("sugi", {"deal": None}),
+])
+def test_a_record_of_no_shape_records_had_is_bad_record(name: str, drop: dict[str, Any]) -> None:
+    """The shapes are Sagrada's setup and rolls, rolls alone, neither; Sugi's deal and
+    reshuffles, or neither. A record with one part left out (...) or null replayed, the part
+    dealt or rolled from its seed, quietly."""
+    game = get_game(name)
+    record = wire(replayed(name, configs(name)[0], games(name, configs(name)[0])[0])
+                  .to_record())
+    for field, value in drop.items():
+        record = {k: v for k, v in record.items() if k != field}
+        if value is not ...:
+            record[field] = value
+    with pytest.raises(RuleError) as refused:
+        game.from_record(record)
+    assert refused.value.code == "bad_record" and "a record" in refused.value.message

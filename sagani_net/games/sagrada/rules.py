@@ -1510,6 +1510,10 @@ def replay(record: Data) -> tuple[State, list[Data]]:
         number, for the first action that is not legal.
     """
     check_record(record, "sagrada", needs=("config", "seed"))
+    # The shapes records have had: setup and rolls, rolls alone, neither. Any other (a setup
+    # null, rolls left out beside a setup) was dealt or rolled from the seed, quietly.
+    if "setup" in record and (record["setup"] is None or "rolls" not in record):
+        raise RuleError("bad_record", "a record with its setup (a map) has its rolls too")
     rolls = recorded_outcomes(record, "rolls")
     state = State.new(SAGRADA.parse_config(record["config"]), record["seed"], record.get("setup"))
     state.script = rolls

@@ -1370,6 +1370,11 @@ def replay(record: Data) -> tuple[State, list[Data]]:
     check_record(record, "sugi")
     config = SUGI.parse_config(_edition_known(record.get("config", {})))
     seed, actions = record["seed"], record["actions"]
+    # Both, or (a record of an older shape) neither: one alone, or a deal null, was dealt or
+    # reshuffled from the seed, quietly.
+    if ("deal" in record) != ("reshuffles" in record) or record.get("deal", {}) is None:
+        raise RuleError("bad_record", "a record has its deal (a map) and its reshuffles, or "
+                        "(an older shape) neither")
     reshuffles = recorded_outcomes(record, "reshuffles")
     state = State.new(config["players"], seed, deal=record.get("deal"), edition=config["edition"])
     state.script = reshuffles
