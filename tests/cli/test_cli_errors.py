@@ -409,12 +409,18 @@ def _files_of_4_kib() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # past it a write fails (EFBIG)
 
 
+#: For a process under :func:`_files_of_4_kib`: Python would leave the first 4 KiB of a module's
+#: bytecode in the shared cache (tests/conftest.py), and every later import of it fail.
+NO_BYTECODE = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 def test_a_write_that_fails_leaves_no_half_a_file_and_keeps_the_old_one(tmp_path: Path) -> None:
     """A full disk (here a 4 KiB limit on a file) left the first 4 KiB of a record under its
     name in the records dir, and `--json FILE` over an older analysis left neither."""
     records = tmp_path / "records"
     done = subprocess.run([*RUN_SAGANI, "selfplay", "--games", "2", "--records", str(records)],
-                          capture_output=True, text=True, preexec_fn=_files_of_4_kib, timeout=60)
+                          capture_output=True, text=True, preexec_fn=_files_of_4_kib,
+                          env=NO_BYTECODE, timeout=60)
     assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
     assert list(records.iterdir()) == []
     played = subprocess.run([*RUN_SAGANI, "selfplay", "--games", "1", "--records", str(records)],
@@ -426,7 +432,8 @@ def test_a_write_that_fails_leaves_no_half_a_file_and_keeps_the_old_one(tmp_path
     older.write_text('{"older": true}\n')
     done = subprocess.run([*RUN_SAGANI, "analyze", str(record), "--iterations", "2", "--quiet",
                            "--workers", "1", "--json", str(older)],
-                          capture_output=True, text=True, preexec_fn=_files_of_4_kib, timeout=60)
+                          capture_output=True, text=True, preexec_fn=_files_of_4_kib,
+                          env=NO_BYTECODE, timeout=60)
     assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
     assert older.read_text() == '{"older": true}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["analysis.json", "game.json",
