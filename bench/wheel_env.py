@@ -34,8 +34,9 @@ def installed(venv: Path) -> Path:
         pip(sys.executable, "wheel", "--no-deps", "-w", str(out), str(source))
         (wheel,) = out.glob("sagani_net-*.whl")
         python = venv / "bin" / "python"
-        if python.exists():  # kept from an earlier run: its dependencies are there
+        if python.exists():  # kept from an earlier run: the wheel again, and any new dependency
             pip(python, "install", "--no-deps", "--force-reinstall", str(wheel))
+            pip(python, "install", str(wheel))
         else:
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
             pip(python, "install", str(wheel))
