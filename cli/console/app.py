@@ -268,6 +268,8 @@ class Console:
         self._told_move: str | None = None  # where the host moved when the console last said
         #: The seats whose players were away when the console last looked (for the log).
         self._away: set[int] = set()
+        #: The turn timer's seconds left on the top line when it was last drawn.
+        self._shown_left: int | None = None
         if client is not None and client.replica is not None and client.replica.game:
             model.set_game(client.replica.game)
         self.history = InMemoryHistory()
@@ -375,6 +377,9 @@ class Console:
                 self.model.connection = ONLINE
                 self._tell_unsent()
                 self.redraw()
+            elif self.model.my_turn and self.model.time_left_s != self._shown_left:
+                self.redraw()  # the turn timer's count on the top line
+            self._shown_left = self.model.time_left_s if self.model.my_turn else None
 
     def _tell_presence(self) -> None:
         """Say in the log who went away and who came back (heartbeats bring it between

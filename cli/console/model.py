@@ -7,7 +7,9 @@ part (:class:`sagani_net.gameui.GameUI`, ``model.ui``) keeps what you are choosi
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +71,10 @@ class ConsoleModel:
     view: Data | None = None
     #: The table's turn timer for people, seconds (None: none), as the status line says it.
     turn_timer_s: float | None = None
+    #: When the decision on screen was announced (``time.monotonic()``): the host counts each
+    #: decision's time from the update that announced it. None when the position came in a
+    #: snapshot (a join, a reconnect), whose age the host does not say.
+    announced_s: float | None = None
     #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
     host_turn: int | None = None
     #: What your seat alone may see (a hand, a private objective); None when nothing.
@@ -224,7 +230,7 @@ class ConsoleModel:
         if "you" in snapshot:
             self.you = snapshot["you"]
         self.seats = snapshot.get("seats", self.seats)
-        self._take(snapshot, [])
+        self._take(snapshot, [], announced=False)
 
     def receive(self, message: Data) -> None:
         """Take an update or an accepted reply: new view, and its events in words."""
@@ -237,7 +243,7 @@ class ConsoleModel:
         version = message.get("version")
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
             self.logged_version = max(self.logged_version, version)
-        self._take(message, events)
+        self._take(message, events, announced=True)
         # The update's own turn, not the view's: that may be past the next seat's move already.
         then = message.get("turn_then")
         if self.cover and isinstance(then, int) and then != self.you:
@@ -265,7 +271,9 @@ class ConsoleModel:
                     self.add_log(self.event_text(event))
         self.logged_version = max(self.logged_version, version)
 
-    def _take(self, message: Data, events: list[Data]) -> None:
+    def _take(self, message: Data, events: list[Data], announced: bool) -> None:
+        # The decision to make: a game's start is one at version 0, as each move's is one
+        decision = (self.version, self.status, self.turn)
         self.status = message.get("status", self.status)
         if "private" in message:
             self.private = message["private"]
@@ -275,6 +283,8 @@ class ConsoleModel:
         before = self.version
         if "view" in message and message["view"]:
             self.view = message["view"]
+        if (self.version, self.status, self.turn) != decision:
+            self.announced_s = time.monotonic() if announced else None
         if self.version != before:
             self.steps.clear()  # the host has the position now: what it accepted stays
             self.moved_on()
@@ -302,6 +312,15 @@ class ConsoleModel:
             dropped = len(self.log) - LOG_LIMIT
             del self.log[:dropped]
             self.log_mark = max(0, self.log_mark - dropped)
+
+    @property
+    def time_left_s(self) -> int | None:
+        """Whole seconds left of the turn timer for the decision on screen, counted from
+        when its update came (the host's clock starts as it sends it, and adds a grace); None
+        without a timer or when the position came in a snapshot."""
+        if self.turn_timer_s is None or self.announced_s is None:
+            return None
+        return max(0, math.ceil(self.turn_timer_s - (time.monotonic() - self.announced_s)))
 
     @property
     def version(self) -> int | None:

@@ -121,7 +121,8 @@ def turn_text(model: ConsoleModel) -> str:
     elif model.away(seat):
         who += " (away)"
     elif model.turn_timer_s is not None:  # the host plays a default move when it is up
-        who += f" ({model.turn_timer_s:g} s a turn)"
+        left = model.time_left_s if model.my_turn else None
+        who += f" ({model.turn_timer_s:g} s a turn)" if left is None else f" ({left} s left)"
     note = model.ui.turn_note()
     who = f"{who} {note}" if note else who
     # Away players whose turn it is not: seen on every screen, not only in the log.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from console_kit import running_console
 from test_net_support import choose, sessions_of_moves, until_async
@@ -90,6 +91,42 @@ def test_the_status_line_says_the_turn_timer_and_who_is_away() -> None:
     # When it is not the away player's turn, the status line still says who is away.
     model.host_turn = 1
     assert "YOUR TURN (90 s a turn) · away: bob" in screen_text(model, 80, 24)
+
+
+def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it() -> None:
+    """The top line said "(30 s a turn)" and never how much was left: the default move came
+    with no warning. The host counts a decision's time from the update that announced it, so
+    the console counts from that update's coming; a snapshot (a join, a reconnect) does not
+    say how old its position is, and the line keeps the timer's length."""
+    from sagani_net.games import get_game
+
+    game = get_game("sagani")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+    model = ConsoleModel(you=0, seats=seats, turn_timer_s=30.0)
+    model.load({"status": "running", "turn": 0, "view": state.view(0), "seats": seats})
+
+    def top() -> str:
+        return screen_text(model, 80, 24).splitlines()[0]
+
+    assert "YOUR TURN (30 s a turn)" in top()
+    # The game's start is announced at version 0, as the view of the table waiting was: the
+    # clock is the start's, not the join's.
+    model.load({"status": "open", "view": state.view(0)})
+    model.announced_s = time.monotonic() - 60  # the table waiting, told of a minute ago
+    model.receive({"type": "update", "status": "running", "turn": 0, "view": state.view(0)})
+    assert "YOUR TURN (30 s left)" in top()
+    state.apply(state.legal_actions()[0])  # Sagani's turn is two decisions: still ann's
+    assert state.current_seat == 0
+    model.receive({"type": "update", "turn": 0, "view": state.view(0)})
+    assert "YOUR TURN (30 s left)" in top()
+    assert model.announced_s is not None
+    model.announced_s -= 12.5
+    assert "YOUR TURN (18 s left)" in top()
+    model.announced_s -= 100
+    assert "YOUR TURN (0 s left)" in top()
+    model.host_turn = 1  # another's turn: their time is theirs to watch
+    assert "bob's turn (30 s a turn)" in top()
 
 
 def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_columns() -> None:
