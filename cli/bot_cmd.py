@@ -15,11 +15,11 @@ from typing import Any
 from sagani_net.bots import STRATEGIES, is_loaded, strategy_names, unknown_strategies
 from sagani_net.bots.tournament import (
     GameResult,
+    Standings,
     TournamentSpec,
     format_table,
     play_local,
     run_games,
-    summarize,
 )
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
@@ -212,27 +212,37 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         check.make_directory(args.records)
     if args.json:
         check.writable(args.json)
-    on_result = functools.partial(_save_record, args.records) if args.records else None
+    # Each game told to the table and its record written as it ends, nothing kept of it but
+    # its line in index.json (with --records, beside its file): millions of games in bounded
+    # memory.
+    standings = Standings(spec)
+    index: list[dict[str, Any]] = []
+
+    def on_result(result: GameResult) -> None:
+        standings.add(result)
+        if args.records:
+            _save_record(args.records, result)
+            index.append({"game": result.index, "seed": spec.game_spec(result.index).seed,
+                          "strategies": list(result.strategies), "scores": list(result.scores),
+                          "ranking": list(result.ranking), "file": _record_name(result)})
+
     started_s = time.monotonic()
     if args.network:
-        results = _run_networked(spec, args.workers, on_result)
+        _run_networked(spec, args.workers, on_result)
     else:
-        results = run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
-                            on_result=on_result)
-    rows = summarize(spec, results)
+        run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
+                  on_result=on_result, keep=False)
+    rows = standings.rows()
     print(format_table(spec, rows, time.monotonic() - started_s))
     if args.records:
-        index = [{"game": r.index, "seed": spec.game_spec(r.index).seed,
-                  "strategies": list(r.strategies), "scores": list(r.scores),
-                  "ranking": list(r.ranking),
-                  "file": _record_name(r)} for r in results]
+        index.sort(key=lambda entry: entry["game"])
         check.write_text(args.records / "index.json", json.dumps(index, indent=1) + "\n")
     if args.json:
         check.write_text(args.json, json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
     return 0
 
 
-def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) -> list[GameResult]:
+def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) -> None:
     """The tournament through a host on 127.0.0.1, free ports, a throwaway data dir."""
     import multiprocessing
 
@@ -246,9 +256,9 @@ def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) ->
         host.serve_in_thread()
         try:
             print(f"sagani tournament: host at {host.endpoint}", file=sys.stderr)
-            return run_games(spec, workers=workers, play=functools.partial(play_network,
-                             host.endpoint), progress=sys.stderr, on_result=on_result,
-                             context=multiprocessing.get_context("spawn"))
+            run_games(spec, workers=workers, play=functools.partial(play_network, host.endpoint),
+                      progress=sys.stderr, on_result=on_result, keep=False,
+                      context=multiprocessing.get_context("spawn"))
         finally:
             host.stop()
 

@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots.base import game_bots, seat_rngs
@@ -94,6 +95,7 @@ def run_games(
     progress: TextIO | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     context: BaseContext | None = None,
+    keep: bool = True,
 ) -> list[GameResult]:
     """Play every game of ``spec`` on ``workers`` processes (default: every core).
 
@@ -101,7 +103,8 @@ def run_games(
     depends only on the spec. ``play`` must be a module-level function (it is pickled). Each
     result's record goes to ``on_result`` and is not kept (``GameResult.without_record``): a
     run of many games held every record to its end, and a tournament of random games grew by
-    40 MB a second.
+    40 MB a second. ``keep`` False keeps no result at all (``on_result`` has each, as
+    :class:`Standings` takes them), and returns [].
     """
     workers = workers or os.cpu_count() or 1
     games = (spec.game_spec(i) for i in range(spec.games))
@@ -112,7 +115,8 @@ def run_games(
         bar.tick(result)
         if on_result:
             on_result(result)
-        results.append(result.without_record())
+        if keep:
+            results.append(result.without_record())
 
     if workers == 1:
         for game in games:
@@ -185,6 +189,27 @@ class Progress:
 
 
 @dataclass
+class Counted:
+    """Values seen, without keeping them: a tournament of millions of games holds a few
+    numbers a strategy, not a list that grows by a game's."""
+
+    count: int = 0
+    total: int = 0
+    least: int | None = None
+    most: int | None = None
+
+    def add(self, value: int) -> None:
+        self.count += 1
+        self.total += value
+        self.least = value if self.least is None else min(self.least, value)
+        self.most = value if self.most is None else max(self.most, value)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count if self.count else 0.0
+
+
+@dataclass
 class Row:
     """One strategy's line in the result table (counts are per seat played).
 
@@ -197,8 +222,8 @@ class Row:
     games: int = 0
     #: A win shared by k seats counts 1/k to each (Sugi's ties can stand).
     wins: float = 0
-    scores: list[int] = field(default_factory=list)
-    figures: dict[str, list[int]] = field(default_factory=dict)
+    scores: Counted = field(default_factory=Counted)
+    figures: dict[str, Counted] = field(default_factory=dict)
     elo: float = ELO_BASE
 
     @property
@@ -211,7 +236,7 @@ class Row:
 
     @property
     def mean_score(self) -> float:
-        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+        return self.scores.mean
 
     def to_dict(self) -> Data:
         low, high = self.ci
@@ -219,12 +244,12 @@ class Row:
                       "share": round(self.share, 4), "ci95": [round(low, 4), round(high, 4)],
                       "mean_score": round(self.mean_score, 2),
                       "elo": round(self.elo, 1)}
-        if self.scores:
-            data["best_score"] = max(self.scores)
+        if self.scores.count:
+            data["best_score"] = self.scores.most
         for title, values in self.figures.items():
-            if values:
-                data[f"mean_{title}"] = round(sum(values) / len(values), 2)
-                data[f"best_{title}"] = min(values)
+            if values.count:
+                data[f"mean_{title}"] = round(values.mean, 2)
+                data[f"best_{title}"] = values.least
         return data
 
 
@@ -279,43 +304,70 @@ def fit_elo(pairs: Iterable[tuple[str, str]], names: Sequence[str],
     return {name: ELO_BASE + 400 * math.log10(gamma[index[name]]) for name in names}
 
 
-def summarize(spec: TournamentSpec, results: Sequence[GameResult]) -> list[Row]:
-    """The result table, one row per strategy in lineup order.
+class Standings:
+    """The result table, told one game at a time (:meth:`add`), in any order: what it keeps
+    does not grow with the games (counts a strategy, and a count a pair of them for Elo).
 
     A game with several seats is won by the first of its ranking, or shared by the seats its
     result names (:func:`sagani_net.game.winners`); a one-seat game by reaching its goal (the
     result's ``won``), if it has one.
     """
-    names = list(dict.fromkeys(spec.lineup))
-    goal = spec.seats == 1 and any("won" in result.figures for result in results)
-    solo_figures = _solo_figures(spec) if goal else {}
-    rows = {name: Row(name, goal=goal, figures={title: [] for title in solo_figures.values()})
-            for name in names}
-    pairs: list[tuple[str, str]] = []
-    draws: list[tuple[str, str]] = []
-    for result in results:
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.spec = spec
+        self.names = list(dict.fromkeys(spec.lineup))
+        self._solo = _solo_figures(spec)
+        self._rows = {name: Row(name, figures={title: Counted() for title in self._solo.values()})
+                      for name in self.names}
+        #: Wins in whole shares (Fraction): the same sums whatever order the games end in.
+        self._wins = {name: Fraction(0) for name in self.names}
+        self._pairs: Counter[tuple[str, str]] = Counter()
+        self._draws: Counter[tuple[str, str]] = Counter()
+        self._goal = False
+
+    def add(self, result: GameResult) -> None:
+        rows = self._rows
         for seat, name in enumerate(result.strategies):
-            row = rows[name]
-            row.games += 1
-            row.scores.append(result.scores[seat])
-        if spec.seats > 1:
+            rows[name].games += 1
+            rows[name].scores.add(result.scores[seat])
+        if self.spec.seats > 1:
             shared = winners(result.ranking, result.figures)
             for seat in shared:
-                rows[result.strategies[seat]].wins += 1 / len(shared)
+                self._wins[result.strategies[seat]] += Fraction(1, len(shared))
             for i, a in enumerate(result.ranking):
                 for b in result.ranking[i + 1 :]:
                     pair = (result.strategies[a], result.strategies[b])
-                    (draws if a in shared and b in shared else pairs).append(pair)
-        elif result.figures.get("won"):
-            row = rows[result.strategies[0]]
-            row.wins += 1
-            for figure, title in solo_figures.items():
+                    (self._draws if a in shared and b in shared else self._pairs)[pair] += 1
+            return
+        self._goal = self._goal or "won" in result.figures
+        if result.figures.get("won"):
+            name = result.strategies[0]
+            self._wins[name] += 1
+            for figure, title in self._solo.items():
                 if figure in result.figures:
-                    row.figures[title].append(result.figures[figure])
-    if len(names) > 1 and (pairs or draws):
-        for name, elo in fit_elo(pairs, names, draws).items():
-            rows[name].elo = elo
-    return [rows[name] for name in names]
+                    rows[name].figures[title].add(result.figures[figure])
+
+    def rows(self) -> list[Row]:
+        """One row per strategy, in lineup order."""
+        for name, row in self._rows.items():
+            row.wins = float(self._wins[name])
+            row.goal = self._goal
+            if not self._goal:
+                row.figures = {}
+        if len(self.names) > 1 and (self._pairs or self._draws):
+            elo = fit_elo(self._pairs.elements(), self.names, self._draws.elements())
+            for name, rating in elo.items():
+                self._rows[name].elo = rating
+        return [self._rows[name] for name in self.names]
+
+
+def summarize(spec: TournamentSpec, results: Iterable[GameResult]) -> list[Row]:
+    """The result table of ``results`` (:class:`Standings`), one row per strategy in lineup
+    order."""
+    standings = Standings(spec)
+    for result in results:
+        standings.add(result)
+    return standings.rows()
 
 
 def _whole(wins: float) -> float:
@@ -370,10 +422,10 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
             line += f" {row.elo:>7.0f}"
         elif titles:
             for values in row.figures.values():
-                mean = f"{sum(values) / len(values):.2f}" if values else "-"
-                line += f" {mean:>11} {str(min(values)) if values else '-':>5}"
+                mean = f"{values.mean:.2f}" if values.count else "-"
+                line += f" {mean:>11} {values.least if values.count else '-':>5}"
         else:
-            line += f" {max(row.scores) if row.scores else '-':>5}"
+            line += f" {row.scores.most if row.scores.count else '-':>5}"
         lines.append(line)
     if several:
         # A strategy at two seats has two results a game: its row is per seat, which the
