@@ -78,8 +78,8 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message.splitlines()[0] if message else 'bad arguments'}"
-                     f" (see {self.prog} --help)\n")
+        said = message.splitlines()[0] if message else "bad arguments"
+        self.exit(2, shortened(f"{self.prog}: {said} (see {self.prog} --help)") + "\n")
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         """As argparse's, but an argument no parser knows is blamed on the subcommand it was
@@ -685,5 +685,25 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
 
 def fail(command: str, message: str) -> int:
     """Print a command's one-line error; returns the exit status 2."""
-    print(f"sagani {command}: {message}", file=sys.stderr)
+    print(shortened(f"sagani {command}: {message}"), file=sys.stderr)
     return 2
+
+
+#: An error line longer than this loses its middle: most lines quote what was given, and a
+#: 100,000-character argument made one of 100,000 characters, the advice at its end off screen.
+MAX_ERROR_CHARS = 400
+
+
+def shortened(line: str) -> str:
+    """``line``, its middle cut to `` … `` past :data:`MAX_ERROR_CHARS`: its start (the
+    command and what is wrong) and its end (what to do instead) stay.
+
+    >>> shortened("sagani x: unknown " + "y" * 1000 + "; known: a, b")[-40:]
+    'yyyyyyyyyyyyyyyyyyyyyyyyyyy; known: a, b'
+    >>> len(shortened("z" * 1000))
+    400
+    """
+    if len(line) <= MAX_ERROR_CHARS:
+        return line
+    tail = MAX_ERROR_CHARS * 3 // 5
+    return line[: MAX_ERROR_CHARS - tail - 3] + " … " + line[-tail:]

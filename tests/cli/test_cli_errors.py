@@ -15,7 +15,7 @@ import pytest
 from failover_kit import free_ports
 from test_net_support import RUN_SAGANI, start_host_process
 
-from sagani_net.cli.args import PROBE_ENV, UsageError
+from sagani_net.cli.args import MAX_ERROR_CHARS, PROBE_ENV, UsageError
 from sagani_net.cli.play_cmd import hold_lock
 from sagani_net.client import Client
 from sagani_net.games.sagani.rules import State
@@ -171,6 +171,24 @@ def test_a_bad_argument_is_one_line_and_exit_2(
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("sagani"), done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("argv", "start", "advice"), [
+    (["selfplay", "--policy", "x" * 100_000], "sagani selfplay: --policy: unknown xxx",
+     "or one of your own as MODULE:NAME or FILE.py:NAME"),
+    (["frob" + "y" * 100_000], "sagani: argument COMMAND: invalid choice: 'frobyyy",
+     "(see sagani --help)"),
+])
+def test_an_error_that_quotes_a_huge_argument_keeps_its_start_and_its_advice(
+        argv: list[str], start: str, advice: str) -> None:
+    """A 100,000-character argument was quoted whole: one line of 100,000 characters, what
+    to do instead at its end, screens away."""
+    done = subprocess.run([*RUN_SAGANI, *argv], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    line = done.stderr.removesuffix("\n")
+    assert done.returncode == 2 and "\n" not in line
+    assert len(line) <= MAX_ERROR_CHARS and " … " in line, len(line)
+    assert line.startswith(start) and line.endswith(advice), line
 
 
 def test_play_with_open_seats_takes_no_seed(tmp_path: Path) -> None:
