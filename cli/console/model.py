@@ -190,6 +190,12 @@ class ConsoleModel:
         """The seat's player is away (the host has not heard from them for a few seconds)."""
         return 0 <= seat < len(self.seats) and bool(self.seats[seat].get("away"))
 
+    def bot_seat(self, seat: int) -> bool:
+        """The seat runs on a bot's clock (kept for bots, or held by a bot), not on the turn
+        timer, which is for the seats people hold (PROTOCOL.md, section 9)."""
+        data = self.seats[seat] if 0 <= seat < len(self.seats) else {}
+        return data.get("kind") == "bot" or data.get("role") == "bot"
+
     def stood_in(self, seat: int) -> bool:
         """A bot plays the seat for its away player."""
         return 0 <= seat < len(self.seats) and bool(self.seats[seat].get("stand_in"))

@@ -127,6 +127,8 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     assert "YOUR TURN (0 s left)" in top()
     model.host_turn = 1  # another's turn: their time is theirs to watch
     assert "bob's turn (30 s a turn)" in top()
+    model.seats = [seats[0], {**seats[1], "kind": "bot"}]  # a bot's seat: its own deadline
+    assert "bob's turn" in top() and "s a turn" not in top(), top()
 
 
 def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_columns() -> None:
