@@ -249,7 +249,9 @@ class ConsoleModel:
         version = message.get("version")
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
             self.logged_version = max(self.logged_version, version)
-        self._take(message, events, announced=True)
+        # A snapshot (a join, a resync, a reconnect) does not say when its decision was
+        # announced: the turn timer's count is not started from it.
+        self._take(message, events, announced=message.get("type") != "snapshot")
         # The update's own turn, not the view's: that may be past the next seat's move already.
         then = message.get("turn_then")
         if self.cover and isinstance(then, int) and then != self.you:

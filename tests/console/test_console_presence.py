@@ -125,6 +125,11 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     assert "YOUR TURN (18 s left)" in top()
     model.announced_s -= 100
     assert "YOUR TURN (0 s left)" in top()
+    # Back from a reconnect, the console feeds the snapshot it took as a message of its own.
+    state.apply(state.legal_actions()[0])
+    model.receive({"type": "snapshot", "turn": state.current_seat, "view": state.view(0)})
+    model.host_turn = 0
+    assert "YOUR TURN (30 s a turn)" in top()
     model.host_turn = 1  # another's turn: their time is theirs to watch
     assert "bob's turn (30 s a turn)" in top()
     model.seats = [seats[0], {**seats[1], "kind": "bot"}]  # a bot's seat: its own deadline
