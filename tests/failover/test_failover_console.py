@@ -120,7 +120,9 @@ async def play_until(condition: Any, seen: Seen, play: Any, what: str = "") -> N
 async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Seen,
                   play: Any) -> None:
     """Until the active host names the follower its standby (so the follower has heard it: a
-    standby that never did never takes over) and the follower holds every entry it has.
+    standby that never did never takes over), the follower holds every entry it has, and the
+    console has heard of it too (a beat tells players, at most a heartbeat later: killed
+    before, the host leaves them the standby they knew, as a LAN party would meet it).
     ``names``: the request endpoints of the active host and of the follower."""
 
     async def named() -> bool:
@@ -133,7 +135,8 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
             client.close()
 
     async def caught_up() -> bool:
-        return await named() and cursor(follower) == cursor(active) > 0
+        told = all(c.client is None or c.client.standby == names[1] for c in seen.consoles[-1:])
+        return told and await named() and cursor(follower) == cursor(active) > 0
 
     await play_until(caught_up, seen, play, "the standby to catch up")
 
