@@ -136,13 +136,9 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
     host listens on 127.0.0.1), maybe at this very screen. Both consoles start covered, the
     invitation tells the joiner --cover, and a hand shows only once its player presses h.
     Before, each console drew its hand and family tree from the first screen on."""
-    # Ports below the ephemeral range (and the broadcasts' next to them): a test beside this
-    # one binding port 0 while the game is down could take one drawn from that range, and the
-    # resumed game would rightly go to a free port.
-    port = next(p for p in free_ports(16) if _free(p + 1))
     with terminals() as consoles:
         creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
-                           "--port", str(port), "--data-dir", str(tmp_path / "play"),
+                           "--data-dir", str(tmp_path / "play"),
                            env={"XDG_DATA_HOME": str(tmp_path / "ann")})
         consoles.append(creator)
         creator.wait_for(" --cover")  # the invitation, on the message line
@@ -194,9 +190,13 @@ def test_a_resumed_play_serves_on_its_port_and_the_joiner_comes_back_by_itself(
     console: the host serves on the port it had, so that console reconnects to the game.
     Before, the resumed host took a free port: the joiner's console said 'reconnecting' for
     ever, and no screen said where the game now was."""
+    # Ports below the ephemeral range (and the broadcasts' next to them): a test beside this
+    # one binding port 0 while the game is down could take one drawn from that range, and the
+    # resumed game would rightly go to a free port.
+    port = next(p for p in free_ports(16) if _free(p + 1))
     with terminals() as consoles:
         creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
-                           "--data-dir", str(tmp_path / "play"),
+                           "--port", str(port), "--data-dir", str(tmp_path / "play"),
                            env={"XDG_DATA_HOME": str(tmp_path / "ann")})
         consoles.append(creator)
         creator.wait_for(" --cover")
