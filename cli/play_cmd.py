@@ -210,7 +210,8 @@ def run_play(args: argparse.Namespace) -> int:
         format="%(asctime)s %(name)s %(message)s",
     )
     with lock:
-        host = _start_host(data_dir, args.port or _saved_port(data_dir))
+        # The port the game here had (a joiner waiting there comes back); a free one if taken.
+        host = _start_host(data_dir, args.port or _saved_port(data_dir), or_free=not args.port)
         try:
             if not args.autoplay:
                 check.need_terminal("sagani play --autoplay KIND plays a game without one")
@@ -227,14 +228,16 @@ def run_play(args: argparse.Namespace) -> int:
             host.stop()
 
 
-def _start_host(data_dir: Path, port: int) -> Host:
+def _start_host(data_dir: Path, port: int, or_free: bool = False) -> Host:
+    """The player's own host on ``port`` (0: a free one), or, ``or_free``, on a free one if
+    ``port`` is taken."""
     from sagani_net.host import Host
 
     try:
         # The player's own host, on 127.0.0.1: --seed deals a game again.
         host = Host(Store(data_dir), port=port, client_seeds=True)
     except zmq.ZMQError as exc:
-        if port and port == _saved_port(data_dir):  # taken since: the others must ask
+        if port and or_free:
             return _start_host(data_dir, 0)
         raise UsageError(f"cannot serve on 127.0.0.1:{port}: {exc}") from None
     host.serve_in_thread()

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from prompt_toolkit.styles import Style
 
 from sagani_net.cli.console.model import FINAL, GAME, HELP, ConsoleModel
-from sagani_net.gameui import Line, box, columns, cut, fit, line_text
-from sagani_net.gameui import wrap as gameui_wrap
+from sagani_net.gameui import Line, box, columns, cut, fit, line_text, wrap
 
 BASE_STYLE = {
     "status": "reverse",
@@ -130,16 +129,6 @@ def turn_text(model: ConsoleModel) -> str:
     gone = [model.name(s, 8) for s in range(len(model.seats))
             if s not in (seat, model.you) and model.away(s)]
     return f"{who} · away: {', '.join(gone)}" if gone else who
-
-
-def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """``text`` in lines of at most ``width`` columns, broken at spaces (a word longer
-    than a line is broken too); the lines after the first start with ``indent``.
-
-    >>> wrap("Glazing Hammer is used on your second turn", 20, "  ")
-    ['Glazing Hammer is', '  used on your', '  second turn']
-    """
-    return gameui_wrap(text, width, indent)
 
 
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:

@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,52 +65,49 @@ def state(pid: int) -> str:
         return "gone"
 
 
-def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() -> None:
-    """One game on two workers: Ctrl-C (SIGINT to the process group, as a terminal sends it)
-    printed 'Process ForkProcess-2: Traceback ... call_queue.get ... KeyboardInterrupt' from
-    the worker that had no game."""
+@contextlib.contextmanager
+def long_tournament(games: int) -> Iterator[tuple[subprocess.Popen[str], list[int]]]:
+    """`sagani tournament` of ``games`` search games on two workers, each far longer than a
+    test, in a process group of its own, once both workers are there; the group is killed
+    after, however the test ended."""
     process = subprocess.Popen(
-        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", "1",
+        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", str(games),
          "--iterations", "100000", "--workers", "2", "--seed", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         start_new_session=True, text=True)
-    workers: list[int] = []
     try:
         until(lambda: len(workers_of(process.pid)) == 2)
-        workers = workers_of(process.pid)
-        # The one with no game sleeps on the pool's queue (its start-up done); the other plays.
-        until(lambda: any(state(pid) == "S" for pid in workers))
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-        assert process.returncode == 130, err
-        assert "Traceback" not in err, err
-        until(lambda: all(gone(pid) for pid in workers))
+        yield process, workers_of(process.pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def ends_quietly(process: subprocess.Popen[str], workers: list[int]) -> None:
+    """The interrupted tournament exits 130 without a traceback, its workers gone."""
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err, err
+    until(lambda: all(gone(pid) for pid in workers))
+
+
+def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() -> None:
+    """One game on two workers: Ctrl-C (SIGINT to the process group, as a terminal sends it)
+    printed 'Process ForkProcess-2: Traceback ... call_queue.get ... KeyboardInterrupt' from
+    the worker that had no game."""
+    with long_tournament(games=1) as (process, workers):
+        # The one with no game sleeps on the pool's queue (its start-up done); the other plays.
+        until(lambda: any(state(pid) == "S" for pid in workers))
+        os.killpg(process.pid, signal.SIGINT)
+        ends_quietly(process, workers)
 
 
 def test_sigint_to_the_tournament_alone_stops_the_games_under_way() -> None:
     """`kill -INT PID` (not the whole group, as a supervisor or a script may send it): the
     games not started were dropped but those under way played on, a game of --iterations
     100000 for hours, before the tournament ended."""
-    process = subprocess.Popen(
-        [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", "4",
-         "--iterations", "100000", "--workers", "2", "--seed", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        start_new_session=True, text=True)
-    workers: list[int] = []
-    try:
-        until(lambda: len(workers_of(process.pid)) == 2)
-        workers = workers_of(process.pid)
+    with long_tournament(games=4) as (process, workers):
         until(lambda: all(state(pid) == "R" for pid in workers))  # both playing a game
         os.kill(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-        assert process.returncode == 130, err
-        assert "Traceback" not in err, err
-        until(lambda: all(gone(pid) for pid in workers))
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        ends_quietly(process, workers)

@@ -141,16 +141,23 @@ async def in_sync(follower: Path, active: Path, names: tuple[str, str], seen: Se
     await play_until(caught_up, seen, play, "the standby to catch up")
 
 
+def ann_at_a_new_table(active: HostProcess, players: int, seed: int
+                       ) -> tuple[str, argparse.Namespace]:
+    """A table of ``players`` at the active host, every seat but the first kept for bots, and
+    `sagani join --standby CODE --table T --name ann`'s arguments for it."""
+    watcher = Client(active.address)
+    table = watcher.create({"players": players}, seed=seed, bots=list(range(1, players)))
+    watcher.close()
+    return table, argparse.Namespace(spectate=False, table=table, game=None, players=players,
+                                     bots=0, name="ann", standby=StandbyCode.parse(active.code),
+                                     lan=False, cover=False)
+
+
 def test_a_console_with_its_standby_plays_on_through_two_kills(
     tmp_path: Path, seen: Seen, active: HostProcess
 ) -> None:
-    watcher = Client(active.address)
-    table = watcher.create({"players": 4}, seed=21, bots=[1, 2, 3])
-    watcher.close()
+    table, args = ann_at_a_new_table(active, 4, seed=21)
     bots = start_bots(active.address, table, 3, seed=21)
-    args = argparse.Namespace(spectate=False, table=table, game=None, players=4, bots=0,
-                              name="ann", standby=StandbyCode.parse(active.code),
-                              lan=False, cover=False)
     game = get_game("sagani")
     rng = random.Random(14)
     sent = {"version": -1, "at": 0.0}
@@ -230,12 +237,7 @@ def test_a_console_with_its_standby_plays_on_through_two_kills(
 def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     tmp_path: Path, seen: Seen, active: HostProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    watcher = Client(active.address)
-    table = watcher.create({"players": 2}, seed=3, bots=[1])
-    watcher.close()
-    args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
-                              name="ann", standby=StandbyCode.parse(active.code),
-                              lan=False, cover=False)
+    table, args = ann_at_a_new_table(active, 2, seed=3)
     beside = tmp_path / "user" / "standby"
 
     async def session(kill: bool) -> int:
@@ -277,12 +279,7 @@ def test_a_console_whose_standby_stopped_says_the_game_no_longer_goes_on_here(
     """Its message line said "if the host goes away, the game goes on here" for as long as it
     ran, after its standby was killed too; the host then went away, and the console only
     showed it was reconnecting."""
-    watcher = Client(active.address)
-    table = watcher.create({"players": 2}, seed=3, bots=[1])
-    watcher.close()
-    args = argparse.Namespace(spectate=False, table=table, game=None, players=2, bots=0,
-                              name="ann", standby=StandbyCode.parse(active.code),
-                              lan=False, cover=False)
+    table, args = ann_at_a_new_table(active, 2, seed=3)
 
     async def idle() -> None:
         pass
