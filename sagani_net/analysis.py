@@ -415,14 +415,15 @@ TEXT_WIDTH = 80
 
 
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
-                    every: bool = False) -> str:
+                    every: bool = False, unfinished: bool = False) -> str:
     """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
     (``every``: all), each by its move number as ``sagani replay`` steps to it (the record's
     action number plus 1: 'move 15/96' shows the verdict on action 14), the summary per seat
     and the time it took. Moves are written whole, as
     the console types them (:func:`shown`): a
     game whose moves are too long for two columns side by side (Sugi's) gets the best move
-    under the one played."""
+    under the one played. ``unfinished``: the record stops before the game's end (it has no
+    result), which a line under the first says: its summary is of the game so far."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
         # In columns, not characters: a name in Chinese takes two a character. Escaped: a
@@ -436,6 +437,8 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
              + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
     lines = [f"{get_game(analysis.game).title}: {count}",
              f"values are the {unit} of the seat that moved, in %"]
+    if unfinished:
+        lines.insert(1, "the record stops before the game's end: this is the game so far")
     listed = [v for v in analysis.verdicts if every or v.mark]
     moves = {t: shown(analysis.game, t) for v in listed for t in (v.played, v.best)}
     move = max([len("played"), *map(len, moves.values())])

@@ -315,6 +315,10 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
     table = subprocess.run([*sagani, str(path), "--iterations", "20", "--quiet"],
                            capture_output=True, text=True, check=True).stdout
     assert "mean loss" in table and "decisions searched" in table
+    # A record without its result is a game not over: the first line says the summary is of
+    # part of a game, where it read as a whole game's.
+    assert table.splitlines()[0].startswith("Sugi: 6 decisions"), table
+    assert table.splitlines()[1] == UNFINISHED, table
     (tmp_path / "bad.json").write_text('{"game": "sugi", "actions": 3, "seed": 1}')
     for args in ([str(tmp_path / "bad.json")], [str(tmp_path / "none.json")], [],
                  [str(path), "--iterations", "0"], [str(path), "--table", "t1"],
@@ -439,6 +443,10 @@ def test_a_first_format_sagani_record_is_analysed_with_its_own_players_and_mode(
     assert result.measure == measure
     assert [s.seat for s in result.summary] == list(range(players))
 
+#: What the text of a record without a result says under its first line.
+UNFINISHED = "the record stops before the game's end: this is the game so far"
+
+
 def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
     """'--workers 1000' on a short record forked 1,000 processes for a few searches (8.7 s
     for 20 decisions a single worker judges in 0.2 s) and said 'on 1000 workers'."""
@@ -453,6 +461,10 @@ def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
                      context=multiprocessing.get_context("fork"))
     assert result.workers == 3 and max(alive) <= 3, (result.workers, alive)
     assert "on 3 workers" in format_analysis(result)
+    whole, part = format_analysis(result), format_analysis(result, unfinished=True)
+    assert UNFINISHED not in whole
+    lines = whole.splitlines()
+    assert part.splitlines() == [lines[0], UNFINISHED, *lines[1:]], (whole, part)
 
 @pytest.mark.parametrize(("game", "played", "best", "rows"), [
     ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
