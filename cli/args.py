@@ -408,28 +408,63 @@ def need_terminal(instead: str) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """``path.write_text(text)``, whole or not at all; a failure (a full disk, a folder gone) is
-    a UsageError. The text goes to a file beside it, renamed over it once written (its mode
+    """``path.write_text(text)``, whole or not at all (:func:`writing`)."""
+    with writing(path) as out:
+        out.write(text)
+
+
+class writing:  # noqa: N801 (a context manager, used as a function is)
+    """``with writing(path) as out``: a file whose text becomes ``path``'s once the block ends
+    without an error; a failure (a full disk, a folder gone: an OSError in the block) is a
+    UsageError. The text goes to a file beside it, renamed over it once written (its mode
     kept), so that a failure or Ctrl-C leaves neither the first part of a record under its
     name nor the old file gone; a path that is no regular file (/dev/stdout, a pipe) is
-    written to."""
-    try:
-        if path.exists() and not path.is_file():
-            path.write_text(text)
-            return
-        target = path.resolve()  # a link's file, not the link, is replaced
-        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+    written to. (A class, not contextlib's decorator: the command line starts without
+    contextlib.)"""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.part: Path | None = None
+        self.out: IO[str] | None = None
+
+    def __enter__(self) -> IO[str]:
         try:
-            with open(part, "x") as out:
-                if target.exists():
-                    os.chmod(part, target.stat().st_mode & 0o7777)
-                out.write(text)
-            os.replace(part, target)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+            if self.path.exists() and not self.path.is_file():
+                self.out = open(self.path, "w")  # noqa: SIM115 (closed in __exit__)
+                return self.out
+            self.target = self.path.resolve()  # a link's file, not the link, is replaced
+            self.part = self.target.with_name(f".{self.target.name}.{os.getpid()}.part")
+            self.out = open(self.part, "x")  # noqa: SIM115 (closed in __exit__)
+            if self.target.exists():
+                os.chmod(self.part, self.target.stat().st_mode & 0o7777)
+            return self.out
+        except OSError as exc:
+            self._forget()
+            raise self._failed(exc) from None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: object) -> None:
+        try:
+            if self.out is not None:
+                self.out.close()
+            if exc is None and self.part is not None:
+                os.replace(self.part, self.target)
+                self.part = None
+        except OSError as failed:
+            exc = exc or failed
+        finally:
+            self._forget()
+        if isinstance(exc, OSError):
+            raise self._failed(exc) from None
+
+    def _forget(self) -> None:
+        if self.out is not None:
+            self.out.close()
+        if self.part is not None:
+            self.part.unlink(missing_ok=True)
+
+    def _failed(self, exc: OSError) -> UsageError:
+        return UsageError(f"cannot write {self.path}: {exc.strerror or exc}")
 
 
 def game_name(text: str) -> str:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import logging
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sagani_net.bots import STRATEGIES, is_loaded, strategy_names, unknown_strategies
 from sagani_net.bots.tournament import (
@@ -212,31 +214,32 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         check.make_directory(args.records)
     if args.json:
         check.writable(args.json)
-    # Each game told to the table and its record written as it ends, nothing kept of it but
-    # its line in index.json (with --records, beside its file): millions of games in bounded
-    # memory.
+    # Each game told to the table, and its record and its entry in index.json written, as it
+    # ends: nothing is kept of it, so that millions of games run in bounded memory.
     standings = Standings(spec)
-    index: list[dict[str, Any]] = []
-
-    def on_result(result: GameResult) -> None:
-        standings.add(result)
-        if args.records:
-            _save_record(args.records, result)
-            index.append({"game": result.index, "seed": spec.game_spec(result.index).seed,
-                          "strategies": list(result.strategies), "scores": list(result.scores),
-                          "ranking": list(result.ranking), "file": _record_name(result)})
-
     started_s = time.monotonic()
-    if args.network:
-        _run_networked(spec, args.workers, on_result)
-    else:
-        run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
-                  on_result=on_result, keep=False)
+    with (check.writing(args.records / "index.json") if args.records
+          else contextlib.nullcontext()) as out:
+        index = IndexWriter(out) if out is not None else None
+
+        def on_result(result: GameResult) -> None:
+            standings.add(result)
+            if index is not None:
+                _save_record(args.records, result)
+                index.add(result.index, {
+                    "game": result.index, "seed": spec.game_spec(result.index).seed,
+                    "strategies": list(result.strategies), "scores": list(result.scores),
+                    "ranking": list(result.ranking), "file": _record_name(result)})
+
+        if args.network:
+            _run_networked(spec, args.workers, on_result)
+        else:
+            run_games(spec, workers=args.workers, play=play_local, progress=sys.stderr,
+                      on_result=on_result, keep=False)
+        if index is not None:
+            index.close()
     rows = standings.rows()
     print(format_table(spec, rows, time.monotonic() - started_s))
-    if args.records:
-        index.sort(key=lambda entry: entry["game"])
-        check.write_text(args.records / "index.json", json.dumps(index, indent=1) + "\n")
     if args.json:
         check.write_text(args.json, json.dumps([row.to_dict() for row in rows], indent=1) + "\n")
     return 0
@@ -261,6 +264,31 @@ def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) ->
                       context=multiprocessing.get_context("spawn"))
         finally:
             host.stop()
+
+
+class IndexWriter:
+    """index.json's entries written to ``out`` as games end, in game order, as
+    ``json.dumps(entries, indent=1)`` writes the whole list: an entry waits only for the games
+    before it still under way (a few per worker), where the list of every game's entry was
+    kept to the end (about 600 bytes a game)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.waiting: dict[int, dict[str, Any]] = {}
+        self.written = 0
+
+    def add(self, game: int, entry: dict[str, Any]) -> None:
+        self.waiting[game] = entry
+        while self.written in self.waiting:
+            text = json.dumps(self.waiting.pop(self.written), indent=1)
+            self.out.write(("[\n" if self.written == 0 else ",\n")
+                           + textwrap.indent(text, " "))
+            self.written += 1
+
+    def close(self) -> None:
+        """End the list (every game is in)."""
+        assert not self.waiting, sorted(self.waiting)
+        self.out.write("\n]\n" if self.written else "[]\n")
 
 
 def _record_name(result: GameResult) -> str:
