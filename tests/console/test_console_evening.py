@@ -74,6 +74,23 @@ def test_r_with_no_tile_in_hand_in_a_2_player_game_says_why(host: Host) -> None:
     in_console(host, body)
 
 
+def test_enter_with_no_tile_in_hand_says_what_to_do_first(host: Host) -> None:
+    """Enter places the ghost; with no tile in hand it did nothing, as if the key were dead."""
+    async def body(model, running):  # type: ignore[no-untyped-def]
+        assert model.my_turn and model.ui.selection is None
+        running.keys.send_text("\r")
+        await until_async(lambda: model.message != "")
+        assert model.message == ("Enter places the tile in hand, and you hold none: take one "
+                                 "first (1-5, or d to draw)")
+        running.keys.send_text("1")  # a tile in hand: Enter places it, as before
+        await until_async(lambda: model.ui.selection is not None)
+        version = model.view["version"]
+        running.keys.send_text("\r")
+        await until_async(lambda: model.view["version"] > version)
+
+    in_console(host, body)
+
+
 def mute_bot_table(host: Host, game: str, seed: int):  # type: ignore[no-untyped-def]
     async def make() -> tuple[AsyncClient, AsyncClient]:
         me = AsyncClient(host.endpoint)

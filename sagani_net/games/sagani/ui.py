@@ -973,6 +973,8 @@ class SaganiUI(GameUI[State]):
                 when=lambda: not placing()),
             Key(("enter",), "place the tile where the ghost stands",
                 lambda: sent(self.confirm()), when=placing, label="Enter"),
+            # Without a tile in hand Enter did nothing at all, as if the key were dead.
+            Key(("enter",), "", self.nothing_to_place, when=lambda: not placing()),
         ]
         for key, (dx, dy) in {"up": (0, 1), "down": (0, -1), "left": (-1, 0),
                               "right": (1, 0)}.items():
@@ -1175,6 +1177,22 @@ class SaganiUI(GameUI[State]):
         if action.type == "pick":
             return f"{what}: storage tiles are picked only in an intermezzo"
         return f"{what}: passing is for an intermezzo, or when nothing else is open"
+
+    def nothing_to_place(self) -> list[Data]:
+        """Enter with no tile in hand: say what to do first (nothing is sent)."""
+        view = self.view
+        if view is None or not self.model.my_turn:
+            self.model.say(f"Enter places a tile: {self.not_your_turn()}")
+        elif view["intermezzo"] is not None:
+            self.model.say("Enter places the tile in hand, and you hold none: pick a storage "
+                           "tile first (1-4), or pass (p)")
+        elif view["mode"] != "multi":
+            self.model.say("Enter places the tile in hand, and you hold none: reveal the next "
+                           "tile first (r)")
+        else:
+            self.model.say("Enter places the tile in hand, and you hold none: take one first "
+                           "(1-5, or d to draw)")
+        return []
 
     def _start_cell(self) -> Cell:
         cells = self.legal_cells()
