@@ -519,7 +519,7 @@ class Console:
             with contextlib.suppress(HostTimeout, HostError, OSError):
                 moves = await client.history(max(self.model.logged_version, 0))
         self.model.seats = client.state.seats  # the names the log lines use
-        self.model.catch_up(moves, version, away)
+        self.model.catch_up(moves, version, away, started=client.state.status != "open")
         self._feed([], {"type": "snapshot", "version": version})
 
     def _feed(self, events: list[dict[str, Any]], message: dict[str, Any] | None = None) -> None:

@@ -257,14 +257,19 @@ class ConsoleModel:
         if self.cover and isinstance(then, int) and then != self.you:
             self.covered = True  # the turn passed to another seat: to the next player's eyes
 
-    def catch_up(self, moves: list[Data] | None, version: int, away: bool) -> None:
+    def catch_up(self, moves: list[Data] | None, version: int, away: bool,
+                 started: bool = False) -> None:
         """Log the moves up to ``version`` that the log lacks (after a join, a resume, a
         reconnect): ``moves`` is the host's ``history`` since :attr:`logged_version`, each
         ``{"version", "seat", "events"}``; None when the host could not give it, and the log
-        then says how many moves it misses. ``away``: they were made while you were away."""
+        then says how many moves it misses. ``away``: they were made while you were away.
+        ``started``: the game has started; a log that starts here with the whole game says
+        so first (the last seat's join starts the game in an update sent before its reply)."""
         since = max(self.logged_version, 0)
         told = [move for move in moves or () if since < move["version"] <= version]
         missed = version - since - len(told)
+        if started and self.logged_version < 0 and missed == 0:
+            self.add_log(self.event_text({"type": "game_started"}))
         if moves is None:
             if self.logged_version >= 0 and missed > 0:
                 self.add_log(f"{_moves(missed)} made while the connection was down: the board "

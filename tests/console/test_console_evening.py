@@ -130,6 +130,33 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
         asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
+def test_the_log_says_the_game_starts_to_the_last_seat_to_join_as_to_the_first(
+        host: Host) -> None:
+    """The last seat's join starts the game, in an update sent before its reply: that
+    console's log never said the game had started, where the first seat's did."""
+    async def main() -> None:
+        last, bot = await mute_bot_table(host, "sagani", 5)  # ann joins after the bot
+        model = ConsoleModel()
+        async with running_console(model, last):
+            await until_async(lambda: model.view is not None and model.log)
+            assert model.log[0] == "the game starts", model.log
+        first = AsyncClient(host.endpoint)
+        await first.connect()
+        table = await first.create({"players": 2}, game="sagani", seed=5)
+        await first.join(table, seat=0, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, first):
+            await until_async(lambda: model.view is not None)
+            second = AsyncClient(host.endpoint)
+            await second.join(table, seat=1, name="bob")
+            await until_async(lambda: "the game starts" in model.log)
+            assert model.log.count("the game starts") == 1, model.log
+        for client in (last, bot, first, second):
+            client.close()
+
+    asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
+
 def test_the_log_limiter_summary_says_what_it_held_back() -> None:
     """Its summary names the last line it held back, whole; no ``%s`` left unfilled."""
     now = [0.0]
