@@ -377,9 +377,9 @@ class Console:
                 self.model.connection = ONLINE
                 self._tell_unsent()
                 self.redraw()
-            elif self.model.my_turn and self.model.time_left_s != self._shown_left:
+            elif self.model.time_left_s != self._shown_left:
                 self.redraw()  # the turn timer's count on the top line
-            self._shown_left = self.model.time_left_s if self.model.my_turn else None
+            self._shown_left = self.model.time_left_s
 
     def _tell_presence(self) -> None:
         """Say in the log who went away and who came back (heartbeats bring it between

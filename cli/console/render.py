@@ -120,8 +120,8 @@ def turn_text(model: ConsoleModel) -> str:
     elif model.away(seat):
         who += " (away)"
     elif model.turn_timer_s is not None and not model.bot_seat(seat):
-        # the host plays a default move when it is up
-        left = model.time_left_s if model.my_turn else None
+        # The host plays a default move when it is up: everyone at the table sees it coming.
+        left = model.time_left_s
         who += f" ({model.turn_timer_s:g} s a turn)" if left is None else f" ({left} s left)"
     note = model.ui.turn_note()
     who = f"{who} {note}" if note else who

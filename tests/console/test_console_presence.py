@@ -130,8 +130,16 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     model.receive({"type": "snapshot", "turn": state.current_seat, "view": state.view(0)})
     model.host_turn = 0
     assert "YOUR TURN (30 s a turn)" in top()
-    model.host_turn = 1  # another's turn: their time is theirs to watch
+    model.host_turn = 1
     assert "bob's turn (30 s a turn)" in top()
+    # Another's turn counts down too: the table sees the default move coming. (It said the
+    # timer's length only, on the screens of everyone waiting.)
+    state.apply(state.legal_actions()[0])  # bob's first decision: his second is announced
+    assert state.current_seat == 1
+    model.receive({"type": "update", "turn": 1, "view": state.view(0)})
+    assert model.announced_s is not None
+    model.announced_s -= 7.5
+    assert "bob's turn (23 s left)" in top(), top()
     model.seats = [seats[0], {**seats[1], "kind": "bot"}]  # a bot's seat: its own deadline
     assert "bob's turn" in top() and "s a turn" not in top(), top()
 
