@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: second one on it would take the first one's WAL for damaged, and --salvage would move its
 #: live database aside.
 DATA_DIR_LOCK = "sagani.lock"
+#: The file in the data dir that holds the host's standby code (owner-only): a host whose
+#: standard output is a terminal does not print it there.
+STANDBY_CODE_FILE = "standby.code"
 #: A record larger than this is not one of ours (a long game's record is about 20 KB).
 MAX_RECORD_BYTES = 4 * 2**20
 

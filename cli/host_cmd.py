@@ -43,9 +43,6 @@ if TYPE_CHECKING:
 
 #: Open files a host asks the system for (at most its hard limit).
 DESCRIPTORS_WANTED = 65536
-#: The file in the data dir that holds the host's standby code (owner-only), for a host whose
-#: standard output is a terminal: the code is not printed there.
-STANDBY_CODE_FILE = "standby.code"
 #: How often a standby beside a console looks whether the console is still there.
 PARENT_CHECK_S = 0.5
 
@@ -277,8 +274,8 @@ def run_host(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)
-        else:  # beside a console, the console tells its player
-            _invite_when_active(pair, key, keys)
+        # Beside a console too (--with-parent), for its code file: the console names it.
+        _invite_when_active(pair, key, keys)
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
             _advertise_when_active(pair, args.bind, adverts)
@@ -327,7 +324,7 @@ def _invite(host: Host, link: standby.ActiveLink, key: bytes,
     # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
     print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
     pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
-    kept = host.store.data_dir / STANDBY_CODE_FILE
+    kept = host.store.data_dir / check.STANDBY_CODE_FILE
     write_private(kept, pair_code + "\n")
     if sys.stdout.isatty():
         # The host's screen, which anyone at the party may look at: the code opens every

@@ -673,6 +673,12 @@ async def _standby_beside(
         if await pair.active():
             print(f"this machine hosts the tables now (the host moved here at {pair.endpoint}); "
                   f"it goes on serving after you quit: stop it with `kill {pair.pid}`")
+            kept = folder / check.STANDBY_CODE_FILE  # written as it took over
+            if kept.exists():
+                # The party had no standby any more, and no code to start one with.
+                print("  a standby of it (only on a machine you trust with every game's "
+                      f"secrets) runs\n  sagani host --standby -\n  and is given the line of "
+                      f"{shlex.quote(str(kept))} when it asks")
         else:
             pair.stop()
 

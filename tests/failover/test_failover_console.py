@@ -264,6 +264,13 @@ def test_quitting_stops_the_standby_beside_the_console_unless_it_took_over(
     assert took_over.proc.poll() is None  # the party's host now: it goes on
     out = capsys.readouterr().out
     assert f"kill {took_over.pid}" in out
+    # The party's next standby needs a code of this host: the console names its file, where
+    # the party had no code at all (the one it was started with names the host that died).
+    code_file = beside / "standby.code"
+    assert f"and is given the line of {code_file} when it asks" in out, out
+    code = StandbyCode.parse(code_file.read_text().strip())
+    assert f":{code.port}" == took_over.endpoint[took_over.endpoint.rindex(":"):]
+    assert code_file.stat().st_mode & 0o077 == 0  # owner-only: it opens every game's secrets
     # The seat is kept at the host's new address, and sagani join knows it there.
     assert f"`sagani join {took_over.endpoint[6:]} --name ann` takes it back" in out
     saved = json.loads((tmp_path / "user" / play_cmd.JOIN_FILE).read_text())
