@@ -9,6 +9,10 @@ argparse.ArgumentTypeError: a port is 0..65535, not 70000
 Traceback (most recent call last):
 ...
 argparse.ArgumentTypeError: a seed is 0..9223372036854775807, not -1
+>>> seed("9" * 5000)  # past int()'s limit: its message named sys.set_int_max_str_digits
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: a seed is 0..9223372036854775807, not a number of 5000 digits
 """
 
 from __future__ import annotations
@@ -108,10 +112,13 @@ def _bad(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)
 
 
-def _int(text: str, what: str) -> int:
+def _int(text: str, what: str, within: str = "a smaller number") -> int:
     try:
         return int(text.strip(), 10)
     except (ValueError, AttributeError):
+        # Past int()'s 4,300 digits a whole number is still one: say what it is, not that.
+        if isinstance(text, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+            _bad(f"{what} is {within}, not a number of {len(text.strip().lstrip('+-'))} digits")
         _bad(f"{what} is a whole number, not {text!r}")
 
 
@@ -129,7 +136,7 @@ def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
     """A whole number in ``low..high``."""
 
     def read(text: str) -> int:
-        value = _int(text, what)
+        value = _int(text, what, f"{low}..{high}")
         if not low <= value <= high:
             _bad(f"{what} is {low}..{high}, not {value}")
         return value
