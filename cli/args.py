@@ -24,6 +24,8 @@ import re
 import sys
 from collections.abc import Callable
 
+from sagani_net import MAX_SEED
+
 # Imported where they are used: a command such as `sagani selfplay` starts with none of them
 # (pathlib, json and ipaddress, and the protocol's codec for its limits, cost it more than its
 # games; tests/cli/test_startup_imports.py). typing too: `sagani --help` would spend a tenth
@@ -182,7 +184,6 @@ def turn_timer(text: str) -> float:
 #: A seed is an id on the wire, whose ids are signed 64-bit (the protocol's ``MAX_ID``;
 #: tests/cli/test_startup_imports.py holds the two equal): written here so that reading a seed
 #: needs no codec.
-MAX_SEED = 2**63 - 1
 seed = int_in(0, MAX_SEED, "a seed")
 #: A table's most seats (the protocol's ``MAX_SEATS``, held equal by the same test).
 MAX_SEATS = 16

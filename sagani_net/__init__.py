@@ -26,3 +26,8 @@ The layers, each importing only those below it:
 """
 
 __version__ = "0.1.0"
+
+#: The largest seed a game is dealt from (the host draws them in 0..2^63-1): what a record, a
+#: request and the command line may hold. Here, where a command line reads it without
+#: importing the games.
+MAX_SEED = 2**63 - 1

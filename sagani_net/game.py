@@ -32,6 +32,8 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeGuard
 
+from sagani_net import MAX_SEED
+
 Data = dict[str, Any]
 #: The phase of every engine once its game is over.
 OVER = "over"
@@ -551,6 +553,11 @@ def check_record(record: Any, game: str, lists: Sequence[str] = ("actions",),
             raise RuleError("bad_record", f"the record has no {name!r}")
     if "seed" in needs and not is_int(record["seed"]):
         raise RuleError("bad_record", "seed must be an integer")
+    # Read by no replay of a record that holds its outcomes, but what RECORD.md says it is: a
+    # program in another language reads it too.
+    seed = record.get("seed")
+    if seed is not None and not (is_int(seed) and 0 <= seed <= MAX_SEED):
+        raise RuleError("bad_record", f"seed must be an integer 0..{MAX_SEED}, or null")
     for name in lists:
         if not isinstance(record[name], list):
             raise RuleError("bad_record", f"{name} must be a list")

@@ -180,10 +180,16 @@ def test_a_record_with_a_bad_header_is_bad_record(name: str, config: Data) -> No
     game = get_game(name)
     record = wire(game.new_state(config, 3).to_record())
     for bad in ({**record, "game": "chess"}, {k: v for k, v in record.items() if k != "actions"},
-                {**record, "actions": {}}, [record]):
+                {**record, "actions": {}}, [record],
+                # RECORD.md's seed: an integer 0..2^63-1 or null. A Sagani record, whose
+                # replay reads its tiles, took any seed at all: "x", -5, 2^70.
+                {**record, "seed": "x"}, {**record, "seed": -5}, {**record, "seed": 2**70},
+                {**record, "seed": 1.5}, {**record, "seed": True}):
         with pytest.raises(RuleError) as refused:
             game.from_record(bad)  # type: ignore[arg-type]
         assert refused.value.code == "bad_record", bad
+    for seed in (0, 2**63 - 1):
+        assert game.from_record({**record, "seed": seed}).version == 0
 
 
 
