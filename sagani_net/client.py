@@ -111,6 +111,9 @@ class Replica:
     deadline_s: float | None = None
     #: The table's turn timer for the seats people hold, seconds (None: none).
     turn_timer_s: float | None = None
+    #: When the last snapshot's decision runs out on this machine's clock (time.monotonic(),
+    #: from its ``turn_left_s``, grace not counted); None: no clock ran, or the host is older.
+    turn_due_s: float | None = None
     #: What this seat alone may see (``GameState.private``); None for a spectator or when the
     #: game gives the seat nothing.
     private: dict[str, Any] | None = None
@@ -126,6 +129,8 @@ class Replica:
         # .get: a host from before deadlines sends no such field.
         self.deadline_s = snapshot.get("deadline_s")
         self.turn_timer_s = snapshot.get("turn_timer_s")
+        left = snapshot.get("turn_left_s")
+        self.turn_due_s = time.monotonic() + left if isinstance(left, (int, float)) else None
         self._take(snapshot)
         # A snapshot is the whole truth, the seat's private part included (.get: older hosts).
         self.private, self.private_seq = snapshot.get("private"), self.seq

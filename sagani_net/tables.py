@@ -306,8 +306,7 @@ class Tables:
                 continue
             clock_s = self._clock_s(table, seat)
             assert clock_s is not None
-            grace_s = 0.0 if seat in table.stand_ins else DEADLINE_GRACE_S
-            self._due[table_id] = now_s + clock_s + grace_s
+            self._due[table_id] = now_s + clock_s + self._grace_s(table, seat)
         self._unstarted.clear()
 
     def reload(self) -> None:
@@ -641,6 +640,24 @@ class Tables:
             self._hold_over(table)
 
     # -- deadlines for bot seats ------------------------------------------------------------
+
+    @staticmethod
+    def _grace_s(table: Table, seat: int) -> float:
+        """The time past a decision's clock the host waits for an act on the network (none for
+        a stand-in, which is the host's own)."""
+        return 0.0 if seat in table.stand_ins else DEADLINE_GRACE_S
+
+    def _left_s(self, table: Table) -> float | None:
+        """Seconds left of the pending decision's clock (its grace not counted); None if none
+        runs. One armed in this batch starts when its update is sent: all of it is left."""
+        seat = self._timed_seat(table)
+        if seat is None:
+            return None
+        due_s = self._due.get(table.id)
+        if due_s is None:
+            clock_s = self._clock_s(table, seat) if table.id in self._unstarted else None
+            return None if clock_s is None else float(clock_s)
+        return round(max(0.0, due_s - self._grace_s(table, seat) - self.clock()), 3)
 
     def _timed_seat(self, table: Table) -> int | None:
         """The seat whose decision runs on the clock now, if any (:meth:`_clock_s`)."""
@@ -1015,7 +1032,9 @@ class Tables:
                 "turn": table.turn, "seats": self.seats(table), "you": seat,
                 "view": state.view(seat, shared=True),  # encoded at once
                 "private": None if seat is None else state.private(seat),
-                "deadline_s": table.deadline_s, "turn_timer_s": table.turn_timer_s}
+                "deadline_s": table.deadline_s, "turn_timer_s": table.turn_timer_s,
+                # A snapshot's position may be old to its reader: how long its decision has.
+                "turn_left_s": self._left_s(table)}
 
     def _final_record(self, table: Table) -> dict[str, Any]:
         """The record stored when a game ends: the game's own, with the names at its seats."""

@@ -545,7 +545,8 @@ class Console:
                 # The seat's private data, where the client keeps it apart from the view.
                 "private": getattr(replica, "private", None),
                 **({"type": message.get("type"), "version": message.get("version"),
-                    "turn_then": message.get("turn")} if message else {}),
+                    "turn_then": message.get("turn"), "turn_due_s": replica.turn_due_s}
+                   if message else {}),
             }
         )
         if self.model.curtain and self.app.layout.has_focus(self.command):

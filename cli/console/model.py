@@ -72,8 +72,8 @@ class ConsoleModel:
     #: The table's turn timer for people, seconds (None: none), as the status line says it.
     turn_timer_s: float | None = None
     #: When the decision on screen was announced (``time.monotonic()``): the host counts each
-    #: decision's time from the update that announced it. None when the position came in a
-    #: snapshot (a join, a reconnect), whose age the host does not say.
+    #: decision's time from the update that announced it; a snapshot (a join, a reconnect)
+    #: says how much of it is left. None when unknown (a snapshot of an older host).
     announced_s: float | None = None
     #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
     host_turn: int | None = None
@@ -236,7 +236,9 @@ class ConsoleModel:
         if "you" in snapshot:
             self.you = snapshot["you"]
         self.seats = snapshot.get("seats", self.seats)
-        self._take(snapshot, [], announced=False)
+        left_s = snapshot.get("turn_left_s")
+        due_s = time.monotonic() + left_s if isinstance(left_s, (int, float)) else None
+        self._take(snapshot, [], announced_s=self._announced(due_s))
 
     def receive(self, message: Data) -> None:
         """Take an update or an accepted reply: new view, and its events in words."""
@@ -249,9 +251,11 @@ class ConsoleModel:
         version = message.get("version")
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
             self.logged_version = max(self.logged_version, version)
-        # A snapshot (a join, a resync, a reconnect) does not say when its decision was
-        # announced: the turn timer's count is not started from it.
-        self._take(message, events, announced=message.get("type") != "snapshot")
+        # A snapshot (a join, a resync, a reconnect) may be of a decision announced long ago:
+        # its count goes by when the host said it runs out (``turn_due_s``, from the client).
+        self._take(message, events, announced_s=time.monotonic()
+                   if message.get("type") != "snapshot" else self._announced(
+                       message.get("turn_due_s")))
         # The update's own turn, not the view's: that may be past the next seat's move already.
         then = message.get("turn_then")
         if self.cover and isinstance(then, int) and then != self.you:
@@ -284,7 +288,12 @@ class ConsoleModel:
                     self.add_log(self.event_text(event))
         self.logged_version = max(self.logged_version, version)
 
-    def _take(self, message: Data, events: list[Data], announced: bool) -> None:
+    def _announced(self, due_s: float | None) -> float | None:
+        """When a decision whose clock runs out at ``due_s`` (None: unknown) was announced, as
+        the turn timer counts it."""
+        return None if due_s is None or self.turn_timer_s is None else due_s - self.turn_timer_s
+
+    def _take(self, message: Data, events: list[Data], announced_s: float | None) -> None:
         # The decision to make: a game's start is one at version 0, as each move's is one
         decision = (self.version, self.status, self.turn)
         self.status = message.get("status", self.status)
@@ -297,7 +306,7 @@ class ConsoleModel:
         if "view" in message and message["view"]:
             self.view = message["view"]
         if (self.version, self.status, self.turn) != decision:
-            self.announced_s = time.monotonic() if announced else None
+            self.announced_s = announced_s
         if self.version != before:
             self.steps.clear()  # the host has the position now: what it accepted stays
             self.moved_on()
@@ -329,8 +338,8 @@ class ConsoleModel:
     @property
     def time_left_s(self) -> int | None:
         """Whole seconds left of the turn timer for the decision on screen, counted from
-        when its update came (the host's clock starts as it sends it, and adds a grace); None
-        without a timer or when the position came in a snapshot."""
+        when its update came (the host's clock starts as it sends it, and adds a grace), or
+        from what a snapshot said was left; None without a timer, or when that is unknown."""
         if self.turn_timer_s is None or self.announced_s is None:
             return None
         return max(0, math.ceil(self.turn_timer_s - (time.monotonic() - self.announced_s)))

@@ -125,7 +125,8 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     assert "YOUR TURN (18 s left)" in top()
     model.announced_s -= 100
     assert "YOUR TURN (0 s left)" in top()
-    # Back from a reconnect, the console feeds the snapshot it took as a message of its own.
+    # Back from a reconnect, the console feeds the snapshot it took as a message of its own;
+    # one from a host that does not say what is left shows the timer's length.
     state.apply(state.legal_actions()[0])
     model.receive({"type": "snapshot", "turn": state.current_seat, "view": state.view(0)})
     model.host_turn = 0
@@ -142,6 +143,18 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     assert "bob's turn (23 s left)" in top(), top()
     model.seats = [seats[0], {**seats[1], "kind": "bot"}]  # a bot's seat: its own deadline
     assert "bob's turn" in top() and "s a turn" not in top(), top()
+    # A snapshot's decision may be old: the host says what is left of it, and the count goes
+    # on from there (it showed the timer's whole length till the next decision).
+    model.seats = seats
+    while state.current_seat != 0:
+        state.apply(state.legal_actions()[0])
+    model.receive({"type": "snapshot", "turn": 0, "view": state.view(0),
+                   "turn_due_s": time.monotonic() + 11.4})
+    assert "YOUR TURN (12 s left)" in top(), top()
+    joined = ConsoleModel(you=0, seats=seats, turn_timer_s=30.0)
+    joined.load({"status": "running", "turn": 0, "view": state.view(0), "seats": seats,
+                 "turn_left_s": 4.2})
+    assert "(5 s left)" in screen_text(joined, 80, 24).splitlines()[0]
 
 
 def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_columns() -> None:

@@ -74,6 +74,10 @@ def lines_of(moves: list[dict[str, Any]]) -> list[list[str]]:
     return [[game.event_text(event, NAMES) for event in move["events"]] for move in moves]
 
 
+#: The line a log that starts with the game starts with.
+START = "the game starts"
+
+
 def flat(groups: list[list[str]]) -> list[str]:
     return [line for group in groups for line in group]
 
@@ -215,7 +219,7 @@ def test_a_host_restart_mid_game_leaves_no_move_out_of_the_log(tmp_path: Path) -
                 table.moved(second.endpoint).play(3)
                 await until_async(lambda: model.logged_version == 12)
                 moves = lines_of(table.history()["moves"])
-                assert told(model) == flat(moves)
+                assert told(model) == [START, *flat(moves)]
                 # The moves made while away say so (a gap the client resyncs over, say a
                 # subscription still settling, may add the mark elsewhere too).
                 marked = model.log.index(moves[4][0])
@@ -280,8 +284,8 @@ def test_sagani_play_resumes_a_game_with_its_moves_in_the_log(
                                          consoles, bot_played))
         moves = lines_of(table.history()["moves"])
         table.raw.close()
-    assert len(moves) >= 8 and told(console.model) == flat(moves)
-    so_far = flat(moves[:6])
+    assert len(moves) >= 8 and told(console.model) == [START, *flat(moves)]
+    so_far = [START, *flat(moves[:6])]
     assert console.model.log[: len(so_far)] == so_far  # first, and unmarked
 
 
@@ -301,5 +305,5 @@ def test_sagani_join_with_a_saved_token_shows_the_moves_so_far(
                                          lambda c: c.model.logged_version == 7))
         moves = lines_of(table.history()["moves"])
         table.raw.close()
-    assert console.model.you == 0 and console.model.log == flat(moves)
+    assert console.model.you == 0 and console.model.log == [START, *flat(moves)]
     assert console.model.log_mark == len(console.model.log)  # the game so far: not news

@@ -9,6 +9,7 @@ seat back and plays on. A table may give the seats people hold a turn timer.
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,29 @@ def test_a_silent_player_is_away_and_a_stand_in_plays_until_it_comes_back(
     finally:
         ann.close()
         bob.close()
+
+
+def test_a_snapshot_tells_a_client_when_its_decision_runs_out(host: Host) -> None:
+    """Over the wire: a client's replica knows, from a snapshot, when the pending decision's
+    clock runs out on its own clock (a reconnecting console counts down from it)."""
+    table, clients = seated(host, turn_timer_s=30.0)
+    try:
+        before_s = time.monotonic()
+        replica = clients[1].sync()
+        after_s = time.monotonic()
+        assert replica.turn_due_s is not None
+        # Announced as the join's batch ended, before the sync: no more than all of it is
+        # left (the exact figures, on a clock the test moves: test_tables.py).
+        assert before_s < replica.turn_due_s <= after_s + 30.0, replica.turn_due_s - before_s
+    finally:
+        for client in clients:
+            client.close()
+    untimed, others = seated(host)
+    try:
+        assert others[0].sync().turn_due_s is None
+    finally:
+        for client in others:
+            client.close()
 
 
 def test_a_turn_timer_plays_the_default_move_for_a_person_and_is_kept_by_the_store(

@@ -129,6 +129,30 @@ def test_a_turn_timer_runs_for_the_seats_people_hold_and_stands_still_while_the_
     assert told[0]["events"][0] == {"type": "deadline_missed", "seat": seat}
 
 
+def test_a_snapshot_says_how_long_its_decision_has_left(tmp_path: Path) -> None:
+    """A snapshot (a join, a reconnect) may come long after its decision was announced: a
+    console back from a reconnect showed the timer's whole length while the default move came
+    sooner. ``turn_left_s`` is what is left of the clock, the grace not counted."""
+    room = Room(tmp_path)
+    table, tokens = room.game(turn_timer_s=30.0)
+    seat = room.state(table).current_seat
+    assert room.ask("sync", table=table, token=tokens[seat])["turn_left_s"] == 30.0
+    room.clock.advance(12.5)
+    assert room.ask("sync", table=table)["turn_left_s"] == 17.5
+    room.tables.delay_clocks(2.0)  # the host held up: the clock stood still
+    assert room.ask("sync", table=table)["turn_left_s"] == 19.5
+    room.clock.advance(19.5 + DEADLINE_GRACE_S / 2)  # in the grace: nothing left to count
+    assert room.ask("sync", table=table)["turn_left_s"] == 0.0
+    # Armed in this batch, its clock starts once the batch's updates are sent: all of it left.
+    room.play(table, tokens, moves=1)
+    legal = room.ask("legal", table=table, token=tokens[room.state(table).current_seat])
+    room.ask("act", table=table, token=tokens[legal["seat"]], seat=legal["seat"],
+             version=legal["version"], action=legal["actions"][0])
+    assert room.ask("sync", table=table)["turn_left_s"] == 30.0
+    untimed, _ = room.game()
+    assert room.ask("sync", table=untimed)["turn_left_s"] is None
+
+
 def test_player_seats_without_a_timer_never_run_on_a_clock(tmp_path: Path) -> None:
     room = Room(tmp_path)
     table, _ = room.game()

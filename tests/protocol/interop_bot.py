@@ -250,7 +250,8 @@ SEAT_INFO = {"seat": "int", "kind": "str", "taken": "bool", "role": "str?", "nam
              "away": "bool", "stand_in": "bool"}
 SNAPSHOT = {"table": "str", "game": "str", "config": "map", "status": "str", "seq": "int",
             "version": "int", "turn": "int?", "seats": "[seat_info]", "you": "int?",
-            "view": "map", "private": "map?", "deadline_s": "float?", "turn_timer_s": "float?"}
+            "view": "map", "private": "map?", "deadline_s": "float?", "turn_timer_s": "float?",
+            "turn_left_s": "float?"}
 ENVELOPE = {"v": "int", "type": "str", "id": "int"}
 SHAPES: dict[str, dict[str, str]] = {
     "seat_info": SEAT_INFO,
@@ -299,7 +300,8 @@ SHAPES: dict[str, dict[str, str]] = {
 }
 #: The fields the pages type as floats (`float` or `float|nil`), at any depth: nowhere else may
 #: a float appear ("no floats except where a field says so").
-FLOAT_FIELDS = frozenset(("heartbeat_s", "presence_s", "deadline_s", "turn_timer_s"))
+FLOAT_FIELDS = frozenset(("heartbeat_s", "presence_s", "deadline_s", "turn_timer_s",
+                          "turn_left_s"))
 
 
 def check_shape(value: Any, kind: str, where: str) -> None:
