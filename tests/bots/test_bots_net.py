@@ -19,6 +19,7 @@ from test_net_support import (
     Slow,
     port_of,
     running_host,
+    sessions_of_moves,
     start_host_process,
     until,
 )
@@ -33,6 +34,7 @@ from sagani_net.games import get_game
 from sagani_net.games.sagani.rules import State
 from sagani_net.games.sugi.rules import COMPONENTS
 from sagani_net.host import Host
+from sagani_net.tables import HOST_DEFAULT_SESSION
 
 FAST_MCTS = {"think_s": None, "iterations": 6}
 
@@ -119,8 +121,13 @@ def test_the_bot_command_creates_a_table_and_answers_every_move_within_its_deadl
         )
     assert done.returncode == 0, done.stderr
     assert "created table" in done.stdout and "game over" in done.stdout
-    slowest = re.search(r"slowest ([0-9.]+) s", done.stdout)
-    assert slowest and float(slowest[1]) < 0.5
+    # Within its deadline as the host counts it: the host played no default move for it.
+    # (The bot's own slowest wall time, under 0.5 s on a quiet machine, is no test's to hold:
+    # under a loaded machine's waits it failed a full suite.)
+    table = re.search(r"created table (\w+)", done.stdout)
+    assert table is not None and re.search(r"slowest [0-9.]+ s", done.stdout)
+    moves = sessions_of_moves(tmp_path, table[1])
+    assert moves and HOST_DEFAULT_SESSION not in {session for _, session in moves}, moves
 
 
 def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
