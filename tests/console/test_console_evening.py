@@ -130,6 +130,18 @@ def test_a_missed_deadline_reads_in_words_in_sagani_and_sugi(host: Host) -> None
         asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
+def test_sugi_enter_with_no_card_in_hand_says_what_to_do_first(host: Host) -> None:
+    """Enter with no card chosen did nothing at all, as if the key were dead."""
+    async def body(model, running):  # type: ignore[no-untyped-def]
+        await until_async(lambda: model.my_turn and model.private)
+        running.keys.send_text("\r")
+        await until_async(lambda: model.message != "")
+        assert model.message == ("Enter plays the card in hand, and you hold none: choose one "
+                                 "first (1-4)")
+
+    in_console(host, body, game="sugi", seed=SUGI_SEED)
+
+
 def test_the_log_says_the_game_starts_to_the_last_seat_to_join_as_to_the_first(
         host: Host) -> None:
     """The last seat's join starts the game, in an update sent before its reply: that

@@ -687,6 +687,7 @@ class SagradaUI(GameUI[State]):
         if view["phase"] == "choose":
             return self._choose_now()
         if not self.mine():
+            self.model.say(f"Enter places a die: {self.not_your_turn()}")  # not a dead key
             return []
         if self.confirming is not None:
             sent = [*self.plan, *self.confirming]

@@ -441,11 +441,20 @@ class SugiUI(GameUI[State]):
         return []
 
     def enter(self) -> list[Data]:
+        # Said why when there is nothing to play: the key did nothing at all, as if dead.
         if not self.playing():
+            self.model.say(f"Enter plays a card: {self.not_now()}")
             return []
         if self.phase == MAINTENANCE:
             return self.check(Action("discard", cards=tuple(sorted(self.marked))))
+        if self.phase == PUSH:
+            self.model.say("the timeline is pushed with the arrows: Enter plays nothing now")
+            return []
         if self.choice is None:
+            cards = len(self.hand)
+            numbers = "1" if cards == 1 else f"1-{cards}"
+            self.model.say("Enter plays the card in hand, and you hold none: choose one first "
+                           f"({numbers})" if cards else "Enter plays a card, and you have none")
             return []
         return self.check(self.choice.action())
 

@@ -523,6 +523,14 @@ def test_at_80x24_every_tool_shows_what_it_does_and_solo_patterns_show_no_tokens
     assert "target so far   0" in text and "(the track)" in text  # whole, not "(the"
 
 
+def test_enter_on_another_players_turn_says_so() -> None:
+    """Enter on another's turn did nothing and said nothing, as if the key were dead."""
+    state, events = played(6, seed=0)
+    model = model_for(state, events, 1 - state.current_seat)
+    assert model.ui.confirm() == []
+    assert model.message == "Enter places a die: it is not your turn"
+
+
 def test_tap_wheel_says_why_it_ends_after_one_move() -> None:
     """Seed 0 after 6 greedy decisions: Tap Wheel (key c) can move one die, and no second die
     of its colour can follow; the whole use is sent at the move, and the line says why."""
