@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sagani_net.protocol.errors import ProtocolError
-from sagani_net.protocol.wire import MAX_MAP_LEN, SUPPORTED_VERSIONS, VERSION
+from sagani_net.protocol.wire import MAX_MAP_LEN, SUPPORTED_VERSIONS, VERSION, kind_of
 
 MAX_ID = 2**63 - 1
 MAX_NAME_LEN = 64
@@ -246,9 +246,7 @@ def _bad_version(message: dict[str, Any]) -> str:
     version = message["v"]
     if type(version) is int:
         return f"protocol version {version} is not spoken here; use {VERSION}"
-    kind = {str: "a string", float: "a float", bool: "a boolean", type(None): "nil"}.get(
-        type(version), "not an integer")
-    return f"v, the protocol version, must be an integer, not {kind}; use {VERSION}"
+    return f"v, the protocol version, must be an integer, not {kind_of(version)}; use {VERSION}"
 
 
 def check_request(message: dict[str, Any]) -> dict[str, Any]:

@@ -94,8 +94,23 @@ def _unpack(frame: bytes, max_str: int, max_bin: int, max_array: int, max_map: i
     except Exception as exc:  # the unpacker raises several types for garbage input
         raise _unreadable(exc) from None
     if not isinstance(message, dict):
-        raise ProtocolError("bad_frame", f"a frame is one map, not {type(message).__name__}")
+        raise ProtocolError("bad_frame", f"a frame is one map, not {kind_of(message)}")
     return message
+
+
+#: What a decoded value is, in the protocol's words (PROTOCOL.md calls msgpack arrays lists),
+#: for refusals: a client in another language knows nil, not Python's NoneType.
+_KINDS = {type(None): "nil", bool: "a boolean", int: "an integer", float: "a float",
+          str: "a string", list: "a list", dict: "a map"}
+
+
+def kind_of(value: Any) -> str:
+    """What ``value`` is, in msgpack's words.
+
+    >>> kind_of(None), kind_of([1]), kind_of(True)
+    ('nil', 'a list', 'a boolean')
+    """
+    return _KINDS.get(type(value), "an unknown kind")
 
 
 #: msgpack's words for what is over a limit (``"5000 exceeds max_str_len(4096)"``), and ours: the

@@ -115,6 +115,11 @@ def config_words(config: Data) -> list[str]:
     return words
 
 
+#: An option's kind in a refusal, in the protocol's words: a client in any language reads it
+#: (Python's "must be a int" told a Go or JavaScript author little).
+_OPTION_KINDS = {int: "an integer", str: "a string", bool: "true or false", float: "a number"}
+
+
 def check_options(options: Sequence[Option], data: Any) -> Data:
     """A config with every option, defaults filled in; raises RuleError("bad_config", ...) for
     a field no option names, or a value of the wrong type or not among the choices."""
@@ -129,7 +134,8 @@ def check_options(options: Sequence[Option], data: Any) -> Data:
     for o in options:
         value = data.get(o.name, o.default)
         if type(value) is not type(o.default) and o.default is not None:
-            raise RuleError("bad_config", f"{o.name} must be a {type(o.default).__name__}")
+            kind = _OPTION_KINDS.get(type(o.default), "of its default's kind")
+            raise RuleError("bad_config", f"{o.name} must be {kind}")
         if o.choices and value not in o.choices:
             allowed = ", ".join(map(str, o.choices))
             raise RuleError("bad_config", f"{o.name} is one of {allowed}, not {value}")

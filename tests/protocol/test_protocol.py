@@ -73,6 +73,10 @@ def test_the_string_limit_counts_bytes_of_utf8() -> None:
     (msgpack.packb({"v": 1, "pad": {str(i): 0 for i in range(100)}}), "too_big",
      "a map of 100 pairs; the limit is 64"),
     (msgpack.packb({1: 2}), "bad_frame", "every map key must be a string"),
+    # A frame that is not a map, named as msgpack does, not as Python's NoneType and list.
+    (msgpack.packb(None), "bad_frame", "a frame is one map, not nil"),
+    (msgpack.packb([1]), "bad_frame", "a frame is one map, not a list"),
+    (msgpack.packb("hello"), "bad_frame", "a frame is one map, not a string"),
     (b"\xc1\x00", "bad_frame", "not msgpack: a byte that begins no msgpack object"),
     (b"\x81\xa1v", "bad_frame", "not msgpack: the frame ends inside an object"),
     # A surrogate written as UTF-8 (as a UTF-16 string converted byte by byte would be), and
@@ -105,6 +109,21 @@ def test_a_bad_version_is_told_in_msgpacks_words(fields: dict[str, Any], message
     with pytest.raises(ProtocolError) as refused:
         check_request({**fields, "type": "hello", "id": 1})
     assert (refused.value.code, refused.value.message) == ("bad_version", message)
+
+
+@pytest.mark.parametrize(("game", "config", "message"), [
+    ("sagani", {"players": "2"}, "players must be an integer"),
+    ("sugi", {"edition": 4.0}, "edition must be an integer"),
+    ("sagani", {"mode": 1}, "mode must be a string"),
+])
+def test_a_config_value_of_the_wrong_kind_is_told_in_the_protocols_words(
+    game: str, config: dict[str, Any], message: str
+) -> None:
+    """Not Python's type names: "players must be a int" told a client in Go or JavaScript
+    little."""
+    with pytest.raises(RuleError) as refused:
+        get_game(game).parse_config(config)
+    assert (refused.value.code, refused.value.message) == ("bad_config", message)
 
 
 def test_a_request_without_type_is_missing_a_field() -> None:
