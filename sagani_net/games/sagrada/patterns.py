@@ -108,6 +108,15 @@ def completion(cells: Sequence[str]) -> list[int] | None:
     return [colour * 6 + value for colour, value in zip(colours, values, strict=True)]
 
 
+def _shown(holder: Any, key: Any) -> str:
+    """A value as a problem names it: as JSON, which reads like the patterns of a file or of a
+    table's config in any language (``"5"``, ``null``), not as Python's repr (``'5'``,
+    ``None``); an absent field as missing."""
+    if isinstance(holder, dict) and key not in holder:
+        return "missing"
+    return json.dumps(holder[key], ensure_ascii=False)
+
+
 def _problems(n: int, item: Any) -> list[str]:
     where = f"pattern {n}"
     if not isinstance(item, dict):
@@ -123,7 +132,8 @@ def _problems(n: int, item: Any) -> list[str]:
         problems.append(f"{where}: name must be a text of 1-40 characters")
     difficulty = item.get("difficulty")
     if type(difficulty) is not int or difficulty not in DIFFICULTIES:
-        problems.append(f"{where}: difficulty must be 3, 4, 5 or 6, not {difficulty!r}")
+        problems.append(f"{where}: difficulty must be 3, 4, 5 or 6, "
+                        f"not {_shown(item, 'difficulty')}")
     pair = item.get("pair")
     if pair is not None and type(pair) is not int:
         problems.append(f"{where}: pair must be a whole number")
@@ -135,8 +145,8 @@ def _problems(n: int, item: Any) -> list[str]:
     for r, row in enumerate(grid):
         for c, cell in enumerate(row):
             if cell not in RESTRICTIONS:
-                problems.append(f"{where}: cell {r + 1},{c + 1} is {cell!r}; a cell is \"\", a "
-                                f"colour letter of {COLOURS} or a value 1-6")
+                problems.append(f"{where}: cell {r + 1},{c + 1} is {_shown(row, c)}; a cell is "
+                                f"\"\", a colour letter ({', '.join(COLOURS)}) or a value 1-6")
     if problems:
         return problems
     cells = tuple(cell for row in grid for cell in row)
@@ -155,7 +165,7 @@ def parse_patterns(data: Any, most: int | None = MAX_PATTERNS) -> tuple[Pattern,
     patterns: a longer one is refused before any pattern is read (None: any number, for a
     config accepted before there was a limit)."""
     if not isinstance(data, list) or not data:
-        raise RuleError("bad_patterns", "a pattern file holds a non-empty list of patterns")
+        raise RuleError("bad_patterns", "patterns must be a non-empty list of patterns")
     if most is not None and len(data) > most:
         raise RuleError("bad_patterns", f"a table takes at most {most} patterns of your own, "
                         f"not {len(data)}")

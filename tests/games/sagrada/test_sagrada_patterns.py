@@ -60,13 +60,16 @@ def test_a_good_pattern_loads() -> None:
     ([good(colour="R")], "unknown fields ['colour']"),
     ([good(name="")], "name must be a text"),
     ([good(difficulty=2)], "difficulty must be 3, 4, 5 or 6, not 2"),
-    ([good(difficulty="5")], "difficulty must be 3, 4, 5 or 6, not '5'"),
+    ([good(difficulty="5")], 'difficulty must be 3, 4, 5 or 6, not "5"'),
+    ([{k: v for k, v in good().items() if k != "difficulty"}],
+     "difficulty must be 3, 4, 5 or 6, not missing"),
+    ([good(difficulty=None)], "difficulty must be 3, 4, 5 or 6, not null"),
     ([good(difficulty=True)], "difficulty must be"),
     ([good(pair="1")], "pair must be a whole number"),
     ([good(grid=[[""] * 5] * 3)], "grid must be 4 rows of 5 cells"),
     ([good(grid=[[""] * 4] * 4)], "grid must be 4 rows of 5 cells"),
-    ([good(grid=[["X", "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is 'X'"),
-    ([good(grid=[["7", "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is '7'"),
+    ([good(grid=[["X", "", "", "", ""]] + [[""] * 5] * 3)], 'cell 1,1 is "X"'),
+    ([good(grid=[["7", "", "", "", ""]] + [[""] * 5] * 3)], 'cell 1,1 is "7"'),
     ([good(grid=[[3, "", "", "", ""]] + [[""] * 5] * 3)], "cell 1,1 is 3"),
     ([good(), good()], "two patterns are called 'Mine'"),
     ([good(name="A", pair=1), good(name="B", pair=1), good(name="C", pair=1)],
@@ -82,8 +85,9 @@ def test_each_problem_is_named(data: Any, says: str) -> None:
 
 
 @pytest.mark.parametrize("data", [{"name": "Mine"}, [], None])
-def test_a_pattern_file_holds_a_list(data: Any) -> None:
-    assert problems(data) == ["a pattern file holds a non-empty list of patterns"]
+def test_patterns_are_a_non_empty_list(data: Any) -> None:
+    """Said as the config's field, which a client's create names: a bot author sends no file."""
+    assert problems(data) == ["patterns must be a non-empty list of patterns"]
 
 
 def test_every_problem_is_reported_one_per_line() -> None:
