@@ -15,6 +15,7 @@ format is :mod:`sagani_net.protocol`.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import sqlite3
@@ -482,7 +483,7 @@ class Host:
             if self.recovery.broken is not None and _writes(request):
                 raise ProtocolError("storage_failed", "the host's data is damaged; it serves "
                                     "reads only until it is restarted")
-            key = self._retry_key(request)
+            key = self._retry_key(request, body)
             out: dict[str, Any] | bytes | None = self._recent.get(key) if key else None
             if out is None:
                 if request["type"] == "hello":  # the transport's own: where, how, how big
@@ -509,22 +510,23 @@ class Host:
         self._rate.charge(frames[0], len(body), time.thread_time() - started_s)
         return [*head, body]
 
-    def _retry_key(self, request: dict[str, Any]) -> tuple[Any, ...] | None:
+    def _retry_key(self, request: dict[str, Any], body: bytes) -> tuple[Any, ...] | None:
         """Where the reply to a create or join is remembered, so that a retry gets it again.
 
         Only who sent the request can ask again: with a ``nonce`` (unguessable, chosen by the
         client for that request) the key is the nonce, which a Lazy Pirate retry on a new
         connection sends again; without one, the key is the connection itself, so that no
         other connection, whatever routing id it claims, is ever given a token it did not ask
-        for.
+        for, with the request's bytes, which a retry sends again (a client that uses an id
+        twice, for two requests, gets each one's answer, not the first one's table or seat).
         """
         if request["type"] not in ("create", "join"):
             return None
         nonce = request.get("nonce")
         if nonce is not None:
             return (request["type"], request.get("table"), nonce)
-        return (self._requests.serial(self._from_fd), request["type"], request.get("table"),
-                request["id"])
+        return (self._requests.serial(self._from_fd),
+                hashlib.blake2b(body, digest_size=16).digest())
 
     def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
         return reply(

@@ -485,13 +485,17 @@ class Store:
 
     # -- reads ------------------------------------------------------------------------------
 
-    def accepted_action(self, table_id: str, session: str, msg_id: int) -> tuple[int, int] | None:
-        """(version, seq) of the action ``session`` sent as ``msg_id``, if it was accepted."""
+    def accepted_action(
+        self, table_id: str, session: str, msg_id: int
+    ) -> tuple[int, int, dict[str, Any]] | None:
+        """(version, seq, action) of the action ``session`` sent as ``msg_id``, if it was
+        accepted: made on ``version``, broadcast as ``seq``, the action as it was sent."""
         row = self.db.execute(
-            "SELECT version, seq FROM actions WHERE table_id = ? AND session = ? AND msg_id = ?",
+            "SELECT version, seq, action FROM actions "
+            "WHERE table_id = ? AND session = ? AND msg_id = ?",
             (table_id, session, msg_id),
         ).fetchone()
-        return None if row is None else (row[0], row[1])
+        return None if row is None else (row[0], row[1], json.loads(row[2]))
 
     def actions(self, table_id: str) -> list[dict[str, Any]]:
         """The accepted actions of a table in order, each with its ``seat``."""

@@ -569,7 +569,7 @@ class Tables:
             raise ProtocolError("bad_token", f"this token holds seat {session.seat}, not {seat}")
         msg_id = request["id"]
         if msg_id in session.accepted:
-            return self._cached_reply(table, session, msg_id)
+            return self._cached_reply(table, session, request)
         state = table.state
         self._check_decision(table, seat, request["version"])
         # As sent: an action with a field too many (a ``seat``, say) is the game's bad_action.
@@ -746,16 +746,24 @@ class Tables:
                 self._due.pop(table_id, None)
         return played
 
-    def _cached_reply(self, table: Table, session: Session, msg_id: int) -> bytes:
+    def _cached_reply(self, table: Table, session: Session, request: dict[str, Any]) -> bytes:
         """The reply to an act accepted before: from the session's newest replies, or rebuilt
         for the table's newest move (a retry after a restart). An older one is answered
         ``already_accepted``: rebuilding it means replaying the game from disk, which a
-        player re-sending its old acts would make the host do again and again."""
+        player re-sending its old acts would make the host do again and again. An act that
+        is no retry (another action or version under an id the token used) is refused: the
+        reply of the first would tell its client that an action never played was accepted."""
+        msg_id = request["id"]
+        found = self.store.accepted_action(table.id, session.token_hash, msg_id)
+        assert found is not None, "accepted message ids are always stored"
+        version, seq, action = found
+        if (request["version"], request["action"]) != (version, action):
+            raise ProtocolError(
+                "bad_field", f"id {msg_id} is taken: this token's act on version {version} "
+                "was accepted with it, and this act is another; a retry sends the same act "
+                "again, a new act a new id (PROTOCOL.md, section 2)")
         body = session.replies.get(msg_id)
         if body is None:
-            found = self.store.accepted_action(table.id, session.token_hash, msg_id)
-            assert found is not None, "accepted message ids are always stored"
-            version, seq = found
             if version + 1 != table.state.version:
                 # Worded by the version it made, as ``version`` says (section 2).
                 raise ProtocolError("already_accepted", f"message {msg_id} was accepted: it "

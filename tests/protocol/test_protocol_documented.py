@@ -58,6 +58,39 @@ def test_a_join_retried_with_its_nonce_gets_the_first_answer_on_any_socket(
     assert reused == first and reused["id"] == 7
 
 
+def test_an_id_used_again_for_another_create_or_join_on_one_socket_gets_its_own_answer(
+    raw: Raw,
+) -> None:
+    """Only a retry (the same bytes) gets the remembered reply: a careless client that counts
+    its ids from 1 again got the first answer, a Sagani table for its Sugi create."""
+    sagani = raw("create", game="sagani", config={})
+    raw.next_id -= 1
+    sugi = raw("create", game="sugi", config={})
+    assert (sugi["id"], sugi["game"]) == (sagani["id"], "sugi")
+    assert sugi["table"] != sagani["table"]
+    player = raw("join", table=sagani["table"])
+    raw.next_id -= 1
+    spectator = raw("join", table=sagani["table"], role="spectator")
+    assert (player["role"], spectator["role"]) == ("player", "spectator")
+
+
+def test_an_act_under_an_id_its_token_used_for_another_act_is_refused_not_accepted(
+    raw: Raw,
+) -> None:
+    """The first act's reply would say an action never played was accepted."""
+    table = raw("create", game="sagani", config={"mode": "solo"})["table"]
+    token = raw("join", table=table)["token"]
+    reveal = raw.frame("act", table=table, seat=0, token=token, version=0,
+                       action={"type": "reveal"})
+    accepted = raw.send_bytes(reveal)
+    assert accepted["type"] == "accepted" and raw.send_bytes(reveal) == accepted  # a retry
+    raw.next_id -= 1
+    place = raw("act", table=table, seat=0, token=token, version=1,
+                action={"type": "place", "cell": [0, 0], "rotation": 0})
+    assert place["code"] == "bad_field" and "a new act a new id" in place["message"]
+    assert raw("sync", table=table)["version"] == 1  # nothing more was played
+
+
 def test_a_nonce_under_16_characters_is_a_bad_field(host: Host, raw: Raw) -> None:
     table = raw("create", game="sagani", config={"players": 3})["table"]
     assert once(host, join(table, 7, nonce="x" * 15))["code"] == "bad_field"

@@ -51,7 +51,8 @@ def test_accepted_action_is_found_by_session_and_message_id(tmp_path: Path) -> N
     store.add_table(table_row())
     store.add_action("t1", 0, 0, {"type": "take", "index": 1}, "hash-a", 5, 4)
     store.add_action("t1", 1, 0, {"type": "place", "cell": [0, 0], "rotation": 0}, "hash-a", 6, 5)
-    assert store.accepted_action("t1", "hash-a", 6) == (1, 5)
+    assert store.accepted_action("t1", "hash-a", 6) == (
+        1, 5, {"type": "place", "cell": [0, 0], "rotation": 0})
     assert store.accepted_action("t1", "hash-a", 7) is None
     assert [a["type"] for a in store.actions("t1")] == ["take", "place"]
     with pytest.raises(sqlite3.IntegrityError):
