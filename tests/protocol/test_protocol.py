@@ -309,6 +309,7 @@ class Observed:
     events: dict[str, set[str]] = field(default_factory=dict)
     rules: set[str] = field(default_factory=set)
     view: set[str] = field(default_factory=set)
+    seat_view: set[str] = field(default_factory=set)  # the keys of a view's per-seat maps
     private: set[str] = field(default_factory=set)
     record: set[str] = field(default_factory=set)
     result: set[str] = field(default_factory=set)
@@ -346,7 +347,10 @@ def observed(name: str) -> Observed:
             state = game.new_state(config, seed)
             played: list[dict[str, Any]] = []
             while not state.is_over():
-                seen.view |= set(state.view(None))
+                view = state.view(None)
+                seen.view |= set(view)
+                seen.seat_view |= {k for s in view.get("seats", []) if isinstance(s, dict)
+                                   for k in s}
                 seen.private |= set(state.private(state.current_seat) or {})
                 legal = [state.action_data(a) for a in state.legal_actions()]
                 seen.actions |= {d["type"] for d in legal}
@@ -417,3 +421,18 @@ def test_the_page_names_every_key_of_the_view_private_data_static_data_and_recor
         text = page_section(name, title)
         missing = {k for k in keys if not re.search(rf"\b{re.escape(k)}\b", text)}
         assert not missing, (name, title, missing)
+
+
+@pytest.mark.parametrize("name", OBSERVED_PAGES)
+def test_the_page_gives_every_key_of_the_view_an_entry_of_its_own(name: str) -> None:
+    """Each key of the view (and of its per-seat maps) is named on its own, where its meaning
+    is said: Sagani's page once listed them in one run of code (`..., removed, pile (size),
+    ...`), and a bot author learnt nothing of `removed`, `supply` or `turns` but their names."""
+    seen = observed(name)
+    text = page_section(name, "View")
+    spans = set(_SPAN.findall(text))
+    alone = {k for k in seen.view if k not in spans}
+    assert not alone, (name, alone)
+    seats = {k for k in seen.seat_view
+             if k not in spans and not re.search(rf"\b{re.escape(k)}: ", text)}
+    assert not seats, (name, seats)
