@@ -15,6 +15,8 @@ from sagani_net.host import LEGAL_PAGE_ACTIONS, Limits
 from sagani_net.limits import REPLY_COST_BYTES
 from sagani_net.protocol import ProtocolError, check_request, encode
 
+SPEC = (Path(__file__).parents[2] / "protocol" / "PROTOCOL.md").read_text()
+SAGANI_PAGE = (Path(__file__).parents[2] / "protocol" / "games" / "sagani.md").read_text()
 #: A game of each kind, with the player count that gives the most actions to list.
 GAMES = [("sagani", {"players": 2}), ("sagrada", {"players": 4}), ("sugi", {"players": 4})]
 #: Whole games with a few requests a move go faster than the default rate allows.
@@ -66,6 +68,31 @@ def test_a_game_played_from_the_hosts_legal_lists_alone_is_never_refused(
             assert answer["type"] == "accepted", answer
         raw.close()
     assert paged  # the game had a decision of more than one page
+
+
+def test_a_solo_display_laid_in_a_line_lists_as_many_placements_as_the_pages_say(
+    tmp_path: Path,
+) -> None:
+    """The pages said "about 200 at most: 4 pages of 64" for Sagani; a display of n tiles in a
+    line has 2n + 2 frontier cells, and a solo game places 72 tiles: a bot that trusted the
+    page's count stopped short."""
+    with running_host(tmp_path, limits=FAST) as host:
+        raw = Raw(host.endpoint)
+        table, (token,) = seated(raw, "sagani", {"mode": "solo"})
+        most = 0
+        while (snap := raw("sync", table=table))["status"] != "over":
+            actions = all_pages(raw, table, token, snap["version"])
+            most = max(most, len(actions))
+            # Reveal, then the cell furthest east: the display grows in a line.
+            action = max(actions, key=lambda a: a.get("cell", [0, 0])[0])
+            assert raw("act", table=table, seat=0, token=token, version=snap["version"],
+                       action=action)["type"] == "accepted"
+        raw.close()
+    pages = -(-most // LEGAL_PAGE_ACTIONS)
+    said = f"up to {most}, {pages} pages"
+    assert (most, pages) == (576, 9)
+    assert said in " ".join(SPEC.split())
+    assert f"up to {most} ({pages} pages of 64" in " ".join(SAGANI_PAGE.split())
 
 
 def test_refusals_say_why_and_carry_a_snapshot(tmp_path: Path) -> None:
