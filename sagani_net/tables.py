@@ -537,10 +537,13 @@ class Tables:
             if wanted >= len(table.holders):
                 raise ProtocolError("bad_seat", f"this table has seats 0..{len(table.holders) - 1}")
             if table.holders[wanted] is not None:
-                raise ProtocolError("seat_taken", f"seat {wanted} is taken")
+                raise ProtocolError("seat_taken", f"seat {wanted} is taken; leave seat out "
+                                    "for the first free one")
             if wanted in table.bots and role != "bot":
                 # A person there would hold up the game: a player's seat has no clock.
-                raise ProtocolError("bot_seat", f"seat {wanted} is kept for a bot")
+                raise ProtocolError("bot_seat", f"seat {wanted} is kept for bots: only a join "
+                                    "with role \"bot\" takes it; leave seat out for the first "
+                                    "free player's seat")
             return wanted
         free = [seat for seat, holder in enumerate(table.holders) if holder is None]
         if role == "bot":
@@ -549,7 +552,8 @@ class Tables:
         else:
             preferred = [seat for seat in free if seat not in table.bots]
         if not preferred:
-            raise ProtocolError("table_full", f"no free seat for a {role} at this table")
+            raise ProtocolError("table_full", f"no free seat for a {role} at this table; "
+                                "a join with role \"spectator\" watches it")
         return preferred[0]
 
     def _sync(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -1007,7 +1011,8 @@ class Tables:
         absent = self._holder(table, seat)
         if absent is None or not absent.away:
             raise ProtocolError("not_away", f"seat {seat} is not away (a player silent for a "
-                                "while, or a bot past its deadline)")
+                                "while, a bot past its deadline or not heard since a host "
+                                "restart); the seat infos and heartbeats say which are")
         if seat not in table.stand_ins:
             table.stand_ins.add(seat)
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])

@@ -91,6 +91,20 @@ def test_an_act_under_an_id_its_token_used_for_another_act_is_refused_not_accept
     assert raw("sync", table=table)["version"] == 1  # nothing more was played
 
 
+def test_a_refused_join_says_what_would_be_taken_instead(raw: Raw) -> None:
+    """The refusal is where a bot author learns the rule: "seat 1 is kept for a bot" and "no
+    free seat for a player" told what was wrong, not what to send."""
+    table = raw("create", game="sagani", config={"players": 2}, bots=[1])["table"]
+    refused = raw("join", table=table, seat=1)
+    assert refused["code"] == "bot_seat" and 'role "bot"' in refused["message"]
+    raw("join", table=table, seat=0)
+    refused = raw("join", table=table, seat=0, role="bot")
+    assert refused["code"] == "seat_taken" and "leave seat out" in refused["message"]
+    raw("join", table=table, role="bot")
+    refused = raw("join", table=table)
+    assert refused["code"] == "table_full" and 'role "spectator"' in refused["message"]
+
+
 def test_a_nonce_under_16_characters_is_a_bad_field(host: Host, raw: Raw) -> None:
     table = raw("create", game="sagani", config={"players": 3})["table"]
     assert once(host, join(table, 7, nonce="x" * 15))["code"] == "bad_field"
