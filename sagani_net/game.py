@@ -44,6 +44,43 @@ def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: The forms of a game's actions on the wire: each ``type`` with the fields it may have
+#: besides ``type``, in the order its page gives them, one tuple a form (a Sagrada ``draft``
+#: with its ``cell`` or without).
+ActionForms = dict[str, tuple[tuple[str, ...], ...]]
+
+
+def action_form(data: Any, forms: ActionForms) -> str:
+    """The ``type`` of the wire action ``data``, once it is a map of one of ``forms`` with
+    exactly the fields of one of its forms; else RuleError("bad_action", ...) saying what was
+    sent and what the action takes, in the protocol's words: a bot author in any language
+    reads it (Python's ``take takes fields ['index', 'type']`` or ``a type in ('take', ...)``
+    told it little, and of a Sagrada ``draft`` only one of its two forms).
+
+    >>> action_form({"type": "take", "index": 0, "seat": 0}, {"take": (("index",),)})
+    Traceback (most recent call last):
+    ...
+    sagani_net.game.RuleError: bad_action: take takes {type, index}, not {type, index, seat}
+    """
+    kind = data.get("type") if isinstance(data, dict) else None
+    if not isinstance(kind, str) or kind not in forms:
+        said = f', not "{kind}"' if isinstance(kind, str) else ""
+        raise RuleError("bad_action", f"an action is a map whose type is one of "
+                        f"{', '.join(forms)}{said}")
+    sent = set(data) - {"type"}
+    if any(sent == set(form) for form in forms[kind]):
+        return kind
+    order = list(dict.fromkeys(f for form in forms[kind] for f in form))
+    order += sorted(sent - set(order))
+
+    def shown(fields: Sequence[str]) -> str:
+        return "{" + ", ".join(["type", *fields]) + "}"
+
+    takes = " or ".join(shown(form) for form in forms[kind])
+    raise RuleError("bad_action", f"{kind} takes {takes}, not "
+                    f"{shown(sorted(sent, key=order.index))}")
+
+
 def grid_data(cell: int, columns: int) -> list[int]:
     """A cell of a grid numbered in reading order, as wire data: ``[row, column]``."""
     return [cell // columns, cell % columns]

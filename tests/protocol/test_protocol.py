@@ -126,6 +126,31 @@ def test_a_config_value_of_the_wrong_kind_is_told_in_the_protocols_words(
     assert (refused.value.code, refused.value.message) == ("bad_config", message)
 
 
+@pytest.mark.parametrize(("game", "action", "message"), [
+    ("sagani", {"type": "take", "index": 0, "seat": 0},
+     "take takes {type, index}, not {type, index, seat}"),
+    ("sagani", {"type": "frob"},
+     'an action is a map whose type is one of take, draw, pick, pass, reveal, place, '
+     'not "frob"'),
+    ("sagrada", {"type": "draft", "cell": [0, 0]},
+     "draft takes {type, die, cell} or {type, die}, not {type, cell}"),
+    ("sugi", {"type": "rotate", "card": 1, "space": [1, 0], "slot": 0, "by": 90},
+     "rotate takes {type, card, space, by} or {type, card, slot, by}, "
+     "not {type, card, space, by, slot}"),
+])
+def test_an_action_of_the_wrong_shape_is_told_every_form_it_may_take(
+    game: str, action: dict[str, Any], message: str
+) -> None:
+    """Each game once said it in Python (``['index', 'type']``, ``('take', ...)``), Sagrada
+    named a draft's cell as if it were always needed, and Sugi a rotate's space or its slot,
+    whichever the action sent, as if the other did not exist."""
+    engine = get_game(game)
+    state = engine.new_state(engine.parse_config({}), 1)
+    with pytest.raises(RuleError) as refused:
+        state.parse_action(action)
+    assert (refused.value.code, refused.value.message) == ("bad_action", message)
+
+
 def test_a_request_without_type_is_missing_a_field() -> None:
     with pytest.raises(ProtocolError, match="missing_field"):
         check_request({"v": 1, "id": 1})

@@ -20,12 +20,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
+    ActionForms,
     Data,
     Engine,
     GameState,
     Result,
     RuleError,
     Rules,
+    action_form,
     check_options,
     check_record,
     check_result,
@@ -62,7 +64,12 @@ BONUS_MAX_UNFLIPPED = 2
 CHOOSE, PLACE, OVER = "choose", "place", "over"
 ROT_INDEX = {r: i for i, r in enumerate(ROTATIONS)}
 _new_tuple = tuple.__new__
-ACTION_TYPES = ("take", "draw", "pick", "pass", "reveal", "place")
+#: Each action's fields besides its type (protocol/games/sagani.md, Actions).
+ACTION_FORMS: ActionForms = {
+    "take": (("index",),), "draw": ((),), "pick": (("index",),), "pass": ((),),
+    "reveal": ((),), "place": (("cell", "rotation"),),
+}
+ACTION_TYPES = tuple(ACTION_FORMS)
 
 
 class Action(NamedTuple):
@@ -140,18 +147,7 @@ class Action(NamedTuple):
     @classmethod
     def from_dict(cls, data: Any) -> Action:
         """Read the wire form, checking every field; raises RuleError("bad_action", ...)."""
-        if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
-            raise RuleError("bad_action", f"an action is a map with a type in {ACTION_TYPES}")
-        kind = data["type"]
-        fields = {"type"} | {
-            "take": {"index"},
-            "pick": {"index"},
-            "place": {"cell", "rotation"},
-        }.get(kind, set())
-        extra = set(data) - fields
-        missing = fields - set(data)
-        if extra or missing:
-            raise RuleError("bad_action", f"{kind} takes fields {sorted(fields)}")
+        kind = action_form(data, ACTION_FORMS)
         if kind in ("take", "pick"):
             if not is_int(data["index"]):
                 raise RuleError("bad_action", "index must be an integer")

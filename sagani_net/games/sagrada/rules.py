@@ -37,12 +37,14 @@ from typing import Any, NamedTuple
 
 from sagani_net.caches import BoundedCache
 from sagani_net.game import (
+    ActionForms,
     Data,
     Engine,
     GameState,
     Result,
     RuleError,
     Rules,
+    action_form,
     check_options,
     check_record,
     check_replayed,
@@ -100,8 +102,13 @@ MOVE = "move"  # Eglomise Brush, Copper Foil Burnisher, Lathekin, Tap Wheel
 DRAFT_AGAIN = "draft_again"  # Running Pliers: draft and place a second die
 
 MOVE_TOOLS = {2: 1, 3: 1, 4: 2, 12: 2}  # tool -> most moves
-ACTION_TYPES = ("choose", "draft", "place", "tool", "move", "value", "swap", "pass", "stop",
-                "return")
+#: Each action's fields besides its type, one tuple a form (protocol/games/sagrada.md).
+ACTION_FORMS: ActionForms = {
+    "choose": (("pattern",),), "draft": (("die", "cell"), ("die",)), "place": (("cell",),),
+    "tool": (("tool",), ("tool", "pay")), "move": (("from", "to"),), "value": (("value",),),
+    "swap": (("round", "die"),), "pass": ((),), "stop": ((),), "return": ((),),
+}
+ACTION_TYPES = tuple(ACTION_FORMS)
 _new_tuple = tuple.__new__
 
 
@@ -230,14 +237,7 @@ class Action(NamedTuple):
     @classmethod
     def from_dict(cls, data: Any) -> Action:
         """Read the wire form, checking every field; raises RuleError("bad_action", ...)."""
-        if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
-            raise RuleError("bad_action", f"an action is a map with a type in {ACTION_TYPES}")
-        kind = data["type"]
-        required, optional = _FIELDS.get(kind, ((), ()))
-        extra = set(data) - {"type", *required, *optional}
-        missing = set(required) - set(data)
-        if extra or missing:
-            raise RuleError("bad_action", f"{kind} takes fields {sorted(required + optional)}")
+        kind = action_form(data, ACTION_FORMS)
         for name in ("pattern", "die", "tool", "pay", "value", "round"):
             if name in data and not is_int(data[name]):
                 raise RuleError("bad_action", f"{name} must be an integer")
@@ -258,11 +258,6 @@ class Action(NamedTuple):
         return cls(kind)
 
 
-_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "choose": (("pattern",), ()), "draft": (("die",), ("cell",)), "place": (("cell",), ()),
-    "tool": (("tool",), ("pay",)), "move": (("from", "to"), ()), "value": (("value",), ()),
-    "swap": (("round", "die"), ()),
-}
 
 
 def _count(word: str) -> int:

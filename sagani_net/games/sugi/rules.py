@@ -28,12 +28,14 @@ from itertools import combinations
 from typing import Any, NamedTuple
 
 from sagani_net.game import (
+    ActionForms,
     Data,
     Engine,
     GameState,
     Result,
     RuleError,
     Rules,
+    action_form,
     check_record,
     check_replayed,
     grid_cell,
@@ -252,15 +254,8 @@ class Action(NamedTuple):
     @classmethod
     def from_dict(cls, data: Any) -> Action:
         """Read the wire form, checking every field; raises RuleError("bad_action", ...)."""
-        if not isinstance(data, dict) or data.get("type") not in WIRE_FIELDS:
-            raise RuleError("bad_action", f"an action is a map with a type in {list(WIRE_FIELDS)}")
-        kind = data["type"]
+        kind = action_form(data, ACTION_FORMS)
         fields = set(data) - {"type"}
-        allowed = WIRE_FIELDS[kind]
-        if kind == "rotate":
-            allowed = {"card", "by", "space" if "space" in data else "slot"}
-        if fields != allowed:
-            raise RuleError("bad_action", f"{kind} takes fields {sorted(allowed)}")
         if kind == "push":
             if data["direction"] not in DIRECTIONS:
                 raise RuleError("bad_action", "direction is one of N, E, S, W")
@@ -278,14 +273,15 @@ class Action(NamedTuple):
         return cls(kind, data["card"], data.get("place", -1), data.get("slot", -1), space, turn)
 
 
-WIRE_FIELDS: dict[str, set[str]] = {
-    "timeline": {"card", "rotation"},
-    "rotate": {"card", "by"},  # and "space" or "slot"
-    "free": {"card", "place", "slot", "rotation"},
-    "ghost": {"card", "space"},
-    "remove": {"card", "slot"},
-    "push": {"direction"},
-    "discard": {"cards"},
+#: Each action's fields besides its type, one tuple a form (protocol/games/sugi.md).
+ACTION_FORMS: ActionForms = {
+    "timeline": (("card", "rotation"),),
+    "rotate": (("card", "space", "by"), ("card", "slot", "by")),
+    "free": (("card", "place", "slot", "rotation"),),
+    "ghost": (("card", "space"),),
+    "remove": (("card", "slot"),),
+    "push": (("direction",),),
+    "discard": (("cards",),),
 }
 
 
