@@ -165,8 +165,8 @@ def check_options(options: Sequence[Option], data: Any) -> Data:
     known = {o.name for o in options}
     extra = set(data) - known
     if extra:
-        raise RuleError("bad_config", f"unknown config fields {sorted(extra)}; known: "
-                        f"{sorted(known)}")
+        raise RuleError("bad_config", f"no option {', '.join(sorted(extra))} in this game's "
+                        f"config; its options are {', '.join(o.name for o in options)}")
     config = {}
     for o in options:
         value = data.get(o.name, o.default)

@@ -115,6 +115,8 @@ def test_a_bad_version_is_told_in_msgpacks_words(fields: dict[str, Any], message
     ("sagani", {"players": "2"}, "players must be an integer"),
     ("sugi", {"edition": 4.0}, "edition must be an integer"),
     ("sagani", {"mode": 1}, "mode must be a string"),
+    ("sagani", {"colour": 2, "size": 1},
+     "no option colour, size in this game's config; its options are players, mode"),
 ])
 def test_a_config_value_of_the_wrong_kind_is_told_in_the_protocols_words(
     game: str, config: dict[str, Any], message: str
