@@ -66,6 +66,31 @@ def test_a_broadcast_vector_names_its_topic_frame() -> None:
         assert meaning["topic"] == f"table.{meaning['message']['table']}."
 
 
+def test_the_example_session_tells_each_updates_private_list_as_the_vector_has_it() -> None:
+    """PROTOCOL.md said 31-update-sugi-broadcast "names both seats in `private`" after the host
+    came to name only the seats whose data changed: its vector says `[0]`, and a bot author
+    reading the page and the vector could not tell which to believe."""
+    spec = " ".join((ROOT / "protocol" / "PROTOCOL.md").read_text().split())
+    session = spec[spec.index("## 10. Example session"):spec.index("## 11.")]
+    told = 0
+    for name, meaning, _ in VECTOR_CASES:
+        message = meaning["message"]
+        if message.get("type") != "update":
+            continue
+        # What the session says of it: up to the next vector it names.
+        rest = session[session.index(f"`{name}`") + len(name) + 2:]
+        said = rest[:min([i for other, _, _ in VECTOR_CASES
+                          if other != name and (i := rest.find(f"`{other}`")) >= 0]
+                         + [len(rest)])]
+        if "private" not in said:
+            continue
+        told += 1
+        listed = message["private"]
+        shown = "an empty list" if not listed else f"`{json.dumps(listed)}`"
+        assert f"`private` {shown}" in said, (name, said, listed)
+    assert told >= 3
+
+
 def test_request_vectors_are_valid_and_error_vectors_use_known_codes() -> None:
     for name, meaning, _ in VECTOR_CASES:
         message = meaning["message"]
@@ -190,8 +215,8 @@ def write_vectors() -> None:
         placed = ask("30-act-sugi-request", "the seat puts its lowest card in the timeline, "
                      "turned 90", "act", table=sugi, seat=start["turn"], token=first, version=0,
                      action={"type": "timeline", "card": hand[0], "rotation": 90})
-        heard("31-update-sugi-broadcast", "everyone hears a card was placed; every "
-              "seat may have to fetch its private data", "update", placed["seq"], sugi)
+        heard("31-update-sugi-broadcast", "everyone hears a card was placed; the seat that "
+              "placed it fetches its private data", "update", placed["seq"], sugi)
         ask("32-private-sugi-request", "the seat's new private data: its hand, family tree and "
             "face-down timeline card", "private", table=sugi, token=first)
         other_hand = raw("private", table=sugi, token=second)["private"]["hand"]
