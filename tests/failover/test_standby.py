@@ -441,7 +441,13 @@ def assert_follows(active: Host, standby: Standby, table: str, tokens: list[str]
     standby_raw.close()
     until(lambda: active.link is not None and active.link.in_sync)
     raw = Raw(active.endpoint)
+    # Ids of its own, as a client's are: a Raw counts from 1, and an act an earlier call made
+    # with the same token under the same id is no retry (it was answered with that act's
+    # reply, the action unplayed; now refused).
+    raw.next_id = secrets.randbits(40)
+    version = raw("sync", table=table)["version"]
     assert act(raw, table, tokens, random.Random(7))["type"] == "accepted"
+    assert raw("sync", table=table)["version"] == version + 1
     # (On both disks at once unless the standby was slower than a heartbeat to confirm, as on
     # a loaded machine: then soon after. The wait is the subject of the first test above.)
     copy, kept = standby.host.store.data_dir, active.store.data_dir
