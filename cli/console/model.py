@@ -268,7 +268,15 @@ class ConsoleModel:
         ``{"version", "seat", "events"}``; None when the host could not give it, and the log
         then says how many moves it misses. ``away``: they were made while you were away.
         ``started``: the game has started; a log that starts here with the whole game says
-        so first (the last seat's join starts the game in an update sent before its reply)."""
+        so first (the last seat's join starts the game in an update sent before its reply).
+        A host behind the log (a standby that took over after it lost its active host, which
+        went on alone, say) undid the moves past ``version``: the log says so, and logs the
+        moves made from there."""
+        if 0 <= version < self.logged_version:
+            undone = _moves(self.logged_version - version)
+            self.add_log(f"the host has the game as it was {undone} ago: the last {undone} "
+                         "in this log were undone, and play goes on from before them")
+            self.logged_version = version
         since = max(self.logged_version, 0)
         told = [move for move in moves or () if since < move["version"] <= version]
         missed = version - since - len(told)

@@ -347,6 +347,22 @@ def test_moves_missed_while_the_connection_was_down_are_logged_once_from_the_his
     assert model.log[-1] == "type=m4" and model.logged_version == 4
 
 
+def test_a_host_behind_the_log_says_the_moves_past_it_were_undone() -> None:
+    """A standby that took over behind what players saw (its active host went on alone after
+    the link between them was cut): the log kept the undone moves as if played, and skipped
+    the moves made again from the earlier version, its count being past them."""
+    model, _ = model_at(0)
+    moves = [{"version": v, "seat": 0, "events": [{"type": f"m{v}"}]} for v in range(1, 7)]
+    model.catch_up(moves, 6, away=False)
+    model.catch_up(None, 4, away=True)  # the host that answers now has the game at 4
+    assert model.log[-1] == ("the host has the game as it was 2 moves ago: the last 2 moves "
+                             "in this log were undone, and play goes on from before them")
+    assert model.logged_version == 4
+    again = [{"version": 5, "seat": 0, "events": [{"type": "again5"}]}]
+    model.catch_up(again, 5, away=True)  # the move made again at version 5 is told
+    assert model.log[-1] == "type=again5"
+
+
 def test_without_a_history_the_log_counts_the_missed_moves() -> None:
     """An older host has no history request: the log says how many moves it misses."""
     model, _ = model_at(0)
