@@ -109,8 +109,13 @@ MAX_SLOW_ADDRESSES = 4096
 #: (a joined reply holds a snapshot: tens of KiB for a big table).
 RECENT_SIZE = 4096
 RECENT_BYTES = 32 * 1024 * 1024
-#: Largest frame a subscriber may send the broadcast socket (a subscription is a topic).
-SUBSCRIPTION_BYTES = 1024
+#: Largest frame a subscriber may send the broadcast socket: a subscription to the longest
+#: topic a table may have (``table.``, 32 characters, a dot) and a few bytes to spare; in
+#: secure mode, CURVE's handshake commands (about 300 bytes), which libzmq holds to it too.
+SUBSCRIPTION_BYTES = 64
+CURVE_SUBSCRIPTION_BYTES = 512
+#: The kernel's receive buffer for each subscriber's connection.
+SUBSCRIBER_RCVBUF_BYTES = 4096
 
 
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -187,7 +192,10 @@ class Host:
         self.recovery = Recovery(store, self.room)
         ctx = context or zmq.Context.instance()
         self.router = ctx.socket(zmq.ROUTER)
-        self.pub = ctx.socket(zmq.PUB)
+        # A PUB whose subscriptions the host applies itself (XPUB_MANUAL), once the guard has
+        # counted what each connection holds (ConnectionGuard.take_subscriptions).
+        self.pub = ctx.socket(zmq.XPUB)
+        self.pub.setsockopt(zmq.XPUB_MANUAL, 1)
         for sock in (self.router, self.pub):
             sock.linger = 0
             sock.sndhwm = self.limits.sndhwm
@@ -199,7 +207,11 @@ class Host:
         # A peer's oversized frame is cut off by libzmq before it is buffered; a new
         # connection with a known routing id (a client's Lazy Pirate retry) takes it over.
         self.router.maxmsgsize = self.limits.max_frame_bytes
-        self.pub.maxmsgsize = SUBSCRIPTION_BYTES
+        self.pub.maxmsgsize = SUBSCRIPTION_BYTES if secure is None else CURVE_SUBSCRIPTION_BYTES
+        # libzmq adds to a trie of its own every subscription it has read when it looks, and
+        # reads all the kernel holds: let both hold few (a subscriber sends little).
+        self.pub.rcvhwm = caps.MAX_SUBSCRIPTIONS
+        self.pub.rcvbuf = SUBSCRIBER_RCVBUF_BYTES
         self.pub.sndhwm = self.limits.pub_sndhwm  # before the bind: a pipe takes it when made
         self.router.router_handover = 1
         self._rate = RateLimiter(self.limits.rate_per_s, self.limits.rate_burst)
@@ -215,6 +227,7 @@ class Host:
             curve=secure is not None)
         self._subscribers = ConnectionGuard(
             self.pub, "broadcasts", max_total_bytes=caps.MAX_SUBSCRIBER_BYTES,
+            max_subscriptions=caps.MAX_SUBSCRIPTIONS,
             max_per_address=self.limits.connections_per_address)
         try:
             self.endpoint = _bind(self.router, bind, port)

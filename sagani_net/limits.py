@@ -65,6 +65,11 @@ MAX_UNREAD_BYTES = 4 * 1024 * 1024
 MAX_UNREAD_REPLY_BYTES = 2 * 1024 * 1024
 #: What a subscriber may send the broadcast socket in all (subscriptions are a few bytes each).
 MAX_SUBSCRIBER_BYTES = 256 * 1024
+#: Subscriptions one connection to the broadcast socket may hold (a client follows a table or
+#: a few on one connection; ``b""`` is every table). libzmq keeps them in a trie whose nodes
+#: hold a table of children spanning their lowest to their highest next byte, up to 2 KiB for
+#: a few bytes sent, so their bytes alone bound nothing; their count and length do.
+MAX_SUBSCRIPTIONS = 32
 #: How often (at most) the host measures its connections.
 GUARD_INTERVAL_S = 0.02
 #: Tables (open or running) and sessions one address (an IP) may hold at once: a quarter of the

@@ -79,6 +79,8 @@ class Connection:
     acked: int = 0
     #: The peer's IP address ("" if it could not be read).
     address: str = ""
+    #: Subscriptions it holds (a broadcast socket's connection).
+    subscriptions: int = 0
 
 
 #: TCP_INFO's layout above is Linux's; elsewhere the counts are unknown and nothing is cut
@@ -222,9 +224,11 @@ class ConnectionGuard:
         max_total_bytes: int | None = None,
         max_unread_reply_bytes: int | None = None,
         max_per_address: int | None = None,
+        max_subscriptions: int | None = None,
         curve: bool = False,
     ) -> None:
         self.name = name
+        self.max_subscriptions = max_subscriptions
         self.curve = curve
         self.max_unread_bytes = max_unread_bytes
         self.max_total_bytes = max_total_bytes
@@ -359,10 +363,47 @@ class ConnectionGuard:
             conn.acked = counts[1]
         return conn.sent - conn.acked > limit
 
+    def take_subscriptions(self) -> None:
+        """Apply the subscriptions and unsubscriptions waiting at an XPUB with XPUB_MANUAL,
+        counting what each connection holds, and cut one that would hold more than
+        ``max_subscriptions``: libzmq frees what it kept of its subscriptions with it. (libzmq
+        keeps a copy of those it passes up, in a trie of its own, until the cut.) A CURVE
+        connection's are not counted: libzmq does not say which connection they came from, and
+        only holders of the join code get that far."""
+        sock, limit = self._sock, self.max_subscriptions
+        while cast(int, sock.get(_EVENTS)) & _POLLIN:
+            message = sock.recv(zmq.NOBLOCK, copy=False)
+            body = message.bytes
+            if not body or body[0] > 1:
+                continue  # neither: a message of another kind, which a PUB drops too
+            try:
+                fd: int | None = message.get(zmq.SRCFD)
+            except zmq.ZMQError:  # a CURVE connection's (decrypted: no descriptor), or libzmq's
+                fd = None  # own unsubscriptions for a connection that closed
+            conn = None if fd is None else self._connection(fd)
+            if fd is not None and conn is None and body[0] == 1:
+                continue  # a connection cut (what libzmq still had of it) or gone already
+            if conn is not None and limit is not None:
+                if body[0] == 1:
+                    conn.subscriptions += 1
+                elif conn.subscriptions:
+                    conn.subscriptions -= 1
+                if conn.subscriptions > limit:
+                    log.warning("%s: a connection asked for more than %d subscriptions; it is "
+                                "cut", self.name, limit)
+                    self.cuts += 1
+                    self._forget(conn.fd)
+                    cut(conn)
+                    continue
+            # For the connection this message came from (libzmq's "last pipe").
+            sock.setsockopt(zmq.SUBSCRIBE if body[0] == 1 else zmq.UNSUBSCRIBE, body[1:])
+
     def check(self) -> None:
         """Cut every connection holding more than it may; called every few milliseconds (which
         connections it looks at: the module docstring)."""
         self.events()
+        if self.max_subscriptions is not None:
+            self.take_subscriptions()
         connections = self.connections
         if len(connections) <= EVERY_LOOK:
             looks: Iterable[int] = list(connections)

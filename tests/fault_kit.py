@@ -81,9 +81,9 @@ class PeakRss(threading.Thread):
         return self.peak - self.before
 
 
-def zmtp_dealer(port: int) -> socket.socket:
-    """A hand-made ZMTP 3.0 peer (NULL mechanism, socket type DEALER) past its handshake:
-    what a hostile program writes instead of using libzmq."""
+def zmtp_dealer(port: int, socket_type: bytes = b"DEALER") -> socket.socket:
+    """A hand-made ZMTP 3.0 peer (NULL mechanism, socket type DEALER unless told) past its
+    handshake: what a hostile program writes instead of using libzmq."""
     sock = socket.create_connection(("127.0.0.1", port))
     sock.settimeout(WAIT_S)
     sock.sendall(b"\xff" + bytes(8) + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0")
@@ -92,9 +92,44 @@ def zmtp_dealer(port: int) -> socket.socket:
     greeting = b""
     while len(greeting) < 64:
         greeting += sock.recv(64 - len(greeting))
-    ready = b"\x05READY" + b"\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+    ready = (b"\x05READY" + b"\x0bSocket-Type" + struct.pack(">I", len(socket_type))
+             + socket_type)
     sock.sendall(b"\x04" + bytes([len(ready)]) + ready)
     return sock
+
+
+def zmtp_subscription(topic: bytes) -> bytes:
+    """A ZMTP 3.0 subscription message for ``topic``, as a hand-made SUB writes it."""
+    return b"\x00" + bytes([1 + len(topic)]) + b"\x01" + topic
+
+
+def spreading_subscriptions(first: int, pairs: int) -> bytes:
+    """``pairs`` pairs of topics that part at their last byte, one with 0x00 there and one
+    with 0xff, each under a prefix of its own (3 bytes from ``first`` on): each pair makes a
+    node of libzmq's subscription trie hold a table of 256 children (2 KiB) for 14 bytes."""
+    return b"".join(zmtp_subscription((first + n).to_bytes(3, "big") + end)
+                    for n in range(pairs) for end in (b"\x00", b"\xff"))
+
+
+def heard_or_cut(sock: socket.socket) -> bool:
+    """Wait for a hand-made subscriber's first broadcast (True) or for the host to cut it
+    (False); the host's READY, which comes first, is read and dropped."""
+    def read(size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            try:
+                more = sock.recv(size - len(data))
+            except ConnectionResetError:
+                return b""
+            if not more:
+                return b""
+            data += more
+        return data
+    sock.settimeout(WAIT_S)
+    head = read(2)
+    if len(head) < 2 or not read(head[1]):  # the host's READY command (a short frame)
+        return False
+    return bool(read(1))
 
 
 def endless_message(port: int, frame_bytes: int) -> tuple[int, int]:

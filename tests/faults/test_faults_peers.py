@@ -24,15 +24,19 @@ from fault_kit import (
     closed_by_host,
     create_tables,
     endless_message,
+    heard_or_cut,
     hoard_connections,
     listings_flood,
     percentiles,
+    spreading_subscriptions,
+    zmtp_dealer,
+    zmtp_subscription,
 )
 from test_net_support import WAIT_S, Raw, running_host, until
 
 from sagani_net.host import BindError, Host, Limits
 from sagani_net.peers import Connection, ConnectionGuard, cut, inode
-from sagani_net.protocol import VERSION, encode
+from sagani_net.protocol import VERSION, encode, topic
 from sagani_net.store import Store
 
 
@@ -62,6 +66,45 @@ def test_a_subscriber_that_never_stops_sending_is_cut(tmp_path: Path) -> None:
         sent, growth = endless_message(port, 512)
         assert sent < ATTACK_BYTES
         assert growth < RSS_SLACK_BYTES
+
+
+def test_subscriptions_that_spread_libzmqs_trie_are_cut_and_the_host_stays_small(
+    tmp_path: Path,
+) -> None:
+    """libzmq keeps a PUB's subscriptions in a trie whose every node holds a table of children
+    from its lowest to its highest next byte: topics that part with 0x00 and 0xff cost 2 KiB
+    for 14 bytes sent. 16 connections of 8,000 such pairs each (112 KB, under the 256 KiB a
+    subscriber may send) made the host 300 MiB bigger for as long as they stayed (`sagani
+    host`: 33 to 332 MiB RSS), and one address may hold 256 connections. Now a connection that
+    asks for more subscriptions than a client needs is cut: 23-26 MiB at the peak, freed as
+    each goes (32 such libzmq subscribers, reconnecting for ever: `sagani host` at 52 MiB)."""
+    with running_host(tmp_path, heartbeat_s=0.05) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={})["table"]
+        port = int(host.pub_endpoint.rsplit(":", 1)[1])
+        heard = []
+        with PeakRss() as rss:
+            for n in range(16):
+                try:  # the table's topic last: heard once every subscription before it is in
+                    sock = zmtp_dealer(port, b"SUB")
+                    sock.sendall(spreading_subscriptions(n * 8000, 8000)
+                                 + zmtp_subscription(topic(table)))
+                except (BrokenPipeError, ConnectionResetError):
+                    heard.append(False)  # cut already
+                    continue
+                heard.append(heard_or_cut(sock))
+                sock.close()
+        print(f"16 spreading subscribers: the host grew {rss.growth / MIB:.1f} MiB")
+        assert not any(heard)
+        assert rss.growth < 48 * MIB
+        # A subscriber of one table hears it as before.
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        sub.linger, sub.rcvtimeo = 0, int(WAIT_S * 1000)
+        sub.subscribe(topic(table))
+        sub.connect(host.pub_endpoint)
+        assert sub.recv_multipart()[0] == topic(table)
+        sub.close()
+        raw.close()
 
 
 def test_subscribers_that_never_read_hold_little_of_the_host(tmp_path: Path) -> None:
