@@ -360,7 +360,9 @@ class Host:
                            for fd, frames in replies]
             elif self.link is not None:
                 self.link.wait()  # on the standby's disk too before anyone hears of it
-            # Broadcasts first: the act-to-everyone-updated latency is what players feel.
+            # Broadcasts first: the act-to-everyone-updated latency is what players feel. To
+            # every subscription sent so far, as a PUB would (it applies them as it sends).
+            self._subscribers.take_subscriptions()
             for topic, body in updates:
                 _send(self.pub, (topic, body))
             for fd, frames in replies:
@@ -376,6 +378,9 @@ class Host:
         replies: list[tuple[int, list[bytes]]] = []
         router = self.router
         self._requests.events()  # a descriptor number may be a new connection's by now
+        # A client subscribes before it asks for a snapshot (the Clone pattern): what it
+        # subscribed to by then hears the updates its request makes.
+        self._subscribers.take_subscriptions()
         end_s = time.monotonic() + BATCH_BUDGET_S
         for _ in range(self.limits.max_batch):
             if self._carried is not None:  # held back from the last batch: first in this one
@@ -579,6 +584,7 @@ class Host:
         now_s = time.monotonic()
         standby = self._standby()
         everyone, self._told_standby = standby != self._told_standby, standby
+        self._subscribers.take_subscriptions()
         for topic, body in self.room.beats(standby, everyone):
             _send(self.pub, (topic, body))
         self._next_heartbeat_s = now_s + self.heartbeat_s
