@@ -15,8 +15,10 @@ tables and history are tested without sockets or sleeps (tests/host/test_tables.
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
+import hmac
 import itertools
 import json
 import logging
@@ -474,6 +476,14 @@ class Tables:
         if request["token"] is not None:  # coming back with a saved token
             session = self._session(request["token"], table)
             return self._joined(request, table, session, request["token"])
+        nonce = request["nonce"]
+        token = secrets.token_urlsafe(TOKEN_BYTES) if nonce is None else _nonce_token(table, nonce)
+        known = self.sessions.get(hash_token(token)) if nonce is not None else None
+        if known is not None and known.table_id == table.id:
+            # A retry whose reply was lost with the host that took the seat (a restart, a
+            # failover): the replies kept for retries are in memory, the seat is on disk.
+            self._seen(table, known)
+            return self._joined(request, table, known, token)
         role = request["role"]
         if len(self.sessions) >= self.limits.max_sessions:
             raise ProtocolError("too_many_sessions", "the host has no room for another session")
@@ -496,7 +506,6 @@ class Tables:
             seat = None
         else:
             seat = self._free_seat(table, role, request["seat"])
-        token = secrets.token_urlsafe(TOKEN_BYTES)
         name = request["name"] or role
         if seat is not None:
             name = self._unique_name(table, name)
@@ -1171,6 +1180,16 @@ def _privates(state: GameState, seats: int) -> list[bytes]:
 def _private_bytes(state: GameState, seat: int) -> bytes:
     """A seat's private data (None for a seat without) as bytes to compare."""
     return encode({"private": state.private(seat)})
+
+
+def _nonce_token(table: Table, nonce: str) -> str:
+    """The token of a join with ``nonce`` at ``table``: worked out from the table's seed (a
+    secret of the host's until the game is over, which its standby holds too), so that a retry
+    of that join reaching a host that never saw it (restarted, or the standby) finds the seat
+    it took. Whoever holds the nonce holds the token, as with the replies kept for retries."""
+    key = b"sagani join nonce " + table.seed.to_bytes(8, "big") + table.id.encode()
+    digest = hmac.digest(key, nonce.encode(), "sha256")[:TOKEN_BYTES]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def _stand_in_move(table: Table, seat: int) -> dict[str, Any]:

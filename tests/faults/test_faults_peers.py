@@ -362,6 +362,28 @@ def test_a_join_with_a_nonce_is_retried_on_a_new_connection_and_only_with_it(hos
     retry.close()
 
 
+def test_a_join_retried_with_its_nonce_after_a_restart_keeps_its_one_seat(tmp_path: Path) -> None:
+    """The replies kept for retries are in memory: a join whose reply was lost with the host
+    (killed after the commit, before the reply went out) was answered afresh by the restarted
+    host, with a second seat (bob then got table_full, and the first seat's token was nobody's:
+    `sagani host` killed with SIGKILL and started again on its data dir). Now the token of a
+    join with a nonce is the table's to work out again, and the retry gets the same seat."""
+    join = {"v": VERSION, "type": "join", "id": 9, "name": "ann", "nonce": "n" * 22}
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={"players": 2})["table"]
+        first = raw.send_bytes(encode({**join, "table": table}))
+        assert first["seat"] == 0
+        raw.close()
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        again = raw.send_bytes(encode({**join, "table": table}))
+        assert (again["type"], again["seat"], again["token"]) == ("joined", 0, first["token"])
+        assert raw.send_bytes(encode({**join, "table": table, "nonce": "m" * 22}))["seat"] == 1
+        assert raw("sync", table=table)["status"] == "running"
+        raw.close()
+
+
 # -- the host's own bounds ------------------------------------------------------------------
 
 
