@@ -748,9 +748,11 @@ class Tables:
                 self._accept(table, seat, data, events, HOST_DEFAULT_SESSION, version,
                              missed=True)
                 played = True
+                # Its type only: the action may name a card of the seat's own (Sugi's is one
+                # of its hand, face down), and this line is on the host's screen.
                 log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
-                            "played %s for it", table.id, seat, self._clock_s(table, seat),
-                            version, data)
+                            "played its default move (%s) for it", table.id, seat,
+                            self._clock_s(table, seat), version, data.get("type"))
             except sqlite3.Error as exc:  # _commit() rolls back and reloads
                 self.storage_failure = exc
                 return True

@@ -161,6 +161,28 @@ def test_the_default_move_for_a_late_bot_announces_its_private_change(
             bot.close()
 
 
+def test_a_default_move_names_no_card_in_the_hosts_log(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A Sugi bot seat past its deadline in phase "plan": the host puts the lowest card of its
+    hand face down in the timeline. Its log said 'the host played {'type': 'timeline', 'card':
+    17, 'rotation': 0} for it', a warning (on the host's screen, --quiet or not) naming a card
+    nobody else may see until the timeline is resolved."""
+    caplog.set_level("INFO", logger="sagani_net.host")
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        ann, bot = Client(host.endpoint), Client(host.endpoint)
+        try:
+            table = ann.create({"players": 2}, game="sugi", seed=9, bots=[0], deadline_s=0.1)
+            ann.join(table, seat=1, name="ann")
+            bot.join(table, seat=0, role="bot", name="sleepy")  # seat 0 plans first; silent
+            card = bot.state.private["hand"][0]
+            assert ann.wait_for(lambda r: r.version >= 1, WAIT_S)
+            played = [r.getMessage() for r in caplog.records if "deadline" in r.getMessage()]
+            assert played and not any(f"'card': {card}" in line for line in played), played
+        finally:
+            ann.close()
+            bot.close()
+
+
 def test_replica_keeps_the_newer_private_part() -> None:
     replica = Replica("t1", you=1, view={"turn": 1, "hand_sizes": [3, 3]})
     replica.load({"seq": 4, "you": 1, "game": "toy", "config": {}, "version": 2,
