@@ -201,3 +201,27 @@ def test_a_standby_stopped_while_its_host_went_on_does_not_undo_the_moves_made_m
         raw.close()
     finally:
         pair.stop()
+
+
+def test_a_join_retried_with_its_nonce_at_the_standby_that_took_over_keeps_its_seat(
+    tmp_path: Path,
+) -> None:
+    """The join's reply was lost with the active host: its retry at the standby, which never
+    saw that reply, gets the seat and token it took (before, a second seat)."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    try:
+        raw = Raw(pair.active.endpoint)
+        table = raw("create", game="sagani", config={"players": 2})["table"]
+        join = {"table": table, "name": "ann", "nonce": "n" * 22}
+        first = raw("join", **join)
+        raw.close()
+        pair.wait_in_sync()
+        pair.fail_over()
+        until(lambda: serves(pair.active.endpoint))
+        raw = Raw(pair.active.endpoint)
+        again = raw("join", **join)
+        assert (again["type"], again["seat"], again["token"]) == ("joined", 0, first["token"])
+        assert raw("join", table=table, name="bob")["seat"] == 1
+        raw.close()
+    finally:
+        pair.stop()
