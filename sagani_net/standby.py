@@ -272,7 +272,11 @@ class StandbyCode:
     @classmethod
     def parse(cls, text: str) -> StandbyCode:
         """Read a code; raises CodeError saying what is wrong with it."""
-        parts = urlsplit(text.strip())
+        try:  # urlsplit refuses an unclosed "[" (an IPv6 address cut short)
+            parts = urlsplit(text.strip())
+        except ValueError:
+            raise CodeError("a standby code names the host, its port and its link port") \
+                from None
         if parts.scheme != SCHEME:
             raise CodeError(f"a standby code starts with {SCHEME}:// (the active host prints it)")
         query = parse_qs(parts.query)
@@ -280,12 +284,14 @@ class StandbyCode:
         link_port: int | None
         try:
             port, link_port = parts.port, int(query["link"][0])
-            secret = base64.urlsafe_b64decode(query["secret"][0] + "==")
-        except (KeyError, ValueError, binascii.Error):
+        except (KeyError, ValueError):
             port = link_port = None
-            secret = b""
         if not parts.hostname or port is None or link_port is None or not 0 < link_port < 65536:
             raise CodeError("a standby code names the host, its port and its link port")
+        try:
+            secret = base64.urlsafe_b64decode(query["secret"][0] + "==")
+        except (KeyError, ValueError, binascii.Error):
+            secret = b""
         if len(secret) != KEY_BYTES:
             raise CodeError("the secret in this standby code is damaged (a missing part?)")
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname

@@ -304,7 +304,9 @@ def test_a_standby_code_carries_the_addresses_and_the_secret_of_either_mode() ->
     assert parse_address(secure.address) == Address(f"tcp://{socket.gethostname()}:5",
                                                      keys.public)
     for damaged in (plain.text().replace("sagani-standby", "sagani"),
-                    plain.text()[:-3], plain.text().replace("link=47412", "link=0")):
+                    plain.text()[:-3], plain.text().replace("link=47412", "link=0"),
+                    # urlsplit's ValueError for an unclosed "[" was let through: a traceback
+                    plain.text().replace("127.0.0.1", "[::1")):
         with pytest.raises(CodeError):
             StandbyCode.parse(damaged)
 
@@ -318,6 +320,11 @@ def test_command_line_mistakes_of_a_pair_are_one_line_and_exit_2(tmp_path: Path)
         (["--standby", "127.0.0.1:1"], ""),
         (["--standby", code[:-5]], ""),
         (["--standby", "-"], "sagani://nonsense\n"),
+        # An unclosed "[": read from standard input it was a traceback, and on the command
+        # line argparse's "invalid standby_code value: '...'" showed the whole code, secret
+        # and all, on the host's screen.
+        (["--standby", "-"], code.replace("127.0.0.1", "[::1") + "\n"),
+        (["--standby", code.replace("127.0.0.1", "[::1")], ""),
         (["--standby", code, "--secure"], ""),
         (["--standby", code, "--data-dir", str(theirs)], ""),
     ]
