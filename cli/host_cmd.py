@@ -129,8 +129,10 @@ def check_ports(args: argparse.Namespace) -> None:
                          "give --pub-port too")
     if args.pub_port is not None and args.pub_port == args.port and args.port != 0:
         raise UsageError("--pub-port must differ from --port")
-    if args.link_port and args.link_port in (args.port, args.pub_port):
-        raise UsageError("--link-port must differ from --port and --pub-port")
+    pub_port = args.port + 1 if args.pub_port is None and args.port else args.pub_port
+    if args.link_port and args.link_port in (args.port, pub_port):
+        raise UsageError("--link-port must differ from --port and --pub-port"
+                         + (f" (--port + 1, {pub_port})" if args.pub_port is None else ""))
     if args.standby is not None and args.bots:
         raise UsageError("--bots runs on the active host only; start house bots there")
     if args.link_port is None and args.port and args.pub_port == args.port + 2:

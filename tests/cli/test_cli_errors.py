@@ -78,6 +78,10 @@ BAD = {
                                   "--pub-port", "0", "--data-dir", "{tmp}/h"],
     "host --link-port = --pub-port": ["host", "--port", "0", "--pub-port", "47999",
                                       "--link-port", "47999", "--data-dir", "{tmp}/h"],
+    # The broadcast port's default (--port + 1) was not compared: the host bound both ports
+    # and logged that it served, then stopped on the link port (two lines).
+    "host --link-port = default --pub-port": ["host", "--port", "47999", "--link-port",
+                                              "48000", "--data-dir", "{tmp}/h"],
     "host --bind 999.1.1.1": ["host", "--bind", "999.1.1.1"],
     "host --bind ''": ["host", "--bind", ""],
     "host --bind not this machine": ["host", "--bind", NOT_HERE, "--port", "0",
