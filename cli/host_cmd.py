@@ -176,6 +176,22 @@ def _standby_code(args: argparse.Namespace) -> standby.StandbyCode | None:
     return code
 
 
+def _salvaged(data_dir: Path, synchronous: str) -> Store:
+    """``--salvage``: the store of ``data_dir``, salvaged first if it is damaged. A database
+    that opens as it is is served as it is: moved aside, it would be called damaged, and a
+    --salvage left in a start script would set a copy of every game aside at each start."""
+    if not (Path(data_dir) / DB_NAME).exists():
+        raise UsageError(f"--salvage: there is no database in {data_dir} to salvage")
+    try:
+        store = Store(data_dir, synchronous=synchronous)
+    except StorageDamaged:
+        print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
+        return Store(data_dir, synchronous=synchronous)
+    print(f"sagani host: --salvage: the database {store.path} is not damaged; it is served as "
+          "it is", file=sys.stderr)
+    return store
+
+
 def run_host(args: argparse.Namespace) -> int:
     parent = os.getppid()  # now: it may be gone by the time this host is up (--with-parent)
     check_ports(args)
@@ -203,10 +219,9 @@ def run_host(args: argparse.Namespace) -> int:
             raise UsageError(f"{held} already serves the data dir {data_dir}; stop it first, or "
                              "give this host a --data-dir of its own")
         if args.salvage:
-            if not (Path(data_dir) / DB_NAME).exists():
-                raise UsageError(f"--salvage: there is no database in {data_dir} to salvage")
-            print(f"sagani host: {salvage(data_dir)}", file=sys.stderr)
-        store = Store(data_dir, synchronous=synchronous)
+            store = _salvaged(data_dir, synchronous)
+        else:
+            store = Store(data_dir, synchronous=synchronous)
         if code is not None:
             standby.adopt(data_dir, code, store)  # its keys, served once this host is active
         keys = security.host_keys(data_dir) if args.secure else None

@@ -210,6 +210,39 @@ def corrupt(path: Path) -> None:
         out.write(random.Random(9).randbytes(size - size // 2))
 
 
+def start_salvaging_host(data_dir: Path) -> tuple[subprocess.Popen[str], str, str]:
+    """``sagani host --salvage`` in a subprocess: it, its request endpoint, and the line it
+    said about the salvage (on stderr, before it serves)."""
+    proc = subprocess.Popen(
+        [*RUN_SAGANI, "host", "--quiet", "--salvage", "--port", "0",
+         "--data-dir", str(data_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    return proc, proc.stdout.readline().split("requests ")[1].split()[0], proc.stderr.readline()
+
+
+def test_salvage_of_a_database_that_is_not_damaged_serves_it_as_it_is(tmp_path: Path) -> None:
+    """--salvage on a sound database (left in a start script, or given at a guess): it was
+    moved aside as 'the damaged files' and copied row by row, at every such start, each run
+    another copy of every game kept beside it. It is served as it is, and the line says so."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=720)
+        for _ in range(3):
+            assert game.act()["type"] == "accepted"
+        game.raw.close()
+    proc, endpoint, said = start_salvaging_host(tmp_path)
+    try:
+        assert said.startswith("sagani host: --salvage: the database ") and "not damaged" in said
+        raw = Raw(endpoint)
+        assert raw.patient("sync", table=game.table)["version"] == 3
+        raw.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    assert not list(tmp_path.glob(DB_NAME + ".damaged-*"))
+
+
 def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -230,15 +263,8 @@ def test_database_corrupted_under_the_host_then_restarted_is_salvaged(
     assert len(lines) == 1 and "is damaged" in lines[0] and "--salvage" in lines[0], lines
     assert "Traceback" not in done.stderr
     # --salvage keeps what is readable, says so, and serves it: every game it kept plays.
-    proc = subprocess.Popen(
-        [*RUN_SAGANI, "host", "--quiet", "--salvage", "--port", "0",
-         "--data-dir", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc, endpoint, salvaged = start_salvaging_host(tmp_path)
     try:
-        assert proc.stdout is not None and proc.stderr is not None
-        endpoint = proc.stdout.readline().split("requests ")[1].split()[0]
-        salvaged = proc.stderr.readline()
         assert salvaged.startswith("sagani host: salvaged "), salvaged
         print(salvaged.strip())
         raw = Raw(endpoint)
