@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -296,24 +297,23 @@ def run_host(args: argparse.Namespace) -> int:
         adverts: list[discovery.Advert] = []
         if args.lan:  # multicast only when asked for on the command line, and only once active
             _advertise_when_active(pair, args.bind, adverts)
+        bots = _ServedOnceActive()
+        if args.bots:  # a host started again plainly, with its --bots, that lost the role
+            bots.start(pair, lambda: _house_bots(pair.host, keys, args.bots, data_dir,
+                                                 args.quiet))
         try:
             with contextlib.suppress(KeyboardInterrupt):
                 pair.serve()
         finally:
             for advert in adverts:
                 advert.close()
+            bots.close()
         return 0
     _invite(host, link, key, keys)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
     with contextlib.ExitStack() as stack:
         if args.bots:
-            # House bots are clients like any other; they reach the host on loopback.
-            address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
-            if keys:
-                address = security.host_join_code(address, keys)
-            from sagani_net.bots import house
-
-            stack.enter_context(house.running(address, args.bots, data_dir, args.quiet))
+            stack.enter_context(_house_bots(host, keys, args.bots, data_dir, args.quiet))
         if args.lan:  # multicast only when asked for on the command line
             from sagani_net import discovery
 
@@ -327,6 +327,43 @@ def run_host(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             host.serve()
     return 0
+
+
+def _house_bots(host: Host, keys: security.KeyPair | None, strategy: str, data_dir: Path,
+                quiet: bool) -> contextlib.AbstractContextManager[None]:
+    """The house bots of ``--bots``, for as long as the block runs: clients like any other,
+    they reach the host on loopback."""
+    from sagani_net.bots import house
+
+    address = host.endpoint.replace("0.0.0.0", "127.0.0.1").replace("*", "127.0.0.1")
+    if keys:
+        address = security.host_join_code(address, keys)
+    return house.running(address, strategy, data_dir, quiet)
+
+
+class _ServedOnceActive:
+    """A context entered once a standby takes over, from a thread of its own, and left when
+    the host stops (:meth:`close`), whichever comes first."""
+
+    def __init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def start(self, pair: standby.Standby,
+              make: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
+        def watch() -> None:
+            pair.took_over.wait()
+            with self._lock:
+                if not self._closed:
+                    self._stack.enter_context(make())
+
+        threading.Thread(target=watch, name="sagani-house-bots", daemon=True).start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._stack.close()
 
 
 def _invite(host: Host, link: standby.ActiveLink, key: bytes,

@@ -84,6 +84,8 @@ class HostProcess:
     code: str = ""
     #: What it said it follows when it last started as a standby.
     following: str = ""
+    #: More options of its command, when it is not started with --standby (e.g. --bots).
+    args: tuple[str, ...] = ()
 
     @property
     def endpoint(self) -> str:
@@ -104,8 +106,10 @@ class HostProcess:
                 str(self.heartbeat_s)]
         if standby_of is not None:
             argv += ["--standby", "-"]  # the code on stdin, as `sagani join --standby` gives it
-        elif self.server_key is not None:
-            argv += ["--secure"]  # (a standby is secure by its active host's code)
+        else:
+            argv += self.args
+            if self.server_key is not None:
+                argv += ["--secure"]  # (a standby is secure by its active host's code)
         # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
         with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE,
@@ -147,11 +151,13 @@ class Pair:
     killed: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, tmp: Path, heartbeat_s: float, secure: bool = False) -> Pair:
-        """Host A active, B its standby; ``secure``: A's key pair made beforehand, to know it."""
+    def start(cls, tmp: Path, heartbeat_s: float, secure: bool = False,
+              active_args: tuple[str, ...] = ()) -> Pair:
+        """Host A active, B its standby; ``secure``: A's key pair made beforehand, to know it;
+        ``active_args``: more options of A's command (kept when it is started again)."""
         ports = free_ports(6)
         key = host_keys(tmp / "a").public if secure else None
-        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key),
+        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key, args=active_args),
                    HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))
         pair.active.start()
         try:

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from failover_kit import WAIT_S, HostProcess, Pair, free_ports, play_with_kills
-from test_net_support import Raw, act, seated_table, until
+from test_net_support import Raw, act, read_store, seated_table, until
 
 from sagani_net.client import Client, HostError, HostTimeout
 from sagani_net.standby import NOT_ACTIVE, STALLED, TOOK_OVER
@@ -129,6 +129,30 @@ def test_a_standby_that_took_over_prints_a_standby_code_of_its_own(tmp_path: Pat
         until(names_third)
     finally:
         third.stop()
+        pair.stop()
+
+
+def test_a_host_with_house_bots_back_as_the_standby_brings_them_when_it_takes_over(
+        tmp_path: Path) -> None:
+    """`sagani host --bots random` killed, its standby taking over, and the same command run
+    again: it comes back as the standby, and when the role is its own again its house bots
+    play the seats kept for bots. Before, the --bots of a host that came back as the standby
+    was dropped without a word: after the second takeover a table of bot seats waited for
+    ever, 'free (bot)' in `sagani tables`."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S, active_args=("--bots", "random"))
+    try:
+        a = pair.fail_over()
+        until(lambda: serves(pair.active.endpoint))
+        pair.rejoin()  # as the operator does: the command it had, --bots and all
+        pair.wait_in_sync()
+        pair.fail_over()
+        until(lambda: serves(a.endpoint))
+        client = Client(a.address)
+        table = client.create({"players": 2}, bots=[0, 1])
+        client.close()
+        until(lambda: read_store(a.data_dir, "SELECT status FROM tables WHERE id = ?",
+                                 table) == [("over",)], WAIT_S)
+    finally:
         pair.stop()
 
 
