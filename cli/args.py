@@ -216,16 +216,22 @@ def heartbeat_s(text: str) -> float:
 
 
 def bind_address(text: str) -> str:
-    """An IP address to bind (``0.0.0.0``, ``127.0.0.1``, ``::1``...) or ``*``."""
+    """An IPv4 address to bind (``0.0.0.0``, ``127.0.0.1``...) or ``*``. No socket of the
+    host or its clients has libzmq's IPv6 option, so an IPv6 address is refused here, not
+    at the bind (where libzmq says 'No such device', and the data dir is made already)."""
     import ipaddress
 
     if text == "*":
         return text
     try:
-        return str(ipaddress.ip_address(text.strip("[]")))
+        address = ipaddress.ip_address(text.strip("[]"))
     except ValueError:
         _bad(f"--bind takes an IP address of this machine (e.g. 0.0.0.0 or 127.0.0.1), "
              f"not {text!r}")
+    if address.version != 4:
+        _bad(f"--bind takes an IPv4 address (e.g. 0.0.0.0 or 127.0.0.1); {text} is IPv6, "
+             "which the host does not serve")
+    return str(address)
 
 
 #: What libzmq connects to: a name of letters, digits, '.', '-', '_' (and '%' for an IPv6

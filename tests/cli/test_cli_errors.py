@@ -195,6 +195,19 @@ def test_an_error_that_quotes_a_huge_argument_keeps_its_start_and_its_advice(
     assert line.startswith(start) and line.endswith(advice), line
 
 
+def test_host_bind_to_an_ipv6_address_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    """`sagani host --bind ::1`: the flag took it (its check read any IP address), then libzmq,
+    without the IPv6 option on any socket, refused the bind: 'No such device ... (a port in
+    use, or an address that is not this machine's)', of this machine's own loopback, after the
+    data dir was made. It is refused as the flag's mistake, saying why."""
+    done = subprocess.run([*RUN_SAGANI, "host", "--bind", "::1", "--port", "0", "--data-dir",
+                           str(tmp_path / "h")], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "IPv6, which the host does not serve" in done.stderr, done.stderr
+    assert not (tmp_path / "h").exists()
+
+
 def test_play_with_open_seats_takes_no_seed(tmp_path: Path) -> None:
     """`sagani play --open 2 --seed 7`: the person at the open seat (on this machine, where the
     host listens) would play a deal the creator knows, and could read the seed off the
