@@ -32,7 +32,8 @@ def table_lines(tables: list[dict[str, Any]], width: int = 80) -> str:
     """The lobby as text: a table a line, its game first; seats that go past ``width`` go on
     under the first (a seat is never cut in two)."""
     if not tables:
-        return "no tables yet: sagani join creates one\n"
+        # Finished games are not listed: on a host that has played hundreds, "yet" was untrue.
+        return "no table open or being played: sagani join creates one\n"
     lines = []
     for t in tables:
         seats = [f"{i + 1}:{s.get('name') or ('free' if not s.get('taken') else '?')}"

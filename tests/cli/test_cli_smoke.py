@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from cli_kit import Screen, Terminal, lan_party, sagani, terminals
 from failover_kit import free_ports
-from test_net_support import RUN_SAGANI
+from fault_kit import Game
+from test_net_support import RUN_SAGANI, Raw, running_host
 
 from sagani_net.games import get_game
 from sagani_net.store import Store
@@ -311,6 +312,24 @@ def test_a_secure_host_prints_its_join_code_whole_and_quoted(tmp_path: Path) -> 
         host.wait(timeout=10)
 
 
+#: What `sagani tables` prints for a host with no table open or being played.
+NO_TABLES = "no table open or being played: sagani join creates one\n"
+
+
+def test_tables_of_a_host_whose_games_are_all_over_does_not_say_none_yet(
+        tmp_path: Path) -> None:
+    """Finished games leave the lobby (ten minutes after their end, or at a restart): on a
+    host that had played a party's games `sagani tables` said 'no tables yet', as if it had
+    never held one."""
+    with running_host(tmp_path) as host:
+        game = Game(Raw(host.endpoint), seed=730)
+        game.finish()
+        game.raw.close()
+    with running_host(tmp_path) as host:
+        lobby = sagani("tables", host.endpoint)
+    assert (lobby.returncode, lobby.stdout) == (0, NO_TABLES)
+
+
 def test_a_join_code_given_as_dash_stays_out_of_the_process_list(tmp_path: Path) -> None:
     """`sagani bot - ...` reads a secure host's join code from standard input, `sagani join -`
     asks for it at the terminal without echoing it: before, the code (the party's only key to
@@ -322,7 +341,7 @@ def test_a_join_code_given_as_dash_stays_out_of_the_process_list(tmp_path: Path)
         key = code.rsplit("key=", 1)[1]
         lobby = subprocess.run([*RUN_SAGANI, "tables", "-"], input=code + "\n",
                                capture_output=True, text=True, timeout=60)
-        assert (lobby.returncode, lobby.stdout) == (0, "no tables yet: sagani join creates one\n")
+        assert (lobby.returncode, lobby.stdout) == (0, NO_TABLES)
         bot = subprocess.Popen([*RUN_SAGANI, "bot", "-", "--create", "1", "--strategy", "random"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         bots.append(bot)
