@@ -684,10 +684,14 @@ class Tables:
         timer."""
         if seat in table.stand_ins:
             return STAND_IN_PAUSE_S
-        session = self._holder(table, seat)
-        if seat in table.bots or (session is not None and session.role == "bot"):
+        if self._bot_seat(table, seat):
             return table.deadline_s if table.deadline_s is not None else self.bot_fallback_s
         return table.turn_timer_s
+
+    def _bot_seat(self, table: Table, seat: int) -> bool:
+        """A seat kept for bots, or one a bot holds: it runs on a deadline, not a turn timer."""
+        session = self._holder(table, seat)
+        return seat in table.bots or (session is not None and session.role == "bot")
 
     def _arm(self, table: Table) -> None:
         """Start (or keep, or stop) the clock of the table's pending decision.
@@ -750,9 +754,12 @@ class Tables:
                 played = True
                 # Its type only: the action may name a card of the seat's own (Sugi's is one
                 # of its hand, face down), and this line is on the host's screen.
-                log.warning("table %s: seat %d missed its %g s deadline at version %d; the host "
-                            "played its default move (%s) for it", table.id, seat,
-                            self._clock_s(table, seat), version, data.get("type"))
+                # Seats from 1, as people read them everywhere else (sagani tables).
+                log.warning("table %s: seat %d missed its %g s %s at version %d; the host "
+                            "played its default move (%s) for it", table.id, seat + 1,
+                            self._clock_s(table, seat),
+                            "deadline" if self._bot_seat(table, seat) else "turn timer",
+                            version, data.get("type"))
             except sqlite3.Error as exc:  # _commit() rolls back and reloads
                 self.storage_failure = exc
                 return True
@@ -964,7 +971,8 @@ class Tables:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
             self._arm(table)
-            log.info("table %s: seat %d is back; its stand-in leaves", table.id, session.seat)
+            log.info("table %s: seat %d is back; its stand-in leaves", table.id,
+                     session.seat + 1)
 
     def _bot_missed(self, table: Table, seat: int) -> None:
         """A bot that let its clock run out is away until its token is heard again: a bot may
@@ -1029,7 +1037,7 @@ class Tables:
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
             self._arm(table)
             log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
-                     session.seat, seat)
+                     session.seat + 1, seat + 1)
         return reply("stand_in", request["id"], table=table.id, seat=seat)
 
     def seats(self, table: Table) -> list[dict[str, Any]]:

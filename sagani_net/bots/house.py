@@ -161,10 +161,11 @@ class HouseBots:
                 self._remember(table, seat, runner.token or "")
             else:
                 runner.resume(table, token)
-            log.info("house bot %s plays seat %d of table %s", self.strategy, seat, table)
+            # Seats from 1 on the host's screen, as sagani tables lists them.
+            log.info("house bot %s plays seat %d of table %s", self.strategy, seat + 1, table)
             done = runner.play(self._stop).status == "over"
         except (HostError, HostTimeout) as exc:
-            log.warning("house bot for table %s seat %d: %s", table, seat, exc)
+            log.warning("house bot for table %s seat %d: %s", table, seat + 1, exc)
         finally:
             runner.close()
             if done:

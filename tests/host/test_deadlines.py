@@ -7,6 +7,7 @@ action played for it by the host, stored and broadcast like any action with a
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import subprocess
 import threading
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_kit import sagani
 from test_net_support import (
     RUN_SAGANI,
@@ -331,3 +333,25 @@ def test_bots_missing_deadlines_on_many_tables_cannot_flood_the_log(
     # lines spanning less than one window may fall into two.
     windows = 2 + int((missed[-1].created - missed[0].created) // LOG_WINDOW_S)
     assert len(missed) <= LOG_LINES_PER_WINDOW * windows and len(missed) < played
+
+
+def test_the_hosts_lines_about_a_seat_count_it_from_1_and_name_its_clock(
+    host: Host, raw: Raw, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The host's screen said 'seat 0 missed its 0.2 s deadline' of the first seat, which
+    `sagani tables` and every console call seat 1, and called a person's turn timer a
+    deadline; so did the lines of stand-ins. Seats count from 1 wherever people read them."""
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        table = raw("create", game="sagani", config={"players": 2}, seed=3, bots=[1],
+                    deadline_s=DEADLINE_S, turn_timer_s=DEADLINE_S)["table"]
+        player = raw("join", table=table, name="ann")["token"]
+        raw("join", table=table, role="bot", name="mute")
+        # Nobody moves: the host plays the person's turn, then the mute bot's.
+        until(lambda: any(seat == 1 for _, seat, _ in default_moves(tmp_path, table)))
+        assert raw("stand_in", table=table, token=player, seat=1)["type"] == "stand_in"
+    said = [r.getMessage() for r in caplog.records if f"table {table}: seat" in r.getMessage()]
+    assert any(line.startswith(f"table {table}: seat 1 missed its 0.2 s turn timer at ")
+               for line in said), said
+    assert any(line.startswith(f"table {table}: seat 2 missed its 0.2 s deadline at ")
+               for line in said), said
+    assert f"table {table}: seat 1 asked for a stand-in for away seat 2" in said, said
