@@ -289,6 +289,10 @@ def run_host(args: argparse.Namespace) -> int:
                  else f"the host whose link is {following}")
         print(f"sagani host: standby of {named}; it takes over when that host is gone",
               flush=True)
+        # A code of this host's last run as the active one names it as such: a standby
+        # started with it now would follow a standby, which never answers. It is written
+        # again if this host takes over.
+        (Path(data_dir) / check.STANDBY_CODE_FILE).unlink(missing_ok=True)
         signal.signal(signal.SIGTERM, lambda *_: pair.stop())
         if args.with_parent:
             _stop_with_parent(pair, parent)

@@ -136,15 +136,18 @@ def test_a_host_with_house_bots_back_as_the_standby_brings_them_when_it_takes_ov
         tmp_path: Path) -> None:
     """`sagani host --bots random` killed, its standby taking over, and the same command run
     again: it comes back as the standby, and when the role is its own again its house bots
-    play the seats kept for bots. Before, the --bots of a host that came back as the standby
-    was dropped without a word: after the second takeover a table of bot seats waited for
-    ever, 'free (bot)' in `sagani tables`."""
+    play the seats kept for bots, and its standby code is that of now. Before, the --bots of
+    a host that came back as the standby was dropped without a word: after the second
+    takeover a table of bot seats waited for ever, 'free (bot)' in `sagani tables`."""
     pair = Pair.start(tmp_path, HEARTBEAT_S, active_args=("--bots", "random"))
     try:
         a = pair.fail_over()
         until(lambda: serves(pair.active.endpoint))
         pair.rejoin()  # as the operator does: the command it had, --bots and all
         pair.wait_in_sync()
+        # The code its last run wrote named it as the active host: a standby started with it
+        # now would follow a standby and get no answer. Before, it stayed in the data dir.
+        assert not (a.data_dir / "standby.code").exists()
         pair.fail_over()
         until(lambda: serves(a.endpoint))
         client = Client(a.address)
@@ -152,6 +155,7 @@ def test_a_host_with_house_bots_back_as_the_standby_brings_them_when_it_takes_ov
         client.close()
         until(lambda: read_store(a.data_dir, "SELECT status FROM tables WHERE id = ?",
                                  table) == [("over",)], WAIT_S)
+        assert f"?link={a.ports[2]}&" in (a.data_dir / "standby.code").read_text()
     finally:
         pair.stop()
 
