@@ -4,6 +4,7 @@ the test game with private data (``toy_game``, a whole game package) in the regi
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from test_net_support import Raw, running_host
 
 from sagani_net import games
 from sagani_net.host import Host
+from sagani_net.limits import QuietRepeats
 
 # Python compiles each module it has no bytecode for at every start, and writes none where
 # PYTHONDONTWRITEBYTECODE is set (as on the team's machines): every `sagani` a test starts would
@@ -41,6 +43,16 @@ SLOW_FIRST = ("tests/faults/test_fuzz.py", "tests/analysis/", "tests/failover/",
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow files' tests first (a stable sort: each group keeps its order)."""
     items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))
+
+
+@pytest.fixture(autouse=True)
+def fresh_log_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host log's repeat filter (limits.QuietRepeats, one for the process) afresh for each
+    test: a line another test on the same worker wrote a few times within its window was held
+    back, and a test that reads the log (caplog) failed or passed by the order tests ran in."""
+    logger = logging.getLogger("sagani_net.host")
+    monkeypatch.setattr(logger, "filters", [QuietRepeats() if type(f) is QuietRepeats else f
+                                            for f in logger.filters])
 
 
 @pytest.fixture
