@@ -226,7 +226,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
             standings.add(result)
             if index is not None:
                 _save_record(args.records, result)
-                index.add(result.index, {
+                index.add({
                     "game": result.index, "seed": spec.game_spec(result.index).seed,
                     "strategies": list(result.strategies), "scores": list(result.scores),
                     "ranking": list(result.ranking), "file": _record_name(result)})
@@ -277,8 +277,9 @@ class IndexWriter:
         self.waiting: dict[int, dict[str, Any]] = {}
         self.written = 0
 
-    def add(self, game: int, entry: dict[str, Any]) -> None:
-        self.waiting[game] = entry
+    def add(self, entry: dict[str, Any]) -> None:
+        """Take a game's entry (its number is its ``game``)."""
+        self.waiting[entry["game"]] = entry
         while self.written in self.waiting:
             text = json.dumps(self.waiting.pop(self.written), indent=1)
             self.out.write(("[\n" if self.written == 0 else ",\n")

@@ -180,7 +180,7 @@ def test_index_json_is_written_as_games_end_in_game_order_and_keeps_no_game() ->
         out = io.StringIO()
         index = IndexWriter(out)
         for i in order:
-            index.add(i, entries[i])
+            index.add(entries[i])
         index.close()
         assert out.getvalue() == json.dumps(entries, indent=1) + "\n", list(order)
     empty = io.StringIO()
@@ -192,13 +192,13 @@ def test_index_json_is_written_as_games_end_in_game_order_and_keeps_no_game() ->
             return len(text)  # a file on disk: what is written is not held
 
     index = IndexWriter(Sink())
-    index.add(0, entries[0])
+    index.add(entries[0])
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         for i in range(1, 20_001):
-            index.add(i, entries[i % 6])
+            index.add({**entries[i % 6], "game": i})
         gc.collect()  # json's indenting encoder leaves cycles behind each call, for the collector
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:

@@ -132,22 +132,30 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     assert Store(aside).unfinished() and not Store(tmp_path).unfinished()
 
 
+def open_seat_game(consoles: list[Terminal], tmp_path: Path, *options: str
+                   ) -> tuple[Terminal, Terminal, str]:
+    """`sagani play --open 2` of Sugi by ann (``options`` added), and bob joining it --cover
+    from the invitation on her message line; both consoles in ``consoles``, and the address."""
+    creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
+                       *options, "--data-dir", str(tmp_path / "play"),
+                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+    consoles.append(creator)
+    creator.wait_for(" --cover")  # the invitation, on the message line
+    address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
+    assert address is not None
+    joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
+                      env={"XDG_DATA_HOME": str(tmp_path / "bob")})
+    consoles.append(joiner)
+    return creator, joiner, address.group(1)
+
+
 def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path: Path) -> None:
     """`sagani play --open 2` of Sugi: the person at the open seat sits at this machine (the
     host listens on 127.0.0.1), maybe at this very screen. Both consoles start covered, the
     invitation tells the joiner --cover, and a hand shows only once its player presses h.
     Before, each console drew its hand and family tree from the first screen on."""
     with terminals() as consoles:
-        creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
-                           "--data-dir", str(tmp_path / "play"),
-                           env={"XDG_DATA_HOME": str(tmp_path / "ann")})
-        consoles.append(creator)
-        creator.wait_for(" --cover")  # the invitation, on the message line
-        address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
-        assert address is not None
-        joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
-                          env={"XDG_DATA_HOME": str(tmp_path / "bob")})
-        consoles.append(joiner)
+        creator, joiner, address = open_seat_game(consoles, tmp_path)
         joiner.wait_for("bob: covered")
         creator.wait_for("the game starts")
         for console in (creator, joiner):
@@ -158,7 +166,7 @@ def test_play_with_an_open_seat_covers_both_hands_on_the_shared_machine(tmp_path
         # The joiner leaves, and comes back without --cover: its seat is covered again.
         joiner.send("q")
         assert joiner.close() == 0
-        back = Terminal("join", address.group(1), "--name", "bob",
+        back = Terminal("join", address, "--name", "bob",
                         env={"XDG_DATA_HOME": str(tmp_path / "bob")})
         consoles.append(back)
         back.wait_for("bob: covered")
@@ -196,16 +204,7 @@ def test_a_resumed_play_serves_on_its_port_and_the_joiner_comes_back_by_itself(
     # resumed game would rightly go to a free port.
     port = next(p for p in free_ports(16) if _free(p + 1))
     with terminals() as consoles:
-        creator = Terminal("play", "--game", "sugi", "--open", "2", "--new", "--name", "ann",
-                           "--port", str(port), "--data-dir", str(tmp_path / "play"),
-                           env={"XDG_DATA_HOME": str(tmp_path / "ann")})
-        consoles.append(creator)
-        creator.wait_for(" --cover")
-        address = re.search(r"sagani join (\S+) --cover", creator.screen.text())
-        assert address is not None
-        joiner = Terminal("join", address.group(1), "--cover", "--name", "bob",
-                          env={"XDG_DATA_HOME": str(tmp_path / "bob")})
-        consoles.append(joiner)
+        creator, joiner, _ = open_seat_game(consoles, tmp_path, "--port", str(port))
         joiner.wait_for("● online")
         creator.wait_for("the game starts")
         creator.send("q")

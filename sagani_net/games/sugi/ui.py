@@ -451,10 +451,9 @@ class SugiUI(GameUI[State]):
             self.model.say("the timeline is pushed with the arrows: Enter plays nothing now")
             return []
         if self.choice is None:
-            cards = len(self.hand)
-            numbers = "1" if cards == 1 else f"1-{cards}"
             self.model.say("Enter plays the card in hand, and you hold none: choose one first "
-                           f"({numbers})" if cards else "Enter plays a card, and you have none")
+                           f"({self.card_keys()})" if self.hand
+                           else "Enter plays a card, and you have none")
             return []
         return self.check(self.choice.action())
 
@@ -644,15 +643,19 @@ class SugiUI(GameUI[State]):
         after = sides_of(state.tile_at[space], (state.turn[space] * 90 + choice.by) % 360)
         return f"open {open_sides(before)} becomes open {open_sides(after)}"
 
+    def card_keys(self) -> str:
+        """The number keys that pick a card now: as many as the hand holds ("1-4")."""
+        cards = len(self.hand)
+        return "1" if cards == 1 else f"1-{cards}"
+
     def hints(self) -> str:
         shell = ": command  ? help  q quit"
         if not self.playing():
             return "PgUp log  : command  ? help  q quit"
         if self.phase == PUSH:
             return f"arrows push  {shell}"
-        # The number keys that pick a card now: as many as the hand holds.
         cards = len(self.hand)
-        numbers = "1" if cards == 1 else f"1-{cards}"
+        numbers = self.card_keys()
         if self.phase == MAINTENANCE:
             if not cards:
                 return f"Enter draw up to 4 (nothing to discard)  {shell}"

@@ -9,7 +9,7 @@ from test_sagrada_support import cell, play_text, table, types
 
 from sagani_net.game import RuleError
 from sagani_net.games.sagrada.components import COLOUR, VALUE, die_text, parse_die
-from sagani_net.games.sagrada.rules import SAGRADA, Action
+from sagani_net.games.sagrada.rules import SAGRADA, Action, State
 
 ONE_DIE = "R3 . . . .\n" + ". . . . .\n" * 3
 
@@ -448,11 +448,18 @@ def test_flux_remover_die_may_go_back_to_the_pool() -> None:
     assert state.current_seat == 1
 
 
+def tap_wheel_table(window: str, track: str, **options: object) -> State:
+    """Seat 0's first turn of round 2, with Tap Wheel (12) and ``track`` on round 1's place of
+    the round track: ``window`` seat 0's window, seat 1's holding one die."""
+    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
+                  track={0: track}, round_=1, **options)
+    state.order, state.seat = (0, 1, 1, 0), 0
+    return state
+
+
 def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None:
     window = "R3 G2 . . .\nR5 . . . .\n" + ". . . . .\n" * 2
-    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
-                  track={0: "R1"}, round_=1)
-    state.order, state.seat = (0, 1, 1, 0), 0
+    state = tap_wheel_table(window, "R1")
     play_text(state, "tool 12")
     assert {a.cell for a in state.legal_actions()} == {cell("1,1"), cell("2,1")}  # red only
     play_text(state, "move 1,1 to 1,3")
@@ -466,9 +473,7 @@ def test_tap_wheel_moves_up_to_two_dice_of_a_colour_on_the_round_track() -> None
 def test_tap_wheel_second_die_is_of_the_first_ones_colour() -> None:
     # Red and green are both on the round track; once a red die moved, only red may follow.
     window = "R3 G2 . . .\nR5 G1 . . .\n" + ". . . . .\n" * 2
-    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
-                  track={0: "R1 G4"}, round_=1)
-    state.order, state.seat = (0, 1, 1, 0), 0
+    state = tap_wheel_table(window, "R1 G4")
     play_text(state, "tool 12")
     assert {a.cell for a in state.legal_actions()} >= {cell("1,2"), cell("2,2")}  # green too
     play_text(state, "move 1,1 to 1,3")
@@ -479,10 +484,8 @@ def test_tap_wheel_second_die_is_of_the_first_ones_colour() -> None:
 def test_tap_wheel_obeys_colour_and_value_restrictions() -> None:
     # "obeying all rules": the red 3 may not go onto a blue cell nor onto a 4-cell.
     window = "R3 G2 . . .\n" + ". . . . .\n" * 3
-    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
-                  patterns=(". . B 4 .\nR . . . .\n" + ". . . . .\n" * 2,), track={0: "R1"},
-                  round_=1)
-    state.order, state.seat = (0, 1, 1, 0), 0
+    state = tap_wheel_table(window, "R1",
+                            patterns=(". . B 4 .\nR . . . .\n" + ". . . . .\n" * 2,))
     play_text(state, "tool 12")
     moves = {str(a) for a in state.legal_actions()}
     assert "move 1,1 to 1,3" not in moves and "move 1,1 to 2,1" in moves
@@ -495,18 +498,14 @@ def test_tap_wheel_obeys_colour_and_value_restrictions() -> None:
 
 def test_tap_wheel_ends_by_itself_when_no_second_die_of_the_colour_can_move() -> None:
     window = "R3 G2 . . .\n" + ". . . . .\n" * 3  # one red die
-    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(window, ONE_DIE),
-                  track={0: "R1"}, round_=1)
-    state.order, state.seat = (0, 1, 1, 0), 0
+    state = tap_wheel_table(window, "R1")
     play_text(state, "tool 12", "move 1,1 to 2,1")
     assert state.step is None and state.tool_done and state.current_seat == 0
     assert "draft" in kinds(state) and "tool" not in kinds(state)
 
 
 def test_tap_wheel_needs_a_die_of_a_colour_on_the_round_track() -> None:
-    state = table(tools=(12,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
-                  track={0: "B1"}, round_=1)
-    state.order, state.seat = (0, 1, 1, 0), 0
+    state = tap_wheel_table(ONE_DIE, "B1")
     assert "tool" not in kinds(state)
 
 
