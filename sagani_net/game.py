@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeGuard
 
@@ -490,6 +490,38 @@ class Rules:
 
     def static_data(self, config: Data) -> Data:
         raise NotImplementedError
+
+
+#: The host's events about the table rather than the game (``sagani_net.tables``), the same for
+#: every game, in words.
+TABLE_EVENTS: dict[str, Callable[[Data, Sequence[str]], str]] = {
+    "seat_taken": lambda e, names: f"{e.get('name') or 'someone'} sat down at seat "
+                                   f"{e['seat'] + 1}",
+    "seat_left": lambda e, names: f"{names[e['seat']]} left the table",
+    "game_started": lambda e, names: "the game starts",
+    "stand_in": lambda e, names: f"a bot plays for {names[e['seat']]} until they are back "
+                                 f"(asked by {names[e['by']]})",
+    "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
+                                      "leaves",
+    # What it plays is the next line: each game has its own default move (pass, where a
+    # game lets a seat pass; else its first legal action).
+    "deadline_missed": lambda e, names: f"{names[e['seat']]} ran out of time: the host plays "
+                                        "the game's default move for that seat",
+}
+
+
+def event_sentence(game: Game, event: Data, names: Sequence[str]) -> str:
+    """One event of a table of ``game`` in words, the table's own (:data:`TABLE_EVENTS`) or
+    the game's (``Game.event_text``), ``names[seat]`` naming a seat: the console's log and
+    the host's. Never an exception: a line about an event must not take either down, so an
+    event the words cannot read (an older host's, a damaged record's) reads as its fields."""
+    try:
+        table = TABLE_EVENTS.get(event.get("type", ""))
+        if table is not None:
+            return table(event, names)
+        return game.event_text(event, names)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return " ".join(f"{k}={v}" for k, v in event.items())
 
 
 def random_action(state: GameState, rng: random.Random) -> Any:

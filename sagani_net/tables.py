@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.game import Game, GameState, RuleError
+from sagani_net.game import Game, GameState, RuleError, event_sentence
 from sagani_net.games import get_game
 from sagani_net.limits import PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
@@ -1070,11 +1070,15 @@ class Tables:
 
     def _final_record(self, table: Table) -> dict[str, Any]:
         """The record stored when a game ends: the game's own, with the names at its seats."""
+        return {**table.state.to_record(), "names": self._names(table)}
+
+    def _names(self, table: Table) -> list[str]:
+        """Who sits at each seat: its holder's name, or "seat N" (from 1, as people count)."""
         names = []
         for seat in range(len(table.holders)):
             session = self._holder(table, seat)
             names.append(session.name if session else f"seat {seat + 1}")
-        return {**table.state.to_record(), "names": names}
+        return names
 
     def _publish(
         self,
@@ -1095,10 +1099,11 @@ class Tables:
         self.outbox.append((table.topic, update))
         if persist:
             self.store.set_table(table.id, table.status, table.seq)
-        if log.isEnabledFor(logging.INFO):
+        if log.isEnabledFor(logging.INFO) and events:
+            names = self._names(table)
             for event in events:
                 log.info("table %s #%d v%d: %s", table.id, table.seq, table.state.version,
-                         " ".join(f"{k}={v}" for k, v in event.items()))
+                         event_sentence(get_game(table.game_name), event, names))
 
     def _remember(self, session: Session, msg_id: int, body: bytes) -> None:
         session.replies[msg_id] = body

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.game import Data
+from sagani_net.game import Data, event_sentence
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI, columns, cut
 from sagani_net.protocol.messages import printable
@@ -27,23 +27,6 @@ GAME, HELP, FINAL = "game", "help", "final"
 ONLINE, CONNECTING, RECONNECTING, OFFLINE, LOCAL = (
     "online", "connecting", "reconnecting", "offline", "local",
 )
-
-
-#: The host's events about the table rather than the game (``sagani_net.host``), in words.
-TABLE_EVENTS = {
-    "seat_taken": lambda e, names: f"{e.get('name') or 'someone'} sat down at seat "
-                                   f"{e['seat'] + 1}",
-    "seat_left": lambda e, names: f"{names[e['seat']]} left the table",
-    "game_started": lambda e, names: "the game starts",
-    "stand_in": lambda e, names: f"a bot plays for {names[e['seat']]} until they are back "
-                                 f"(asked by {names[e['by']]})",
-    "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
-                                      "leaves",
-    # What it plays is the next line: each game has its own default move (pass, where a
-    # game lets a seat pass; else its first legal action).
-    "deadline_missed": lambda e, names: f"{names[e['seat']]} ran out of time: the host plays "
-                                        "the game's default move for that seat",
-}
 
 
 def make_ui(game: str, model: ConsoleModel) -> GameUI:
@@ -217,16 +200,9 @@ class ConsoleModel:
         return [self.name(seat, width) for seat in range(max(self.players, len(self.seats)))]
 
     def event_text(self, event: Data) -> str:
-        """One event in the game's words (``Game.event_text``; the table's own events, the
-        same for every game, in the shell's), never an exception: a log line must not take
-        the console down."""
-        try:
-            table = TABLE_EVENTS.get(event.get("type", ""))
-            if table is not None:
-                return table(event, self.names(SENTENCE_NAME_CHARS))
-            return self.ui.game.event_text(event, self.names(SENTENCE_NAME_CHARS))
-        except (KeyError, IndexError, TypeError, ValueError):
-            return " ".join(f"{k}={v}" for k, v in event.items())
+        """One event in words, the seats named as this screen names them (``event_sentence``,
+        which never raises)."""
+        return event_sentence(self.ui.game, event, self.names(SENTENCE_NAME_CHARS))
 
     # -- feeding from the host --------------------------------------------------------------
 

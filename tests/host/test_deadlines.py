@@ -355,3 +355,25 @@ def test_the_hosts_lines_about_a_seat_count_it_from_1_and_name_its_clock(
     assert any(line.startswith(f"table {table}: seat 2 missed its 0.2 s deadline at ")
                for line in said), said
     assert f"table {table}: seat 1 asked for a stand-in for away seat 2" in said, said
+
+
+def test_the_hosts_event_lines_are_sentences_with_the_seats_names(
+    host: Host, raw: Raw, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The host's line of each event printed its wire fields ("type=deadline_missed seat=0"),
+    the first seat numbered 0 there alone: it reads as the consoles' log does, seats by
+    name. A seat nobody holds is "seat N", from 1."""
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        table = raw("create", game="sagani", config={"players": 2}, seed=3, bots=[1],
+                    deadline_s=DEADLINE_S)["table"]
+        token = raw("join", table=table, name="ann")["token"]
+        raw("join", table=table, role="bot", name="mute")
+        play_player_turn(raw, table, token)
+        until(lambda: "mute ran out of time" in caplog.text)
+    said = [r.getMessage() for r in caplog.records]
+    lines = [line for line in said if line.startswith(f"table {table} #")]
+    assert any(line.endswith(": ann sat down at seat 1") for line in lines), lines
+    assert any(": ann placed " in line for line in lines), lines
+    assert any(line.endswith(": mute ran out of time: the host plays the game's default move "
+                             "for that seat") for line in lines), lines
+    assert not any("seat=" in line or "type=" in line for line in lines), lines
