@@ -81,6 +81,12 @@ CREATE TABLE IF NOT EXISTS actions (
 -- up: without them both read every table and session of the data dir's history.
 CREATE INDEX IF NOT EXISTS tables_by_status ON tables (status);
 CREATE INDEX IF NOT EXISTS sessions_by_table ON sessions (table_id);
+-- The table each create with a nonce made, by a hash of the nonce: a retry that reaches a
+-- host that never answered it (restarted, or the standby) finds it. One row per table at most.
+CREATE TABLE IF NOT EXISTS create_nonces (
+    nonce_hash TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS journal (
     id INTEGER PRIMARY KEY,
     statement TEXT NOT NULL,
@@ -101,6 +107,7 @@ CREATE TABLE IF NOT EXISTS journal_head (
 WRITES = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
                  "record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+    "add_create_nonce": "INSERT INTO create_nonces VALUES (?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
     "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
@@ -111,7 +118,7 @@ WRITES = {
 Entry = tuple[int, str, str]
 #: The tables a snapshot copies (a standby that cannot follow the journal gets them whole),
 #: with their column counts; the journal and its head are not data.
-SNAPSHOT_TABLES = {"tables": 11, "sessions": 5, "actions": 7}
+SNAPSHOT_TABLES = {"tables": 11, "sessions": 5, "actions": 7, "create_nonces": 2}
 
 
 class StorageDamaged(Exception):
@@ -332,6 +339,10 @@ class Store:
                                   row.status, row.seq, row.created_s, row.deadline_s,
                                   row.turn_timer_s))
 
+    def add_create_nonce(self, nonce_hash: str, table_id: str) -> None:
+        """``table_id`` was made by the create whose nonce hashes to ``nonce_hash``."""
+        self._write("add_create_nonce", (nonce_hash, table_id))
+
     def set_table(self, table_id: str, status: str, seq: int) -> None:
         self._write("set_table", (status, seq, table_id))
 
@@ -476,9 +487,9 @@ class Store:
         return int(tables), int(actions)
 
     def clear(self) -> None:
-        """Forget every table, session, action and journal entry (a standby whose journal went
-        its own way starts again from the active host's)."""
-        for table in ("tables", "sessions", "actions", "journal"):
+        """Forget every row a snapshot holds and every journal entry (a standby whose journal
+        went its own way starts again from the active host's)."""
+        for table in (*SNAPSHOT_TABLES, "journal"):
             self.db.execute(f"DELETE FROM {table}")
         self._uncommitted.clear()
         self._cursor, self._head = 0, ""
@@ -511,6 +522,13 @@ class Store:
         row = self.db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
         return None if row is None or row[0] is None else json.loads(row[0])
 
+    def created_by(self, nonce_hash: str) -> TableRow | None:
+        """The table the create whose nonce hashes to ``nonce_hash`` made (without its actions
+        and sessions), whatever became of it; None if no such create made one."""
+        r = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = (SELECT table_id "
+                            "FROM create_nonces WHERE nonce_hash = ?)", (nonce_hash,)).fetchone()
+        return None if r is None else _table_row(r)
+
     def has_table(self, table_id: str) -> bool:
         row = self.db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone()
         return row is not None
@@ -520,15 +538,11 @@ class Store:
 
     def finished(self, table_id: str) -> tuple[TableRow, dict[str, Any]] | None:
         """A finished table, with its sessions, and its record; None if unknown or running."""
-        r = self.db.execute(
-            "SELECT id, game, config, seed, bots, status, seq, created_s, record, deadline_s, "
-            "turn_timer_s FROM tables WHERE id = ? AND status = 'over'",
-            (table_id,),
-        ).fetchone()
+        r = self.db.execute(f"SELECT {_TABLE_COLUMNS}, record FROM tables "
+                            "WHERE id = ? AND status = 'over'", (table_id,)).fetchone()
         if r is None:
             return None
-        row = TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                       deadline_s=r[9], turn_timer_s=r[10])
+        row = _table_row(r)
         sessions = self._sessions("table_id = ?", (table_id,))
         # The message ids too: the game-ending action's reply may be lost in a crash, and its
         # retry must get that reply, not "game_over".
@@ -538,18 +552,13 @@ class Store:
             if session in sessions:
                 sessions[session].accepted.add(msg_id)
         row.sessions = list(sessions.values())
-        return row, json.loads(r[8])
+        return row, json.loads(r[10])
 
     def unfinished(self) -> list[TableRow]:
         """Every table whose game is not over, with its actions in order and its sessions."""
-        rows = [
-            TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
-                     deadline_s=r[8], turn_timer_s=r[9])
-            for r in self.db.execute(
-                "SELECT id, game, config, seed, bots, status, seq, created_s, deadline_s, "
-                "turn_timer_s FROM tables WHERE status IN ('open', 'running') ORDER BY created_s"
-            )
-        ]
+        rows = [_table_row(r) for r in self.db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status IN ('open', 'running') "
+            "ORDER BY created_s")]
         by_id = {row.id: row for row in rows}
         sessions = self._sessions(
             "table_id IN (SELECT id FROM tables WHERE status IN ('open', 'running'))")
@@ -613,6 +622,16 @@ class SnapshotReader:
 
     def close(self) -> None:
         self.db.close()
+
+
+#: The columns of the tables table a TableRow is made of (:func:`_table_row`), in its order.
+_TABLE_COLUMNS = "id, game, config, seed, bots, status, seq, created_s, deadline_s, turn_timer_s"
+
+
+def _table_row(r: tuple[Any, ...]) -> TableRow:
+    """A TableRow of a row selected as :data:`_TABLE_COLUMNS` (and maybe more after them)."""
+    return TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7],
+                    deadline_s=r[8], turn_timer_s=r[9])
 
 
 def _rows(db: sqlite3.Connection) -> Iterator[tuple[str, tuple[Any, ...]]]:

@@ -424,6 +424,15 @@ class Tables:
                 "deadline_s": t.deadline_s, "turn_timer_s": t.turn_timer_s}
 
     def _create(self, request: dict[str, Any]) -> dict[str, Any]:
+        nonce_hash = None if request["nonce"] is None else _nonce_hash(request["nonce"])
+        made = None if nonce_hash is None else self.store.created_by(nonce_hash)
+        if made is not None:
+            # A retry whose reply was lost with the host that made the table (a restart, a
+            # failover): the replies kept for retries are in memory, the table is on disk. It
+            # gets that table whatever else it holds, as the kept reply would be.
+            log.info("table %s: its create was sent again; the table it made is named again",
+                     made.id)
+            return _created(request["id"], made, get_game(made.game))
         if sum(t.status != OVER for t in self.tables.values()) >= self.limits.max_tables:
             raise ProtocolError("too_many_tables", "the host has no room for another table")
         self.quotas.check("tables", self.address)
@@ -461,15 +470,15 @@ class Tables:
                        time.time(), deadline_s=deadline_s, turn_timer_s=turn_timer_s)
         table = self._table_from_row(row, game)
         self.store.add_table(row)
+        if nonce_hash is not None:
+            self.store.add_create_nonce(nonce_hash, table_id)
         self.tables[table_id] = table
         table.owner = self.address
         self.quotas.own_table(self.address)
         log.info("table %s: created, %s %s%s%s", table_id, game.name, config,
                  "" if deadline_s is None else f", bot deadline {deadline_s:g} s",
                  "" if turn_timer_s is None else f", turn timer {turn_timer_s:g} s")
-        return reply("created", request["id"], table=table_id, game=game.name, config=config,
-                     seats=seats, bots=row.bots, deadline_s=deadline_s,
-                     turn_timer_s=turn_timer_s)
+        return _created(request["id"], row, game)
 
     def _join(self, request: dict[str, Any]) -> dict[str, Any]:
         table = self._table(request["table"])
@@ -1195,6 +1204,21 @@ def _privates(state: GameState, seats: int) -> list[bytes]:
 def _private_bytes(state: GameState, seat: int) -> bytes:
     """A seat's private data (None for a seat without) as bytes to compare."""
     return encode({"private": state.private(seat)})
+
+
+def _created(msg_id: int, row: TableRow, game: Game) -> dict[str, Any]:
+    """The reply to the create that made the table ``row`` holds."""
+    return reply("created", msg_id, table=row.id, game=row.game, config=row.config,
+                 seats=game.seats(row.config), bots=row.bots, deadline_s=row.deadline_s,
+                 turn_timer_s=row.turn_timer_s)
+
+
+def _nonce_hash(nonce: str) -> str:
+    """What the store keeps of a create's nonce, for its retries to find the table it made.
+    The reply they get holds no secret (tables are listed to anyone), but a nonce proves a
+    retry: the store keeps its hash, as it keeps tokens', so that no reader of the data dir
+    learns one (a careless client's join with the same nonce has a token worked out from it)."""
+    return hashlib.sha256(b"sagani create nonce " + nonce.encode()).hexdigest()
 
 
 def _nonce_token(table: Table, nonce: str) -> str:

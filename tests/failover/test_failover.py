@@ -253,3 +253,56 @@ def test_a_join_retried_with_its_nonce_at_the_standby_that_took_over_keeps_its_s
         raw.close()
     finally:
         pair.stop()
+
+
+def test_a_create_retried_with_its_nonce_at_a_host_killed_and_started_again_gets_its_table(
+    tmp_path: Path,
+) -> None:
+    """The create's reply was lost with the host (kill -9 after the commit): its retry, the
+    same bytes, at the host started again on its data dir, which never saw that reply, gets
+    that reply, not a second table that would sit empty for ever. A create that reuses the
+    nonce with another config gets the first answer too, as the retry cache would give."""
+    host = HostProcess("A", tmp_path / "a", free_ports(3), HEARTBEAT_S)
+    host.start()
+    try:
+        raw = Raw(host.endpoint)
+        create = raw.frame("create", game="sagani", config={"players": 2}, bots=[1],
+                           deadline_s=30, nonce="c" * 22)
+        first = raw.send_bytes(create)
+        assert first["type"] == "created"
+        raw.close()
+        host.kill()
+        host.start()
+        raw = Raw(host.endpoint)
+        assert raw.send_bytes(create) == first
+        other = raw("create", game="sugi", config={"players": 3}, nonce="c" * 22)
+        assert other == {**first, "id": other["id"]}
+        assert [t["table"] for t in raw("tables")["tables"]] == [first["table"]]
+        assert raw("create", game="sagani", config={}, nonce="d" * 22)["table"] != first["table"]
+        raw.close()
+    finally:
+        host.stop()
+
+
+def test_a_create_retried_with_its_nonce_at_the_standby_that_took_over_gets_its_table(
+    tmp_path: Path,
+) -> None:
+    """The create's reply was lost with the active host: its retry at the standby, which
+    never saw that reply, gets it (before, a second table)."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    try:
+        raw = Raw(pair.active.endpoint)
+        create = raw.frame("create", game="sagani", config={"players": 2}, nonce="c" * 22)
+        first = raw.send_bytes(create)
+        assert first["type"] == "created"
+        raw.close()
+        pair.wait_in_sync()
+        pair.fail_over()
+        until(lambda: serves(pair.active.endpoint))
+        raw = Raw(pair.active.endpoint)
+        assert raw.send_bytes(create) == first
+        assert [t["table"] for t in raw("tables")["tables"]] == [first["table"]]
+        assert raw("join", table=first["table"], name="ann")["seat"] == 0
+        raw.close()
+    finally:
+        pair.stop()

@@ -163,6 +163,7 @@ def test_a_snapshot_makes_the_same_store(tmp_path: Path) -> None:
     source.add_table(table_row())
     source.add_session(SessionRow("hash-a", "t1", 0, "player", "ann"))
     source.add_action("t1", 0, 0, {"type": "take", "index": 2}, "hash-a", 41, 5)
+    source.add_create_nonce("nonce-hash", "t1")
     source.commit()
     copy = Store(tmp_path / "b")
     copy.add_session(SessionRow("other", "t9", 0, "player", "bob"))  # a history of its own
@@ -176,6 +177,20 @@ def test_a_snapshot_makes_the_same_store(tmp_path: Path) -> None:
     assert copy.snapshot() == source.snapshot()
     assert (copy.cursor(), copy.head()) == (source.cursor(), source.head())
     assert copy.unfinished()[0].actions == [{"seat": 0, "type": "take", "index": 2}]
+    assert copy.created_by("nonce-hash") == table_row()
+
+
+def test_the_table_a_create_made_is_found_by_its_nonce_hash_whatever_became_of_it(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    store.add_table(table_row())
+    store.add_create_nonce("nonce-hash", "t1")
+    store.finish_table("t1", 9, {"actions": []})
+    store.commit()
+    found = Store(tmp_path).created_by("nonce-hash")
+    assert found is not None and (found.id, found.status, found.seq) == ("t1", "over", 9)
+    assert store.created_by("another") is None
 
 
 def test_a_data_dir_with_the_old_endless_journal_keeps_its_cursor_not_the_journal(
