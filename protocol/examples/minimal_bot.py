@@ -10,7 +10,8 @@ something clever (the game's page under protocol/games/ says what the actions an
     python minimal_bot.py 127.0.0.1:47410 --table T        # or join an existing table (any game)
 
 It prints `table T` as soon as it has one, `seat S` once seated, and
-`result scores=[..] ranking=[..] me=S` at the end.
+`result scores=[..] ranking=[..] me=S` at the end. If the host has a standby (section 11), the
+bot goes there when the host falls silent, and plays on with the same token.
 Exit codes: 0 the game ended, 1 the host refused us, 2 the host is unreachable.
 """
 
@@ -40,8 +41,9 @@ class Refused(Exception):
 class Client:
     def __init__(self, address):
         address = address.removeprefix("tcp://")
-        self.host, _, port = address.rpartition(":") if ":" in address else (address, "", "")
-        self.endpoint = f"tcp://{self.host}:{port or 47410}"
+        host, _, port = address.rpartition(":") if ":" in address else (address, "", "")
+        self.endpoint = f"tcp://{host}:{port or 47410}"
+        self.other = None      # the other host of the pair: the standby, once one is named
         self.ctx = zmq.Context.instance()
         # One fixed routing id: a reopened REQ socket takes the old one's place at once
         # (ZMQ_ROUTER_HANDOVER). It proves nothing: the nonce is what makes a retried create or
@@ -80,12 +82,28 @@ class Client:
                 if reply.get("code") in ("rate_limited", "storage_failed"):
                     time.sleep(0.2)    # nothing was done: the same bytes again, a little later
                     continue
-                return reply
+                if reply.get("code") != "not_active":
+                    return reply
+                # This host does not serve: after a moment, try the active one it names.
+                self.keep_other(reply.get("active"))
+                time.sleep(0.2)
             self.req.close()           # a REQ socket without its reply is stuck: start afresh
             self.req = None
+            self.switch()              # the next try goes to the other host, if there is one
             tries += 1
             if tries > REQUEST_RETRIES:
-                raise Unreachable(f"no reply from {self.endpoint} to {type_}")
+                raise Unreachable(f"no host served {type_}")
+
+    def keep_other(self, endpoint):
+        """Keep the other host's address (welcome, joined, a heartbeat or not_active name
+        it); nil never replaces one we hold: a host whose standby died names none."""
+        if endpoint and endpoint != self.endpoint:
+            self.other = endpoint
+
+    def switch(self):
+        """Go to the other host of the pair, if we know one (section 11)."""
+        if self.other:
+            self.endpoint, self.other = self.other, self.endpoint
 
     def hello(self):
         """hello -> welcome; (re)connect the SUB socket to the port it names, resubscribe."""
@@ -93,11 +111,13 @@ class Client:
         if w["type"] != "welcome":
             raise Refused(w)
         self.heartbeat_s = w["heartbeat_s"]
+        self.keep_other(w["standby"])
         if self.sub is not None:
             self.sub.close()
         self.sub = self.ctx.socket(zmq.SUB)
         self.sub.setsockopt(zmq.LINGER, 0)
-        self.sub.connect(f"tcp://{self.host}:{w['pub_port']}")
+        host = self.endpoint.rpartition(":")[0]   # where requests go (`pub` may be 0.0.0.0)
+        self.sub.connect(f"{host}:{w['pub_port']}")
         for topic in self.topics:
             self.sub.setsockopt(zmq.SUBSCRIBE, topic)
 
@@ -171,7 +191,8 @@ def play(c, table, seat, token, state, rng):
                 keep_private(state, r["seq"], r["private"])
                 awaiting = (r["seq"], time.monotonic() + ACK_WAIT_S)
             elif "snapshot" in r:   # stale_version, not_your_turn, illegal_action...: decide again
-                print(f"refused {action}: {r['code']} {r.get('rule', '')}", file=sys.stderr)
+                if r["code"] != "already_accepted":   # (that one was played: our retry's answer)
+                    print(f"refused {action}: {r['code']} {r.get('rule', '')}", file=sys.stderr)
                 state = loaded(r["snapshot"])
             else:
                 raise Refused(r)
@@ -193,10 +214,14 @@ def play(c, table, seat, token, state, rng):
                         keep_private(state, r["seq"], r["private"])
                 elif msg["seq"] > state["seq"]:
                     state = sync()        # a gap: we missed an update
-            elif msg["type"] == "heartbeat" and msg["seq"] > state["seq"]:
-                state = sync()            # the table moved on without us hearing it
+            elif msg["type"] == "heartbeat":
+                c.keep_other(msg["standby"])  # a standby that came after we joined
+                if msg["seq"] > state["seq"]:
+                    state = sync()        # the table moved on without us hearing it
         elif time.monotonic() - heard > 3 * c.heartbeat_s:
-            print("host silent: hello again, resubscribe, sync", file=sys.stderr)
+            print("host silent: to its standby if it has one; hello, resubscribe, sync",
+                  file=sys.stderr)
+            c.switch()
             c.hello()
             state = sync()
             heard = time.monotonic()
@@ -235,6 +260,7 @@ def main(argv=None):
         if r["type"] != "joined":
             raise Refused(r)
         seat, token = r["seat"], r["token"]   # keep the token: it is the seat's only key
+        c.keep_other(r["standby"])
         print(f"seat {seat}", flush=True)
         state = play(c, table, seat, token, r["snapshot"], rng)
     except Refused as e:

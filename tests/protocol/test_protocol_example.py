@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_net_support import RUN_SAGANI
+from failover_kit import Pair, stored_version
+from test_net_support import RUN_SAGANI, read_store, until
 
 from sagani_net.host import Host
 
@@ -39,13 +40,13 @@ def finish(bot, others, timeout_s=60):
     """Wait for every process; the bot ended the game and no action of its was refused."""
     try:
         out, err = bot.communicate(timeout=timeout_s)
+        assert bot.returncode == 0, err  # (before waiting for the others, who may wait for it)
         for p in others:
             p.communicate(timeout=timeout_s)
     finally:
         for p in (bot, *others):
             p.kill()
             p.wait()
-    assert bot.returncode == 0, err
     assert "refused" not in err, err
     assert re.search(r"^result scores=\[-?\d+, -?\d+\] ranking=\[\d, \d\] me=\d$", out, re.M), out
     for p in others:
@@ -86,6 +87,29 @@ def test_minimal_bot_joins_a_table_given_with_table(host: Host) -> None:
     table = read_until(greedy, r"at table (\w+)").group(1)
     bot = spawn([sys.executable, str(BOT), host.endpoint, "--table", table, "--seed", "8"])
     finish(bot, [greedy])
+
+
+@pytest.mark.timeout(120)
+def test_minimal_bot_plays_on_at_the_standby_when_its_host_is_killed(tmp_path: Path) -> None:
+    """A pair of `sagani host` processes; the active one killed (-9) a few moves into the game:
+    the bot goes to the standby the host named, with its token, and ends the game there (it
+    used to give up: `unreachable`, exit 2). Its opponent, `sagani bot`, moves there too."""
+    pair = Pair.start(tmp_path, heartbeat_s=0.2)
+    try:
+        bot = spawn([sys.executable, str(BOT), pair.active.endpoint, "--seed", "7"])
+        table = read_until(bot, r"^table (\S+)$").group(1)
+        # mcts with a short think: its turns take a moment, so that the kill finds the game on.
+        mcts = spawn([*RUN_SAGANI, "bot", pair.active.endpoint, "--table", table, "--strategy",
+                      "mcts", "--think", "0.1", "--quiet"])
+        until(lambda: stored_version(pair.active.data_dir, table) >= 4)
+        killed = pair.fail_over()
+        assert read_store(killed.data_dir, "SELECT status FROM tables") == [("running",)]
+        finish(bot, [mcts])
+        assert read_store(pair.active.data_dir, "SELECT status FROM tables") == [("over",)]
+        assert stored_version(pair.active.data_dir, table) > stored_version(killed.data_dir,
+                                                                            table)
+    finally:
+        pair.stop()
 
 
 def load_bot():
