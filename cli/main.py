@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -75,7 +77,16 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(command)
     finally:
         gc.enable()
-    return check.run(parser, argv)
+    try:
+        code = check.run(parser, argv)
+        sys.stdout.flush()  # what is still buffered meets a reader gone here, not at exit
+    except BrokenPipeError:
+        # The reader has gone ('sagani analyze game.json | head' once head has its lines): end
+        # as cat does, without a word or a traceback; standard output goes nowhere, so that the
+        # interpreter's own last flush fails no more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    return code
 
 
 if __name__ == "__main__":

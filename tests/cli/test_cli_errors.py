@@ -473,3 +473,23 @@ def test_a_write_that_fails_leaves_no_half_a_file_and_keeps_the_old_one(tmp_path
     assert older.read_text() == '{"older": true}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["analysis.json", "game.json",
                                                            "records"]
+
+
+@pytest.mark.parametrize("command", [
+    ["selfplay", "--games", "1"],
+    ["analyze", "tests/records/sagani-before-config.json", "--iterations", "2", "--quiet",
+     "--workers", "1"],
+    ["analyze", "tests/records/sagani-before-config.json", "--iterations", "2", "--quiet",
+     "--workers", "1", "--json"],
+])
+def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str]) -> None:
+    """'sagani analyze game.json | head' printed a BrokenPipeError traceback (head had read
+    its lines and gone): the command now ends without a word, as cat does, status 141."""
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before the first line is written
+    try:
+        done = subprocess.run([*RUN_SAGANI, *command], stdout=writer, stderr=subprocess.PIPE,
+                              text=True, timeout=60, cwd=Path(__file__).parents[2])
+    finally:
+        os.close(writer)
+    assert done.returncode == 141 and done.stderr == "", done.stderr
