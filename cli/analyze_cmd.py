@@ -106,8 +106,5 @@ def run_analyze(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             return 0
         check.write_text(Path(args.json), text)
-    # A record without a result is a game not over (protocol/RECORD.md): analysed as far as
-    # it goes, and said so, since the summary is of part of a game.
-    print(format_analysis(analysis, [str(n) for n in names] if names else None, args.all,
-                          unfinished="result" not in record))
+    print(format_analysis(analysis, [str(n) for n in names] if names else None, args.all))
     return 0

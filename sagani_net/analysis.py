@@ -166,7 +166,8 @@ class SeatSummary:
 
 @dataclass
 class Analysis:
-    """Every decision's verdict, in record order, and a summary per seat."""
+    """Every decision's verdict, in record order, and a summary per seat; ``over``: the
+    record's moves end the game (else its summary is of the game so far)."""
 
     game: str
     measure: str
@@ -175,9 +176,11 @@ class Analysis:
     seconds: float = 0.0
     workers: int = 1
     summary: list[SeatSummary] = field(default_factory=list)
+    over: bool = True
 
     def to_data(self) -> Data:
-        return {"game": self.game, "measure": self.measure, "effort": self.effort.to_data(),
+        return {"game": self.game, "over": self.over, "measure": self.measure,
+                "effort": self.effort.to_data(),
                 "marks": dict(zip(("mistake", "blunder"), marks(self.game), strict=True)),
                 "decisions": [v.to_data() for v in self.verdicts],
                 "summary": [s.to_data() for s in self.summary],
@@ -375,6 +378,8 @@ def analyse(
     points = [d for d in decisions(record) if only is None or only(d)]
     name = str(record.get("game", "sagani"))
     rules = get_game(name)
+    # From the moves, not from a result: a record may leave its result out (RECORD.md).
+    over = rules.from_record(record).is_over()
     # The config as the record replays it: a first-format Sagani record names its players and
     # mode without a config, and read as the default config a 3-player game had 2 seats
     # (the third left out of the summary) and a solo game a win chance.
@@ -407,7 +412,7 @@ def analyse(
                 raise
     verdicts = [found[p.index] for p in points]
     return Analysis(name, measure(name, seats), effort, verdicts,
-                    time.perf_counter() - started, workers, summarize(verdicts, seats))
+                    time.perf_counter() - started, workers, summarize(verdicts, seats), over)
 
 
 #: The width the text of an analysis keeps to (a terminal's 80 columns).
@@ -415,15 +420,15 @@ TEXT_WIDTH = 80
 
 
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
-                    every: bool = False, unfinished: bool = False) -> str:
+                    every: bool = False) -> str:
     """The analysis as text, at most :data:`TEXT_WIDTH` columns: the marked decisions
     (``every``: all), each by its move number as ``sagani replay`` steps to it (the record's
     action number plus 1: 'move 15/96' shows the verdict on action 14), the summary per seat
     and the time it took. Moves are written whole, as
     the console types them (:func:`shown`): a
     game whose moves are too long for two columns side by side (Sugi's) gets the best move
-    under the one played. ``unfinished``: the record stops before the game's end (it has no
-    result), which a line under the first says: its summary is of the game so far."""
+    under the one played. A record that stops before the game's end gets a line under the
+    first that says so: its summary is of the game so far."""
     def who(seat: int) -> str:
         name = names[seat] if names and seat < len(names) and names[seat] else ""
         # In columns, not characters: a name in Chinese takes two a character. Escaped: a
@@ -437,7 +442,7 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
              + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
     lines = [f"{get_game(analysis.game).title}: {count}",
              f"values are the {unit} of the seat that moved, in %"]
-    if unfinished:
+    if not analysis.over:
         lines.insert(1, "the record stops before the game's end: this is the game so far")
     listed = [v for v in analysis.verdicts if every or v.mark]
     moves = {t: shown(analysis.game, t) for v in listed for t in (v.played, v.best)}

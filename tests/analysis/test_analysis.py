@@ -461,10 +461,28 @@ def test_an_analysis_starts_no_more_workers_than_it_has_decisions() -> None:
                      context=multiprocessing.get_context("fork"))
     assert result.workers == 3 and max(alive) <= 3, (result.workers, alive)
     assert "on 3 workers" in format_analysis(result)
-    whole, part = format_analysis(result), format_analysis(result, unfinished=True)
+    part, whole = format_analysis(result), format_analysis(dataclasses.replace(result, over=True))
     assert UNFINISHED not in whole
     lines = whole.splitlines()
     assert part.splitlines() == [lines[0], UNFINISHED, *lines[1:]], (whole, part)
+
+
+def test_a_whole_game_without_its_result_is_analysed_as_a_whole_game(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record may leave its result out (protocol/RECORD.md); one whose moves end the game is
+    still a whole game (sagani replay --print names its winner), and sagani analyze said 'the
+    record stops before the game's end', reading the missing result alone. The JSON says
+    whether the game is over too: a program had only the text to tell."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    cut = {**record, "actions": record["actions"][:3]}
+    for name, game, over in (("whole", record, True), ("cut", cut, False)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({k: v for k, v in game.items() if k != "result"}))
+        assert main(["analyze", str(path), "--iterations", "2", "--workers", "1", "--quiet",
+                     "--json", str(tmp_path / f"{name}-analysis.json")]) == 0
+        text = capsys.readouterr().out
+        assert (UNFINISHED in text) is not over, text
+        assert json.loads((tmp_path / f"{name}-analysis.json").read_text())["over"] is over
 
 @pytest.mark.parametrize(("game", "played", "best", "rows"), [
     ("sagani", "place -1,-2 270", "place -10,-12 180", 1),
