@@ -876,6 +876,12 @@ def run_replay(args: argparse.Namespace) -> int:
                          game=record.get("game", "sagani"))
     if args.analysis is not None and args.analyze:
         raise UsageError("give --analysis FILE or --analyze, not both")
+    # Said before --analyze searches every decision (minutes), not after.
+    if args.print and args.analyze:
+        raise UsageError("--print shows the last position, not the verdicts: give --print or "
+                         "--analyze (sagani analyze RECORD writes them all)")
+    if not args.print:
+        check.need_terminal("sagani replay --print shows the end of the game without one")
     verdicts = None
     if args.analysis is not None:
         verdicts = read_verdicts(args.analysis, record)
@@ -892,5 +898,4 @@ def run_replay(args: argparse.Namespace) -> int:
         # Read where it is written (a pager, a file opened in the same locale), as the console.
         print(text.translate(ASCII) if ascii_terminal() else text, end="")
         return 0
-    check.need_terminal("sagani replay --print shows the end of the game without one")
     return asyncio.run(run_console(Console(model, replay=steps)))

@@ -15,6 +15,7 @@ import pytest
 from failover_kit import free_ports
 from test_net_support import RUN_SAGANI, start_host_process
 
+from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.cli.args import MAX_ERROR_CHARS, PROBE_ENV, UsageError
 from sagani_net.cli.play_cmd import hold_lock
 from sagani_net.client import Client
@@ -493,3 +494,22 @@ def test_output_into_a_pipe_nobody_reads_ends_quietly(command: list[str]) -> Non
     finally:
         os.close(writer)
     assert done.returncode == 141 and done.stderr == "", done.stderr
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["--analyze"], "the console needs a terminal, and standard input is not one (sagani "
+                    "replay --print shows the end of the game without one)"),
+    (["--analyze", "--print"], "--print shows the last position, not the verdicts: give "
+                               "--print or --analyze (sagani analyze RECORD writes them all)"),
+])
+def test_replay_analyze_says_what_it_cannot_do_before_it_analyses(
+        argv: list[str], error: str, tmp_path: Path) -> None:
+    """'sagani replay game.json --analyze' without a terminal searched every decision of the
+    game (its progress bar ran to the end, 14 s for a 2-player Sagani game) before it said
+    the console needs one; with --print it searched them all and printed none."""
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(
+        play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record))
+    done = subprocess.run([*RUN_SAGANI, "replay", str(record), *argv], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (2, f"sagani replay: {error}\n")
