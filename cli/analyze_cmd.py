@@ -42,7 +42,7 @@ def add_parsers(sub: Any) -> None:
                    help="seconds of search per decision instead (with --iterations: whichever "
                    "ends first); not the same on every run")
     p.add_argument("--workers", type=check.workers, default=None,
-                   help="processes to search on (default: every core)")
+                   help="processes to search on (default and at most: one per core)")
     p.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
                    help="write the whole analysis as JSON (protocol/RECORD.md, Analysis) to "
                    "FILE, or without FILE to standard output instead of the table")

@@ -368,8 +368,8 @@ def analyse(
     context: BaseContext | None = None,
 ) -> Analysis:
     """The verdict on every decision of ``record`` (those ``only`` keeps, if given), judged on
-    ``workers`` processes (default: every core; never more than the decisions), with a
-    progress bar on ``progress`` and ``on_verdict(done, total)`` after each verdict (an
+    ``workers`` processes (default: every core; never more than the cores or the decisions),
+    with a progress bar on ``progress`` and ``on_verdict(done, total)`` after each verdict (an
     exception it raises ends the analysis there: no other decision is searched, the workers
     are stopped); ``context``: the workers' multiprocessing context (spawn in a process with
     threads of its own). Raises RuleError for a damaged record."""
@@ -384,9 +384,11 @@ def analyse(
     # mode without a config, and read as the default config a 3-player game had 2 seats
     # (the third left out of the summary) and a solo game a win chance.
     seats = rules.seats(_start(rules, record).to_record()["config"])
-    # No more than there are decisions: a pool starts every worker it is given (forked, at
-    # once), and '--workers 1000' on a 20-decision record forked 1,000 processes for 20.
-    workers = max(1, min(workers or os.cpu_count() or 1, len(points)))
+    # No more than there are decisions, nor cores: a pool starts every worker it is given
+    # (forked, at once), and a search is all CPU: '--workers 1000' forked a process a
+    # decision, gigabytes on 2 cores, and no sooner done.
+    cores = os.cpu_count() or 1
+    workers = max(1, min(workers or cores, cores, len(points)))
     bar = Progress(len(points), progress, unit="decisions")
     found: dict[int, Verdict] = {}
 
