@@ -75,7 +75,9 @@ def load_record(args: argparse.Namespace) -> Data:
         raise UsageError("give a RECORD file, or --table")
     try:
         return read_record(args.record)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise UsageError(f"cannot analyze {args.record}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         raise UsageError(f"cannot analyze {args.record}: {exc}") from None
 
 

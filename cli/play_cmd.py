@@ -858,7 +858,9 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         record = read_record(args.record)
         frames = replay_frames(record)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise UsageError(f"cannot replay {args.record}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         message = exc.message if isinstance(exc, RuleError) else str(exc)
         raise UsageError(f"cannot replay {args.record}: {message}") from None
     except (TypeError, KeyError, IndexError, AttributeError) as exc:

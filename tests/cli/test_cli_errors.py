@@ -513,3 +513,17 @@ def test_replay_analyze_says_what_it_cannot_do_before_it_analyses(
     done = subprocess.run([*RUN_SAGANI, "replay", str(record), *argv], capture_output=True,
                           text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
     assert (done.returncode, done.stderr) == (2, f"sagani replay: {error}\n")
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("analyze", "cannot analyze"), ("replay", "cannot replay")])
+def test_a_record_that_cannot_be_read_is_said_in_words_not_errno(
+        command: str, said: str, tmp_path: Path) -> None:
+    """'sagani analyze /tmp' said "cannot analyze /tmp: [Errno 21] Is a directory: '/tmp'":
+    the path twice and Python's errno, where --analysis FILE says 'Is a directory'."""
+    for path, why in ((tmp_path, "Is a directory"),
+                      (tmp_path / "none.json", "No such file or directory")):
+        done = subprocess.run([*RUN_SAGANI, command, str(path)], capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+        assert (done.returncode, done.stderr) == (2, f"sagani {command}: {said} {path}: "
+                                                  f"{why}\n")
