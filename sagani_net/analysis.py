@@ -442,8 +442,11 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     # The forced ones counted apart: the seat summary and the closing line count searched ones.
     count = (f"{len(analysis.verdicts)} decisions"
              + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
+    mistake, blunder = marks(analysis.game)
     lines = [f"{get_game(analysis.game).title}: {count}",
-             f"values are the {unit} of the seat that moved, in %"]
+             f"values are the {unit} of the seat that moved, in %",
+             f"loss: points of % below the best move; a mistake from {mistake * 100:g}, a "
+             f"blunder from {blunder * 100:g}"]
     if not analysis.over:
         lines.insert(1, "the record stops before the game's end: this is the game so far")
     listed = [v for v in analysis.verdicts if every or v.mark]

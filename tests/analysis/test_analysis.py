@@ -619,3 +619,17 @@ def test_sagani_analyze_with_iterations_writes_the_same_analysis_on_every_run(
                               env={**os.environ, "PYTHONHASHSEED": hash_seed})
         runs.append(_without_time(json.loads(done.stdout)))
     assert runs[0]["decisions"] and runs[0] == runs[1]
+
+
+def test_the_analysis_text_says_what_its_loss_is_and_where_the_marks_begin() -> None:
+    """The text listed 'loss 15.7 blunder' and 'mean loss 2.00' with no word of their unit
+    or of the loss a mark begins at: a reader without RECORD.md could not tell a 4.9 that is
+    no mistake from a 5.0 that is one. The line under the values' says it, from the game's
+    marks."""
+    verdicts = [Verdict(0, 0, 1, "take 0", "take 2", 0.4, 0.6, 0.2, "blunder")]
+    text = format_analysis(Analysis("sagani", "win_chance", Effort(), verdicts, 1.0, 1,
+                                    summarize(verdicts, 2)))
+    mistake, blunder = analysis_module.marks("sagani")
+    assert text.splitlines()[2] == (
+        f"loss: points of % below the best move; a mistake from {mistake * 100:g}, a blunder "
+        f"from {blunder * 100:g}"), text
