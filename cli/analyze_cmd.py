@@ -101,12 +101,15 @@ def run_analyze(args: argparse.Namespace) -> int:
         # A field of the wrong kind that the game's own record check let through: the file
         # is untrusted input, so it gets a sentence, not a traceback.
         raise UsageError(f"cannot analyze {where}: a damaged record ({exc!r})") from None
-    names = record.get("names") if isinstance(record.get("names"), list) else None
+    # A name is a string (RECORD.md); anything else in a hand-edited record is no name, as
+    # the replay takes it, not 'seat 1 (None)'.
+    names = ([n if isinstance(n, str) else "" for n in record["names"]]
+             if isinstance(record.get("names"), list) else None)
     if args.json is not None:
         text = json.dumps(analysis.to_data(), indent=1) + "\n"
         if args.json == "-":
             sys.stdout.write(text)
             return 0
         check.write_text(Path(args.json), text)
-    print(format_analysis(analysis, [str(n) for n in names] if names else None, args.all))
+    print(format_analysis(analysis, names, args.all))
     return 0

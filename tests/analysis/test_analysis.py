@@ -633,3 +633,16 @@ def test_the_analysis_text_says_what_its_loss_is_and_where_the_marks_begin() -> 
     assert text.splitlines()[2] == (
         f"loss: points of % below the best move; a mistake from {mistake * 100:g}, a blunder "
         f"from {blunder * 100:g}"), text
+
+
+def test_a_name_that_is_not_a_string_is_no_name_in_the_analysis_text(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited record's names [null, 7] read 'seat 1 (None)' and 'seat 2 (7)', where the
+    replay of the same record names neither (a name is a string, RECORD.md)."""
+    record = play_local(GameSpec(0, "sugi", {"players": 2}, 5, ("greedy", "random"))).record
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**record, "actions": record["actions"][:2], "result": None,
+                                "names": [None, 7]}).replace(', "result": null', ""))
+    assert main(["analyze", str(path), "--iterations", "2", "--workers", "1", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "seat 1 costliest:" in text and "seat 2 costliest:" in text, text
