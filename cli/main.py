@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
     try:
         code = check.run(parser, argv)
-        sys.stdout.flush()  # what is still buffered meets a reader gone here, not at exit
+        if sys.stdout is not None:  # None: run with standard output closed ('>&-')
+            sys.stdout.flush()  # what is still buffered meets a reader gone here, not at exit
     except BrokenPipeError:
         # The reader has gone ('sagani analyze game.json | head' once head has its lines): end
         # as cat does, without a word or a traceback; standard output goes nowhere, so that the

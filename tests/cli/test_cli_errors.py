@@ -527,3 +527,11 @@ def test_a_record_that_cannot_be_read_is_said_in_words_not_errno(
                               text=True, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
         assert (done.returncode, done.stderr) == (2, f"sagani {command}: {said} {path}: "
                                                   f"{why}\n")
+
+
+def test_a_command_run_with_standard_output_closed_says_nothing_of_it() -> None:
+    """'sagani --version >&-': Python has no sys.stdout then, and the flush that meets a
+    reader gone (above) raised AttributeError, a traceback where there had been none."""
+    done = subprocess.run([*RUN_SAGANI, "--version"], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1), timeout=RUN_TIMEOUT_S)
+    assert (done.returncode, done.stderr) == (0, "")
