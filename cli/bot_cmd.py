@@ -116,7 +116,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
     check.add_search_options(p)
     p.add_argument("--workers", type=check.workers, default=None,
-                   help="processes (default: every core)")
+                   help="processes (default, and at most: one per core; never more than the games)")
     p.add_argument(
         "--records",
         type=check.records_directory,

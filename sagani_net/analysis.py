@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import time
 from collections.abc import Callable, Hashable
@@ -53,6 +52,7 @@ from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
 from sagani_net.gameui import columns, cut, pad
 from sagani_net.protocol.messages import printable
+from sagani_net.workers import count as worker_count
 from sagani_net.workers import pool as worker_pool
 from sagani_net.workers import stop as stop_workers
 
@@ -384,11 +384,7 @@ def analyse(
     # mode without a config, and read as the default config a 3-player game had 2 seats
     # (the third left out of the summary) and a solo game a win chance.
     seats = rules.seats(_start(rules, record).to_record()["config"])
-    # No more than there are decisions, nor cores: a pool starts every worker it is given
-    # (forked, at once), and a search is all CPU: '--workers 1000' forked a process a
-    # decision, gigabytes on 2 cores, and no sooner done.
-    cores = os.cpu_count() or 1
-    workers = max(1, min(workers or cores, cores, len(points)))
+    workers = worker_count(workers, len(points))
     bar = Progress(len(points), progress, unit="decisions")
     found: dict[int, Verdict] = {}
 

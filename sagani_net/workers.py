@@ -16,15 +16,29 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the pool is imported when one is made: it costs self-play's start-up
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
 #: How often a worker looks whether its parent is still there.
 PARENT_CHECK_S = 0.5
 
 
+def count(asked: int | None, jobs: int) -> int:
+    """How many workers ``jobs`` pieces of work get: ``asked`` (None: every core), never more
+    than the cores nor the jobs, at least 1. A pool starts every worker it is given, forked
+    at once, and each piece is all CPU: '--workers 1000' forked 1,000 processes for 20
+    searches or 2 games, gigabytes on 2 cores, and no sooner done."""
+    cores = os.cpu_count() or 1
+    return max(1, min(asked or cores, cores, jobs))
+
+
 def pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
     """A process pool of ``workers`` (made by ``context``) that end when this process does."""
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=_follow_parent, initargs=(os.getpid(),))
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import random
 import time
 from collections import Counter
@@ -32,6 +31,9 @@ from sagani_net.bots.base import game_bots, seat_rngs
 from sagani_net.bots.local import GameResult, GameSpec, play_local, result_of
 from sagani_net.game import Data, config_words, winners
 from sagani_net.games import DEFAULT_GAME, get_game
+from sagani_net.workers import count as worker_count
+from sagani_net.workers import pool as worker_pool
+from sagani_net.workers import stop as stop_workers
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -97,7 +99,8 @@ def run_games(
     context: BaseContext | None = None,
     keep: bool = True,
 ) -> list[GameResult]:
-    """Play every game of ``spec`` on ``workers`` processes (default: every core).
+    """Play every game of ``spec`` on ``workers`` processes (default: every core; never more
+    than the cores or the games).
 
     Results come back in game order whatever order the workers finish in, so the table
     depends only on the spec. ``play`` must be a module-level function (it is pickled). Each
@@ -106,7 +109,7 @@ def run_games(
     40 MB a second. ``keep`` False keeps no result at all (``on_result`` has each, as
     :class:`Standings` takes them), and returns [].
     """
-    workers = workers or os.cpu_count() or 1
+    workers = worker_count(workers, spec.games)
     games = (spec.game_spec(i) for i in range(spec.games))
     bar = Progress(spec.games, progress)
     results: list[GameResult] = []
@@ -124,9 +127,6 @@ def run_games(
         return results
     # Imported here: a process pool costs self-play's start-up more than its games.
     from concurrent.futures import FIRST_COMPLETED, wait
-
-    from sagani_net.workers import pool as worker_pool
-    from sagani_net.workers import stop as stop_workers
 
     with worker_pool(workers, context) as pool:
         pending: set[Future[GameResult]] = set()

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from test_net_support import RUN_SAGANI, until
 
+from sagani_net.bots.tournament import TournamentSpec, run_games
+
 
 def workers_of(parent: int) -> list[int]:
     """The pool workers ``parent`` made, forked or spawned (its resource tracker is not one)."""
@@ -66,13 +68,13 @@ def state(pid: int) -> str:
 
 
 @contextlib.contextmanager
-def long_tournament(games: int) -> Iterator[tuple[subprocess.Popen[str], list[int]]]:
-    """`sagani tournament` of ``games`` search games on two workers, each far longer than a
-    test, in a process group of its own, once both workers are there; the group is killed
-    after, however the test ended."""
+def long_tournament(games: int, *how: str) -> Iterator[tuple[subprocess.Popen[str], list[int]]]:
+    """`sagani tournament` of ``games`` games of the search and greedy on two workers (the
+    search's far longer than a test), in a process group of its own, once both workers are
+    there; the group is killed after, however the test ended."""
     process = subprocess.Popen(
         [*RUN_SAGANI, "tournament", "--strategies", "mcts,greedy", "--games", str(games),
-         "--iterations", "100000", "--workers", "2", "--seed", "1"],
+         "--iterations", "100000", "--workers", "2", "--seed", "1", *how],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         start_new_session=True, text=True)
     try:
@@ -93,11 +95,11 @@ def ends_quietly(process: subprocess.Popen[str], workers: list[int]) -> None:
 
 
 def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() -> None:
-    """One game on two workers: Ctrl-C (SIGINT to the process group, as a terminal sends it)
-    printed 'Process ForkProcess-2: Traceback ... call_queue.get ... KeyboardInterrupt' from
-    the worker that had no game."""
-    with long_tournament(games=1) as (process, workers):
-        # The one with no game sleeps on the pool's queue (its start-up done); the other plays.
+    """Two solo games on two workers, greedy's over at once: Ctrl-C (SIGINT to the process
+    group, as a terminal sends it) printed 'Process ForkProcess-2: Traceback ...
+    call_queue.get ... KeyboardInterrupt' from the worker that had no game left."""
+    with long_tournament(2, "--mode", "solo") as (process, workers):
+        # The one done sleeps on the pool's queue; the other plays the search's game.
         until(lambda: any(state(pid) == "S" for pid in workers))
         os.killpg(process.pid, signal.SIGINT)
         ends_quietly(process, workers)
@@ -107,7 +109,16 @@ def test_sigint_to_the_tournament_alone_stops_the_games_under_way() -> None:
     """`kill -INT PID` (not the whole group, as a supervisor or a script may send it): the
     games not started were dropped but those under way played on, a game of --iterations
     100000 for hours, before the tournament ended."""
-    with long_tournament(games=4) as (process, workers):
+    with long_tournament(4) as (process, workers):
         until(lambda: all(state(pid) == "R" for pid in workers))  # both playing a game
         os.kill(process.pid, signal.SIGINT)
         ends_quietly(process, workers)
+
+
+def test_a_pool_has_no_more_workers_than_cores_or_games() -> None:
+    """'--workers 300' of a tournament of 2 games forked about 250 processes on 2 cores (an
+    analysis's --workers did the same): a pool starts every worker it is given, at once."""
+    spec = TournamentSpec(lineup=("random", "random"), games=3, seed=1)
+    seen: list[int] = []
+    run_games(spec, workers=64, on_result=lambda _: seen.append(len(workers_of(os.getpid()))))
+    assert seen and max(seen) <= min(os.cpu_count() or 1, spec.games), seen
