@@ -31,6 +31,10 @@ def workers_of(parent: int) -> list[int]:
     return found
 
 
+#: A pool of two: at most one worker a core (sagani_net.workers.count).
+two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a pool of two needs 2 cores")
+
+
 def gone(pid: int) -> bool:
     """Ended (a zombie left to a parent that does not reap counts as ended)."""
     try:
@@ -39,6 +43,7 @@ def gone(pid: int) -> bool:
         return True
 
 
+@two_cores
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
 def test_a_tournament_killed_leaves_no_worker_behind(how: signal.Signals) -> None:
     process = subprocess.Popen(
@@ -94,6 +99,7 @@ def ends_quietly(process: subprocess.Popen[str], workers: list[int]) -> None:
     until(lambda: all(gone(pid) for pid in workers))
 
 
+@two_cores
 def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() -> None:
     """Two solo games on two workers, greedy's over at once: Ctrl-C (SIGINT to the process
     group, as a terminal sends it) printed 'Process ForkProcess-2: Traceback ...
@@ -105,6 +111,7 @@ def test_ctrl_c_with_a_worker_waiting_for_work_is_exit_130_and_no_traceback() ->
         ends_quietly(process, workers)
 
 
+@two_cores
 def test_sigint_to_the_tournament_alone_stops_the_games_under_way() -> None:
     """`kill -INT PID` (not the whole group, as a supervisor or a script may send it): the
     games not started were dropped but those under way played on, a game of --iterations
