@@ -214,7 +214,7 @@ class ConsoleModel:
         self.seats = snapshot.get("seats", self.seats)
         left_s = snapshot.get("turn_left_s")
         due_s = time.monotonic() + left_s if isinstance(left_s, (int, float)) else None
-        self._take(snapshot, [], announced_s=self._announced(due_s))
+        self._take(snapshot, [], announced_s=self._announced(due_s), told=due_s is not None)
 
     def receive(self, message: Data) -> None:
         """Take an update or an accepted reply: new view, and its events in words."""
@@ -229,9 +229,12 @@ class ConsoleModel:
             self.logged_version = max(self.logged_version, version)
         # A snapshot (a join, a resync, a reconnect) may be of a decision announced long ago:
         # its count goes by when the host said it runs out (``turn_due_s``, from the client).
-        self._take(message, events, announced_s=time.monotonic()
-                   if message.get("type") != "snapshot" else self._announced(
-                       message.get("turn_due_s")))
+        if message.get("type") == "snapshot":
+            due_s = message.get("turn_due_s")
+            self._take(message, events, announced_s=self._announced(due_s),
+                       told=due_s is not None)
+        else:
+            self._take(message, events, announced_s=time.monotonic())
         # The update's own turn, not the view's: that may be past the next seat's move already.
         then = message.get("turn_then")
         if self.cover and isinstance(then, int) and then != self.you:
@@ -277,7 +280,11 @@ class ConsoleModel:
         the turn timer counts it."""
         return None if due_s is None or self.turn_timer_s is None else due_s - self.turn_timer_s
 
-    def _take(self, message: Data, events: list[Data], announced_s: float | None) -> None:
+    def _take(self, message: Data, events: list[Data], announced_s: float | None,
+              told: bool = False) -> None:
+        """Take a message's position; ``announced_s`` is when its decision was announced, taken
+        if the decision is new, or ``told`` by the host's own clock (a snapshot saying what is
+        left): a host that came back or took over starts the clock of a decision again."""
         # The decision to make: a game's start is one at version 0, as each move's is one
         decision = (self.version, self.status, self.turn)
         self.status = message.get("status", self.status)
@@ -289,7 +296,7 @@ class ConsoleModel:
         before = self.version
         if "view" in message and message["view"]:
             self.view = message["view"]
-        if (self.version, self.status, self.turn) != decision:
+        if told or (self.version, self.status, self.turn) != decision:
             self.announced_s = announced_s
         if self.version != before:
             self.steps.clear()  # the host has the position now: what it accepted stays

@@ -182,3 +182,32 @@ def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_colu
     for width in (60, 40):  # narrower still: the words cut with … and the connection kept
         top = screen_text(model, width, 24).splitlines()[0]
         assert top.rstrip().endswith("…  ●") and len(top) <= width, top
+
+
+def test_a_snapshot_of_the_decision_on_screen_sets_the_count_to_what_the_host_says_is_left(
+) -> None:
+    """After a failover (or a host restart) the host that serves starts the decision's clock
+    again: the console, back on the same decision, kept counting down the clock of the host
+    that died, and read '0 s left' for the 20 s the new one still gave (seen at 80x24 with a
+    pair of sagani host processes, the active one killed with SIGKILL)."""
+    from sagani_net.games import get_game
+
+    game = get_game("sugi")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    seats = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+    model = ConsoleModel(you=0, seats=seats, turn_timer_s=40.0, game="sugi")
+    model.load({"status": "running", "turn": 0, "view": state.view(0), "seats": seats,
+                "turn_left_s": 3.0})
+
+    def top() -> str:
+        return screen_text(model, 80, 24).splitlines()[0]
+
+    assert "YOUR TURN (3 s left)" in top()
+    model.receive({"type": "snapshot", "turn": 0, "view": state.view(0),
+                   "turn_due_s": time.monotonic() + 21.6})
+    assert "YOUR TURN (22 s left)" in top(), top()
+    model.load({"status": "running", "turn": 0, "view": state.view(0), "turn_left_s": 30.2})
+    assert "YOUR TURN (31 s left)" in top(), top()
+    # An update of the same decision (someone's presence, a seat taken) leaves the count.
+    model.receive({"type": "update", "turn": 0, "view": state.view(0), "events": []})
+    assert "YOUR TURN (31 s left)" in top(), top()
