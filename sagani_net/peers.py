@@ -29,7 +29,7 @@ import struct
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import zmq
@@ -79,8 +79,10 @@ class Connection:
     acked: int = 0
     #: The peer's IP address ("" if it could not be read).
     address: str = ""
-    #: Subscriptions it holds (a broadcast socket's connection).
-    subscriptions: int = 0
+    #: The topics it is subscribed to (a broadcast socket's connection): libzmq keeps a set of
+    #: them per connection, so a topic sent again holds nothing more, and an unsubscription
+    #: frees room only for a topic it holds.
+    topics: set[bytes] = field(default_factory=set)
 
 
 #: TCP_INFO's layout above is Linux's; elsewhere the counts are unknown and nothing is cut
@@ -385,10 +387,12 @@ class ConnectionGuard:
                 continue  # a connection cut (what libzmq still had of it) or gone already
             if conn is not None and limit is not None:
                 if body[0] == 1:
-                    conn.subscriptions += 1
-                elif conn.subscriptions:
-                    conn.subscriptions -= 1
-                if conn.subscriptions > limit:
+                    conn.topics.add(body[1:])
+                elif body[1:] in conn.topics:
+                    conn.topics.remove(body[1:])
+                else:
+                    continue  # of a topic it never held: nothing to free, none to count
+                if len(conn.topics) > limit:
                     log.warning("%s: a connection asked for more than %d subscriptions; it is "
                                 "cut", self.name, limit)
                     self.cuts += 1

@@ -103,6 +103,11 @@ def zmtp_subscription(topic: bytes) -> bytes:
     return b"\x00" + bytes([1 + len(topic)]) + b"\x01" + topic
 
 
+def zmtp_unsubscription(topic: bytes) -> bytes:
+    """A ZMTP 3.0 unsubscription message for ``topic``, as a hand-made SUB writes it."""
+    return b"\x00" + bytes([1 + len(topic)]) + b"\x00" + topic
+
+
 def spreading_subscriptions(first: int, pairs: int) -> bytes:
     """``pairs`` pairs of topics that part at their last byte, one with 0x00 there and one
     with 0xff, each under a prefix of its own (3 bytes from ``first`` on): each pair makes a

@@ -31,6 +31,7 @@ from fault_kit import (
     spreading_subscriptions,
     zmtp_dealer,
     zmtp_subscription,
+    zmtp_unsubscription,
 )
 from test_net_support import WAIT_S, Raw, running_host, until
 
@@ -104,6 +105,41 @@ def test_subscriptions_that_spread_libzmqs_trie_are_cut_and_the_host_stays_small
         sub.connect(host.pub_endpoint)
         assert sub.recv_multipart()[0] == topic(table)
         sub.close()
+        raw.close()
+
+
+def test_unsubscribing_from_topics_never_subscribed_to_frees_no_room_for_more(
+    tmp_path: Path,
+) -> None:
+    """The cap counted an unsubscription as one subscription fewer whatever its topic: a
+    subscriber that followed each pair of spreading subscriptions with two unsubscriptions of
+    a topic it never held stayed under 32 in the count while libzmq's trie kept all 16,000
+    (about 16 MiB) for as long as it stayed: it was never cut, and heard its table. Only an
+    unsubscription of a topic the connection holds counts."""
+    bogus = zmtp_unsubscription(b"never") * 2
+    with running_host(tmp_path, heartbeat_s=0.05) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={})["table"]
+        port = int(host.pub_endpoint.rsplit(":", 1)[1])
+        heard = []
+        with PeakRss() as rss:
+            for n in range(16):
+                pairs = spreading_subscriptions(n * 8000, 8000)
+                pair_bytes = len(pairs) // 8000
+                try:
+                    sock = zmtp_dealer(port, b"SUB")
+                    sock.sendall(b"".join(pairs[i:i + pair_bytes] + bogus
+                                          for i in range(0, len(pairs), pair_bytes))
+                                 + zmtp_subscription(topic(table)))
+                except (BrokenPipeError, ConnectionResetError):
+                    heard.append(False)  # cut already
+                    continue
+                heard.append(heard_or_cut(sock))
+                sock.close()
+        print(f"16 subscribers unsubscribing from nothing: the host grew "
+              f"{rss.growth / MIB:.1f} MiB")
+        assert not any(heard)
+        assert rss.growth < 48 * MIB
         raw.close()
 
 
