@@ -114,13 +114,22 @@ def _bad(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)
 
 
+def long_number_digits(text: str) -> int | None:
+    """How many digits ``text`` has if it is a whole number, else None: past int()'s 4,300
+    digits one is still a whole number, and a message says so (it is out of range)."""
+    if isinstance(text, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        return len(text.strip().lstrip("+-"))
+    return None
+
+
 def _int(text: str, what: str, within: str = "a smaller number") -> int:
     try:
         return int(text.strip(), 10)
     except (ValueError, AttributeError):
         # Past int()'s 4,300 digits a whole number is still one: say what it is, not that.
-        if isinstance(text, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
-            _bad(f"{what} is {within}, not a number of {len(text.strip().lstrip('+-'))} digits")
+        digits = long_number_digits(text)
+        if digits is not None:
+            _bad(f"{what} is {within}, not a number of {digits} digits")
         _bad(f"{what} is a whole number, not {text!r}")
 
 

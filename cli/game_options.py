@@ -129,6 +129,12 @@ def _typed(option: Option, text: str) -> Any:
         try:
             return kind(text)
         except ValueError:
+            digits = check.long_number_digits(text) if kind is int else None
+            if digits is not None:  # a whole number all the same, too big for any option
+                within = ("one of " + ", ".join(map(str, option.choices)) if option.choices
+                          else "a smaller number")
+                raise RuleError("bad_config", f"{option.name} is {within}, not a number of "
+                                f"{digits} digits") from None
             what = "a whole number" if kind is int else "a number"
             raise RuleError("bad_config", f"{option.name} is {what}, not {text!r}") from None
     return text

@@ -115,6 +115,9 @@ def test_selfplay_reports_the_goal_of_a_solo_game(tmp_path, capsys):
         (("--game", "chess"), "no game called 'chess'"),
         (("--option", "colour=red"), "--option is NAME=VALUE with NAME one of players, mode"),
         (("--option", "players=two"), "players is a whole number, not 'two'"),
+        # Past int()'s 4,300 digits a whole number is still one (it said 'is a whole number').
+        (("--option", "players=" + "9" * 5000),
+         "players is one of 1, 2, 3, 4, not a number of 5000 digits"),
         (("--players", "5"), "sagani selfplay: Sagani: players is one of"),
         (("--game", "sugi", "--players", "1"), "sagani selfplay: Sugi: players is one of"),
         (("--players", "1", "--mode", "multi"), "multi is for 2-4 players"),
