@@ -310,13 +310,19 @@ def given_standby(value: StandbyCode | str | None) -> StandbyCode | None:
         raise UsageError(f"--standby: {exc}") from None
 
 
+#: The most of a line :func:`secret_line` reads: a join or standby code is a few hundred
+#: characters, and a line read whole could be endless (``< /dev/zero``).
+MAX_SECRET_LINE_CHARS = 4096
+
+
 def secret_line(what: str) -> str:
     """A secret given as ``-`` on the command line (out of the process list, which every user
-    of the machine reads): the first line of standard input; at a terminal, asked for and not
-    echoed, since an echoed secret stays on the screen and in its scrollback for whoever looks
-    at it."""
+    of the machine reads): the first line of standard input, at most MAX_SECRET_LINE_CHARS of
+    it (more is no code, and its reader says so); at a terminal, asked for and not echoed,
+    since an echoed secret stays on the screen and in its scrollback for whoever looks at
+    it."""
     if not sys.stdin.isatty():
-        return sys.stdin.readline()
+        return sys.stdin.readline(MAX_SECRET_LINE_CHARS)
     return _unechoed_line(f"{what} (not shown as you paste it): ")
 
 
@@ -333,7 +339,7 @@ def _unechoed_line(prompt: str) -> str:
     termios.tcsetattr(fd, termios.TCSADRAIN, quiet)  # before the prompt: pasted after it
     try:
         print(prompt, end="", file=sys.stderr, flush=True)
-        return sys.stdin.readline()
+        return sys.stdin.readline(MAX_SECRET_LINE_CHARS)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, before)
         print(file=sys.stderr, flush=True)  # the Enter that was not echoed

@@ -535,3 +535,28 @@ def test_a_command_run_with_standard_output_closed_says_nothing_of_it() -> None:
     done = subprocess.run([*RUN_SAGANI, "--version"], stderr=subprocess.PIPE, text=True,
                           preexec_fn=lambda: os.close(1), timeout=RUN_TIMEOUT_S)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("argv", [
+    ["host", "--standby", "-", "--port", "0", "--data-dir", "{tmp}/standby"],
+    ["join", "-", "--name", "ann"],
+    ["bot", "-", "--table", "t"],
+], ids=["host --standby -", "join -", "bot -"])
+def test_a_secret_read_from_standard_input_is_read_as_one_line_of_bounded_length(
+        argv: list[str], tmp_path: Path) -> None:
+    """`-` reads a code from standard input's first line, and read it whole however long it
+    was: `sagani host --standby - < /dev/zero` held 1.5 GB after 4 s and went on growing. A
+    code is a few hundred characters: no more than MAX_SECRET_LINE_CHARS is read, and what
+    was read is no code. (Run under a 2 GiB address space, so that a failure is a
+    MemoryError, not a machine out of memory.)"""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+    with open("/dev/zero", "rb") as zeros:
+        done = subprocess.run([*RUN_SAGANI, *(a.format(tmp=tmp_path) for a in argv)],
+                              capture_output=True, text=True, stdin=zeros,
+                              preexec_fn=limited, timeout=RUN_TIMEOUT_S)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert len(done.stderr.splitlines()) == 1 and "\0" not in done.stderr, done.stderr[:300]
