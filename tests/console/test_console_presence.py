@@ -9,13 +9,15 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from pathlib import Path
 
 from console_kit import running_console
+from failover_kit import Pair
 from test_net_support import choose, sessions_of_moves, until_async
 
 from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.console.render import screen_text
-from sagani_net.client import AsyncClient
+from sagani_net.client import AsyncClient, Client
 from sagani_net.host import HOST_STAND_IN_SESSION, Host, hash_token
 
 WAIT_S = 20.0
@@ -211,3 +213,38 @@ def test_a_snapshot_of_the_decision_on_screen_sets_the_count_to_what_the_host_sa
     # An update of the same decision (someone's presence, a seat taken) leaves the count.
     model.receive({"type": "update", "turn": 0, "view": state.view(0), "events": []})
     assert "YOUR TURN (31 s left)" in top(), top()
+
+
+def test_a_console_moved_to_the_standby_counts_down_the_clock_of_the_host_that_serves(
+    tmp_path: Path,
+) -> None:
+    """A pair of `sagani host --turn-timer 600` processes, the active one killed with SIGKILL:
+    the standby that takes over gives the decision on screen its whole clock again, and the
+    console, back on that same decision, kept counting the dead host's down (here five
+    minutes of it gone). The real console, on pipe input."""
+    pair = Pair.start(tmp_path, 0.2, active_args=("--turn-timer", "600"))
+
+    async def main(table: str) -> None:
+        ann = AsyncClient(pair.active.address)
+        await ann.join(table, seat=1, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, ann):
+            await until_async(lambda: model.time_left_s is not None
+                              and ann.standby == pair.standby.endpoint)
+            assert model.announced_s is not None
+            model.announced_s -= 300  # the decision has been up five minutes
+            assert (model.time_left_s or 0) <= 300
+            pair.fail_over()
+            await until_async(lambda: ann.moved_to is not None)
+            await until_async(lambda: (model.time_left_s or 0) > 400,
+                              said=lambda: f"{model.time_left_s} s left on the console")
+
+    bob = Client(pair.active.address)
+    try:
+        table = bob.create({"players": 2}, seed=5)
+        bob.join(table, seat=0, name="bob")  # seat 0 moves first: ann waits
+        pair.wait_in_sync()
+        asyncio.run(main(table))
+    finally:
+        bob.close()
+        pair.stop()
