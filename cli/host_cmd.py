@@ -374,6 +374,11 @@ def _invite(host: Host, link: standby.ActiveLink, key: bytes,
             keys: security.KeyPair | None) -> None:
     """Print what people need of an active host: the line players join with, and the code a
     standby of it is started with."""
+    # The file first: a print to an output nobody reads any more fails (a broken pipe), and
+    # the party's next standby needs the code all the same.
+    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
+    kept = host.store.data_dir / check.STANDBY_CODE_FILE
+    write_private(kept, pair_code + "\n")
     join = security.host_join_code(host.endpoint, keys) if keys else ""
     if join:
         print(f"sagani host: join code {join}", flush=True)  # for scripts: the line stays
@@ -381,9 +386,6 @@ def _invite(host: Host, link: standby.ActiveLink, key: bytes,
         join = "{}:{}".format(*security.public_name(host.endpoint))
     # For people: whole on a line of its own, quoted (zsh reads a join code's ``?`` as a glob).
     print(f"  players join with:\n  sagani join {shlex.quote(join)}", flush=True)
-    pair_code = standby.host_code(host.endpoint, link.endpoint, key, keys).text()
-    kept = host.store.data_dir / check.STANDBY_CODE_FILE
-    write_private(kept, pair_code + "\n")
     if sys.stdout.isatty():
         # The host's screen, which anyone at the party may look at: the code opens every
         # game's hidden cards and seeds, so it stays in an owner-only file.

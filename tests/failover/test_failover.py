@@ -132,6 +132,25 @@ def test_a_standby_that_took_over_prints_a_standby_code_of_its_own(tmp_path: Pat
         pair.stop()
 
 
+def test_a_standby_whose_standard_output_is_gone_still_keeps_its_code_when_it_takes_over(
+        tmp_path: Path) -> None:
+    """`sagani host --standby - | head -3`, or a service whose output nobody reads any more:
+    as it took over, the standby printed the join line before it wrote standby.code, the
+    print failed (a broken pipe) and the code was never written: the party had no code to
+    start its next standby with. The code is kept first, then told."""
+    pair = Pair.start(tmp_path, HEARTBEAT_S)
+    try:
+        b = pair.standby
+        assert b.proc is not None and b.proc.stdout is not None
+        b.proc.stdout.close()  # nobody reads what it prints from here on
+        pair.fail_over()
+        until(lambda: serves(b.endpoint))
+        until(lambda: (b.data_dir / "standby.code").exists())
+        assert f"?link={b.ports[2]}&" in (b.data_dir / "standby.code").read_text()
+    finally:
+        pair.stop()
+
+
 def test_a_host_with_house_bots_back_as_the_standby_brings_them_when_it_takes_over(
         tmp_path: Path) -> None:
     """`sagani host --bots random` killed, its standby taking over, and the same command run
