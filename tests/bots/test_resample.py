@@ -10,6 +10,8 @@ seat's view and private data) would give for the same generator.
 
 from __future__ import annotations
 
+import copy
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +24,7 @@ from sagani_net.bots.base import UNIFORM, LocalSeat
 from sagani_net.bots.simple import RandomPolicy
 from sagani_net.bots.tournament import GameSpec, play_local
 from sagani_net.game import Data, GameState, RuleError, random_action
-from sagani_net.games import game_names, get_game
+from sagani_net.games import configs, game_names, get_game
 from sagani_net.protocol.messages import seat_names
 
 GAMES = [*game_names(), TOY]
@@ -251,3 +253,86 @@ def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
     LocalSeat(Broken(), game, truth, seat, 0).play()
     assert truth.view(None) == expected.view(None)
     assert "policy broken answered an illegal move" in caplog.text
+
+
+def reachable(root: object) -> list[object]:
+    """Every object reachable from ``root`` through containers and attributes (slots too),
+    but for atoms, types, callables and generators."""
+    seen: set[int] = set()
+    found: list[object] = []
+    todo = [root]
+    while todo:
+        obj = todo.pop()
+        if (isinstance(obj, int | float | str | bytes | type | random.Random) or obj is None
+                or callable(obj) or id(obj) in seen):
+            continue
+        seen.add(id(obj))
+        found.append(obj)
+        if isinstance(obj, dict):
+            todo += [*obj, *obj.values()]
+        elif isinstance(obj, list | tuple | set | frozenset):
+            todo += obj
+        else:
+            todo += [getattr(obj, name, None) for name in attributes(obj)]
+    return found
+
+
+def attributes(obj: object) -> list[str]:
+    return [*(n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ())),
+            *getattr(obj, "__dict__", {})]
+
+
+class Vandal:
+    """A policy that chooses a random move, then writes to everything its state holds (but the
+    game's constants, which every state shares): a list gets an item more, a map a key more, a
+    number of an object's 1000 more."""
+
+    name = "vandal"
+
+    def __init__(self, constants: set[int]) -> None:
+        self.constants = constants
+        self.chosen: list[Any] = []
+
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        self.chosen.append(random_action(state, rng))
+        for obj in reachable(state):
+            if id(obj) in self.constants:
+                continue
+            if isinstance(obj, list):
+                obj.append(7777)
+            elif isinstance(obj, dict):
+                obj[("vandal",)] = 7777
+            elif not isinstance(obj, tuple | set | frozenset):
+                for name in attributes(obj):
+                    value = getattr(obj, name, None)
+                    if type(value) is int:
+                        setattr(obj, name, value + 1000)
+        return self.chosen[-1]
+
+
+@pytest.mark.parametrize("game_name", game_names())
+def test_a_policy_that_writes_to_its_state_changes_nothing_of_the_truth(game_name: str) -> None:
+    """In-process, the state a policy gets is its own to change, as over the network (a state
+    rebuilt from the wire): writing to it directly, not through apply, leaves the true game
+    as it was. Sagani's displays and Sagrada's windows and config were shared with the truth,
+    so a policy that tried a placement by hand, or raised a seat's score, played it."""
+    game = get_game(game_name)
+    for config in configs(game_name):
+        truth = game.new_state(config, 3)
+        # What every state shares whatever its deal (tile and card tables): not the game's.
+        other = game.new_state(copy.deepcopy(config), 4)
+        constants = {id(o) for o in reachable(other)} & {id(o) for o in reachable(truth)}
+        rng = random.Random(0)
+        for n in itertools.count():
+            if truth.is_over():
+                break
+            if n % 5:
+                truth.apply(random_action(truth, rng))
+                continue
+            vandal, before = Vandal(constants), truth.to_record()
+            LocalSeat(vandal, game, truth, truth.current_seat, n).play()  # type: ignore[arg-type]
+            expected = game.from_record(before)
+            expected.apply(vandal.chosen[0])
+            assert knowledge(truth) == knowledge(expected), (config, n)
+            assert truth.to_record() == expected.to_record(), (config, n)
+            assert truth.legal_actions() == expected.legal_actions(), (config, n)

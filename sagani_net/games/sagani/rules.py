@@ -1197,7 +1197,7 @@ class Sagani(Rules, about=ABOUT):
     def resample(self, state: GameState, seat: int, rng: random.Random) -> State:
         """A copy of ``state`` with the draw order sampled afresh, as :meth:`State.from_view`
         samples it from a view (:func:`_sampled_pile`), and nothing of the truth's deal or
-        record kept."""
+        record kept; it shares nothing it may change with ``state``."""
         assert isinstance(state, State)
         s = state.clone()
         top = state.top_tile()
@@ -1205,6 +1205,9 @@ class Sagani(Rules, about=ABOUT):
             sorted(state.pile + state.set_aside), [_back(t) for t in state.set_aside],
             state.pile_size(), None if top is None else _back(top), rng)
         s.seed, s.tiles, s.history, s.origin = None, (), [], state.version
+        # Displays of its own: a clone shares them until one side plays, and a policy that
+        # writes to its sample's (a placement tried by hand) would change the truth's game.
+        s.seats = [p.copy(s.mark) for p in state.seats]
         return s
 
     def static_data(self, config: Data) -> Data:

@@ -1640,7 +1640,7 @@ class Sagrada(Rules, about=ABOUT):
     def resample(self, state: GameState, seat: int, rng: random.Random) -> State:
         """A copy of ``state`` with what ``seat`` does not know sampled afresh, as
         :func:`from_view` samples it from the seat's view (:func:`_sample_secrets`), and
-        nothing of the truth's record kept."""
+        nothing of the truth's record kept; it shares nothing it may change with ``state``."""
         assert isinstance(state, State)
         s = state.clone()
         revealed = state.phase != CHOOSE
@@ -1654,6 +1654,13 @@ class Sagrada(Rules, about=ABOUT):
             s.step_tool, s.held, s.moves_left, s.moved, s.move_colour = 0, 0, 0, -1, -1
         s.history, s.origin, s.rolls, s.script = [], state.version, [], ()
         s.spoiling = False  # as from_view: the rule of today
+        # Nothing shared that the sample may change: a clone shares the windows (and what is
+        # worked out from them) until one side writes, and a policy that writes to its
+        # sample's would change the truth's game.
+        s.windows = [window.copy() for window in state.windows]
+        s.owned = (1 << s.players) - 1
+        s.cache = [None if c is None else (c[0].copy(), c[1].copy()) for c in s.cache]
+        s.config = {**state.config}
         return s
 
     def static_data(self, config: Data) -> Data:
