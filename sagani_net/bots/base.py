@@ -122,13 +122,19 @@ def decide(
         action = policy.choose(state.clone(), rng)
         answered = True
         state.clone().apply(action)
-    except Exception as exc:  # a policy of one's own may raise anything: see refused()
+    except POLICY_ERRORS as exc:  # a policy of one's own may raise anything: see refused()
         refused(policy, exc, answered)
         action = state.default_action()
     return state.action_data(action)
 
 
-def refused(policy: Policy, exc: Exception, answered: bool = True) -> None:
+#: What a policy's ``choose`` may raise that is its own mistake, replaced by the default move:
+#: any exception, and sys.exit (which ended a whole tournament, or a bot keeping its seat,
+#: with not a word); Ctrl-C (KeyboardInterrupt) still stops the run.
+POLICY_ERRORS = (Exception, SystemExit)
+
+
+def refused(policy: Policy, exc: BaseException, answered: bool = True) -> None:
     """Log that the rules refused ``policy``'s answer, or (``answered`` False) something its
     own choosing played, or that its choosing raised ``exc`` (the default move is played
     instead, as over the network, where a bot that ended there kept its seat and stalled
@@ -222,6 +228,6 @@ class LocalSeat:
             action = self.policy.choose(sample, self.rng)
             answered = True
             checked(action)
-        except Exception as exc:
+        except POLICY_ERRORS as exc:
             refused(self.policy, exc, answered)
             checked(state.default_action())

@@ -17,11 +17,13 @@ import pytest
 from test_net_support import ROOT, RUN_SAGANI, running_host, until
 
 from sagani_net.bots import make_policy
+from sagani_net.bots.base import decide
 from sagani_net.bots.runner import BotRunner, think_cap_s
 from sagani_net.bots.tournament import TournamentSpec, run_games, summarize
 from sagani_net.cli.main import main
 from sagani_net.client import Client
 from sagani_net.game import GameState
+from sagani_net.games import get_game
 
 #: A policy as a bot author writes it, in a file of its own: the last legal action, so that its
 #: games differ from the house's (whose greedy and default moves lean to the first).
@@ -320,3 +322,38 @@ def test_a_bot_whose_policy_raises_while_choosing_plays_its_game_to_the_end(
     assert "game over" in done.stdout and "Traceback" not in done.stderr
     assert f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE})" in done.stderr
     assert "a secret card" not in done.stderr  # its message may name the seat's hand
+
+
+EXITS_WHILE_CHOOSING = LAST_LEGAL + textwrap.dedent('''
+    import sys
+
+
+    class Quitter(LastLegal):
+        name = "quitter"
+
+        def choose(self, state, rng):
+            sys.exit(3)
+''')
+EXIT_LINE = 1 + EXITS_WHILE_CHOOSING.splitlines().index("        sys.exit(3)")
+
+
+def test_a_policy_that_exits_while_choosing_plays_the_default_move_with_a_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """sys.exit in choose is the policy's mistake like any other: before, it ended the whole
+    tournament (or self-play, or sagani bot, keeping its seat) with exit 3 and not a word."""
+    path = tmp_path / "quitter.py"
+    path.write_text(EXITS_WHILE_CHOOSING)
+    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
+        assert main(["tournament", "--strategies", f"{path}:Quitter,random", "--games", "1",
+                     "--workers", "1"]) == 0
+    assert f"{path}:Quitter" in capsys.readouterr().out
+    said = {record.getMessage() for record in caplog.records}
+    assert said == {f"policy quitter raised SystemExit ({path}, line {EXIT_LINE}); playing the "
+                    "default move"}
+    # Over the network the bot decides through decide(): the default move's wire data.
+    game = get_game("sagani")
+    state = game.new_state(game.parse_config({"players": 2}), 1)
+    policy = make_policy(f"{path}:Quitter", game="sagani")
+    assert decide(policy, game, 0, state.view(0), None, random.Random(0), random.Random(1)) \
+        == state.action_data(state.default_action())
