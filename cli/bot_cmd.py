@@ -181,9 +181,10 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
     finally:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "
-          f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, slowest "
+          f"{[s + 1 for s in result['ranking']]}; {runner.moves} moves, "
+          f"{runner.late_moves} played by the host past the deadline, slowest "
           f"{runner.slowest_move_s:.2f} s, {runner.reconnects} reconnects, "
-          f"{runner.host_moves} host moves (failovers)", flush=True)
+          f"{runner.host_moves} failovers", flush=True)
     return 0
 
 

@@ -198,6 +198,9 @@ class BotRunner:
         self.table: str | None = None
         self.token: str | None = None
         self.moves = 0
+        #: Turns of the seat that the host played (the default move) because the policy's
+        #: decision came past the table's deadline.
+        self.late_moves = 0
         self.reconnects = 0
         self._moves_before = 0  # host moves of the clients this runner closed
         #: Slowest decision so far, from seeing the turn to sending the action.
@@ -312,6 +315,7 @@ class BotRunner:
             return
         took_s = time.monotonic() - started_s
         if self.move_deadline_s is not None and took_s > self.move_deadline_s:
+            self.late_moves += 1
             # Its refusal (stale_version) says only that the game moved on: say why.
             log.warning("%s: the move took %.2f s, past the %g s deadline: the host played the "
                         "default move for this seat", self.name, took_s, self.move_deadline_s)

@@ -195,6 +195,7 @@ def test_a_move_the_host_played_past_the_deadline_is_said_so(
         finally:
             runner.close()
     assert runner.moves == 0
+    assert runner.late_moves == 1  # what sagani bot's last line says beside its moves
     assert "past the 0.1 s deadline: the host played the default move" in caplog.text
 
 
