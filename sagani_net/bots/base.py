@@ -59,9 +59,10 @@ class Policy(Protocol):
         answer the rules refuse, or an exception raised here, is logged and replaced by the
         game's default move.
 
-        ``state`` is the policy's to clone and search (a determinized or resampled one: it
-        holds nothing the seat may not know, and its hidden parts are one sample of what they
-        may be; ``state.view(seat)`` and ``state.private(seat)`` are what the seat sees).
+        ``state`` is the policy's to clone, search and change (a determinized or resampled
+        one: it holds nothing the seat may not know, its hidden parts are one sample of what
+        they may be, and it shares nothing with the game being played; ``state.view(seat)``
+        and ``state.private(seat)`` are what the seat sees).
         ``rng`` is the seat's own randomness, seeded: draw from it, not from ``random``, and
         a seeded tournament plays the same games again."""
 
