@@ -14,6 +14,7 @@ import pytest
 from test_net_support import Raw, running_host
 
 from sagani_net import games
+from sagani_net.bots import base
 from sagani_net.host import Host
 from sagani_net.limits import QuietRepeats
 
@@ -53,6 +54,14 @@ def fresh_log_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     logger = logging.getLogger("sagani_net.host")
     monkeypatch.setattr(logger, "filters", [QuietRepeats() if type(f) is QuietRepeats else f
                                             for f in logger.filters])
+
+
+@pytest.fixture(autouse=True)
+def fresh_refusal_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count of each policy refusal's line (bots.base._REFUSALS, one for the process:
+    only the 1st, 10th, 100th... are written) afresh for each test, as the log windows above:
+    a line another test wrote first would otherwise not be written in the test that reads it."""
+    monkeypatch.setattr(base, "_REFUSALS", {})
 
 
 @pytest.fixture

@@ -135,11 +135,17 @@ def decide(
 POLICY_ERRORS = (Exception, SystemExit)
 
 
+#: How many times each refusal's line came up in this process: the 1st, 10th, 100th... are
+#: written (a policy that raises at every decision of a thousand-game tournament wrote a line
+#: a decision, tens of thousands of the same).
+_REFUSALS: dict[str, int] = {}
+
+
 def refused(policy: Policy, exc: BaseException, answered: bool = True) -> None:
     """Log that the rules refused ``policy``'s answer, or (``answered`` False) something its
     own choosing played, or that its choosing raised ``exc`` (the default move is played
     instead, as over the network, where a bot that ended there kept its seat and stalled
-    the table)."""
+    the table). The same line again is written only at its 10th, 100th... time."""
     import logging  # only when it happens: self-play starts without logging
 
     log = logging.getLogger("sagani_net.bots")
@@ -147,13 +153,18 @@ def refused(policy: Policy, exc: BaseException, answered: bool = True) -> None:
     # which may name a card of the seat's hand: a house bot's log is the host's screen. The
     # whole traceback is there for whoever logs at DEBUG.
     if isinstance(exc, RuleError):
-        log.warning("policy %s %s (%s); playing the default move", policy.name,
-                    "answered an illegal move" if answered else
-                    "met a rule error while choosing", exc.code)
-        return
-    log.warning("policy %s raised %s%s; playing the default move", policy.name,
-                type(exc).__name__, raised_where(exc))
-    log.debug("policy %s raised", policy.name, exc_info=exc)
+        line = (f"policy {policy.name} "
+                f"{'answered an illegal move' if answered else 'met a rule error while choosing'}"
+                f" ({exc.code})")
+    else:
+        line = f"policy {policy.name} raised {type(exc).__name__}{raised_where(exc)}"
+        log.debug("policy %s raised", policy.name, exc_info=exc)
+    times = _REFUSALS[line] = _REFUSALS.get(line, 0) + 1
+    if times == 1:
+        log.warning("%s; playing the default move", line)
+    elif str(times).rstrip("0") == "1":  # 10, 100, 1000...
+        log.warning("%s; playing the default move (the %dth time in this process: only the "
+                    "1st, 10th, 100th... are written)", line, times)
 
 
 def raised_where(exc: BaseException) -> str:

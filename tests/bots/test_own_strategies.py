@@ -302,9 +302,25 @@ def test_a_policy_that_raises_while_choosing_plays_the_default_move_with_a_log_l
         assert main(["tournament", "--strategies", f"{path}:Clumsy,random", "--games", "1",
                      "--workers", "1"]) == 0
     assert f"{path}:Clumsy" in capsys.readouterr().out
-    said = {record.getMessage() for record in caplog.records}
-    assert said == {f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE}); playing the "
-                    "default move"}
+    said = [record.getMessage() for record in caplog.records]
+    assert said[0] == (f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE}); playing "
+                       "the default move")
+    assert said[1:] == [f"{said[0]} (the 10th time in this process: only the 1st, 10th, 100th... "
+                        "are written)"]  # a Sagani game of two: some 30 decisions a seat
+
+
+def test_a_policy_that_raises_at_every_decision_is_said_so_at_its_1st_10th_100th_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "clumsy.py"
+    path.write_text(RAISES_WHILE_CHOOSING)
+    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
+        assert main(["tournament", "--strategies", f"{path}:Clumsy,random", "--games", "4",
+                     "--workers", "1"]) == 0
+    # Some 130 decisions: a line each before.
+    assert [record.getMessage().partition("move")[2] for record in caplog.records] == [
+        "", *(f" (the {n}th time in this process: only the 1st, 10th, 100th... are written)"
+              for n in (10, 100))]
 
 
 def test_a_bot_whose_policy_raises_while_choosing_plays_its_game_to_the_end(
@@ -349,9 +365,9 @@ def test_a_policy_that_exits_while_choosing_plays_the_default_move_with_a_log_li
         assert main(["tournament", "--strategies", f"{path}:Quitter,random", "--games", "1",
                      "--workers", "1"]) == 0
     assert f"{path}:Quitter" in capsys.readouterr().out
-    said = {record.getMessage() for record in caplog.records}
-    assert said == {f"policy quitter raised SystemExit ({path}, line {EXIT_LINE}); playing the "
-                    "default move"}
+    said = [record.getMessage() for record in caplog.records]
+    assert said[0] == (f"policy quitter raised SystemExit ({path}, line {EXIT_LINE}); playing "
+                       "the default move")
     # Over the network the bot decides through decide(): the default move's wire data.
     game = get_game("sagani")
     state = game.new_state(game.parse_config({"players": 2}), 1)
