@@ -336,3 +336,26 @@ def test_a_policy_that_writes_to_its_state_changes_nothing_of_the_truth(game_nam
             assert knowledge(truth) == knowledge(expected), (config, n)
             assert truth.to_record() == expected.to_record(), (config, n)
             assert truth.legal_actions() == expected.legal_actions(), (config, n)
+
+
+@pytest.mark.parametrize("game_name", game_names())
+def test_a_resampled_state_shares_no_object_it_may_change_with_the_truth(game_name: str) -> None:
+    """Nothing a policy can reach from its sample (lists, maps, objects, however deep: a
+    worked-out cache too) is an object of the truth's that it may change, but for the game's
+    constants, which every state shares whatever its deal; at every position of a game of
+    every config. Before, Sagani's displays, Sagrada's windows, config and the cells its
+    Cork-backed Straightedge had worked out were the truth's own."""
+    game = get_game(game_name)
+    for config in configs(game_name):
+        truth = game.new_state(config, 5)
+        constants = {id(o) for o in reachable(game.new_state(copy.deepcopy(config), 6))}
+        rng = random.Random(1)
+        while not truth.is_over():
+            seat = truth.current_seat
+            assert seat is not None
+            sample = game.resample(truth, seat, random.Random(2))
+            mine = {id(o) for o in reachable(truth)} - constants
+            shared = [o for o in reachable(sample)
+                      if id(o) in mine and not isinstance(o, tuple | frozenset)]
+            assert not shared, (config, truth.version, shared)
+            truth.apply(random_action(truth, rng))

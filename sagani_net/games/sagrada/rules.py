@@ -671,8 +671,9 @@ class State(Engine):
         masks = memo.get("loose")
         if masks is None:  # asked for every pool die while the tool is usable
             pattern = self.chosen_pattern(seat)
-            masks = memo["loose"] = open_cells(self.windows[seat], self.filled[seat],
-                                               pattern.allow, loose=True)
+            # A tuple: a clone's memo, and so a policy's sample, shares it with the truth.
+            masks = memo["loose"] = tuple(open_cells(self.windows[seat], self.filled[seat],
+                                                     pattern.allow, loose=True))
         bit = 1 << die
         return tuple(i for i, m in enumerate(masks) if m & bit)
 
