@@ -255,10 +255,12 @@ def test_an_in_process_seat_plays_the_default_move_for_an_illegal_answer(
     assert "policy broken answered an illegal move" in caplog.text
 
 
-def reachable(root: object) -> list[object]:
+def reachable(root: object, constants: set[int] | frozenset[int] = frozenset()) -> list[object]:
     """Every object reachable from ``root`` through containers and attributes (slots too),
-    but for atoms, types, callables and generators."""
-    seen: set[int] = set()
+    but for atoms, types, callables and generators, and for the game's ``constants`` (ids),
+    which are neither listed nor walked through: Sugi's card tables are most of a state's
+    objects, and walking them at every position of every config took minutes."""
+    seen: set[int] = set(constants)
     found: list[object] = []
     todo = [root]
     while todo:
@@ -295,9 +297,7 @@ class Vandal:
 
     def choose(self, state: GameState, rng: random.Random) -> Any:
         self.chosen.append(random_action(state, rng))
-        for obj in reachable(state):
-            if id(obj) in self.constants:
-                continue
+        for obj in reachable(state, self.constants):
             if isinstance(obj, list):
                 obj.append(7777)
             elif isinstance(obj, dict):
@@ -342,8 +342,8 @@ def test_a_policy_that_writes_to_its_state_changes_nothing_of_the_truth(game_nam
 def test_a_resampled_state_shares_no_object_it_may_change_with_the_truth(game_name: str) -> None:
     """Nothing a policy can reach from its sample (lists, maps, objects, however deep: a
     worked-out cache too) is an object of the truth's that it may change, but for the game's
-    constants, which every state shares whatever its deal; at every position of a game of
-    every config. Before, Sagani's displays, Sagrada's windows, config and the cells its
+    constants, which every state shares whatever its deal; at every third position of a game
+    of every config. Before, Sagani's displays, Sagrada's windows, config and the cells its
     Cork-backed Straightedge had worked out were the truth's own."""
     game = get_game(game_name)
     for config in configs(game_name):
@@ -351,11 +351,14 @@ def test_a_resampled_state_shares_no_object_it_may_change_with_the_truth(game_na
         constants = {id(o) for o in reachable(game.new_state(copy.deepcopy(config), 6))}
         rng = random.Random(1)
         while not truth.is_over():
+            if truth.version % 3:  # every third position: each phase comes round many times
+                truth.apply(random_action(truth, rng))
+                continue
             seat = truth.current_seat
             assert seat is not None
             sample = game.resample(truth, seat, random.Random(2))
-            mine = {id(o) for o in reachable(truth)} - constants
-            shared = [o for o in reachable(sample)
+            mine = {id(o) for o in reachable(truth, constants)}
+            shared = [o for o in reachable(sample, constants)
                       if id(o) in mine and not isinstance(o, tuple | frozenset)]
             assert not shared, (config, truth.version, shared)
             truth.apply(random_action(truth, rng))
