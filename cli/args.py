@@ -540,11 +540,20 @@ def strategy_in(known: Callable[[], list[str]]) -> Callable[[str], str]:
     return read
 
 
+def names(text: str) -> list[str]:
+    """A comma-separated list of names, one per seat (``greedy,random``), each stripped; an
+    empty one is a mistake: 'greedy,,random' played a seat fewer, or read as a strategy ''."""
+    found = [name.strip() for name in text.split(",")]
+    if "" in found:
+        _bad(f"{text!r} has an empty name: one name per seat, joined by commas")
+    return found
+
+
 def strategies_in(known: Callable[[], list[str]]) -> Callable[[str], list[str]]:
     """:func:`strategy_in` for each of a comma-separated list: ``greedy,mine.py:Mine``."""
 
     def read(text: str) -> list[str]:
-        return [strategy_in(known)(name.strip()) for name in text.split(",")]
+        return [strategy_in(known)(name) for name in names(text)]
 
     read.__name__ = "strategies"
     return read

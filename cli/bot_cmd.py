@@ -105,6 +105,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--strategies",
+        type=check.names,
         default="greedy,random",
         metavar="A,B,...",
         help="one strategy per seat (a solo mode: strategies take turns on the deals): "
@@ -189,7 +190,7 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
 
 
 def run_tournament_cmd(args: argparse.Namespace) -> int:
-    lineup = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
+    lineup = tuple(args.strategies)
     if args.game in game_names():
         known, unknown = strategy_names(args.game), unknown_strategies(lineup, args.game)
     else:  # game_config says what is wrong with the game

@@ -39,7 +39,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=check.games, default=10, help="how many games (default 10)")
     p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
     p.add_argument(
-        "--policy", default="greedy",
+        "--policy", type=check.names, default="greedy",
         # Every game's strategies only: naming a game's own would import every game to ask.
         help=f"{', '.join(STRATEGIES)} (or one of the game's own, {check.OWN_STRATEGY}), or one "
         "per seat joined by commas (greedy,random)",
@@ -84,7 +84,7 @@ class Summary:
 def run(args: argparse.Namespace) -> int:
     game, config = game_config(args)
     seats = get_game(game).seats(config)
-    names = [name.strip() for name in args.policy.split(",")]
+    names = list(args.policy)
     unknown = unknown_strategies(names, game)
     if unknown:
         known = strategy_names(game)

@@ -138,6 +138,11 @@ BAD = {
     "selfplay --policy foo": ["selfplay", "--policy", "foo"],
     "selfplay --games 0": ["selfplay", "--games", "0"],
     "tournament --strategies foo": ["tournament", "--strategies", "foo"],
+    # A seat fewer played without a word ('greedy,,random'), or 'unknown strategy ""'.
+    "tournament --strategies empty name": ["tournament", "--strategies", "random,,greedy",
+                                           "--games", "1"],
+    "selfplay --policy empty name": ["selfplay", "--policy", "random,,greedy", "--games", "1"],
+    "play --bots empty name": ["play", "--players", "3", "--bots", "greedy,,random"],
     "tournament --games -1": ["tournament", "--games", "-1"],
     "tournament --players 9": ["tournament", "--players", "9", "--games", "1"],
     # Said before the games: their progress bar would be more lines on stderr.
