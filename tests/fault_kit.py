@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,24 @@ def heard_or_cut(sock: socket.socket) -> bool:
     if len(head) < 2 or not read(head[1]):  # the host's READY command (a short frame)
         return False
     return bool(read(1))
+
+
+def hand_made_subscribers(port: int, first: Callable[[int], bytes], last: bytes,
+                          count: int = 16) -> list[bool]:
+    """Whether each of ``count`` hand-made subscribers, one after another, heard a broadcast
+    after sending ``first(n)`` (n its number) and then ``last`` (a subscription), or was cut
+    (False: also when the host cut it while it was still sending)."""
+    heard = []
+    for n in range(count):
+        try:
+            sock = zmtp_dealer(port, b"SUB")
+            sock.sendall(first(n) + last)
+        except (BrokenPipeError, ConnectionResetError):
+            heard.append(False)
+            continue
+        heard.append(heard_or_cut(sock))
+        sock.close()
+    return heard
 
 
 def endless_message(port: int, frame_bytes: int) -> tuple[int, int]:

@@ -292,17 +292,27 @@ CHOOSING_LINE = 1 + RAISES_WHILE_CHOOSING.splitlines().index(
     '        raise KeyError("a secret card")')
 
 
+def tournament_against_random(
+    tmp_path: Path, source: str, name: str, caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[Path, list[str]]:
+    """A game of the policy ``name`` that ``source`` defines against random, in a tournament
+    that ends well and names it: the policy's file, and the bots' warnings."""
+    path = tmp_path / f"{name.lower()}.py"
+    path.write_text(source)
+    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
+        assert main(["tournament", "--strategies", f"{path}:{name},random", "--games", "1",
+                     "--workers", "1"]) == 0
+    assert f"{path}:{name}" in capsys.readouterr().out
+    return path, [record.getMessage() for record in caplog.records]
+
+
 def test_a_policy_that_raises_while_choosing_plays_the_default_move_with_a_log_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "clumsy.py"
-    path.write_text(RAISES_WHILE_CHOOSING)
     # Before, the tournament ended with the policy's traceback.
-    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
-        assert main(["tournament", "--strategies", f"{path}:Clumsy,random", "--games", "1",
-                     "--workers", "1"]) == 0
-    assert f"{path}:Clumsy" in capsys.readouterr().out
-    said = [record.getMessage() for record in caplog.records]
+    path, said = tournament_against_random(tmp_path, RAISES_WHILE_CHOOSING, "Clumsy", caplog,
+                                           capsys)
     assert said[0] == (f"policy clumsy raised KeyError ({path}, line {CHOOSING_LINE}); playing "
                        "the default move")
     assert said[1:] == [f"{said[0]} (the 10th time in this process: only the 1st, 10th, 100th... "
@@ -359,13 +369,8 @@ def test_a_policy_that_exits_while_choosing_plays_the_default_move_with_a_log_li
 ) -> None:
     """sys.exit in choose is the policy's mistake like any other: before, it ended the whole
     tournament (or self-play, or sagani bot, keeping its seat) with exit 3 and not a word."""
-    path = tmp_path / "quitter.py"
-    path.write_text(EXITS_WHILE_CHOOSING)
-    with caplog.at_level(logging.WARNING, "sagani_net.bots"):
-        assert main(["tournament", "--strategies", f"{path}:Quitter,random", "--games", "1",
-                     "--workers", "1"]) == 0
-    assert f"{path}:Quitter" in capsys.readouterr().out
-    said = [record.getMessage() for record in caplog.records]
+    path, said = tournament_against_random(tmp_path, EXITS_WHILE_CHOOSING, "Quitter", caplog,
+                                           capsys)
     assert said[0] == (f"policy quitter raised SystemExit ({path}, line {EXIT_LINE}); playing "
                        "the default move")
     # Over the network the bot decides through decide(): the default move's wire data.

@@ -24,12 +24,11 @@ from fault_kit import (
     closed_by_host,
     create_tables,
     endless_message,
-    heard_or_cut,
+    hand_made_subscribers,
     hoard_connections,
     listings_flood,
     percentiles,
     spreading_subscriptions,
-    zmtp_dealer,
     zmtp_subscription,
     zmtp_unsubscription,
 )
@@ -83,18 +82,10 @@ def test_subscriptions_that_spread_libzmqs_trie_are_cut_and_the_host_stays_small
         raw = Raw(host.endpoint)
         table = raw("create", game="sagani", config={})["table"]
         port = int(host.pub_endpoint.rsplit(":", 1)[1])
-        heard = []
         with PeakRss() as rss:
-            for n in range(16):
-                try:  # the table's topic last: heard once every subscription before it is in
-                    sock = zmtp_dealer(port, b"SUB")
-                    sock.sendall(spreading_subscriptions(n * 8000, 8000)
-                                 + zmtp_subscription(topic(table)))
-                except (BrokenPipeError, ConnectionResetError):
-                    heard.append(False)  # cut already
-                    continue
-                heard.append(heard_or_cut(sock))
-                sock.close()
+            # The table's topic last: heard once every subscription before it is in.
+            heard = hand_made_subscribers(port, lambda n: spreading_subscriptions(n * 8000, 8000),
+                                          zmtp_subscription(topic(table)))
         print(f"16 spreading subscribers: the host grew {rss.growth / MIB:.1f} MiB")
         assert not any(heard)
         assert rss.growth < 48 * MIB
@@ -121,21 +112,15 @@ def test_unsubscribing_from_topics_never_subscribed_to_frees_no_room_for_more(
         raw = Raw(host.endpoint)
         table = raw("create", game="sagani", config={})["table"]
         port = int(host.pub_endpoint.rsplit(":", 1)[1])
-        heard = []
+
+        def pairs_and_bogus(n: int) -> bytes:
+            pairs = spreading_subscriptions(n * 8000, 8000)
+            pair_bytes = len(pairs) // 8000
+            return b"".join(pairs[i:i + pair_bytes] + bogus
+                            for i in range(0, len(pairs), pair_bytes))
+
         with PeakRss() as rss:
-            for n in range(16):
-                pairs = spreading_subscriptions(n * 8000, 8000)
-                pair_bytes = len(pairs) // 8000
-                try:
-                    sock = zmtp_dealer(port, b"SUB")
-                    sock.sendall(b"".join(pairs[i:i + pair_bytes] + bogus
-                                          for i in range(0, len(pairs), pair_bytes))
-                                 + zmtp_subscription(topic(table)))
-                except (BrokenPipeError, ConnectionResetError):
-                    heard.append(False)  # cut already
-                    continue
-                heard.append(heard_or_cut(sock))
-                sock.close()
+            heard = hand_made_subscribers(port, pairs_and_bogus, zmtp_subscription(topic(table)))
         print(f"16 subscribers unsubscribing from nothing: the host grew "
               f"{rss.growth / MIB:.1f} MiB")
         assert not any(heard)
