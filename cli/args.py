@@ -114,11 +114,12 @@ def _bad(message: str) -> NoReturn:
     raise argparse.ArgumentTypeError(message)
 
 
-def long_number_digits(text: str) -> int | None:
-    """How many digits ``text`` has if it is a whole number, else None: past int()'s 4,300
-    digits one is still a whole number, and a message says so (it is out of range)."""
+def too_long_number(text: str, what: str, within: str) -> str | None:
+    """The refusal of ``text`` if it is a whole number past int()'s 4,300 digits (``what`` is
+    ``within``, not a number of N digits), else None: it is a whole number all the same, out
+    of range, and "not a whole number" would be untrue."""
     if isinstance(text, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
-        return len(text.strip().lstrip("+-"))
+        return f"{what} is {within}, not a number of {len(text.strip().lstrip('+-'))} digits"
     return None
 
 
@@ -126,11 +127,7 @@ def _int(text: str, what: str, within: str = "a smaller number") -> int:
     try:
         return int(text.strip(), 10)
     except (ValueError, AttributeError):
-        # Past int()'s 4,300 digits a whole number is still one: say what it is, not that.
-        digits = long_number_digits(text)
-        if digits is not None:
-            _bad(f"{what} is {within}, not a number of {digits} digits")
-        _bad(f"{what} is a whole number, not {text!r}")
+        _bad(too_long_number(text, what, within) or f"{what} is a whole number, not {text!r}")
 
 
 def _float(text: str, what: str) -> float:

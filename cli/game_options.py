@@ -129,12 +129,11 @@ def _typed(option: Option, text: str) -> Any:
         try:
             return kind(text)
         except ValueError:
-            digits = check.long_number_digits(text) if kind is int else None
-            if digits is not None:  # a whole number all the same, too big for any option
-                within = ("one of " + ", ".join(map(str, option.choices)) if option.choices
-                          else "a smaller number")
-                raise RuleError("bad_config", f"{option.name} is {within}, not a number of "
-                                f"{digits} digits") from None
+            within = ("one of " + ", ".join(map(str, option.choices)) if option.choices
+                      else "a smaller number")
+            too_long = check.too_long_number(text, option.name, within) if kind is int else None
+            if too_long is not None:
+                raise RuleError("bad_config", too_long) from None
             what = "a whole number" if kind is int else "a number"
             raise RuleError("bad_config", f"{option.name} is {what}, not {text!r}") from None
     return text

@@ -1218,7 +1218,7 @@ def _nonce_hash(nonce: str) -> str:
     The reply they get holds no secret (tables are listed to anyone), but a nonce proves a
     retry: the store keeps its hash, as it keeps tokens', so that no reader of the data dir
     learns one (a careless client's join with the same nonce has a token worked out from it)."""
-    return hashlib.sha256(b"sagani create nonce " + nonce.encode()).hexdigest()
+    return hash_token(f"sagani create nonce {nonce}")
 
 
 def _nonce_token(table: Table, nonce: str) -> str:

@@ -258,8 +258,6 @@ class Action(NamedTuple):
         return cls(kind)
 
 
-
-
 def _count(word: str) -> int:
     if not word.isdigit():
         raise ValueError(word)
