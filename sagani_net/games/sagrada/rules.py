@@ -728,19 +728,14 @@ class State(Engine):
 
     def _pay_options(self, slot: int, exclude: int = -1) -> list[int]:
         """How the tool in ``slot`` can be paid now: ``[-1]`` (favour tokens) in a game with
-        tokens, else the pool dice of its colour (one per kind of die); ``[]``: it cannot."""
+        tokens, else every pool die of its colour (two alike are two ways to pay: the list
+        offers what ``apply`` takes, and a player may name either); ``[]``: it cannot."""
         if not self.solo:
             return [-1] if self.tokens[self.seat] >= self.cost(slot) else []
         if self.uses[slot]:
             return []
         colour = COLOURS.index(TOOLS[self.tools[slot]].colour)
-        seen: set[int] = set()
-        options = []
-        for i, d in enumerate(self.pool):
-            if i != exclude and COLOUR[d] == colour and d not in seen:
-                seen.add(d)
-                options.append(i)
-        return options
+        return [i for i, d in enumerate(self.pool) if i != exclude and COLOUR[d] == colour]
 
     def tool_outcomes(self, tool: int, die: int) -> list[int]:
         """The dice drafted-die tool ``tool`` can turn ``die`` into that fit somewhere in the
@@ -1067,15 +1062,29 @@ class State(Engine):
         if not tool.on_drafted and self.step == HELD:
             return RuleError("wrong_timing", f"{tool.name}: before drafting or after placing, "
                              "never in between")
-        if tool.number == 7:
+        # Each timing named apart, and only when it is wrong: a solo payment missing at the
+        # right moment was called the wrong moment.
+        if tool.number == 7 and self.first_turn():
             return RuleError("wrong_timing", "Glazing Hammer is used on your second turn of "
-                             "the round, before drafting")
-        if tool.number == 8:
-            return RuleError("wrong_timing", "Running Pliers: your first turn, after drafting, "
-                             "with a die left to place")
+                             "the round, not your first")
+        if tool.number == 7 and self.drafted:
+            return RuleError("wrong_timing", "Glazing Hammer is used before drafting")
+        if tool.number == 8 and not self.first_turn():
+            return RuleError("wrong_timing", "Running Pliers is used on your first turn of "
+                             "the round, not your second")
+        if tool.number == 8 and not self.drafted:
+            return RuleError("wrong_timing", "Running Pliers is used after drafting")
         if self.solo and action.die not in self._pay_options(slot):
-            return RuleError("bad_payment", f"pay {tool.name} with a {tool.colour} die of "
-                             "the pool")
+            colour = COLOUR_NAMES[COLOURS.index(tool.colour)]
+            if action.die < 0:
+                return RuleError("bad_payment", f"{tool.name} is paid with a {colour} die of "
+                                 "the pool: name it (in text: tool N pay M)")
+            return RuleError("bad_payment", f"pay {tool.name} with a {colour} die of the pool")
+        if tool.number == 7:
+            return RuleError("cannot_use", f"paying with {die_text(self.pool[action.die])} "
+                             "would leave no die in the pool to re-roll")
+        if tool.number == 8:
+            return RuleError("cannot_use", "no other pool die could go in your window now")
         if tool.on_drafted and not self.tool_outcomes(tool.number, self.held):
             return RuleError("cannot_use", f"{tool.name} would leave {die_text(self.held)} "
                              "with no cell it may go to")

@@ -40,6 +40,7 @@ from sagani_net.games.sagrada.components import (
     OBJECTIVES,
     ROWS,
     TOOLS,
+    VALUE,
     cell_text,
     die_text,
 )
@@ -97,7 +98,7 @@ TOOL_SHORT = {
     1: "drafted die +1 or -1", 2: "move, colour free", 3: "move, value free",
     4: "move exactly 2 dice", 5: "swap with track die", 6: "re-roll drafted die",
     7: "re-roll pool, 2nd turn", 8: "draft 2, skip 2nd turn", 9: "place next to no die",
-    10: "turn drafted die over", 11: "redraw drafted die", 12: "move 2 of track colour",
+    10: "turn drafted die over", 11: "redraw drafted die", 12: "move 1-2 of track colour",
 }
 OBJECTIVE_SHORT = {
     1: "per row of 5 colours", 2: "per column of 4 colours", 3: "per row of 5 values",
@@ -555,7 +556,8 @@ class SagradaUI(GameUI[State]):
         view = self.view or {}
         tools = [t["tool"] for t in view.get("tools", [])] or list(TOOLS)
         objectives = view.get("objectives") or list(OBJECTIVES)
-        cards = ["Tools in this game (keys a b c; typed: tool N)"]
+        keys = " ".join(TOOL_KEYS[: len(tools)]) if view else "a b c"  # solo: 1 to 5 tools
+        cards = [f"Tools in this game (keys {keys}; typed: tool N)"]
         for slot, number in enumerate(tools):
             t = TOOLS[number]
             key = TOOL_KEYS[slot] if view else " "
@@ -867,7 +869,7 @@ class SagradaUI(GameUI[State]):
             return []
         # Solo: pay with the lowest die of the tool's colour (type ``tool N pay M`` to choose).
         pool = listed[0].pool
-        options.sort(key=lambda a: pool[a.die] % 6 if a.die >= 0 else 0)
+        options.sort(key=lambda a: VALUE[pool[a.die]] if a.die >= 0 else 0)
         first = [Action.draft(draft)] if draft is not None else []
         return [*first, options[0]]
 
@@ -877,8 +879,21 @@ class SagradaUI(GameUI[State]):
         if state is None:
             return f"{tool.name} cannot be used now"
         if tool.on_drafted and self.picked is None and self.step() is None:
-            keys = dice_keys(self.view)
-            return f"{tool.name} is used on a drafted die: pick a die first ({keys})"
+            # "Pick a die first" only where a picked die would do: not once a die is drafted
+            # this turn, nor when no pool die can be drafted for it (the rules say why).
+            if (self.view or {}).get("drafted"):
+                return f"{tool.name} is used on a die just drafted, before placing it"
+            for die in range(len(state.pool)):
+                listed = self._listed(state, die)
+                if listed and any(a.kind == "tool" and a.number == number for a in listed[1]):
+                    keys = dice_keys(self.view)
+                    return f"{tool.name} is used on a drafted die: pick a die first ({keys})"
+            try:
+                state.clone().apply(Action.tool(number))
+            except RuleError as exc:
+                if exc.code in ("bad_tool", "tool_used", "tool_spent", "cannot_pay"):
+                    return for_people(exc.message)
+            return f"{tool.name} can be used on no die of the pool now"
         check = state.clone()
         picked = self.picked if tool.on_drafted and self.step() is None else None
         if picked is not None and picked < len(state.pool) and number in state.tools:

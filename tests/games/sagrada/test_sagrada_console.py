@@ -1013,3 +1013,48 @@ def test_the_final_screen_says_every_private_objective_whole_with_long_and_wide_
     text = screen_text(model, 80, 24)
     assert ("山田太郎山 uses Cork-backed Straightedge, paying 2 favour tokens, and places\n"
             "  G5 at 3,3.\n") in text, text
+
+
+def test_solo_a_tool_key_pays_with_the_lowest_die_of_its_colour() -> None:
+    """The key pays with the lowest die of the tool's colour (type tool N pay M to choose):
+    it sorted by the die's number modulo 6, where a 6 is 0, and paid with B6 before B1."""
+    state = table(players=1, tools=(7,), pool="B6 R1 B1 G2", turn=1,
+                  windows=("R3 . . . .\n" + ". . . . .\n" * 3,))
+    model = model_for(state, [], 0)
+    model.ui.use_tool(0)  # Glazing Hammer waits for Enter: the host rolls
+    assert model.ui.confirming == [Action.tool(7, 2)]
+    assert "(paid with B1)" in model.ui.note()
+
+
+@pytest.mark.parametrize(("players", "difficulty", "keys"), [
+    (2, 3, "a b c"), (1, 5, "a b c d e"), (1, 1, "a")])
+def test_the_help_names_the_keys_of_the_tools_in_play(players: int, difficulty: int,
+                                                      keys: str) -> None:
+    """The help's tool page said 'keys a b c' in a solo game of 5 tools (keys a-e) or of 1."""
+    config = {"players": players, **({"difficulty": difficulty} if players == 1 else {})}
+    state = SAGRADA.new_state(SAGRADA.parse_config(config), 4)
+    events = state.apply(Action("choose", number=0))
+    model = model_for(state, events, 0)
+    assert model.ui.help_pages()[1][0] == f"Tools in this game (keys {keys}; typed: tool N)"
+
+
+def test_a_drafted_die_tool_says_pick_a_die_only_when_picking_one_would_do() -> None:
+    """A drafted-die tool's key without a picked die said 'pick a die first' even where no
+    pick could help: no purple die to pay with (solo), or a die drafted this turn already."""
+    one_die = "R3 . . . .\n" + ". . . . .\n" * 3
+    state = table(players=1, tools=(1,), pool="R1 G2 B3 Y4", windows=(one_die,))
+    model = model_for(state, [], 0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Grozing Pliers needs a purple die in the pool"
+    state = table(players=1, tools=(1,), pool="R1 G2 P3 Y4", windows=(one_die,))
+    model = model_for(state, [], 0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Grozing Pliers is used on a drafted die: pick a die first (1-4)"
+    # Drafted and placed; Eglomise Brush keeps the turn open, Flux Brush has missed its time.
+    state = table(tools=(6, 2), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, one_die))
+    state.apply(Action.parse("draft 1 at 2,1"))
+    assert state.current_seat == 0
+    model = model_for(state, [], 0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Flux Brush is used on a die just drafted, before placing it"

@@ -125,3 +125,39 @@ def test_sagani_not_allowed_says_why() -> None:
     solo = game.new_state(game.parse_config({"mode": "solo"}), 1)
     with pytest.raises(RuleError, match="each turn begins with reveal"):
         solo.apply(solo.parse_action({"type": "take", "index": 0}))
+
+
+def test_solo_glazing_hammer_refusals_name_the_real_reason() -> None:
+    # The second turn, before drafting: the timing is right, so "wrong_timing" was untrue.
+    state = table(players=1, tools=(7,), pool="B3 R1 G2", windows=(ONE_DIE,), turn=1)
+    assert "pay" in message(state, "tool 7", "bad_payment")
+    assert "blue" in message(state, "tool 7 pay 2", "bad_payment")
+    state = table(players=1, tools=(7,), pool="B3", windows=(ONE_DIE,), turn=1)
+    assert "re-roll" in message(state, "tool 7 pay 1", "cannot_use")
+    # The first turn, or after drafting: the timing is wrong, and the message says which.
+    state = table(players=1, tools=(7,), pool="B3 R1 G2 Y5", windows=(ONE_DIE,))
+    assert "second turn" in message(state, "tool 7 pay 1", "wrong_timing")
+    state = table(players=1, tools=(7,), pool="B3 R1 G2", windows=(ONE_DIE,), turn=1)
+    state.drafted = True  # as after a draft, were the turn to go on
+    assert "before drafting" in message(state, "tool 7 pay 1", "wrong_timing")
+
+
+def test_running_pliers_refusals_name_the_real_reason() -> None:
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
+    assert "after drafting" in message(state, "tool 8", "wrong_timing")
+    state = table(tools=(8,), tokens=(5, 5), pool="Y4 G5 B6", windows=(ONE_DIE, ONE_DIE),
+                  turn=2)
+    assert "first turn" in message(state, "tool 8", "wrong_timing")
+    # Solo, first turn, after drafting: the timing is right; the payment is what is missing.
+    state = table(players=1, tools=(8,), pool="Y4 R5 B6 G1", windows=(ONE_DIE,))
+    play_text(state, "draft 1 at 1,2")
+    assert "pay" in message(state, "tool 8", "bad_payment")
+    assert Action.tool(8, 0) in state.legal_actions()
+    # When no other pool die can go anywhere, nothing can be drafted again (the turn goes on
+    # here for Eglomise Brush, which can move Y4 to 2,1).
+    shape = ". . 4 . .\n4 4 4 . .\n" + ". . . . .\n" * 2
+    state = table(players=1, tools=(8, 2), pool="Y4 R1 B1 R2", windows=(ONE_DIE,),
+                  patterns=(shape,))
+    play_text(state, "draft 1 at 1,2")
+    assert state.turn == 0 and Action.tool(2, 1) in state.legal_actions()
+    assert "no other pool die" in message(state, "tool 8 pay 1", "cannot_use")

@@ -527,3 +527,17 @@ def test_in_random_self_play_only_flux_brush_and_flux_remover_return_a_drafted_d
                     assert used.get(turn) in (6, 11), (seed, state.tools, used.get(turn))
                     returned += 1
     assert returned  # the seeds include Flux Brush or Flux Remover returning a die
+
+
+# -- solo payments: any die of the tool's colour ----------------------------------------------
+
+
+def test_solo_any_pool_die_of_the_tools_colour_pays_even_a_twin() -> None:
+    # Two B3s: either pays (SAGRADA.md, S-solo: "spend a die of the tool's colour"). The list
+    # offered only the first, and apply refused the second, saying it was no blue die.
+    state = table(players=1, tools=(7,), pool="B3 R1 B3 G2", windows=(ONE_DIE,), turn=1)
+    assert [str(a) for a in state.legal_actions() if a.kind == "tool"] == [
+        "tool 7 pay 1", "tool 7 pay 3"]
+    events = play_text(state, "tool 7 pay 3")
+    assert {"type": "tool_used", "seat": 0, "tool": 7, "paid": "B3"} in events
+    assert [die_text(d)[0] for d in state.pool] == ["B", "R", "G"]
