@@ -222,6 +222,20 @@ def test_lathekin_moves_exactly_two_different_dice() -> None:
     assert state.step is None
 
 
+def test_lathekin_checks_the_second_move_after_the_first() -> None:
+    # G2 at 1,2 may go to 3,1 only once R3 has moved to 2,1 beside it, and may take the cell
+    # R3 left; before the first move, 3,1 is next to no die for it.
+    state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2",
+                  windows=("R3 G2 . . .\n" + ". . . . .\n" * 3, ONE_DIE))
+    play_text(state, "tool 4")
+    assert Action.move(cell("1,2"), cell("3,1")) not in state.legal_actions()
+    play_text(state, "move 1,1 to 2,1")
+    assert {str(a) for a in state.legal_actions()} == {
+        "move 1,2 to 1,1", "move 1,2 to 2,2", "move 1,2 to 3,1", "move 1,2 to 3,2"}
+    play_text(state, "move 1,2 to 3,1")
+    assert die_text(state.windows[0][cell("3,1")]) == "G2" and state.current_seat == 0
+
+
 def test_lathekin_is_not_offered_when_two_moves_are_impossible() -> None:
     state = table(tools=(4,), tokens=(5, 5), pool="Y4 G5 B6 P1 P2", windows=(ONE_DIE, ONE_DIE))
     assert "tool" not in kinds(state)
@@ -238,6 +252,14 @@ def test_lens_cutter_swaps_with_the_round_track_then_places() -> None:
     assert [die_text(d) for d in state.track[0]] == ["B2", "Y4"]
     assert state.windows[0][1] == parse_die("P6")
     assert types(events) == ["die_swapped", "die_placed"]
+
+
+def test_solo_lens_cutter_changes_the_target_by_what_it_leaves_on_the_track() -> None:
+    state = table(players=1, tools=(5,), pool="Y4 G5 B6 P1", windows=(ONE_DIE,),
+                  track={0: "B2 P6"}, round_=1)
+    assert state.target() == 8
+    play_text(state, "draft 1", "tool 5 pay 1", "swap 1.2", "place 1,2")
+    assert [die_text(d) for d in state.track[0]] == ["B2", "Y4"] and state.target() == 6
 
 
 def test_lens_cutter_needs_dice_on_the_round_track() -> None:
@@ -331,6 +353,17 @@ def test_running_pliers_drafts_again_and_skips_the_second_turn() -> None:
     # Seat 0's second turn is skipped: the round is over, seat 1 opens the next one.
     assert state.round == 1 and state.current_seat == 1
     assert [die_text(d) for d in state.track[0]] == ["P2"]
+
+
+def test_running_pliers_of_the_last_seat_skips_the_turn_right_after() -> None:
+    # 3 players, round 1: 0 1 2 2 1 0. Seat 2 plays twice in a row; with Running Pliers its
+    # second turn, the very next one, is skipped, and seat 1 plays.
+    state = table(players=3, tools=(8,), tokens=(5, 5, 5), pool="Y4 G5 B6 P1 P2 R3 Y1",
+                  windows=(ONE_DIE, ONE_DIE, ONE_DIE), turn=2)
+    assert state.current_seat == 2
+    play_text(state, "draft 1 at 1,2", "tool 8", "draft 1 at 1,3")
+    assert state.view()["skipping"] == [2]
+    assert (state.turn, state.current_seat) == (4, 1)
 
 
 def test_solo_running_pliers_places_two_dice_and_ends_the_round() -> None:
@@ -439,6 +472,16 @@ def test_flux_remover_draws_a_new_die_whose_value_the_player_chooses() -> None:
     assert "return" in kinds(state)
     play_text(state, "place 2,2")
     assert die_text(state.windows[0][cell("2,2")]) == redrawn["colour"] + "6"
+
+
+def test_flux_remover_with_an_empty_bag_draws_the_die_it_put_back() -> None:
+    # 4 players use all 90 dice: in round 10 the bag is empty, and holds only the die put back.
+    state = table(players=4, tools=(11,), tokens=(5, 5, 5, 5), pool="Y2 G5 B6 P1 P2",
+                  windows=(ONE_DIE,) * 4, round_=9)
+    state.bag = [0] * 5
+    events = play_text(state, "draft 1", "tool 11")
+    assert next(e for e in events if e["type"] == "die_redrawn")["colour"] == "Y"
+    assert state.bag == [0] * 5 and die_text(state.held)[0] == "Y"
 
 
 def test_flux_remover_die_may_go_back_to_the_pool() -> None:
