@@ -555,7 +555,14 @@ class State(Engine):
         return None if o is None else Result(o.scores, o.ranking, o.figures())
 
     def default_action(self) -> Action:
-        return self.legal_actions()[0]
+        """The first legal action; in planning, a card of the hand put in the timeline turned
+        some way, both picked by the game's generator as it stands (a secret until the game is
+        over, as the deck it shuffles is) and the version: deterministic, yet nobody learns
+        which card went face down. The hand's lowest card turned 0 told everyone both."""
+        if self.phase != PLAN:
+            return self.legal_actions()[0]
+        pick = random.Random(f"{self.version} {self.rng.getstate()}")
+        return pick.choice(self.parts.timeline_actions[pick.choice(self.hands[self.seat])])
 
     def occupied(self, space: int) -> bool:
         return space in self.samurai
