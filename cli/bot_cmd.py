@@ -111,7 +111,7 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         help="one strategy per seat (a solo mode: strategies take turns on the deals): "
         f"{', '.join(STRATEGIES)}, one of the game's own, {check.OWN_STRATEGY}",
     )
-    add_game_arguments(p)
+    add_game_arguments(p, players_default="one per strategy named, or the game's")
     p.add_argument("--games", type=check.games, default=100,
                    help="how many games (default 100), seats rotated game by game")
     p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")

@@ -63,13 +63,14 @@ def checked_config(game: Any, given: Data) -> Data:
         raise UsageError("; ".join(exc.message.splitlines())) from None
 
 
-def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game") -> None:
+def add_game_arguments(p: argparse.ArgumentParser, *, what: str = "the game",
+                       players_default: str = "the game's") -> None:
     """Add ``--game``, ``--players``, ``--mode``, ``--option`` and the file options to
-    ``p``."""
+    ``p``; ``players_default`` says what a missing ``--players`` means."""
     p.add_argument("--game", type=check.game_name, default=DEFAULT_GAME, metavar="NAME",
                    help=f"{what}: one of {', '.join(game_names())} (default {DEFAULT_GAME})")
     p.add_argument("--players", type=check.players, default=None,
-                   help="how many play (the game's default if not given)")
+                   help=f"how many play (default: {players_default})")
     modes = "; ".join(f"{name}: {', '.join(map(str, o.choices))}" for name in game_names()
                       for o in about(name).options if o.name == "mode")
     p.add_argument("--mode", default=None, help=f"the game's mode, if it has modes ({modes})")

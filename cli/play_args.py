@@ -182,7 +182,7 @@ def add_parsers(sub: Any) -> None:
                    "and exit")
     r.add_argument("--analysis", type=Path, default=None, metavar="FILE",
                    help="show beside each move the verdict of `sagani analyze RECORD --json "
-                   "FILE` (c: the costliest decisions); without it, a analyses on demand")
+                   "FILE` (c: the costliest decisions); without it, the key a analyses on demand")
     r.add_argument("--analyze", action="store_true",
                    help="analyse the game first (as `sagani analyze` does, progress on "
                    "stderr), then show the verdicts")
