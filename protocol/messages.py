@@ -8,6 +8,7 @@ looks at it, and fills optional fields with their defaults.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,15 +41,30 @@ UNSAFE_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f"
 Check = Callable[[str, Any], Any]
 
 
+#: A request may hold format characters (Unicode's Cf), but they are invisible: "ann" + U+200B
+#: passes for "ann". So they are shown escaped, all but these, which letters of some scripts
+#: and emoji are made of: the joiners (U+200C, U+200D) and tags (U+E0020..U+E007F).
+_KEPT_FORMAT = re.compile("[\u200c\u200d\U000e0020-\U000e007f]")
+
+
+def _escaped(char: str) -> str:
+    return repr(char)[1:-1]
+
+
 def printable(text: str) -> str:
     r"""``text`` safe to show on a terminal or in a log: each unsafe character (see
-    :data:`UNSAFE_TEXT`) written as its escape. For strings that may predate the check (old
-    stores, records, another host's replies).
+    :data:`UNSAFE_TEXT`), and each invisible format character but a joiner, written as its
+    escape. For strings that may predate the check (old stores, records, another host's
+    replies), and for names, which may hold format characters.
 
-    >>> printable("ann\x1b[2J\r\nfake")
-    'ann\\x1b[2J\\r\\nfake'
+    >>> printable("ann\x1b[2J\r\nfake"), printable("ann\u200b")
+    ('ann\\x1b[2J\\r\\nfake', 'ann\\u200b')
     """
-    return UNSAFE_TEXT.sub(lambda found: repr(found[0])[1:-1], text)
+    text = UNSAFE_TEXT.sub(lambda found: _escaped(found[0]), text)
+    if text.isascii():
+        return text
+    return "".join(_escaped(c) if unicodedata.category(c) == "Cf"
+                   and not _KEPT_FORMAT.match(c) else c for c in text)
 
 
 def numbered_name(name: str, held: set[str]) -> str:

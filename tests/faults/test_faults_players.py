@@ -153,6 +153,17 @@ def test_a_name_from_an_old_store_is_escaped_in_tables_and_the_log(
         assert caplog.messages[-1] == "seat of \\x1b[2J\\x1b[H\\x1b[31mroot\\r\\nfake line"
 
 
+def test_an_invisible_character_in_a_name_shows_escaped_in_tables(host: Host, raw: Raw) -> None:
+    table = raw("create", game="sagani", config={"players": 2})["table"]
+    # Not refused, but "ann" and "ann" + U+200B would look alike in the lobby.
+    assert raw("join", table=table, name="ann\u200b")["type"] == "joined"
+    assert raw("join", table=table, name="Zoë 👩‍👩‍👧")["type"] == "joined"
+    listed = subprocess.run([*RUN_SAGANI, "tables", host.endpoint], capture_output=True,
+                            text=True, timeout=WAIT_S, cwd=ROOT, check=True).stdout
+    assert "1:ann\\u200b," in listed
+    assert "2:Zoë 👩‍👩‍👧" in listed  # the joiners of an emoji are kept
+
+
 def test_a_name_in_a_record_is_escaped_in_the_replay(tmp_path: Path) -> None:
     sagani_record = TESTS / "games" / "sagani" / "data" / "end_by_last_seat_2p.json"
     record = json.loads(sagani_record.read_text())
