@@ -490,8 +490,12 @@ def run_join(args: argparse.Namespace) -> int:
     if args.game is not None and given_files(args, get_game(args.game)):
         config = _new_table_config(args)  # a bad file is told before any host is asked
     if args.lan:
-        from sagani_net.discovery import browse
+        from sagani_net.discovery import browse, need_zeroconf
 
+        try:
+            need_zeroconf()
+        except RuntimeError as exc:
+            raise UsageError(f"--lan: {exc}") from None
         print("looking for hosts on the LAN ...", flush=True)
         found = browse()
         if not found:

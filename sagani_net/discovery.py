@@ -87,15 +87,22 @@ class Advert:
         self.close()
 
 
+def need_zeroconf() -> None:
+    """Raise RuntimeError, saying how to install it, when zeroconf (the ``lan`` extra, which
+    ``pip install .`` leaves out) cannot be imported."""
+    try:
+        import zeroconf  # noqa: F401
+    except ImportError:
+        raise RuntimeError("zeroconf is not installed: pip install zeroconf "
+                           "(in the checkout: pip install '.[lan]')") from None
+
+
 def lan_reach(bind: str) -> list[str]:
     """The LAN addresses a host bound at ``bind`` is advertised on (sends nothing).
 
     :raises RuntimeError: when zeroconf is not installed or no LAN address is found.
     """
-    try:
-        import zeroconf  # noqa: F401
-    except ImportError:
-        raise RuntimeError("--lan needs zeroconf: pip install 'sagani-net[lan]'") from None
+    need_zeroconf()
     if bind not in ("0.0.0.0", "*", "") and ipaddress.ip_address(bind).is_loopback:
         raise RuntimeError(f"a host bound to {bind} is out of the LAN's reach; add --bind 0.0.0.0")
     addresses = lan_addresses(bind)
@@ -134,10 +141,9 @@ def browse(timeout_s: float = BROWSE_S, max_s: float = BROWSE_MAX_S) -> list[Fou
 
     :raises RuntimeError: when zeroconf is not installed.
     """
-    try:
-        from zeroconf import ServiceBrowser, ServiceListener, Zeroconf
-    except ImportError:
-        raise RuntimeError("--lan needs zeroconf: pip install 'sagani-net[lan]'") from None
+    need_zeroconf()
+    from zeroconf import ServiceBrowser, ServiceListener, Zeroconf
+
     names: list[str] = []
     heard = threading.Event()
 

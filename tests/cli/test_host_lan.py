@@ -40,6 +40,25 @@ def test_host_lan_on_loopback_is_refused_with_a_reason(tmp_path):
     assert not data_dir.exists()
 
 
+#: ``sagani`` in a Python where zeroconf cannot be imported, as after a plain ``pip install .``
+#: (zeroconf is the ``lan`` extra): no multicast can go out.
+WITHOUT_ZEROCONF = [sys.executable, "-c", "import sys; sys.modules['zeroconf'] = None; "
+                    "from sagani_net.cli.main import main; sys.exit(main())"]
+
+
+@pytest.mark.parametrize("command", [["join", "--lan"], ["host", "--lan", "--port", "0"]])
+def test_lan_without_zeroconf_is_one_line_saying_how_to_install_it(tmp_path, command):
+    """``sagani join --lan`` was a traceback, and ``sagani host --lan`` said "--lan" twice;
+    both named a package that is not on PyPI ('sagani-net[lan]')."""
+    done = subprocess.run([*WITHOUT_ZEROCONF, *command, *(["--data-dir", str(tmp_path)]
+                                                         if command[0] == "host" else [])],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "user")})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"sagani {command[0]}: --lan: zeroconf is not installed: pip install "
+                           "zeroconf (in the checkout: pip install '.[lan]')\n")
+
+
 @contextlib.contextmanager
 def private_lan() -> Iterator[list[str]]:
     """A network namespace of its own with two linked interfaces; yields the command prefix
