@@ -34,7 +34,7 @@ from sagani_net.private_files import private_dir, write_private
 from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
-from sagani_net.tables import DEADLINE_GRACE_S
+from sagani_net.tables import BOT_FALLBACK_S, DEADLINE_GRACE_S
 
 if TYPE_CHECKING:
     from sagani_net import discovery
@@ -69,12 +69,12 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=check.directory, default=None,
                         help=f"where the games are kept (default {default_data_dir()})")
     parser.add_argument("--heartbeat-s", type=check.heartbeat_s, default=HEARTBEAT_S,
-                        help="seconds of silence on a table before a heartbeat "
-                        f"({MIN_HEARTBEAT_S:g}..{MAX_HEARTBEAT_S:g})")
+                        help="seconds of silence on a table before a heartbeat (default "
+                        f"{HEARTBEAT_S:g}; {MIN_HEARTBEAT_S:g}..{MAX_HEARTBEAT_S:g})")
     parser.add_argument("--bot-deadline", type=check.bot_deadline, default=None, metavar="S",
                         help="per-move deadline for the bot seats of tables whose create request "
                         f"names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays the game's "
-                        "default move")
+                        f"default move (default: none, and a bot seat has {BOT_FALLBACK_S:g} s)")
     parser.add_argument("--turn-timer", type=check.turn_timer, default=None, metavar="S",
                         help="turn timer for the seats people hold, at tables whose create "
                         f"request names none; past it (+{DEADLINE_GRACE_S:g} s) the host plays "
