@@ -88,7 +88,7 @@ def add_bot_parser(sub: Any) -> argparse.ArgumentParser:
         type=check.reconnect_s,
         default=60.0,
         metavar="S",
-        help="how long to keep trying to get back after the host went away",
+        help="how long to keep trying to get back after the host went away (default %(default)g)",
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.set_defaults(func=run_bot_cmd)
