@@ -109,12 +109,14 @@ def add_tournament_parser(sub: Any) -> argparse.ArgumentParser:
         default="greedy,random",
         metavar="A,B,...",
         help="one strategy per seat (a solo mode: strategies take turns on the deals): "
-        f"{', '.join(STRATEGIES)}, one of the game's own, {check.OWN_STRATEGY}",
+        f"{', '.join(STRATEGIES)}, one of the game's own, {check.OWN_STRATEGY} "
+        "(default %(default)s)",
     )
     add_game_arguments(p, players_default="one per strategy named, or the game's")
     p.add_argument("--games", type=check.games, default=100,
                    help="how many games (default 100), seats rotated game by game")
-    p.add_argument("--seed", type=check.seed, default=0, help="decides every deal and every bot")
+    p.add_argument("--seed", type=check.seed, default=0,
+                   help="decides every deal and every bot (default 0)")
     check.add_search_options(p)
     p.add_argument("--workers", type=check.workers, default=None,
                    help="processes (default, and at most: one per core; never more than the games)")

@@ -37,12 +37,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     add_game_arguments(p)
     p.add_argument("--games", type=check.games, default=10, help="how many games (default 10)")
-    p.add_argument("--seed", type=check.seed, default=0, help="game i uses seed S+i")
+    p.add_argument("--seed", type=check.seed, default=0,
+                   help="game i uses seed S+i (default 0: the same games at every run)")
     p.add_argument(
         "--policy", type=check.names, default="greedy",
         # Every game's strategies only: naming a game's own would import every game to ask.
         help=f"{', '.join(STRATEGIES)} (or one of the game's own, {check.OWN_STRATEGY}), or one "
-        "per seat joined by commas (greedy,random)",
+        "per seat joined by commas (greedy,random); default %(default)s, for every seat",
     )
     check.add_search_options(p)
     p.add_argument("--records", type=check.records_directory,
