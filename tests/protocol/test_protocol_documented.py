@@ -217,20 +217,19 @@ def test_sagani_cacophony_total_is_the_seats_disc_count_and_comes_during_play(mo
     assert seen
 
 
-def test_the_ghost_is_sent_onto_samurai_never_past_them() -> None:
+def test_the_ghost_may_be_sent_past_samurai() -> None:
     from sagani_net.games.sugi.rules import NEIGHBOUR, ON_TEMPLE
 
     game = get_game("sugi")
     state, rng = game.new_state(game.parse_config({"players": 2}), 6), random.Random(6)
-    past = checked = 0
+    past = 0
     while not state.is_over():
         if state.ghost != ON_TEMPLE:
-            for d in range(4):  # walk each line from the ghost: no target after samurai
-                at, blocked = state.ghost, False
+            for d in range(4):  # walk each line from the ghost: targets after samurai
+                at, passed = state.ghost, False
                 while (at := NEIGHBOUR[at][d]) >= 0:
-                    if blocked and at in state.ghost_targets():
+                    if passed and at in state.ghost_targets():
                         past += 1
-                    blocked = blocked or at in state.samurai
-                checked += 1
+                    passed = passed or at in state.samurai
         state.apply(rng.choice(state.legal_actions()))
-    assert checked and past == 0
+    assert past

@@ -377,7 +377,8 @@ class State(Engine):
         "players", "seed", "rng", "rng_owned", "parts", "limit", "tile_at", "turn", "revealed",
         "sides", "samurai", "pedestals", "ghost", "hands", "families", "deck", "discard",
         "known_bottom", "timeline", "last_placer", "phase", "seat", "round", "round_start",
-        "pushing", "ghost_from", "ghost_dir", "maintenance_left", "history", "origin", "outcome",
+        "pushing", "ghost_from", "ghost_dir", "ghost_target", "maintenance_left", "history",
+        "origin", "outcome",
         "deal", "reshuffles", "script", "edition",
     )
     players: int
@@ -405,6 +406,7 @@ class State(Engine):
     pushing: tuple[int, ...]  # the samurai a move pushes, the one to move first
     ghost_from: int
     ghost_dir: int
+    ghost_target: int  # where the ghost was sent: it goes on there once its pushes are done
     maintenance_left: int
     history: list[tuple[int, Action]]
     outcome: Outcome | None
@@ -514,7 +516,7 @@ class State(Engine):
         s.timeline = []
         s.last_placer = None
         s.phase, s.seat, s.round, s.round_start = PLAN, 0, 1, 0
-        s.pushing, s.ghost_from, s.ghost_dir = (), ON_TEMPLE, S
+        s.pushing, s.ghost_from, s.ghost_dir, s.ghost_target = (), ON_TEMPLE, S, ON_TEMPLE
         s.maintenance_left = 0
         s.history, s.origin, s.outcome = [], 0, None
         s.deal, s.reshuffles, s.script = None, (), ()
@@ -536,6 +538,7 @@ class State(Engine):
         c.last_placer, c.phase, c.seat = self.last_placer, self.phase, self.seat
         c.round, c.round_start = self.round, self.round_start
         c.pushing, c.ghost_from, c.ghost_dir = self.pushing, self.ghost_from, self.ghost_dir
+        c.ghost_target = self.ghost_target
         c.maintenance_left = self.maintenance_left
         c.history, c.origin, c.outcome = self.history[:], self.origin, self.outcome
         c.deal, c.reshuffles, c.script = self.deal, self.reshuffles, self.script
@@ -569,9 +572,10 @@ class State(Engine):
 
     def ghost_targets(self) -> list[int]:
         """Where the ghost may be sent (S10), as far as the face-up tiles tell: straight on,
-        not through a known obstacle, not past a space holding samurai, never to the Temple."""
+        not through a known obstacle, never to the Temple; past samurai too (it pushes them
+        on its way)."""
         out: list[int] = []
-        samurai, sides, revealed = self.samurai, self.sides, self.revealed
+        sides, revealed = self.sides, self.revealed
         # passable(at, d, to, known=True), written out: this runs for every random move made
         # with a ghost card in hand.
         for way, back, steps in GHOST_RAYS[self.ghost]:
@@ -580,9 +584,16 @@ class State(Engine):
                         or revealed[to] and not sides[to] & back):
                     break
                 out.append(to)
-                if to in samurai:
-                    break
         return out
+
+    def ghost_way(self, target: int) -> list[int]:
+        """The spaces the ghost would enter, in order, if sent to ``target`` (one of
+        :meth:`ghost_targets`; else none)."""
+        for _, _, steps in GHOST_RAYS[self.ghost]:
+            way = [to for _, to in steps]
+            if target in way:
+                return way[: way.index(target) + 1]
+        return []
 
     def push_options(self) -> list[int]:
         """Directions the samurai being pushed may be sent (S11): aside from the ghost's line
@@ -878,7 +889,9 @@ class State(Engine):
     def _send_ghost(self, target: int, ev: list[Data] | None) -> bool:
         """S10: the ghost goes straight towards ``target`` one space at a time; a face-down tile
         on its way is turned up as it enters, and an obstacle found there stops it short.
-        Returns whether it reached samurai (then the pushes take over)."""
+        Returns whether it reached samurai (then the pushes take over, and the ghost goes on
+        to ``target`` once they are done: :meth:`_settle_push`)."""
+        self.ghost_target = target
         at = self.ghost
         if at == ON_TEMPLE:
             at, d = TEMPLE_SPACES[target % LANES], S
@@ -909,7 +922,8 @@ class State(Engine):
 
     def _settle_push(self, ev: list[Data] | None) -> None:
         """S11: wait for a direction for the next samurai, or step the ghost back when that
-        samurai cannot be pushed anywhere; planning goes on once everyone is pushed."""
+        samurai cannot be pushed anywhere (S12: it stops there); once everyone is pushed the
+        ghost goes on to where it was sent, and planning goes on when it stops."""
         if self.pushing and not self.push_options():
             back = self.ghost_from
             if back != ON_TEMPLE:
@@ -918,8 +932,11 @@ class State(Engine):
                 ev.append({"type": "ghost_stepped_back", "samurai": COLOURS[self.pushing[0]],
                            "to": _ghost_data(self.ghost)})
             self.pushing = ()
+            self.ghost_target = self.ghost
         if not self.pushing:
             self.phase = PLAN
+            if self.ghost != self.ghost_target and self._send_ghost(self.ghost_target, ev):
+                return  # more samurai on its way: their pushes carry on planning themselves
             self._after_planning_turn(ev)
 
     def _push(self, d: int, ev: list[Data] | None) -> None:
@@ -1156,7 +1173,8 @@ class State(Engine):
             data["push"] = {"samurai": COLOURS[self.pushing[0]],
                             "waiting": [COLOURS[c] for c in self.pushing[1:]],
                             "ghost_direction": DIRECTIONS[self.ghost_dir],
-                            "from": _ghost_data(self.ghost_from)}
+                            "from": _ghost_data(self.ghost_from),
+                            "target": _space_data(self.ghost_target)}
         if over:
             assert self.outcome is not None
             data["result"] = self.outcome.to_dict()
@@ -1347,6 +1365,9 @@ def determinize(view: Data, private: Data | None, rng: random.Random,
         s.ghost_dir = DIRECTIONS.index(push["ghost_direction"])
         back = push["from"]
         s.ghost_from = ON_TEMPLE if back is None else back[0] * LANES + back[1]
+        # A view from before the ghost could pass samurai has no target: it stopped there.
+        target = push.get("target")
+        s.ghost_target = s.ghost if target is None else target[0] * LANES + target[1]
     if s.phase == MAINTENANCE:
         s.maintenance_left = (s.round_start - s.seat) % players or players
     s.origin = view["version"]

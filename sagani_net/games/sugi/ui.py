@@ -616,8 +616,9 @@ class SugiUI(GameUI[State]):
             moves = walk_text(walk(state, card, choice.turn))
             return f"{action}: {moves}"
         if choice.mode == "ghost":
-            reached = [c for c, p in zip(COLOURS, state.samurai, strict=True)
-                       if p == choice.space]
+            # Every samurai on its way, as it will meet them (it pushes them and goes on).
+            reached = [c for space in state.ghost_way(choice.space)
+                       for c, p in zip(COLOURS, state.samurai, strict=True) if p == space]
             push = f": pushes {', '.join(reached)}" if reached else ""
             return f"{action}{push}"
         if choice.mode == "remove":

@@ -21,7 +21,7 @@ from sagani_net.cli.console.model import FINAL, GAME, ConsoleModel
 from sagani_net.cli.console.render import help_pages, screen_text
 from sagani_net.games.sugi.about import EDITIONS
 from sagani_net.games.sugi.edition import COLOURS
-from sagani_net.games.sugi.rules import COMPONENTS, Action, State
+from sagani_net.games.sugi.rules import COMPONENTS, Action, State, parse_space
 from sagani_net.games.sugi.ui import card_fragments, card_text, walk
 from sagani_net.gameui import CommandError, line_text
 from sagani_net.host import Host
@@ -526,3 +526,21 @@ def test_a_push_the_rules_forbid_names_the_ways_that_are_allowed() -> None:
     assert model.message == "cannot push E: only N or S are allowed"
     down = next(k for k in model.ui.key_bindings() if k.keys == ("down",))
     assert down.run() == [{"type": "push", "direction": "S"}]
+
+
+def test_a_ghost_aimed_past_samurai_says_it_pushes_each_on_its_way() -> None:
+    """The ghost on b4 aimed at b1 passes red on b3 and blue on b2 (SUGI.md G6): the line
+    named only the samurai on b1 (none), as if it stopped at the first it met."""
+    from test_sugi_support import card
+
+    red_ghost, blue = card("red N", action="ghost"), card("blue N", action="free")
+    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="b4",
+                     samurai={"red": "b3", "blue": "b2"})
+    model = ConsoleModel(connection="online", game="sugi")
+    model.load({"table": "t1", "you": 0, "status": "running",
+                "seats": [{"name": "ann"}, {"name": "bob"}],
+                "view": state.view(0), "private": state.private(0)})
+    press(model, "1a")
+    assert model.ui.choice is not None and model.ui.choice.mode == "ghost"
+    model.ui.choice.space = parse_space("b1")
+    assert model.ui.note() == f"action {red_ghost} ghost b1: pushes red, blue"

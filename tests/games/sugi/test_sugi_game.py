@@ -371,3 +371,15 @@ def test_apply_accepts_exactly_the_listed_actions():
                 assert action not in legal
             else:
                 assert Action.from_dict(action.to_dict()) in legal
+
+
+def test_a_ghost_sent_past_samurai_goes_on_in_a_state_rebuilt_mid_push():
+    ghost = card("red N", action="ghost")
+    open_ = {name: "NESW" for name in ("b4", "b3", "b2", "b1", "c3")}  # real tiles, as sampled
+    s = position(hands=[[ghost, card("red N", action="free")], [card("blue N")]], ghost="b4",
+                 tiles=open_, samurai={"red": "b3"})
+    s.apply(Action.parse(f"action {ghost} ghost b1"))
+    sample = SUGI.determinize(s.view(0), s.private(0), 0, random.Random(3))
+    for state in (s, sample):
+        state.apply(Action.parse("push E"))
+    assert sample.view(0)["ghost"] == s.view(0)["ghost"] == [1, 1]

@@ -306,23 +306,50 @@ def test_the_ghost_never_goes_back_to_the_temple():
     assert e.value.code == "ghost_cannot"
 
 
-def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles_nor_past_samurai():
+def test_the_ghost_goes_in_a_straight_line_not_through_known_obstacles():
     s = position(hands=[[RED_GHOST], [BLUE]], ghost="b3", tiles={"b2": "EW"},
                  samurai={"red": "a3"})
     names = ("b4", "b2", "b1", "a3", "c3", "a2")
     targets = {n for n in names if parse_space(n) in s.ghost_targets()}
-    assert targets == {"b4", "a3", "c3"}  # b2 is closed to the north, red stops it at a3
+    assert targets == {"b4", "a3", "c3"}  # b2 is closed to the north
 
 
-def test_the_ghost_cannot_be_sent_past_the_first_space_holding_samurai():
-    # S10: it stops at the first space holding samurai; the spaces beyond are not offered.
-    s = position(hands=[[RED_GHOST], [BLUE]], ghost="b4", samurai={"red": "b2"})
+def test_the_ghost_may_be_sent_past_samurai_pushing_them_aside_as_it_goes():
+    # SUGI.md G6: it stops where the player chooses; samurai on its way are pushed as it
+    # enters their space, and then it goes on.
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b4", samurai={"red": "b2"})
     names = ("b3", "b2", "b1", "b0")
-    targets = [n for n in names if parse_space(n) in s.ghost_targets()]
-    assert targets == ["b3", "b2"]
-    with pytest.raises(RuleError) as e:
-        s.apply(act(f"action {RED_GHOST} ghost b1"))
-    assert e.value.code == "ghost_cannot"
+    assert [n for n in names if parse_space(n) in s.ghost_targets()] == list(names)
+    s.apply(act(f"action {RED_GHOST} ghost b1"))
+    assert s.phase == PUSH and s.view()["ghost"] == [2, 1]
+    assert s.view()["push"]["target"] == [1, 1]
+    events = s.apply(act("push E"))
+    assert where(s, "red") == "c2"
+    assert [e["to"] for e in events if e["type"] == "ghost_moved"] == [[1, 1]]
+    assert s.view()["ghost"] == [1, 1] and s.phase == PLAN and s.current_seat == 1
+
+
+def test_a_ghost_going_on_pushes_the_samurai_of_each_space_it_enters():
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b4",
+                 samurai={"red": "b3", "blue": "b2"})
+    s.apply(act(f"action {RED_GHOST} ghost b1"))
+    s.apply(act("push W"))
+    assert where(s, "red") == "a3" and s.phase == PUSH
+    assert s.view()["ghost"] == [2, 1] and s.view()["push"]["samurai"] == "blue"
+    s.apply(act("push E"))
+    assert where(s, "blue") == "c2" and s.view()["ghost"] == [1, 1] and s.phase == PLAN
+
+
+def test_a_ghost_that_steps_back_on_its_way_stops_there():
+    # b1 open N and S only: blue there can go neither E nor W, so the ghost steps back to b2
+    # and stops, short of the b0 it was sent to.
+    s = position(hands=[[RED_GHOST, RED], [BLUE]], ghost="b4", tiles={"b1": "NS"},
+                 samurai={"red": "b3", "blue": "b1"})
+    s.apply(act(f"action {RED_GHOST} ghost b0"))  # the others, on b0, are not reached
+    events = s.apply(act("push E"))
+    assert types(events)[-1] == "ghost_stepped_back"
+    assert s.view()["ghost"] == [2, 1] and where(s, "blue") == "b1" and where(s, "red") == "c3"
+    assert s.phase == PLAN and s.current_seat == 1
 
 
 def test_an_obstacle_found_face_down_stops_the_ghost_short():
