@@ -240,15 +240,21 @@ The full rules, as installed:
  {path}"""
 
 #: The Temple's call and summons (RULES.md S17) as the table's edition plays them: they move
-#: samurai that no card moved, so the short rules must say so (edition 1 has neither).
+#: samurai that no card moved, so the short rules must say so (edition 1 has neither); and
+#: the round cap (S14), which ends a game of editions 1-3 that nobody won.
 CALL_RULES = {
+    1: """\
+Round 60 ends a game still running there (our safety net), scored as it stands.
+""",
     2: """\
 Our edition 2: with two samurai home, planning ends with the samurai in columns
  0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
+ Round 60 ends a game still running there, scored as it stands.
 """,
     3: """\
 Our edition 3: with two home or from round 20, planning ends with the samurai in
  columns 0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
+ Round 60 ends a game still running there, scored as it stands.
 """,
     4: """\
 Our edition 4: with two home or from round 20, planning ends with the samurai in

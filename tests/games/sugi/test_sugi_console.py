@@ -369,6 +369,16 @@ def test_the_short_rules_tell_the_temples_call_of_the_tables_edition() -> None:
     assert "from round 30 every samurai not home steps north" in said[4]
 
 
+def test_the_short_rules_tell_the_round_cap_where_a_game_can_reach_it() -> None:
+    """S14: a game of editions 1-3 still running after round 60 ends there; the short rules
+    did not say so, and such a game just stopped. Edition 4's summons ends every game first."""
+    model, _ = model_after(3)
+    for edition in EDITIONS:
+        model.view["edition"] = edition
+        said = " ".join(line.strip() for line in model.ui.help_pages()[-1])
+        assert ("Round 60 ends a game" in said) == (edition < 4), edition
+
+
 # -- the sagani command --------------------------------------------------------------------------
 
 def test_sagani_play_autoplay_then_export_and_replay(tmp_path: Path) -> None:
