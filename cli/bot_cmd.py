@@ -178,9 +178,9 @@ def run_bot_cmd(args: argparse.Namespace) -> int:
             runner.play()
             result = runner.client.record(table)["result"]  # the game's own, for any game
         except HostTimeout as exc:  # gone past --reconnect (the host, and its standby if any)
-            raise UsageError(f"the host did not come back within {args.reconnect:g} s "
-                             f"(--reconnect waits longer): {exc}; the bot stopped playing table "
-                             f"{table}") from None
+            raise UsageError(f"the host has been silent for {runner.silent_for_s:.0f} "
+                             f"s, past --reconnect {args.reconnect:g} s: {exc}; the bot stopped "
+                             f"playing table {table}") from None
     finally:
         runner.close()
     print(f"sagani bot: game over, scores {result['scores']}, ranking by seat (from 1) "

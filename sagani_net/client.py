@@ -600,6 +600,11 @@ class AsyncClient:
         return self.replica is not None and self.replica.my_turn
 
     @property
+    def heard_s(self) -> float:
+        """When (``time.monotonic()``) the host last said anything: an update, a heartbeat."""
+        return self._heard_s
+
+    @property
     def silent(self) -> bool:
         """The host has said nothing (no update, no heartbeat) for longer than the client
         waits before it reconnects and resyncs: a front end can say so at once."""

@@ -56,6 +56,8 @@ def think_cap_s(move_deadline_s: float) -> float:
 #: How long a bot keeps trying to get back to its seat after the host went away.
 RECONNECT_S = 60.0
 RECONNECT_PAUSE_S = 0.5
+#: The shortest wait for a reply to one try, near the end of --reconnect's time.
+MIN_TRY_S = 0.2
 #: Longest wait for one update before the loop looks again (the client resyncs on silence).
 UPDATE_WAIT_S = 1.0
 #: Refusals after which the state is simply fetched again and the turn retried.
@@ -202,6 +204,8 @@ class BotRunner:
         #: decision came past the table's deadline.
         self.late_moves = 0
         self.reconnects = 0
+        #: When the host was last heard, as the last reconnect began (None: none began).
+        self.heard_s: float | None = None
         self._moves_before = 0  # host moves of the clients this runner closed
         #: Slowest decision so far, from seeing the turn to sending the action.
         self.slowest_move_s = 0.0
@@ -327,16 +331,26 @@ class BotRunner:
         return self._moves_before + self.client.core.host_moves
 
     def _reconnect(self) -> None:
-        """Come back to the seat with the saved token, for up to ``reconnect_s``."""
+        """Come back to the seat with the saved token, trying until ``reconnect_s`` after the
+        host was last heard: the client's own tries, which end in the HostTimeout that brings
+        the runner here, are part of that time, and no try goes past its end."""
         assert self.table is not None and self.token is not None
-        give_up_s = time.monotonic() + self.reconnect_s
-        log.warning("%s: host %s is silent; reconnecting", self.name, self.address)
+        self.heard_s = self.client.core.heard_s
+        give_up_s = self.heard_s + self.reconnect_s
+        log.warning("%s: host %s is silent; reconnecting (nothing heard for %.0f s)", self.name,
+                    self.address, self.silent_for_s)
         while True:
             self._moves_before += self.client.core.host_moves
             self.client.close()
             # Back to whichever host of a pair answered last, knowing the other (issue 14).
             self.address, standby = self.client.core.address, self.client.core.standby
             self.client = Client(self.address, standby=standby, **self.client_options)
+            core = self.client.core
+            # One try at a time (a failed try goes to the other host of a pair), each within
+            # what is left: --reconnect 1 gave up after two rounds of the client's 4 tries.
+            timeout_s, retries = core.timeout_s, core.retries
+            core.timeout_s = max(MIN_TRY_S, min(timeout_s, give_up_s - time.monotonic()))
+            core.retries = 0
             try:
                 self.client.resume(self.table, self.token)
                 self.reconnects += 1
@@ -346,6 +360,13 @@ class BotRunner:
                 if time.monotonic() >= give_up_s:
                     raise
                 time.sleep(RECONNECT_PAUSE_S)
+            finally:
+                core.timeout_s, core.retries = timeout_s, retries
+
+    @property
+    def silent_for_s(self) -> float:
+        """Seconds since the host was last heard before the last reconnect (0 before any)."""
+        return time.monotonic() - self.heard_s if self.heard_s is not None else 0.0
 
     def close(self) -> None:
         self.client.close()
