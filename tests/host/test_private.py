@@ -6,6 +6,8 @@ trip of such an update; the host's default move for a late bot announces its sea
 from __future__ import annotations
 
 import doctest
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +163,22 @@ def test_the_default_move_for_a_late_bot_announces_its_private_change(
             bot.close()
 
 
+@contextmanager
+def sugi_with_a_silent_bot(tmp_path: Path) -> Iterator[tuple[Client, Client]]:
+    """A 2-player Sugi table: ann in seat 1, and in seat 0, which plans first, a bot that
+    never acts, past a 0.1 s deadline each time."""
+    with running_host(tmp_path, heartbeat_s=0.2) as host:
+        ann, bot = Client(host.endpoint), Client(host.endpoint)
+        try:
+            table = ann.create({"players": 2}, game="sugi", seed=9, bots=[0], deadline_s=0.1)
+            ann.join(table, seat=1, name="ann")
+            bot.join(table, seat=0, role="bot", name="sleepy")
+            yield ann, bot
+        finally:
+            ann.close()
+            bot.close()
+
+
 def test_a_default_move_names_no_card_in_the_hosts_log(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A Sugi bot seat past its deadline in phase "plan": the host puts a card of its hand
@@ -168,20 +186,12 @@ def test_a_default_move_names_no_card_in_the_hosts_log(
     17, 'rotation': 0} for it', a warning (on the host's screen, --quiet or not) naming a card
     nobody else may see until the timeline is resolved."""
     caplog.set_level("INFO", logger="sagani_net.host")
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        ann, bot = Client(host.endpoint), Client(host.endpoint)
-        try:
-            table = ann.create({"players": 2}, game="sugi", seed=9, bots=[0], deadline_s=0.1)
-            ann.join(table, seat=1, name="ann")
-            bot.join(table, seat=0, role="bot", name="sleepy")  # seat 0 plans first; silent
-            hand = bot.state.private["hand"]
-            assert ann.wait_for(lambda r: r.version >= 1, WAIT_S)
-            played = [r.getMessage() for r in caplog.records if "deadline" in r.getMessage()]
-            assert played and not any(f"'card': {card}" in line
-                                      for card in hand for line in played), played
-        finally:
-            ann.close()
-            bot.close()
+    with sugi_with_a_silent_bot(tmp_path) as (ann, bot):
+        hand = bot.state.private["hand"]
+        assert ann.wait_for(lambda r: r.version >= 1, WAIT_S)
+        played = [r.getMessage() for r in caplog.records if "deadline" in r.getMessage()]
+        assert played and not any(f"'card': {card}" in line
+                                  for card in hand for line in played), played
 
 
 def test_a_default_move_tells_no_one_which_card_went_face_down(tmp_path: Path) -> None:
@@ -190,25 +200,17 @@ def test_a_default_move_tells_no_one_which_card_went_face_down(tmp_path: Path) -
     hand face down, turned 0, as sugi.md said, everyone knew that card's turn and that the
     rest of the hand was higher, until the timeline was resolved. The card and its turn are
     now the host's secret pick (its seed's, so a restart picks the same)."""
-    with running_host(tmp_path, heartbeat_s=0.2) as host:
-        ann, bot = Client(host.endpoint), Client(host.endpoint)
-        try:
-            table = ann.create({"players": 2}, game="sugi", seed=9, bots=[0], deadline_s=0.1)
-            ann.join(table, seat=1, name="ann")
-            bot.join(table, seat=0, role="bot", name="sleepy")  # seat 0 plans first; silent
-            told: dict[tuple[int, int], tuple[int, bool]] = {}  # (round, card): turn, lowest
-            while len(told) < 8:
-                assert ann.wait_for(lambda r: r.turn == 1, WAIT_S)
-                private = bot.private()
-                assert private is not None
-                for _, card, turn in private["timeline"]:
-                    told.setdefault((ann.state.view["round"], card),
-                                    (turn, all(card < other for other in private["hand"])))
-                ann.act(ann.legal()[0])  # the first card of the hand, turned 0; or no discard
-            assert not all(turn == 0 and lowest for turn, lowest in told.values()), told
-        finally:
-            ann.close()
-            bot.close()
+    with sugi_with_a_silent_bot(tmp_path) as (ann, bot):
+        told: dict[tuple[int, int], tuple[int, bool]] = {}  # (round, card): turn, lowest
+        while len(told) < 8:
+            assert ann.wait_for(lambda r: r.turn == 1, WAIT_S)
+            private = bot.private()
+            assert private is not None
+            for _, card, turn in private["timeline"]:
+                told.setdefault((ann.state.view["round"], card),
+                                (turn, all(card < other for other in private["hand"])))
+            ann.act(ann.legal()[0])  # the first card of the hand, turned 0; or no discard
+        assert not all(turn == 0 and lowest for turn, lowest in told.values()), told
 
 
 def test_replica_keeps_the_newer_private_part() -> None:
