@@ -596,12 +596,14 @@ class State(Engine):
         return []
 
     def push_options(self) -> list[int]:
-        """Directions the samurai being pushed may be sent (S11): aside from the ghost's line
-        (neither the ghost's way on nor back the way it came), not off the board or through a
-        known obstacle."""
-        colour = self.pushing[0]
-        at = self.samurai[colour]
-        aside = (E, W) if self.ghost_dir in (N, S) else (N, S)
+        """Directions the samurai being pushed may be sent (S11): :meth:`push_ways`."""
+        return self.push_ways(self.samurai[self.pushing[0]], self.ghost_dir)
+
+    def push_ways(self, at: int, ghost_dir: int) -> list[int]:
+        """Directions a samurai on ``at`` may be pushed by the ghost come ``ghost_dir`` (S11):
+        aside from the ghost's line (neither the ghost's way on nor back the way it came),
+        not off the board or through a known obstacle."""
+        aside = (E, W) if ghost_dir in (N, S) else (N, S)
         return [d for d in aside if NEIGHBOUR[at][d] >= 0
                 and self.passable(at, d, NEIGHBOUR[at][d], True)]
 

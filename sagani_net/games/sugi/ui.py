@@ -41,11 +41,13 @@ from sagani_net.games.sugi.rules import (
     FOREST,
     MAINTENANCE,
     NEIGHBOUR,
+    ON_TEMPLE,
     PLAN,
     PUSH,
     ROTATE_BY,
     TEMPLE_SPACES,
     Action,
+    S,
     State,
 )
 from sagani_net.games.sugi.rules import SUGI as GAME
@@ -168,6 +170,39 @@ def walk_text(steps: list[Step]) -> str:
     return ", ".join(parts)
 
 
+def ghost_text(state: State, target: int) -> str:
+    """Whom the ghost sent to ``target`` would push, as it meets them (S11), as far as the
+    face-up tiles tell: ``pushes red, blue?`` (``?``: if the face-down tiles let it get
+    there), and where it would stop, short of ``target``, at one who cannot go aside (S12):
+    ``pushes red; blue cannot be pushed: the ghost ends on b2``. Empty: it meets nobody."""
+    way = state.ghost_way(target)
+    if not way:
+        return ""
+    back = state.ghost
+    d = S if back == ON_TEMPLE else NEIGHBOUR[back].index(way[0])
+    sure, pushed, stuck = True, [], ""
+    for to in way:
+        sure = sure and state.revealed[to]  # a face-down tile may turn up and stop it short
+        for colour, at in enumerate(state.samurai):
+            if at != to:
+                continue
+            mark = "" if sure else "?"
+            ways = state.push_ways(to, d)
+            if not ways:
+                end = to if back == ON_TEMPLE else back  # from the Temple it stays (S12)
+                stuck = (f"{COLOURS[colour]}{mark} cannot be pushed: the ghost ends on "
+                         f"{space_name(end)}")
+                break
+            pushed.append(COLOURS[colour] + mark)
+            # Pushed only into face-down tiles, it may not go, and the ghost then steps back.
+            sure = sure and any(state.revealed[NEIGHBOUR[to][w]] for w in ways)
+        if stuck:
+            break
+        back = to
+    said = f"pushes {', '.join(pushed)}" if pushed else ""
+    return "; ".join(part for part in (said, stuck) if part)
+
+
 # -- the choice in hand ------------------------------------------------------------------------
 
 
@@ -226,11 +261,11 @@ RULES_PAGE = """\
 Rules in short
 Goal: your secret family tree names 3 samurai (7, 5, 3 points). Points for
  each of them on a pedestal when the 3rd samurai reaches the Temple.
-Planning: in turn, put a card face down at the timeline's right end (turned
- as you like), or discard it for its action: rotate a tile or a timeline
- card; free (place another card anywhere in the timeline, then draw); ghost
- (move it straight; it pushes the samurai it reaches aside); remove (a
- timeline card to the bottom of the deck).
+Planning: in turn, put a card face down at the timeline's right end (turned as
+ you like), or discard it for its action: rotate a tile or a timeline card;
+ free (place another card anywhere in the timeline, then draw); ghost (in a
+ line: it pushes aside every samurai on its way, and stops a space back at one
+ who cannot go); remove (a timeline card to the bottom of the deck).
 The timeline holds 5 cards (6 with 4-5 players); whoever places the last one
  resolves it: cards turn face up left to right, each arrow moves its samurai
  one space unless an obstacle, the edge or the ghost stops it. Entering a
@@ -622,11 +657,8 @@ class SugiUI(GameUI[State]):
             moves = walk_text(walk(state, card, choice.turn))
             return f"{action}: {moves}"
         if choice.mode == "ghost":
-            # Every samurai on its way, as it will meet them (it pushes them and goes on).
-            reached = [c for space in state.ghost_way(choice.space)
-                       for c, p in zip(COLOURS, state.samurai, strict=True) if p == space]
-            push = f": pushes {', '.join(reached)}" if reached else ""
-            return f"{action}{push}"
+            meets = ghost_text(state, choice.space)
+            return f"{action}: {meets}" if meets else str(action)
         if choice.mode == "remove":
             owner = state.timeline[choice.slot][2] if choice.slot < len(state.timeline) else None
             name = "your" if owner == self.model.you else f"{self.model.name(owner)}'s" \

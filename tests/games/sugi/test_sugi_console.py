@@ -544,13 +544,53 @@ def test_a_ghost_aimed_past_samurai_says_it_pushes_each_on_its_way() -> None:
     from test_sugi_support import card
 
     red_ghost, blue = card("red N", action="ghost"), card("blue N", action="free")
-    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="b4",
+    tiles = {**OPEN, "c3": "NSW", "c2": "NSW"}
+    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="b4", tiles=tiles,
                      samurai={"red": "b3", "blue": "b2"})
+    assert ghost_note(state, "b1") == f"action {red_ghost} ghost b1: pushes red, blue"
+
+
+#: Lane b's forest open on every side, real tiles as the console's sample of the view has
+#: them (the stand-ins of position() are open only in the state it makes).
+OPEN = {space: "NESW" for space in ("b4", "b3", "b2", "b1")}
+
+
+def ghost_note(state: State, target: str) -> str:
+    """The line under the board while the hand's ghost card is aimed at ``target``."""
     model = ConsoleModel(connection="online", game="sugi")
     model.load({"table": "t1", "you": 0, "status": "running",
                 "seats": [{"name": "ann"}, {"name": "bob"}],
                 "view": state.view(0), "private": state.private(0)})
     press(model, "1a")
     assert model.ui.choice is not None and model.ui.choice.mode == "ghost"
-    model.ui.choice.space = parse_space("b1")
-    assert model.ui.note() == f"action {red_ghost} ghost b1: pushes red, blue"
+    model.ui.choice.space = parse_space(target)
+    return model.ui.note()
+
+
+def test_a_ghost_aimed_past_a_samurai_it_cannot_push_says_where_it_stops() -> None:
+    """b1 is open N and S only: blue there cannot go aside, so the ghost sent from b4 to b0
+    pushes red on b3, steps back to b2 and stops (S12). The line said 'pushes red, blue,
+    yellow, purple, black', naming three on b0 it never reaches."""
+    from test_sugi_support import card
+
+    red_ghost, blue = card("red N", action="ghost"), card("blue N", action="free")
+    tiles = {**OPEN, "b1": "NS", "c3": "NSW"}
+    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="b4", tiles=tiles,
+                     samurai={"red": "b3", "blue": "b1"})
+    assert ghost_note(state, "b0") == (f"action {red_ghost} ghost b0: pushes red; blue cannot "
+                                       "be pushed: the ghost ends on b2")
+    state.apply(Action.parse(f"action {red_ghost} ghost b0"))
+    state.apply(Action.parse("push E"))
+    assert state.view(0)["ghost"] == [2, 1]
+
+
+def test_a_ghost_aimed_through_a_face_down_tile_marks_whom_it_may_not_reach() -> None:
+    """b2 lies face down: it may stop the ghost before blue on b1, as a card's preview marks a
+    step a face-down tile decides (?)."""
+    from test_sugi_support import card
+
+    red_ghost, blue = card("red N", action="ghost"), card("blue N", action="free")
+    tiles = {**OPEN, "c3": "NSW", "c1": "NSW"}
+    state = position(hands=[[red_ghost, blue], [blue + 1]], ghost="b4", tiles=tiles,
+                     hidden=("b2",), samurai={"red": "b3", "blue": "b1"})
+    assert ghost_note(state, "b1") == f"action {red_ghost} ghost b1: pushes red, blue?"
