@@ -1076,10 +1076,15 @@ class State(Engine):
             return RuleError("wrong_timing", "Running Pliers is used after drafting")
         if self.solo and action.die not in self._pay_options(slot):
             colour = COLOUR_NAMES[COLOURS.index(tool.colour)]
-            if action.die < 0:
+            if action.die >= 0:
+                return RuleError("bad_payment", f"pay {tool.name} with a {colour} die of the "
+                                 "pool")
+            if any(a.kind == "tool" and a.number == action.number
+                   for a in self.legal_actions()):
                 return RuleError("bad_payment", f"{tool.name} is paid with a {colour} die of "
                                  "the pool: name it (in text: tool N pay M)")
-            return RuleError("bad_payment", f"pay {tool.name} with a {colour} die of the pool")
+            # No die named, and naming one would not do: why not, as for the first that pays.
+            action = action._replace(die=self._pay_options(slot)[0])
         if tool.number == 7:
             return RuleError("cannot_use", f"paying with {die_text(self.pool[action.die])} "
                              "would leave no die in the pool to re-roll")

@@ -1058,3 +1058,14 @@ def test_a_drafted_die_tool_says_pick_a_die_only_when_picking_one_would_do() -> 
     model = model_for(state, [], 0)
     assert model.ui.use_tool(0) == []
     assert model.message == "Flux Brush is used on a die just drafted, before placing it"
+
+
+def test_solo_a_tool_key_with_nothing_to_act_on_says_so_not_to_name_a_die() -> None:
+    """Eglomise Brush with a blue die in the pool and an empty window: its key said 'is paid
+    with a blue die of the pool: name it (in text: tool N pay M)', and 'tool 2 pay 4' typed
+    then said it had nothing to act on. A payment named changes nothing: it says why now."""
+    empty = ". . . . .\n" * 4
+    state = table(players=1, tools=(2,), pool="P1 R1 G6 B2", windows=(empty,))
+    model = model_for(state, [], 0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == "Eglomise Brush has nothing to act on now"
