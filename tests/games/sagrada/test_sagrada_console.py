@@ -1069,3 +1069,14 @@ def test_solo_a_tool_key_with_nothing_to_act_on_says_so_not_to_name_a_die() -> N
     model = model_for(state, [], 0)
     assert model.ui.use_tool(0) == []
     assert model.message == "Eglomise Brush has nothing to act on now"
+
+
+def test_solo_glazing_hammer_paid_with_the_pools_last_die_says_so() -> None:
+    """B5 alone in the pool on the second turn: its key said 'name it (in text: tool N pay
+    M)', and naming B5 would leave nothing to re-roll."""
+    state = table(players=1, tools=(7,), pool="B5", turn=1,
+                  windows=("R3 . . . .\n" + ". . . . .\n" * 3,))
+    model = model_for(state, [], 0)
+    assert model.ui.use_tool(0) == []
+    assert model.message == ("Glazing Hammer: paying with B5 would leave no die in the pool to "
+                             "re-roll")
