@@ -66,13 +66,14 @@ async def start(
 
 
 def in_console(host: Host, body, game: str = "sagani", seed: int = 5,
-               timeout_s: float = GAME_TIMEOUT_S):  # type: ignore[no-untyped-def]
+               timeout_s: float = GAME_TIMEOUT_S,
+               cover: bool = False):  # type: ignore[no-untyped-def]
     """Run ``body(model, running)`` in the console of seat 0 against a greedy bot, from your
-    first turn (Sugi: once your hand is in)."""
+    first turn (Sugi: once your hand is in); ``cover``: as ``--cover`` starts it."""
 
     async def main() -> None:
         me, bot, bot_task = await start(host, seed, game)
-        model = ConsoleModel()
+        model = ConsoleModel(cover=cover)
         try:
             async with running_console(model, me) as running:
                 await until_async(lambda: model.my_turn and (game != "sugi" or model.private))

@@ -218,8 +218,9 @@ def hint_line(model: ConsoleModel, width: int) -> Line:
         keys = f"f the final screen  {tab}PgUp log  : command  ? help  q quit"
     else:
         keys = model.ui.hints()
-        # Uncovered at a shared screen: how to cover it again, where the line has room.
-        if model.cover and columns(f"h cover  {keys}") <= width:
+        # Uncovered at a shared screen: how to cover it again, where the line has room and
+        # there is something to cover (a Sagani seat has nothing of its own).
+        if model.cover and model.may_cover and columns(f"h cover  {keys}") <= width:
             keys = f"h cover  {keys}"
     return fit([("class:hint", keys)], width)
 

@@ -142,3 +142,16 @@ def test_the_help_offers_h_only_where_there_is_something_of_yours_to_cover(host:
             assert "Keys" in text and (" h        cover or uncover" in text) == offered, text
 
         in_console(host, body, game=game)
+
+
+def test_a_covered_sagani_console_offers_no_h_in_its_key_line(host: Host) -> None:
+    """`sagani play --open` covers every console, but Sagani hides nothing of a seat's: its
+    key line began "h cover", and h did nothing (the help page had stopped offering it)."""
+    from console_kit import in_console
+
+    async def body(model: ConsoleModel, running) -> None:  # type: ignore[no-untyped-def]
+        text = screen_text(model, 80, 24)
+        assert model.cover and not model.curtain
+        assert not text.splitlines()[-2].startswith("h "), text
+
+    in_console(host, body, cover=True)
