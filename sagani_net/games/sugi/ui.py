@@ -45,6 +45,7 @@ from sagani_net.games.sugi.rules import (
     PLAN,
     PUSH,
     ROTATE_BY,
+    ROUND_CAP,
     TEMPLE_SPACES,
     Action,
     S,
@@ -275,21 +276,15 @@ The full rules, as installed:
  {path}"""
 
 #: The Temple's call and summons (RULES.md S17) as the table's edition plays them: they move
-#: samurai that no card moved, so the short rules must say so (edition 1 has neither); and
-#: the round cap (S14), which ends a game of editions 1-3 that nobody won.
+#: samurai that no card moved, so the short rules must say so (edition 1 has neither).
 CALL_RULES = {
-    1: """\
-Round 60 ends a game still running there (our safety net), scored as it stands.
-""",
     2: """\
 Our edition 2: with two samurai home, planning ends with the samurai in columns
  0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
- Round 60 ends a game still running there, scored as it stands.
 """,
     3: """\
 Our edition 3: with two home or from round 20, planning ends with the samurai in
  columns 0-3 stepping north, as by an arrow (an obstacle or the ghost stops it).
- Round 60 ends a game still running there, scored as it stands.
 """,
     4: """\
 Our edition 4: with two home or from round 20, planning ends with the samurai in
@@ -297,6 +292,11 @@ Our edition 4: with two home or from round 20, planning ends with the samurai in
  home steps north, through obstacles, over the ghost, into the Temple.
 """,
 }
+#: The round cap (S14) ends a game of these editions that nobody won; edition 4's summons
+#: bring every game home before it, so its page leaves it out.
+CAPPED_EDITIONS = (1, 2, 3)
+CAP_RULE = (f"Round {ROUND_CAP} ends a game still running there (our safety net), scored as "
+            "it stands.\n")
 
 
 # -- the console part ----------------------------------------------------------------------------
@@ -713,8 +713,8 @@ class SugiUI(GameUI[State]):
 
     def help_pages(self) -> list[list[str]]:
         edition = self.view.get("edition", 1) if self.view else LATEST_EDITION
-        rules = RULES_PAGE.format(call=CALL_RULES.get(edition, ""),
-                                  path=rules_file(self.game.name))
+        call = CALL_RULES.get(edition, "") + (CAP_RULE if edition in CAPPED_EDITIONS else "")
+        rules = RULES_PAGE.format(call=call, path=rules_file(self.game.name))
         return [COMMANDS_PAGE.splitlines(), rules.splitlines()]
 
     # -- the screen -------------------------------------------------------------------------
