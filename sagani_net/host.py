@@ -116,6 +116,10 @@ SUBSCRIPTION_BYTES = 64
 CURVE_SUBSCRIPTION_BYTES = 512
 #: The kernel's receive buffer for each subscriber's connection.
 SUBSCRIBER_RCVBUF_BYTES = 4096
+#: Where a request came from when libzmq gives no connection for it: a peer of ZMTP 1.0 or 2.0
+#: sends messages with no properties, so neither its descriptor nor its address. The host's
+#: sockets refuse such peers at the greeting; this is for one that got past it all the same.
+NO_CONNECTION = -1
 
 
 #: Requests that change what is stored; refused with ``storage_failed`` once the data dir is
@@ -202,6 +206,14 @@ class Host:
             sock.rcvhwm = self.limits.rcvhwm
             if secure is not None:  # issue 6: CURVE server keys go here
                 secure(sock)
+            else:
+                # libzmq refuses ZMTP 1.0 and 2.0 peers at the greeting only where ZAP may be
+                # asked (CURVE, or a ZAP domain; with no ZAP handler in the process a NULL
+                # peer gets in unasked). Their messages carry no properties, so no connection
+                # to count them against: 16 ZMTP 1.0 subscribers of 110 KB each made the host
+                # 430 MiB bigger (the subscriptions cap counts a connection's), and one request
+                # of 12 bytes stopped it (a request's descriptor could not be read).
+                sock.zap_domain = b"sagani"
         if pub_port is None:
             pub_port = port + 1 if port else 0
         # A peer's oversized frame is cut off by libzmq before it is buffered; a new
@@ -454,7 +466,10 @@ class Host:
             # One frame over the limit is kept (never echoed) so that _handle sees too many.
             if count <= caps.MAX_REQUEST_FRAMES + 1:
                 frames.append(frame.bytes)
-        self._from_fd = first.get(zmq.SRCFD)
+        try:
+            self._from_fd = first.get(zmq.SRCFD)
+        except zmq.ZMQError:  # an old ZMTP's peer: its request is refused (_handle)
+            self._from_fd = NO_CONNECTION
         try:
             self._from_address = cast(str, first.get("Peer-Address"))
         except zmq.ZMQError:  # not a TCP connection
@@ -490,6 +505,11 @@ class Host:
                                         "after at most one envelope"))]
         if not self._rate.allow(frames[0]):
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
+        if self._from_fd == NO_CONNECTION:
+            # Nothing it sends can be counted against its connection or its address (quotas,
+            # retries, the unread-bytes watch): the protocol is ZMTP 3.0 or 3.1 (section 1).
+            return [*head, encode(error(None, "bad_frame", "this connection speaks a ZMTP "
+                                        "older than 3.0; the host speaks 3.0 and 3.1"))]
         started_s = time.thread_time()
         msg_id = None
         try:

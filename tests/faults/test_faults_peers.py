@@ -8,6 +8,7 @@ seconds.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from pathlib import Path
@@ -450,6 +451,39 @@ def test_creates_from_new_sockets_with_the_same_id_are_new_tables(host: Host) ->
         made.add(raw("create", game="sagani", config={"players": 2})["table"])
         raw.close()
     assert len(made) == 30
+
+
+def old_zmtp_peer(port: int, greeting: bytes, messages: bytes) -> socket.socket:
+    """A hand-made peer of ZMTP 1.0 (``greeting`` its empty identity frame) or 2.0 (a
+    signature, revision 1 and a socket type), which libzmq still speaks unless told not to."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=2.0)
+    with contextlib.suppress(OSError):  # refused while sending: what the host should do
+        sock.sendall(greeting + messages)
+    return sock
+
+
+def test_peers_of_a_zmtp_older_than_3_are_refused_at_the_greeting(host: Host) -> None:
+    """Their messages carry no properties, so neither a descriptor nor an address: before,
+    a request of 12 bytes stopped the host (reading its descriptor raised), and a ZMTP 1.0
+    subscriber's subscriptions were counted against no connection (16 of 110 KB each made
+    `sagani host` 430 MiB bigger, for as long as they stayed)."""
+    request, subscribers = (int(e.rsplit(":", 1)[1]) for e in (host.endpoint, host.pub_endpoint))
+    hello = encode({"v": VERSION, "type": "hello", "id": 1})
+    v1_hello = bytes([len(hello) + 1, 0]) + hello  # ZMTP 1.0: length with flags, flags, body
+    v2_hello = bytes([0, 0, 0, len(hello)]) + hello  # 2.0: an empty identity, then the body
+    v1_subscriptions = b"".join(bytes([len(t) + 2, 0]) + b"\x01" + t
+                                for t in (n.to_bytes(3, "big") + end for n in range(500)
+                                          for end in (b"\x00", b"\xff")))
+    peers = [old_zmtp_peer(request, b"\x01\x00", v1_hello),
+             old_zmtp_peer(request, b"\xff" + bytes(8) + b"\x7f\x01\x05", v2_hello),
+             old_zmtp_peer(subscribers, b"\x01\x00", v1_subscriptions)]
+    assert [closed_by_host(peer) for peer in peers] == [True, True, True]
+    honest = Raw(host.endpoint)
+    honest.sock.rcvtimeo = 2000  # the host stopped, before: no need to wait WAIT_S for it
+    assert honest("hello")["type"] == "welcome"
+    honest.close()
+    for peer in peers:
+        peer.close()
 
 
 def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
