@@ -17,13 +17,19 @@ asserts nothing.
 (c) A flood of listings: a host on a thread of this process with 1,000 4-player tables; an
     honest client's ``sync`` round trips alone, then while three processes ask for the
     listing 150 times a second each (two read the replies, one never does).
+(d) Peers of an old ZMTP: ``sagani host`` in its own process; 16 hand-made ZMTP 1.0
+    subscribers, each sending 110 KB of subscriptions that spread libzmq's trie and staying
+    connected (the host's growth in VmRSS), then a 12-byte ZMTP 1.0 request (is the host still
+    there?). Before the host refused them at the greeting: +430-550 MiB, and the host gone.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -207,6 +213,55 @@ def listing_flood(samples: int, tables: int = 1000) -> None:
           f"p50 x{statistics.median(flooded) / statistics.median(alone):.1f} of alone")
 
 
+def old_zmtp() -> None:
+    with tempfile.TemporaryDirectory() as data_dir:
+        proc = subprocess.Popen([sys.executable, "-m", "sagani_net.cli.host_cmd", "host", "--quiet",
+                                 "--port", "0", "--data-dir", data_dir], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        ports = [int(p) for p in re.findall(r"tcp://127\.0\.0\.1:(\d+)", line)]
+        status = Path(f"/proc/{proc.pid}/status")
+
+        def rss_mib() -> float:
+            kib = re.search(r"VmRSS:\s+(\d+)", status.read_text())[1]  # type: ignore[index]
+            return int(kib) / 1024
+
+        try:
+            before, peers, refused = rss_mib(), [], 0
+            for n in range(16):
+                sock = socket.create_connection(("127.0.0.1", ports[1]))
+                topics = ((n * 8000 + k).to_bytes(3, "big") + end for k in range(7900)
+                          for end in (b"\x00", b"\xff"))
+                try:  # ZMTP 1.0: an empty identity, then messages of (length, flags, body)
+                    sock.sendall(b"\x01\x00" + b"".join(bytes([len(t) + 2, 0]) + b"\x01" + t
+                                                      for t in topics))
+                except OSError:
+                    refused += 1
+                peers.append(sock)
+            time.sleep(2)  # libzmq reads what the kernel holds by itself
+            print(f"(d) 16 ZMTP 1.0 subscribers of 110 KB each: host {before:.0f} -> "
+                  f"{rss_mib():.0f} MiB; refused while sending: {refused}")
+            request = socket.create_connection(("127.0.0.1", ports[0]))
+            hello = encode({"v": VERSION, "type": "hello", "id": 1})
+            with contextlib.suppress(OSError):
+                request.sendall(b"\x01\x00" + bytes([len(hello) + 1, 0]) + hello)
+            raw = Raw(f"tcp://127.0.0.1:{ports[0]}")
+            raw.sock.rcvtimeo = 3000
+            try:
+                answer = raw("hello")["type"]
+            except zmq.Again:
+                answer = "nothing"
+            print(f"    a 12-byte ZMTP 1.0 request, then an honest hello: {answer}; "
+                  f"host running: {proc.poll() is None}")
+            for closing in (*peers, request):
+                closing.close()
+            raw.close()
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=400, help="honest syncs timed in (a)")
@@ -215,6 +270,7 @@ def main() -> None:
     old_retries(args.samples)
     bot_turns(args.acts)
     listing_flood(min(args.samples, 300))
+    old_zmtp()
 
 
 if __name__ == "__main__":
