@@ -514,6 +514,11 @@ class Tables:
                          "goes to a new spectator", table.id, self.address, len(mine))
             seat = None
         else:
+            if table.status == OVER:
+                # Its seats are who played it, in listings and snapshots, after a restart too:
+                # a seat its player left is not a stranger's to take.
+                raise ProtocolError("game_over", "the game has ended; a join with role "
+                                    "\"spectator\" watches it")
             seat = self._free_seat(table, role, request["seat"])
         name = request["name"] or role
         if seat is not None:

@@ -182,6 +182,22 @@ def test_record_is_secret_until_the_game_is_over(raw: Raw) -> None:
     assert late["code"] == "game_over"
 
 
+def test_a_finished_games_seat_left_by_its_player_is_no_one_elses(raw: Raw) -> None:
+    """Before, a stranger took it: the finished table's seat, in listings and snapshots (after
+    a restart too), named them where the player who played it had been."""
+    table = raw("create", game="sagrada", config={"players": 1, "difficulty": 5})["table"]
+    token = raw("join", table=table, name="ann")["token"]
+    while (snap := raw("sync", table=table))["status"] == "running":  # choose, then pass
+        action = raw("legal", table=table, token=token)["actions"][-1]
+        assert raw("act", table=table, seat=0, token=token, version=snap["version"],
+                   action=action)["type"] == "accepted"
+    assert raw("leave", table=table, token=token)["type"] == "left"
+    for role in ("player", "bot"):
+        assert raw("join", table=table, role=role, name="mallory")["code"] == "game_over"
+    assert raw("join", table=table, role="spectator")["type"] == "joined"
+    assert [seat["name"] for seat in raw("sync", table=table)["seats"]] == [None]
+
+
 def test_solo_game_is_played_by_one_seat(raw: Raw) -> None:
     table = raw("create", game="sagani", config={"players": 1, "mode": "solo"}, seed=3)["table"]
     token = raw("join", table=table)["token"]
