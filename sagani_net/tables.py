@@ -22,6 +22,7 @@ import hmac
 import itertools
 import json
 import logging
+import math
 import secrets
 import sqlite3
 import time
@@ -1279,9 +1280,12 @@ def _page_start(after: str | None) -> tuple[float, str] | None:
         return None
     created_s, _, table_id = after.partition(" ")
     try:
-        return float(created_s), table_id
+        start = float(created_s)
     except ValueError:
-        raise ProtocolError("bad_field", "after must be the next of a tables reply") from None
+        start = math.nan
+    if not math.isfinite(start):  # "nan" read as a float, before, and listed no table at all
+        raise ProtocolError("bad_field", "after must be the next of a tables reply")
+    return start, table_id
 
 
 def _summary(value: list[Any] | dict[str, Any]) -> dict[str, Any]:
