@@ -211,7 +211,7 @@ class Host:
                 # asked (CURVE, or a ZAP domain; with no ZAP handler in the process a NULL
                 # peer gets in unasked). Their messages carry no properties, so no connection
                 # to count them against: 16 ZMTP 1.0 subscribers of 110 KB each made the host
-                # 430 MiB bigger (the subscriptions cap counts a connection's), and one request
+                # 430-550 MiB bigger (the subscriptions cap counts a connection's), and a request
                 # of 12 bytes stopped it (a request's descriptor could not be read).
                 sock.zap_domain = b"sagani"
         if pub_port is None:
