@@ -52,6 +52,7 @@ class Client:
         self.next_id = random.getrandbits(40)
         self.req = self.sub = None
         self.topics = []
+        self.heard_from = None     # the host whose broadcasts the SUB socket follows
 
     def request(self, type_, **fields):
         """One request, one reply, with Lazy Pirate retries of the very same bytes."""
@@ -103,6 +104,9 @@ class Client:
     def switch(self):
         """Go to the other host of the pair, if we know one (section 11)."""
         if self.other:
+            if self.req is not None:   # connected to the host we leave: the next try opens anew
+                self.req.close()
+                self.req = None
             self.endpoint, self.other = self.other, self.endpoint
 
     def hello(self):
@@ -111,6 +115,7 @@ class Client:
         if w["type"] != "welcome":
             raise Refused(w)
         self.heartbeat_s = w["heartbeat_s"]
+        self.heard_from = self.endpoint
         self.keep_other(w["standby"])
         if self.sub is not None:
             self.sub.close()
@@ -172,6 +177,14 @@ def play(c, table, seat, token, state, rng):
     heard = time.monotonic()
     awaiting = None            # (seq, deadline) of the update our accepted action caused
     while state["status"] != "over":
+        if c.endpoint != c.heard_from:
+            # A request was answered by the other host: the host moved, and so do its
+            # broadcasts (section 11). Follow it now, rather than wait out the old one's silence.
+            print("host moved: hello, resubscribe, sync", file=sys.stderr)
+            c.hello()
+            state = sync()
+            heard = time.monotonic()
+            continue
         now = time.monotonic()
         if awaiting and (state["seq"] >= awaiting[0] or now > awaiting[1]):
             if state["seq"] < awaiting[0]:
@@ -221,7 +234,8 @@ def play(c, table, seat, token, state, rng):
         elif time.monotonic() - heard > 3 * c.heartbeat_s:
             print("host silent: to its standby if it has one; hello, resubscribe, sync",
                   file=sys.stderr)
-            c.switch()
+            if c.endpoint == c.heard_from:   # (not when a request this turn went over already)
+                c.switch()
             c.hello()
             state = sync()
             heard = time.monotonic()

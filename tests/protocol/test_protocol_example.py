@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from failover_kit import Pair, stored_version
+from failover_kit import Pair, free_ports, stored_version
 from test_net_support import RUN_SAGANI, read_store, until
 
 from sagani_net.host import Host
@@ -189,3 +189,95 @@ def test_the_bot_sends_a_nonce_with_join_and_the_same_bytes_when_it_retries(monk
     assert len(bodies) == 2 and bodies[0] == bodies[1]
     nonce = msgpack.unpackb(bodies[0])["nonce"]
     assert isinstance(nonce, str) and 16 <= len(nonce) <= 64
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_whose_requests_moved_to_the_other_host_follows_it_without_going_back(
+    host: Host, monkeypatch
+) -> None:
+    """After a failover where a request timed out and its retry was answered by the host that
+    serves now, the bot's SUB socket still listens to the host that died. It follows the host
+    its requests reached at once (hello, resubscribe, sync). It used to wait out the dead host's
+    silence and then switch back to it: one request timeout (2.5 s) there before it came back,
+    and one of its retries spent."""
+    import zmq
+
+    bot = load_bot()
+    client = bot.Client(host.endpoint)
+    client.hello()
+    table = client.request("create", game="sagrada", config={"players": 1})["table"]
+    client.subscribe(table)
+    joined = client.request("join", table=table, name="moved")
+    # The state a timed-out request leaves: answered here, broadcasts heard from a dead host
+    # (nothing listens on its ports), which is the other host of the pair now.
+    dead_port = free_ports(1)[0]
+    dead = f"tcp://127.0.0.1:{dead_port}"
+    client.sub.close()
+    client.sub = client.ctx.socket(zmq.SUB)
+    client.sub.linger = 0
+    client.sub.connect(f"tcp://127.0.0.1:{dead_port + 1}")
+    client.heard_from, client.other = dead, dead
+    switches = []
+    real_switch = client.switch
+
+    def switch():
+        switches.append(client.endpoint)
+        real_switch()
+
+    monkeypatch.setattr(client, "switch", switch)
+    try:
+        final = bot.play(client, table, joined["seat"], joined["token"], joined["snapshot"],
+                         random.Random(7))
+    finally:
+        client.req.close()
+        client.sub.close()
+    assert final["status"] == "over"
+    assert switches == [] and client.endpoint == host.endpoint
+
+
+def test_a_bot_that_moves_for_silence_says_hello_to_the_other_host_not_the_silent_one(
+    host: Host, monkeypatch
+) -> None:
+    """The silence of a host (3 heartbeats) sends the bot to the other host of the pair: its
+    hello goes there. It used to go down the REQ socket still connected to the silent host,
+    time out, and switch back to that host for a second timeout before reaching the other."""
+    import threading
+
+    import msgpack
+    import zmq
+
+    bot = load_bot()
+    monkeypatch.setattr(bot, "REQUEST_TIMEOUT_S", 0.3)
+    router = zmq.Context.instance().socket(zmq.ROUTER)
+    router.linger = 0
+    router.rcvtimeo = 100
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    heard = []
+    done = threading.Event()
+
+    def silent_host():  # answers the first hello, naming its standby, then says nothing
+        while not done.is_set():
+            try:
+                *envelope, body = router.recv_multipart()
+            except zmq.Again:
+                continue
+            heard.append(msgpack.unpackb(body)["type"])
+            if len(heard) == 1:
+                router.send_multipart([*envelope, msgpack.packb({
+                    "v": 1, "type": "welcome", "id": 0, "heartbeat_s": 0.2,
+                    "pub_port": free_ports(1)[0], "standby": host.endpoint})])
+
+    thread = threading.Thread(target=silent_host)
+    thread.start()
+    client = bot.Client(f"127.0.0.1:{port}")
+    try:
+        client.hello()
+        client.switch()  # what play() does when the host is silent
+        client.hello()
+    finally:
+        client.req.close()
+        client.sub.close()
+        done.set()
+        thread.join(10)
+        router.close()
+    assert heard == ["hello"] and client.endpoint == host.endpoint
