@@ -277,7 +277,10 @@ def check_request(message: dict[str, Any]) -> dict[str, Any]:
     if "type" not in message:
         raise ProtocolError("missing_field", "type is required")
     kind = message.get("type")
-    if not isinstance(kind, str) or kind not in REQUESTS:
+    if not isinstance(kind, str):
+        raise ProtocolError("unknown_type",
+                            f"type must be a string naming a request, not {kind_of(kind)}")
+    if kind not in REQUESTS:
         raise ProtocolError("unknown_type", f"no request of type {kind!r}")
     fields = REQUESTS[kind]
     if "id" not in message:

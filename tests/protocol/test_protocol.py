@@ -111,6 +111,18 @@ def test_a_bad_version_is_told_in_msgpacks_words(fields: dict[str, Any], message
     assert (refused.value.code, refused.value.message) == ("bad_version", message)
 
 
+@pytest.mark.parametrize(("kind", "message"), [
+    (None, "type must be a string naming a request, not nil"),
+    (3, "type must be a string naming a request, not an integer"),
+    ("teleport", "no request of type 'teleport'"),
+])
+def test_an_unknown_type_is_told_in_msgpacks_words(kind: Any, message: str) -> None:
+    """A nil type said "no request of type None" (a Node bot met it), as the version did."""
+    with pytest.raises(ProtocolError) as refused:
+        check_request({"v": 1, "type": kind, "id": 1})
+    assert (refused.value.code, refused.value.message) == ("unknown_type", message)
+
+
 @pytest.mark.parametrize(("game", "config", "message"), [
     ("sagani", {"players": "2"}, "players must be an integer"),
     ("sugi", {"edition": 4.0}, "edition must be an integer"),
