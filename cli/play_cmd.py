@@ -624,6 +624,7 @@ async def _join(
         model.add_log(moved)
     # Shown while seats are open (the message line names them), whoever made the table.
     model.invite = f"sagani join {shlex.quote(shown)}"
+    model.bot_invite = f"sagani bot {shlex.quote(shown)} --table {table}"
     async with _standby_beside(args.standby, client) as pair:
         # The record, once the game is over: the final screen's a (analyse this game).
         console = Console(model, client, rejoin=rejoin, record=lambda: client.record(table))

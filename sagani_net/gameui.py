@@ -287,6 +287,8 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     ['Glazing Hammer is', '  used on your', '  second turn']
     >>> wrap("山田太郎 wins the game", 10)
     ['山田太郎', 'wins the', 'game']
+    >>> wrap(" → n      replay: next move", 40)
+    [' → n      replay: next move']
     """
     width = max(1, width)
     if text.isascii():
@@ -295,8 +297,11 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
         indent = ""
     lines: list[str] = []
     line = ""
-    for word in text.split():
-        trial = f"{line} {word}" if line else word
+    # Each word with the spaces before it, as textwrap keeps them: a help page's key column
+    # (" → n      replay") and a line's indent stay where they are; only a break drops them.
+    for chunk in re.findall(r"\s*\S+", re.sub(r"\s", " ", text.expandtabs())):
+        word = chunk.lstrip()
+        trial = line + chunk
         if columns(trial) <= width:
             line = trial
             continue

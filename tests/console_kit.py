@@ -39,9 +39,11 @@ class Running:
 async def running_console(
     model: ConsoleModel, client: AsyncClient | None = None, **options: Any
 ) -> AsyncIterator[Running]:
-    """The real console app on pipe input for the block; quit with q on the way out."""
+    """The real console app on pipe input for the block; quit with q on the way out.
+    ``output``: what it draws on (default a DummyOutput, 80x40)."""
+    output = options.pop("output", None) or DummyOutput()
     with create_pipe_input() as keys:
-        console = Console(model, client, input=keys, output=DummyOutput(), **options)
+        console = Console(model, client, input=keys, output=output, **options)
         task = asyncio.create_task(console.run())
         running = Running(keys, console)
         try:

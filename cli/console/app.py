@@ -324,6 +324,10 @@ class Console:
                     for part in out]
         return out
 
+    def _log_page(self) -> int:
+        size = self.app.output.get_size()
+        return render.log_page(self.model, size.columns, max(8, size.rows - 1))
+
     def redraw(self) -> None:
         self.app.invalidate()
 
@@ -896,11 +900,11 @@ class Console:
         @kb.add("pageup", filter=on_main)
         def _log_back(event: KeyPressEvent) -> None:
             """Scroll the log back (PgDn forward)."""
-            model.log_back = min(model.log_back + 5, max(0, len(model.log) - 1))
+            model.log_back = min(model.log_back + self._log_page(), max(0, len(model.log) - 1))
 
         @kb.add("pagedown", filter=on_main)
         def _log_forward(event: KeyPressEvent) -> None:
-            model.log_back = max(0, model.log_back - 5)
+            model.log_back = max(0, model.log_back - self._log_page())
 
         @kb.add("f", filter=on_main)
         def _final(event: KeyPressEvent) -> None:

@@ -75,6 +75,8 @@ class ConsoleModel:
     said_at: int | None = None
     #: How others take the open seats (``sagani join HOST``), shown while seats are open.
     invite: str = ""
+    #: How a bot takes a seat kept for bots (``sagani bot HOST --table T``), shown likewise.
+    bot_invite: str = ""
     #: Undo: the game part's choice as it stood before each step of this turn not yet sent.
     steps: list[Any] = field(default_factory=list)
     page: str = GAME
@@ -353,13 +355,13 @@ class ConsoleModel:
         if self.message and not self.lasting and self.said_at is not None:
             self.message = ""
 
-    def open_seats(self) -> list[int]:
-        """The seats still waiting for a person (a table not yet started; bot seats wait for
-        their bots)."""
+    def open_seats(self, bots: bool = False) -> list[int]:
+        """The seats of a table not yet started still waiting for a person (``bots``: those
+        kept for a bot, waiting for their bots)."""
         if self.status != "open":
             return []
         return [seat for seat, data in enumerate(self.seats)
-                if not data.get("taken") and data.get("kind") != "bot"]
+                if not data.get("taken") and (data.get("kind") == "bot") == bots]
 
     # -- undo within a turn -----------------------------------------------------------------
 

@@ -126,7 +126,7 @@ def turn_text(model: ConsoleModel) -> str:
     note = model.ui.turn_note()
     who = f"{who} {note}" if note else who
     # Away players whose turn it is not: seen on every screen, not only in the log.
-    gone = [model.name(s, 8) for s in range(len(model.seats))
+    gone = [model.name(s) for s in range(len(model.seats))
             if s not in (seat, model.you) and model.away(s)]
     return f"{who} · away: {', '.join(gone)}" if gone else who
 
@@ -134,9 +134,15 @@ def turn_text(model: ConsoleModel) -> str:
 def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
     """The last events, newest at the bottom (or, scrolled back, older ones); a long one
     wraps, so that what fits of the log is whole."""
+    return _log_view(model, height, width)[0]
+
+
+def _log_view(model: ConsoleModel, height: int, width: int) -> tuple[list[Line], int]:
+    """:func:`log_lines`, and how many of the log's entries they show."""
     end = max(0, len(model.log) - model.log_back)
     room = height - 1 if model.log_back else height  # scrolled back: a line says so
     lines: list[Line] = []
+    shown = 0
     for i in range(end - 1, -1, -1):
         # Since your last turn: bold, and a different bullet for NO_COLOR.
         new = i >= model.log_mark and not model.replay_step
@@ -150,10 +156,11 @@ def log_lines(model: ConsoleModel, height: int, width: int) -> list[Line]:
             else:
                 break
         lines[:0] = [[bullet, (style, rows[0])], *[[("", "  "), (style, r)] for r in rows[1:]]]
+        shown += 1
     if model.log_back and height > 0:
         lines.append([("class:hint", f"-- {model.log_back} newer lines below (PgDn) --")])
     lines = [[("", "")]] * (height - len(lines)) + lines
-    return [fit(line, width) for line in lines]
+    return [fit(line, width) for line in lines], shown
 
 
 #: The message line grows to this many lines for a long sentence (a refusal is said whole).
@@ -177,15 +184,21 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     elif (absent := model.may_stand_in) is not None:
         name = model.name(absent)
         text = f"{name} is away: B seats a bot for {name} until they are back"
-    elif (not (text := "" if model.curtain else model.ui.note()) and model.invite
-          and (seats := model.open_seats())):
-        numbers = ", ".join(str(seat + 1) for seat in seats)
-        text = f"seat {numbers} open: others join with  {model.invite}"
-        # Who waits with you (the log names only those seated after you), on a line of its
-        # own: the line to type stays whole on one.
-        seated = ", ".join(f"{seat + 1} {model.sentence_name(seat)}" for seat, data
-                           in enumerate(model.seats) if data.get("taken"))
-    rows = wrap(text, width, "  ")
+    elif not (text := "" if model.curtain else model.ui.note()):
+        # Each kind of open seat with the line that fills it, on a line of its own: a seat
+        # kept for a `sagani bot` said nothing, and the table waited for it unexplained.
+        for seats, what, line in ((model.open_seats(), "open: others join with ", model.invite),
+                                  (model.open_seats(bots=True), "kept for a bot:",
+                                   model.bot_invite)):
+            if seats and line:
+                numbers = ", ".join(str(seat + 1) for seat in seats)
+                text += ("\n" if text else "") + f"seat {numbers} {what} {line}"
+        if text:
+            # Who waits with you (the log names only those seated after you), on a line of its
+            # own: the line to type stays whole on one.
+            seated = ", ".join(f"{seat + 1} {model.sentence_name(seat)}" for seat, data
+                               in enumerate(model.seats) if data.get("taken"))
+    rows = [row for paragraph in text.split("\n") for row in wrap(paragraph, width, "  ")]
     if seated:
         rows = [*wrap(f"seated: {seated}", width, "  "), *rows]
     rows = rows[:MESSAGE_LINES]
@@ -275,9 +288,15 @@ def log_height(height: int) -> int:
     return 2 if height < 29 else 2 + (height - 23) // 4
 
 
-def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
-    """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
-    lines: list[Line] = [status_line(model, width)]
+def log_page(model: ConsoleModel, width: int, height: int) -> int:
+    """How many log entries :func:`screen` shows as it stands (at least 1): PgUp and PgDn go
+    by as many. A step of 5 skipped 3 unseen entries a press where 80x24 shows 2 scrolled."""
+    _, log_h, _ = _heights(model, width, height)
+    return max(1, _log_view(model, log_h, width)[1])
+
+
+def _heights(model: ConsoleModel, width: int, height: int) -> tuple[int, int, list[Line]]:
+    """The rows of the body and of the log on a screen of ``height``, and the message's."""
     message = message_lines(model, width)
     body_h = height - 1 - log_height(height) - 2
     if model.page == GAME and model.view is not None:
@@ -288,6 +307,13 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     if log_h < 1:
         body_h = max(1, body_h - (1 - log_h))
         log_h = height - 1 - body_h - 1 - len(message)
+    return body_h, log_h, message
+
+
+def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
+    """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
+    lines: list[Line] = [status_line(model, width)]
+    body_h, log_h, message = _heights(model, width, height)
     if model.page == HELP:
         lines.extend(help_lines(model, width, body_h))
     elif model.view is None:

@@ -1,0 +1,112 @@
+"""A LAN evening at 80x24, found by playing one (host, standby, consoles in terminals of 80x24):
+the help's key column, the log scrolled back, a seat kept for a `sagani bot`, an away name on
+the status line. The real prompt_toolkit app on pipe input, or the real `sagani` on a
+pseudo-terminal of 80x24."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+from cli_kit import RUN_SAGANI, Terminal, lan_party
+from console_kit import running_console
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.output import DummyOutput
+from test_net_support import WAIT_S, until_async
+
+from sagani_net.cli.console.model import HELP, ConsoleModel
+from sagani_net.cli.console.render import screen_text
+from sagani_net.games.sagani.rules import State
+
+
+class Output80x24(DummyOutput):
+    """What the app draws on is a terminal of 80x24 (DummyOutput says 80x40)."""
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
+def test_the_help_keeps_the_key_column_of_the_replays_arrow_keys() -> None:
+    """Page 2 of the keys read '→ n replay: next move' at column 0, out of the key column:
+    the wrap of a line that is not ASCII dropped its leading space and its column's spaces."""
+
+    async def main() -> str:
+        model = ConsoleModel()
+        async with running_console(model) as running:
+            running.keys.send_text("?")
+            await until_async(lambda: model.page == HELP)
+            running.keys.send_text(" ")
+            await until_async(lambda: model.help_page == 1)
+            text = screen_text(model, 80, 24)
+            running.keys.send_text("x")  # back from the help: q there is a key like any
+            await until_async(lambda: model.page != HELP)
+            return text
+
+    text = asyncio.run(asyncio.wait_for(main(), WAIT_S))
+    assert "\n → n      replay: next move\n" in text, text
+    assert "\n ← b      replay: previous move\n" in text, text
+
+
+def test_page_up_and_down_show_every_line_of_the_log_at_80x24() -> None:
+    """At 80x24 the log shows 2 or 3 lines; PgUp went back 5 a press, so 3 of every 5 were
+    never on screen. Each press now goes back as many as the screen shows."""
+
+    async def main() -> tuple[set[str], set[str]]:
+        model = ConsoleModel()
+        for n in range(16):
+            model.add_log(f"event {n}")
+        seen_up: set[str] = set()
+        seen_down: set[str] = set()
+        async with running_console(model, output=Output80x24()) as running:
+            for key, seen, done in (("\x1b[5~", seen_up, lambda: model.log_back == 15),
+                                    ("\x1b[6~", seen_down, lambda: model.log_back == 0)):
+                while True:
+                    text = screen_text(model, 80, 24)
+                    seen.update(line.strip("·▸ ") for line in text.splitlines()
+                                if line.lstrip("·▸ ").startswith("event "))
+                    if done():
+                        break
+                    before = model.log_back
+                    running.keys.send_text(key)
+                    await until_async(lambda before=before: model.log_back != before)
+        return seen_up, seen_down
+
+    seen_up, seen_down = asyncio.run(asyncio.wait_for(main(), WAIT_S))
+    every = {f"event {n}" for n in range(16)}
+    assert seen_up == every, sorted(every - seen_up)
+    assert seen_down == every, sorted(every - seen_down)
+
+
+def test_a_seat_kept_for_a_bot_says_how_to_seat_it_and_the_line_works(tmp_path: Path) -> None:
+    """`sagani join --bots 1` at a host without house bots: the console said only 'waiting
+    for players (1/2 seated)' and the table waited for a bot with nothing saying how. It says
+    the `sagani bot` line; run as said, it seats the bot and the game starts."""
+    with lan_party(tmp_path / "host") as (host, bots):
+        assert host.stdout is not None
+        address = host.stdout.readline().split()[3].removeprefix("tcp://")
+        ann = Terminal("join", address, "--players", "2", "--bots", "1", "--name", "ann",
+                       env={"XDG_DATA_HOME": str(tmp_path / "ann")})
+        told = f"seat 2 kept for a bot: sagani bot {address} --table "
+        ann.wait_for(told)
+        line = next(row for row in ann.screen.text().splitlines() if told in row)
+        command = line.split("sagani ", 1)[1].split()
+        assert command[:2] == ["bot", address] and command[2] == "--table"
+        bots.append(subprocess.Popen([*RUN_SAGANI, *command, "--strategy", "random"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        ann.wait_for("YOUR TURN")
+        assert "kept for a bot" not in ann.screen.text()
+        ann.send("q")
+        assert ann.close() == 0
+
+
+def test_the_status_line_names_an_away_player_whole_where_it_fits() -> None:
+    """'YOUR TURN (discard and draw) · away: greedy-b' with 14 columns to spare: names were
+    cut to 8 there, and 'greedy-b' is nobody's name."""
+    state = State.new(3, seed=3)
+    model = ConsoleModel(connection="online")
+    model.load({"table": "t1", "you": 0, "status": "running", "view": state.view(0),
+                "seats": [{"name": "ann"}, {"name": "greedy-bot", "away": True},
+                          {"name": "bob"}]})
+    status = screen_text(model, 80, 24).splitlines()[0]
+    assert "YOUR TURN · away: greedy-bot " in status, status
