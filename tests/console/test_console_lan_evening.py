@@ -17,7 +17,9 @@ from test_net_support import WAIT_S, until_async
 
 from sagani_net.cli.console.model import HELP, ConsoleModel
 from sagani_net.cli.console.render import screen_text
+from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
+from sagani_net.host import Host
 
 
 class Output80x24(DummyOutput):
@@ -110,3 +112,39 @@ def test_the_status_line_names_an_away_player_whole_where_it_fits() -> None:
                           {"name": "bob"}]})
     status = screen_text(model, 80, 24).splitlines()[0]
     assert "YOUR TURN · away: greedy-bot " in status, status
+
+
+def test_solo_sagrada_marks_new_only_what_came_since_your_last_turn(host: Host) -> None:
+    """Alone, every turn is yours: the console waited for a turn of someone else's to note
+    the windows and the log, so every die of the game stayed marked * ("new since your last
+    turn") and every log line ▸. Once a turn ends the next one marks nothing new of it."""
+
+    async def main() -> None:
+        me = AsyncClient(host.endpoint)
+        await me.connect()
+        table = await me.create({"players": 1}, game="sagrada", seed=5)
+        await me.join(table, seat=0, name="ann")
+        model = ConsoleModel(game="sagrada")
+
+        async def send(text: str) -> None:
+            await until_async(lambda: not running.console._sending)
+            running.keys.send_text(text)
+
+        async with running_console(model, me) as running:
+            await until_async(lambda: model.my_turn and model.view is not None)
+            await send("\r")  # the first pattern
+            await until_async(lambda: model.view["phase"] == "play" and model.my_turn)
+            first = model.view["turn_index"]
+            await send("1")
+            await until_async(lambda: model.ui.cursor is not None)
+            await send("\r")
+            await until_async(lambda: model.view["drafted"])
+            if model.view["turn_index"] == first:
+                await send("p")  # a tool could still be used: end the turn
+            await until_async(lambda: model.view["turn_index"] != first and model.my_turn)
+            text = screen_text(model, 80, 24)
+            assert "*" not in "".join(text.splitlines()[1:12]), text  # the window's rows
+            assert model.log_mark == len(model.log)
+        me.close()
+
+    asyncio.run(asyncio.wait_for(main(), WAIT_S))

@@ -231,6 +231,8 @@ class SagradaUI(GameUI[State]):
         #: Choose phase: the slot chosen before your turn to choose came, sent when it comes.
         self.chosen_ahead: int | None = None
         self._mark: list[list[str]] = []
+        #: (round, turn index) of the turn of yours on screen; None when it is not yours.
+        self._my_turn: tuple[Any, Any] | None = None
         self._planned: tuple[tuple[Any, ...], State, Data] | None = None
         #: The state shown, and its legal actions by the pool die drafted first (None: none),
         #: None where that draft is refused: see :meth:`_listed`.
@@ -1010,7 +1012,13 @@ class SagradaUI(GameUI[State]):
         turn_over = any(e.get("type") in ("turn_passed", "round_started", "patterns_revealed")
                         or e.get("seat") == you and e.get("type") == "die_placed"
                         for e in events)
-        if you is not None and turn_over and not self.mine():
+        # A turn of yours that ended where the next is yours too (every turn of a solo game,
+        # the second of a round's two in a row): the turn stayed yours, and every die of the
+        # game stayed marked new, every log line too.
+        turn = (host.get("round"), host.get("turn_index")) if host is not None else None
+        ended = self._my_turn is not None and turn != self._my_turn
+        self._my_turn = turn if self.mine() else None
+        if you is not None and (turn_over and not self.mine() or ended):
             self.model.remember()
         if you is not None and any(e.get("type") == "patterns_revealed" for e in events):
             self.model.shown = you  # a Tab while choosing, with no window to show, is forgotten
