@@ -268,8 +268,8 @@ class Console:
         self._told_move: str | None = None  # where the host moved when the console last said
         #: The seats whose players were away when the console last looked (for the log).
         self._away: set[int] = set()
-        #: The turn timer's seconds left on the top line when it was last drawn.
-        self._shown_left: int | None = None
+        #: The counts on the top line when it was last drawn: the turn timer's, a silent bot's.
+        self._shown_left: tuple[int | None, int | None] = (None, None)
         if client is not None and client.replica is not None and client.replica.game:
             model.set_game(client.replica.game)
         self.history = InMemoryHistory()
@@ -381,9 +381,12 @@ class Console:
                 self.model.connection = ONLINE
                 self._tell_unsent()
                 self.redraw()
-            elif self.model.time_left_s != self._shown_left:
-                self.redraw()  # the turn timer's count on the top line
-            self._shown_left = self.model.time_left_s
+            elif self._counts() != self._shown_left:
+                self.redraw()  # the turn timer's count on the top line, or a silent bot's
+            self._shown_left = self._counts()
+
+    def _counts(self) -> tuple[int | None, int | None]:
+        return self.model.time_left_s, self.model.bot_left_s
 
     def _tell_presence(self) -> None:
         """Say in the log who went away and who came back (heartbeats bring it between
@@ -537,6 +540,7 @@ class Console:
         self.model.you = replica.you
         self.model.table = replica.table
         self.model.turn_timer_s = replica.turn_timer_s
+        self.model.deadline_s = replica.deadline_s
         # Its log line says they are back: presence is not to say it a second time.
         self._away -= {e["seat"] for e in events if e.get("type") == "stand_in_left"}
         self.model.receive(

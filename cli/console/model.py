@@ -16,10 +16,14 @@ from typing import Any
 from sagani_net.game import Data, event_sentence
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI, columns, cut
+from sagani_net.host import BOT_FALLBACK_S, DEADLINE_GRACE_S
 from sagani_net.protocol.messages import printable
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
 LOG_LIMIT = 500
+#: A bot to move that has said nothing for this long shows when the host moves for it: a bot
+#: that died said nothing for its whole deadline (60 s by default), and the screen nothing either.
+BOT_QUIET_S = 5.0
 #: Longest name the screen shows, and a name as the host numbers like ones ("greedy 2").
 NAME_CHARS = 10
 NUMBERED = re.compile(r"(.*?)((?: \d+)?)")
@@ -58,6 +62,8 @@ class ConsoleModel:
     #: decision's time from the update that announced it; a snapshot (a join, a reconnect)
     #: says how much of it is left. None when unknown (a snapshot of an older host).
     announced_s: float | None = None
+    #: The per-move deadline of the table's bot seats, seconds (None: the host's fallback).
+    deadline_s: float | None = None
     #: The seat to move as the host says it (updates and snapshots carry it); None: unknown.
     host_turn: int | None = None
     #: What your seat alone may see (a hand, a private objective); None when nothing.
@@ -216,7 +222,7 @@ class ConsoleModel:
         self.seats = snapshot.get("seats", self.seats)
         left_s = snapshot.get("turn_left_s")
         due_s = time.monotonic() + left_s if isinstance(left_s, (int, float)) else None
-        self._take(snapshot, [], announced_s=self._announced(due_s), told=due_s is not None)
+        self._take(snapshot, [], due_s=due_s, told=due_s is not None)
 
     def receive(self, message: Data) -> None:
         """Take an update or an accepted reply: new view, and its events in words."""
@@ -233,7 +239,7 @@ class ConsoleModel:
         # its count goes by when the host said it runs out (``turn_due_s``, from the client).
         if message.get("type") == "snapshot":
             due_s = message.get("turn_due_s")
-            self._take(message, events, announced_s=self._announced(due_s),
+            self._take(message, events, due_s=due_s,
                        told=due_s is not None)
         else:
             self._take(message, events, announced_s=time.monotonic())
@@ -277,16 +283,21 @@ class ConsoleModel:
                     self.add_log(self.event_text(event))
         self.logged_version = max(self.logged_version, version)
 
-    def _announced(self, due_s: float | None) -> float | None:
-        """When a decision whose clock runs out at ``due_s`` (None: unknown) was announced, as
-        the turn timer counts it."""
-        return None if due_s is None or self.turn_timer_s is None else due_s - self.turn_timer_s
+    def _clock_s(self, seat: int | None) -> float | None:
+        """The clock a decision of ``seat`` runs on: the turn timer for a person's seat, the
+        deadline (or the host's fallback) for a bot's; None when none runs."""
+        if seat is None:
+            return None
+        if self.bot_seat(seat):
+            return self.deadline_s if self.deadline_s is not None else BOT_FALLBACK_S
+        return self.turn_timer_s
 
-    def _take(self, message: Data, events: list[Data], announced_s: float | None,
-              told: bool = False) -> None:
-        """Take a message's position; ``announced_s`` is when its decision was announced, taken
-        if the decision is new, or ``told`` by the host's own clock (a snapshot saying what is
-        left): a host that came back or took over starts the clock of a decision again."""
+    def _take(self, message: Data, events: list[Data], announced_s: float | None = None,
+              told: bool = False, due_s: float | None = None) -> None:
+        """Take a message's position; ``announced_s`` is when its decision was announced (or
+        ``due_s``, when its clock runs out: a snapshot's), taken if the decision is new, or
+        ``told`` by the host's own clock (a snapshot saying what is left): a host that came
+        back or took over starts the clock of a decision again."""
         # The decision to make: a game's start is one at version 0, as each move's is one
         decision = (self.version, self.status, self.turn)
         self.status = message.get("status", self.status)
@@ -298,6 +309,9 @@ class ConsoleModel:
         before = self.version
         if "view" in message and message["view"]:
             self.view = message["view"]
+        if due_s is not None:
+            clock_s = self._clock_s(self.turn)
+            announced_s = None if clock_s is None else due_s - clock_s
         if told or (self.version, self.status, self.turn) != decision:
             self.announced_s = announced_s
         if self.version != before:
@@ -336,6 +350,20 @@ class ConsoleModel:
         if self.turn_timer_s is None or self.announced_s is None:
             return None
         return max(0, math.ceil(self.turn_timer_s - (time.monotonic() - self.announced_s)))
+
+    @property
+    def bot_left_s(self) -> int | None:
+        """Whole seconds until the host plays the default move for the bot seat to move, once
+        that bot has been silent for :data:`BOT_QUIET_S`; None before, or when unknown."""
+        seat = self.turn
+        if (seat is None or self.announced_s is None or not self.bot_seat(seat)
+                or self.away(seat) or self.stood_in(seat) or self.status != "running"):
+            return None
+        waited_s = time.monotonic() - self.announced_s
+        if waited_s < BOT_QUIET_S:
+            return None
+        deadline_s = (self.deadline_s if self.deadline_s is not None else BOT_FALLBACK_S)
+        return max(0, math.ceil(deadline_s + DEADLINE_GRACE_S - waited_s))
 
     @property
     def version(self) -> int | None:

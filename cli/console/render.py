@@ -123,6 +123,8 @@ def turn_text(model: ConsoleModel) -> str:
         # The host plays a default move when it is up: everyone at the table sees it coming.
         left = model.time_left_s
         who += f" ({model.turn_timer_s:g} s a turn)" if left is None else f" ({left} s left)"
+    elif (left := model.bot_left_s) is not None:
+        who += f" (host moves for it in {left} s)"
     note = model.ui.turn_note()
     who = f"{who} {note}" if note else who
     # Away players whose turn it is not: seen on every screen, not only in the log.

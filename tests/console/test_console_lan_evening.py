@@ -6,6 +6,7 @@ pseudo-terminal of 80x24."""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output import DummyOutput
 from test_net_support import WAIT_S, until_async
 
-from sagani_net.cli.console.model import HELP, ConsoleModel
+from sagani_net.cli.console.model import BOT_QUIET_S, HELP, ConsoleModel
 from sagani_net.cli.console.render import screen_text
 from sagani_net.client import AsyncClient
 from sagani_net.games.sagani.rules import State
@@ -146,5 +147,31 @@ def test_solo_sagrada_marks_new_only_what_came_since_your_last_turn(host: Host) 
             assert "*" not in "".join(text.splitlines()[1:12]), text  # the window's rows
             assert model.log_mark == len(model.log)
         me.close()
+
+    asyncio.run(asyncio.wait_for(main(), WAIT_S))
+
+
+def test_a_silent_bot_to_move_shows_when_the_host_will_move_for_it(host: Host) -> None:
+    """A bot that died mid-game: the top line said 'greedy's turn' for the whole minute of its
+    deadline, as for a bot thinking. Once a bot to move has been silent for BOT_QUIET_S, the
+    top line counts down to the host's default move."""
+
+    async def main() -> None:
+        me = AsyncClient(host.endpoint)
+        await me.connect()
+        table = await me.create({"players": 2}, seed=5, bots=[0])
+        mute = AsyncClient(host.endpoint)
+        await mute.join(table, role="bot", seat=0, name="greedy")  # and never acts
+        await me.join(table, seat=1, name="ann")
+        model = ConsoleModel()
+        async with running_console(model, me):
+            await until_async(lambda: model.turn == 0 and model.announced_s is not None)
+            assert "greedy's turn" in screen_text(model, 80, 24).splitlines()[0]
+            assert model.bot_left_s is None  # a bot may think a while: nothing said yet
+            model.announced_s -= BOT_QUIET_S + 5  # as if it had been silent this long
+            top = screen_text(model, 80, 24).splitlines()[0]
+            assert re.search(r"greedy's turn \(host moves for it in (50|51) s\)", top), top
+        me.close()
+        mute.close()
 
     asyncio.run(asyncio.wait_for(main(), WAIT_S))
