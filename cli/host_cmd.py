@@ -32,9 +32,9 @@ from sagani_net.limits import (
 )
 from sagani_net.private_files import private_dir, write_private
 from sagani_net.protocol import DEFAULT_PORT
+from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
-from sagani_net.tables import BOT_FALLBACK_S, DEADLINE_GRACE_S
 
 if TYPE_CHECKING:
     from sagani_net import discovery

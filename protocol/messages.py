@@ -30,6 +30,13 @@ ROLES = ("player", "bot", "spectator")
 #: trip, short enough that a forgotten table cannot hold a timer for days.
 MIN_DEADLINE_S = 0.1
 MAX_DEADLINE_S = 3600.0
+#: Time a bot seat gets beyond its table's deadline before the host plays for it: the update
+#: announcing the turn and the bot's act both cross the network.
+DEADLINE_GRACE_S = 0.25
+#: The clock of a bot seat at a table that sets no ``deadline_s``: anyone may join as a bot,
+#: and a "bot" that never moves must not hold the game for ever (issue 18, point 9). Here, with
+#: the wire's other numbers, since a console counts down to it too (and imports no host).
+BOT_FALLBACK_S = 60.0
 
 #: Characters no string in a request may hold, since names and other strings end up on other
 #: people's screens and in logs: C0 and C1 controls (ESC starts a terminal's escape sequences;

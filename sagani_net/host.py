@@ -42,7 +42,12 @@ from sagani_net.protocol import (
     request_id,
 )
 from sagani_net.protocol.errors import logged
-from sagani_net.protocol.messages import MAX_DEADLINE_S, MIN_DEADLINE_S
+from sagani_net.protocol.messages import (
+    BOT_FALLBACK_S,
+    DEADLINE_GRACE_S,
+    MAX_DEADLINE_S,
+    MIN_DEADLINE_S,
+)
 from sagani_net.protocol.wire import (
     DEFAULT_PORT,
     MAX_PORT,
@@ -55,8 +60,6 @@ from sagani_net.recovery import Recovery
 from sagani_net.store import StorageDamaged, Store
 from sagani_net.tables import (
     BATCH_BUDGET_S,
-    BOT_FALLBACK_S,
-    DEADLINE_GRACE_S,
     HEARTBEAT_S,
     HOST_DEFAULT_SESSION,
     HOST_STAND_IN_SESSION,

@@ -35,7 +35,7 @@ from sagani_net.game import Game, GameState, RuleError, event_sentence
 from sagani_net.games import get_game
 from sagani_net.limits import PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
-from sagani_net.protocol.messages import numbered_name
+from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S, numbered_name
 from sagani_net.protocol.wire import VERSION
 from sagani_net.quotas import Limits, Quotas
 from sagani_net.store import SessionRow, Store, TableRow
@@ -60,9 +60,6 @@ TOKEN_BYTES = 24
 TABLE_ID_BYTES = 4
 #: Accepted replies kept in memory per session for instant retries (older ones come from disk).
 REPLY_CACHE_SIZE = 16
-#: Time a bot seat gets beyond its table's deadline before the host plays for it: the update
-#: announcing the turn and the bot's act both cross the network.
-DEADLINE_GRACE_S = 0.25
 #: What the store records as the session of a move the host played for a bot that missed its
 #: deadline. Real sessions are 64 hex digits (token hashes), so it never matches one, and a
 #: retry lookup (by session and message id) never finds it.
@@ -75,9 +72,6 @@ HOST_STAND_IN_SESSION = "host:stand-in"
 #: before each move, so that people see whose turn it was.
 STAND_IN_STRATEGY = "greedy"
 STAND_IN_PAUSE_S = 0.5
-#: The clock of a bot seat at a table that sets no ``deadline_s``: anyone may join as a bot,
-#: and a "bot" that never moves must not hold the game for ever (issue 18, point 9).
-BOT_FALLBACK_S = 60.0
 #: A seated player's client says it is there (``here``, or any request with its token) once a
 #: presence period: the host's heartbeat, but never more often than this.
 PRESENCE_MIN_S = 0.25

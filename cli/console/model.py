@@ -16,8 +16,7 @@ from typing import Any
 from sagani_net.game import Data, event_sentence
 from sagani_net.games import DEFAULT_GAME, game_part, get_game
 from sagani_net.gameui import SENTENCE_NAME_CHARS, GameUI, columns, cut
-from sagani_net.host import BOT_FALLBACK_S, DEADLINE_GRACE_S
-from sagani_net.protocol.messages import printable
+from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S, printable
 
 #: Log lines kept in memory (the screen shows what fits; PgUp/PgDn scroll).
 LOG_LIMIT = 500

@@ -12,13 +12,10 @@ import pytest
 
 import sagani_net.tables as tables_module
 from sagani_net.protocol import VERSION, ProtocolError, check_request, decode_message
+from sagani_net.protocol.messages import DEADLINE_GRACE_S
 from sagani_net.quotas import Limits
 from sagani_net.store import Store
-from sagani_net.tables import (
-    DEADLINE_GRACE_S,
-    STAND_IN_PAUSE_S,
-    Tables,
-)
+from sagani_net.tables import STAND_IN_PAUSE_S, Tables
 
 ADDRESS = "127.0.0.2"  # the peer's address, as the host would pass it: loopback, like every test
 
