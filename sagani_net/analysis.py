@@ -12,7 +12,11 @@ of several seats its estimated chance to finish ahead of each other seat (the wi
 shown in per cent), in a solo game the game's solo reward (0..1, see the game's RULES.md). A
 decision's moves are grouped by the action played now (a Sagani take is worth the best
 placement searched after it); the best is the search's robust choice (its most visited move),
-and ``loss = max(0, value_best - value_played)``. A loss of :data:`MISTAKE` or more marks a
+and ``loss = max(0, value_best - value_played)``. A loss that would be marked is measured
+again (:func:`judge`): the move played and the :data:`CHECKED` best are searched anew, paired
+(:meth:`MctsPolicy.search_paired`), and their values, best and loss replace the first search's,
+whose values of a move left after a few samples carry the luck of those samples (and its best's,
+the luck that made it the best). A loss of :data:`MISTAKE` or more marks a
 ``"mistake"``, :data:`BLUNDER` or more a ``"blunder"`` (a game's ``bots.py`` may set its own
 ``ANALYSIS_MARKS``; each game's RULES.md says what it uses). A forced decision (one legal
 action) is not searched.
@@ -35,6 +39,7 @@ The decisions are judged in parallel, one per task, on every core (:func:`analys
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -46,7 +51,7 @@ from multiprocessing.context import BaseContext
 from typing import Any, TextIO
 
 from sagani_net.bots.base import game_bots
-from sagani_net.bots.mcts import MctsPolicy, Move, PlainSearch, SearchHooks, frozen
+from sagani_net.bots.mcts import MctsPolicy, Move, Node, PlainSearch, SearchHooks, frozen
 from sagani_net.bots.tournament import Progress
 from sagani_net.game import Data, Game, GameState, without_seat
 from sagani_net.games import get_game
@@ -65,6 +70,9 @@ EXPLORATION = 0.6
 #: Loss (in reward, 0..1) from which a decision is a mistake, and a blunder.
 MISTAKE = 0.05
 BLUNDER = 0.15
+#: How many of the search's best moves a marked decision's move is measured again against
+#: (:func:`judge`), each on half the iterations of the search.
+CHECKED = 2
 #: How many of a seat's costliest decisions its summary names.
 COSTLIEST = 3
 
@@ -336,12 +344,64 @@ def judge(decision: Decision, effort: Effort) -> Verdict:
     value_played = groups[key][2] if key in groups else None
     loss = 0.0 if best_key == key or value_played is None else max(0.0, value_best - value_played)
     mistake, blunder = marks(decision.game)
+    iterations = policy.last_iterations
+    if loss >= mistake and value_played is not None:
+        # The search's value of a move it left after a few unlucky samples is low by that
+        # luck, and its best's high by the same (it is the best because its samples went
+        # well): a loss of 30 points on a Sugi first move fell to 1 at ten times the
+        # iterations. A mark stands only on a second measure, fresh and paired, of the move
+        # played against the search's CHECKED best moves.
+        ranked = sorted((g for g in groups if g != key), key=lambda g: groups[g][1:],
+                        reverse=True)[:CHECKED]
+        check = MctsPolicy(decision.game, think_s=effort.think_s,
+                           iterations=None if effort.iterations is None
+                           else max(1, effort.iterations // 2) * (len(ranked) + 1),
+                           exploration=EXPLORATION)
+        roots = check.search_paired(
+            decision.view, decision.private, decision.seat, rng,
+            [functools.partial(_Kept, played=played, key=g, move=groups[g][0],
+                               first=hooks.decisions(groups[g][0])[0]) for g in [key, *ranked]])
+        value_played, *values = (_mean(r) for r in roots)
+        if value_played >= max(values):  # measured again, the move played is the best
+            best_move, value_best, loss = groups[key][0], value_played, 0.0
+        else:
+            value_best = max(values)
+            best_move = groups[ranked[values.index(value_best)]][0]
+            loss = value_best - value_played
+        iterations += check.last_iterations
     mark = "blunder" if loss >= blunder else "mistake" if loss >= mistake else None
     line = tuple(rules.action_text(base.action_data(a)) for a in hooks.decisions(best_move))
     return Verdict(decision.index, decision.seat, decision.turn, played_text, line[0],
                    value_played, value_best, loss, mark, best_line=line,
-                   moves=len(root.children), iterations=policy.last_iterations,
+                   moves=len(root.children), iterations=iterations,
                    seconds=time.perf_counter() - started)
+
+
+class _Kept(_Judged):
+    """The game's search hooks with one root move kept: ``move`` where the sample has it
+    among the root's moves, else the others that start with the same action (``key``), else
+    the move the game makes of that action (``first``)."""
+
+    def __init__(self, hooks: SearchHooks, played: Any, key: Hashable, move: Hashable,
+                 first: Any) -> None:
+        super().__init__(hooks, played, key)
+        self.move = move
+        self.first = first
+
+    def candidates(self, state: GameState, root: bool) -> list[Hashable]:
+        moves = super().candidates(state, root)
+        if not root:
+            return moves
+        if self.move in moves:
+            return [self.move]
+        same = [m for m in moves if first_key(state, self.hooks, m) == self.key]
+        return same or [move_for(self.hooks, state, self.first)]
+
+
+def _mean(root: Node) -> float:
+    """The mean reward of a root's iterations, for the seat to move there."""
+    visits = sum(c.visits for c in root.children.values())
+    return sum(c.total for c in root.children.values()) / visits if visits else 0.0
 
 
 def summarize(verdicts: list[Verdict], seats: int) -> list[SeatSummary]:

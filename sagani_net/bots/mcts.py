@@ -170,6 +170,39 @@ class MctsPolicy:
         assert self.last_root is not None
         return self.last_root
 
+    def search_paired(
+        self, view: Data, private: Data | None, seat: int, rng: random.Random,
+        wraps: list[Callable[[SearchHooks], SearchHooks]],
+    ) -> list[Node]:
+        """Search one root per ``wraps`` (each wrapping the game's hooks, as a rule to keep
+        one root move) from what ``seat`` knows, on the same samples: each iteration draws
+        one sample and plays it out from every root with the same random numbers, so that
+        the roots' mean rewards differ by the moves alone, not by the luck of their samples.
+        Returns the roots (the budget counts iterations of all of them together)."""
+        cfg = self.config
+        deadline = None if cfg.think_s is None else time.perf_counter() + cfg.think_s
+        limit = cfg.iterations if cfg.iterations is not None else 10**9
+        hooks = [wrap(self._hooks()) for wrap in wraps]
+        roots = [Node() for _ in wraps]
+        nodes = [0] * len(wraps)
+        known: GameState | None = None
+        n = 0
+        while n < limit:
+            if deadline is not None and n and time.perf_counter() >= deadline:
+                break
+            if known is None:
+                sample = self.game.determinize(view, private, seat, rng)
+                known = sample.clone()
+            else:
+                sample = self.game.resample(known, seat, rng)
+            seed = rng.getrandbits(64)
+            for i, root in enumerate(roots):
+                nodes[i] += self._iterate(root, sample.clone(), random.Random(seed), hooks[i],
+                                          grow=nodes[i] < MAX_NODES)
+            n += len(roots)
+        self.last_iterations = n
+        return roots
+
     def _follow(self, base: GameState, decisions: list[Any], seat: int) -> Any:
         """Play the first of ``decisions``; keep the rest for the view it leads to."""
         first, rest = decisions[0], decisions[1:]
