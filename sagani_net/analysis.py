@@ -71,8 +71,9 @@ EXPLORATION = 0.6
 MISTAKE = 0.05
 BLUNDER = 0.15
 #: How many of the search's best moves a marked decision's move is measured again against
-#: (:func:`judge`), each on half the iterations of the search.
+#: (:func:`judge`), each on 1/CHECK_SHARE of the search's iterations.
 CHECKED = 2
+CHECK_SHARE = 2
 #: How many of a seat's costliest decisions its summary names.
 COSTLIEST = 3
 
@@ -355,7 +356,7 @@ def judge(decision: Decision, effort: Effort) -> Verdict:
                         reverse=True)[:CHECKED]
         check = MctsPolicy(decision.game, think_s=effort.think_s,
                            iterations=None if effort.iterations is None
-                           else max(1, effort.iterations // 2) * (len(ranked) + 1),
+                           else max(1, effort.iterations // CHECK_SHARE) * (len(ranked) + 1),
                            exploration=EXPLORATION)
         roots = check.search_paired(
             decision.view, decision.private, decision.seat, rng,
