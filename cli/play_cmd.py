@@ -879,7 +879,7 @@ def run_replay(args: argparse.Namespace) -> int:
     # name of 3 MB, kept the replay drawing them for minutes.
     seats = [{"name": names[i][:MAX_NAME_LEN] if i < len(names) and isinstance(names[i], str)
               else ""} for i in range(rules.seats(state.to_record()["config"]))]
-    model = ConsoleModel(connection=LOCAL, seats=seats, table=args.record.stem,
+    model = ConsoleModel(connection=LOCAL, seats=seats, record_file=printable(args.record.name),
                          game=record.get("game", "sagani"))
     if args.analysis is not None and args.analyze:
         raise UsageError("give --analysis FILE or --analyze, not both")

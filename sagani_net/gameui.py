@@ -180,7 +180,8 @@ class GameUI(Generic[StateT]):
         return box(lines, width, height)
 
     def turn_note(self) -> str:
-        """A word after whose turn it is in the status line, e.g. ``(place)``."""
+        """What the turn on screen asks for, a few words for the status line, e.g. ``place``
+        (the shell brackets it, with what it says of the seat: ``bob's turn (place; away)``)."""
         return ""
 
     def note(self) -> str:

@@ -443,14 +443,13 @@ class Console:
                 message = await client.next_update(timeout_s=1.0)
                 if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
                     self._online()
-                else:
-                    self._tell_move()  # a move too quick for the silence to show
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
                     # came in no update.
                     await self.catch_up(message["version"], away=True)
                 elif message is not None:
                     self._feed(message.get("events", []), message)
+                self._tell_move()  # also a move too quick for the silence to show
                 self.redraw()
             except asyncio.CancelledError:
                 raise
@@ -480,16 +479,18 @@ class Console:
             self._down = False
             self._online()
             await self.catch_up(client.state.version, away=True)
+            self._tell_move()
         except (HostTimeout, HostError, OSError):
             pass
 
     def _online(self) -> None:
-        """The host answers again: say where, if it moved (its standby took over), or that a
-        move made while it was away was not sent."""
+        """The host answers again: say that a move made while it was away was not sent,
+        unless it moved (its standby took over): :meth:`_tell_move` says so once the new
+        host's position is on screen."""
         self.model.connection = ONLINE
-        if self._tell_move():
+        if self.client is not None and self.client.moved_to not in (None, self._told_move):
             self._unsent = False  # the line has news enough; the turn shows on the screen
-        elif not self._tell_unsent():
+        if not self._tell_unsent():
             self.model.say("")
 
     def _tell_unsent(self) -> bool:
@@ -502,15 +503,19 @@ class Console:
         self.model.say("the host is back; your move was not sent: play it again")
         return True
 
-    def _tell_move(self) -> bool:
-        """Say "host moved to ..." once for each move of the host; True if said now."""
+    def _tell_move(self) -> None:
+        """Say "host moved to ..." once for each move of the host, in the log, and on the
+        message line for the position on screen: it goes when the position moves on, as a
+        sentence of a move does. Said lasting, it stood there to the end of the game on a
+        spectator's screen, which no key of a move ever cleared."""
         assert self.client is not None
         moved_to = self.client.moved_to
         if moved_to is None or moved_to == self._told_move:
-            return False
+            return
         self._told_move = moved_to
-        self.model.say(f"host moved to {moved_to.removeprefix('tcp://')}", lasting=True)
-        return True
+        told = f"host moved to {moved_to.removeprefix('tcp://')}"
+        self.model.add_log(told)
+        self.model.say(told)
 
     async def catch_up(self, version: int, away: bool) -> None:
         """Show the snapshot the client just took at ``version``, after logging the moves up

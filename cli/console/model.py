@@ -90,6 +90,9 @@ class ConsoleModel:
     log_back: int = 0
     #: Replay: "move 12/80" for the status line; empty when live.
     replay_step: str = ""
+    #: Replay: the record's file name, on the status line where a live game has its table's
+    #: id (a record holds none: protocol/RECORD.md).
+    record_file: str = ""
     #: The game version the log tells of (-1: none yet).
     logged_version: int = -1
     #: Log lines from this index on are what happened since your last turn.
@@ -112,6 +115,14 @@ class ConsoleModel:
     cover: bool = False
     #: What only your seat may see is behind a curtain now (``h`` lifts and drops it).
     covered: bool = False
+    #: By seat, the host's stand-ins for it as this console saw them: where each began and
+    #: ended ("round 3", "move 41"; "" unseen, None: not ended).
+    stand_ins: dict[int, list[list[str | None]]] = field(default_factory=dict)
+    #: By seat, the default moves the host played for it past its clock (``deadline_missed``).
+    defaults: dict[int, int] = field(default_factory=dict)
+    #: Moves came to this console without the host's events (a join mid-game, a reconnect:
+    #: ``history`` leaves them out), so the two above may miss some.
+    saw_part: bool = False
     game: str = DEFAULT_GAME
     ui: GameUI = field(init=False, repr=False)
     _first_view: bool = field(default=True, repr=False)
@@ -219,6 +230,7 @@ class ConsoleModel:
         if "you" in snapshot:
             self.you = snapshot["you"]
         self.seats = snapshot.get("seats", self.seats)
+        self._note_stand_ins(_where(snapshot.get("view") or self.view))
         left_s = snapshot.get("turn_left_s")
         due_s = time.monotonic() + left_s if isinstance(left_s, (int, float)) else None
         self._take(snapshot, [], due_s=due_s, told=due_s is not None)
@@ -229,8 +241,12 @@ class ConsoleModel:
             self.seats = message["seats"]
         events = list(message.get("events", ()))
         self.ui.updating(events)
+        # Where the game is when the host's events came: the message's own position.
+        where = _where(message.get("view") or self.view)
         for event in events:
+            self._note_host_play(event, where)
             self.add_log(self.event_text(event))
+        self._note_stand_ins(where)
         version = message.get("version")
         if isinstance(version, int) and message.get("type") in ("update", "snapshot"):
             self.logged_version = max(self.logged_version, version)
@@ -266,6 +282,7 @@ class ConsoleModel:
         since = max(self.logged_version, 0)
         told = [move for move in moves or () if since < move["version"] <= version]
         missed = version - since - len(told)
+        self.saw_part = self.saw_part or version > since
         if started and self.logged_version < 0 and missed == 0:
             self.add_log(self.event_text({"type": "game_started"}))
         if moves is None:
@@ -281,6 +298,54 @@ class ConsoleModel:
                 for event in move["events"]:
                     self.add_log(self.event_text(event))
         self.logged_version = max(self.logged_version, version)
+
+    def _note_host_play(self, event: Data, where: str) -> None:
+        """Note a seat the host began or stopped playing, or played a default move for."""
+        seat = event.get("seat")
+        if not isinstance(seat, int):
+            return
+        spans = self.stand_ins.setdefault(seat, [])
+        if event.get("type") == "stand_in" and not (spans and spans[-1][1] is None):
+            spans.append([where, None])
+        elif event.get("type") == "stand_in_left" and spans and spans[-1][1] is None:
+            spans[-1][1] = where
+        elif event.get("type") == "deadline_missed":
+            self.defaults[seat] = self.defaults.get(seat, 0) + 1
+        if not spans:
+            del self.stand_ins[seat]
+
+    def _note_stand_ins(self, where: str) -> None:
+        """The seat infos' ``stand_in``, for what no event told (a snapshot of a stand-in
+        begun before this console joined, an event lost while it reconnected)."""
+        for seat in range(len(self.seats)):
+            spans = self.stand_ins.get(seat, [])
+            playing = bool(spans) and spans[-1][1] is None
+            if self.stood_in(seat) and not playing:
+                self.stand_ins.setdefault(seat, []).append(["", None])
+            elif playing and not self.stood_in(seat):
+                spans[-1][1] = where
+
+    def host_play(self) -> list[str]:
+        """Sentences for the final screen: each seat the host played for part of the game,
+        with its stand-in's bot or with default moves past the seat's clock. A record does
+        not say it (a replay has none of this)."""
+        said = []
+        for seat in sorted(set(self.stand_ins) | set(self.defaults)):
+            name = self.sentence_name(seat)
+            for start, end in self.stand_ins.get(seat, []):
+                if not start:  # begun before this console heard of it
+                    when = "for part of the game, " + ("to the end" if end is None
+                                                      else f"to {end}")
+                else:
+                    when = (f"from {start} on" if end is None else f"in {start}"
+                            if end == start else f"from {start} to {end}")
+                said.append(f"The host's greedy bot played {name}'s seat {when}.")
+            if count := self.defaults.get(seat, 0):
+                times = "once" if count == 1 else f"{count} times"
+                said.append(f"{name} ran out of time {times}: the host played the default move.")
+        if said and self.saw_part:
+            said.append("(As far as this console saw: it did not follow the whole game.)")
+        return said
 
     def _clock_s(self, seat: int | None) -> float | None:
         """The clock a decision of ``seat`` runs on: the turn timer for a person's seat, the
@@ -403,6 +468,15 @@ class ConsoleModel:
             return False
         self.ui.restore(self.steps.pop())
         return True
+
+
+def _where(view: Data | None) -> str:
+    """Where a game is, as its final screen says when something began: the game's round where
+    its view counts them, else the move (the version, as a replay counts moves)."""
+    view = view or {}
+    if isinstance(view.get("round"), int):
+        return f"round {view['round']}"
+    return f"move {view.get('version') or 0}"
 
 
 def _moves(count: int) -> str:

@@ -77,7 +77,7 @@ def status_line(model: ConsoleModel, width: int) -> Line:
     is its glyph, then the table id goes (``sagani tables`` lists it), then your name (your
     seat is on the board), then the turn's words are cut with ``…``: whose turn, who is away
     and the connection are what a player looks up here in play, and a turn timer with a
-    game's note ("YOUR TURN (30 s a turn) (tool or pass) · away: bob") took the line past 80
+    game's note ("YOUR TURN (tool or pass; 30 s a turn) · away: bob") took the line past 80
     columns, cutting off who was away and the connection."""
     you = (f"· you: {model.name(model.you)} " if model.you is not None
            else "" if model.replay_step else "· watching ")
@@ -87,7 +87,8 @@ def status_line(model: ConsoleModel, width: int) -> Line:
         if model.replay_step
         else f" {_CONN_GLYPH.get(model.connection, '?')} {model.connection} "
     )
-    table = f"· table {model.table} " if model.table else ""
+    table = (f"· table {model.table} " if model.table
+             else f"· file {model.record_file} " if model.record_file else "")
     left = f" {model.game} " + table + you + turn
     if columns(left) + columns(right) > width and not model.replay_step:
         right = f" {_CONN_GLYPH.get(model.connection, '?')} "  # the glyph alone says it
@@ -115,18 +116,21 @@ def turn_text(model: ConsoleModel) -> str:
     if model.status == "over" or seat is None:
         return "game over"
     who = "YOUR TURN" if model.my_turn else f"{model.name(seat)}'s turn"
+    state = ""
     if model.stood_in(seat):
-        who += " (away: a bot plays)"
+        state = "away: a bot plays"
     elif model.away(seat):
-        who += " (away)"
+        state = "away"
     elif model.turn_timer_s is not None and not model.bot_seat(seat):
         # The host plays a default move when it is up: everyone at the table sees it coming.
         left = model.time_left_s
-        who += f" ({model.turn_timer_s:g} s a turn)" if left is None else f" ({left} s left)"
+        state = f"{model.turn_timer_s:g} s a turn" if left is None else f"{left} s left"
     elif (left := model.bot_left_s) is not None:
-        who += f" (host moves for it in {left} s)"
-    note = model.ui.turn_note()
-    who = f"{who} {note}" if note else who
+        state = f"host moves for it in {left} s"
+    # One bracket: what the turn asks for, then the seat's state. Two in a row ("carl's turn
+    # (away) (tool or pass)") read as two remarks of unclear reference.
+    said = "; ".join(part for part in (model.ui.turn_note(), state) if part)
+    who = f"{who} ({said})" if said else who
     # Away players whose turn it is not: seen on every screen, not only in the log.
     gone = [model.name(s) for s in range(len(model.seats))
             if s not in (seat, model.you) and model.away(s)]
@@ -184,8 +188,12 @@ def message_lines(model: ConsoleModel, width: int) -> list[Line]:
     elif model.verdict:
         text = model.verdict
     elif (absent := model.may_stand_in) is not None:
+        # Which bot, said: for a bot's seat "B seats a bot for greedy-bot" read as if the away
+        # bot were to get a bot of its own (the host's greedy plays the seat till it is back).
         name = model.name(absent)
-        text = f"{name} is away: B seats a bot for {name} until they are back"
+        text = (f"{name} (a bot) is away: B has the host's greedy bot play till it is back"
+                if model.bot_seat(absent) else
+                f"{name} is away: B has the host's greedy bot play for them till they are back")
     elif not (text := "" if model.curtain else model.ui.note()):
         # Each kind of open seat with the line that fills it, on a line of its own: a seat
         # kept for a `sagani bot` said nothing, and the table waited for it unexplained.
@@ -312,6 +320,21 @@ def _heights(model: ConsoleModel, width: int, height: int) -> tuple[int, int, li
     return body_h, log_h, message
 
 
+def final_lines(model: ConsoleModel, width: int, height: int) -> list[Line]:
+    """The game's final page, and under it which seats the host played for part of the game
+    (:meth:`ConsoleModel.host_play`): "greedy-bot wins." alone hid that the host's bot had
+    played the winner's seat since round 3."""
+    notes = [[("class:dim", row)] for text in model.host_play() for row in wrap(text, width)]
+    lines = model.ui.final(width, height)
+    if not notes:
+        return lines
+    while lines and not line_text(lines[-1]).strip():
+        lines.pop()
+    if len(lines) + 1 + len(notes) > height:  # the game's page makes room, as it can
+        lines = model.ui.final(width, max(1, height - 1 - len(notes)))
+    return box([*lines, [("", "")], *notes], width, height)
+
+
 def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     """The screen above the command line: ``height`` lines of exactly ``width`` characters."""
     lines: list[Line] = [status_line(model, width)]
@@ -324,7 +347,7 @@ def screen(model: ConsoleModel, width: int, height: int) -> list[Line]:
     elif model.curtain:
         lines.extend(box(curtain_lines(model, width), width, body_h))
     elif model.page == FINAL:
-        lines.extend(model.ui.final(width, body_h))
+        lines.extend(final_lines(model, width, body_h))
     else:
         lines.extend(model.ui.body(width, body_h))
     lines.extend(log_lines(model, log_h, width))

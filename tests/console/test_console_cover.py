@@ -115,7 +115,7 @@ def test_a_covered_console_still_seats_a_stand_in_for_an_away_player(host: Host)
             async with running_console(model, ann) as running:
                 await until_async(lambda: model.turn == 0 and model.away(0), AWAY_S)
                 assert model.curtain
-                assert "B seats a bot for bob" in screen_text(model, 80, 24)
+                assert "B has the host's greedy bot play for them" in screen_text(model, 80, 24)
                 running.keys.send_text("B")
                 await until_async(lambda: model.stood_in(0), AWAY_S)
         finally:

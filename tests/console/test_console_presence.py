@@ -42,7 +42,8 @@ def test_an_away_player_is_shown_a_bot_stands_in_and_the_player_takes_the_seat_b
             assert not host.sessions[hash_token(ann.token or "")].away
             text = screen_text(model, 80, 24)
             assert "bob's turn (away)" in text
-            assert "bob is away: B seats a bot for bob until they are back" in text
+            assert ("bob is away: B has the host's greedy bot play for them till they are back"
+                    in text)
             assert "bob is away" in model.log
             # A typed stand-in for your own seat is refused in words, nothing sent.
             running.console.run_command("standin 2")
@@ -121,12 +122,12 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     state.apply(state.legal_actions()[0])  # Sagani's turn is two decisions: still ann's
     assert state.current_seat == 0
     model.receive({"type": "update", "turn": 0, "view": state.view(0)})
-    assert "YOUR TURN (30 s left)" in top()
+    assert "YOUR TURN (place; 30 s left)" in top()
     assert model.announced_s is not None
     model.announced_s -= 12.5
-    assert "YOUR TURN (18 s left)" in top()
+    assert "YOUR TURN (place; 18 s left)" in top()
     model.announced_s -= 100
-    assert "YOUR TURN (0 s left)" in top()
+    assert "YOUR TURN (place; 0 s left)" in top()
     # Back from a reconnect, the console feeds the snapshot it took as a message of its own;
     # one from a host that does not say what is left shows the timer's length.
     state.apply(state.legal_actions()[0])
@@ -142,7 +143,7 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
     model.receive({"type": "update", "turn": 1, "view": state.view(0)})
     assert model.announced_s is not None
     model.announced_s -= 7.5
-    assert "bob's turn (23 s left)" in top(), top()
+    assert "bob's turn (place; 23 s left)" in top(), top()
     model.seats = [seats[0], {**seats[1], "kind": "bot"}]  # a bot's seat: its own deadline
     assert "bob's turn" in top() and "s a turn" not in top(), top()
     # A snapshot's decision may be old: the host says what is left of it, and the count goes
@@ -160,7 +161,7 @@ def test_your_turn_counts_down_the_turn_timer_from_the_update_that_announced_it(
 
 
 def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_columns() -> None:
-    """Sagrada's "(choose a pattern)" after "(30 s a turn)" took the top line past 80 columns:
+    """Sagrada's "(choose a pattern)" beside "(30 s a turn)" took the top line past 80 columns:
     it was cut in the middle of "pattern", with who was away and the connection cut off. The
     table id goes first."""
     from sagani_net.games import get_game
@@ -174,12 +175,12 @@ def test_a_status_line_with_a_turn_timer_and_a_note_keeps_who_is_away_at_80_colu
     model.load({"table": "38019b53", "status": "running", "turn": 0, "view": state.view(0),
                 "private": state.private(0), "seats": seats})
     top = screen_text(model, 80, 24).splitlines()[0]
-    assert top.startswith(" sagrada · you: ann · YOUR TURN (30 s a turn) (choose a pattern)")
-    assert top.rstrip().endswith("· away: cat  ●"), top
+    assert top.startswith(" sagrada · you: ann · YOUR TURN (choose a pattern; 30 s a turn)")
+    assert top.rstrip().endswith("· away: cat   ●"), top
     # A long name of yours goes next: it is on the board, who is away is nowhere else.
     model.seats = [{"seat": 0, "name": "Maximilian-Alexander"}, *seats[1:]]
     top = screen_text(model, 80, 24).splitlines()[0]
-    assert top.startswith(" sagrada · YOUR TURN (30 s a turn) (choose a pattern) · away: cat")
+    assert top.startswith(" sagrada · YOUR TURN (choose a pattern; 30 s a turn) · away: cat")
     model.seats = seats
     for width in (60, 40):  # narrower still: the words cut with … and the connection kept
         top = screen_text(model, width, 24).splitlines()[0]
@@ -204,15 +205,15 @@ def test_a_snapshot_of_the_decision_on_screen_sets_the_count_to_what_the_host_sa
     def top() -> str:
         return screen_text(model, 80, 24).splitlines()[0]
 
-    assert "YOUR TURN (3 s left)" in top()
+    assert "YOUR TURN (plan; 3 s left)" in top()
     model.receive({"type": "snapshot", "turn": 0, "view": state.view(0),
                    "turn_due_s": time.monotonic() + 21.6})
-    assert "YOUR TURN (22 s left)" in top(), top()
+    assert "YOUR TURN (plan; 22 s left)" in top(), top()
     model.load({"status": "running", "turn": 0, "view": state.view(0), "turn_left_s": 30.2})
-    assert "YOUR TURN (31 s left)" in top(), top()
+    assert "YOUR TURN (plan; 31 s left)" in top(), top()
     # An update of the same decision (someone's presence, a seat taken) leaves the count.
     model.receive({"type": "update", "turn": 0, "view": state.view(0), "events": []})
-    assert "YOUR TURN (31 s left)" in top(), top()
+    assert "YOUR TURN (plan; 31 s left)" in top(), top()
 
 
 def test_a_console_moved_to_the_standby_counts_down_the_clock_of_the_host_that_serves(

@@ -51,7 +51,7 @@ class HandsUI(GameUI[State]):
         return box(lines, width, height)
 
     def turn_note(self) -> str:
-        return "(give)" if self.giving else ""
+        return "give" if self.giving else ""
 
     def hints(self) -> str:
         return "1-9 play  g give  Tab boards  : command  ? help  q quit"

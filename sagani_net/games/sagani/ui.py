@@ -907,8 +907,8 @@ class SaganiUI(GameUI[State]):
         if self.view is None:
             return ""
         if self.view["intermezzo"] is not None:
-            return "(intermezzo)"
-        return "(place)" if self.phase == "place" else ""
+            return "intermezzo"
+        return "place" if self.phase == "place" else ""
 
     def note(self) -> str:
         return preview_text(self.preview) if self.preview is not None else ""

@@ -402,14 +402,14 @@ class SagradaUI(GameUI[State]):
         if view is None:
             return ""
         if view["phase"] == "choose":
-            return "(choose a pattern)"
+            return "choose a pattern"
         step = self.step()
         if step is None:
-            return "(tool or pass)" if view["drafted"] else ""
+            return "tool or pass" if view["drafted"] else ""
         # Short: the status line has some 20 columns left at 80; the hand line names the tool.
-        return "(" + {HELD: "place it or a tool", PLACE: "place the die",
-                      VALUE_STEP: "choose its value", SWAP: "swap a die",
-                      MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step] + ")"
+        return {HELD: "place it or a tool", PLACE: "place the die",
+                VALUE_STEP: "choose its value", SWAP: "swap a die",
+                MOVE: "move a die", DRAFT_AGAIN: "draft again"}[step]
 
     def note(self) -> str:
         """A use waiting for Enter and what it costs; else the preview of the placement under
@@ -1359,6 +1359,13 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     elif model.my_turn and not dealt:
         lines.append([("class:title", "Choose your window pattern"),
                       ("", " (1-4, Enter): this console has not been told your four yet")])
+    elif model.status == "open" and not dealt:
+        # Nobody chooses before every seat is taken: "(waiting for ann, seat 2, seat 3)" named
+        # the seated as if they held the game up.
+        taken = sum(1 for seat in model.seats if seat.get("taken"))
+        lines.append([("class:title", "Waiting for players to join"),
+                      ("", f"  ({taken} of {len(model.seats)} seated; then each chooses a "
+                           "window pattern)")])
     elif model.you is None or not dealt:
         lines.append([("class:title", "The players choose their window patterns"),
                       ("", f"  (waiting for {', '.join(waiting)})")])

@@ -636,8 +636,8 @@ class SugiUI(GameUI[State]):
         if view is None:
             return ""
         if view["phase"] == PUSH and view["push"]:
-            return f"(push {view['push']['samurai']})"
-        return {PLAN: "(plan)", MAINTENANCE: "(discard and draw)"}.get(view["phase"], "")
+            return f"push {view['push']['samurai']}"
+        return {PLAN: "plan", MAINTENANCE: "discard and draw"}.get(view["phase"], "")
 
     def note(self) -> str:
         """What the card in hand would do now."""
