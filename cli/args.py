@@ -153,6 +153,17 @@ def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
     return read
 
 
+def keep_games(text: str) -> int | None:
+    """``--keep-games``: a number of games, 1..10^9, or ``all`` (None: keep every one).
+
+    >>> keep_games("all"), keep_games("500")
+    (None, 500)
+    """
+    if isinstance(text, str) and text.strip().lower() == "all":
+        return None
+    return int_in(1, 10**9, "--keep-games")(text)
+
+
 def seconds_in(
     low: float, high: float, what: str, low_open: bool = False
 ) -> Callable[[str], float]:

@@ -26,6 +26,7 @@ from sagani_net.cli.record_cmd import default_data_dir
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import (
     CONNECTIONS_PER_ADDRESS,
+    FINISHED_RECORDS,
     HOUSE_BOT_SEATS_PER_ADDRESS,
     MAX_HEARTBEAT_S,
     MIN_HEARTBEAT_S,
@@ -101,6 +102,11 @@ def add_host_parser(sub: Any) -> argparse.ArgumentParser:
                         metavar="N", help="connections one machine may hold to each socket "
                         f"(default {CONNECTIONS_PER_ADDRESS}; raise it for a machine of many "
                         "bots)")
+    parser.add_argument("--keep-games", type=check.keep_games, default=FINISHED_RECORDS,
+                        metavar="N", help="finished games whose records the data dir keeps; past "
+                        "it the oldest are removed (default "
+                        f"{FINISHED_RECORDS:,}: far more than a weekend of play; all: keep "
+                        "every one, and let the data dir grow)")
     parser.add_argument("--quiet", action="store_true", help="log warnings only, not each event")
     parser.add_argument("--salvage", action="store_true",
                         help="move a damaged database aside, copy what is readable into a new "
@@ -249,6 +255,7 @@ def run_host(args: argparse.Namespace) -> int:
                     turn_timer_s=args.turn_timer,
                     client_seeds=args.client_seeds,
                     limits=Limits(connections_per_address=args.connections_per_address,
+                                  finished_records=args.keep_games,
                                   bot_seats_per_address=HOUSE_BOT_SEATS_PER_ADDRESS
                                   if args.bots else None))
     except BindError as exc:

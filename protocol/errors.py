@@ -34,6 +34,7 @@ ERROR_CODES: dict[str, str] = {
     "not_started": "the table is still waiting for players",
     "game_over": "the game has ended",
     "not_over": "the record of a running game is secret",
+    "record_removed": "the host keeps only its newest finished games; this one's was removed",
     "stale_version": "the action was made on an older state; a fresh snapshot is attached",
     "not_your_turn": "another seat is to decide; a fresh snapshot is attached",
     "bad_action": "the action is not well formed for this game",

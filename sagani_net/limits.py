@@ -92,6 +92,15 @@ CONNECTIONS_PER_ADDRESS = 256
 #: and is read back when asked for): without a cap, a client that asks for each of the old
 #: tables of a data dir of 3,000 games made the host hold 230 MiB more for 10 minutes.
 FINISHED_TABLES = 256
+#: Finished (or expired) games whose records the data dir keeps; past it the oldest are
+#: removed, a few at each game that ends (``sagani host --keep-games``; ``all``: none is).
+#: Ten tables playing day and night through a weekend, a game each ten minutes, finish 2,880;
+#: a record takes 5-25 KB, so the bound holds 50-250 MB. Without one, a guest finishing solo
+#: games as fast as the host answers wrote 4 GB a day.
+FINISHED_RECORDS = 10_000
+#: Records removed at most when one game ends: more than one, so that a data dir over the bound
+#: (one kept with a higher one) comes down to it, never so many that the batch waits long.
+RECORDS_REMOVED_PER_GAME = 64
 #: An open table nobody joined for this long, or a running one where no player or bot acted
 #: for this long, is closed (status "expired"); its seats and sessions are freed.
 OPEN_TABLE_IDLE_S = 15 * 60.0

@@ -34,6 +34,8 @@ class Limits:
     max_spectators: int = 64
     #: Finished tables held in memory at once (limits.FINISHED_TABLES).
     max_finished_tables: int = caps.FINISHED_TABLES
+    #: Finished games' records kept in the data dir (limits.FINISHED_RECORDS); None: all.
+    finished_records: int | None = caps.FINISHED_RECORDS
     #: A table's spectator places one address may take: a quarter, so that one guest cannot take
     #: them all and leave the players' friends no place to watch.
     spectators_per_address: int = 16

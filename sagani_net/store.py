@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS tables (
     created_s REAL NOT NULL,
     record TEXT,
     deadline_s REAL,
-    turn_timer_s REAL
+    turn_timer_s REAL,
+    over_s REAL
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -104,21 +105,29 @@ CREATE TABLE IF NOT EXISTS journal_head (
 #: :meth:`Store.cursor`); while a standby follows (:attr:`Store.journalling`) each is also kept
 #: in the journal, with its parameters, in the same transaction, so that the standby replays it
 #: into its own store (standby.py), until the standby has confirmed it.
-WRITES = {
+WRITES: dict[str, str | tuple[str, ...]] = {
     "add_table": "INSERT INTO tables (id, game, config, seed, bots, status, seq, created_s, "
                  "record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
     "add_create_nonce": "INSERT INTO create_nonces VALUES (?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
-    "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
+    "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ?, over_s = ? "
+                    "WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
     "drop_session": "DELETE FROM sessions WHERE token_hash = ?",
     "add_action": "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
+    # A finished (or expired) table's every row, the oldest past the bound of finished games
+    # kept (Limits.finished_records), or an open table expired before it started. One entry,
+    # so that a standby replays it whole.
+    "drop_table": ("DELETE FROM actions WHERE table_id = ?",
+                   "DELETE FROM sessions WHERE table_id = ?",
+                   "DELETE FROM create_nonces WHERE table_id = ?",
+                   "DELETE FROM tables WHERE id = ?"),
 }
 #: One journal entry: (id, statement name, its parameters as JSON text).
 Entry = tuple[int, str, str]
 #: The tables a snapshot copies (a standby that cannot follow the journal gets them whole),
 #: with their column counts; the journal and its head are not data.
-SNAPSHOT_TABLES = {"tables": 11, "sessions": 5, "actions": 7, "create_nonces": 2}
+SNAPSHOT_TABLES = {"tables": 12, "sessions": 5, "actions": 7, "create_nonces": 2}
 
 
 class StorageDamaged(Exception):
@@ -193,6 +202,8 @@ class Store:
                 self.db.execute("ALTER TABLE tables ADD COLUMN deadline_s REAL")
             if "turn_timer_s" not in columns:  # (and before turn timers, this one)
                 self.db.execute("ALTER TABLE tables ADD COLUMN turn_timer_s REAL")
+            if "over_s" not in columns:  # (and before finished games had an end time)
+                self.db.execute("ALTER TABLE tables ADD COLUMN over_s REAL")
             self.db.commit()
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -347,7 +358,11 @@ class Store:
         self._write("set_table", (status, seq, table_id))
 
     def finish_table(self, table_id: str, seq: int, record: dict[str, Any]) -> None:
-        self._write("finish_table", (seq, _json(record), table_id))
+        self._write("finish_table", (seq, _json(record), time.time(), table_id))
+
+    def drop_table(self, table_id: str) -> None:
+        """Remove a table and its actions, sessions and create nonce."""
+        self._write("drop_table", (table_id,))
 
     def add_session(self, row: SessionRow) -> None:
         self._write("add_session", (row.token_hash, row.table_id, row.seat, row.role, row.name))
@@ -375,7 +390,9 @@ class Store:
         """Run one of :data:`WRITES`, move the cursor and head, and journal it if a standby
         follows. ``text``: the parameters as the journal has them (a standby's replay)."""
         text = _json(params) if text is None else text
-        self.db.execute(WRITES[statement], params)
+        sql = WRITES[statement]
+        for each in (sql,) if isinstance(sql, str) else sql:
+            self.db.execute(each, params)
         self._cursor += 1
         self._head = _chain(self._head, statement, text)
         if self.journalling:
@@ -473,15 +490,23 @@ class Store:
     def lost_from(self, copy: Path) -> tuple[int, int]:
         """(tables, actions) of the store kept at ``copy`` (:meth:`keep_copy`) that this one
         lacks: what a host that went its own way had accepted and its active host never got.
-        Neither a table nor an action is ever deleted, so anything missing was lost."""
+        Rows go only with a whole table, one that ended no later than the oldest ended table
+        still here (the oldest go first, past the bound of games kept) or an open one expired
+        before anyone played: anything else missing was lost."""
         self.db.execute("ATTACH DATABASE ? AS kept", (str(copy / DB_NAME),))
         try:
+            missing = (
+                "WITH removed AS (SELECT id FROM kept.tables WHERE (status = 'open' AND id NOT "
+                "IN (SELECT table_id FROM kept.actions)) OR (status IN ('over', 'expired') AND "
+                "coalesce(over_s, created_s) <= (SELECT min(coalesce(over_s, created_s)) FROM "
+                "main.tables WHERE status IN ('over', 'expired')))) ")
             (tables,) = self.db.execute(
-                "SELECT count(*) FROM (SELECT id FROM kept.tables EXCEPT SELECT id FROM "
-                "main.tables)").fetchone()
+                missing + "SELECT count(*) FROM (SELECT id FROM kept.tables EXCEPT SELECT id "
+                "FROM main.tables EXCEPT SELECT id FROM removed)").fetchone()
             (actions,) = self.db.execute(
-                "SELECT count(*) FROM (SELECT table_id, version, seat, action FROM kept.actions "
-                "EXCEPT SELECT table_id, version, seat, action FROM main.actions)").fetchone()
+                missing + "SELECT count(*) FROM (SELECT table_id, version, seat, action FROM "
+                "kept.actions WHERE table_id NOT IN removed EXCEPT SELECT table_id, version, "
+                "seat, action FROM main.actions)").fetchone()
         finally:
             self.db.execute("DETACH DATABASE kept")
         return int(tables), int(actions)
@@ -528,6 +553,18 @@ class Store:
         r = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = (SELECT table_id "
                             "FROM create_nonces WHERE nonce_hash = ?)", (nonce_hash,)).fetchone()
         return None if r is None else _table_row(r)
+
+    def finished_beyond(self, keep: int, limit: int) -> list[str]:
+        """The ids of up to ``limit`` finished or expired tables past the newest ``keep`` of
+        them, oldest first (by when they ended; one from before the store noted it, or expired,
+        by when it was made)."""
+        (ended,) = self.db.execute(
+            "SELECT count(*) FROM tables WHERE status IN ('over', 'expired')").fetchone()
+        if ended <= keep:
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM tables WHERE status IN ('over', 'expired') "
+            "ORDER BY coalesce(over_s, created_s), id LIMIT ?", (min(limit, ended - keep),))]
 
     def has_table(self, table_id: str) -> bool:
         row = self.db.execute("SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone()

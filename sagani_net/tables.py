@@ -33,7 +33,7 @@ from typing import Any
 
 from sagani_net.game import Game, GameState, RuleError, event_sentence
 from sagani_net.games import get_game
-from sagani_net.limits import PrintableLines, QuietRepeats
+from sagani_net.limits import RECORDS_REMOVED_PER_GAME, PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
 from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S, numbered_name
 from sagani_net.protocol.wire import VERSION
@@ -91,6 +91,8 @@ LEGAL_PAGE_ACTIONS = 64
 
 
 OPEN, RUNNING, OVER, EXPIRED = "open", "running", "over", "expired"
+#: Ids of removed records remembered, for ``record_removed`` (older ones get ``no_table``).
+REMOVED_KEPT = 4096
 
 
 @dataclass
@@ -231,6 +233,9 @@ class Tables:
         self.sessions: dict[str, Session] = {}
         #: The ids of the finished tables in memory, longest held first (:meth:`_hold_over`).
         self._over: dict[str, None] = {}
+        #: The ids of the tables whose records this host removed last (:meth:`_remove_oldest`),
+        #: for ``record_removed``: at most REMOVED_KEPT of them.
+        self._removed: OrderedDict[str, None] = OrderedDict()
         #: Updates to broadcast once the batch is committed: (topic, update). Queued as made
         #: and encoded by :meth:`updates`, which the host calls while its standby writes the
         #: batch; an update never changes once queued (its parts are fresh or immutable).
@@ -333,9 +338,15 @@ class Tables:
                 if (t.status == OPEN and now_s - t.active_s > self.limits.open_idle_s)
                 or (t.status == RUNNING and now_s - t.active_s > self.limits.running_idle_s)]
         for table in idle:
-            self.store.set_table(table.id, EXPIRED, table.seq)
+            if table.status == OPEN:
+                # Never started: no game to keep, and a guest's stream of them would pile up.
+                self.store.drop_table(table.id)
+            else:
+                self.store.set_table(table.id, EXPIRED, table.seq)
             self._forget(table)
             log.info("table %s: nobody joined or played for a while; it is closed", table.id)
+        if any(table.status != OPEN for table in idle):
+            self._remove_oldest()
         return bool(idle)
 
     def updates(self) -> list[tuple[bytes, bytes]]:
@@ -371,9 +382,30 @@ class Tables:
             table.published = table.presence_changed = False
         return out
 
-    def _forget(self, table: Table) -> None:
+    def _remove_oldest(self) -> None:
+        """Remove the records of the oldest finished (or expired) games past the newest
+        Limits.finished_records, a few at a time (RECORDS_REMOVED_PER_GAME). A game still
+        running is never among them; one held in memory goes from it too."""
+        keep = self.limits.finished_records
+        if keep is None:
+            return
+        removed = self.store.finished_beyond(keep, RECORDS_REMOVED_PER_GAME)
+        for table_id in removed:
+            self.store.drop_table(table_id)
+            table = self.tables.get(table_id)
+            if table is not None:
+                self._forget(table, removed=True)
+            self._removed[table_id] = None
+            if len(self._removed) > REMOVED_KEPT:
+                self._removed.popitem(last=False)
+        if removed:
+            log.info("removed the records of the %d oldest finished games (%s): the data dir "
+                     "keeps the newest %d (sagani host --keep-games)", len(removed),
+                     ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else ""), keep)
+
+    def _forget(self, table: Table, removed: bool = False) -> None:
         """Drop a long finished (or expired) table from memory (its record stays in the
-        store)."""
+        store, unless it was ``removed``)."""
         del self.tables[table.id]
         self._due.pop(table.id, None)
         self._over.pop(table.id, None)
@@ -382,7 +414,7 @@ class Tables:
             if token_hash is not None:
                 self.sessions.pop(token_hash, None)
                 self.quotas.drop_session(token_hash)
-        if table.status == OVER:
+        if table.status == OVER and not removed:
             log.info("table %s: over, no longer held in memory; only its record is kept", table.id)
 
     def _release(self, table: Table) -> None:
@@ -652,6 +684,7 @@ class Tables:
         if table.status == OVER:
             self.store.finish_table(table.id, seq, self._final_record(table))
             log.info("table %s: over, %s", table.id, state.result())
+            self._remove_oldest()
         self.stored()
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
         self._publish(table, told, persist=False, private=_changed_privates(table, events))
@@ -828,6 +861,10 @@ class Tables:
             self._arm(table)
 
     def _record(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request["table"] in self._removed:
+            keep = self.limits.finished_records
+            raise ProtocolError("record_removed", f"the record of table {request['table']} was "
+                                f"removed: this host keeps its newest {keep} finished games")
         table = self._table(request["table"])
         if table.status != OVER:
             raise ProtocolError("not_over", "the record is given out once the game is over")

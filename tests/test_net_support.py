@@ -182,6 +182,20 @@ def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[
     return table, tokens
 
 
+def play_first_legal(raw: Raw, table: str, tokens: list[str], moves: int | None = None) -> None:
+    """The seat to move plays its first legal action (``legal``: any game), ``moves`` times
+    or to the end."""
+    while moves is None or moves > 0:
+        seat = raw("sync", table=table)["turn"]
+        if seat is None:
+            return
+        legal = raw("legal", table=table, token=tokens[seat])
+        reply = raw("act", table=table, token=tokens[seat], seat=seat,
+                    version=legal["version"], action=legal["actions"][0])
+        assert reply["type"] == "accepted", reply
+        moves = None if moves is None else moves - 1
+
+
 def act(raw: Raw, table: str, tokens: list[str], rng: random.Random, **over: Any) -> dict:
     """One random legal action by the seat to move (fields in ``over`` replace the real ones)."""
     return raw("act", **{**act_fields(raw, table, tokens, rng), **over})

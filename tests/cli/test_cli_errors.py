@@ -95,6 +95,7 @@ BAD = {
     "host --data-dir ''": ["host", "--data-dir", ""],
     "host --bot-deadline 0": ["host", "--bot-deadline", "0"],
     "host --turn-timer 0": ["host", "--turn-timer", "0"],
+    "host --keep-games 0": ["host", "--keep-games", "0"],
     "join --turn-timer soon": ["join", "{host}", "--turn-timer", "soon"],
     "bot unreachable host": ["bot", NOWHERE, "--table", "t"],
     "bot host:notaport": ["bot", "127.0.0.1:notaport", "--table", "t"],

@@ -38,6 +38,7 @@ from test_net_support import (
     Raw,
     act,
     act_fields,
+    play_first_legal,
     read_store,
     running_host,
     seated_table,
@@ -47,7 +48,7 @@ from zmq.utils import z85
 
 from sagani_net import standby as standby_module
 from sagani_net.client import Client, HostTimeout
-from sagani_net.host import Host
+from sagani_net.host import Host, Limits
 from sagani_net.protocol import decode_message
 from sagani_net.security import Address, KeyPair, parse_address
 from sagani_net.standby import (
@@ -110,9 +111,11 @@ def own_link(host: Host, key: bytes, port: int) -> ActiveLink:
 
 @contextmanager
 def active_host(
-    data_dir: Path, link_port: int = 0, heartbeat_s: float = HEARTBEAT_S
+    data_dir: Path, link_port: int = 0, heartbeat_s: float = HEARTBEAT_S,
+    limits: Limits | None = None,
 ) -> Iterator[Host]:
-    host = Host(Store(data_dir), port=0, heartbeat_s=heartbeat_s, client_seeds=True)
+    host = Host(Store(data_dir), port=0, heartbeat_s=heartbeat_s, client_seeds=True,
+                limits=limits)
     host.link = own_link(host, new_key(data_dir), link_port)
     host.serve_in_thread()
     try:
@@ -548,6 +551,25 @@ def test_one_address_cannot_take_every_connection_to_the_link(tmp_path: Path) ->
             until(lambda: host.link is not None and host.link.in_sync)
         for sock in hoard:
             sock.close()
+
+
+def test_the_standby_removes_the_records_its_active_host_removes(
+    tmp_path: Path, toy_registered: str
+) -> None:
+    """Past the bound of finished games kept, the active host removes the oldest: a standby
+    following it ends up with the same set (the removal is a journal entry like any write)."""
+    with active_host(tmp_path / "a", limits=Limits(finished_records=1)) as host:
+        assert host.link is not None
+        with standby_host(tmp_path / "b", new_key(tmp_path / "a"), host.link.endpoint):
+            until(lambda: host.link is not None and host.link.in_sync)
+            raw = Raw(host.endpoint)
+            for seed in range(3):
+                table = raw("create", game=toy_registered, config={}, seed=seed)["table"]
+                play_first_legal(raw, table, [raw("join", table=table, name=f"p{seat}")["token"]
+                                              for seat in (0, 1)])
+            raw.close()
+            until(lambda: history(tmp_path / "b") == history(tmp_path / "a"))
+            assert [row[0] for row in history(tmp_path / "b")[1][0]] == [table]
 
 
 def test_the_active_journal_holds_only_what_the_standby_has_not_confirmed(
