@@ -110,8 +110,11 @@ WRITES: dict[str, str | tuple[str, ...]] = {
                  "record, deadline_s, turn_timer_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
     "add_create_nonce": "INSERT INTO create_nonces VALUES (?, ?)",
     "set_table": "UPDATE tables SET status = ?, seq = ? WHERE id = ?",
-    "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ?, over_s = ? "
-                    "WHERE id = ?",
+    # (finish_table, without the end time, is what an older host journalled: a standby may
+    # still be given such entries to replay.)
+    "finish_table": "UPDATE tables SET status = 'over', seq = ?, record = ? WHERE id = ?",
+    "end_table": "UPDATE tables SET status = 'over', seq = ?, record = ?, over_s = ? "
+                 "WHERE id = ?",
     "add_session": "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
     "drop_session": "DELETE FROM sessions WHERE token_hash = ?",
     "add_action": "INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -358,7 +361,7 @@ class Store:
         self._write("set_table", (status, seq, table_id))
 
     def finish_table(self, table_id: str, seq: int, record: dict[str, Any]) -> None:
-        self._write("finish_table", (seq, _json(record), time.time(), table_id))
+        self._write("end_table", (seq, _json(record), time.time(), table_id))
 
     def drop_table(self, table_id: str) -> None:
         """Remove a table and its actions, sessions and create nonce."""

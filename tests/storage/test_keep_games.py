@@ -130,3 +130,17 @@ def test_a_data_dir_from_before_end_times_is_read_and_its_games_ordered_by_creat
     db.close()
     store = Store(tmp_path)
     assert store.finished_beyond(1, 64) == ["older"]
+
+
+def test_an_older_hosts_finish_entry_still_replays(tmp_path: Path) -> None:
+    """A standby upgraded before its active host's journal was drained may still be sent a
+    finish written without an end time; it ends the table, ordered by when it was made."""
+    older = Store(tmp_path / "a")
+    older.journalling = True
+    started(older, "t1")
+    entries = [(i, statement, params) for i, statement, params, _ in older.entries(0, 100)]
+    entries.append((len(entries) + 1, "finish_table", '[2,"{}","t1"]'))
+    store = Store(tmp_path / "b")
+    store.replay(entries)
+    store.commit()
+    assert store.record("t1") == {} and store.finished_beyond(0, 64) == ["t1"]
