@@ -4,6 +4,14 @@ once with no standby, once with a standby following on the link. Prints the data
 after the host closed (the WAL checkpointed into it), the journal's rows, and bytes per action.
 
     PYTHONPATH=$PWD python bench/store_size.py --actions 10000
+
+With ``--games N``: N solo Sagrada games of 48 patterns of one's own each (a guest filling the
+disk: each game's first legal action until it ends, on one REQ socket), played against a real
+``sagani host`` process for each ``--keep-games`` value given; prints the data dir's size (its
+database, WAL and shared-memory files, while the host runs) every ``--every`` games, and the
+seconds taken.
+
+    PYTHONPATH=$PWD python bench/store_size.py --games 1000 --every 200 --keep-games all 200
 """
 
 from __future__ import annotations
@@ -18,7 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_net_support import Raw, act, seated_table  # noqa: E402
+from test_net_support import (  # noqa: E402
+    Raw,
+    act,
+    play_first_legal,
+    seated_table,
+    start_host_process,
+)
 
 from sagani_net.host import Host, Limits  # noqa: E402
 from sagani_net.standby import ActiveLink, Standby, new_key  # noqa: E402
@@ -82,10 +96,66 @@ def play(data_dir: Path, actions: int, with_standby: bool) -> tuple[int, int, in
     return path.stat().st_size, rows, copy.stat().st_size if with_standby else 0, elapsed_s
 
 
+def patterns(rng: random.Random, count: int = 48) -> list[dict[str, object]]:
+    """``count`` Sagrada patterns any dice can complete: a colour or a value in every other
+    cell, in a checkerboard, so no two touching cells want anything at all in common."""
+    made: list[dict[str, object]] = []
+    for n in range(count):
+        grid = [["" if (row + col) % 2 else rng.choice("RGBYP123456") for col in range(5)]
+                for row in range(4)]
+        made.append({"name": f"guest {n}", "difficulty": 3 + n % 4, "grid": grid})
+    return made
+
+
+def data_dir_bytes(data_dir: Path) -> tuple[int, int]:
+    """The bytes of the data dir's files, and of those its WAL."""
+    wal = data_dir / (DB_NAME + "-wal")
+    return (sum(path.stat().st_size for path in data_dir.iterdir() if path.is_file()),
+            wal.stat().st_size if wal.exists() else 0)
+
+
+def fill(data_dir: Path, games: int, every: int, keep: str) -> list[tuple[int, int, int, float]]:
+    """(games finished, data dir bytes, WAL bytes, seconds) every ``every`` games of a ``sagani
+    host --keep-games keep`` on ``data_dir``, and last once the host stopped (its WAL folded
+    into the database)."""
+    proc, endpoint, _ = start_host_process(data_dir, "--port", "0", "--keep-games", keep)
+    raw = Raw(endpoint)
+    config = {"players": 1, "patterns": patterns(random.Random(1)), "pattern_set": "custom"}
+    sizes = []
+    started_s = time.perf_counter()
+    try:
+        for done in range(1, games + 1):
+            created = raw.patient("create", game="sagrada", config=config, seed=done)
+            assert created["type"] == "created", created
+            table = created["table"]
+            play_first_legal(raw, table, [raw.patient("join", table=table, name="guest")["token"]])
+            if done % every == 0:
+                sizes.append((done, *data_dir_bytes(data_dir), time.perf_counter() - started_s))
+    finally:
+        raw.close()
+        proc.terminate()
+        proc.wait(30)
+    sizes.append((games, *data_dir_bytes(data_dir), time.perf_counter() - started_s))
+    return sizes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=10000)
+    parser.add_argument("--games", type=int, default=0)
+    parser.add_argument("--every", type=int, default=100)
+    parser.add_argument("--keep-games", nargs="+", default=["all"])
     args = parser.parse_args()
+    if args.games:
+        for keep in args.keep_games:
+            with tempfile.TemporaryDirectory() as tmp:
+                sizes = fill(Path(tmp) / "host", args.games, args.every, keep)
+            *running, (_, closed, _, elapsed_s) = sizes
+            print(f"--keep-games {keep}: " + ", ".join(
+                f"{done} games {size / 2**20:.1f} MiB (WAL {wal / 2**20:.1f})"
+                for done, size, wal, _ in running)
+                + f"; stopped: {closed / 2**20:.1f} MiB; {elapsed_s:.0f} s", flush=True)
+        return 0
     for with_standby in (False, True):
         with tempfile.TemporaryDirectory() as tmp:
             size, rows, copy, elapsed_s = play(Path(tmp), args.actions, with_standby)

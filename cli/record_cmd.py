@@ -99,5 +99,7 @@ def record_from_disk(args: argparse.Namespace) -> dict[str, Any]:
             break
     if record is None:
         where = " or ".join(str(d) for d in dirs)
-        raise UsageError(f"cannot export {args.table}: {why or f'no such table in {where}'}")
+        why = why or (f"no such table in {where} (a host keeps the records of its newest "
+                      "finished games: sagani host --keep-games)")
+        raise UsageError(f"cannot export {args.table}: {why}")
     return record

@@ -184,14 +184,14 @@ def seated_table(raw: Raw, players: int = 2, seed: int = 11) -> tuple[str, list[
 
 def play_first_legal(raw: Raw, table: str, tokens: list[str], moves: int | None = None) -> None:
     """The seat to move plays its first legal action (``legal``: any game), ``moves`` times
-    or to the end."""
+    or to the end, as fast as the host's rate limit lets it."""
     while moves is None or moves > 0:
-        seat = raw("sync", table=table)["turn"]
+        seat = raw.patient("sync", table=table)["turn"]
         if seat is None:
             return
-        legal = raw("legal", table=table, token=tokens[seat])
-        reply = raw("act", table=table, token=tokens[seat], seat=seat,
-                    version=legal["version"], action=legal["actions"][0])
+        legal = raw.patient("legal", table=table, token=tokens[seat])
+        reply = raw.patient("act", table=table, token=tokens[seat], seat=seat,
+                            version=legal["version"], action=legal["actions"][0])
         assert reply["type"] == "accepted", reply
         moves = None if moves is None else moves - 1
 
