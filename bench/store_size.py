@@ -136,6 +136,13 @@ def fill(data_dir: Path, games: int, every: int, keep: str) -> list[tuple[int, i
         proc.terminate()
         proc.wait(30)
     sizes.append((games, *data_dir_bytes(data_dir), time.perf_counter() - started_s))
+    db = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True)
+    try:
+        free, pages = (db.execute(f"PRAGMA {what}").fetchone()[0]
+                       for what in ("freelist_count", "page_count"))
+    finally:
+        db.close()
+    print(f"    {pages} pages, {free} of them free", flush=True)
     return sizes
 
 

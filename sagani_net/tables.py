@@ -330,6 +330,9 @@ class Tables:
             table.owner = old.owner if old is not None and table.status != OVER else None
         self.quotas.recount((t.owner for t in self.tables.values() if t.owner is not None),
                             self.sessions)
+        # A removal the store refused with its batch did not happen.
+        for table_id in [t for t in self._removed if self.store.has_table(t)]:
+            del self._removed[table_id]
 
     def close_idle(self, now_s: float) -> bool:
         """Expire the tables nobody joined or played for a while (Limits.open_idle_s,
