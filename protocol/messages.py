@@ -37,6 +37,44 @@ DEADLINE_GRACE_S = 0.25
 #: and a "bot" that never moves must not hold the game for ever (issue 18, point 9). Here, with
 #: the wire's other numbers, since a console counts down to it too (and imports no host).
 BOT_FALLBACK_S = 60.0
+#: Lazy Pirate, as the client library does it: how long one try of a request waits for its
+#: reply, and the heartbeat periods of silence after which a client takes its host for gone
+#: (with a standby to go to, no try waits longer than that either). A standby that still
+#: hears its active host refuses a client (``not_active``), which waits NOT_ACTIVE_PAUSE_SHARE
+#: of a try and goes back there. Here with the wire's other numbers, since a host that begins
+#: to serve gives its seats the time these take (:func:`rejoin_s`).
+REQUEST_TIMEOUT_S = 2.5
+SILENCE_HEARTBEATS = 3.0
+NOT_ACTIVE_PAUSE_SHARE = 0.1
+
+
+def try_s(heartbeat_s: float, standby: bool, timeout_s: float = REQUEST_TIMEOUT_S) -> float:
+    """How long a client's try waits for a reply from a host beating every ``heartbeat_s``:
+    ``timeout_s``, or no longer than that host may be silent when a ``standby`` is there to go
+    to."""
+    return min(timeout_s, SILENCE_HEARTBEATS * heartbeat_s) if standby else timeout_s
+
+
+def rejoin_s(heartbeat_s: float, presence_s: float, takeover: bool) -> float:
+    """The longest a client that was there when its host went down takes to come to the host
+    that serves next, counted from when that one begins to serve (PROTOCOL.md, Presence).
+
+    After a restart, the rest of a try sent to the host gone (a client that knows no standby
+    waits a whole REQUEST_TIMEOUT_S). After a takeover, a client knows the standby, and its tries
+    are shorter; but one that came to the standby just before it gave up on its active host was
+    sent back there: the pause, and one more try at the host gone. Then a presence period more,
+    as a margin for a busy machine (the seats are looked at once a heartbeat anyway).
+
+    >>> rejoin_s(1.0, 1.0, takeover=True), rejoin_s(1.0, 1.0, takeover=False)
+    (3.75, 3.5)
+    >>> rejoin_s(0.25, 0.25, takeover=True)
+    1.25
+    """
+    if takeover:
+        gone_s = REQUEST_TIMEOUT_S * NOT_ACTIVE_PAUSE_SHARE + try_s(heartbeat_s, standby=True)
+    else:
+        gone_s = try_s(heartbeat_s, standby=False)
+    return gone_s + presence_s
 
 #: Characters no string in a request may hold, since names and other strings end up on other
 #: people's screens and in logs: C0 and C1 controls (ESC starts a terminal's escape sequences;

@@ -30,14 +30,16 @@ import zmq
 import zmq.asyncio
 
 from sagani_net.protocol import DEFAULT_PORT, VERSION, decode_message, encode, topic
+from sagani_net.protocol.messages import (
+    NOT_ACTIVE_PAUSE_SHARE,
+    REQUEST_TIMEOUT_S,
+    SILENCE_HEARTBEATS,
+    try_s,
+)
 from sagani_net.security import client_setup, parse_address
 
-#: How long one try of a request waits for its reply.
-REQUEST_TIMEOUT_S = 2.5
 #: Tries after the first before a request gives up.
 REQUEST_RETRIES = 3
-#: Heartbeat silence, in heartbeat periods, after which the client resyncs.
-SILENCE_HEARTBEATS = 3.0
 #: How long act() waits for the broadcast of its own action before it asks for a snapshot.
 CATCH_UP_S = 0.5
 #: Random bytes of the nonce that names a create or join and its retries (PROTOCOL.md).
@@ -304,11 +306,11 @@ class AsyncClient:
                     active = reply.get("active")
                     if isinstance(active, str) and active != self.address:
                         self.standby = active
-                    await asyncio.sleep(self.timeout_s / 10)
+                    await asyncio.sleep(self.timeout_s * NOT_ACTIVE_PAUSE_SHARE)
                 # A REQ socket that timed out is stuck waiting; only a new one can send again.
                 self._req.close()
                 self._req = None
-                self._switch()
+                self._switch(self._req_address)
                 tries += 1
             if refused is not None:
                 # Not "no reply": a standby answered, and may say what a person must do (a
@@ -318,9 +320,12 @@ class AsyncClient:
                                   f"{where.removeprefix('tcp://')} says: {words}")
             raise HostTimeout(f"no reply from {self.address} to {kind} after {tries} tries")
 
-    def _switch(self) -> None:
-        """Send the next try to the other host of the pair, if there is one."""
-        if self.standby is not None:
+    def _switch(self, silent: str) -> None:
+        """Send the next try to the other host of the pair, if there is one, unless the client
+        went there already: ``silent`` is the host that did not answer, and two tasks may each
+        find it silent (a ``here`` waiting on it, the broadcasts' follower); the second must not
+        send the client back to it, for another whole try."""
+        if self.standby is not None and self.address == silent:
             self.address, self.standby = self.standby, self.address
             self._moved = not self._moved
 
@@ -332,7 +337,8 @@ class AsyncClient:
         goes on.
         """
         # With a standby to go to, a host silent for as long as its heartbeats may be is gone.
-        wait_s = min(self.timeout_s, self._silence_s) if self.standby else self.timeout_s
+        wait_s = try_s(self.welcome.get("heartbeat_s", 1.0), self.standby is not None,
+                       self.timeout_s)
         give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
             if not await req.poll(left_s * 1000):  # POLLIN, the default
@@ -554,7 +560,7 @@ class AsyncClient:
             if not await self._pump(wait_s) and time.monotonic() >= self._heard_s + silence_s:
                 # Silence: the host may have restarted, or be gone; its standby (if any) takes
                 # over. Hello (there first), subscribe and resync.
-                self._switch()
+                self._switch(self._hello_address or self.address)
                 await self._follow_host()
         return self._pending.popleft()
 
