@@ -313,7 +313,7 @@ class Host:
         """Forget the games in memory and bring them back from the store: a standby taking
         over, whose store the active host filled."""
         self._recent.clear()
-        self.room.reload()
+        self.room.reload(takeover=True)
 
     def _close_sockets(self) -> None:
         close_guarded((self._requests, self._subscribers))

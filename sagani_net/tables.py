@@ -35,7 +35,12 @@ from sagani_net.game import Game, GameState, RuleError, event_sentence
 from sagani_net.games import get_game
 from sagani_net.limits import RECORDS_REMOVED_PER_GAME, PrintableLines, QuietRepeats
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
-from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S, numbered_name
+from sagani_net.protocol.messages import (
+    BOT_FALLBACK_S,
+    DEADLINE_GRACE_S,
+    numbered_name,
+    rejoin_s,
+)
 from sagani_net.protocol.wire import VERSION
 from sagani_net.quotas import Limits, Quotas
 from sagani_net.store import SessionRow, Store, TableRow
@@ -103,7 +108,7 @@ class Session(SessionRow):
     replies: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
     #: When (the tables' clock, s) its token last came with a request, and whether its seat is away
     #: (a player's, or a bot's this host never heard: AWAY_PERIODS presence periods without
-    #: one). In memory: after a restart everyone has a presence period's grace again.
+    #: one). In memory: after a restart everyone has its grace again (Tables.unheard_s).
     seen_s: float = 0.0
     away: bool = False
     #: Whether this host heard the token since it began to serve (a join is heard). A bot may
@@ -229,6 +234,7 @@ class Tables:
         #: seat is away (PROTOCOL.md, Presence).
         self.presence_s = max(heartbeat_s, PRESENCE_MIN_S)
         self.away_s = AWAY_PERIODS * self.presence_s
+        self._unheard(takeover=False)
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}
         #: The ids of the finished tables in memory, longest held first (:meth:`_hold_over`).
@@ -311,10 +317,18 @@ class Tables:
             self._due[table_id] = now_s + clock_s + self._grace_s(table, seat)
         self._unstarted.clear()
 
-    def reload(self) -> None:
+    def _unheard(self, takeover: bool) -> None:
+        #: How long a token this host has not heard since it began to serve may stay silent
+        #: before its seat is away: a client that is there needs that long to find this host
+        #: after a restart or a takeover (PROTOCOL.md, Presence), never less than ``away_s``.
+        self.unheard_s = max(self.away_s, rejoin_s(self.heartbeat_s, self.presence_s, takeover))
+
+    def reload(self, takeover: bool = False) -> None:
         """Forget the games in memory and bring them back from the store (a standby taking
-        over, or a batch the store refused); if the store cannot give them back, memory stays
-        as it was and the error is raised. Each table kept keeps its creator's quota."""
+        over: ``takeover``, or a batch the store refused); if the store cannot give them back,
+        memory stays as it was and the error is raised. Each table kept keeps its creator's
+        quota."""
+        self._unheard(takeover)
         before = (dict(self.tables), dict(self.sessions), dict(self._due), dict(self._over))
         self.tables.clear()
         self.sessions.clear()
@@ -1034,16 +1048,20 @@ class Tables:
 
     def _mark_away(self, now_s: float) -> None:
         """Every player seat whose token said nothing for ``away_s`` is away from now on, and
-        every bot seat whose token this host never heard in that time: a bot lost with the host
-        that failed (or restarted without it) would cost the table its whole deadline at each
-        of its decisions before anyone could ask for a stand-in."""
+        every bot seat whose token this host never heard: a bot lost with the host that failed
+        (or restarted without it) would cost the table its whole deadline at each of its
+        decisions before anyone could ask for a stand-in. A token not heard since this host
+        began to serve has ``unheard_s`` (its client may still be on its way here)."""
         for table in self.tables.values():
             if table.status == OVER:
                 continue
             for seat in range(len(table.holders)):
                 session = self._holder(table, seat)
-                if (session is not None and (session.role == "player" or not session.heard)
-                        and not session.away and now_s - session.seen_s > self.away_s):
+                if session is None or session.away:
+                    continue
+                silent_s = self.away_s if session.heard else self.unheard_s
+                if ((session.role == "player" or not session.heard)
+                        and now_s - session.seen_s > silent_s):
                     session.away = True
                     table.presence_changed = True
 

@@ -12,7 +12,7 @@ import pytest
 
 import sagani_net.tables as tables_module
 from sagani_net.protocol import VERSION, ProtocolError, check_request, decode_message
-from sagani_net.protocol.messages import DEADLINE_GRACE_S
+from sagani_net.protocol.messages import DEADLINE_GRACE_S, REQUEST_TIMEOUT_S, try_s
 from sagani_net.quotas import Limits
 from sagani_net.store import Store
 from sagani_net.tables import STAND_IN_PAUSE_S, Tables
@@ -78,6 +78,11 @@ class Room:
             self.ask("act", table=table, token=tokens[seat], seat=seat,
                      version=legal["version"], action=legal["actions"][0])
             self.updates()
+
+
+def beats(tables: Tables) -> list[dict[str, Any]]:
+    """The heartbeats the host would send now (only those with news: a seat away or back)."""
+    return [decode_message(body) for _, body in tables.beats(None, everyone=False)]
 
 
 def events(updates: list[dict[str, Any]]) -> list[str]:
@@ -195,6 +200,29 @@ def test_a_silent_player_is_away_its_stand_in_plays_and_leaves_when_it_is_back(
     assert events(room.updates()) == ["stand_in_left"]
     assert room.tables.tables[table].stand_ins == set()
     assert room.ask("here", table=table, token=tokens[here])["away"] == []
+
+
+@pytest.mark.parametrize("takeover", [True, False])
+def test_after_a_takeover_or_a_restart_a_seat_is_away_only_once_a_client_had_time_to_come(
+    tmp_path: Path, takeover: bool,
+) -> None:
+    """Its client may be waiting out a try at the host gone: 3 presence periods were less (at
+    0.25 s, 0.75 s against a try of 0.75 s after a takeover, of 2.5 s after a restart)."""
+    room = Room(tmp_path, heartbeat_s=0.25)
+    table, tokens = room.game()
+    if takeover:
+        room.tables.reload(takeover=True)  # what a standby does as it takes over
+    else:
+        room.tables = Tables(room.store, clock=room.clock, heartbeat_s=0.25)
+    tables = room.tables
+    assert tables.unheard_s > try_s(0.25, standby=takeover) > 0
+    assert tables.unheard_s > (REQUEST_TIMEOUT_S if not takeover else tables.away_s)
+    room.clock.advance(tables.unheard_s - 0.01)
+    room.ask("here", table=table, token=tokens[0])  # seat 0's client found this host
+    assert beats(tables) == []  # no news: nobody went away
+    room.clock.advance(0.02)
+    assert [beat["away"] for beat in beats(tables)] == [[1]]
+    assert room.ask("here", table=table, token=tokens[1])["away"] == []  # 1 is back
 
 
 def test_a_bot_past_its_deadline_is_away_until_it_is_heard_and_may_be_stood_in_for(
