@@ -309,11 +309,13 @@ class Host:
         self._close_sockets()
         self.store.close()
 
-    def reload(self) -> None:
+    def reload(self, away: dict[str, list[int]] | None = None) -> None:
         """Forget the games in memory and bring them back from the store: a standby taking
-        over, whose store the active host filled."""
+        over, whose store the active host filled; ``away``: the seats away there, as its
+        active host last said (:meth:`Tables.keep_away`)."""
         self._recent.clear()
         self.room.reload(takeover=True)
+        self.room.keep_away(away or {})
 
     def _close_sockets(self) -> None:
         close_guarded((self._requests, self._subscribers))

@@ -651,8 +651,10 @@ class ActiveLink:
         self._asking = None
 
     def _beat(self) -> None:
+        # ``away``: the seats away now, so that a standby that takes over does not show them
+        # back until it has given them its grace (PROTOCOL.md, Presence).
         self._send({"type": "beat", "cursor": self._sent, "alone": self._replied_alone,
-                    **self._about()})
+                    "away": self._host.room.away_seats(), **self._about()})
 
     def send(self) -> None:
         """Send the batch's entries written since the last send, not yet committed: the
@@ -886,6 +888,8 @@ class Standby:
         self._kept: Path | None = None
         self._stop = threading.Event()
         self.took_over = threading.Event()
+        #: The seats away at the active host, as its last beat said: {table: [seat]}.
+        self._away: dict[str, list[int]] = {}
 
     def serve(self) -> None:
         """Follow the active host until it is lost and a client comes; then serve as the
@@ -896,7 +900,7 @@ class Standby:
                 self.sock.close()
                 self.host.store.rollback()  # half a snapshot: the store as it was before it
                 self.host.refusing = None
-                self.host.reload()
+                self.host.reload(away=self._away)
                 self.host.link = self.link
                 self.took_over.set()
                 log.warning("the active host %s is gone and clients came: this host is active "
@@ -1029,6 +1033,8 @@ class Standby:
             # Where clients reach it (named in refusals): on the machine its link is on.
             self.active_requests = f"{self.active.rsplit(':', 1)[0]}:{port}"
             self.host.refusing = ("not_active", NOT_ACTIVE, {"active": self.active_requests})
+        if kind == "beat" and isinstance(message.get("away"), dict):
+            self._away = message["away"]
         if kind == "entries":
             try:
                 store.replay([tuple(entry) for entry in message["entries"]])

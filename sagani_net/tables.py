@@ -1065,6 +1065,28 @@ class Tables:
                     session.away = True
                     table.presence_changed = True
 
+    def away_seats(self) -> dict[str, list[int]]:
+        """The seats away now, of every table in play that has some: what a standby keeps."""
+        seats = {}
+        for table in self.tables.values():
+            if table.status != OVER and (away := self._away(table)):
+                seats[table.id] = away
+        return seats
+
+    def keep_away(self, away: dict[Any, Any]) -> None:
+        """After a takeover, the seats that were away at the host gone (its ``away_seats``)
+        stay away: shown present while this host gives them its grace, they would come back and
+        go away again for nothing. The first request with the seat's token brings it back."""
+        for table_id, seats in away.items():
+            table = self.tables.get(table_id) if isinstance(table_id, str) else None
+            if table is None or table.status == OVER or not isinstance(seats, list):
+                continue
+            for seat in seats:
+                if isinstance(seat, int) and 0 <= seat < len(table.holders):
+                    session = self._holder(table, seat)
+                    if session is not None and not session.away:
+                        session.away = table.presence_changed = True
+
     def _away(self, table: Table) -> list[int]:
         """The seats of ``table`` that are away (a player's, or a bot's: PROTOCOL.md, Presence)."""
         away = []

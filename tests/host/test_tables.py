@@ -225,6 +225,21 @@ def test_after_a_takeover_or_a_restart_a_seat_is_away_only_once_a_client_had_tim
     assert room.ask("here", table=table, token=tokens[1])["away"] == []  # 1 is back
 
 
+def test_a_standby_that_takes_over_keeps_the_seats_its_active_host_had_away(
+    tmp_path: Path,
+) -> None:
+    """Shown present for its grace, such a seat came back and went away again for nothing.
+    What the beats said is taken only where it names a seat held at a table in play."""
+    room = Room(tmp_path, heartbeat_s=0.25)
+    table, tokens = room.game()
+    away = {table: [1, 7, "x", -1], "nope": [0], 3: [0]}
+    room.tables.reload(takeover=True)
+    room.tables.keep_away(away)  # junk among the seats
+    assert [beat["away"] for beat in beats(room.tables)] == [[1]]
+    assert room.tables.away_seats() == {table: [1]}
+    assert room.ask("here", table=table, token=tokens[1])["away"] == []  # back at its word
+
+
 def test_a_bot_past_its_deadline_is_away_until_it_is_heard_and_may_be_stood_in_for(
     tmp_path: Path,
 ) -> None:
