@@ -43,7 +43,9 @@ SIDE_FILES = ("-wal", "-shm")
 #: survives a power cut, at the price of an fsync per commit.
 SYNCHRONOUS = "NORMAL"
 #: WAL pages between checkpoints. A checkpoint fsyncs (milliseconds); the default 1000 pages
-#: would stall a busy host several times a second, and a commit writes about one page.
+#: would stall a busy host several times a second, and an action's commit writes about three
+#: (whole pages: the action's leaf, journal_head's, and a b-tree balance about one commit in
+#: four; docs/reliability.md).
 WAL_AUTOCHECKPOINT_PAGES = 16384
 
 _SCHEMA = """
@@ -385,7 +387,8 @@ class Store:
     ) -> None:
         """Record an accepted action: made on ``version``, broadcast as ``seq``.
 
-        The table's own row is not touched, so that a commit writes about one page.
+        The table's own row (its config may span pages) is not touched: the commit writes the
+        action's leaf page and journal_head's, and now and then a b-tree balance.
         """
         self._write("add_action", (table_id, version, seat, _json(action), session, msg_id, seq))
 
