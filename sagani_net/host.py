@@ -89,6 +89,8 @@ class Link(Protocol):
 
     def tick(self) -> None: ...
 
+    def due_s(self) -> float: ...
+
     def send(self) -> None: ...
 
     def wait(self) -> None: ...
@@ -333,19 +335,21 @@ class Host:
 
     def step(self, timeout_ms: int) -> int:
         """Wait up to ``timeout_ms`` for requests, handle one batch; returns how many."""
-        # The next thing the loop must do unasked: a heartbeat, a bot's move deadline, or a
-        # look at what each connection holds.
+        if self.link is not None:
+            self.link.tick()
+        # The next thing the loop must do unasked: a heartbeat, a bot's move deadline, a look
+        # at what each connection holds, or the link's next beat (at once when a seat went
+        # away or came back in the last turn: its tick is at the start of the next).
         due_s = self.room.next_due_s()
         wake_s = min(self._next_heartbeat_s, self._next_guard_s,
-                     self._next_heartbeat_s if due_s is None else due_s)
+                     self._next_heartbeat_s if due_s is None else due_s,
+                     math.inf if self.link is None else self.link.due_s())
         # Rounded up: a wait under a millisecond rounded down to 0 would spin the loop until
         # the moment came, a whole core's worth of empty polls.
         wait_ms = max(0, min(timeout_ms, math.ceil((wake_s - time.monotonic()) * 1000)))
         if self._carried is not None:
             wait_ms = 0  # a request is waiting already
         replies: list[tuple[int, list[bytes]]] = []
-        if self.link is not None:
-            self.link.tick()
         ready = bool(self._poller.poll(wait_ms))
         now_s = time.monotonic()
         if self.recovery.broken is None and (ready or due_s is not None

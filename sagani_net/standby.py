@@ -100,6 +100,10 @@ BATCH_ENTRIES = 1000
 SNAPSHOT_PIECE_BYTES = 1 << 20
 #: The pair beat to each other this many times per host heartbeat period.
 BEATS_PER_HEARTBEAT = 4
+#: A seat that goes away or comes back makes the active host beat at its next turn (a standby
+#: that took over up to a quarter heartbeat later showed it wrong), but no sooner than this
+#: after its last beat: seats coming and going in a flood make 50 beats a second at most.
+AWAY_BEAT_GAP_S = 0.02
 #: Heartbeat periods of silence on the link after which a peer counts as gone. Clients move
 #: after client.SILENCE_HEARTBEATS (3) periods; the standby must have given up on the active
 #: host before they come, or it would send them back.
@@ -561,6 +565,10 @@ class ActiveLink:
         self._part = 0
         self._heard_s = 0.0
         self._next_beat_s = 0.0
+        #: The tables' count of seats gone away or come back at the last beat, and when that
+        #: beat went: a beat goes as soon as it moves (AWAY_BEAT_GAP_S).
+        self._away_told = 0
+        self._beat_at_s = 0.0
         #: Starting (:func:`elect`) or active: what a probe is answered; while starting, its
         #: cursor and nonce, which a probe gets instead of ``active``, and when a probe last
         #: got them.
@@ -615,8 +623,17 @@ class ActiveLink:
             self.store.journalling = False  # back, it gets a snapshot
             self._end_snapshot()
             return
-        if now_s >= self._next_beat_s:
+        if now_s >= self.due_s():
             self._beat()
+
+    def due_s(self) -> float:
+        """When :meth:`tick` beats next (inf: no standby follows): at the pair's pace, or sooner
+        once a seat went away or came back since the last beat."""
+        if self._follower is None:
+            return math.inf
+        if self._host.room.away_changes != self._away_told:
+            return min(self._next_beat_s, self._beat_at_s + AWAY_BEAT_GAP_S)
+        return self._next_beat_s
 
     def _ask_whether_it_took_over(self, now_s: float) -> None:
         """A standby goes silent when it dies, or when it took over while this host was away
@@ -653,6 +670,8 @@ class ActiveLink:
     def _beat(self) -> None:
         # ``away``: the seats away now, so that a standby that takes over does not show them
         # back until it has given them its grace (PROTOCOL.md, Presence).
+        self._away_told = self._host.room.away_changes
+        self._beat_at_s = time.monotonic()
         self._send({"type": "beat", "cursor": self._sent, "alone": self._replied_alone,
                     "away": self._host.room.away_seats(), **self._about()})
 

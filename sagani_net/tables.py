@@ -234,6 +234,9 @@ class Tables:
         #: seat is away (PROTOCOL.md, Presence).
         self.presence_s = max(heartbeat_s, PRESENCE_MIN_S)
         self.away_s = AWAY_PERIODS * self.presence_s
+        #: Counts the seats gone away or come back: the pair's link beats as soon as it moves,
+        #: for a standby that takes over must know the seats away (sagani_net.standby).
+        self.away_changes = 0
         self._unheard(takeover=False)
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}
@@ -1030,6 +1033,7 @@ class Tables:
             return
         session.away = False
         table.presence_changed = True
+        self.away_changes += 1
         if session.seat in table.stand_ins:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
@@ -1045,6 +1049,7 @@ class Tables:
         if session is not None and session.role == "bot" and not session.away:
             session.away = True
             table.presence_changed = True
+            self.away_changes += 1
 
     def _mark_away(self, now_s: float) -> None:
         """Every player seat whose token said nothing for ``away_s`` is away from now on, and
@@ -1064,6 +1069,7 @@ class Tables:
                         and now_s - session.seen_s > silent_s):
                     session.away = True
                     table.presence_changed = True
+                    self.away_changes += 1
 
     def away_seats(self) -> dict[str, list[int]]:
         """The seats away now, of every table in play that has some: what a standby keeps."""
@@ -1086,6 +1092,7 @@ class Tables:
                     session = self._holder(table, seat)
                     if session is not None and not session.away:
                         session.away = table.presence_changed = True
+                        self.away_changes += 1
 
     def _away(self, table: Table) -> list[int]:
         """The seats of ``table`` that are away (a player's, or a bot's: PROTOCOL.md, Presence)."""

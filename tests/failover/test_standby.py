@@ -802,6 +802,38 @@ class HandStandby:
         self.sock.close()
 
 
+def test_the_active_host_beats_to_its_standby_as_soon_as_a_seat_comes_back(
+    tmp_path: Path,
+) -> None:
+    """A seat that came back (or went away) in the last quarter heartbeat before its active host
+    was lost was shown wrong by the standby that took over, which knew the seats away only from
+    the pair's beats, 4 a heartbeat. The host here is one that took over with seat 1 away and
+    now has a standby of its own."""
+    heartbeat_s = 4.0  # a beat a second: a loaded machine's pause is well within half of it
+    with running_host(tmp_path, heartbeat_s=heartbeat_s) as first:
+        raw = Raw(first.endpoint)
+        table, tokens = seated_table(raw)
+        raw.close()
+    host = Host(Store(tmp_path), port=0, heartbeat_s=heartbeat_s, client_seeds=True)
+    host.reload(away={table: [1]})
+    link = host.link = own_link(host, new_key(tmp_path), 0)
+    host.serve_in_thread()
+    peer = HandStandby(host, new_key(tmp_path))
+    raw = Raw(host.endpoint)
+    try:
+        assert peer.next_of("beat")["away"] == {table: [1]}  # the follow's
+        asked_s = time.monotonic()
+        assert raw("here", table=table, token=tokens[1])["away"] == []
+        beat = peer.next_of("beat")
+        # At the host's next turn, not at the pair's pace (a beat's time after the follow's).
+        assert beat["away"] == {}
+        assert time.monotonic() - asked_s < link.beat_s / 2
+    finally:
+        raw.close()
+        peer.close()
+        host.stop()
+
+
 def test_a_snapshot_in_many_pieces_makes_the_same_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
