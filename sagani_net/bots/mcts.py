@@ -24,7 +24,7 @@ import functools
 import math
 import random
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -185,16 +185,12 @@ class MctsPolicy:
         hooks = [wrap(self._hooks()) for wrap in wraps]
         roots = [Node() for _ in wraps]
         nodes = [0] * len(wraps)
-        known: GameState | None = None
+        samples = self._samples(view, private, seat, rng)
         n = 0
         while n < limit:
             if deadline is not None and n and time.perf_counter() >= deadline:
                 break
-            if known is None:
-                sample = self.game.determinize(view, private, seat, rng)
-                known = sample.clone()
-            else:
-                sample = self.game.resample(known, seat, rng)
+            sample = next(samples)
             seed = rng.getrandbits(64)
             for i, root in enumerate(roots):
                 nodes[i] += self._iterate(root, sample.clone(), random.Random(seed), hooks[i],
@@ -224,19 +220,11 @@ class MctsPolicy:
         limit = cfg.iterations if cfg.iterations is not None else 10**9
         root = Node()
         n = nodes = 0
-        known: GameState | None = None  # the first sample, kept whole
+        samples = self._samples(view, private, seat, rng)
         while n < limit:
             if deadline is not None and n and time.perf_counter() >= deadline:
                 break
-            # Each iteration a fresh sample of what the seat does not know. The first comes
-            # from the view; the others are resampled from it, which draws the very state the
-            # view would (Game.resample) without rebuilding one from the wire each time.
-            if known is None:
-                sample = self.game.determinize(view, private, seat, rng)
-                known = sample.clone()
-            else:
-                sample = self.game.resample(known, seat, rng)
-            nodes += self._iterate(root, sample, rng, hooks, grow=nodes < MAX_NODES)
+            nodes += self._iterate(root, next(samples), rng, hooks, grow=nodes < MAX_NODES)
             n += 1
             if n == 1 and len(root.children) == 1 and _most_candidates(root) == 1:
                 break  # one candidate: no search needed
@@ -245,6 +233,18 @@ class MctsPolicy:
         # The robust child: most visited, ties to the better mean, then to candidate order.
         best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].total / kv[1].visits))
         return best[0]
+
+    def _samples(
+        self, view: Data, private: Data | None, seat: int, rng: random.Random,
+    ) -> Iterator[GameState]:
+        """A fresh sample of what the seat does not know for each iteration. The first comes
+        from the view; the others are resampled from it (kept whole), which draws the very
+        state the view would (Game.resample) without rebuilding one from the wire each time."""
+        first = self.game.determinize(view, private, seat, rng)
+        known = first.clone()
+        yield first
+        while True:
+            yield self.game.resample(known, seat, rng)
 
     def _iterate(
         self, root: Node, state: GameState, rng: random.Random, hooks: SearchHooks,
