@@ -337,8 +337,7 @@ class AsyncClient:
         goes on.
         """
         # With a standby to go to, a host silent for as long as its heartbeats may be is gone.
-        wait_s = try_s(self.welcome.get("heartbeat_s", 1.0), self.standby is not None,
-                       self.timeout_s)
+        wait_s = try_s(self._heartbeat_s, self.standby is not None, self.timeout_s)
         give_up_s = time.monotonic() + wait_s
         while (left_s := give_up_s - time.monotonic()) > 0:
             if not await req.poll(left_s * 1000):  # POLLIN, the default
@@ -617,9 +616,13 @@ class AsyncClient:
         return time.monotonic() - self._heard_s > self._silence_s
 
     @property
-    def _silence_s(self) -> float:
+    def _heartbeat_s(self) -> float:
         heartbeat_s: float = self.welcome.get("heartbeat_s", 1.0)
-        return SILENCE_HEARTBEATS * heartbeat_s
+        return heartbeat_s
+
+    @property
+    def _silence_s(self) -> float:
+        return SILENCE_HEARTBEATS * self._heartbeat_s
 
     @property
     def session(self) -> Session:

@@ -102,6 +102,11 @@ CREATE TABLE IF NOT EXISTS journal_head (
     head TEXT NOT NULL
 );
 """
+#: The finished games in the order the oldest go (Store.finished_beyond, at each game's end):
+#: without it, each end past the bound sorted every finished table, reading each row past its
+#: record (47-53 ms at 10,000 games of 15 KB records, in the host's loop; 0.02 ms with it).
+_ENDED_INDEX = ("CREATE INDEX IF NOT EXISTS tables_by_end ON tables (coalesce(over_s, created_s), "
+                "id) WHERE status IN ('over', 'expired')")
 
 #: Every write the store makes, by name. Each one moves the store's cursor and head (see
 #: :meth:`Store.cursor`); while a standby follows (:attr:`Store.journalling`) each is also kept
@@ -209,6 +214,7 @@ class Store:
                 self.db.execute("ALTER TABLE tables ADD COLUMN turn_timer_s REAL")
             if "over_s" not in columns:  # (and before finished games had an end time)
                 self.db.execute("ALTER TABLE tables ADD COLUMN over_s REAL")
+            self.db.execute(_ENDED_INDEX)  # (after over_s: an old data dir has it only now)
             self.db.commit()
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -568,8 +574,9 @@ class Store:
             "SELECT count(*) FROM tables WHERE status IN ('over', 'expired')").fetchone()
         if ended <= keep:
             return []
+        # INDEXED BY: SQLite's planner, with no statistics, takes tables_by_status and sorts.
         return [r[0] for r in self.db.execute(
-            "SELECT id FROM tables WHERE status IN ('over', 'expired') "
+            "SELECT id FROM tables INDEXED BY tables_by_end WHERE status IN ('over', 'expired') "
             "ORDER BY coalesce(over_s, created_s), id LIMIT ?", (min(limit, ended - keep),))]
 
     def has_table(self, table_id: str) -> bool:

@@ -1031,9 +1031,7 @@ class Tables:
         session.heard = True
         if not session.away:
             return
-        session.away = False
-        table.presence_changed = True
-        self.away_changes += 1
+        self._set_away(table, session, False)
         if session.seat in table.stand_ins:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
@@ -1041,15 +1039,20 @@ class Tables:
             log.info("table %s: seat %d is back; its stand-in leaves", table.id,
                      session.seat + 1)
 
+    def _set_away(self, table: Table, session: Session, away: bool) -> None:
+        """The one place a seat goes away or comes back: its table's next heartbeat says so,
+        and the pair's link beats at once (``away_changes``)."""
+        session.away = away
+        table.presence_changed = True
+        self.away_changes += 1
+
     def _bot_missed(self, table: Table, seat: int) -> None:
         """A bot that let its clock run out is away until its token is heard again: a bot may
         say nothing between its turns, not through one. The others may then ask for a
         stand-in, and need not wait out its clock at every decision of a game it left."""
         session = self._holder(table, seat)
         if session is not None and session.role == "bot" and not session.away:
-            session.away = True
-            table.presence_changed = True
-            self.away_changes += 1
+            self._set_away(table, session, True)
 
     def _mark_away(self, now_s: float) -> None:
         """Every player seat whose token said nothing for ``away_s`` is away from now on, and
@@ -1067,9 +1070,7 @@ class Tables:
                 silent_s = self.away_s if session.heard else self.unheard_s
                 if ((session.role == "player" or not session.heard)
                         and now_s - session.seen_s > silent_s):
-                    session.away = True
-                    table.presence_changed = True
-                    self.away_changes += 1
+                    self._set_away(table, session, True)
 
     def away_seats(self) -> dict[str, list[int]]:
         """The seats away now, of every table in play that has some: what a standby keeps."""
@@ -1091,8 +1092,7 @@ class Tables:
                 if isinstance(seat, int) and 0 <= seat < len(table.holders):
                     session = self._holder(table, seat)
                     if session is not None and not session.away:
-                        session.away = table.presence_changed = True
-                        self.away_changes += 1
+                        self._set_away(table, session, True)
 
     def _away(self, table: Table) -> list[int]:
         """The seats of ``table`` that are away (a player's, or a bot's: PROTOCOL.md, Presence)."""

@@ -616,7 +616,8 @@ def test_a_batch_the_active_host_cannot_commit_is_undone_on_its_standby(
     them meanwhile. When its own disk then refuses the batch (a real full tmpfs), the standby
     gets the active host's store again; refused batches after it cost no snapshot each; with
     room again the two go on alike."""
-    with (tmpfs(tmp_path / "small", "200k") as small,
+    # (240k: room for the store's schema, its indexes and a game's start, then little more.)
+    with (tmpfs(tmp_path / "small", "240k") as small,
           active_host(small, heartbeat_s=PATIENT_HEARTBEAT_S) as host):
         assert host.link is not None
         raw = Raw(host.endpoint)
