@@ -102,7 +102,10 @@ SNAPSHOT_PIECE_BYTES = 1 << 20
 BEATS_PER_HEARTBEAT = 4
 #: A seat that goes away or comes back makes the active host beat at its next turn (a standby
 #: that took over up to a quarter heartbeat later showed it wrong), but no sooner than this
-#: after its last beat: seats coming and going in a flood make 50 beats a second at most.
+#: after the last beat that told such a change: seats coming and going in a flood make 50
+#: beats a second at most. Counted from the pair's regular beat instead, a change after a quiet
+#: spell waited for the gap up to a third of the time (one in three beats fall within 20 ms
+#: before it, at the tests' pace), and a takeover in that gap lost it.
 AWAY_BEAT_GAP_S = 0.02
 #: Heartbeat periods of silence on the link after which a peer counts as gone. Clients move
 #: after client.SILENCE_HEARTBEATS (3) periods; the standby must have given up on the active
@@ -565,10 +568,10 @@ class ActiveLink:
         self._part = 0
         self._heard_s = 0.0
         self._next_beat_s = 0.0
-        #: The tables' count of seats gone away or come back at the last beat, and when that
-        #: beat went: a beat goes as soon as it moves (AWAY_BEAT_GAP_S).
+        #: The tables' count of seats gone away or come back at the last beat, and when a beat
+        #: last told it moved: a beat goes as soon as it moves (AWAY_BEAT_GAP_S).
         self._away_told = 0
-        self._beat_at_s = 0.0
+        self._away_beat_at_s = -math.inf
         #: Starting (:func:`elect`) or active: what a probe is answered; while starting, its
         #: cursor and nonce, which a probe gets instead of ``active``, and when a probe last
         #: got them.
@@ -632,7 +635,7 @@ class ActiveLink:
         if self._follower is None:
             return math.inf
         if self._host.room.away_changes != self._away_told:
-            return min(self._next_beat_s, self._beat_at_s + AWAY_BEAT_GAP_S)
+            return min(self._next_beat_s, self._away_beat_at_s + AWAY_BEAT_GAP_S)
         return self._next_beat_s
 
     def _ask_whether_it_took_over(self, now_s: float) -> None:
@@ -670,8 +673,9 @@ class ActiveLink:
     def _beat(self) -> None:
         # ``away``: the seats away now, so that a standby that takes over does not show them
         # back until it has given them its grace (PROTOCOL.md, Presence).
-        self._away_told = self._host.room.away_changes
-        self._beat_at_s = time.monotonic()
+        if self._host.room.away_changes != self._away_told:
+            self._away_told = self._host.room.away_changes
+            self._away_beat_at_s = time.monotonic()
         self._send({"type": "beat", "cursor": self._sent, "alone": self._replied_alone,
                     "away": self._host.room.away_seats(), **self._about()})
 

@@ -825,6 +825,10 @@ def test_the_active_host_beats_to_its_standby_as_soon_as_a_seat_comes_back(
         assert peer.next_of("beat")["away"] == {table: [1]}  # the follow's
         asked_s = time.monotonic()
         assert raw("here", table=table, token=tokens[1])["away"] == []
+        # Told before the host answers anything else, though its last beat (the follow's) went
+        # a moment ago: a takeover right after that answer knows seat 1 is back.
+        raw("here", table=table, token=tokens[1])
+        assert link._away_told == host.room.away_changes
         beat = peer.next_of("beat")
         # At the host's next turn, not at the pair's pace (a beat's time after the follow's).
         assert beat["away"] == {}
