@@ -19,7 +19,9 @@ whose values of a move left after a few samples carry the luck of those samples 
 the luck that made it the best). A loss of :data:`MISTAKE` or more marks a
 ``"mistake"``, :data:`BLUNDER` or more a ``"blunder"`` (a game's ``bots.py`` may set its own
 ``ANALYSIS_MARKS``; each game's RULES.md says what it uses). A forced decision (one legal
-action) is not searched.
+action) is not searched, nor a move the host played for its seat (the record's
+``host_played``: its default move past the seat's clock, or its bot standing in for an away
+player), which is not the seat's to answer for.
 
 **Deterministic.** With an iteration budget (and no time budget) a verdict depends only on
 what the seat knew (view and private data), the decision's number and the effort: each search
@@ -53,7 +55,7 @@ from typing import Any, TextIO
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.mcts import MctsPolicy, Move, Node, PlainSearch, SearchHooks, frozen
 from sagani_net.bots.tournament import Progress
-from sagani_net.game import Data, Game, GameState, without_seat
+from sagani_net.game import HOST_PLAYED_REASONS, Data, Game, GameState, host_played, without_seat
 from sagani_net.games import get_game
 from sagani_net.gameui import columns, cut, pad
 from sagani_net.protocol.messages import printable
@@ -107,13 +109,16 @@ class Decision:
     view: Data
     private: Data | None
     played: Data
+    #: Why the host played it for the seat (the record's ``host_played``), or None.
+    host: str | None = None
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The search's verdict on one decision (values for the seat that moved; see the module
     docstring). ``best_line``: the decisions the best move stands for (a Sagani turn: the
-    take and its placement)."""
+    take and its placement). ``host``: why the host played the move for the seat (then it
+    is not searched), or None."""
 
     index: int
     seat: int
@@ -129,6 +134,12 @@ class Verdict:
     moves: int = 0
     iterations: int = 0
     seconds: float = 0.0
+    host: str | None = None
+
+    @property
+    def searched(self) -> bool:
+        """Judged by a search: the seat's own choice among several legal moves."""
+        return not self.forced and self.host is None
 
     def to_data(self) -> Data:
         return {"index": self.index, "seat": self.seat, "turn": self.turn,
@@ -137,7 +148,7 @@ class Verdict:
                 "value_best": _rounded(self.value_best), "loss": round(self.loss, 4),
                 "mark": self.mark, "forced": self.forced, "best_line": list(self.best_line),
                 "moves": self.moves, "iterations": self.iterations,
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "host_played": self.host}
 
     @classmethod
     def from_data(cls, data: Data) -> Verdict:
@@ -150,12 +161,13 @@ class Verdict:
             _value(data["value_best"]), _share(data["loss"], "a loss"),
             _mark(data["mark"]), bool(data.get("forced", False)),
             tuple(map(str, data.get("best_line", ()))), int(data.get("moves", 0)),
-            int(data.get("iterations", 0)), float(data.get("seconds", 0.0)))
+            int(data.get("iterations", 0)), float(data.get("seconds", 0.0)),
+            _host(data.get("host_played")))
 
 
 @dataclass(frozen=True)
 class SeatSummary:
-    """A seat's decisions in figures: judged (not forced) decisions, mean loss over them, its
+    """A seat's decisions in figures: judged (searched) decisions, mean loss over them, its
     marks and its :data:`COSTLIEST` costliest decisions (those that lost anything)."""
 
     seat: int
@@ -199,7 +211,7 @@ class Analysis:
     @property
     def seconds_per_decision(self) -> float:
         """Search time per judged decision (one core's)."""
-        judged = [v.seconds for v in self.verdicts if not v.forced]
+        judged = [v.seconds for v in self.verdicts if v.searched]
         return sum(judged) / len(judged) if judged else 0.0
 
 
@@ -234,6 +246,7 @@ def decisions(record: Data) -> list[Decision]:
     rules = get_game(name)
     rules.from_record(record)
     assert isinstance(name, str)
+    by_host = host_played(record)
     state = _start(rules, record)
     found: list[Decision] = []
     turn, last = 0, None
@@ -249,7 +262,8 @@ def decisions(record: Data) -> list[Decision]:
         assert known is not None and moved == seat
         if key != last:
             turn, last = turn + 1, key
-        found.append(Decision(name, index, seat, turn, *known, without_seat(actions[index])))
+        found.append(Decision(name, index, seat, turn, *known, without_seat(actions[index]),
+                              by_host.get(index)))
         seat, key = state.current_seat, turn_key(state)
         known = (state.view(seat), state.private(seat)) if seat is not None else None
     return found
@@ -317,6 +331,9 @@ def judge(decision: Decision, effort: Effort) -> Verdict:
     base = rules.determinize(decision.view, decision.private, decision.seat, rng)
     played = base.parse_action(decision.played)
     played_text = rules.action_text(decision.played)
+    if decision.host is not None:
+        return Verdict(decision.index, decision.seat, decision.turn, played_text, played_text,
+                       None, None, 0.0, None, best_line=(played_text,), host=decision.host)
     if len(base.legal_actions()) <= 1:
         return Verdict(decision.index, decision.seat, decision.turn, played_text, played_text,
                        None, None, 0.0, None, forced=True, best_line=(played_text,))
@@ -409,7 +426,7 @@ def summarize(verdicts: list[Verdict], seats: int) -> list[SeatSummary]:
     """A summary per seat (see :class:`SeatSummary`)."""
     rows = []
     for seat in range(seats):
-        mine = [v for v in verdicts if v.seat == seat and not v.forced]
+        mine = [v for v in verdicts if v.seat == seat and v.searched]
         costly = sorted((v for v in mine if v.loss > 0), key=lambda v: (-v.loss, v.index))
         rows.append(SeatSummary(
             seat, len(mine), sum(v.loss for v in mine) / len(mine) if mine else 0.0,
@@ -496,9 +513,11 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     forced = sum(v.forced for v in analysis.verdicts)
-    # The forced ones counted apart: the seat summary and the closing line count searched ones.
-    count = (f"{len(analysis.verdicts)} decisions"
-             + (f" ({forced} forced: one legal move, not searched)" if forced else ""))
+    hosts = sum(v.host is not None for v in analysis.verdicts)
+    # Counted apart: the seat summary and the closing line count searched ones.
+    apart = [*([f"{forced} forced: one legal move, not searched"] if forced else []),
+             *([f"{hosts} played by the host for the seat, not searched"] if hosts else [])]
+    count = f"{len(analysis.verdicts)} decisions" + (f" ({'; '.join(apart)})" if apart else "")
     mistake, blunder = marks(analysis.game)
     lines = [f"{get_game(analysis.game).title}: {count}",
              f"values are the {unit} of the seat that moved, in %",
@@ -521,7 +540,7 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         row = f"{played:<{move}} {best:<{move}}" if side_by_side else f"{played:<{move}}"
         lines.append(f"{v.index + 1:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
                      f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
-                     f"{v.loss * 100:>5.1f}  {v.mark or ('forced' if v.forced else '')}")
+                     f"{v.loss * 100:>5.1f}  {v.mark or _unsearched(v)}")
         if not side_by_side:
             lines.append(f"{'':>16}best {best}")
     lines.append("")
@@ -544,7 +563,7 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
                 line = " " * columns(head)
             line += " " + entry
         lines.append(line)
-    judged = len(analysis.verdicts) - forced
+    judged = sum(v.searched for v in analysis.verdicts)
     wall = analysis.seconds / judged if judged else 0.0
     lines.append("")
     lines.append(f"{analysis.seconds:.1f} s for the game on {analysis.workers} "
@@ -552,6 +571,14 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     lines.append(f"({judged} decisions searched, {analysis.seconds_per_decision:.2f} s of one "
                  f"core each; {_effort_text(analysis.effort)})")
     return "\n".join(lines)
+
+
+def _unsearched(v: Verdict) -> str:
+    """The mark column of a decision not searched: why, in a mark's width (7 columns) at most
+    (the host's moves: its default past the seat's clock, or its bot's for an away player)."""
+    if v.host is not None:
+        return "timeout" if v.host == "deadline" else "away"
+    return "forced" if v.forced else ""
 
 
 def _effort_text(effort: Effort) -> str:
@@ -581,6 +608,12 @@ def _share(value: Any, what: str = "a value") -> float:
 
 def _value(value: Any) -> float | None:
     return None if value is None else _share(value)
+
+
+def _host(value: Any) -> str | None:
+    if value is not None and value not in HOST_PLAYED_REASONS:
+        raise ValueError(f"host_played is null or one of {', '.join(HOST_PLAYED_REASONS)}")
+    return value
 
 
 def _mark(value: Any) -> str | None:

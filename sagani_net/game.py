@@ -499,8 +499,9 @@ TABLE_EVENTS: dict[str, Callable[[Data, Sequence[str]], str]] = {
                                    f"{e['seat'] + 1}",
     "seat_left": lambda e, names: f"{names[e['seat']]} left the table",
     "game_started": lambda e, names: "the game starts",
-    "stand_in": lambda e, names: f"a bot plays for {names[e['seat']]} until they are back "
-                                 f"(asked by {names[e['by']]})",
+    # A replay's has no ``by``: a record does not say who asked.
+    "stand_in": lambda e, names: f"a bot plays for {names[e['seat']]} until they are back"
+                                 + (f" (asked by {names[e['by']]})" if "by" in e else ""),
     "stand_in_left": lambda e, names: f"{names[e['seat']]} is back and plays on; the bot "
                                       "leaves",
     # What it plays is the next line: each game has its own default move (pass, where a
@@ -698,6 +699,34 @@ def check_result(record: Data, result: Data | None) -> None:
         raise RuleError("bad_record", "the record has a result, but its moves do not end the "
                         "game")
     raise RuleError("bad_record", "the recorded result differs from the replayed one")
+
+
+#: Why the host played a recorded move for its seat (a record's ``host_played``, RECORD.md):
+#: the seat's clock ran out and it got the game's default move, or its player was away and the
+#: host's bot stood in at the others' request.
+HOST_PLAYED_REASONS = ("deadline", "stand_in")
+
+
+def host_played(record: Data) -> dict[int, str]:
+    """The record's moves the host played for their seats, by action number, each with its
+    reason (:data:`HOST_PLAYED_REASONS`); none if the record does not say (a tool's record, or
+    an older host's). Raises RuleError("bad_record", ...) for a field that is not the one
+    RECORD.md describes."""
+    listed = record.get("host_played", [])
+    actions = record.get("actions")
+    count = len(actions) if isinstance(actions, list) else 0
+    if not isinstance(listed, list):
+        raise RuleError("bad_record", "host_played must be a list")
+    played: dict[int, str] = {}
+    for entry in listed:
+        index = entry.get("index") if isinstance(entry, dict) else None
+        reason = entry.get("reason") if isinstance(entry, dict) else None
+        if not (is_int(index) and 0 <= index < count and reason in HOST_PLAYED_REASONS):
+            raise RuleError("bad_record", "host_played holds maps {index, reason}: an action's "
+                            f"number, 0..{count - 1}, and one of "
+                            f"{', '.join(HOST_PLAYED_REASONS)}")
+        played[index] = reason
+    return played
 
 
 def without_seat(data: Data) -> Data:

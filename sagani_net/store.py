@@ -554,6 +554,12 @@ class Store:
             )
         ]
 
+    def action_sessions(self, table_id: str) -> list[str]:
+        """The session (a token's hash, or the host's own) of each accepted action of a
+        table, in order."""
+        return [session for (session,) in self.db.execute(
+            "SELECT session FROM actions WHERE table_id = ? ORDER BY version", (table_id,))]
+
     def record(self, table_id: str) -> dict[str, Any] | None:
         """The finished record of a table, or None (unknown table or game not over)."""
         row = self.db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()

@@ -72,6 +72,8 @@ HOST_DEFAULT_SESSION = "host:deadline"
 #: The session the store records for a move the host played for an away player's seat at the
 #: others' request (``stand_in``); like HOST_DEFAULT_SESSION, never a real session's.
 HOST_STAND_IN_SESSION = "host:stand-in"
+#: A record's reason (``host_played``, RECORD.md) for a move of each of the host's sessions.
+HOST_PLAYED = {HOST_DEFAULT_SESSION: "deadline", HOST_STAND_IN_SESSION: "stand_in"}
 #: The bot the host plays a stood-in seat with: in the host's loop, so a quick one (under 10 ms
 #: of CPU a decision: bench/stand_in.py, figures in docs/reliability.md); and how long it waits
 #: before each move, so that people see whose turn it was.
@@ -1165,8 +1167,16 @@ class Tables:
                 "turn_left_s": self._left_s(table)}
 
     def _final_record(self, table: Table) -> dict[str, Any]:
-        """The record stored when a game ends: the game's own, with the names at its seats."""
-        return {**table.state.to_record(), "names": self._names(table)}
+        """The record stored when a game ends: the game's own, with the names at its seats
+        and the moves the host played for a seat (its default move past the seat's clock, or
+        its bot standing in), which a replay and the analysis tell apart from the seat's own."""
+        record = {**table.state.to_record(), "names": self._names(table)}
+        played = [{"index": index, "reason": HOST_PLAYED[session]}
+                  for index, session in enumerate(self.store.action_sessions(table.id))
+                  if session in HOST_PLAYED]
+        if played:
+            record["host_played"] = played
+        return record
 
     def _names(self, table: Table) -> list[str]:
         """Who sits at each seat: its holder's name, or "seat N" (from 1, as people count)."""

@@ -50,7 +50,7 @@ from sagani_net.cli.console.model import (
     ConsoleModel,
 )
 from sagani_net.client import AsyncClient, HostError, HostTimeout
-from sagani_net.game import RuleError
+from sagani_net.game import RuleError, host_played
 from sagani_net.games import get_game
 from sagani_net.gameui import SENTENCE_NAME_CHARS, CommandError, Key
 
@@ -74,14 +74,30 @@ def replay_frames(record: dict[str, Any]) -> list[tuple[dict[str, Any], list[dic
     so a damaged one raises RuleError before any frame is made. The first frame is the record
     without its actions: its random outcomes (a deal, rolls) stay in that state for the actions
     to meet, so the frames come from the record alone, never from its seed.
+
+    The moves the host played for a seat (the record's ``host_played``) come with the events
+    its updates carried then: ``deadline_missed`` before a default move, ``stand_in`` and
+    ``stand_in_left`` around a run of its bot's moves (who asked for it is not recorded).
     """
     game = get_game(record.get("game", "sagani") if isinstance(record, dict) else None)
     game.from_record(record)
+    by_host = host_played(record)
     start = {k: v for k, v in record.items() if k not in ("actions", "result")}
     state = game.from_record({**start, "actions": []})
     frames: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(state.view(None), [])]
-    for _, events in game.positions(state, record["actions"]):
-        frames.append((state.view(None), events))
+    standing_in: set[int] = set()
+    for index, (seat, events) in enumerate(game.positions(state, record["actions"])):
+        told: list[dict[str, Any]] = []
+        reason = by_host.get(index)
+        if reason == "stand_in" and seat not in standing_in:
+            standing_in.add(seat)
+            told.append({"type": "stand_in", "seat": seat})
+        elif reason != "stand_in" and seat in standing_in:
+            standing_in.discard(seat)
+            told.append({"type": "stand_in_left", "seat": seat})
+        if reason == "deadline":
+            told.append({"type": "deadline_missed", "seat": seat})
+        frames.append((state.view(None), [*told, *events]))
     return frames
 
 
@@ -136,6 +152,8 @@ class Replay:
         model.view = view
         last_frame = self.index == len(self.frames) - 1
         model.status = "over" if self.over and last_frame else "running"
+        if last_frame:
+            model.note_replayed(self.frames)
         model.replay_step = f"move {self.index}/{len(self.frames) - 1}"
         model.has_verdicts = self.verdicts is not None
         model.analysable = self.verdicts is None and self.record is not None
@@ -171,6 +189,11 @@ def verdict_text(v: Verdict, model: ConsoleModel) -> str:
 
     game = model.ui.game.name
     who = f"{model.name(v.seat)} played {shown(game, v.played)}"
+    if v.host == "deadline":
+        return f"{model.name(v.seat)} ran out of time: the host played {shown(game, v.played)}"
+    if v.host is not None:
+        return (f"{model.name(v.seat)} was away: the host's bot played "
+                f"{shown(game, v.played)}")
     if v.forced:
         return f"{who}: the only move"
     what = "win chance" if model.players > 1 else "solo reward"

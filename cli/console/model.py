@@ -314,6 +314,14 @@ class ConsoleModel:
         if not spans:
             del self.stand_ins[seat]
 
+    def note_replayed(self, frames: list[tuple[Data, list[Data]]]) -> None:
+        """What the host played in a replayed game (``replay_frames``: each position and the
+        events that led to it), for its final screen."""
+        self.stand_ins, self.defaults = {}, {}
+        for view, events in frames:
+            for event in events:
+                self._note_host_play(event, _where(view))
+
     def _note_stand_ins(self, where: str) -> None:
         """The seat infos' ``stand_in``, for what no event told (a snapshot of a stand-in
         begun before this console joined, an event lost while it reconnected)."""
@@ -327,8 +335,8 @@ class ConsoleModel:
 
     def host_play(self) -> list[str]:
         """Sentences for the final screen: each seat the host played for part of the game,
-        with its stand-in's bot or with default moves past the seat's clock. A record does
-        not say it (a replay has none of this)."""
+        with its stand-in's bot or with default moves past the seat's clock (in a replay, as
+        the record's ``host_played`` says: :meth:`note_replayed`)."""
         said = []
         for seat in sorted(set(self.stand_ins) | set(self.defaults)):
             name = self.sentence_name(seat)

@@ -367,12 +367,13 @@ def final_text(model: ConsoleModel, width: int, height: int) -> str:
     """A finished game for a terminal (``sagani replay --print``): the last position at the
     terminal's size, then the ranking; no key hints, no prompt. A record of a game not over
     (one stopped part-way, or set aside) ends with a line saying so, not a ranking: the
-    game's final page would name a winner of the scores so far."""
+    game's final page would name a winner of the scores so far. Under the ranking, the
+    seats the host played for (the record's ``host_played``), as the console's final page."""
     board = [status_line(model, width), *model.ui.body(width, max(8, height - 2))]
     if model.status != "over":
         note = f"Not over: the record ends here ({model.replay_step})."
         return "".join(line_text(line).rstrip() + "\n" for line in [*board, [], [("", note)]])
-    ranking = model.ui.final(width, height)
+    ranking = final_lines(model, width, height)
     while ranking and not line_text(ranking[-1]).strip():
         ranking.pop()
     return "".join(line_text(line).rstrip() + "\n" for line in [*board, [], *ranking])

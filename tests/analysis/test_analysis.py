@@ -33,8 +33,10 @@ from sagani_net.analysis import (
 )
 from sagani_net.bots import make_policy
 from sagani_net.bots.tournament import GameSpec, play_local
+from sagani_net.cli.console.app import Replay, replay_frames
+from sagani_net.cli.console.model import ConsoleModel
 from sagani_net.cli.main import main
-from sagani_net.game import Data, GameState, without_seat
+from sagani_net.game import Data, GameState, RuleError, without_seat
 from sagani_net.games import get_game
 from sagani_net.games.sagani import bots as sagani_bots
 from sagani_net.games.sagrada import bots as sagrada_bots
@@ -604,6 +606,55 @@ def test_the_analysis_text_counts_forced_decisions_apart_from_the_searched() -> 
     seat = next(line for line in lines if line.startswith("seat 1 "))
     assert seat.split()[2] == "3", text
     assert "(3 decisions searched" in text
+
+def test_the_moves_the_host_played_are_shown_as_its_own_and_not_judged() -> None:
+    """A record's ``host_played`` (RECORD.md): a replay showed the host's default move past a
+    seat's clock, and its stand-in's moves, as the seat's own, and the analysis searched and
+    marked them as the seat's. Now the replay says whose they were, as the live updates did,
+    and the analysis leaves them out of the seat's figures."""
+    record = play_local(GameSpec(0, "sagani", {"players": 2, "mode": "multi"}, 3,
+                                 ("random", "random"))).record
+    seat_of = [action["seat"] for action in record["actions"]]
+    # Seat 1's first decision ran out of time; its next two the host's bot played (away).
+    mine = [i for i, seat in enumerate(seat_of) if seat == 1]
+    late, stood = mine[0], mine[1:3]
+    back = mine[3]
+    record["host_played"] = [{"index": late, "reason": "deadline"},
+                             *({"index": i, "reason": "stand_in"} for i in stood)]
+    frames = replay_frames(record)
+    told = [[e["type"] for e in events if e.get("seat") == 1 and e["type"] in
+             ("deadline_missed", "stand_in", "stand_in_left")] for _, events in frames]
+    assert told[late + 1] == ["deadline_missed"]
+    assert told[stood[0] + 1] == ["stand_in"] and told[stood[1] + 1] == []
+    assert told[back + 1] == ["stand_in_left"]
+    assert sum(map(bool, told)) == 3
+    model = ConsoleModel(seats=[{"name": "ann"}, {"name": "bob"}], game="sagani")
+    Replay(frames, record=record).show(model, len(frames) - 1)
+    said = " ".join(model.host_play())
+    assert "bob ran out of time once: the host played the default move." in said, said
+    assert "The host's greedy bot played bob's seat" in said, said
+    # Judged: the seat's own decisions only (the first four of the game, and the host's).
+    wanted = {0, 1, 2, 3, late, *stood}
+    result = analyse(record, Effort(iterations=20), workers=1,
+                     only=lambda d: d.index in wanted)
+    by_index = {v.index: v for v in result.verdicts}
+    for index in (late, *stood):
+        v = by_index[index]
+        assert v.host == ("deadline" if index == late else "stand_in")
+        assert (v.mark, v.value_played, v.iterations, v.searched) == (None, None, 0, False)
+        assert Verdict.from_data(json.loads(json.dumps(v.to_data()))) == v
+    searched = sum(v.searched for v in result.verdicts if v.seat == 1)
+    assert result.summary[1].decisions == searched == len([i for i in wanted - {late, *stood}
+                                                           if seat_of[i] == 1])
+    text = format_analysis(result, every=True)
+    assert "3 played by the host for the seat, not searched" in text.splitlines()[0], text
+    rows = {int(line.split()[0]): line.split()[-1] for line in text.splitlines()
+            if line[:4].strip().isdigit()}
+    assert [rows[i + 1] for i in (late, *stood)] == ["timeout", "away", "away"], text
+    assert max(map(columns, text.splitlines())) <= 80
+    with pytest.raises(RuleError, match="host_played"):
+        decisions({**record, "host_played": [{"index": len(seat_of), "reason": "deadline"}]})
+
 
 @pytest.mark.parametrize("game", ["sagani", "sagrada", "sugi"])
 def test_sagani_analyze_with_iterations_writes_the_same_analysis_on_every_run(

@@ -240,6 +240,40 @@ def test_a_standby_that_takes_over_keeps_the_seats_its_active_host_had_away(
     assert room.ask("here", table=table, token=tokens[1])["away"] == []  # back at its word
 
 
+def test_the_record_names_the_moves_the_host_played_and_why(tmp_path: Path) -> None:
+    """A finished game's record said nothing of the moves the host played: a replay showed a
+    bot's default move past its clock, or the stand-in's, as the seat's own, and the analysis
+    marked them as its mistakes. ``host_played`` names each, by its number in ``actions``."""
+    room = Room(tmp_path, heartbeat_s=1.0)
+    table, tokens = room.game(bots=[1], deadline_s=30.0)
+    played: list[dict[str, Any]] = []
+
+    def host_moves(reason: str, after_s: float) -> None:
+        while room.state(table).current_seat == 1:
+            played.append({"index": room.state(table).version, "reason": reason})
+            room.clock.advance(after_s)
+            assert room.tables.expire()
+            room.updates()
+
+    room.play(table, tokens, until_seat=1)
+    host_moves("deadline", 30.0 + DEADLINE_GRACE_S + 0.01)  # a turn: a take and a placement
+    room.ask("stand_in", table=table, token=tokens[0], seat=1)
+    room.updates()
+    room.play(table, tokens, until_seat=1)
+    host_moves("stand_in", STAND_IN_PAUSE_S + 0.01)
+    room.ask("sync", table=table, token=tokens[1])  # back: it plays its own to the end
+    room.updates()
+    room.play(table, tokens)
+    assert room.tables.tables[table].status == "over"
+    record = room.ask("record", table=table)["record"]
+    assert played and record["host_played"] == played
+    assert {record["actions"][p["index"]]["seat"] for p in played} == {1}
+    # A game the host played no move of says nothing.
+    other, others = room.game()
+    room.play(other, others)
+    assert "host_played" not in room.ask("record", table=other)["record"]
+
+
 def test_a_bot_past_its_deadline_is_away_until_it_is_heard_and_may_be_stood_in_for(
     tmp_path: Path,
 ) -> None:
