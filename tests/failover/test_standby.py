@@ -823,6 +823,10 @@ def test_the_active_host_beats_to_its_standby_as_soon_as_a_seat_comes_back(
     raw = Raw(host.endpoint)
     try:
         assert peer.next_of("beat")["away"] == {table: [1]}  # the follow's
+        # A beat at the pair's pace: the change below comes a moment after it, which held
+        # the change's beat back for 20 ms (the gap counted from any beat, not only from one
+        # that told a change: the follow's, a second ago).
+        assert peer.next_of("beat")["away"] == {table: [1]}
         asked_s = time.monotonic()
         assert raw("here", table=table, token=tokens[1])["away"] == []
         # Told before the host answers anything else, though its last beat (the follow's) went
