@@ -326,6 +326,23 @@ def test_a_tied_winner_is_explained_by_the_stack_on_the_final_screen() -> None:
     assert "Tied on" not in screen_text(model_for(played(10_000)), 80, 24)  # no tie, no word
 
 
+def test_a_tie_of_three_names_every_marker_in_the_stack() -> None:
+    """Of three tied, the line named the winner and the second: the third, tied as well, was
+    left out, as if it had scored less."""
+    state = played(10_000, players=3)
+    model = model_for(state)
+    ranking = state.result().ranking
+    view = dict(model.view or {})
+    view["result"] = {"scores": [50, 50, 50], "ranking": list(ranking)}
+    model.view = view
+    text = screen_text(model, 80, 24)
+    names = ["ann", "greedy", "bo"]
+    first, second, third = (names[seat] for seat in ranking)
+    said = " ".join(text.split())  # wrapped at 80 columns
+    assert (f"Tied on 50 points: {first}'s marker reached 50 first, under {second}'s and "
+            f"{third}'s in the stack.") in said, text
+
+
 def test_an_advanced_solo_screen_shows_the_final_score_it_stands_for_and_no_goal() -> None:
     """R7: advanced solo has no goal; the track is settled at the end (unflipped values and
     cacophony out, bonus in). The panel said "goal 75" with a bar to 75, and at the end a

@@ -555,13 +555,15 @@ def final_lines(ui: SaganiUI, width: int, height: int) -> list[Line]:
     if view["mode"] == "multi":
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
-        # Two equal scores and a winner: the rules' tie-break (R4) says why, as Sagrada's
-        # and Sugi's final screens do.
-        second = result["ranking"][1]
+        # Equal scores and a winner: the rules' tie-break (R4) says why, as Sagrada's and
+        # Sugi's final screens do; every seat of the tie, top of the stack last.
         tied = result["scores"][winner]
-        if result["scores"][second] == tied:
+        under = [f"{model.sentence_name(seat)}'s" for seat in result["ranking"][1:]
+                 if result["scores"][seat] == tied]
+        if under:
+            others = under[0] if len(under) == 1 else f"{', '.join(under[:-1])} and {under[-1]}"
             why = (f"Tied on {tied} points: {model.sentence_name(winner)}'s marker reached "
-                   f"{tied} first, under {model.sentence_name(second)}'s in the stack.")
+                   f"{tied} first, under {others} in the stack.")
             lines += [[("", row)] for row in wrap(why, width)]
     return box(lines, width, height)
 
