@@ -328,12 +328,12 @@ def judge(decision: Decision, effort: Effort) -> Verdict:
     started = time.perf_counter()
     rules = get_game(decision.game)
     rng = random.Random(decision_seed(decision))
-    base = rules.determinize(decision.view, decision.private, decision.seat, rng)
-    played = base.parse_action(decision.played)
     played_text = rules.action_text(decision.played)
     if decision.host is not None:
         return Verdict(decision.index, decision.seat, decision.turn, played_text, played_text,
                        None, None, 0.0, None, best_line=(played_text,), host=decision.host)
+    base = rules.determinize(decision.view, decision.private, decision.seat, rng)
+    played = base.parse_action(decision.played)
     if len(base.legal_actions()) <= 1:
         return Verdict(decision.index, decision.seat, decision.turn, played_text, played_text,
                        None, None, 0.0, None, forced=True, best_line=(played_text,))
