@@ -27,7 +27,8 @@ def add_parsers(sub: Any) -> None:
         "chance, or a solo game's reward), the loss, and a mark for a mistake or a blunder; "
         "then a summary per seat. Decisions are searched in parallel on every core.")
     p.add_argument("record", type=Path, nargs="?", default=None, metavar="RECORD",
-                   help="a JSON game record (or give --table)")
+                   help="a JSON game record, - for standard input (sagani record export T "
+                   "| sagani analyze -), or give --table")
     p.add_argument("--table", type=check.table_id, default=None, metavar="TABLE",
                    help="a finished table instead of a file: at --host, or in --data-dir "
                    "(default: the host's data dir, then sagani play's)")
@@ -76,19 +77,27 @@ def load_record(args: argparse.Namespace) -> Data:
     try:
         return read_record(args.record)
     except OSError as exc:
-        raise UsageError(f"cannot analyze {args.record}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot analyze {_named(args)}: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise UsageError(f"cannot analyze {args.record}: {exc}") from None
+        raise UsageError(f"cannot analyze {_named(args)}: {exc}") from None
+
+
+def _named(args: argparse.Namespace) -> str:
+    """The record as an error names it."""
+    if args.record is None:
+        return f"table {args.table}"
+    return "standard input" if str(args.record) == check.STDIN else str(args.record)
 
 
 def run_analyze(args: argparse.Namespace) -> int:
     record = load_record(args)
     if args.json not in (None, "-"):
         # The analysis written over the record it analyses would lose the game.
-        if args.record is not None and Path(args.json).resolve() == args.record.resolve():
+        if (args.record is not None and str(args.record) != check.STDIN
+                and Path(args.json).resolve() == args.record.resolve()):
             raise UsageError(f"--json {args.json} is the record itself: give another file")
         check.writable(Path(args.json))
-    where = args.record or args.table
+    where = _named(args)
     # An iteration budget unless only a time budget is given.
     iterations = DEFAULT_ITERATIONS if args.think is None else args.iterations
     effort = Effort(args.iterations or iterations, args.think)

@@ -581,13 +581,20 @@ def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:
                 raise UsageError(str(exc)) from None
 
 
+#: A file argument that means standard input (``sagani record export T | sagani analyze -``).
+STDIN = "-"
+
+
 def read_json(path: Path, what: str = "a game record") -> Any:
-    """A JSON file, bounded in size and depth; raises ValueError with a sentence (OSError for
-    a file that cannot be read)."""
+    """A JSON file (``-``: standard input), bounded in size and depth; raises ValueError with
+    a sentence (OSError for a file that cannot be read)."""
     import json
 
-    with open(path, "rb") as f:
-        data = f.read(MAX_RECORD_BYTES + 1)
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+    else:
+        with open(path, "rb") as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
         raise ValueError(f"larger than {MAX_RECORD_BYTES // 2**20} MiB: not {what}")
     try:

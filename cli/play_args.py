@@ -176,7 +176,8 @@ def add_parsers(sub: Any) -> None:
                              description="Step through a game record (from `sagani play`, "
                              "`sagani record export`, selfplay or a tournament) in the console; "
                              "the record names its game.")
-    r.add_argument("record", type=Path, metavar="RECORD", help="a JSON game record")
+    r.add_argument("record", type=Path, metavar="RECORD",
+                   help="a JSON game record (with --print, - reads it from standard input)")
     r.add_argument("--print", action="store_true",
                    help="print the last position and the ranking at the terminal's width, "
                    "and exit")

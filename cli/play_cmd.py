@@ -860,18 +860,23 @@ def read_verdicts(path: Path, record: dict[str, Any]) -> dict[int, Any]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    piped = str(args.record) == check.STDIN
+    named = "standard input" if piped else args.record
+    if piped and not args.print:
+        raise UsageError("RECORD - reads the record from standard input, where the console "
+                         "reads its keys: give --print, or a file")
     try:
         record = read_record(args.record)
         frames = replay_frames(record)
     except OSError as exc:
-        raise UsageError(f"cannot replay {args.record}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot replay {named}: {exc.strerror or exc}") from None
     except ValueError as exc:
         message = exc.message if isinstance(exc, RuleError) else str(exc)
-        raise UsageError(f"cannot replay {args.record}: {message}") from None
+        raise UsageError(f"cannot replay {named}: {message}") from None
     except (TypeError, KeyError, IndexError, AttributeError) as exc:
         # A field of the wrong kind that the game's own record check let through: the file
         # is untrusted input, so it gets a sentence, not a traceback.
-        raise UsageError(f"cannot replay {args.record}: a damaged record ({exc!r})") from None
+        raise UsageError(f"cannot replay {named}: a damaged record ({exc!r})") from None
     names: list[Any] = record["names"] if isinstance(record.get("names"), list) else []
     rules = get_game(record.get("game", "sagani"))
     state = rules.from_record(record)
@@ -879,7 +884,8 @@ def run_replay(args: argparse.Namespace) -> int:
     # name of 3 MB, kept the replay drawing them for minutes.
     seats = [{"name": names[i][:MAX_NAME_LEN] if i < len(names) and isinstance(names[i], str)
               else ""} for i in range(rules.seats(state.to_record()["config"]))]
-    model = ConsoleModel(connection=LOCAL, seats=seats, record_file=printable(args.record.name),
+    model = ConsoleModel(connection=LOCAL, seats=seats,
+                         record_file="standard input" if piped else printable(args.record.name),
                          game=record.get("game", "sagani"))
     if args.analysis is not None and args.analyze:
         raise UsageError("give --analysis FILE or --analyze, not both")

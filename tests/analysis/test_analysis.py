@@ -299,7 +299,7 @@ def test_a_solo_sagrada_pattern_choice_is_judged_on_what_the_patterns_promise() 
     assert max(values) - min(values) > 0.05, values
 
 def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
-        tmp_path: Any) -> None:
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     record = play_local(GameSpec(0, "sugi", get_game("sugi").parse_config({}), 3,
                                  ("greedy", "random"))).record
     record["actions"] = record["actions"][:6]
@@ -307,8 +307,9 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     sagani = [*RUN_SAGANI, "analyze"]
-    done = subprocess.run([*sagani, str(path), "--iterations", "20", "--json", "--workers", "1"],
-                          capture_output=True, text=True, check=True)
+    # From standard input, as `sagani record export T | sagani analyze -` gives it.
+    done = subprocess.run([*sagani, "-", "--iterations", "20", "--json", "--workers", "1"],
+                          input=path.read_text(), capture_output=True, text=True, check=True)
     data = json.loads(done.stdout)
     assert data["game"] == "sugi" and len(data["decisions"]) == 6
     for verdict in data["decisions"]:
@@ -335,6 +336,13 @@ def test_sagani_analyze_writes_the_json_of_record_md_and_mistakes_are_one_line(
         failed = subprocess.run([*sagani, *args], capture_output=True, text=True, timeout=60)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (args, failed.stderr)
         assert failed.stderr.startswith("sagani analyze: ")
+    failed = subprocess.run([*sagani, "-"], input='{"game": "sugi"', capture_output=True,
+                            text=True, timeout=60)
+    assert failed.returncode == 2
+    assert failed.stderr.startswith("sagani analyze: cannot analyze standard input: not JSON")
+    # The console reads its keys there: a replay takes a record from it only to print.
+    assert main(["replay", "-"]) == 2
+    assert "give --print, or a file" in capsys.readouterr().err
 
 
 def test_sagani_analyze_will_not_write_its_json_over_the_record(
