@@ -384,6 +384,10 @@ def _solo_figures(spec: TournamentSpec) -> dict[str, str]:
     return getattr(game_bots(spec.game), "SOLO_FIGURES", {}) if spec.seats == 1 else {}
 
 
+#: The width the table keeps to (a terminal's 80 columns), a name too long for it aside.
+TABLE_WIDTH = 80
+
+
 def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> str:
     """The table as text for a terminal.
 
@@ -398,9 +402,10 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
              f"{seconds:.0f} s"]
     several = spec.seats > 1
     goal = several or any(row.goal for row in rows)
-    # As wide as the longest name: one's own strategy is named by its module or file.
-    width = max([10, *(len(row.strategy) for row in rows)])
-    head = f"{'strategy':<{width}} {'games':>6}"
+    # As wide as the longest name, as far as the figures leave room in a terminal's 80
+    # columns: one's own strategy is named by its module or file (a path), and a row that
+    # wrapped put its figures under the next row's name.
+    head = f" {'games':>6}"
     if goal:
         head += f" {'wins' if several else 'goal':>6} {'share':>7} {'95% CI':>15}"
     head += f" {'mean score':>11}"
@@ -411,9 +416,13 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
         head += "".join(f" {'mean ' + t:>11} {'best':>5}" for t in titles)
     else:
         head += f" {'best':>5}"
-    lines.append(head)
+    width = max(10, min(max((len(row.strategy) for row in rows), default=0),
+                        TABLE_WIDTH - len(head)))
+    lines.append(f"{'strategy':<{width}}{head}")
     for row in rows:
-        line = f"{row.strategy:<{width}} {row.games:>6}"
+        if len(row.strategy) > width:  # whole on a line of its own, its figures under it
+            lines.append(row.strategy)
+        line = f"{row.strategy if len(row.strategy) <= width else '':<{width}} {row.games:>6}"
         if goal:
             low, high = row.ci
             line += f" {_whole(row.wins):>6} {row.share:>7.1%} {f'{low:.1%}-{high:.1%}':>15}"

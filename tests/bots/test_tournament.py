@@ -12,6 +12,7 @@ import pytest
 
 from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.bots.tournament import (
+    Row,
     Standings,
     TournamentSpec,
     fit_elo,
@@ -225,6 +226,27 @@ def test_a_strategy_at_two_seats_is_said_to_be_counted_per_seat() -> None:
     notes = format_table(spec, rows, 1.0).splitlines()[2 + len(rows):]
     assert notes == ["random plays 2 seats of each game: its row is per seat "
                      "(6 seat-games in 3 games)"]
+
+
+def test_the_table_keeps_to_80_columns_with_a_strategy_named_by_its_path() -> None:
+    """README names one's own strategy FILE.py:NAME; a path's name widened the name column
+    (a row of 117 columns, its figures wrapped under the next row's name). Now a name too
+    long for the column stands whole on its own line, its figures under it in the columns."""
+    own = "/home/ann/bots/" + "deep/" * 6 + "one_ply.py:SugiRoundAhead"
+    spec = TournamentSpec(lineup=(own, "greedy"), game="sugi", config={"players": 2}, games=1)
+    rows = [Row(own, goal=True, games=1, wins=1), Row("greedy", goal=True, games=1)]
+    for row, score in zip(rows, (12, 9), strict=True):
+        row.scores.add(score)
+    lines = format_table(spec, rows, 1.0).splitlines()
+    table = lines[1:]
+    assert max(len(line) for line in table) <= 80, lines
+    assert table[1] == own
+    head, figures, greedy = table[0], table[2], table[3]
+    assert greedy.startswith("greedy ")
+    for title in ("games", "wins", "mean score", "Elo"):  # each figure under its title
+        at = head.index(title) + len(title)
+        assert figures[at - 1] != " " and greedy[at - 1] != " ", title
+        assert figures[at:at + 1] in ("", " "), title
 
 
 def test_a_lineup_must_name_a_strategy_for_every_seat() -> None:
