@@ -536,12 +536,15 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         lines.append(f"{'move':>4} {'turn':>4} {'seat':>4}  {head} "
                      f"{'value':>5} {'best':>5} {'loss':>5}  mark")
     for v in listed:
-        played, best = moves[v.played], moves[v.best]
+        # The host's move was not searched: no best and no loss to show (its verdict's are
+        # the move itself and 0, which read as the search's choice).
+        played, best = moves[v.played], "-" if v.host else moves[v.best]
+        loss = "-" if v.host else f"{v.loss * 100:.1f}"
         row = f"{played:<{move}} {best:<{move}}" if side_by_side else f"{played:<{move}}"
         lines.append(f"{v.index + 1:>4} {v.turn:>4} {v.seat + 1:>4}  {row} "
                      f"{_pct(v.value_played):>5} {_pct(v.value_best):>5} "
-                     f"{v.loss * 100:>5.1f}  {v.mark or _unsearched(v)}")
-        if not side_by_side:
+                     f"{loss:>5}  {v.mark or _unsearched(v)}")
+        if not side_by_side and not v.host:
             lines.append(f"{'':>16}best {best}")
     lines.append("")
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "

@@ -29,6 +29,7 @@ from sagani_net.analysis import (
     decisions,
     format_analysis,
     judge,
+    shown,
     summarize,
 )
 from sagani_net.bots import make_policy
@@ -656,9 +657,14 @@ def test_the_moves_the_host_played_are_shown_as_its_own_and_not_judged() -> None
                                                            if seat_of[i] == 1])
     text = format_analysis(result, every=True)
     assert "3 played by the host for the seat, not searched" in text.splitlines()[0], text
-    rows = {int(line.split()[0]): line.split()[-1] for line in text.splitlines()
+    rows = {int(line.split()[0]): line.split()[3:] for line in text.splitlines()
             if line[:4].strip().isdigit()}
-    assert [rows[i + 1] for i in (late, *stood)] == ["timeout", "away", "away"], text
+    assert [rows[i + 1][-1] for i in (late, *stood)] == ["timeout", "away", "away"], text
+    # Not searched: no best move and no loss (they read the move played, and 0.0, as if the
+    # search had chosen it too).
+    for i in (late, *stood):
+        played = shown("sagani", by_index[i].played).split()
+        assert rows[i + 1] == [*played, "-", "-", "-", "-", rows[i + 1][-1]], text
     assert max(map(columns, text.splitlines())) <= 80
     with pytest.raises(RuleError, match="host_played"):
         decisions({**record, "host_played": [{"index": len(seat_of), "reason": "deadline"}]})
