@@ -550,7 +550,10 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
                  f"{'blunders':>8}")
     for s in analysis.summary:
-        lines.append(f"{pad(who(s.seat), 22)} {s.decisions:>9} {s.mean_loss * 100:>9.2f} "
+        # A seat none of whose decisions was judged (the host played them all) lost nothing
+        # that was measured: a mean of 0.00 read as flawless play.
+        mean = f"{s.mean_loss * 100:.2f}" if s.decisions else "-"
+        lines.append(f"{pad(who(s.seat), 22)} {s.decisions:>9} {mean:>9} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
         # By move as well as turn: a turn of two decisions (a Sagani take, then its placement)

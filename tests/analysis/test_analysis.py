@@ -666,6 +666,13 @@ def test_the_moves_the_host_played_are_shown_as_its_own_and_not_judged() -> None
         played = shown("sagani", by_index[i].played).split()
         assert rows[i + 1] == [*played, "-", "-", "-", "-", rows[i + 1][-1]], text
     assert max(map(columns, text.splitlines())) <= 80
+    # A seat the host played throughout: no decision judged, no mean loss (0.00 read as
+    # flawless play).
+    whole = {**record, "host_played": [{"index": i, "reason": "stand_in"} for i in mine]}
+    text = format_analysis(analyse(whole, Effort(iterations=20), workers=1,
+                                   only=lambda d: d.index in wanted), ["ann", "bob"])
+    bob = next(line for line in text.splitlines() if line.startswith("seat 2 (bob) "))
+    assert bob.split()[3:5] == ["0", "-"], text
     with pytest.raises(RuleError, match="host_played"):
         decisions({**record, "host_played": [{"index": len(seat_of), "reason": "deadline"}]})
 
