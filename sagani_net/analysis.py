@@ -493,6 +493,9 @@ def analyse(
 
 #: The width the text of an analysis keeps to (a terminal's 80 columns).
 TEXT_WIDTH = 80
+#: The columns of a seat's name in the summary ("seat 1 (SugiRoundAhead)", a strategy's name
+#: as the tools name seats, whole).
+WHO_WIDTH = 30
 
 
 def format_analysis(analysis: Analysis, names: list[str] | None = None,
@@ -509,7 +512,11 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         name = names[seat] if names and seat < len(names) and names[seat] else ""
         # In columns, not characters: a name in Chinese takes two a character. Escaped: a
         # record is a file anyone may have edited, and an ESC in a name painted the terminal.
-        return cut(f"seat {seat + 1}" + (f" ({printable(name)})" if name else ""), 22)
+        # The name is cut, not the whole: "seat 1 (SugiRoundAhead" lost its parenthesis.
+        seat_text = f"seat {seat + 1}"
+        if not name:
+            return seat_text
+        return f"{seat_text} ({cut(printable(name), WHO_WIDTH - len(seat_text) - 3).rstrip()})"
 
     unit = "win chance" if analysis.measure == "win_chance" else "solo reward"
     forced = sum(v.forced for v in analysis.verdicts)
@@ -547,13 +554,13 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
         if not side_by_side and not v.host:
             lines.append(f"{'':>16}best {best}")
     lines.append("")
-    lines.append(f"{'seat':<22} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
+    lines.append(f"{'seat':<{WHO_WIDTH}} {'decisions':>9} {'mean loss':>9} {'mistakes':>8} "
                  f"{'blunders':>8}")
     for s in analysis.summary:
         # A seat none of whose decisions was judged (the host played them all) lost nothing
         # that was measured: a mean of 0.00 read as flawless play.
         mean = f"{s.mean_loss * 100:.2f}" if s.decisions else "-"
-        lines.append(f"{pad(who(s.seat), 22)} {s.decisions:>9} {mean:>9} "
+        lines.append(f"{pad(who(s.seat), WHO_WIDTH)} {s.decisions:>9} {mean:>9} "
                      f"{s.mistakes:>8} {s.blunders:>8}")
     for s in analysis.summary:
         # By move as well as turn: a turn of two decisions (a Sagani take, then its placement)

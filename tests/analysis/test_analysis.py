@@ -538,8 +538,9 @@ def test_the_analysis_text_keeps_to_80_columns_and_writes_every_move_whole(
     for n in marked:
         shown = " ".join(lines[n:n + rows])
         assert played in shown and best in shown, text
-    assert ("seat 1 (a player with costliest: move 1 (turn 1) -30.0, move 3 (turn 3) -30.0"
-            in " ".join(text.split()))
+    # The name is cut inside its parentheses ("seat 1 (a player with" lost the closing one).
+    assert ("seat 1 (a player with a long) costliest: move 1 (turn 1) -30.0, move 3 (turn 3) "
+            "-30.0" in " ".join(text.split())), text
 
 
 def test_the_analysis_text_keeps_to_80_columns_with_names_in_chinese() -> None:
@@ -582,7 +583,7 @@ def test_the_costliest_decisions_are_told_apart_when_one_turn_has_two() -> None:
     assert len(set(entries)) == 3
     wrapped = lines[start + 1]
     assert all(len(line) <= 80 for line in lines), text
-    assert re.fullmatch(r" +move \d+ \(turn \d+\) -\d+\.\d", wrapped), text
+    assert re.fullmatch(r" +move \d+ \(turn \d+\) -\d+\.\d,?", wrapped), text
 
 
 
