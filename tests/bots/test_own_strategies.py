@@ -106,9 +106,10 @@ def test_a_tournament_plays_a_policy_of_ones_own_the_same_in_process_and_through
         tables.append(capsys.readouterr().out.splitlines()[1:])  # the first line: time taken
     local, networked = tables
     assert networked == local
-    assert [row.split()[:2] for row in local[1:]] == [[f"{policy_file}:LastLegal", "2"],
-                                                       ["greedy", "2"]]
-    assert len({len(line) for line in local}) == 1  # its columns as wide as its longest name
+    # A name too long for the column (a path) on a line of its own, its figures under it.
+    name = f"{policy_file}:LastLegal"
+    assert [row.split()[:1] for row in local[1:]] == [[name], ["2"], ["greedy"]]
+    assert max(len(line) for line in local if line != name) <= 80
 
 
 @pytest.mark.parametrize("command", ["selfplay --policy", "tournament --strategies"])
