@@ -258,8 +258,11 @@ def _run_networked(spec: TournamentSpec, workers: int | None, on_result: Any) ->
     from sagani_net.store import Store
 
     with tempfile.TemporaryDirectory(prefix="sagani-tournament-") as data_dir:
-        # Its own host, for its own bots only: the games are dealt by their seeds.
-        host = Host(Store(data_dir), bind="127.0.0.1", port=0, client_seeds=True)
+        # Its own host, for its own bots only: the games are dealt by their seeds. No clock
+        # for a bot seat: past the host's fallback (60 s) it played its default move for a
+        # slow strategy, and the table counted the game as that strategy's.
+        host = Host(Store(data_dir), bind="127.0.0.1", port=0, client_seeds=True,
+                    bot_fallback_s=None)
         host.serve_in_thread()
         try:
             print(f"sagani tournament: host at {host.endpoint}", file=sys.stderr)

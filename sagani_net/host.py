@@ -156,7 +156,7 @@ class Host:
         context: zmq.Context[zmq.Socket[bytes]] | None = None,
         secure: Callable[[zmq.Socket[bytes]], None] | None = None,
         bot_deadline_s: float | None = None,
-        bot_fallback_s: float = BOT_FALLBACK_S,
+        bot_fallback_s: float | None = BOT_FALLBACK_S,
         turn_timer_s: float | None = None,
         client_seeds: bool = False,
     ) -> None:

@@ -205,7 +205,7 @@ class Tables:
         limits: Limits | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         bot_deadline_s: float | None = None,
-        bot_fallback_s: float = BOT_FALLBACK_S,
+        bot_fallback_s: float | None = BOT_FALLBACK_S,
         turn_timer_s: float | None = None,
         client_seeds: bool = False,
         standby: Callable[[], str | None] = lambda: None,
@@ -228,7 +228,8 @@ class Tables:
         self.client_seeds = client_seeds
         #: The deadline of tables whose create request names none (``--bot-deadline``).
         self.bot_deadline_s = bot_deadline_s
-        #: A bot seat's clock at a table with no deadline at all (:data:`BOT_FALLBACK_S`).
+        #: A bot seat's clock at a table with no deadline at all (:data:`BOT_FALLBACK_S`);
+        #: None: none, its bot is waited for however long it thinks (a tournament's own host).
         self.bot_fallback_s = bot_fallback_s
         #: The turn timer of tables whose create request names none (``--turn-timer``).
         self.turn_timer_s = turn_timer_s

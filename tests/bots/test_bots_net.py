@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import re
@@ -142,6 +143,48 @@ def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
     assert main(common) == 0
     local = capsys.readouterr().out.splitlines()[1:]
     assert networked == local and len(local) == 3
+
+
+SLOW_FIRST = """
+import time
+
+
+class SlowFirst:
+    name = "slow-first"
+
+    def __init__(self, game):
+        self.thought = False
+
+    def choose(self, state, rng):
+        if not self.thought:  # one decision slower than the host's clock for a bot seat
+            self.thought = True
+            time.sleep(0.4)
+        return state.legal_actions()[0]
+"""
+
+
+def test_a_tournament_through_its_host_waits_for_a_slow_strategy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tournament's own host had the host's fallback clock for a bot seat (60 s): past it,
+    it played its default move for a slow strategy, and the table counted the game as the
+    strategy's. Here a host's fallback is 0.01 s unless its maker says otherwise."""
+    import sagani_net.host
+
+    class QuickFallback(Host):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("bot_fallback_s", 0.01)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(sagani_net.host, "Host", QuickFallback)
+    (tmp_path / "slow.py").write_text(SLOW_FIRST)
+    records = tmp_path / "records"
+    assert main(["tournament", "--network", "--game", "sugi", "--strategies",
+                 f"{tmp_path / 'slow.py'}:SlowFirst,greedy", "--games", "1", "--workers", "1",
+                 "--records", str(records)]) == 0
+    capsys.readouterr()
+    record = json.loads((records / "game-00000.json").read_text())
+    assert "host_played" not in record, record.get("host_played")
 
 
 def test_bots_play_a_game_with_private_data_over_the_host_as_in_process(
