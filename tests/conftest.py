@@ -32,7 +32,7 @@ TOY = "toy"
 TOY_PACKAGE = "toy_game"
 
 #: The files whose tests take longest (``pytest --durations=30``): collected first, so that on
-#: the xdist workers (``-n 2``) they start early and the workers end together, rather than one
+#: the xdist workers (``-n 4``) they start early and the workers end together, rather than one
 #: running a long test alone at the end while the other waits.
 SLOW_FIRST = ("tests/faults/test_fuzz.py", "tests/analysis/", "tests/failover/",
               "tests/cli/test_host_lan.py", "tests/games/test_conformance_net.py",

@@ -68,6 +68,11 @@ def stored_version(data_dir: Path, table: str) -> int:
                  table)
 
 
+class PortTaken(RuntimeError):
+    """A port :func:`free_ports` found free was taken before the host bound it (by another
+    test's probe that drew the same one, running beside)."""
+
+
 @dataclass
 class HostProcess:
     """One ``sagani host`` of the pair: its data dir and its three ports, kept across restarts
@@ -111,7 +116,9 @@ class HostProcess:
             if self.server_key is not None:
                 argv += ["--secure"]  # (a standby is secure by its active host's code)
         # Warnings (takeovers, standbys left behind) go to NAME.log beside the data dir.
-        with open(self.data_dir.parent / f"{self.name}.log", "a") as log:
+        log_path = self.data_dir.parent / f"{self.name}.log"
+        before = log_path.stat().st_size if log_path.exists() else 0
+        with open(log_path, "a") as log:
             self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=log, text=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -125,7 +132,13 @@ class HostProcess:
             if line.startswith("sagani host: standby code "):
                 self.code = line.split()[-1]
                 return
-        raise RuntimeError(f"host {self.name} did not start (exit {self.proc.wait()})")
+        code = self.proc.wait()
+        with open(log_path, "rb") as log:
+            log.seek(before)
+            said = log.read().decode(errors="replace").strip()
+        if "Address already in use" in said:
+            raise PortTaken(said)
+        raise RuntimeError(f"host {self.name} did not start (exit {code}): {said[-500:]}")
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -155,18 +168,25 @@ class Pair:
               active_args: tuple[str, ...] = ()) -> Pair:
         """Host A active, B its standby; ``secure``: A's key pair made beforehand, to know it;
         ``active_args``: more options of A's command (kept when it is started again)."""
-        ports = free_ports(6)
         key = host_keys(tmp / "a").public if secure else None
-        pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key, args=active_args),
-                   HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))
-        pair.active.start()
-        try:
-            pair.standby.start(standby_of=pair.active)
-            pair.wait_in_sync()
-        except BaseException:
-            pair.stop()  # no host outlives a test that failed
-            raise
-        return pair
+        for tries in range(3, 0, -1):
+            ports = free_ports(6)
+            pair = cls(HostProcess("A", tmp / "a", ports[:3], heartbeat_s, key,
+                                   args=active_args),
+                       HostProcess("B", tmp / "b", ports[3:], heartbeat_s, key))
+            try:
+                pair.active.start()
+                pair.standby.start(standby_of=pair.active)
+                pair.wait_in_sync()
+                return pair
+            except PortTaken:  # a probe is a guess: another draw (a suite's run saw one)
+                pair.stop()
+                if tries == 1:
+                    raise
+            except BaseException:
+                pair.stop()  # no host outlives a test that failed
+                raise
+        raise AssertionError("not reached")
 
     def wait_in_sync(self) -> None:
         """Until the standby follows and has every entry of the active host."""
