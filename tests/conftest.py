@@ -3,17 +3,15 @@ the test game with private data (``toy_game``, a whole game package) in the regi
 
 from __future__ import annotations
 
-import compileall
 import gc
 import logging
 import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_net_support import ROOT, Raw, running_host
+from test_net_support import Raw, running_host
 
 from sagani_net import games
 from sagani_net.bots import base
@@ -27,22 +25,6 @@ from sagani_net.limits import QuietRepeats
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX",
                       str(Path(tempfile.gettempdir()) / f"sagani-tests-pycache-{os.getuid()}"))
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Before the workers start (in the process that starts them): the project's bytecode,
-    compiled once into that scratch folder. A fresh clone's workers, and the first commands
-    each started, compiled it each for itself at once (a fresh clone's run took 20-25 s more
-    than the next one)."""
-    if hasattr(config, "workerinput"):  # a worker: the process that started it did this
-        return
-    own, sys.pycache_prefix = sys.pycache_prefix, os.environ["PYTHONPYCACHEPREFIX"]
-    try:
-        for folder in ("sagani_net", "protocol", "cli"):
-            compileall.compile_dir(ROOT / folder, quiet=2)
-    finally:
-        sys.pycache_prefix = own
-
 
 #: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
 #: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.
