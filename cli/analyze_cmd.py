@@ -86,14 +86,14 @@ def _named(args: argparse.Namespace) -> str:
     """The record as an error names it."""
     if args.record is None:
         return f"table {args.table}"
-    return "standard input" if str(args.record) == check.STDIN else str(args.record)
+    return check.file_named(args.record)
 
 
 def run_analyze(args: argparse.Namespace) -> int:
     record = load_record(args)
     if args.json not in (None, "-"):
         # The analysis written over the record it analyses would lose the game.
-        if (args.record is not None and str(args.record) != check.STDIN
+        if (args.record is not None and not check.piped(args.record)
                 and Path(args.json).resolve() == args.record.resolve()):
             raise UsageError(f"--json {args.json} is the record itself: give another file")
         check.writable(Path(args.json))

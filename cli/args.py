@@ -585,12 +585,22 @@ def made_strategies(names: list[str] | tuple[str, ...], game: str) -> None:
 STDIN = "-"
 
 
+def piped(path: Path) -> bool:
+    """Whether a file argument is :data:`STDIN`."""
+    return str(path) == STDIN
+
+
+def file_named(path: Path) -> str:
+    """A file argument as an error names it."""
+    return "standard input" if piped(path) else str(path)
+
+
 def read_json(path: Path, what: str = "a game record") -> Any:
     """A JSON file (``-``: standard input), bounded in size and depth; raises ValueError with
     a sentence (OSError for a file that cannot be read)."""
     import json
 
-    if str(path) == STDIN:
+    if piped(path):
         data = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
     else:
         with open(path, "rb") as f:

@@ -860,8 +860,7 @@ def read_verdicts(path: Path, record: dict[str, Any]) -> dict[int, Any]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    piped = str(args.record) == check.STDIN
-    named = "standard input" if piped else args.record
+    piped, named = check.piped(args.record), check.file_named(args.record)
     if piped and not args.print:
         raise UsageError("RECORD - reads the record from standard input, where the console "
                          "reads its keys: give --print, or a file")
