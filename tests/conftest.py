@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,11 +19,12 @@ from sagani_net.limits import QuietRepeats
 
 # Python compiles each module it has no bytecode for at every start, and writes none where
 # PYTHONDONTWRITEBYTECODE is set (as on the team's machines): every `sagani` a test starts would
-# compile the whole project again (about 0.3 s each). The processes the tests start keep their
-# bytecode in one scratch folder instead, as an installed copy would.
+# compile the whole project again (about 0.1 s each), and every xdist worker the tests' rewritten
+# asserts. The workers and the processes the tests start write it beside the sources, as Python
+# does by default (__pycache__ is ignored by git). Not a scratch PYTHONPYCACHEPREFIX: Python
+# then reads no bytecode of the standard library or the installed packages from their own
+# __pycache__, and a machine that never ran the suite compiled all of them in each worker.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-os.environ.setdefault("PYTHONPYCACHEPREFIX",
-                      str(Path(tempfile.gettempdir()) / f"sagani-tests-pycache-{os.getuid()}"))
 
 #: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
 #: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.

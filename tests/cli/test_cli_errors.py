@@ -459,7 +459,8 @@ def _files_of_4_kib() -> None:
 
 
 #: For a process under :func:`_files_of_4_kib`: Python would leave the first 4 KiB of a module's
-#: bytecode in the shared cache (tests/conftest.py), and every later import of it fail.
+#: bytecode in its __pycache__ (tests/conftest.py lets the tests' processes write it), and every
+#: later import of it fail.
 NO_BYTECODE = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
