@@ -67,16 +67,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    given = sys.argv[1:] if argv is None else argv
-    command = next((word for word in given if not word.startswith("-")), None)
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser that reads ``argv``: :func:`build_parser` for the command its first word that
+    is not an option names."""
+    command = next((word for word in argv if not word.startswith("-")), None)
     # No cycle collection while the command's modules load: all they make lives as long as the
     # process, so the collections (a tenth of the import time) would free nothing.
     gc.disable()
     try:
-        parser = build_parser(command)
+        return build_parser(command)
     finally:
         gc.enable()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = parser_for(sys.argv[1:] if argv is None else argv)
     try:
         code = check.run(parser, argv)
         if sys.stdout is not None:  # None: run with standard output closed ('>&-')
