@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,11 @@ from sagani_net.limits import QuietRepeats
 # then reads no bytecode of the standard library or the installed packages from their own
 # __pycache__, and a machine that never ran the suite compiled all of them in each worker.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# A suite started with SIGINT ignored (a shell's background job: `.ci/run &`) passed that on to
+# every process its tests start, and the tests of Ctrl-C found their commands deaf to it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: The registry name of Hands, the tests' game (tests/toy_game/), and its package: the one line
 #: that registers it is ``games.PACKAGES[TOY] = TOY_PACKAGE``.
