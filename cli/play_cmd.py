@@ -39,7 +39,7 @@ from sagani_net.cli.game_options import (
 from sagani_net.cli.play_args import BOT_KINDS, MCTS_THINK_S, user_dir, user_name
 from sagani_net.cli.standby_process import StandbyProcess
 from sagani_net.client import AsyncClient, HostError, HostTimeout, Replica, host_address
-from sagani_net.game import Data, RuleError, winners, without_seat
+from sagani_net.game import Data, RuleError, plural, winners, without_seat
 from sagani_net.games import DEFAULT_GAME, get_game
 from sagani_net.private_files import write_private
 from sagani_net.protocol.messages import MAX_NAME_LEN, printable
@@ -188,7 +188,8 @@ def plan(args: argparse.Namespace) -> PlayPlan:
     if len(kinds) == 1:
         kinds *= len(free)
     if len(kinds) != len(free):
-        raise UsageError(f"--bots names {len(kinds)} kinds for {len(free)} bot seats")
+        raise UsageError(f"--bots names {plural(len(kinds), 'kind')} for "
+                         f"{plural(len(free), 'bot seat')}")
     # Policies of one's own (the house's are known to play): loaded before the first screen.
     own = [k for k in [*kinds, args.autoplay] if k is not None and k not in BOT_KINDS]
     if own:

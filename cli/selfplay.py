@@ -17,7 +17,7 @@ from sagani_net.bots.local import GameResult, GameSpec, play_local
 from sagani_net.cli import args as check
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.game_options import add_game_arguments, game_config
-from sagani_net.game import config_words, winners
+from sagani_net.game import config_words, plural, winners
 from sagani_net.games import get_game
 
 # What this command imports is counted in its games per second (100 random games of Sagani
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if len(names) == 1:
         names *= seats
     if len(names) != seats:
-        raise UsageError(f"--policy names {len(names)} policies for {seats} seats")
+        raise UsageError(f"--policy names {plural(len(names), 'policy', 'policies')} for "
+                         f"{plural(seats, 'seat')}")
     if args.records:
         check.make_directory(args.records)
     summary = Summary(seats)

@@ -140,6 +140,11 @@ class About(NamedTuple):
     options: tuple[Option, ...]
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 tile``, ``2 tiles``; ``words`` for an irregular plural."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
 def config_words(config: Data) -> list[str]:
     """A config in short words for labels and file names: each option's value, a structured
     one (a file's data) as its name and size (``patterns 2``), None left out."""

@@ -90,9 +90,13 @@ def test_autoplay_ranks_every_seat_of_a_shared_win_first(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(".")[0].strip() for line in lines[1:3]] == ["1", "1"], lines
 
-def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys):
-    assert main(["selfplay", "--players", "3", "--games", "1", "--policy", "greedy,random"]) == 2
-    assert capsys.readouterr().err == "sagani selfplay: --policy names 2 policies for 3 seats\n"
+@pytest.mark.parametrize(("players", "policies", "said"), [
+    ("3", "greedy,random", "2 policies for 3 seats"),
+    ("1", "greedy,random", "2 policies for 1 seat"),  # was "for 1 seats"
+])
+def test_selfplay_refuses_a_policy_list_of_the_wrong_length(capsys, players, policies, said):
+    assert main(["selfplay", "--players", players, "--games", "1", "--policy", policies]) == 2
+    assert capsys.readouterr().err == f"sagani selfplay: --policy names {said}\n"
 
 
 def test_selfplay_takes_the_game_and_its_options_by_name(tmp_path, capsys):

@@ -32,11 +32,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, NamedTuple
 
-from sagani_net.game import Data
+from sagani_net.game import Data, plural
 from sagani_net.games import rules_file
 from sagani_net.games.sagani.rules import Action, RuleError, State
 from sagani_net.games.sagani.tiles import ARROWS, DIRECTIONS, ELEMENTS, ROTATIONS, TILES
-from sagani_net.games.sagani.words import plural
 from sagani_net.gameui import (
     CommandError,
     GameUI,

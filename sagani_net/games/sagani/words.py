@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sagani_net.game import Data
+from sagani_net.game import Data, plural
 from sagani_net.games.sagani.tiles import TILES
 
 SOURCES = {"offer": "the offer", "storage": "storage", "pile": "the draw pile"}
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 tile``, ``2 tiles``; ``words`` for an irregular plural."""
-    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def tile_name(tile: int) -> str:

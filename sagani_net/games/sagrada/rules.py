@@ -51,6 +51,7 @@ from sagani_net.game import (
     grid_cell,
     grid_data,
     is_int,
+    plural,
     recorded_outcomes,
     replay_actions,
     shuffle,
@@ -1051,7 +1052,7 @@ class State(Engine):
         if not self._pay_options(slot, exclude=-1):
             colour = COLOUR_NAMES[COLOURS.index(tool.colour)]
             cost = self.cost(slot)
-            tokens = f"{cost} favour token" + ("s" if cost != 1 else "")
+            tokens = plural(cost, "favour token")
             need = f"a {colour} die in the pool" if self.solo else tokens
             return RuleError("cannot_pay", f"{tool.name} needs {need}")
         if not self.solo and action.die >= 0:

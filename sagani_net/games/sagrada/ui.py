@@ -29,7 +29,7 @@ import textwrap
 from functools import partial
 from typing import Any
 
-from sagani_net.game import Data, RuleError
+from sagani_net.game import Data, RuleError, plural
 from sagani_net.games import rules_file
 from sagani_net.games.sagrada.components import (
     CELLS,
@@ -442,7 +442,7 @@ class SagradaUI(GameUI[State]):
             view = self.view or {}
             slot = [t["tool"] for t in view.get("tools", [])].index(tool.number)
             tokens = view["tools"][slot]["cost"]
-            cost = f"{tokens} token" + ("s" if tokens != 1 else "")
+            cost = plural(tokens, "token")
         # Short enough for 80 columns; the hint line says Enter uses it.
         return f"{TOOLS[tool.number].name} ({cost}): {ROLLED[tool.number]} - cannot be taken back"
 
@@ -1163,7 +1163,7 @@ def tool_lines(ui: SagradaUI, width: int, wrap: bool = True) -> list[Line]:
         if solo:
             costs.append("used" if t["cost"] is None else f"pay a {t['cost']} die")
         else:
-            costs.append(f"{t['cost']} token" + ("s" if t["cost"] > 1 else ""))
+            costs.append(plural(t["cost"], "token"))
     cost_w = max(map(len, costs), default=0) + 1
     for slot, t in enumerate(view["tools"]):
         tool = TOOLS[t["tool"]]
