@@ -24,8 +24,10 @@ the rules' text form: ``draft 3 at 2,4``, ``tool 7``, ``move 1,1 to 2,3``, ``val
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -1415,20 +1417,35 @@ def choose_body(ui: SagradaUI, width: int, height: int) -> list[Line]:
     return box(lines, width, height)
 
 
-def tie_words(ranking: list[int], sheets: list[Data]) -> str:
-    """Why the winner is ahead of a player with as many points (the rules' ties), or ``""``:
-    without it the screen shows two equal scores and a winner."""
-    if len(ranking) < 2 or len(sheets) <= max(ranking[:2]):
+def tie_words(ranking: list[int], sheets: list[Data], name: Callable[[int], str]) -> str:
+    """Why the winner is ahead of the players with as many points (the rules' ties), or
+    ``""``: without it the screen shows equal scores and a winner. With three or more tied,
+    each place of the tie is said, the seats named by ``name``."""
+    if len(ranking) < 2 or len(sheets) <= max(ranking):
         return ""
-    first, second = sheets[ranking[0]], sheets[ranking[1]]
-    if first["total"] != second["total"]:
+    total = sheets[ranking[0]]["total"]
+    tied = [seat for seat in ranking if sheets[seat]["total"] == total]
+    if len(tied) < 2:
         return ""
     words_of = {"private": "private objective points", "tokens": "favour tokens left"}
-    for key in TIE_BREAKS:
-        words = words_of[key]
-        if first[key] != second[key]:
-            return f"Tied on {first['total']} points: more {words}, {first[key]} to {second[key]}."
-    return f"Tied on {first['total']} points, private and tokens: later first turn in round 10."
+
+    def why(ahead: Data, behind: Data) -> tuple[str, str]:
+        for key in TIE_BREAKS:
+            if ahead[key] != behind[key]:
+                return words_of[key], f"{ahead[key]} to {behind[key]}"
+        return "", "a later first turn in round 10"
+
+    if len(tied) == 2:
+        words, figures = why(sheets[tied[0]], sheets[tied[1]])
+        if not words:
+            return f"Tied on {total} points, private and tokens: later first turn in round 10."
+        return f"Tied on {total} points: more {words}, {figures}."
+    places = []
+    for ahead, behind in itertools.pairwise(tied):
+        words, figures = why(sheets[ahead], sheets[behind])
+        places.append(f"{name(ahead)} before {name(behind)} "
+                      + (f"on {words}, {figures}" if words else f"by {figures}"))
+    return f"Tied on {total} points: {'; '.join(places)}."
 
 
 def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
@@ -1478,9 +1495,8 @@ def final_lines(ui: SagradaUI, width: int, height: int) -> list[Line]:
         winner = result["ranking"][0]
         who = "You win!" if winner == model.you else f"{model.sentence_name(winner)} wins."
         lines.append([("class:message", who)])
-        tie = tie_words(result["ranking"], sheets)
-        if tie:
-            lines.append([("", tie)])
+        tie = tie_words(result["ranking"], sheets, model.sentence_name)
+        lines += [[("", row)] for row in wrap(tie, width)] if tie else []
     # No key hint of its own: the console's hint line has "Tab look at the windows", and
     # `replay --print` shows this box where no key does anything.
     return box(lines, width, height)

@@ -882,6 +882,28 @@ def test_a_tie_on_points_says_on_the_final_screen_why_the_winner_is_ahead() -> N
     asyncio.run(asyncio.wait_for(main(), TEST_TIMEOUT_S))
 
 
+def test_a_tie_of_three_on_the_final_screen_says_each_place_and_why() -> None:
+    """Three tied on points: the line said only why the winner was ahead of the second, as if
+    the third had scored less. Each place of the tie is said now, its seats named."""
+    state, events = played(0, players=3, seed=2)
+    policy, rng = make_policy("greedy", game="sagrada"), random.Random(1)
+    while state.result() is None:
+        events.extend(state.apply(policy.choose(state, rng)))
+    view = state.view(0)
+    result = view["result"]
+    # The same total for all three, in the order the tie-breaks give: bo ahead on private
+    # objective points, then ann ahead of greedy on favour tokens left, then greedy on turns.
+    for seat, (private, tokens) in zip((2, 0, 1), ((5, 1), (3, 2), (3, 1)), strict=True):
+        result["sheets"][seat].update(total=40, private=private, tokens=tokens)
+        result["scores"][seat] = 40
+    result["ranking"] = [2, 0, 1]
+    model = model_for(state, events, 1)
+    model.receive({"status": "over", "view": view})
+    text = " ".join(screen_text(model, 80, 24).replace("│", " ").split())
+    assert ("bo wins. Tied on 40 points: bo before ann on private objective points, 5 to 3; "
+            "ann before greedy on favour tokens left, 2 to 1.") in text, text
+
+
 def test_the_rules_page_breaks_a_last_tie_by_round_10_not_by_seat() -> None:
     """The last tie-break is the first turn of round 10 taken latest: with 2 players that is
     seat 1, the earlier seat; the help's rules page said "the later seat"."""
