@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sagani_net.bots.base import game_bots, seat_rngs
 from sagani_net.bots.local import GameResult, GameSpec, play_local, result_of
-from sagani_net.game import Data, config_words, winners
+from sagani_net.game import Data, config_words, plural, winners
 from sagani_net.games import DEFAULT_GAME, get_game
 from sagani_net.workers import count as worker_count
 from sagani_net.workers import pool as worker_pool
@@ -375,10 +376,6 @@ def _whole(wins: float) -> float:
     return int(wins) if wins == int(wins) else round(wins, 1)
 
 
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}{'s' * (n != 1)}"
-
-
 def _solo_figures(spec: TournamentSpec) -> dict[str, str]:
     """Result figure -> column title, for the one-seat games of a game that names some."""
     return getattr(game_bots(spec.game), "SOLO_FIGURES", {}) if spec.seats == 1 else {}
@@ -397,9 +394,9 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
     """
     game = get_game(spec.game)
     config = ", ".join(config_words(spec.config))
-    lines = [f"{_count(spec.games, 'game')} of {game.title} ({config}), "
-             f"{_count(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, seed {spec.seed}, "
-             f"{seconds:.0f} s"]
+    lines = _wrapped(f"{plural(spec.games, 'game')} of {game.title} ({config}), "
+                     f"{plural(spec.seats, 'seat')}, lineup {','.join(spec.lineup)}, "
+                     f"seed {spec.seed}, {seconds:.0f} s")
     several = spec.seats > 1
     goal = several or any(row.goal for row in rows)
     # As wide as the longest name, as far as the figures leave room in a terminal's 80
@@ -442,6 +439,15 @@ def format_table(spec: TournamentSpec, rows: Sequence[Row], seconds: float) -> s
         for row in rows:
             held = Counter(spec.lineup)[row.strategy]
             if held > 1:
-                lines.append(f"{row.strategy} plays {held} seats of each game: its row is per "
-                             f"seat ({row.games} seat-games in {_count(spec.games, 'game')})")
+                lines += _wrapped(f"{row.strategy} plays {held} seats of each game: its row is "
+                                  f"per seat ({row.games} seat-games in "
+                                  f"{plural(spec.games, 'game')})")
     return "\n".join(lines)
+
+
+def _wrapped(sentence: str) -> list[str]:
+    """``sentence`` in lines of the table's width, the later ones indented: a lineup of four,
+    or of strategies named by their paths, took the title past a terminal's 80 columns. A
+    name longer than that stays whole."""
+    return textwrap.wrap(sentence, TABLE_WIDTH, subsequent_indent="  ",
+                         break_long_words=False, break_on_hyphens=False)

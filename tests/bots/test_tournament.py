@@ -23,6 +23,7 @@ from sagani_net.bots.tournament import (
 )
 from sagani_net.cli.bot_cmd import IndexWriter
 from sagani_net.cli.main import main
+from sagani_net.games import get_game
 
 FAST_MCTS = {"think_s": None, "iterations": 3}
 
@@ -211,7 +212,8 @@ def test_a_one_seat_game_without_a_goal_shows_scores_only() -> None:
     spec = TournamentSpec(lineup=("random",), config={"mode": "solo-advanced", "players": 1},
                           games=1, seed=4)
     rows = summarize(spec, run_games(spec, workers=1))
-    head = format_table(spec, rows, 1.0).splitlines()[1]
+    lines = format_table(spec, rows, 1.0).splitlines()
+    head = lines[_head_at(lines)]
     assert "best" in head and "goal" not in head and "Elo" not in head
     assert rows[0].wins == 0 and rows[0].games == 1
 
@@ -223,9 +225,33 @@ def test_a_strategy_at_two_seats_is_said_to_be_counted_per_seat() -> None:
                           games=3, seed=2)
     rows = summarize(spec, run_games(spec, workers=1))
     assert [row.games for row in rows] == [3, 6]
-    notes = format_table(spec, rows, 1.0).splitlines()[2 + len(rows):]
+    lines = format_table(spec, rows, 1.0).splitlines()
+    notes = lines[_head_at(lines) + 1 + len(rows):]
     assert notes == ["random plays 2 seats of each game: its row is per seat "
                      "(6 seat-games in 3 games)"]
+
+
+def _head_at(lines: list[str]) -> int:
+    """Where the table's head is, under its title (which may take more than a line)."""
+    return next(i for i, line in enumerate(lines) if line.startswith("strategy "))
+
+
+def test_the_title_and_notes_of_a_lineup_of_four_keep_to_80_columns() -> None:
+    """A 4-seat Sagrada lineup made a title of 119 columns, and its notes grow with the
+    strategies' names: both are wrapped now, the later lines indented, no word lost."""
+    lineup = ("random", "SugiRoundAhead", "random", "SugiRoundAhead")
+    spec = TournamentSpec(lineup=lineup, game="sagrada", games=2,
+                          config=get_game("sagrada").parse_config({"players": 4}))
+    rows = [Row("random", goal=True, games=4), Row("SugiRoundAhead", goal=True, games=4)]
+    lines = format_table(spec, rows, 1.0).splitlines()
+    assert max(len(line) for line in lines) <= 80, lines
+    title = " ".join(line.strip() for line in lines[:_head_at(lines)])
+    assert title == ("2 games of Sagrada (players 4, difficulty 3, pattern_set all), 4 seats, "
+                     f"lineup {','.join(lineup)}, seed 0, 1 s"), lines
+    assert lines[1].startswith("  ")
+    notes = lines[_head_at(lines) + 1 + len(rows):]
+    assert " ".join(line.strip() for line in notes).split(" SugiRoundAhead plays")[0] == (
+        "random plays 2 seats of each game: its row is per seat (4 seat-games in 2 games)")
 
 
 def test_the_table_keeps_to_80_columns_with_a_strategy_named_by_its_path() -> None:
@@ -238,7 +264,7 @@ def test_the_table_keeps_to_80_columns_with_a_strategy_named_by_its_path() -> No
     for row, score in zip(rows, (12, 9), strict=True):
         row.scores.add(score)
     lines = format_table(spec, rows, 1.0).splitlines()
-    table = lines[1:]
+    table = lines[_head_at(lines):]
     assert max(len(line) for line in table) <= 80, lines
     assert table[1] == own
     head, figures, greedy = table[0], table[2], table[3]

@@ -96,7 +96,8 @@ def test_selfplay_and_tournament_take_a_pattern_file(tmp_path: Path) -> None:
                   "--strategies", "greedy,random", "--workers", "1")
     assert done.returncode == 0, done.stderr
     assert "greedy" in done.stdout and "random" in done.stdout
-    head = done.stdout.splitlines()[0]  # counted here too, and no option that is not set
+    # counted here too, and no option that is not set (the title wraps at 80 columns)
+    head = " ".join(line.strip() for line in done.stdout.split("\nstrategy ")[0].splitlines())
     assert "(players 2, difficulty 3, patterns 2, pattern_set all), 2 seats" in head
     assert "Plain" not in done.stdout and "None" not in head
 
