@@ -4,8 +4,9 @@
 'Bo places R3 at 2,4.'
 >>> event_text({"type": "round_ended", "round": 0, "track": ["Y5"]}, ["Ann", "Bo"])
 'Round 1 ends; Y5 goes to the round track.'
->>> event_text({"type": "deadline_missed", "seat": 0}, ["Ann", "Bo"])
-'Ann ran out of time; the host plays for them.'
+
+The table's own events (a seat away, a deadline missed) have the table's words
+(``sagani_net.game.TABLE_EVENTS``), which come first.
 """
 
 from __future__ import annotations
@@ -77,7 +78,6 @@ SENTENCES: dict[str, Callable[[Data, str, Sequence[str]], str]] = {
                                       f"{'goes' if len(e['track']) == 1 else 'go'} to the "
                                       "round track."),
     # The host's own event (PROTOCOL.md, deadlines): its default move follows.
-    "deadline_missed": lambda e, who, n: f"{who} ran out of time; the host plays for them.",
     "game_over": _game_over,
 }
 
