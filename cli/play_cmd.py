@@ -19,7 +19,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -504,16 +504,28 @@ def run_join(args: argparse.Namespace) -> int:
                              "sagani join HOST[:PORT]")
         for i, f in enumerate(found):
             print(f"  {i + 1}. {f.name} at {f.endpoint}")
-        choice = 0
-        if len(found) > 1:
-            choice = int(input("join which? ") or "1") - 1
-        address = found[choice].endpoint
+        address = found[chosen(len(found))].endpoint
     print(f"asking {check.shown_address(address)} ...", flush=True)
     reached = check.reach_host(address)
     # Before a table is made or a seat taken for a console that cannot start.
     check.need_terminal("sagani bot plays at a host without one")
     moved = "" if reached == address else f"host moved to {check.shown_address(reached)}"
     return asyncio.run(_join(args, reached, config, moved))
+
+
+def chosen(count: int, ask: Callable[[str], str] = input) -> int:
+    """The index of the host the user picks of ``count`` listed, by its number (Enter: the
+    first), asked again until the answer is one of them: a letter or a number past the list
+    ended `sagani join --lan` in a traceback. Standard input at its end picks none."""
+    while count > 1:
+        try:
+            answer = ask(f"join which? (1-{count}, Enter: 1) ").strip() or "1"
+        except EOFError:
+            raise UsageError("--lan: no host chosen") from None
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer) - 1
+        print(f"  the number of a host, 1 to {count}")
+    return 0
 
 
 def _new_table_config(args: argparse.Namespace) -> dict[str, Any]:

@@ -18,7 +18,8 @@ import pytest
 from cli_kit import a_terminal
 from test_net_support import ROOT, RUN_SAGANI, until
 
-from sagani_net.cli.args import PROBE_ENV
+from sagani_net.cli.args import PROBE_ENV, UsageError
+from sagani_net.cli.play_cmd import chosen
 from sagani_net.standby import PEER_FILE
 
 #: TEST-NET-2 (RFC 5737): never a real LAN.
@@ -209,3 +210,19 @@ def test_a_standby_is_advertised_on_the_lan_once_it_took_over(tmp_path):
                 proc.wait()
     found = re.search(rf"1\. .* at {re.escape(endpoint)}$", done.stdout, re.MULTILINE)
     assert found, (done.stdout, (tmp_path / "b.log").read_text())
+
+
+def test_a_host_is_chosen_by_its_number_and_a_wrong_answer_is_asked_again(capsys):
+    """`sagani join --lan` with two hosts found: "x", "0" or "3" at 'join which?' ended the
+    command in a traceback (or took the last host for "0"); Enter takes the first."""
+    answers = iter(["x", "0", "3", " 2 "])
+    assert chosen(2, lambda _: next(answers)) == 1
+    assert capsys.readouterr().out.count("the number of a host, 1 to 2") == 3
+    assert chosen(2, lambda _: "") == 0
+    assert chosen(1, lambda _: pytest.fail("asked with one host found")) == 0
+
+    def closed(_: str) -> str:
+        raise EOFError
+
+    with pytest.raises(UsageError, match="no host chosen"):
+        chosen(3, closed)
