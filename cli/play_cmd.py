@@ -323,8 +323,8 @@ def _saved_game(data_dir: Path, host: Host) -> dict[str, Any] | None:
     # the moves made.
     seats = [s for s in table.state.view(None).get("seats", []) if isinstance(s, dict)]
     counted = [s["turns"] for s in seats if "turns" in s]
-    saved["played"] = _count(max(counted), "turn") if counted else \
-        _count(table.state.version, "move")
+    saved["played"] = plural(max(counted), "turn") if counted else \
+        plural(table.state.version, "move")
     saved["title"] = get_game(table.game_name).title
     return saved
 
@@ -337,21 +337,20 @@ def _want_resume(args: argparse.Namespace, saved: dict[str, Any]) -> bool:
     players = saved.get("config", {}).get("players")
     question = (
         f"An unfinished game of {saved['title']} is saved "
-        f"({_count(players, 'player') if isinstance(players, int) else '? players'}, "
+        f"({plural(players, 'player') if isinstance(players, int) else '? players'}, "
         f"{saved['played']} played).\nResume it? [Y/n] "  # one line was 83 columns and wrapped
     )
     if sys.stdout.isatty() or not sys.stderr.isatty():
-        answer = input(question)
+        try:
+            answer = input(question)
+        except EOFError:  # Ctrl-D: as the file's end below, the answer Enter gives
+            answer = ""
     else:
         # Standard output in a file: asked on the terminal the console is drawn on, not
         # written unseen into the file while the command waits for the answer.
         print(question, end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline()
     return answer.strip().lower() in ("", "y", "yes")
-
-
-def _count(count: int, what: str) -> str:
-    return f"{count} {what}" if count == 1 else f"{count} {what}s"
 
 
 async def _play(

@@ -120,7 +120,7 @@ def test_play_in_a_terminal_quits_cleanly_and_resumes(tmp_path: Path) -> None:
     term = Terminal("play", "--data-dir", str(tmp_path))
     term.wait_for("An unfinished game of Sagani is saved (2 players, 1 turn played).\n"
                   "Resume it? [Y/n]")  # each whole on its line of 80 columns
-    term.send("y\r")
+    term.send("\x04")  # Ctrl-D: the answer Enter gives (it was an EOFError's traceback)
     term.wait_for("(1 tile,")
     term.wait_for("ann placed")  # the log starts with the game so far
     term.send("q")
