@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
             check.write_text(path, json.dumps(result.record, indent=1) + "\n")
     elapsed = time.monotonic() - started
     setting = ", ".join(config_words(config))
-    print(f"{summary.games} game{'s' * (summary.games != 1)} of {get_game(game).title} "
-          f"({setting}), {seats} seat{'s' * (seats != 1)} ({', '.join(names)})")
+    print(f"{plural(summary.games, 'game')} of {get_game(game).title} ({setting}), "
+          f"{plural(seats, 'seat')} ({', '.join(names)})")
     for seat in range(seats):
         mean = summary.scores[seat] / summary.games
         share = summary.wins[seat] / summary.games

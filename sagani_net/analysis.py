@@ -55,7 +55,15 @@ from typing import Any, TextIO
 from sagani_net.bots.base import game_bots
 from sagani_net.bots.mcts import MctsPolicy, Move, Node, PlainSearch, SearchHooks, frozen
 from sagani_net.bots.tournament import Progress
-from sagani_net.game import HOST_PLAYED_REASONS, Data, Game, GameState, host_played, without_seat
+from sagani_net.game import (
+    HOST_PLAYED_REASONS,
+    Data,
+    Game,
+    GameState,
+    host_played,
+    plural,
+    without_seat,
+)
 from sagani_net.games import get_game
 from sagani_net.gameui import columns, cut, pad
 from sagani_net.protocol.messages import printable
@@ -579,8 +587,8 @@ def format_analysis(analysis: Analysis, names: list[str] | None = None,
     judged = sum(v.searched for v in analysis.verdicts)
     wall = analysis.seconds / judged if judged else 0.0
     lines.append("")
-    lines.append(f"{analysis.seconds:.1f} s for the game on {analysis.workers} "
-                 f"worker{'s' * (analysis.workers != 1)}, {wall:.2f} s a decision")
+    lines.append(f"{analysis.seconds:.1f} s for the game on "
+                 f"{plural(analysis.workers, 'worker')}, {wall:.2f} s a decision")
     lines.append(f"({judged} decisions searched, {analysis.seconds_per_decision:.2f} s of one "
                  f"core each; {_effort_text(analysis.effort)})")
     return "\n".join(lines)
