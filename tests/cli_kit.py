@@ -33,6 +33,14 @@ def a_terminal() -> Iterator[int]:
         os.close(keyboard)
 
 
+def tournament_table(out: str) -> list[str]:
+    """The table ``sagani tournament`` printed, from its header on: the title above it, wrapped
+    at 80 columns, ends with the time taken, which differs from run to run."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("strategy "))
+    return lines[header:]
+
+
 def sagani(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*RUN_SAGANI, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import tournament_table
 from test_net_support import (
     ROOT,
     RUN_SAGANI,
@@ -139,9 +140,9 @@ def test_a_tournament_through_the_host_prints_the_same_table_as_in_process(
     common = ["tournament", "--strategies", "greedy,random", "--games", "2", "--seed", "9",
               "--workers", "1"]
     assert main([*common, "--network"]) == 0
-    networked = capsys.readouterr().out.splitlines()[1:]  # the first line has the time taken
+    networked = tournament_table(capsys.readouterr().out)
     assert main(common) == 0
-    local = capsys.readouterr().out.splitlines()[1:]
+    local = tournament_table(capsys.readouterr().out)
     assert networked == local and len(local) == 3
 
 

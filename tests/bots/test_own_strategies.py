@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_kit import tournament_table
 from test_net_support import ROOT, RUN_SAGANI, running_host, until
 
 from sagani_net.bots import make_policy
@@ -103,7 +104,7 @@ def test_a_tournament_plays_a_policy_of_ones_own_the_same_in_process_and_through
     tables = []
     for network in ([], ["--network"]):
         assert main(args + network) == 0
-        tables.append(capsys.readouterr().out.splitlines()[1:])  # the first line: time taken
+        tables.append(tournament_table(capsys.readouterr().out))
     local, networked = tables
     assert networked == local
     # A name too long for the column (a path) on a line of its own, its figures under it.
