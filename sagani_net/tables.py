@@ -706,7 +706,7 @@ class Tables:
         self.store.add_action(table.id, state.version - 1, seat, data, session, msg_id, seq)
         if table.status == OVER:
             self.store.finish_table(table.id, seq, self._final_record(table))
-            log.info("table %s: over, %s", table.id, state.result())
+            log.info("table %s: over; best first: %s", table.id, self._standings(table))
             self._remove_oldest()
         self.stored()
         told = [{"type": "deadline_missed", "seat": seat}, *events] if missed else events
@@ -1039,8 +1039,7 @@ class Tables:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
             self._arm(table)
-            log.info("table %s: seat %d is back; its stand-in leaves", table.id,
-                     session.seat + 1)
+            log.info("table %s: seat %d's stand-in leaves", table.id, session.seat + 1)
 
     def _set_away(self, table: Table, session: Session, away: bool) -> None:
         """The one place a seat goes away or comes back: its table's next heartbeat says so,
@@ -1048,6 +1047,11 @@ class Tables:
         session.away = away
         table.presence_changed = True
         self.away_changes += 1
+        # The host's screen is the only place its operator sees who left: seats as in
+        # `sagani tables` (from 1, with the name).
+        if session.seat is not None:
+            log.info("table %s: seat %d:%s is %s", table.id, session.seat + 1, session.name,
+                     "away" if away else "back")
 
     def _bot_missed(self, table: Table, seat: int) -> None:
         """A bot that let its clock run out is away until its token is heard again: a bot may
@@ -1178,6 +1182,15 @@ class Tables:
         if played:
             record["host_played"] = played
         return record
+
+    def _standings(self, table: Table) -> str:
+        """A finished game's result in a line: each seat as `sagani tables` names it (from 1,
+        with its name) and its score, best first."""
+        result = table.state.result()
+        assert result is not None  # the game is over
+        names = self._names(table)
+        return ", ".join(f"{seat + 1}:{names[seat]} {result.scores[seat]}"
+                         for seat in result.ranking)
 
     def _names(self, table: Table) -> list[str]:
         """Who sits at each seat: its holder's name, or "seat N" (from 1, as people count)."""

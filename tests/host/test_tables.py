@@ -5,6 +5,7 @@ history are shown to the instant; the store is a real SQLite file in a tmp dir."
 from __future__ import annotations
 
 import itertools
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -427,3 +428,33 @@ def test_a_host_that_holds_no_finished_table_still_serves_one_it_reads_back(
     back = room.ask("sync", table=first, token=tokens[1])  # its seat's token still counts
     assert (back["status"], back["you"]) == ("over", 1)
     assert set(room.tables.tables) == {first}
+
+
+def test_the_hosts_line_of_a_finished_game_names_each_seat_as_sagani_tables_does(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """It printed the result's Python form, "over, Result(scores=(48, 52), ranking=(1, 0),
+    figures={...})": seats from 0 and the game's figures, on the operator's screen."""
+    room = Room(tmp_path)
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        table, _ = finished_game(room)
+    result = room.state(table).result()
+    best_first = ", ".join(f"{seat + 1}:{'player' if seat == 0 else 'player 2'} "
+                           f"{result.scores[seat]}" for seat in result.ranking)
+    assert f"table {table}: over; best first: {best_first}" in caplog.messages
+
+
+def test_the_host_says_on_its_screen_who_is_away_and_who_is_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Only the consoles said it: the operator's screen had no line when a player left."""
+    room = Room(tmp_path, heartbeat_s=1.0)
+    table, tokens = room.game()
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        room.clock.advance(room.tables.away_s + 0.1)
+        room.ask("here", table=table, token=tokens[0])
+        beats(room.tables)  # the heartbeat that tells the table
+        room.ask("here", table=table, token=tokens[1])
+    said = [line for line in caplog.messages if line.startswith(f"table {table}: seat")]
+    assert said == [f"table {table}: seat 2:player 2 is away",
+                    f"table {table}: seat 2:player 2 is back"]
