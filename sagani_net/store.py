@@ -197,8 +197,8 @@ class Store:
             self.db.execute(f"PRAGMA synchronous={synchronous}")
             self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
             check = [("ok",)] if unchanged else self.db.execute("PRAGMA quick_check").fetchall()
-            if check != [("ok",)]:
-                raise sqlite3.DatabaseError(check[0][0])
+            if check != [("ok",)]:  # SQLite's words span lines; the host's say it in one
+                raise sqlite3.DatabaseError(" ".join(check[0][0].split()))
             old_head = _old_journal(self.db)
             self.db.executescript(_SCHEMA)
             if self.db.execute("SELECT 1 FROM journal_head").fetchone() is None:

@@ -25,7 +25,7 @@ from test_net_support import ROOT, RUN_SAGANI, Raw, read_store, running_host
 
 from sagani_net.games import get_game
 from sagani_net.host import Host
-from sagani_net.store import DB_NAME, Store, salvage
+from sagani_net.store import CLOSED_MARK, DB_NAME, StorageDamaged, Store, salvage
 
 
 def integrity(data_dir: Path) -> str:
@@ -387,3 +387,17 @@ def test_another_program_reading_the_live_database_leaves_the_host_whole(tmp_pat
         assert host.store.damage() is None
         assert game.act()["type"] == "accepted"
         game.raw.close()
+
+
+def test_a_database_found_damaged_at_start_is_said_in_one_line(tmp_path: Path) -> None:
+    """A host killed (no clean close) whose file then lost a page: SQLite's check spans two
+    lines, "(*** in database main ***" and "Page 3: btreeInitPage() ...", and so did the
+    host's one line that says what to do."""
+    Store(tmp_path).close()
+    (tmp_path / CLOSED_MARK).unlink(missing_ok=True)  # as after kill -9
+    with open(tmp_path / DB_NAME, "r+b") as out:
+        out.seek(2 * 4096)  # the third page, a table's root
+        out.write(b"\x5a" * 4096)
+    with pytest.raises(StorageDamaged) as damaged:
+        Store(tmp_path)
+    assert "\n" not in str(damaged.value) and "Page 3" in str(damaged.value)
