@@ -176,6 +176,8 @@ class Host:
         #: and the addresses whose requests only start batches, until when (see SLOW_S).
         self._carried: tuple[list[bytes], int, str] | None = None
         self._slow: dict[str, float] = {}
+        #: Until when a flood from each address was told of (_say_flooding).
+        self._flood_said: BoundedCache[str, float] = BoundedCache(MAX_SLOW_ADDRESSES)
         # Replies to creates and joins by (type, table, id): a retried join gets the same seat.
         self._recent: BoundedCache[tuple[Any, ...], bytes] = BoundedCache(
             RECENT_SIZE, RECENT_BYTES, weight=len)
@@ -430,6 +432,17 @@ class Host:
             self._behind = bool(cast(int, router.get(_EVENTS)) & _POLLIN)  # a full batch
         return replies
 
+    def _say_flooding(self, address: str) -> None:
+        """Only the flooding client heard of its flood (rate_limited): the operator hears of it
+        too, once a log window per address, not once a refused request."""
+        now_s = time.monotonic()
+        if (self._flood_said.get(address) or 0.0) > now_s:
+            return
+        self._flood_said.put(address, now_s + caps.LOG_WINDOW_S)
+        log.warning("a client at %s sends requests faster than a connection may (%g a second, "
+                    "%d at once): its requests are refused as rate_limited", address or "?",
+                    self.limits.rate_per_s, self.limits.rate_burst)
+
     def _slow_address(self, address: str) -> None:
         """``address`` sent a request that took more than a batch's budget: for SLOW_S its
         requests only start batches (the table is kept small: what expired goes)."""
@@ -513,6 +526,7 @@ class Host:
             return [*head, encode(error(None, "bad_frame", "a request is exactly one frame, "
                                         "after at most one envelope"))]
         if not self._rate.allow(frames[0]):
+            self._say_flooding(self._from_address)
             return [*head, encode(error(None, "rate_limited", "too many requests; slow down"))]
         if self._from_fd == NO_CONNECTION:
             # Nothing it sends can be counted against its connection or its address (quotas,

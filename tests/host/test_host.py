@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 from typing import Any
@@ -404,3 +405,16 @@ def test_retry_of_the_game_ending_action_after_a_restart_is_answered_from_disk(
         assert raw.send_bytes(request) == last
         assert raw("sync", table=table)["version"] == snap["version"]
         raw.close()
+
+
+@pytest.mark.host(limits=Limits(rate_per_s=0.5, rate_burst=2))
+def test_a_flooding_client_is_told_of_on_the_hosts_screen_once_a_window(
+    raw: Raw, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only the flooding client heard of it (rate_limited); the operator's screen had no line."""
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        codes = [raw("tables").get("code") for _ in range(6)]
+    assert codes.count("rate_limited") >= 3, codes
+    said = [line for line in caplog.messages if "rate_limited" in line]
+    assert said == ["a client at 127.0.0.1 sends requests faster than a connection may "
+                    "(0.5 a second, 2 at once): its requests are refused as rate_limited"]
