@@ -23,6 +23,7 @@ from sagani_net.cli import args as check
 from sagani_net.cli import record_cmd
 from sagani_net.cli.args import UsageError
 from sagani_net.cli.record_cmd import default_data_dir
+from sagani_net.game import plural
 from sagani_net.host import HEARTBEAT_S, BindError, Host, Limits
 from sagani_net.limits import (
     CONNECTIONS_PER_ADDRESS,
@@ -36,6 +37,7 @@ from sagani_net.protocol import DEFAULT_PORT
 from sagani_net.protocol.messages import BOT_FALLBACK_S, DEADLINE_GRACE_S
 from sagani_net.protocol.wire import MAX_PORT
 from sagani_net.store import DB_NAME, StorageDamaged, Store, salvage
+from sagani_net.tables import OVER
 
 if TYPE_CHECKING:
     from sagani_net import discovery
@@ -319,6 +321,7 @@ def run_host(args: argparse.Namespace) -> int:
             for advert in adverts:
                 advert.close()
             bots.close()
+        _say_stopped(pair.host, data_dir)
         return 0
     _invite(host, link, key, keys)
     signal.signal(signal.SIGTERM, lambda *_: host.stop())
@@ -337,7 +340,16 @@ def run_host(args: argparse.Namespace) -> int:
             print("sagani host: advertised on the LAN (sagani join --lan finds it)", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             host.serve()
+    _say_stopped(host, data_dir)
     return 0
+
+
+def _say_stopped(host: Host, data_dir: Path) -> None:
+    """Stopped (Ctrl-C, SIGTERM), the host went without a word: its operator could not tell
+    a stop from a hang, nor whether the games in play were kept."""
+    kept = sum(table.status != OVER for table in host.tables.values())
+    print(f"sagani host: stopped; {plural(kept, 'game')} not over kept in {data_dir}, to go on "
+          "when a host starts again on it", flush=True)
 
 
 def _house_bots(host: Host, keys: security.KeyPair | None, strategy: str, data_dir: Path,

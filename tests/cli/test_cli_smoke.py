@@ -22,7 +22,7 @@ import pytest
 from cli_kit import Screen, Terminal, lan_party, sagani, terminals
 from failover_kit import free_ports
 from fault_kit import Game
-from test_net_support import RUN_SAGANI, Raw, running_host
+from test_net_support import RUN_SAGANI, Raw, running_host, start_host_process
 
 from sagani_net.games import get_game
 from sagani_net.store import Store
@@ -495,3 +495,20 @@ def test_replay_print_reads_one_name_a_seat_each_as_long_as_a_host_allows(tmp_pa
                                capture_output=True, text=True, timeout=15)
         assert shown.returncode == 0, shown.stderr
         assert "bob" in shown.stdout and names[0][:8] in shown.stdout
+
+
+def test_a_stopped_host_says_so_and_that_the_games_in_play_are_kept(tmp_path: Path) -> None:
+    """SIGTERM (or Ctrl-C) ended the host without a word: a headless host's log could not
+    tell a stop from a hang, nor whether the game in play would go on."""
+    host, endpoint, _ = start_host_process(tmp_path, "--port", "0")
+    try:
+        raw = Raw(endpoint)
+        table = raw("create", game="sagani", config={"players": 2})["table"]
+        raw("join", table=table, name="ann")
+        raw.close()
+    finally:
+        host.terminate()
+        out, _ = host.communicate(timeout=10)
+    assert host.returncode == 0
+    assert out.splitlines()[-1] == (f"sagani host: stopped; 1 game not over kept in {tmp_path}, "
+                                    "to go on when a host starts again on it")
