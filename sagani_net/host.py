@@ -535,6 +535,7 @@ class Host:
                                         "older than 3.0; the host speaks 3.0 and 3.1"))]
         started_s = time.thread_time()
         msg_id = None
+        message: dict[str, Any] = {}
         try:
             message = decode_request(body)
             msg_id = request_id(message)
@@ -556,7 +557,7 @@ class Host:
                     self._recent.put(key, out)
         except ProtocolError as exc:
             # Not a refused act's sentence: it is for its seat alone (logged says why).
-            log.info("refused %s: %s", msg_id,
+            log.info("refused %s: %s", _refused(message, self._from_address),
                      logged(exc.code, exc.message, exc.fields.get("rule")))
             out = error(msg_id, exc.code, exc.message, **exc.fields)
         except sqlite3.Error as exc:  # a full or read-only data dir: _commit() recovers
@@ -662,6 +663,17 @@ def _game_info(name: str) -> dict[str, Any]:
     game = about(name)
     return {"name": game.name, "title": game.title,
             "options": [option.to_data() for option in game.options]}
+
+
+def _refused(message: dict[str, Any], address: str) -> str:
+    """What a refused request was, for the host's line: it named the request by its client
+    message id alone ("refused 5"), which tells an operator nothing. Its type and table only
+    when they are short words (anyone may send anything), and where it came from."""
+    kind, table = message.get("type"), message.get("table")
+    said = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 24 else "request"
+    if isinstance(table, str) and table.isalnum() and len(table) <= 16:
+        said += f" of table {table}"
+    return f"{said} from {address or 'an unknown address'}"
 
 
 def _writes(request: dict[str, Any]) -> bool:

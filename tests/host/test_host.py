@@ -418,3 +418,18 @@ def test_a_flooding_client_is_told_of_on_the_hosts_screen_once_a_window(
     said = [line for line in caplog.messages if "rate_limited" in line]
     assert said == ["a client at 127.0.0.1 sends requests faster than a connection may "
                     "(0.5 a second, 2 at once): its requests are refused as rate_limited"]
+
+
+def test_a_refused_request_is_named_on_the_hosts_screen_by_type_table_and_address(
+    raw: Raw, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The line named it by its client message id alone, 'refused 5: ...' or, for a frame
+    that did not decode, 'refused None: ...': nothing an operator can look for."""
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        raw("act", table="abc123", version=0)
+        raw.send_bytes(b"\x91\x01\xc1")  # not a map, and a byte msgpack never uses
+        raw("join", table="x" * 40, name="ann")  # not a table id a host makes: not echoed
+    said = [line for line in caplog.messages if line.startswith("refused")]
+    assert [line.split(": ")[0] for line in said] == [
+        "refused act of table abc123 from 127.0.0.1", "refused request from 127.0.0.1",
+        "refused join from 127.0.0.1"], said
