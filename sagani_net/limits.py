@@ -162,10 +162,16 @@ class RateLimiter:
             self._buckets[peer] = (tokens - extra, now_s)
 
 
+#: A log record's attribute (``extra={QUIET_KIND: ...}``) that splits one template into kinds
+#: counted apart by :class:`QuietRepeats`.
+QUIET_KIND = "quiet_kind"
+
+
 class QuietRepeats(logging.Filter):
-    """Lets at most ``per_window`` lines of each message template through per window; at the
-    window's end one line says how many were held back. A flood of one kind of event (bots
-    missing deadlines on hundreds of tables, a peer sending garbage) cannot flood the log."""
+    """Lets at most ``per_window`` lines of each message template (and kind, QUIET_KIND)
+    through per window; at the window's end one line says how many were held back. A flood of
+    one kind of event (bots missing deadlines on hundreds of tables, a peer sending garbage)
+    cannot flood the log, nor hide the lines of the other kinds."""
 
     def __init__(self, per_window: int = LOG_LINES_PER_WINDOW, window_s: float = LOG_WINDOW_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -174,9 +180,9 @@ class QuietRepeats(logging.Filter):
         self.window_s = window_s
         self.clock = clock
         self._window_end_s = 0.0
-        self._counts: dict[tuple[str, int], int] = {}
+        self._counts: dict[tuple[str, int, object], int] = {}
         #: The last line held back of each template, as it would have been written.
-        self._last: dict[tuple[str, int], str] = {}
+        self._last: dict[tuple[str, int, object], str] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         now_s = self.clock()
@@ -191,7 +197,7 @@ class QuietRepeats(logging.Filter):
                 logging.getLogger(record.name).log(
                     key[1], "(%d more lines like this one in the last %g s were not written; "
                     "the last: %s)", n, self.window_s, last[key])
-        key = (str(record.msg), record.levelno)
+        key = (str(record.msg), record.levelno, getattr(record, QUIET_KIND, None))
         count = self._counts[key] = self._counts.get(key, 0) + 1
         if count > self.per_window:
             self._last[key] = record.getMessage()

@@ -33,7 +33,12 @@ from typing import Any
 
 from sagani_net.game import Game, GameState, RuleError, event_sentence
 from sagani_net.games import get_game
-from sagani_net.limits import RECORDS_REMOVED_PER_GAME, PrintableLines, QuietRepeats
+from sagani_net.limits import (
+    QUIET_KIND,
+    RECORDS_REMOVED_PER_GAME,
+    PrintableLines,
+    QuietRepeats,
+)
 from sagani_net.protocol import ProtocolError, decode_message, encode, reply, topic
 from sagani_net.protocol.messages import (
     BOT_FALLBACK_S,
@@ -1222,8 +1227,10 @@ class Tables:
         if log.isEnabledFor(logging.INFO) and events:
             names = self._names(table)
             for event in events:
+                # Counted by kind: bots' moves at other tables hid who sat down and who won.
                 log.info("table %s #%d v%d: %s", table.id, table.seq, table.state.version,
-                         event_sentence(get_game(table.game_name), event, names))
+                         event_sentence(get_game(table.game_name), event, names),
+                         extra={QUIET_KIND: event.get("type")})
 
     def _remember(self, session: Session, msg_id: int, body: bytes) -> None:
         session.replies[msg_id] = body

@@ -458,3 +458,17 @@ def test_the_host_says_on_its_screen_who_is_away_and_who_is_back(
     said = [line for line in caplog.messages if line.startswith(f"table {table}: seat")]
     assert said == [f"table {table}: seat 2:player 2 is away",
                     f"table {table}: seat 2:player 2 is back"]
+
+
+def test_moves_at_one_table_do_not_hide_who_sits_down_at_another_from_the_hosts_screen(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every event's line had one template, of which the log writes 20 in 10 s: a bots' game
+    took them all, and the lines of a seat taken, a game started or won elsewhere were not
+    written."""
+    room = Room(tmp_path)
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        finished_game(room)
+        table, _ = room.game()
+    assert f"table {table} #2 v0: player 2 sat down at seat 2" in caplog.messages
+    assert f"table {table} #2 v0: the game starts" in caplog.messages
