@@ -165,7 +165,13 @@ class HouseBots:
             log.info("house bot %s plays seat %d of table %s", self.strategy, seat + 1, table)
             done = runner.play(self._stop).status == "over"
         except (HostError, HostTimeout) as exc:
-            log.warning("house bot for table %s seat %d: %s", table, seat + 1, exc)
+            if isinstance(exc, HostError) and exc.code == "seat_taken" and token is None:
+                # A kept seat whose bot joined between the look and this join (the bot that
+                # created the table, taking its own seat): nothing went wrong.
+                log.info("house bot for table %s seat %d: another bot took it first", table,
+                         seat + 1)
+            else:
+                log.warning("house bot for table %s seat %d: %s", table, seat + 1, exc)
         finally:
             runner.close()
             if done:

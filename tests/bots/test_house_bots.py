@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_net_support import WAIT_S, Raw, Slow, port_of, start_host_process, until
+from test_net_support import WAIT_S, Raw, Slow, port_of, running_host, start_host_process, until
 
 from sagani_net.bots import house
 from sagani_net.bots.house import TOKENS_FILE
@@ -183,3 +183,21 @@ def test_bots_seated_together_share_the_writes_of_the_tokens_file(
     assert {(t, int(s)) for t, held in on_disk.items() for s in held} == set(seats)
     assert all(house.unseal(key, text) == f"token-{t}-{s}"
                for t, held in on_disk.items() for s, text in held.items())
+
+
+def test_a_house_bot_beaten_to_its_seat_by_another_bot_is_no_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`sagani bot --create` keeps every seat for bots and takes one: a house bot that saw
+    the seat free before it sat put 'house bot for table ... seat 1: seat_taken: seat 0 is
+    taken; leave seat out for the first free one' among the host's warnings (--quiet too)."""
+    with running_host(tmp_path) as host:
+        raw = Raw(host.endpoint)
+        table = raw("create", game="sagani", config={"players": 2}, bots=[0, 1])["table"]
+        raw("join", table=table, role="bot", seat=0, name="b1")
+        raw.close()
+        with caplog.at_level(logging.INFO, logger=house.log.name):
+            house.HouseBots(host.endpoint, "random", tmp_path)._play(table, 0, None)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == house.log.name]
+    assert said == [(logging.INFO, f"house bot for table {table} seat 1: another bot took it "
+                                   "first")], said
