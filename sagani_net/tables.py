@@ -427,8 +427,10 @@ class Tables:
             if len(self._removed) > REMOVED_KEPT:
                 self._removed.popitem(last=False)
         if removed:
-            log.info("removed the records of the %d oldest finished games (%s): the data dir "
-                     "keeps the newest %d (sagani host --keep-games)", len(removed),
+            log.info("removed %s (%s): the data dir keeps the newest %d (sagani host "
+                     "--keep-games)", "the record of the oldest finished game"
+                     if len(removed) == 1 else
+                     f"the records of the {len(removed)} oldest finished games",
                      ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else ""), keep)
 
     def _forget(self, table: Table, removed: bool = False) -> None:

@@ -4,9 +4,11 @@ write stays for ever. Games still running are never touched."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
+import pytest
 from test_net_support import Raw, play_first_legal, read_store, running_host, until
 
 from sagani_net.quotas import Limits
@@ -82,9 +84,10 @@ def test_a_kept_copy_lacking_only_removed_records_lost_nothing(tmp_path: Path) -
 
 
 def test_a_host_keeps_the_newest_finished_games_and_every_running_one(
-    tmp_path: Path, toy_registered: str
+    tmp_path: Path, toy_registered: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     limits = Limits(finished_records=2, open_idle_s=0.2)
+    caplog.set_level(logging.INFO, logger="sagani_net.host")
     with running_host(tmp_path, limits=limits, heartbeat_s=0.05) as host:
         raw = Raw(host.endpoint)
         # A game running across all the others, one move in.
@@ -101,6 +104,9 @@ def test_a_host_keeps_the_newest_finished_games_and_every_running_one(
         assert raw("record", table=games[1])["code"] == "record_removed"
         assert raw("record", table=games[3])["record"]["game"] == "toy"
         assert raw("sync", table=games[0])["code"] == "no_table"
+        # One at a time, in words for one ('the records of the 1 oldest finished games').
+        assert (f"removed the record of the oldest finished game ({games[0]}): the data dir "
+                "keeps the newest 2 (sagani host --keep-games)") in caplog.messages
         kept = {r[0] for r in read_store(tmp_path, "SELECT id FROM tables")}
         assert kept == {running, games[2], games[3]}
         for table in ("sessions", "actions", "create_nonces"):
