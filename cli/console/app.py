@@ -289,6 +289,9 @@ class Console:
         #: A move was refused while the host was away: said again once it is back.
         self._unsent = False
         self._told_move: str | None = None  # where the host moved when the console last said
+        #: The host answers but has not this table (started again on another data dir): what
+        #: the line says of it until a try finds the table; the console is not online then.
+        self._table_gone: str | None = None
         #: The seats whose players were away when the console last looked (for the log).
         self._away: set[int] = set()
         #: The counts on the top line when it was last drawn: the turn timer's, a silent bot's.
@@ -464,7 +467,12 @@ class Console:
         while True:
             try:
                 message = await client.next_update(timeout_s=1.0)
-                if self.model.connection in (CONNECTING, RECONNECTING, OFFLINE):
+                if message is not None and self._table_gone is not None:
+                    # Of this table: the host has it again (and its client resynced).
+                    self._table_gone = None
+                    self._down = False
+                if (self.model.connection in (CONNECTING, RECONNECTING, OFFLINE)
+                        and self._table_gone is None):
                     self._online()
                 if message is not None and message["type"] == "snapshot":
                     # The client resynced (a gap, or the host silent): the moves in between
@@ -480,7 +488,8 @@ class Console:
                 # The host went away (restart, network blip): say so, then try again.
                 self._down = True
                 self.model.connection = RECONNECTING
-                self.model.say(f"host unreachable ({exc}); retrying", lasting=True)
+                if not self._table_is_gone(exc):
+                    self.model.say(f"host unreachable ({exc}); retrying", lasting=True)
                 self.redraw()
                 await asyncio.sleep(RETRY_S)
                 await self._reconnect()
@@ -500,11 +509,29 @@ class Console:
             else:
                 await client.sync()
             self._down = False
+            self._table_gone = None
             self._online()
             await self.catch_up(client.state.version, away=True)
             self._tell_move()
-        except (HostTimeout, HostError, OSError):
+        except HostError as exc:
+            if self._table_is_gone(exc):
+                self.model.connection = RECONNECTING
+                self.redraw()
+        except (HostTimeout, OSError):
             pass
+
+    def _table_is_gone(self, exc: Exception) -> bool:
+        """Say so if ``exc`` is the host's word that it has not this table (it answers: it is
+        not unreachable); True if said."""
+        client = self.client
+        if not (isinstance(exc, HostError) and exc.code == "no_table" and client is not None
+                and client.replica is not None):
+            return False
+        self._table_gone = (f"the host at {client.address.removeprefix('tcp://')} has no table "
+                            f"{client.replica.table} (started again on another data dir?); "
+                            "retrying")
+        self.model.say(self._table_gone, lasting=True)
+        return True
 
     def _online(self) -> None:
         """The host answers again: say that a move made while it was away was not sent,

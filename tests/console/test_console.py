@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections import deque
 from pathlib import Path
 
+import pytest
 from console_kit import GAME_TIMEOUT_S, press_a_sagani_move, running_console, seated, start
 from prompt_toolkit.input import PipeInput
 from test_net_support import WAIT_S, until_async
@@ -101,7 +103,14 @@ def test_typed_commands_play_a_turn_and_keep_history(host: Host) -> None:
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
 
 
-def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
+def test_console_recovers_when_the_host_restarts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Started again on another data dir first (its --data-dir forgotten), the host refused
+    the console's every request with no_table, and the console said "● online" over the last
+    position, frozen: it says the host has not the table, and goes on trying."""
+    caplog.set_level(logging.INFO, logger="sagani_net.host")
+
     async def main() -> None:
         first = Host(Store(tmp_path), port=0, heartbeat_s=0.2, client_seeds=True)
         first.serve_in_thread()
@@ -123,6 +132,15 @@ def test_console_recovers_when_the_host_restarts(tmp_path: Path) -> None:
                 # A move while the host is away is refused, in words, and never sent later.
                 running.keys.send_text("1\r")
                 await until_async(lambda: "nothing sent" in model.message)
+                wrong = Host(Store(tmp_path / "elsewhere"), port=port, pub_port=pub_port,
+                             heartbeat_s=0.2)
+                wrong.serve_in_thread()
+                await until_async(lambda: f"has no table {table}" in model.message)
+                refused = caplog.text.count("no_table")  # each try, never "online"
+                await until_async(lambda: caplog.text.count("no_table") >= refused + 2)
+                assert model.connection == "reconnecting"
+                assert f"has no table {table}" in model.message
+                wrong.stop()
                 second = Host(Store(tmp_path), port=port, pub_port=pub_port, heartbeat_s=0.2,
                               client_seeds=True)
                 second.serve_in_thread()
@@ -289,3 +307,4 @@ def test_a_solo_replay_offers_no_tab_and_its_final_screen_still_does() -> None:
             assert "Tab look at the displays" in screen_text(model, 80, 24).splitlines()[-2]
 
     asyncio.run(asyncio.wait_for(main(), GAME_TIMEOUT_S))
+
