@@ -556,9 +556,12 @@ class Host:
                     out = out if isinstance(out, bytes) else encode(out)
                     self._recent.put(key, out)
         except ProtocolError as exc:
-            # Not a refused act's sentence: it is for its seat alone (logged says why).
-            log.info("refused %s: %s", _refused(message, self._from_address),
-                     logged(exc.code, exc.message, exc.fields.get("rule")))
+            # Not a refused act's sentence: it is for its seat alone (logged says why). A
+            # standby sends every client on to the active host as the protocol asks: no news
+            # (a standby's screen had a line every few seconds of each client that knew it).
+            if exc.code != "not_active":
+                log.info("refused %s: %s", _refused(message, self._from_address),
+                         logged(exc.code, exc.message, exc.fields.get("rule")))
             out = error(msg_id, exc.code, exc.message, **exc.fields)
         except sqlite3.Error as exc:  # a full or read-only data dir: _commit() recovers
             self.room.storage_failure = exc

@@ -78,6 +78,7 @@ from zmq.utils import z85
 
 from sagani_net import limits as caps
 from sagani_net import security
+from sagani_net.game import plural
 from sagani_net.host import POLL_MS, Host
 from sagani_net.peers import ConnectionGuard, close_guarded
 from sagani_net.private_files import write_private
@@ -927,7 +928,7 @@ class Standby:
                 self.host.link = self.link
                 self.took_over.set()
                 log.warning("the active host %s is gone and clients came: this host is active "
-                            "now (%d tables)", self._named(), len(self.host.tables))
+                            "now (%s)", self._named(), plural(len(self.host.tables), "table"))
                 self.host.serve()
                 self.role.apply(Event.STOP)
                 return

@@ -6,6 +6,7 @@ Real sockets on 127.0.0.1, real SQLite files."""
 from __future__ import annotations
 
 import errno
+import logging
 import random
 import secrets
 import socket
@@ -210,8 +211,9 @@ def test_a_standby_its_active_host_never_answers_says_so_once_and_when_it_answer
 
 
 def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_comes(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="sagani_net")
     with active_host(tmp_path / "a") as host:
         assert host.link is not None
         key = new_key(tmp_path / "a")
@@ -240,6 +242,10 @@ def test_standby_refuses_while_the_active_lives_and_takes_over_when_a_client_com
             client.next_update(HEARTBEAT_S)  # broadcasts follow: hello and subscribe there
             assert client.core.moved_to == pair.host.endpoint  # the console says so
             assert client.core.host_moves == 1  # `sagani bot` counts it
+            # What the standby's screen says: the takeover in words; no line for each client
+            # it sent on to the active host ('refused hello ...: not_active', every 4 s).
+            assert "is gone and clients came: this host is active now (1 table)" in caplog.text
+            assert "not_active" not in caplog.text
             rng = random.Random(3)
             assert act(standby_raw, table, tokens, rng)["type"] == "accepted"
             client.close()
