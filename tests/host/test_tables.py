@@ -472,3 +472,21 @@ def test_moves_at_one_table_do_not_hide_who_sits_down_at_another_from_the_hosts_
         table, _ = room.game()
     assert f"table {table} #2 v0: player 2 sat down at seat 2" in caplog.messages
     assert f"table {table} #2 v0: the game starts" in caplog.messages
+
+
+def test_the_hosts_line_of_a_new_table_says_its_options_in_words_and_counts_a_list(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """It printed the options' Python form: "sagrada {'players': 2, ..., 'patterns': None}",
+    and with a player's own window patterns every grid of them, on one line."""
+    grid = [["", "", "", "", ""], ["R", "1", "Y", "", "R"], ["", "Y", "2", "R", ""],
+            ["", "", "Y", "3", "1"]]
+    room = Room(tmp_path)
+    with caplog.at_level(logging.INFO, logger="sagani_net.host"):
+        plain = room.ask("create", game="sagrada", config={"players": 2})["table"]
+        own = room.ask("create", game="sagrada", config={"players": 2, "patterns": [
+            {"name": f"p{i}", "difficulty": 4, "grid": grid} for i in range(8)]})["table"]
+    said = [line for line in caplog.messages if ": created, " in line]
+    assert said[0].startswith(f"table {plain}: created, sagrada (players 2, difficulty "), said
+    assert said[1].startswith(f"table {own}: created, sagrada (players 2, "), said
+    assert "patterns 8 given" in said[1] and "None" not in said[0] and "grid" not in said[1]
