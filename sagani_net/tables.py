@@ -827,8 +827,9 @@ class Tables:
                 # Its type only: the action may name a card of the seat's own (Sugi's is one
                 # of its hand, face down), and this line is on the host's screen.
                 # Seats from 1, as people read them everywhere else (sagani tables).
-                log.warning("table %s: seat %d missed its %g s %s at version %d; the host "
-                            "played its default move (%s) for it", table.id, seat + 1,
+                log.warning("table %s: seat %s missed its %g s %s at version %d; the host "
+                            "played its default move (%s) for it", table.id,
+                            self._seat(table, seat),
                             self._clock_s(table, seat),
                             "deadline" if self._bot_seat(table, seat) else "turn timer",
                             version, data.get("type"))
@@ -1046,7 +1047,8 @@ class Tables:
             table.stand_ins.discard(session.seat)
             self._publish(table, [{"type": "stand_in_left", "seat": session.seat}])
             self._arm(table)
-            log.info("table %s: seat %d's stand-in leaves", table.id, session.seat + 1)
+            log.info("table %s: seat %s's stand-in leaves", table.id,
+                     self._seat(table, session.seat))
 
     def _set_away(self, table: Table, session: Session, away: bool) -> None:
         """The one place a seat goes away or comes back: its table's next heartbeat says so,
@@ -1057,7 +1059,7 @@ class Tables:
         # The host's screen is the only place its operator sees who left: seats as in
         # `sagani tables` (from 1, with the name).
         if session.seat is not None:
-            log.info("table %s: seat %d:%s is %s", table.id, session.seat + 1, session.name,
+            log.info("table %s: seat %s is %s", table.id, self._seat(table, session.seat),
                      "away" if away else "back")
 
     def _bot_missed(self, table: Table, seat: int) -> None:
@@ -1146,8 +1148,8 @@ class Tables:
             table.stand_ins.add(seat)
             self._publish(table, [{"type": "stand_in", "seat": seat, "by": session.seat}])
             self._arm(table)
-            log.info("table %s: seat %d asked for a stand-in for away seat %d", table.id,
-                     session.seat + 1, seat + 1)
+            log.info("table %s: seat %s asked for a stand-in for away seat %s", table.id,
+                     self._seat(table, session.seat), self._seat(table, seat))
         return reply("stand_in", request["id"], table=table.id, seat=seat)
 
     def seats(self, table: Table) -> list[dict[str, Any]]:
@@ -1195,9 +1197,13 @@ class Tables:
         with its name) and its score, best first."""
         result = table.state.result()
         assert result is not None  # the game is over
-        names = self._names(table)
-        return ", ".join(f"{seat + 1}:{names[seat]} {result.scores[seat]}"
+        return ", ".join(f"{self._seat(table, seat)} {result.scores[seat]}"
                          for seat in result.ranking)
+
+    def _seat(self, table: Table, seat: int) -> str:
+        """A seat for the host's lines as `sagani tables` names it: from 1, and who holds it."""
+        session = self._holder(table, seat)
+        return f"{seat + 1}:{session.name if session else 'free'}"
 
     def _names(self, table: Table) -> list[str]:
         """Who sits at each seat: its holder's name, or "seat N" (from 1, as people count)."""

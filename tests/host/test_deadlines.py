@@ -340,7 +340,8 @@ def test_the_hosts_lines_about_a_seat_count_it_from_1_and_name_its_clock(
 ) -> None:
     """The host's screen said 'seat 0 missed its 0.2 s deadline' of the first seat, which
     `sagani tables` and every console call seat 1, and called a person's turn timer a
-    deadline; so did the lines of stand-ins. Seats count from 1 wherever people read them."""
+    deadline; so did the lines of stand-ins. Seats count from 1 wherever people read them,
+    with who holds them, as `sagani tables` lists them ("seat 1 missed ..." named nobody)."""
     with caplog.at_level(logging.INFO, logger="sagani_net.host"):
         table = raw("create", game="sagani", config={"players": 2}, seed=3, bots=[1],
                     deadline_s=DEADLINE_S, turn_timer_s=DEADLINE_S)["table"]
@@ -350,11 +351,11 @@ def test_the_hosts_lines_about_a_seat_count_it_from_1_and_name_its_clock(
         until(lambda: any(seat == 1 for _, seat, _ in default_moves(tmp_path, table)))
         assert raw("stand_in", table=table, token=player, seat=1)["type"] == "stand_in"
     said = [r.getMessage() for r in caplog.records if f"table {table}: seat" in r.getMessage()]
-    assert any(line.startswith(f"table {table}: seat 1 missed its 0.2 s turn timer at ")
+    assert any(line.startswith(f"table {table}: seat 1:ann missed its 0.2 s turn timer at ")
                for line in said), said
-    assert any(line.startswith(f"table {table}: seat 2 missed its 0.2 s deadline at ")
+    assert any(line.startswith(f"table {table}: seat 2:mute missed its 0.2 s deadline at ")
                for line in said), said
-    assert f"table {table}: seat 1 asked for a stand-in for away seat 2" in said, said
+    assert f"table {table}: seat 1:ann asked for a stand-in for away seat 2:mute" in said, said
 
 
 def test_the_hosts_event_lines_are_sentences_with_the_seats_names(
