@@ -246,15 +246,21 @@ def kill_all(procs: list[subprocess.Popen[str]]) -> None:
 
 def moves_of(bot: subprocess.Popen[str]) -> int:
     """The accepted moves a finished bot process reports."""
+    return finished(bot)[0]
+
+
+def finished(bot: subprocess.Popen[str]) -> tuple[int, str]:
+    """The accepted moves a finished bot process reports, and what it said on stderr."""
     out, err = bot.communicate(timeout=WAIT_S)
     assert bot.returncode == 0, err
-    return int(out.rsplit("; ", 1)[1].split(" moves")[0])
+    return int(out.rsplit("; ", 1)[1].split(" moves")[0]), err
 
 
 def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> dict[str, Any]:
     """One 4-player Sagani game played by bot processes, the active host killed ``kills`` times
     at random moments (the killed host rejoins as the standby each time). Returns the record,
-    the moves the bots say were accepted, and a replay of the record from its seed."""
+    the moves the bots say were accepted, what each bot said on stderr, and a replay of the
+    record from its seed."""
     watcher = Client(pair.active.address)
     table = watcher.create({"players": 4}, seed=seed, bots=[0, 1, 2, 3])
     replica = watcher.join(table, role="spectator")
@@ -281,10 +287,11 @@ def play_with_kills(pair: Pair, kills: int, rng: random.Random, seed: int) -> di
             else:  # the killed host's last move ended the game: no bot comes to the standby
                 watcher.connect()  # a client does (Binary Star: no client, no take-over)
             pair.rejoin()
-        moves = sum(moves_of(bot) for bot in bots)
+        ended = [finished(bot) for bot in bots]
     finally:
         kill_all(bots)
     record = watcher.record(table)
     watcher.close()
     replayed = get_game("sagani").from_record(record)
-    return {"record": record, "moves": moves, "replayed": replayed}
+    return {"record": record, "moves": sum(moves for moves, _ in ended),
+            "said": [said for _, said in ended], "replayed": replayed}

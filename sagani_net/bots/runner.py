@@ -207,6 +207,7 @@ class BotRunner:
         #: When the host was last heard, as the last reconnect began (None: none began).
         self.heard_s: float | None = None
         self._moves_before = 0  # host moves of the clients this runner closed
+        self._told_move: str | None = None  # the host's last move said (:meth:`_tell_move`)
         #: Slowest decision so far, from seeing the turn to sending the action.
         self.slowest_move_s = 0.0
 
@@ -295,9 +296,20 @@ class BotRunner:
             raise RuntimeError("join a table first")
         while True:
             try:
-                return self.client._run(play_seat(self.client.core, self._turn, stop))
+                replica = self.client._run(play_seat(self.client.core, self._turn, stop))
+                self._tell_move()  # a move its last turns did not see (no turn came after)
+                return replica
             except HostTimeout:
                 self._reconnect()
+
+    def _tell_move(self) -> None:
+        """Say once for each move of the host (its standby took over) where play goes on, as
+        the console says it: the client goes there by itself, and the bot said nothing of it
+        (the operator read of a takeover in the consoles alone)."""
+        moved_to = self.client.core.moved_to
+        if moved_to is not None and moved_to != self._told_move:
+            self._told_move = moved_to
+            log.warning("%s: host moved to %s", self.name, moved_to.removeprefix("tcp://"))
 
     def _move(self, replica: Replica) -> None:
         """Play one turn of the seat (the bot loop's step, for a caller of its own)."""
@@ -305,6 +317,7 @@ class BotRunner:
 
     async def _turn(self, replica: Replica) -> None:
         started_s = time.monotonic()
+        self._tell_move()
 
         async def choose(replica: Replica) -> Data:
             assert self.policy is not None and replica.you is not None

@@ -33,8 +33,14 @@ def test_play_goes_on_through_two_kills_and_nothing_accepted_is_lost(tmp_path: P
         for game_no in range(MAX_GAMES):
             if len(pair.takeovers_s) >= 2:
                 break
-            game = play_with_kills(pair, 2 - len(pair.takeovers_s), rng, seed=game_no)
+            takeovers = len(pair.takeovers_s)
+            game = play_with_kills(pair, 2 - takeovers, rng, seed=game_no)
             record = game["record"]
+            if len(pair.takeovers_s) > takeovers:
+                # Each bot says where play went on, as a console does: its client went
+                # there by itself, and the bot had said nothing of it.
+                moved = f"host moved to {pair.active.endpoint.removeprefix('tcp://')}"
+                assert all(moved in said for said in game["said"]), game["said"]
             # Every move a bot was told was accepted is in the record, once.
             assert game["moves"] == len(record["actions"])
             # The record is the game an uninterrupted replay of its seed and actions plays.
