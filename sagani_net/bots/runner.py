@@ -30,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
-from sagani_net.bots import Policy, make_policy, seat_name
+from sagani_net.bots import STRATEGIES, Policy, make_policy, seat_name
 from sagani_net.bots.base import decide
 from sagani_net.bots.tournament import GameResult, GameSpec, result_of, seat_rngs
 from sagani_net.client import AsyncClient, Client, HostError, HostTimeout, Replica
@@ -281,12 +281,14 @@ class BotRunner:
         if self.strategy != "mcts" and hasattr(policy, "think_s"):
             policy.think_s = cap_s if policy.think_s is None else min(policy.think_s, cap_s)
         if self.strategy == "mcts" or hasattr(policy, "think_s"):
-            log.info("%s: %s deadline is %g s; thinking at most %.2f s a move", self.name,
-                     whose, deadline_s, cap_s)
-        else:
-            log.info("%s: %s deadline is %g s; past it the host plays the default move for this "
-                     "seat (a policy with a think_s attribute is told how long it may think)",
-                     self.name, whose, deadline_s)
+            log.info("%s at table %s: %s deadline is %g s; thinking at most %.2f s a move",
+                     self.name, self.table, whose, deadline_s, cap_s)
+        elif self.strategy not in STRATEGIES:
+            # Not for random or greedy, which decide at once: the line is for the author of a
+            # policy of one's own, and house bots wrote it on the host's screen at every seat.
+            log.info("%s at table %s: %s deadline is %g s; past it the host plays the default "
+                     "move for this seat (a policy with a think_s attribute is told how long it "
+                     "may think)", self.name, self.table, whose, deadline_s)
 
     # -- playing ----------------------------------------------------------------------------
 

@@ -181,6 +181,36 @@ def test_a_policy_of_ones_own_is_told_how_long_it_may_think_at_a_table_with_a_de
             runner.close()
 
 
+def test_the_line_of_a_tables_deadline_names_the_table_and_is_for_ones_own_policies(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """House bots wrote 'greedy-bot: the table's deadline is 3 s; past it ... (a policy with
+    a think_s attribute is told ...)' on the host's screen at every seat, naming no table:
+    the line is said of one's own policies, with the table, and not of random or greedy."""
+    with running_host(tmp_path) as host, caplog.at_level(logging.INFO, "sagani_net.bots.runner"):
+        runners = [BotRunner(host.endpoint, Mute()), BotRunner(host.endpoint, "greedy")]
+        try:
+            table = runners[0].create({"players": 2}, deadline_s=1.5)
+            for seat, runner in enumerate(runners):
+                runner.join(table, seat)
+        finally:
+            for runner in runners:
+                runner.close()
+    said = [r.getMessage() for r in caplog.records if "deadline is" in r.getMessage()]
+    assert said == [f"mute-bot at table {table}: the table's deadline is 1.5 s; past it the "
+                    "host plays the default move for this seat (a policy with a think_s "
+                    "attribute is told how long it may think)"], said
+
+
+class Mute:
+    """A policy of one's own without ``think_s``: it cannot be told how long it may think."""
+
+    name = "mute"
+
+    def choose(self, state: GameState, rng: random.Random) -> Any:
+        return state.legal_actions()[0]
+
+
 def test_a_move_the_host_played_past_the_deadline_is_said_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
