@@ -896,7 +896,7 @@ def run_replay(args: argparse.Namespace) -> int:
     seats = [{"name": names[i][:MAX_NAME_LEN] if i < len(names) and isinstance(names[i], str)
               else ""} for i in range(rules.seats(state.to_record()["config"]))]
     model = ConsoleModel(connection=LOCAL, seats=seats,
-                         record_file="standard input" if piped else printable(args.record.name),
+                         record_file=named if piped else printable(args.record.name),
                          game=record.get("game", "sagani"))
     if args.analysis is not None and args.analyze:
         raise UsageError("give --analysis FILE or --analyze, not both")

@@ -145,13 +145,14 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
 
 
-def config_words(config: Data) -> list[str]:
+def config_words(config: Data, counted: str = "") -> list[str]:
     """A config in short words for labels and file names: each option's value, a structured
-    one (a file's data) as its name and size (``patterns 2``), None left out."""
+    one (a file's data) as its name and size (``patterns 2``; ``counted`` after the size, as
+    the host's line has it: ``patterns 2 given``), None left out."""
     words = []
     for name, value in config.items():
         if isinstance(value, list | dict):
-            words.append(f"{name} {len(value)}")
+            words.append(f"{name} {len(value)}{counted and ' ' + counted}")
         elif value is not None:
             words.append(f"{name} {value}")
     return words

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagani_net.game import Game, GameState, RuleError, event_sentence
+from sagani_net.game import Game, GameState, RuleError, config_words, event_sentence
 from sagani_net.games import get_game
 from sagani_net.limits import (
     QUIET_KIND,
@@ -532,7 +532,10 @@ class Tables:
         self.tables[table_id] = table
         table.owner = self.address
         self.quotas.own_table(self.address)
-        log.info("table %s: created, %s (%s)%s%s", table_id, game.name, _config_words(config),
+        # Options in words, a list by its count: Python's form printed None, and a player's
+        # own window patterns every grid of them.
+        log.info("table %s: created, %s (%s)%s%s", table_id, game.name,
+                 ", ".join(config_words(config, "given")),
                  "" if deadline_s is None else f", bot deadline {deadline_s:g} s",
                  "" if turn_timer_s is None else f", turn timer {turn_timer_s:g} s")
         return _created(request["id"], row, game)
@@ -1304,13 +1307,6 @@ def _accepted(
                         version=state.version, status=OVER if over else RUNNING,
                         turn=None if over else state.current_seat, events=events,
                         private=None if seat is None else state.private(seat)))
-
-
-def _config_words(config: dict[str, Any]) -> str:
-    """A table's options for the host's line, without Python's words (None) and a list by its
-    count: Sagrada's own window patterns put every grid on the host's screen."""
-    return ", ".join(f"{name} {f'{len(value)} given' if isinstance(value, list | dict) else value}"
-                     for name, value in config.items() if value is not None)
 
 
 def _changed_privates(table: Table, events: list[dict[str, Any]]) -> list[int]:
